@@ -1,0 +1,289 @@
+// Package configs reads wasteflow's configuration once, from WASTEFLOW_*
+// environment variables and an optional file, into one typed struct.
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Environments a server (and a provider) can belong to.
+var Environments = []string{"production", "staging", "test", "development"}
+
+// Config is the whole configuration of one process.
+type Config struct {
+	Addr        string
+	Environment string
+	Database    Database
+
+	LogFormat string // text or json
+	LogLevel  slog.Level
+
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownGrace     time.Duration
+	BodyLimit         int64
+	TrustedProxies    []string
+
+	// SecretKeyFile holds the server key for HMACs of app tokens and client
+	// secrets. Outside production it is created on first use.
+	SecretKeyFile string
+}
+
+// Database selects and tunes the storage.
+type Database struct {
+	URL             string // as configured, may hold a password: never log it
+	Driver          string // "postgres" or "sqlite"
+	DSN             string // what the driver receives
+	MaxOpenConns    int
+	MaxIdleConns    int
+	ConnMaxLifetime time.Duration
+}
+
+// Production reports whether the server runs in the production environment.
+func (c *Config) Production() bool { return c.Environment == "production" }
+
+// Setting is one configuration variable: its name, default and meaning. The
+// table is the single source for loading, validation and the README.
+type Setting struct {
+	Name    string
+	Default string
+	Help    string
+	set     func(*Config, string) error
+}
+
+// Settings lists every variable in documentation order.
+var Settings = []Setting{
+	{"WASTEFLOW_ADDR", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free port)", func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("want host:port: %v", err)
+		}
+		c.Addr = v
+		return nil
+	}},
+	{"WASTEFLOW_DATABASE_URL", "sqlite://./data/wasteflow.db", "`postgres://user@host:port/db?...` for PostgreSQL; `sqlite://PATH` (or empty) for the embedded SQLite file", func(c *Config, v string) error {
+		return c.Database.parseURL(v)
+	}},
+	{"WASTEFLOW_ENVIRONMENT", "development", "production, staging, test or development; only providers of this environment are served", func(c *Config, v string) error {
+		for _, e := range Environments {
+			if v == e {
+				c.Environment = v
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %s", strings.Join(Environments, ", "))
+	}},
+	{"WASTEFLOW_LOG_FORMAT", "", "text or json (default: json in production and staging, text otherwise)", func(c *Config, v string) error {
+		switch v {
+		case "", "text", "json":
+			c.LogFormat = v
+			return nil
+		}
+		return errors.New("want text or json")
+	}},
+	{"WASTEFLOW_LOG_LEVEL", "info", "debug, info, warn or error", func(c *Config, v string) error {
+		return c.LogLevel.UnmarshalText([]byte(v))
+	}},
+	{"WASTEFLOW_READ_HEADER_TIMEOUT", "10s", "time to read request headers (slowloris guard)", durationSetter(func(c *Config) *time.Duration { return &c.ReadHeaderTimeout })},
+	{"WASTEFLOW_READ_TIMEOUT", "60s", "time to read a whole request, body included", durationSetter(func(c *Config) *time.Duration { return &c.ReadTimeout })},
+	{"WASTEFLOW_WRITE_TIMEOUT", "60s", "time to write a response", durationSetter(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{"WASTEFLOW_IDLE_TIMEOUT", "120s", "keep-alive idle time", durationSetter(func(c *Config) *time.Duration { return &c.IdleTimeout })},
+	{"WASTEFLOW_SHUTDOWN_GRACE", "20s", "on SIGTERM/SIGINT, how long in-flight requests may finish", durationSetter(func(c *Config) *time.Duration { return &c.ShutdownGrace })},
+	{"WASTEFLOW_BODY_LIMIT", "29360128", "largest request body in bytes (28 MiB, the gateway's); larger gets 413", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return errors.New("want a positive number of bytes")
+		}
+		c.BodyLimit = n
+		return nil
+	}},
+	{"WASTEFLOW_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default: none)", func(c *Config, v string) error {
+		c.TrustedProxies = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			if net.ParseIP(p) == nil {
+				if _, _, err := net.ParseCIDR(p); err != nil {
+					return fmt.Errorf("%q is neither an IP address nor a CIDR", p)
+				}
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p)
+		}
+		return nil
+	}},
+	{"WASTEFLOW_DB_MAX_OPEN_CONNS", "20", "database pool: open connections", intSetter(func(c *Config) *int { return &c.Database.MaxOpenConns })},
+	{"WASTEFLOW_DB_MAX_IDLE_CONNS", "10", "database pool: idle connections kept", intSetter(func(c *Config) *int { return &c.Database.MaxIdleConns })},
+	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
+	{"WASTEFLOW_SECRET_KEY_FILE", "./data/secret.key", "file with the server key (32+ random bytes) for HMACs of app tokens and client secrets; created when missing except in production", func(c *Config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("must not be empty")
+		}
+		c.SecretKeyFile = v
+		return nil
+	}},
+}
+
+func durationSetter(field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("want a positive duration such as 30s or 2m")
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+func intSetter(field func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return errors.New("want a positive whole number")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// FileVariable names the variable that points at an optional config file.
+const FileVariable = "WASTEFLOW_CONFIG"
+
+// Load reads the configuration: defaults, then the file named by
+// WASTEFLOW_CONFIG (a YAML or JSON map of the same variable names), then the
+// environment. Every error names the variable (and the file) at fault.
+func Load(lookup func(string) (string, bool)) (*Config, error) {
+	values := map[string]string{}
+	source := map[string]string{}
+	for _, s := range Settings {
+		values[s.Name] = s.Default
+		source[s.Name] = "default"
+	}
+	if path, ok := lookup(FileVariable); ok && path != "" {
+		fromFile, err := readFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", FileVariable, err)
+		}
+		for k, v := range fromFile {
+			values[k] = v
+			source[k] = "file " + path
+		}
+	}
+	for _, s := range Settings {
+		if v, ok := lookup(s.Name); ok {
+			values[s.Name] = v
+			source[s.Name] = "environment"
+		}
+	}
+	c := &Config{}
+	for _, s := range Settings {
+		if err := s.set(c, strings.TrimSpace(values[s.Name])); err != nil {
+			return nil, fmt.Errorf("invalid %s=%q (from %s): %w", s.Name, redact(s.Name, values[s.Name]), source[s.Name], err)
+		}
+	}
+	if c.LogFormat == "" {
+		c.LogFormat = "text"
+		if c.Environment == "production" || c.Environment == "staging" {
+			c.LogFormat = "json"
+		}
+	}
+	if c.Database.MaxIdleConns > c.Database.MaxOpenConns {
+		return nil, fmt.Errorf("invalid WASTEFLOW_DB_MAX_IDLE_CONNS=%d: larger than WASTEFLOW_DB_MAX_OPEN_CONNS=%d", c.Database.MaxIdleConns, c.Database.MaxOpenConns)
+	}
+	return c, nil
+}
+
+// FromEnvironment loads the configuration of this process.
+func FromEnvironment() (*Config, error) { return Load(os.LookupEnv) }
+
+func readFile(path string) (map[string]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(raw, &m); err != nil { // YAML is a superset of JSON
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	known := map[string]bool{}
+	for _, s := range Settings {
+		known[s.Name] = true
+	}
+	out := map[string]string{}
+	var unknown []string
+	for k, v := range m {
+		if !known[k] {
+			unknown = append(unknown, k)
+			continue
+		}
+		out[k] = fmt.Sprint(v)
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("%s: unknown variable %s", path, strings.Join(unknown, ", "))
+	}
+	return out, nil
+}
+
+// redact hides the password of a database URL in error messages.
+func redact(name, v string) string {
+	if name != "WASTEFLOW_DATABASE_URL" {
+		return v
+	}
+	return RedactURL(v)
+}
+
+// RedactURL replaces the password of a URL with "xxxxx".
+func RedactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return v
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+func (d *Database) parseURL(v string) error {
+	if v == "" {
+		v = "sqlite://./data/wasteflow.db"
+	}
+	d.URL = v
+	switch {
+	case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+		u, err := url.Parse(v)
+		if err != nil {
+			return fmt.Errorf("not a URL: %v", err)
+		}
+		if u.Host == "" {
+			return errors.New("postgres URL needs a host")
+		}
+		d.Driver, d.DSN = "postgres", v
+	case strings.HasPrefix(v, "sqlite://"):
+		path := strings.TrimPrefix(v, "sqlite://")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" {
+			return errors.New("sqlite URL needs a file path, e.g. sqlite://./data/wasteflow.db")
+		}
+		d.Driver, d.DSN = "sqlite", filepath.Clean(path)
+	default:
+		return errors.New("want postgres://... or sqlite://PATH")
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+// Package models holds the gorm entities, the repositories over them and the
+// versioned schema migrations, for PostgreSQL and the embedded SQLite.
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/wasteflow/wasteflow/configs"
+)
+
+// ErrNotFound is returned by repositories for a missing row; workflows
+// translate it.
+var ErrNotFound = errors.New("not found")
+
+// Dialect names the SQL dialect of an open database.
+func Dialect(db *gorm.DB) string { return db.Dialector.Name() }
+
+// IsPostgres reports whether db talks to PostgreSQL.
+func IsPostgres(db *gorm.DB) bool { return Dialect(db) == "postgres" }
+
+// Open connects to the configured database. It does not migrate.
+func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var dialector gorm.Dialector
+	switch cfg.Driver {
+	case "postgres":
+		dialector = postgres.Open(cfg.DSN)
+	case "sqlite":
+		if dir := filepath.Dir(cfg.DSN); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+		// WAL lets readers run beside the writer; BEGIN IMMEDIATE takes the
+		// write lock up front so two transactions never deadlock upgrading a
+		// read lock, and busy_timeout makes the second one wait instead.
+		dialector = sqlite.Open(cfg.DSN + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+			"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	default:
+		return nil, fmt.Errorf("unknown database driver %q", cfg.Driver)
+	}
+	db, err := gorm.Open(dialector, &gorm.Config{
+		TranslateError: true,
+		NowFunc:        func() time.Time { return time.Now().UTC() },
+		Logger: logger.NewSlogLogger(log, logger.Config{
+			SlowThreshold:             500 * time.Millisecond,
+			LogLevel:                  logger.Warn,
+			IgnoreRecordNotFoundError: true,
+			ParameterizedQueries:      true, // never log values: they may be secrets
+		}),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(cfg.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(cfg.MaxIdleConns)
+	sqlDB.SetConnMaxLifetime(cfg.ConnMaxLifetime)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", cfg.Driver, err)
+	}
+	return db, nil
+}
+
+// Close closes the connection pool of db.
+func Close(db *gorm.DB) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}

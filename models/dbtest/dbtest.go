@@ -1,0 +1,102 @@
+// Package dbtest gives tests fresh, migrated databases: an SQLite file in a
+// temporary directory and, when WASTEFLOW_TEST_DATABASE_URL is set, a new
+// schema in that PostgreSQL database. Under CI the Postgres URL is required.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+)
+
+// EnvURL names the variable with the PostgreSQL URL for tests.
+const EnvURL = "WASTEFLOW_TEST_DATABASE_URL"
+
+// Each runs fn as a subtest per database: "sqlite" and "postgres".
+func Each(t *testing.T, fn func(t *testing.T, cfg configs.Database)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+}
+
+// SQLite returns the configuration of a new SQLite file.
+func SQLite(t testing.TB) configs.Database {
+	path := filepath.Join(t.TempDir(), "test.db")
+	return configs.Database{
+		URL: "sqlite://" + path, Driver: "sqlite", DSN: path,
+		MaxOpenConns: 8, MaxIdleConns: 4, ConnMaxLifetime: time.Hour,
+	}
+}
+
+// PostgresURL returns the test database URL, skipping the test when none is
+// configured and failing it when running under CI.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvURL)
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set, but CI is: storage tests must run on PostgreSQL in CI", EnvURL)
+		}
+		t.Skipf("%s not set; PostgreSQL tests skipped (run .ci/run or set it)", EnvURL)
+	}
+	return u
+}
+
+// Postgres creates a fresh schema in the test database and returns a
+// configuration whose connections use it. The schema is dropped afterwards.
+func Postgres(t testing.TB) configs.Database {
+	t.Helper()
+	base := PostgresURL(t)
+	buf := make([]byte, 6)
+	_, _ = rand.Read(buf)
+	schema := "t_" + hex.EncodeToString(buf)
+
+	admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
+	db, err := models.Open(context.Background(), admin, quiet())
+	if err != nil {
+		t.Fatalf("connect to test PostgreSQL: %v", err)
+	}
+	if err := db.Exec("CREATE SCHEMA " + schema).Error; err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = db.Exec("DROP SCHEMA " + schema + " CASCADE").Error
+		_ = models.Close(db)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 10, ConnMaxLifetime: time.Hour}
+}
+
+// Open connects to cfg, migrates, and closes the pool when the test ends.
+func Open(t testing.TB, cfg configs.Database) *gorm.DB {
+	t.Helper()
+	db, err := models.Open(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatalf("open %s: %v", cfg.Driver, err)
+	}
+	t.Cleanup(func() { _ = models.Close(db) })
+	if _, err := models.Migrate(context.Background(), db, quiet()); err != nil {
+		t.Fatalf("migrate %s: %v", cfg.Driver, err)
+	}
+	return db
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

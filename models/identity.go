@@ -1,0 +1,132 @@
+package models
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Provider is a tenant of the platform; it belongs to one environment and
+// sees only its own organisations, accounts and documents.
+type Provider struct {
+	ID          string `gorm:"primaryKey"`
+	Environment string
+	Name        string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Organisation is a company or an authority registered with a provider.
+type Organisation struct {
+	ProviderID string `gorm:"primaryKey"`
+	ID         string `gorm:"primaryKey"`
+	Kind       string // company or authority
+	Name       string
+	Country    string // ISO 3166-1 alpha-2
+	Region     string // ISO 3166-2 subdivision without the country prefix, optional
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Application is a client program registered with a provider. Its app token
+// is stored only as an HMAC.
+type Application struct {
+	ID           int64 `gorm:"primaryKey"`
+	ProviderID   string
+	Name         string
+	AppTokenHash string
+	Scopes       Scopes
+	RevokedAt    *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Account is a person's (or a process's) login at one organisation.
+type Account struct {
+	ID                int64 `gorm:"primaryKey"`
+	ProviderID        string
+	OrganisationID    string
+	Username          string
+	PasswordHash      string // PHC string, argon2id
+	Scopes            Scopes
+	PasswordChangedAt time.Time
+	DisabledAt        *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// Scopes is a set of scope names, stored as one space-separated column (the
+// OAuth form) and kept sorted so equal sets compare equal.
+type Scopes []string
+
+// NewScopes returns the sorted set of names, without duplicates or blanks.
+func NewScopes(names ...string) Scopes {
+	seen := map[string]bool{}
+	out := Scopes{}
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Equal reports whether both hold the same names.
+func (s Scopes) Equal(o Scopes) bool {
+	a, b := NewScopes(s...), NewScopes(o...)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Value implements driver.Valuer.
+func (s Scopes) Value() (driver.Value, error) { return strings.Join(NewScopes(s...), " "), nil }
+
+// Scan implements sql.Scanner.
+func (s *Scopes) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*s = Scopes{}
+	case string:
+		*s = NewScopes(strings.Fields(v)...)
+	case []byte:
+		*s = NewScopes(strings.Fields(string(v))...)
+	default:
+		return fmt.Errorf("scopes: cannot scan %T", src)
+	}
+	return nil
+}
+
+// ListProviders returns every provider of every environment, ordered by id.
+func ListProviders(ctx context.Context, db *gorm.DB) ([]Provider, error) {
+	var out []Provider
+	err := db.WithContext(ctx).Order("id").Find(&out).Error
+	return out, err
+}
+
+// GetProvider returns one provider or ErrNotFound.
+func GetProvider(ctx context.Context, db *gorm.DB, id string) (*Provider, error) {
+	var p Provider
+	err := db.WithContext(ctx).Where("id = ?", id).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

@@ -1,0 +1,553 @@
+// Package bootstrap applies a declarative file of providers, organisations,
+// applications and accounts to the database: validated as a whole, applied
+// in one transaction, idempotent.
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+// File is a parsed bootstrap file. Line numbers are kept for error messages.
+type File struct {
+	Providers     []Provider
+	Organisations []Organisation
+	Applications  []Application
+	Accounts      []Account
+}
+
+type entry struct {
+	Section string
+	Index   int
+	Line    int
+}
+
+func (e entry) String() string { return fmt.Sprintf("%s[%d] (line %d)", e.Section, e.Index, e.Line) }
+
+// Provider entry.
+type Provider struct {
+	entry
+	ID          string `yaml:"id"`
+	Environment string `yaml:"environment"`
+	Name        string `yaml:"name"`
+}
+
+// Organisation entry.
+type Organisation struct {
+	entry
+	ID       string `yaml:"id"`
+	Provider string `yaml:"provider"`
+	Kind     string `yaml:"kind"`
+	Name     string `yaml:"name"`
+	Country  string `yaml:"country"`
+	Region   string `yaml:"region"`
+}
+
+// Application entry.
+type Application struct {
+	entry
+	Provider string   `yaml:"provider"`
+	Name     string   `yaml:"name"`
+	AppToken string   `yaml:"appToken"`
+	Scopes   []string `yaml:"scopes"`
+}
+
+// Account entry.
+type Account struct {
+	entry
+	Provider     string   `yaml:"provider"`
+	Organisation string   `yaml:"organisation"`
+	Username     string   `yaml:"username"`
+	Password     string   `yaml:"password"`
+	Scopes       []string `yaml:"scopes"`
+}
+
+// Problem is one thing wrong with a file.
+type Problem struct {
+	Where   string // e.g. "accounts[2] (line 14)"; empty for the file as a whole
+	Message string
+}
+
+// Error lists every problem found; nothing was applied.
+type Error struct {
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bootstrap file has %d problem(s); nothing was applied:", len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		if p.Where != "" {
+			b.WriteString(p.Where + ": ")
+		}
+		b.WriteString(p.Message)
+	}
+	return b.String()
+}
+
+type problems struct{ list []Problem }
+
+func (p *problems) add(where fmt.Stringer, format string, args ...any) {
+	w := ""
+	if where != nil {
+		w = where.String()
+	}
+	p.list = append(p.list, Problem{Where: w, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	return &Error{Problems: p.list}
+}
+
+var sectionFields = map[string][]string{
+	"providers":     {"id", "environment", "name"},
+	"organisations": {"id", "provider", "kind", "name", "country", "region"},
+	"applications":  {"provider", "name", "appToken", "scopes"},
+	"accounts":      {"provider", "organisation", "username", "password", "scopes"},
+}
+
+// Parse reads a YAML (or JSON) bootstrap file. Unknown sections and fields
+// are errors: a typo must not silently drop an entry.
+func Parse(r io.Reader) (*File, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &File{}, nil
+		}
+		return nil, &Error{Problems: []Problem{{Message: "not valid YAML or JSON: " + err.Error()}}}
+	}
+	var ps problems
+	f := &File{}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		ps.add(nil, "line %d: the file must be a mapping with the sections providers, organisations, applications, accounts", root.Line)
+		return nil, ps.err()
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		fields, ok := sectionFields[key.Value]
+		if !ok {
+			ps.add(nil, "line %d: unknown section %q (want providers, organisations, applications or accounts)", key.Line, key.Value)
+			continue
+		}
+		if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+			continue
+		}
+		if val.Kind != yaml.SequenceNode {
+			ps.add(nil, "line %d: section %q must be a list", val.Line, key.Value)
+			continue
+		}
+		for idx, item := range val.Content {
+			at := entry{Section: key.Value, Index: idx, Line: item.Line}
+			if item.Kind != yaml.MappingNode {
+				ps.add(at, "must be a mapping")
+				continue
+			}
+			bad := false
+			for j := 0; j+1 < len(item.Content); j += 2 {
+				if !slices.Contains(fields, item.Content[j].Value) {
+					ps.add(at, "unknown field %q (line %d); known fields: %s", item.Content[j].Value, item.Content[j].Line, strings.Join(fields, ", "))
+					bad = true
+				}
+			}
+			if bad {
+				continue
+			}
+			var derr error
+			switch key.Value {
+			case "providers":
+				v := Provider{entry: at}
+				derr = item.Decode(&v)
+				f.Providers = append(f.Providers, v)
+			case "organisations":
+				v := Organisation{entry: at}
+				derr = item.Decode(&v)
+				f.Organisations = append(f.Organisations, v)
+			case "applications":
+				v := Application{entry: at}
+				derr = item.Decode(&v)
+				f.Applications = append(f.Applications, v)
+			case "accounts":
+				v := Account{entry: at}
+				derr = item.Decode(&v)
+				f.Accounts = append(f.Accounts, v)
+			}
+			if derr != nil {
+				ps.add(at, "%v", derr)
+			}
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Counts tells what one Apply did per section.
+type Counts struct{ Created, Updated, Unchanged int }
+
+// Result of Apply, by section.
+type Result struct {
+	Providers, Organisations, Applications, Accounts Counts
+}
+
+// Changed reports whether Apply wrote anything.
+func (r Result) Changed() bool {
+	for _, c := range []Counts{r.Providers, r.Organisations, r.Applications, r.Accounts} {
+		if c.Created+c.Updated > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Result) String() string {
+	line := func(name string, c Counts) string {
+		return fmt.Sprintf("%s: %d created, %d updated, %d unchanged", name, c.Created, c.Updated, c.Unchanged)
+	}
+	return strings.Join([]string{
+		line("providers", r.Providers), line("organisations", r.Organisations),
+		line("applications", r.Applications), line("accounts", r.Accounts),
+	}, "\n")
+}
+
+// Applier applies files to one database.
+type Applier struct {
+	DB      *gorm.DB
+	Hasher  *credentials.Hasher
+	Keyring *credentials.Keyring
+}
+
+// Apply validates f against itself and the database, then writes it in one
+// transaction. Existing rows that already match are left alone, so applying
+// the same file twice changes nothing the second time.
+func (a *Applier) Apply(ctx context.Context, f *File) (Result, error) {
+	var res Result
+	err := a.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := a.validate(tx, f); err != nil {
+			return err
+		}
+		var err error
+		if res.Providers, err = a.applyProviders(tx, f.Providers); err != nil {
+			return err
+		}
+		if res.Organisations, err = a.applyOrganisations(tx, f.Organisations); err != nil {
+			return err
+		}
+		if res.Applications, err = a.applyApplications(tx, f.Applications); err != nil {
+			return err
+		}
+		res.Accounts, err = a.applyAccounts(ctx, tx, f.Accounts)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+func required(ps *problems, at fmt.Stringer, fields map[string]string) {
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if strings.TrimSpace(fields[k]) == "" {
+			ps.add(at, "missing field %q", k)
+		}
+	}
+}
+
+func (a *Applier) validate(tx *gorm.DB, f *File) error {
+	var ps problems
+	providers := map[string]entry{}
+	var existing []models.Provider
+	if err := tx.Find(&existing).Error; err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, p := range existing {
+		known[p.ID] = true
+	}
+	for _, p := range f.Providers {
+		required(&ps, p.entry, map[string]string{"id": p.ID, "environment": p.Environment, "name": p.Name})
+		if p.ID != "" {
+			if err := rules.CheckIdentifier(p.ID); err != nil {
+				ps.add(p.entry, "id: %v", err)
+			}
+			if first, dup := providers[p.ID]; dup {
+				ps.add(p.entry, "duplicate provider id %q (first at %s)", p.ID, first)
+			}
+			providers[p.ID] = p.entry
+			known[p.ID] = true
+		}
+		if p.Environment != "" && !slices.Contains(configs.Environments, p.Environment) {
+			ps.add(p.entry, "environment %q: want one of %s", p.Environment, strings.Join(configs.Environments, ", "))
+		}
+	}
+	checkProvider := func(at entry, id string) {
+		if id != "" && !known[id] {
+			ps.add(at, "unknown provider %q", id)
+		}
+	}
+	type orgKey struct{ provider, id string }
+	orgs := map[orgKey]entry{}
+	for _, o := range f.Organisations {
+		required(&ps, o.entry, map[string]string{"id": o.ID, "provider": o.Provider, "kind": o.Kind, "name": o.Name, "country": o.Country})
+		checkProvider(o.entry, o.Provider)
+		if o.ID != "" {
+			if err := rules.CheckIdentifier(o.ID); err != nil {
+				ps.add(o.entry, "id: %v", err)
+			}
+			k := orgKey{o.Provider, o.ID}
+			if first, dup := orgs[k]; dup {
+				ps.add(o.entry, "duplicate organisation id %q of provider %q (first at %s)", o.ID, o.Provider, first)
+			}
+			orgs[k] = o.entry
+		}
+		if o.Kind != "" && !slices.Contains(rules.OrganisationKinds, o.Kind) {
+			ps.add(o.entry, "kind %q: want company or authority", o.Kind)
+		}
+		if o.Country != "" {
+			if err := rules.CheckCountry(o.Country); err != nil {
+				ps.add(o.entry, "country: %v", err)
+			}
+		}
+		if err := rules.CheckRegion(o.Region); err != nil {
+			ps.add(o.entry, "region: %v", err)
+		}
+	}
+	type nameKey struct{ provider, name string }
+	apps := map[nameKey]entry{}
+	tokens := map[string]entry{}
+	for _, ap := range f.Applications {
+		required(&ps, ap.entry, map[string]string{"provider": ap.Provider, "name": ap.Name, "appToken": ap.AppToken})
+		checkProvider(ap.entry, ap.Provider)
+		if ap.Name != "" {
+			k := nameKey{ap.Provider, ap.Name}
+			if first, dup := apps[k]; dup {
+				ps.add(ap.entry, "duplicate application %q of provider %q (first at %s)", ap.Name, ap.Provider, first)
+			}
+			apps[k] = ap.entry
+		}
+		if ap.AppToken != "" {
+			if len(ap.AppToken) < rules.MinAppTokenLength {
+				ps.add(ap.entry, "appToken must be at least %d characters (it is stored as an HMAC, so it must be hard to guess)", rules.MinAppTokenLength)
+			}
+			if first, dup := tokens[ap.AppToken]; dup {
+				ps.add(ap.entry, "appToken already used by %s", first)
+			}
+			tokens[ap.AppToken] = ap.entry
+		}
+		checkScopes(&ps, ap.entry, ap.Scopes)
+	}
+	users := map[nameKey]entry{}
+	for _, ac := range f.Accounts {
+		required(&ps, ac.entry, map[string]string{"provider": ac.Provider, "organisation": ac.Organisation, "username": ac.Username, "password": ac.Password})
+		checkProvider(ac.entry, ac.Provider)
+		if ac.Username != "" {
+			if err := rules.CheckIdentifier(ac.Username); err != nil {
+				ps.add(ac.entry, "username: %v", err)
+			}
+			k := nameKey{ac.Provider, ac.Username}
+			if first, dup := users[k]; dup {
+				ps.add(ac.entry, "duplicate username %q of provider %q (first at %s)", ac.Username, ac.Provider, first)
+			}
+			users[k] = ac.entry
+		}
+		if ac.Password != "" {
+			if err := rules.CheckPassword(ac.Username, ac.Password); err != nil {
+				ps.add(ac.entry, "%v", err)
+			}
+		}
+		if ac.Organisation != "" && ac.Provider != "" {
+			if _, inFile := orgs[orgKey{ac.Provider, ac.Organisation}]; !inFile {
+				var n int64
+				if err := tx.Model(&models.Organisation{}).Where("provider_id = ? AND id = ?", ac.Provider, ac.Organisation).Count(&n).Error; err != nil {
+					return err
+				}
+				if n == 0 {
+					ps.add(ac.entry, "unknown organisation %q of provider %q", ac.Organisation, ac.Provider)
+				}
+			}
+		}
+		checkScopes(&ps, ac.entry, ac.Scopes)
+	}
+	// An app token already held by an application the file does not name
+	// would violate the unique index half-way through the transaction.
+	for tok, at := range tokens {
+		var other models.Application
+		err := tx.Where("app_token_hash = ?", a.Keyring.MAC(credentials.PurposeAppToken, tok)).Take(&other).Error
+		if err == nil {
+			if _, named := apps[nameKey{other.ProviderID, other.Name}]; !named {
+				ps.add(at, "appToken already belongs to application %q of provider %q", other.Name, other.ProviderID)
+			}
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+	}
+	return ps.err()
+}
+
+func checkScopes(ps *problems, at entry, scopes []string) {
+	for _, s := range scopes {
+		if err := rules.CheckScope(s); err != nil {
+			ps.add(at, "scopes: %v", err)
+		}
+	}
+}
+
+func (a *Applier) applyProviders(tx *gorm.DB, in []Provider) (Counts, error) {
+	var c Counts
+	for _, p := range in {
+		var cur models.Provider
+		err := tx.Where("id = ?", p.ID).Take(&cur).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			if err := tx.Create(&models.Provider{ID: p.ID, Environment: p.Environment, Name: p.Name}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", p.entry, err)
+			}
+			c.Created++
+		case err != nil:
+			return c, err
+		case cur.Environment == p.Environment && cur.Name == p.Name:
+			c.Unchanged++
+		default:
+			if err := tx.Model(&cur).Updates(map[string]any{"environment": p.Environment, "name": p.Name}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", p.entry, err)
+			}
+			c.Updated++
+		}
+	}
+	return c, nil
+}
+
+func (a *Applier) applyOrganisations(tx *gorm.DB, in []Organisation) (Counts, error) {
+	var c Counts
+	for _, o := range in {
+		want := models.Organisation{ProviderID: o.Provider, ID: o.ID, Kind: o.Kind, Name: o.Name, Country: o.Country, Region: o.Region}
+		var cur models.Organisation
+		err := tx.Where("provider_id = ? AND id = ?", o.Provider, o.ID).Take(&cur).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			if err := tx.Create(&want).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", o.entry, err)
+			}
+			c.Created++
+		case err != nil:
+			return c, err
+		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region:
+			c.Unchanged++
+		default:
+			if err := tx.Model(&cur).Updates(map[string]any{"kind": want.Kind, "name": want.Name, "country": want.Country, "region": want.Region}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", o.entry, err)
+			}
+			c.Updated++
+		}
+	}
+	return c, nil
+}
+
+func (a *Applier) applyApplications(tx *gorm.DB, in []Application) (Counts, error) {
+	var c Counts
+	for _, ap := range in {
+		mac := a.Keyring.MAC(credentials.PurposeAppToken, ap.AppToken)
+		scopes := models.NewScopes(ap.Scopes...)
+		var cur models.Application
+		err := tx.Where("provider_id = ? AND name = ?", ap.Provider, ap.Name).Take(&cur).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			if err := tx.Create(&models.Application{ProviderID: ap.Provider, Name: ap.Name, AppTokenHash: mac, Scopes: scopes}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", ap.entry, err)
+			}
+			c.Created++
+		case err != nil:
+			return c, err
+		case credentials.Equal(cur.AppTokenHash, mac) && cur.Scopes.Equal(scopes) && cur.RevokedAt == nil:
+			c.Unchanged++
+		default:
+			// Declaring an application re-activates it: the file is the truth.
+			if err := tx.Model(&cur).Updates(map[string]any{"app_token_hash": mac, "scopes": scopes, "revoked_at": nil}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", ap.entry, err)
+			}
+			c.Updated++
+		}
+	}
+	return c, nil
+}
+
+func (a *Applier) applyAccounts(ctx context.Context, tx *gorm.DB, in []Account) (Counts, error) {
+	var c Counts
+	for _, ac := range in {
+		scopes := models.NewScopes(ac.Scopes...)
+		var cur models.Account
+		err := tx.Where("provider_id = ? AND username = ?", ac.Provider, ac.Username).Take(&cur).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			hash, err := a.Hasher.Hash(ctx, ac.Password)
+			if err != nil {
+				return c, err
+			}
+			now := tx.NowFunc()
+			if err := tx.Create(&models.Account{ProviderID: ac.Provider, OrganisationID: ac.Organisation, Username: ac.Username,
+				PasswordHash: hash, Scopes: scopes, PasswordChangedAt: now}).Error; err != nil {
+				return c, fmt.Errorf("%s: %w", ac.entry, err)
+			}
+			c.Created++
+			continue
+		case err != nil:
+			return c, err
+		}
+		changes := map[string]any{}
+		if ok, err := a.Hasher.Verify(ctx, ac.Password, cur.PasswordHash); err != nil || !ok {
+			hash, err := a.Hasher.Hash(ctx, ac.Password)
+			if err != nil {
+				return c, err
+			}
+			changes["password_hash"] = hash
+			changes["password_changed_at"] = tx.NowFunc()
+		}
+		if cur.OrganisationID != ac.Organisation {
+			changes["organisation_id"] = ac.Organisation
+		}
+		if !cur.Scopes.Equal(scopes) {
+			changes["scopes"] = scopes
+		}
+		if cur.DisabledAt != nil {
+			changes["disabled_at"] = nil
+		}
+		if len(changes) == 0 {
+			c.Unchanged++
+			continue
+		}
+		if err := tx.Model(&cur).Updates(changes).Error; err != nil {
+			return c, fmt.Errorf("%s: %w", ac.entry, err)
+		}
+		c.Updated++
+	}
+	return c, nil
+}

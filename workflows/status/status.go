@@ -1,0 +1,186 @@
+// Package status is wasteflow's one error type: a gRPC-style status code, a
+// public message, structured details and a private cause. Workflows and
+// handlers return it; exactly one place (the gateway) renders it.
+package status
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code is a gRPC status code. The numbers are the wire contract.
+type Code int
+
+const (
+	OK                 Code = 0
+	Canceled           Code = 1
+	Unknown            Code = 2
+	InvalidArgument    Code = 3
+	DeadlineExceeded   Code = 4
+	NotFound           Code = 5
+	AlreadyExists      Code = 6
+	PermissionDenied   Code = 7
+	ResourceExhausted  Code = 8
+	FailedPrecondition Code = 9
+	Aborted            Code = 10
+	OutOfRange         Code = 11
+	Unimplemented      Code = 12
+	Internal           Code = 13
+	Unavailable        Code = 14
+	DataLoss           Code = 15
+	Unauthenticated    Code = 16
+)
+
+var codeNames = [...]string{
+	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+}
+
+func (c Code) String() string {
+	if c >= 0 && int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return fmt.Sprintf("CODE(%d)", int(c))
+}
+
+// HTTPStatus maps a code to the HTTP status grpc-gateway v2 uses. It is the
+// only such mapping in the server.
+func HTTPStatus(c Code) int {
+	switch c {
+	case OK:
+		return http.StatusOK
+	case Canceled:
+		return 499 // client closed request (nginx convention, as grpc-gateway)
+	case InvalidArgument, FailedPrecondition, OutOfRange:
+		return http.StatusBadRequest
+	case DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case NotFound:
+		return http.StatusNotFound
+	case AlreadyExists, Aborted:
+		return http.StatusConflict
+	case PermissionDenied:
+		return http.StatusForbidden
+	case ResourceExhausted:
+		return http.StatusTooManyRequests
+	case Unimplemented:
+		return http.StatusNotImplemented
+	case Unavailable:
+		return http.StatusServiceUnavailable
+	case Unauthenticated:
+		return http.StatusUnauthorized
+	default: // Unknown, Internal, DataLoss and anything unassigned
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is a status with a public message. Cause is never shown to clients;
+// it is logged.
+type Error struct {
+	Code    Code
+	Message string
+	Details []any
+	// HTTP overrides HTTPStatus(Code) where the gateway itself answers with
+	// another status for the same code (413 for an oversized body is code 8).
+	HTTP  int
+	Cause error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// HTTPStatus is the status the response carries.
+func (e *Error) HTTPStatus() int {
+	if e.HTTP != 0 {
+		return e.HTTP
+	}
+	return HTTPStatus(e.Code)
+}
+
+// New returns an error with a public message.
+func New(c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap attaches a private cause to a public message.
+func Wrap(cause error, c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// WithDetails appends detail messages and returns e.
+func (e *Error) WithDetails(d ...any) *Error {
+	e.Details = append(e.Details, d...)
+	return e
+}
+
+// From converts any error to *Error. An error that is not a status is an
+// internal failure: the client sees a generic message, the log sees the cause.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return se
+	}
+	return &Error{Code: Internal, Message: "internal error", Cause: err}
+}
+
+// CodeOf returns the code of err (OK for nil).
+func CodeOf(err error) Code {
+	if err == nil {
+		return OK
+	}
+	return From(err).Code
+}
+
+// FieldViolation is one entry of google.rpc.BadRequest.
+type FieldViolation struct {
+	Field       string `json:"field"`
+	Description string `json:"description"`
+}
+
+// BadRequest is google.rpc.BadRequest as the gateway renders it in details.
+type BadRequest struct {
+	Type            string           `json:"@type"`
+	FieldViolations []FieldViolation `json:"fieldViolations"`
+}
+
+// ErrorInfo is google.rpc.ErrorInfo: a machine-readable reason.
+type ErrorInfo struct {
+	Type     string            `json:"@type"`
+	Reason   string            `json:"reason"`
+	Domain   string            `json:"domain"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Domain is the ErrorInfo domain of every reason wasteflow emits.
+const Domain = "wasteflow"
+
+// Invalid is a code-3 error naming one field.
+func Invalid(field, description string) *Error {
+	return New(InvalidArgument, "invalid value for field %q: %s", field, description).
+		WithDetails(BadRequestOf(FieldViolation{Field: field, Description: description}))
+}
+
+// BadRequestOf builds a google.rpc.BadRequest detail.
+func BadRequestOf(v ...FieldViolation) BadRequest {
+	return BadRequest{Type: "type.googleapis.com/google.rpc.BadRequest", FieldViolations: v}
+}
+
+// Info builds a google.rpc.ErrorInfo detail.
+func Info(reason string, metadata map[string]string) ErrorInfo {
+	if metadata == nil {
+		metadata = map[string]string{}
+	}
+	return ErrorInfo{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: reason, Domain: Domain, Metadata: metadata}
+}
