@@ -58,7 +58,8 @@ func NewMigrator(db *gorm.DB, log *slog.Logger) (*Migrator, error) {
 	gooseDialect := goose.DialectSQLite3
 	if dialect == "postgres" {
 		gooseDialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
+		// Poll the advisory lock every second (goose waits 5 s by default).
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,174 @@
+package bootstrap_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/bootstrap"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+func applier(t *testing.T, db *gorm.DB) *bootstrap.Applier {
+	k, err := credentials.NewKeyring(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(2), Keyring: k}
+}
+
+func apply(t *testing.T, a *bootstrap.Applier, text string) (bootstrap.Result, error) {
+	t.Helper()
+	f, err := bootstrap.Parse(strings.NewReader(text))
+	if err != nil {
+		return bootstrap.Result{}, err
+	}
+	return a.Apply(context.Background(), f)
+}
+
+func count(t *testing.T, db *gorm.DB, model any) int64 {
+	var n int64
+	if err := db.Model(model).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestDemoAppliesIdempotently(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		a := applier(t, db)
+		first, err := apply(t, a, string(configs.DemoBootstrap))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Providers.Created != 2 || first.Accounts.Created != 7 || first.Organisations.Created != 7 || first.Applications.Created != 2 {
+			t.Fatalf("first apply: %+v", first)
+		}
+		var before []models.Account
+		db.Order("id").Find(&before)
+
+		second, err := apply(t, a, string(configs.DemoBootstrap))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.Changed() || second.Accounts.Unchanged != 7 || second.Providers.Unchanged != 2 {
+			t.Fatalf("second apply changed something: %+v", second)
+		}
+		var after []models.Account
+		db.Order("id").Find(&after)
+		for i := range before {
+			if before[i].PasswordHash != after[i].PasswordHash || !before[i].UpdatedAt.Equal(after[i].UpdatedAt) {
+				t.Fatalf("account %s was rewritten by an idempotent apply", before[i].Username)
+			}
+		}
+		// Secrets at rest: neither the password nor the app token is stored.
+		var acc models.Account
+		db.Where("provider_id = ? AND username = ?", "dev-1", "alice").Take(&acc)
+		if !strings.HasPrefix(acc.PasswordHash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+			t.Fatalf("password hash %q is not argon2id with OWASP parameters", acc.PasswordHash)
+		}
+		var app models.Application
+		db.Where("provider_id = ? AND name = ?", "dev-1", "demo-ui").Take(&app)
+		if strings.Contains(app.AppTokenHash, "demo-app-token") || len(app.AppTokenHash) != 64 {
+			t.Fatalf("app token stored as %q", app.AppTokenHash)
+		}
+	})
+}
+
+func TestApplyUpdatesWhatChanged(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		a := applier(t, db)
+		base := `
+providers: [{id: p1, environment: test, name: One}]
+organisations: [{id: o1, provider: p1, kind: company, name: Org, country: DE}]
+accounts: [{provider: p1, organisation: o1, username: u1, password: "first-password-1", scopes: [usermgt]}]
+`
+		if _, err := apply(t, a, base); err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(base, "first-password-1", "second-password-2", 1)
+		changed = strings.Replace(changed, "name: Org", "name: Org renamed", 1)
+		res, err := apply(t, a, changed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Accounts.Updated != 1 || res.Organisations.Updated != 1 || res.Providers.Unchanged != 1 {
+			t.Fatalf("update apply: %+v", res)
+		}
+		var acc models.Account
+		db.Take(&acc)
+		ok, err := credentials.NewHasher(1).Verify(context.Background(), "second-password-2", acc.PasswordHash)
+		if err != nil || !ok {
+			t.Fatalf("new password does not verify: %v", err)
+		}
+	})
+}
+
+func TestInvalidFileNamesEntryAndLineAndAppliesNothing(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		a := applier(t, db)
+		file := `providers:
+  - {id: p1, environment: test, name: One}
+  - {id: p1, environment: test, name: Again}
+organisations:
+  - {id: o1, provider: nope, kind: company, name: Org, country: DE}
+  - {id: o2, provider: p1, kind: company, country: XX}
+accounts:
+  - {provider: p1, organisation: o9, username: u1, password: short}
+`
+		_, err := apply(t, a, file)
+		var be *bootstrap.Error
+		if !errors.As(err, &be) {
+			t.Fatalf("err = %v, want *bootstrap.Error", err)
+		}
+		msg := err.Error()
+		for _, want := range []string{
+			`providers[1] (line 3): duplicate provider id "p1" (first at providers[0] (line 2))`,
+			`organisations[0] (line 5): unknown provider "nope"`,
+			`organisations[1] (line 6): missing field "name"`,
+			`organisations[1] (line 6): country: "XX" is not an ISO 3166-1 alpha-2 country code`,
+			`accounts[0] (line 8): password must be at least 12 characters`,
+			`accounts[0] (line 8): unknown organisation "o9" of provider "p1"`,
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error lacks %q:\n%s", want, msg)
+			}
+		}
+		if n := count(t, db, &models.Provider{}); n != 0 {
+			t.Fatalf("%d providers written by a failed apply", n)
+		}
+	})
+}
+
+func TestParseRejectsUnknownFieldsAndSections(t *testing.T) {
+	for name, text := range map[string]string{
+		"unknown field":   "providers:\n  - {id: p1, enviroment: test, name: x}\n",
+		"unknown section": "provider:\n  - {id: p1}\n",
+		"not a list":      "providers: {id: p1}\n",
+		"not yaml":        "providers: [\n",
+		"not a mapping":   "- a\n- b\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := bootstrap.Parse(strings.NewReader(text))
+			var be *bootstrap.Error
+			if !errors.As(err, &be) {
+				t.Fatalf("err = %v, want *bootstrap.Error", err)
+			}
+		})
+	}
+	// JSON is YAML too.
+	f, err := bootstrap.Parse(strings.NewReader(`{"providers":[{"id":"p1","environment":"test","name":"x"}]}`))
+	if err != nil || len(f.Providers) != 1 || f.Providers[0].Line != 1 {
+		t.Fatalf("JSON: %+v, %v", f, err)
+	}
+}
