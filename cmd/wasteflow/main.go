@@ -1,0 +1,287 @@
+// Command wasteflow is the wasteflow server and its administration tool.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/bootstrap"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+// version is set by the Makefile (-ldflags "-X main.version=...").
+var version = "dev"
+
+const usage = `wasteflow: waste-shipment document workflow server
+
+Usage:
+  wasteflow serve              run the HTTP server (migrates the database first)
+  wasteflow migrate            apply database migrations and exit
+  wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
+  wasteflow demo               migrate and apply the built-in demo data, print how to log in
+  wasteflow version            print the version
+
+Configuration comes from WASTEFLOW_* environment variables and the optional
+file named by WASTEFLOW_CONFIG; see README.md.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv, nil)
+	stop()
+	os.Exit(code)
+}
+
+// exit codes
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// run is the whole program; ready, when not nil, receives the address the
+// server listens on (tests use it).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "version" {
+		fmt.Fprintf(stdout, "wasteflow %s (%s)\n", version, runtime.Version())
+		return exitOK
+	}
+	cfg, err := configs.Load(lookup)
+	if err != nil {
+		fmt.Fprintf(stderr, "wasteflow: configuration: %v\n", err)
+		return exitError
+	}
+	log := newLogger(cfg, stderr)
+
+	var cmdErr error
+	switch args[0] {
+	case "serve":
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		if err := fs.Parse(args[1:]); err != nil {
+			return exitUsage
+		}
+		cmdErr = serve(ctx, cfg, log, ready)
+	case "migrate":
+		cmdErr = withDB(ctx, cfg, log, func(db *gorm.DB) error {
+			applied, err := models.Migrate(ctx, db, log)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "migrations applied: %d\n", len(applied))
+			return nil
+		})
+	case "admin":
+		if len(args) < 2 {
+			fmt.Fprint(stderr, usage)
+			return exitUsage
+		}
+		switch args[1] {
+		case "apply":
+			if len(args) != 3 {
+				fmt.Fprintln(stderr, "usage: wasteflow admin apply FILE")
+				return exitUsage
+			}
+			cmdErr = adminApply(ctx, cfg, log, args[2], stdout)
+		default:
+			fmt.Fprintf(stderr, "wasteflow: unknown admin command %q\n\n%s", args[1], usage)
+			return exitUsage
+		}
+	case "demo":
+		cmdErr = demo(ctx, cfg, log, stdout)
+	default:
+		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	if cmdErr != nil {
+		fmt.Fprintf(stderr, "wasteflow %s: %v\n", args[0], cmdErr)
+		return exitError
+	}
+	return exitOK
+}
+
+func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// withDB opens the configured database, migrates it and runs fn.
+func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*gorm.DB) error) error {
+	db, err := models.Open(ctx, cfg.Database, log)
+	if err != nil {
+		return err
+	}
+	defer models.Close(db)
+	return fn(db)
+}
+
+func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
+	keys, err := credentials.LoadKeyring(cfg.SecretKeyFile, !cfg.Production())
+	if err != nil {
+		return nil, fmt.Errorf("WASTEFLOW_SECRET_KEY_FILE: %w", err)
+	}
+	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(runtime.GOMAXPROCS(0)), Keyring: keys}, nil
+}
+
+func adminApply(ctx context.Context, cfg *configs.Config, log *slog.Logger, path string, stdout io.Writer) error {
+	var in io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	file, err := bootstrap.Parse(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		if _, err := models.Migrate(ctx, db, log); err != nil {
+			return err
+		}
+		a, err := applier(cfg, db)
+		if err != nil {
+			return err
+		}
+		res, err := a.Apply(ctx, file)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		fmt.Fprintf(stdout, "applied %s\n%s\n", path, res)
+		if !res.Changed() {
+			fmt.Fprintln(stdout, "nothing changed")
+		}
+		return nil
+	})
+}
+
+func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.Writer) error {
+	if cfg.Production() {
+		return errors.New("refusing to load demo accounts with public passwords into a production environment")
+	}
+	file, err := bootstrap.Parse(strings.NewReader(string(configs.DemoBootstrap)))
+	if err != nil {
+		return err
+	}
+	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		if _, err := models.Migrate(ctx, db, log); err != nil {
+			return err
+		}
+		a, err := applier(cfg, db)
+		if err != nil {
+			return err
+		}
+		res, err := a.Apply(ctx, file)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
+		printLogin(stdout, cfg, file)
+		return nil
+	})
+}
+
+func printLogin(w io.Writer, cfg *configs.Config, f *bootstrap.File) {
+	base := "http://" + cfg.Addr
+	fmt.Fprintf(w, "Demo accounts (environment %s; only providers of this environment are served here):\n", cfg.Environment)
+	fmt.Fprintf(w, "  %-8s %-12s %-24s %s\n", "provider", "username", "password", "organisation")
+	for _, a := range f.Accounts {
+		fmt.Fprintf(w, "  %-8s %-12s %-24s %s\n", a.Provider, a.Username, a.Password, a.Organisation)
+	}
+	fmt.Fprintln(w, "App tokens:")
+	for _, a := range f.Applications {
+		fmt.Fprintf(w, "  %-8s %-10s %s\n", a.Provider, a.Name, a.AppToken)
+	}
+	fmt.Fprintf(w, `
+Try it:
+  curl -s %[1]s/svc.core.v1.api.DiscoveryApi/ListProvider
+  curl -s %[1]s/openapi.yaml | head
+Log in (AuthApi; see README.md):
+  curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/IssueRefreshToken -H 'provider_id: dev-1' \
+    -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}'
+`, base)
+}
+
+// serve runs the HTTP server until ctx is cancelled (SIGINT/SIGTERM), then
+// drains in-flight requests within the grace period and closes the database.
+func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready func(string)) error {
+	db, err := models.Open(ctx, cfg.Database, log)
+	if err != nil {
+		return err
+	}
+	defer models.Close(db)
+	applied, err := models.Migrate(ctx, db, log)
+	if err != nil {
+		return err
+	}
+	if len(applied) > 0 {
+		log.Info("migrations applied", "versions", applied)
+	}
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("WASTEFLOW_ADDR=%s: %w", cfg.Addr, err)
+	}
+	log.Info("wasteflow listening", "url", "http://"+ln.Addr().String(), "environment", cfg.Environment,
+		"database", models.Dialect(db), "version", version)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", cfg.ShutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("in-flight requests did not finish within %s: %w", cfg.ShutdownGrace, err)
+	}
+	log.Info("stopped")
+	return nil
+}

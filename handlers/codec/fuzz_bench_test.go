@@ -1,0 +1,84 @@
+package codec_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wasteflow/wasteflow/handlers/codec"
+)
+
+// FuzzUnmarshal: any input either decodes or fails with *codec.Error, never
+// panics, and whatever decodes re-encodes stably.
+func FuzzUnmarshal(f *testing.F) {
+	sample, err := codec.Marshal(sampleRich())
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		string(sample), richZeroJSON, ``, ` `, `null`, `{}`, `[]`, `"x"`, `1`, `{`, `}`, `{"s":}`, `{"s":"a",}`,
+		`{"s":"a"} x`, "\xef\xbb\xbf{}", "{\"s\":\"\xff\"}", `{"s":"\ud800"}`,
+		`{"qpar":{"page_size":"1e3","filter":[{"op":"eq"},null]}}`, `{"i64":"-0","u64":1e19,"nInt32":2147483648}`,
+		`{"f64":"NaN","f32":"-Infinity","state":"ARCHIVED","states":[1,"ACTIVE",99]}`,
+		`{"data":"aGk_Pg","at":"2024-01-02T03:04:05.123456789+05:30","atPtr":null}`,
+		`{"raw":{"a":[1,{}]},"any":[1,"2",null],"meta":{"x":{"y":1}},"labels":{"a":"b"},"refs":{"k":{"id":"v"}}}`,
+		`{"next":{"next":{"next":{"s":"deep"}}}}`, `{"zz":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+		`{"counts":{"a":"9223372036854775808"}}`, `{"at":"0001-01-01T00:00:00Z","times":["9999-12-31T23:59:59.999999999Z"]}`,
+		`{"b":true,"b":"true","opt":"7","statePtr":"-1"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r Rich
+		err := codec.Unmarshal(data, &r)
+		if err != nil {
+			var ce *codec.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error is %T, want *codec.Error: %v", err, err)
+			}
+			return
+		}
+		out, err := codec.Marshal(&r)
+		if err != nil {
+			t.Fatalf("Marshal after successful Unmarshal: %v", err)
+		}
+		var back Rich
+		if err := codec.Unmarshal(out, &back); err != nil {
+			t.Fatalf("Unmarshal of own output: %v\n%s", err, out)
+		}
+		again, err := codec.Marshal(&back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != string(out) {
+			t.Fatalf("unstable re-encoding\nfirst:  %s\nsecond: %s", out, again)
+		}
+	})
+}
+
+func BenchmarkMarshal(b *testing.B) {
+	msg := sampleRich()
+	out, _ := codec.Marshal(msg)
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := codec.Marshal(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUnmarshal(b *testing.B) {
+	body, err := codec.Marshal(sampleRich())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Rich
+		if err := codec.Unmarshal(body, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

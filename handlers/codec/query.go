@@ -1,0 +1,118 @@
+package codec
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// UnmarshalQuery decodes GET query parameters into v (a non-nil pointer to a
+// struct) the way grpc-gateway's query parser does: each key is a dotted
+// path of lowerCamel or snake_case field names ("qpar.pageSize",
+// "template_id.id"); values use the string forms of the scalar rules (bools
+// also as "1"/"0"). A repeated scalar field takes repeated keys; any other
+// field given more than once keeps the last value. Unknown paths are
+// ignored. Messages, maps and repeated messages cannot be set from a query.
+//
+// Keys are applied in sorted order, so the outcome and the reported error do
+// not depend on map iteration. On error v may be partially written.
+func UnmarshalQuery(q url.Values, v any) error {
+	rv, ti, err := target(v)
+	if err != nil {
+		return err
+	}
+	for _, key := range slices.Sorted(maps.Keys(q)) {
+		if vals := q[key]; len(vals) > 0 {
+			if err := setQueryPath(ti, rv, key, vals); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) error {
+	// Resolve the path on types first, so that an unknown path is ignored
+	// without allocating the intermediate messages it names.
+	var fields []*field
+	var names []string
+	cur := ti
+	for seg := range strings.SplitSeq(key, ".") {
+		if cur.kind == kPtr && cur.elem.kind == kStruct {
+			cur = cur.elem
+		}
+		if cur.kind != kStruct {
+			return &Error{Field: strings.Join(names, "."), Reason: fmt.Sprintf("cannot set %q: %s", seg, notSettable(cur))}
+		}
+		f := cur.byName[seg]
+		if f == nil {
+			return nil // unknown field: ignored, like unknown body fields
+		}
+		fields = append(fields, f)
+		names = append(names, f.name)
+		cur = f.info
+	}
+	v := root
+	for _, f := range fields[:len(fields)-1] {
+		v = v.Field(f.index)
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+	}
+	last := fields[len(fields)-1]
+	return setQueryValue(last.info, v.Field(last.index), vals, strings.Join(names, "."))
+}
+
+func setQueryValue(ti *typeInfo, v reflect.Value, vals []string, path string) error {
+	switch {
+	case ti.kind == kSlice && ti.elem.kind.scalar():
+		s := reflect.MakeSlice(ti.t, len(vals), len(vals))
+		for i, val := range vals {
+			if err := setFromString(ti.elem, s.Index(i), val, true); err != nil {
+				return &Error{Field: fmt.Sprintf("%s[%d]", path, i), Reason: err.Error()}
+			}
+		}
+		v.Set(s)
+	case ti.kind == kPtr && ti.elem.kind.scalar():
+		p := reflect.New(ti.elem.t)
+		if err := setFromString(ti.elem, p.Elem(), vals[len(vals)-1], true); err != nil {
+			return &Error{Field: path, Reason: err.Error()}
+		}
+		v.Set(p)
+	case ti.kind.scalar():
+		if err := setFromString(ti, v, vals[len(vals)-1], true); err != nil {
+			return &Error{Field: path, Reason: err.Error()}
+		}
+	default:
+		return &Error{Field: path, Reason: notSettable(ti)}
+	}
+	return nil
+}
+
+// notSettable explains why a field cannot take a query value, or cannot be
+// walked through by a longer path.
+func notSettable(ti *typeInfo) string {
+	switch ti.kind {
+	case kSlice:
+		if !ti.elem.kind.scalar() {
+			return "repeated message fields cannot be set from query parameters"
+		}
+	case kMap:
+		return "map fields cannot be set from query parameters"
+	case kStruct:
+		return "message fields cannot be set from a query parameter; set their subfields instead"
+	case kPtr:
+		if !ti.elem.kind.scalar() {
+			return "message fields cannot be set from a query parameter; set their subfields instead"
+		}
+	case kAny, kRaw:
+		return "free-form fields cannot be set from query parameters"
+	}
+	return "field is not a message"
+}

@@ -1,0 +1,282 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Authenticator validates bearer tokens. The gateway calls it for every
+// operation that takes a token and puts the principal into the context.
+type Authenticator interface {
+	Authenticate(ctx context.Context, kind Security, providerID, token string) (*reqctx.Principal, error)
+}
+
+// refuseTokens is the authenticator until token validation is configured:
+// it fails closed.
+type refuseTokens struct{}
+
+func (refuseTokens) Authenticate(context.Context, Security, string, string) (*reqctx.Principal, error) {
+	return nil, status.New(status.Unauthenticated, "token validation is not configured on this server")
+}
+
+// deniedHeaders are not forwarded as metadata (grpc-gateway's list);
+// every header starting with "accept" is dropped too.
+var deniedHeaders = map[string]bool{
+	"connection": true, "host": true, "content-length": true, "content-type": true, "te": true,
+	"transfer-encoding": true, "upgrade": true, "proxy-connection": true, "user-agent": true,
+	"grpc-encoding": true, "grpc-accept-encoding": true, "grpc-timeout": true,
+}
+
+func metadataOf(h http.Header) map[string][]string {
+	md := make(map[string][]string, len(h))
+	for k, v := range h {
+		k = strings.ToLower(k)
+		if deniedHeaders[k] || strings.HasPrefix(k, "accept") {
+			continue
+		}
+		md[k] = append(md[k], v...)
+	}
+	return md
+}
+
+const requestIDHeader = "X-Request-Id"
+
+// requestID echoes a sane incoming id and generates one otherwise; an id
+// becomes part of every log line, so it must not smuggle control characters.
+func requestID(in string) string {
+	if in != "" && len(in) <= 128 && strings.IndexFunc(in, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsPrint(r) }) < 0 {
+		return in
+	}
+	return uuid.NewString()
+}
+
+// errorBody is the gateway's error shape.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Details []any  `json:"details"`
+}
+
+// renderError is the one place an error becomes a response.
+func renderError(c *gin.Context, err error) {
+	se := status.From(err)
+	info := reqctx.From(c.Request.Context())
+	msg := se.Message
+	if se.Code == status.Internal || se.Code == status.Unknown || se.Code == status.DataLoss {
+		// The cause stays in the log; the client gets something to quote.
+		info.Logger.Error("internal error", "error", err)
+		msg = fmt.Sprintf("internal error; quote request id %s when reporting it", info.RequestID)
+	}
+	details := se.Details
+	if details == nil {
+		details = []any{}
+	}
+	if se.Code == status.Unauthenticated {
+		c.Header("WWW-Authenticate", `Bearer realm="wasteflow"`)
+	}
+	c.Set(ctxKeyCode, se.Code)
+	body, mErr := json.Marshal(errorBody{Code: int(se.Code), Message: msg, Details: details})
+	if mErr != nil {
+		body = []byte(`{"code":13,"message":"internal error","details":[]}`)
+	}
+	c.Data(se.HTTPStatus(), "application/json", body)
+	c.Abort()
+}
+
+const (
+	ctxKeyCode      = "wasteflow.code"
+	ctxKeyOperation = "wasteflow.operation"
+)
+
+// entry is the first middleware of every request: request id, metadata,
+// logger, panic recovery, the access log line and the metrics.
+func (s *Server) entry(c *gin.Context) {
+	start := time.Now()
+	id := requestID(c.GetHeader(requestIDHeader))
+	c.Header(requestIDHeader, id)
+	base := s.log.With("request_id", id)
+	info := &reqctx.Info{
+		RequestID: id,
+		Metadata:  metadataOf(c.Request.Header),
+		Logger:    base,
+	}
+	c.Request = c.Request.WithContext(reqctx.With(c.Request.Context(), info))
+
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler { //nolint:errorlint // sentinel identity is the contract
+				panic(p)
+			}
+			renderError(c, status.Wrap(fmt.Errorf("panic: %v", p), status.Internal, "internal error"))
+		}
+		op := info.Operation
+		if op == "" {
+			op = "unmatched" // one label for every unknown path keeps the metric bounded
+		}
+		code := status.OK
+		if v, ok := c.Get(ctxKeyCode); ok {
+			code = v.(status.Code)
+		}
+		elapsed := time.Since(start)
+		s.metrics.observe(op, code, c.Writer.Status(), elapsed)
+		level := slog.LevelInfo
+		if c.Writer.Status() >= 500 && code != status.Unimplemented {
+			level = slog.LevelError
+		}
+		base.Log(c.Request.Context(), level, "request",
+			"operation", op, "provider", info.ProviderID, "method", c.Request.Method, "path", c.Request.URL.Path,
+			"status", c.Writer.Status(), "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
+	}()
+	c.Next()
+}
+
+// handle serves one operation: body limit, provider, token, decode, call,
+// encode. Cheap checks come before reading the body.
+func (s *Server) handle(op Operation) gin.HandlerFunc {
+	name := op.FullName()
+	return func(c *gin.Context) {
+		ctx := c.Request.Context()
+		info := reqctx.From(ctx)
+		info.Operation = name
+		info.Logger = info.Logger.With("operation", name)
+
+		if c.Request.ContentLength > s.cfg.BodyLimit {
+			renderError(c, tooLarge(s.cfg.BodyLimit))
+			return
+		}
+		if !op.NoProvider {
+			pid, err := s.checkProvider(ctx, c.GetHeader("provider_id"))
+			if err != nil {
+				renderError(c, err)
+				return
+			}
+			info.ProviderID = pid
+		}
+		if op.Security != NoToken {
+			p, err := s.authenticate(ctx, op, info.ProviderID, c.GetHeader("Authorization"))
+			if err != nil {
+				renderError(c, err)
+				return
+			}
+			info.Principal = p
+			if op.Scope != "" && !p.HasScope(op.Scope) {
+				renderError(c, status.New(status.PermissionDenied, "this operation needs the scope %q, which the token does not carry", op.Scope).
+					WithDetails(status.Info("INSUFFICIENT_SCOPE", map[string]string{"scope": op.Scope})))
+				return
+			}
+		}
+		var decode func(any) error
+		if op.Verb == http.MethodGet {
+			decode = func(v any) error { return decodeErr(codec.UnmarshalQuery(c.Request.URL.Query(), v)) }
+		} else {
+			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.BodyLimit))
+			if err != nil {
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					renderError(c, tooLarge(s.cfg.BodyLimit))
+					return
+				}
+				renderError(c, status.Wrap(err, status.InvalidArgument, "could not read the request body"))
+				return
+			}
+			decode = func(v any) error { return decodeErr(codec.Unmarshal(body, v)) }
+		}
+		resp, err := op.call(ctx, decode)
+		if err != nil {
+			renderError(c, err)
+			return
+		}
+		out, err := codec.Marshal(resp)
+		if err != nil {
+			renderError(c, fmt.Errorf("encode %s response: %w", name, err))
+			return
+		}
+		c.Data(http.StatusOK, "application/json", out)
+	}
+}
+
+func tooLarge(limit int64) *status.Error {
+	e := status.New(status.ResourceExhausted, "request body larger than %d bytes", limit)
+	e.HTTP = http.StatusRequestEntityTooLarge
+	return e
+}
+
+func decodeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *codec.Error
+	if errors.As(err, &ce) {
+		if ce.Field == "" {
+			return status.New(status.InvalidArgument, "malformed request: %s", ce.Reason).
+				WithDetails(status.BadRequestOf(status.FieldViolation{Field: "", Description: ce.Reason}))
+		}
+		return status.Invalid(ce.Field, ce.Reason)
+	}
+	return err
+}
+
+// checkProvider answers like the facade does when it cannot route a call:
+// 501 with the backend's 404 folded into the message.
+func (s *Server) checkProvider(ctx context.Context, id string) (string, error) {
+	unroutable := func(why string) error {
+		return status.New(status.Unimplemented, "Bad gRPC response. HTTP 404 Not Found: %s", why)
+	}
+	if id == "" {
+		return "", unroutable("the provider_id header is missing")
+	}
+	if len(id) > 128 {
+		return "", unroutable("unknown provider_id")
+	}
+	p, err := models.GetProvider(ctx, s.db, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", unroutable(fmt.Sprintf("unknown provider_id %q", id))
+	}
+	if err != nil {
+		return "", status.Wrap(err, status.Unavailable, "provider directory unavailable")
+	}
+	if p.Environment != s.cfg.Environment {
+		return "", unroutable(fmt.Sprintf("provider_id %q belongs to the %s environment, this is %s", id, p.Environment, s.cfg.Environment))
+	}
+	return p.ID, nil
+}
+
+func (s *Server) authenticate(ctx context.Context, op Operation, providerID, header string) (*reqctx.Principal, error) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if header == "" {
+		return nil, status.New(status.Unauthenticated, "this operation needs an Authorization: Bearer token")
+	}
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return nil, status.New(status.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")
+	}
+	p, err := s.auth.Authenticate(ctx, op.Security, providerID, token)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Server) noRoute(c *gin.Context) {
+	renderError(c, status.New(status.NotFound, "Not Found"))
+}
+
+func (s *Server) noMethod(c *gin.Context) {
+	renderError(c, status.New(status.Unimplemented, "Method Not Allowed"))
+}

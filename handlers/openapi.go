@@ -1,0 +1,261 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/codec"
+)
+
+const apiDescription = `wasteflow: electronic handling of transboundary waste shipments (Regulation (EU) 2024/1157) and
+German transport documents (BMU XML), as a declarative state-machine workflow server.
+
+The REST face follows grpc-gateway v2 with its default marshaler:
+
+* Paths are /<package>.<Service>/<Method>; POST with a JSON body unless stated. GET operations take their
+  fields from the query string (dotted paths, lowerCamelCase or snake_case, repeated keys for lists).
+* Every call except DiscoveryApi/ListProvider needs the provider_id header. A missing, unknown or
+  other-environment provider_id answers HTTP 501 with code 12 and a message beginning "Bad gRPC response".
+* JSON follows the proto3 mapping: lowerCamelCase out, lowerCamelCase or snake_case in, unknown fields
+  ignored, every field emitted, int64 as decimal strings (numbers accepted on input), enums by name
+  (names or numbers accepted on input), bytes as base64, timestamps RFC 3339 in UTC.
+* Errors are {code, message, details} with the gRPC code; HTTP status by the gateway's mapping
+  (3, 9, 11: 400; 5: 404; 6, 10: 409; 7: 403; 8: 429, or 413 for a body over the limit; 12: 501; 14: 503;
+  16: 401; 2, 13, 15: 500). Business rejections are not errors: HTTP 200 with businessErrors.
+* Request bodies are limited to %d bytes.
+* Every response carries X-Request-Id (echoed when sent, generated otherwise).`
+
+// BuildOpenAPI derives the OpenAPI 3.0.3 description from the operation
+// table and the request and response types.
+func BuildOpenAPI(ops []Operation, cfg *configs.Config) (*openapi3.T, error) {
+	doc := &openapi3.T{
+		OpenAPI: "3.0.3",
+		Info: &openapi3.Info{
+			Title:       "wasteflow",
+			Version:     "1.0.0",
+			Description: fmt.Sprintf(apiDescription, cfg.BodyLimit),
+		},
+		Servers: openapi3.Servers{{URL: "/"}},
+		Paths:   openapi3.NewPaths(),
+		Components: &openapi3.Components{
+			Schemas: openapi3.Schemas{},
+			SecuritySchemes: openapi3.SecuritySchemes{
+				"AccessToken": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+					Description: "Short-lived access token from AuthApi/RequestAccess. The default for every operation.",
+				}},
+				"RefreshToken": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+					Description: "Single-use refresh token from AuthApi/IssueRefreshToken or RequestAccess; only for RequestAccess.",
+				}},
+			},
+			Parameters: openapi3.ParametersMap{
+				"ProviderId": &openapi3.ParameterRef{Value: &openapi3.Parameter{
+					Name: "provider_id", In: openapi3.ParameterInHeader, Required: true,
+					Description: "Provider of this host's environment (see DiscoveryApi/ListProvider).",
+					Schema:      openapi3.NewStringSchema().NewRef(),
+				}},
+			},
+		},
+		Security: openapi3.SecurityRequirements{{"AccessToken": []string{}}},
+	}
+	comps := doc.Components.Schemas
+	comps["Status"] = statusSchema()
+	errResponse := &openapi3.ResponseRef{Value: openapi3.NewResponse().
+		WithDescription("An error: gRPC code, message and details; the HTTP status follows the code.").
+		WithJSONSchemaRef(&openapi3.SchemaRef{Ref: "#/components/schemas/Status"})}
+
+	tags := map[string]bool{}
+	for _, op := range ops {
+		o := &openapi3.Operation{
+			OperationID: op.Service + "_" + op.Method,
+			Tags:        []string{op.Package + "." + op.Service},
+			Summary:     op.Summary,
+			Description: op.Description,
+			Deprecated:  op.Deprecated,
+			Responses:   openapi3.NewResponses(),
+		}
+		tags[op.Package+"."+op.Service] = true
+		if op.Scope != "" {
+			o.Description = strings.TrimSpace(o.Description + "\n\nRequires the scope `" + op.Scope + "` in the access token (403, code 7, without it).")
+		}
+		switch op.Security {
+		case NoToken:
+			o.Security = &openapi3.SecurityRequirements{}
+		case RefreshToken:
+			o.Security = &openapi3.SecurityRequirements{{"RefreshToken": []string{}}}
+		}
+		if !op.NoProvider {
+			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ProviderId"})
+		}
+		reqRef, err := codec.SchemaRef(op.Request, comps)
+		if err != nil {
+			return nil, fmt.Errorf("%s request: %w", op.FullName(), err)
+		}
+		if op.Verb == http.MethodGet {
+			params, err := queryParameters(reqRef, comps, "")
+			if err != nil {
+				return nil, fmt.Errorf("%s query: %w", op.FullName(), err)
+			}
+			o.Parameters = append(o.Parameters, params...)
+		} else {
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
+				WithDescription("An empty body is an empty request.").
+				WithJSONSchemaRef(reqRef)}
+		}
+		respRef, err := codec.SchemaRef(op.Response, comps)
+		if err != nil {
+			return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
+		}
+		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithJSONSchemaRef(respRef)})
+		o.Responses.Set("default", errResponse)
+		doc.AddOperation(op.Path(), op.Verb, o)
+	}
+	for _, p := range plainPaths {
+		o := &openapi3.Operation{
+			OperationID: "Ops_" + strings.TrimPrefix(strings.NewReplacer(".", "_").Replace(p.path), "/"),
+			Tags:        []string{"operations"},
+			Summary:     p.summary, Description: p.description,
+			Security:  &openapi3.SecurityRequirements{},
+			Responses: openapi3.NewResponses(),
+		}
+		ct, schema := "application/json", openapi3.NewObjectSchema()
+		switch p.path {
+		case "/metrics":
+			ct, schema = "text/plain", openapi3.NewStringSchema()
+		case "/openapi.yaml":
+			ct, schema = "application/yaml", openapi3.NewStringSchema()
+		}
+		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").
+			WithContent(openapi3.NewContentWithSchema(schema, []string{ct}))})
+		o.Responses.Set("default", errResponse)
+		doc.AddOperation(p.path, http.MethodGet, o)
+		tags["operations"] = true
+	}
+	names := make([]string, 0, len(tags))
+	for t := range tags {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: t})
+	}
+	if err := openapi3.NewLoader().ResolveRefsIn(doc, nil); err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+func statusSchema() *openapi3.SchemaRef {
+	detail := openapi3.NewObjectSchema().WithProperty("@type", openapi3.NewStringSchema())
+	detail.AdditionalProperties = openapi3.AdditionalProperties{Has: openapi3.Ptr(true)}
+	s := openapi3.NewObjectSchema().
+		WithProperty("code", openapi3.NewInt32Schema()).
+		WithProperty("message", openapi3.NewStringSchema()).
+		WithProperty("details", openapi3.NewArraySchema().WithItems(detail))
+	s.Required = []string{"code", "message", "details"}
+	s.Description = "google.rpc.Status as grpc-gateway renders it. details holds google.rpc.BadRequest " +
+		"(fieldViolations) and google.rpc.ErrorInfo (reason, domain, metadata) entries."
+	return s.NewRef()
+}
+
+// queryParameters flattens a request schema into dotted query parameters,
+// the way the gateway's query parser reads them.
+func queryParameters(ref *openapi3.SchemaRef, comps openapi3.Schemas, prefix string) (openapi3.Parameters, error) {
+	s := resolve(ref, comps)
+	var out openapi3.Parameters
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		prop := resolve(s.Properties[n], comps)
+		path := prefix + n
+		switch {
+		case prop.Type.Is(openapi3.TypeObject) && len(prop.Properties) > 0:
+			sub, err := queryParameters(s.Properties[n], comps, path+".")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		case prop.Type.Is(openapi3.TypeArray) && prop.Items != nil && resolve(prop.Items, comps).Type.Is(openapi3.TypeObject):
+			continue // repeated messages cannot be set from a query string
+		default:
+			out = append(out, &openapi3.ParameterRef{Value: &openapi3.Parameter{
+				Name: path, In: openapi3.ParameterInQuery, Schema: s.Properties[n],
+				Explode: openapi3.Ptr(true), Description: prop.Description,
+			}})
+		}
+	}
+	return out, nil
+}
+
+func resolve(ref *openapi3.SchemaRef, comps openapi3.Schemas) *openapi3.Schema {
+	for ref != nil && ref.Ref != "" {
+		name := strings.TrimPrefix(ref.Ref, "#/components/schemas/")
+		next, ok := comps[name]
+		if !ok {
+			break
+		}
+		ref = next
+	}
+	if ref == nil || ref.Value == nil {
+		return &openapi3.Schema{}
+	}
+	if len(ref.Value.AllOf) == 1 { // nullable wrapper around a $ref
+		return resolve(ref.Value.AllOf[0], comps)
+	}
+	return ref.Value
+}
+
+// MarshalYAML renders doc as YAML, keeping the JSON key order.
+func MarshalYAML(doc *openapi3.T) ([]byte, error) {
+	js, err := doc.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(js, &node); err != nil {
+		return nil, err
+	}
+	// JSON's flow style is unreadable as YAML; use block style throughout.
+	var unflow func(n *yaml.Node)
+	unflow = func(n *yaml.Node) {
+		n.Style &^= yaml.FlowStyle
+		if n.Kind == yaml.ScalarNode && n.Style&yaml.DoubleQuotedStyle != 0 {
+			switch {
+			case strings.Contains(n.Value, "\n"):
+				n.Style = yaml.LiteralStyle
+			case !needsQuotes(n.Value):
+				n.Style &^= yaml.DoubleQuotedStyle
+			}
+		}
+		for _, c := range n.Content {
+			unflow(c)
+		}
+	}
+	unflow(&node)
+	return yaml.Marshal(&node)
+}
+
+// needsQuotes keeps quotes where a plain scalar would change type or meaning.
+func needsQuotes(v string) bool {
+	var probe any
+	if err := yaml.Unmarshal([]byte(v), &probe); err != nil {
+		return true
+	}
+	s, ok := probe.(string)
+	return !ok || s != v || strings.ContainsAny(v, ":#\n") || v == ""
+}
+

@@ -1,0 +1,67 @@
+// Package handlers is wasteflow's REST face: the grpc-gateway wire contract
+// (paths, errors, JSON, headers, limits) in one place, an operation table
+// from which routes and the OpenAPI description are derived, and the thin
+// handlers that decode, call a workflow and encode.
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+)
+
+// Security says which credential an operation takes in Authorization.
+type Security int
+
+const (
+	// AccessToken is the default: Bearer access token.
+	AccessToken Security = iota
+	// RefreshToken is RequestAccess's: Bearer refresh token.
+	RefreshToken
+	// NoToken operations authenticate by their body or not at all.
+	NoToken
+)
+
+// Operation is one REST operation, declared once. Routes, authentication,
+// metrics labels and the OpenAPI description all derive from it.
+type Operation struct {
+	Package  string // e.g. "svc.core.v1.api"
+	Service  string // e.g. "DiscoveryApi"
+	Method   string // e.g. "ListProvider"
+	Verb     string // http.MethodPost unless the interface names another
+	Security Security
+	// NoProvider exempts the operation from the provider_id header (only the
+	// provider directory).
+	NoProvider  bool
+	Scope       string // required scope; "" for none
+	Summary     string
+	Description string
+	Deprecated  bool
+
+	Request, Response reflect.Type
+	call              func(ctx context.Context, decode func(any) error) (any, error)
+}
+
+// Path is the operation's REST path: /<package>.<Service>/<Method>.
+func (o *Operation) Path() string { return "/" + o.Package + "." + o.Service + "/" + o.Method }
+
+// FullName is the gRPC method name, used in logs and metrics.
+func (o *Operation) FullName() string { return o.Package + "." + o.Service + "/" + o.Method }
+
+// Unary builds an operation from a typed handler: the request is decoded
+// into a new Req (body for POST, query for GET) and the *Resp encoded.
+func Unary[Req, Resp any](o Operation, fn func(ctx context.Context, req *Req) (*Resp, error)) Operation {
+	if o.Verb == "" {
+		o.Verb = http.MethodPost
+	}
+	o.Request = reflect.TypeFor[Req]()
+	o.Response = reflect.TypeFor[Resp]()
+	o.call = func(ctx context.Context, decode func(any) error) (any, error) {
+		req := new(Req)
+		if err := decode(req); err != nil {
+			return nil, err
+		}
+		return fn(ctx, req)
+	}
+	return o
+}

@@ -1,0 +1,23 @@
+package handlers
+
+import "net/http"
+
+// Packages of the interface.
+const (
+	pkgCore = "svc.core.v1.api"
+)
+
+// operations is the operation table: every REST operation, declared once.
+// Later services append their own declarations here.
+func (s *Server) operations() []Operation {
+	return []Operation{
+		Unary(Operation{
+			Package: pkgCore, Service: "DiscoveryApi", Method: "ListProvider", Verb: http.MethodGet,
+			Security: NoToken, NoProvider: true,
+			Summary: "Provider directory: every provider of every environment",
+			Description: "Lists all providers with their id, name and environment, whatever the environment of this host " +
+				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +
+				"Use a provider of this host's environment as provider_id on every other call.",
+		}, s.listProvider),
+	}
+}

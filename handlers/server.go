@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Deps are what the REST face needs from the rest of the program.
+type Deps struct {
+	Config *configs.Config
+	DB     *gorm.DB
+	Log    *slog.Logger
+	// Auth validates bearer tokens; nil refuses every token.
+	Auth Authenticator
+	// Version is the build's version string, shown in /healthz.
+	Version string
+	// Extra operations are served beside the table's; tests use them to
+	// exercise the gateway with shapes no production operation has yet.
+	Extra []Operation
+}
+
+// Server is the HTTP handler of wasteflow.
+type Server struct {
+	cfg      *configs.Config
+	db       *gorm.DB
+	log      *slog.Logger
+	auth     Authenticator
+	version  string
+	metrics  *metrics
+	ops      []Operation
+	engine   *gin.Engine
+	openapi  []byte
+	migrator *models.Migrator
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New builds the server and everything derived from the operation table.
+func New(d Deps) (*Server, error) {
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, auth: d.Auth, version: d.Version}
+	if s.auth == nil {
+		s.auth = refuseTokens{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	m, err := models.NewMigrator(d.DB, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.migrator = m
+	s.metrics = newMetrics(d.DB)
+	s.ops = append(s.operations(), d.Extra...)
+	doc, err := BuildOpenAPI(s.ops, s.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
+	}
+	if s.openapi, err = MarshalYAML(doc); err != nil {
+		return nil, err
+	}
+
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.RemoveExtraSlash = false
+	e.ContextWithFallback = true
+	if err := e.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("WASTEFLOW_TRUSTED_PROXIES: %w", err)
+	}
+	e.Use(s.entry)
+	e.NoRoute(s.noRoute)
+	e.NoMethod(s.noMethod)
+	for _, op := range s.ops {
+		e.Handle(op.Verb, op.Path(), s.handle(op))
+	}
+	for _, p := range plainPaths {
+		e.GET(p.path, s.plain(p.path))
+	}
+	s.engine = e
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// Operations returns the operation table.
+func (s *Server) Operations() []Operation { return s.ops }
+
+// Route is one method and path the server answers.
+type Route struct{ Method, Path string }
+
+// Routes lists every registered route, sorted.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for _, r := range s.engine.Routes() {
+		out = append(out, Route{r.Method, r.Path})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Method < out[j].Method
+	})
+	return out
+}
+
+// plainPaths are the operational endpoints beside the API. They need no
+// provider_id and no token, and appear in the OpenAPI description too.
+var plainPaths = []struct{ path, summary, description string }{
+	{"/healthz", "Liveness", "200 while the process is up; it checks nothing else."},
+	{"/readyz", "Readiness", "200 when the database answers and every migration is applied; 503 (code 14) otherwise."},
+	{"/metrics", "Prometheus metrics", "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format)."},
+	{"/openapi.yaml", "This OpenAPI description", "Generated from the server's operation table."},
+}
+
+func (s *Server) plain(path string) gin.HandlerFunc {
+	h := s.plainHandler(path)
+	return func(c *gin.Context) {
+		reqctx.From(c.Request.Context()).Operation = path
+		h(c)
+	}
+}
+
+func (s *Server) plainHandler(path string) gin.HandlerFunc {
+	switch path {
+	case "/healthz":
+		return func(c *gin.Context) {
+			c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version})
+		}
+	case "/readyz":
+		return func(c *gin.Context) {
+			ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+			defer cancel()
+			current, target, err := s.migrator.Versions(ctx)
+			if err != nil {
+				renderError(c, status.Wrap(err, status.Unavailable, "database not reachable"))
+				return
+			}
+			if current != target {
+				renderError(c, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target))
+				return
+			}
+			c.JSON(http.StatusOK, gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current})
+		}
+	case "/metrics":
+		h := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+		return gin.WrapH(h)
+	case "/openapi.yaml":
+		return func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }
+	}
+	panic("no handler for " + path)
+}
