@@ -97,7 +97,6 @@ func testOperations() []handlers.Operation {
 type env struct {
 	t    *testing.T
 	url  string
-	db   interface{ Name() string }
 	srv  *handlers.Server
 	mu   sync.Mutex
 	seen []exchange
@@ -316,17 +315,17 @@ func TestGateway(t *testing.T) {
 
 		t.Run("JSON: bad input is 400 code 3 naming the field", func(t *testing.T) {
 			for body, field := range map[string]string{
-				`{"id":`:                         "",
-				`{"count":"x"}`:                  "count",
-				`{"count":2147483648}`:           "count",
-				`{"name":5}`:                     "name",
-				`{"data":"***"}`:                 "data",
-				`{"op":"SOMETIMES"}`:             "op",
-				`{"qpar":{"pageSize":1.5}}`:      "qpar.pageSize",
-				`[1,2]`:                          "",
-				`{"a":1} trailing`:               "",
-				"{\"name\":\"\xff\"}":            "",
-				`{"when":"yesterday"}`:           "when",
+				`{"id":`:                        "",
+				`{"count":"x"}`:                 "count",
+				`{"count":2147483648}`:          "count",
+				`{"name":5}`:                    "name",
+				`{"data":"***"}`:                "data",
+				`{"op":"SOMETIMES"}`:            "op",
+				`{"qpar":{"pageSize":1.5}}`:     "qpar.pageSize",
+				`[1,2]`:                         "",
+				`{"a":1} trailing`:              "",
+				"{\"name\":\"\xff\"}":           "",
+				`{"when":"yesterday"}`:          "when",
 				`{"items":[{"pageStart":"z"}]}`: "items[0].pageStart",
 			} {
 				st, _, resp := e.do(t, call{path: "/svc.test.v1.api.EchoApi/Echo", headers: dev, body: []byte(body)})

@@ -258,4 +258,3 @@ func needsQuotes(v string) bool {
 	s, ok := probe.(string)
 	return !ok || s != v || strings.ContainsAny(v, ":#\n") || v == ""
 }
-

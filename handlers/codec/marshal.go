@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxDepth bounds recursion in both directions. It matches protojson's
-// default recursion limit and encoding/json's nesting limit; on output it
-// turns a pointer cycle into an error instead of a fatal stack overflow.
+// maxDepth bounds Marshal's recursion, turning a pointer cycle into an error
+// instead of a fatal stack overflow. It equals protojson's default recursion
+// limit and encoding/json's nesting limit, which bounds Unmarshal.
 const maxDepth = 10000
 
 // Marshal encodes v (a struct or pointer to struct) by proto3 JSON output

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -19,10 +18,12 @@ import (
 // callers may pre-populate defaults; an empty or all-whitespace body, or a
 // top-level null, leaves v untouched. A field that is present replaces the
 // previous value entirely (nested messages, lists and maps are not merged),
-// which also makes the last of duplicate keys win. Unknown fields are ignored.
+// which also makes the last of duplicate keys win, including across a
+// lowerCamel key and its snake_case alias. Unknown fields are ignored.
 //
-// Client mistakes are reported as *Error. On error v may have been partially
-// written and must be discarded.
+// Client mistakes are reported as *Error. Syntax is checked before anything
+// is written, but a type or range error may leave v partially written, so
+// callers must discard v on error.
 func Unmarshal(data []byte, v any) error {
 	rv, ti, err := target(v)
 	if err != nil {
@@ -39,28 +40,35 @@ func Unmarshal(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return &Error{Reason: fmt.Sprintf("invalid UTF-8 at offset %d", invalidUTF8Offset(data))}
 	}
-	d := decoder{dec: json.NewDecoder(bytes.NewReader(data))}
-	d.dec.UseNumber()
-	tok, err := d.dec.Token()
-	if err != nil {
-		return d.syntaxErr(err)
-	}
-	switch tok {
-	case nil: // top-level null is the empty message
-	case json.Delim('{'):
-		if err := d.object(ti, rv); err != nil {
-			return err
+	// One encoding/json pass validates the syntax, rejects trailing data and
+	// enforces its nesting limit (which also bounds our recursion), with
+	// offsets in its errors. The reader below then only sees valid JSON.
+	if err := json.Unmarshal(data, &discard{}); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) && se.Offset > 0 && se.Offset <= int64(len(data)) && !strings.HasPrefix(se.Error(), "unexpected end") {
+			// Offset counts the offending byte as read; report its index.
+			return &Error{Reason: fmt.Sprintf("malformed JSON at offset %d: %v", se.Offset-1, se)}
 		}
+		return &Error{Reason: "malformed JSON: " + err.Error()}
+	}
+	d := decoder{r: reader{data: data}}
+	switch c := d.r.peek(); c {
+	case 'n': // top-level null is the empty message
+		return nil
+	case '{':
+		d.r.pos++
+		return d.object(ti, rv)
 	default:
-		return &Error{Reason: "expected a JSON object, got " + tokenType(tok)}
+		return &Error{Reason: "expected a JSON object, got " + jsonType(c)}
 	}
-	if rest := bytes.TrimLeft(data[d.dec.InputOffset():], jsonSpace); len(rest) > 0 {
-		return &Error{Reason: fmt.Sprintf("unexpected data after top-level value at offset %d", len(data)-len(rest))}
-	}
-	return nil
 }
 
 const jsonSpace = " \t\r\n"
+
+// discard accepts any (valid) JSON value; used for validation only.
+type discard struct{}
+
+func (*discard) UnmarshalJSON([]byte) error { return nil }
 
 // target validates a decode destination and returns the struct it points to.
 func target(v any) (reflect.Value, *typeInfo, error) {
@@ -90,14 +98,12 @@ func invalidUTF8Offset(b []byte) int {
 	return len(b)
 }
 
-// decoder walks the body as a token stream, driven by the target type. The
-// stream (rather than decoding into map[string]any first) keeps key order, so
-// "last key wins" holds across a lowerCamel key and its snake_case alias, and
-// it allocates far less.
+// decoder walks the validated body, driven by the target type. Walking the
+// text (rather than decoding into map[string]any first) keeps key order, so
+// "last key wins" holds, and allocates little.
 type decoder struct {
-	dec   *json.Decoder
-	depth int
-	path  []pathSeg // current field path, rendered only when reporting an error
+	r    reader
+	path []pathSeg // current field path, rendered only when reporting an error
 }
 
 type pathSeg struct {
@@ -127,61 +133,17 @@ func (d *decoder) fieldErr(reason string) *Error {
 	return &Error{Field: sb.String(), Reason: reason}
 }
 
-func (d *decoder) typeErr(want string, tok any) *Error {
-	return d.fieldErr(fmt.Sprintf("expected %s, got %s", want, tokenType(tok)))
+// typeErr reports a JSON value of the wrong type; c is its first byte.
+func (d *decoder) typeErr(want string, c byte) *Error {
+	return d.fieldErr(fmt.Sprintf("expected %s, got %s", want, jsonType(c)))
 }
-
-// syntaxErr converts an error of the token stream into a whole-body *Error.
-func (d *decoder) syntaxErr(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return &Error{Reason: fmt.Sprintf("malformed JSON at offset %d: %v", se.Offset, se)}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Reason: "unexpected end of JSON input"}
-	}
-	return &Error{Reason: "malformed JSON: " + err.Error()}
-}
-
-// enter guards against hostile nesting of recursive message types.
-func (d *decoder) enter() error {
-	if d.depth++; d.depth > maxDepth {
-		return d.fieldErr(fmt.Sprintf("nesting exceeds the maximum depth of %d", maxDepth))
-	}
-	return nil
-}
-
-// leave consumes the closing delimiter of the current object or array.
-func (d *decoder) leave() error {
-	d.depth--
-	if _, err := d.dec.Token(); err != nil {
-		return d.syntaxErr(err)
-	}
-	return nil
-}
-
-// discard skips a value while encoding/json still validates its syntax and
-// enforces its own nesting limit.
-type discard struct{}
-
-func (*discard) UnmarshalJSON([]byte) error { return nil }
 
 // object decodes the members of an object whose '{' was already consumed.
 func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
-	if err := d.enter(); err != nil {
-		return err
-	}
-	for d.dec.More() {
-		tok, err := d.dec.Token()
-		if err != nil {
-			return d.syntaxErr(err)
-		}
-		key, _ := tok.(string) // the stream only yields strings in key position
-		f := ti.byName[key]
-		if f == nil { // DiscardUnknown, at every depth
-			if err := d.dec.Decode(&discard{}); err != nil {
-				return d.syntaxErr(err)
-			}
+	for d.r.more() {
+		f := ti.byName[string(d.r.key())] // no allocation for the lookup
+		if f == nil {                     // DiscardUnknown, at every depth
+			d.r.skip()
 			continue
 		}
 		d.push(pathSeg{name: f.name, index: -1})
@@ -190,85 +152,45 @@ func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 		}
 		d.pop()
 	}
-	return d.leave()
-}
-
-// value decodes the next JSON value into v. null leaves v untouched.
-func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
-	switch ti.kind {
-	case kAny, kRaw:
-		return d.decodeStd(ti, v)
-	case kPtr:
-		if k := ti.elem.kind; k == kAny || k == kRaw {
-			p := reflect.New(ti.elem.t)
-			if err := d.decodeStd(ti.elem, p.Elem()); err != nil {
-				return err
-			}
-			if !p.Elem().IsZero() {
-				v.Set(p)
-			}
-			return nil
-		}
-	}
-	tok, err := d.dec.Token()
-	if err != nil {
-		return d.syntaxErr(err)
-	}
-	if tok == nil {
-		return nil
-	}
-	return d.valueTok(ti, v, tok)
-}
-
-// decodeStd hands free-form values (any, map[string]any, json.RawMessage)
-// to encoding/json; numbers inside stay json.Number.
-func (d *decoder) decodeStd(ti *typeInfo, v reflect.Value) error {
-	p := reflect.New(ti.t)
-	if err := d.dec.Decode(p.Interface()); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) { // only map[string]any can mismatch
-			got, _, _ := strings.Cut(te.Value, " ")
-			if got == "bool" {
-				got = "boolean"
-			}
-			return d.fieldErr("expected object, got " + got)
-		}
-		return d.syntaxErr(err)
-	}
-	e := p.Elem()
-	if ti.kind == kRaw && string(e.Bytes()) == "null" || ti.kind == kAny && e.IsNil() {
-		return nil
-	}
-	v.Set(e)
 	return nil
 }
 
-// valueTok decodes a non-null value whose first token is tok.
-func (d *decoder) valueTok(ti *typeInfo, v reflect.Value, tok any) error {
+// value decodes the next JSON value into v. null leaves v untouched
+// (proto3: a null field is an absent field).
+func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
+	c := d.r.peek()
+	if c == 'n' {
+		d.r.pos += len("null")
+		return nil
+	}
 	switch ti.kind {
+	case kRaw:
+		v.SetBytes(bytes.Clone(d.r.rawValue())) // never alias the caller's buffer
+		return nil
+	case kAny:
+		return d.generic(ti, v, c)
 	case kStruct:
-		if tok != json.Delim('{') {
-			return d.typeErr("object", tok)
+		if c != '{' {
+			return d.typeErr("object", c)
 		}
+		d.r.pos++
 		v.SetZero() // replace, don't merge with an earlier occurrence
 		return d.object(ti, v)
 	case kPtr:
 		p := reflect.New(ti.elem.t)
-		if err := d.valueTok(ti.elem, p.Elem(), tok); err != nil {
+		if err := d.value(ti.elem, p.Elem()); err != nil {
 			return err
 		}
 		v.Set(p)
 		return nil
 	case kSlice:
-		if tok != json.Delim('[') {
-			return d.typeErr("array", tok)
+		if c != '[' {
+			return d.typeErr("array", c)
 		}
-		if err := d.enter(); err != nil {
-			return err
-		}
+		d.r.pos++
 		s := reflect.New(ti.t).Elem() // settable, so it can Grow
 		s.Set(reflect.MakeSlice(ti.t, 0, 0))
-		for i := 0; d.dec.More(); i++ {
+		for i := 0; d.r.more(); i++ {
 			s.Grow(1)
 			s.SetLen(i + 1)
 			d.push(pathSeg{index: i})
@@ -278,21 +200,15 @@ func (d *decoder) valueTok(ti *typeInfo, v reflect.Value, tok any) error {
 			d.pop()
 		}
 		v.Set(s)
-		return d.leave()
+		return nil
 	case kMap:
-		if tok != json.Delim('{') {
-			return d.typeErr("object", tok)
+		if c != '{' {
+			return d.typeErr("object", c)
 		}
-		if err := d.enter(); err != nil {
-			return err
-		}
+		d.r.pos++
 		m := reflect.MakeMap(ti.t)
-		for d.dec.More() {
-			kt, err := d.dec.Token()
-			if err != nil {
-				return d.syntaxErr(err)
-			}
-			key, _ := kt.(string)
+		for d.r.more() {
+			key := string(d.r.key())
 			ev := reflect.New(ti.elem.t).Elem()
 			d.push(pathSeg{name: key, index: -1, isKey: true})
 			if err := d.value(ti.elem, ev); err != nil {
@@ -302,33 +218,51 @@ func (d *decoder) valueTok(ti *typeInfo, v reflect.Value, tok any) error {
 			m.SetMapIndex(reflect.ValueOf(key).Convert(ti.t.Key()), ev)
 		}
 		v.Set(m)
-		return d.leave()
+		return nil
 	}
-	return d.scalar(ti, v, tok)
+	return d.scalar(ti, v, c)
 }
 
-func (d *decoder) scalar(ti *typeInfo, v reflect.Value, tok any) error {
+// generic hands free-form values (any, map[string]any) to encoding/json;
+// numbers inside stay json.Number, so no precision is lost.
+func (d *decoder) generic(ti *typeInfo, v reflect.Value, c byte) error {
+	if ti.t.Kind() == reflect.Map && c != '{' {
+		d.r.skip()
+		return d.typeErr("object", c)
+	}
+	dec := json.NewDecoder(bytes.NewReader(d.r.rawValue()))
+	dec.UseNumber()
+	p := reflect.New(ti.t)
+	if err := dec.Decode(p.Interface()); err != nil { // unreachable: valid JSON, matching type
+		return d.fieldErr(err.Error())
+	}
+	v.Set(p.Elem())
+	return nil
+}
+
+func (d *decoder) scalar(ti *typeInfo, v reflect.Value, c byte) error {
 	var err error
-	switch t := tok.(type) {
-	case string:
+	switch {
+	case c == '"':
 		if ti.kind == kBool { // proto3 JSON bools are never strings in a body
-			return d.typeErr("boolean", tok)
+			return d.typeErr("boolean", c)
 		}
-		err = setFromString(ti, v, t, false)
-	case json.Number:
+		err = setFromString(ti, v, d.r.str(), false)
+	case c == 't' || c == 'f':
+		if ti.kind != kBool {
+			return d.typeErr(expected(ti), c)
+		}
+		d.r.literal()
+		v.SetBool(c == 't')
+	case c == '-' || isDigit(c):
 		switch ti.kind {
 		case kInt, kInt64, kUint, kUint64, kFloat32, kFloat64, kEnum:
-			err = setNumber(ti, v, string(t), false)
+			err = setNumber(ti, v, string(d.r.literal()), false)
 		default:
-			return d.typeErr(expected(ti), tok)
+			return d.typeErr(expected(ti), c)
 		}
-	case bool:
-		if ti.kind != kBool {
-			return d.typeErr(expected(ti), tok)
-		}
-		v.SetBool(t)
 	default: // '{' or '[' where a scalar belongs
-		return d.typeErr(expected(ti), tok)
+		return d.typeErr(expected(ti), c)
 	}
 	if err != nil {
 		return d.fieldErr(err.Error())
@@ -351,30 +285,23 @@ func expected(ti *typeInfo) string {
 		return "base64 string"
 	case kTime:
 		return "RFC 3339 timestamp string"
-	case kStruct, kMap, kAny:
-		return "object"
-	case kSlice:
-		return "array"
 	}
 	return "string"
 }
 
-func tokenType(tok any) string {
-	switch tok {
-	case json.Delim('{'):
+// jsonType names the type of a JSON value from its first byte.
+func jsonType(c byte) string {
+	switch c {
+	case '{':
 		return "object"
-	case json.Delim('['):
+	case '[':
 		return "array"
-	case nil:
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
 		return "null"
 	}
-	switch tok.(type) {
-	case string:
-		return "string"
-	case json.Number:
-		return "number"
-	case bool:
-		return "boolean"
-	}
-	return fmt.Sprintf("%v", tok)
+	return "number"
 }

@@ -1,0 +1,39 @@
+# wasteflow: `make run` and `make test` are all a newcomer needs.
+GO        ?= go
+BIN       := bin/wasteflow
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: all build run test test-short lint bench fmt clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wasteflow
+
+# Migrate, load the demo data into the embedded SQLite database, serve on
+# 127.0.0.1:8080. The demo step prints how to log in.
+run: build
+	./$(BIN) demo
+	./$(BIN) serve
+
+# Storage and end-to-end tests also run on PostgreSQL when
+# WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

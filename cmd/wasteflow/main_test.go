@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+// environment returns a lookup over vars plus a private key file.
+func environment(t *testing.T, db configs.Database, vars ...string) func(string) (string, bool) {
+	m := map[string]string{
+		"WASTEFLOW_DATABASE_URL":    db.URL,
+		"WASTEFLOW_SECRET_KEY_FILE": filepath.Join(t.TempDir(), "secret.key"),
+		"WASTEFLOW_LOG_LEVEL":       "warn",
+	}
+	for i := 0; i+1 < len(vars); i += 2 {
+		m[vars[i]] = vars[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func runCmd(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb, lookup, nil)
+	return code, out.String(), errb.String()
+}
+
+func TestInvalidConfigurationNamesTheVariable(t *testing.T) {
+	for variable, value := range map[string]string{
+		"WASTEFLOW_ADDR":         "no-port",
+		"WASTEFLOW_ENVIRONMENT":  "prod",
+		"WASTEFLOW_DATABASE_URL": "mysql://x",
+		"WASTEFLOW_READ_TIMEOUT": "soon",
+		"WASTEFLOW_BODY_LIMIT":   "-1",
+		"WASTEFLOW_LOG_FORMAT":   "xml",
+	} {
+		code, _, stderr := runCmd(t, environment(t, dbtest.SQLite(t), variable, value), "serve")
+		if code != exitError || !strings.Contains(stderr, variable) {
+			t.Errorf("%s=%s: exit %d, stderr %q; want exit 1 naming the variable", variable, value, code, stderr)
+		}
+	}
+	if code, _, _ := runCmd(t, environment(t, dbtest.SQLite(t)), "frobnicate"); code != exitUsage {
+		t.Errorf("unknown command: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestAdminApplyIsIdempotentAndAtomic(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db configs.Database) {
+		env := environment(t, db)
+		file := filepath.Join(t.TempDir(), "bootstrap.yaml")
+		os.WriteFile(file, []byte(`
+providers:     [{id: dev-9, environment: development, name: "Nine"}]
+organisations: [{id: acme, provider: dev-9, kind: company, name: "ACME", country: DE, region: BY}]
+applications:  [{provider: dev-9, name: ui, appToken: "an-app-token-that-is-long-enough", scopes: [usermgt]}]
+accounts:      [{provider: dev-9, organisation: acme, username: alice, password: "correct-horse-battery", scopes: [usermgt]}]
+`), 0o600)
+		code, out, stderr := runCmd(t, env, "admin", "apply", file)
+		if code != exitOK || !strings.Contains(out, "accounts: 1 created") {
+			t.Fatalf("first apply: exit %d\n%s%s", code, out, stderr)
+		}
+		code, out, stderr = runCmd(t, env, "admin", "apply", file)
+		if code != exitOK || !strings.Contains(out, "nothing changed") || !strings.Contains(out, "accounts: 0 created, 0 updated, 1 unchanged") {
+			t.Fatalf("second apply: exit %d\n%s%s", code, out, stderr)
+		}
+		bad := filepath.Join(t.TempDir(), "bad.yaml")
+		os.WriteFile(bad, []byte("providers:\n  - {id: p2, environment: test, name: Two}\naccounts:\n  - {provider: nobody, organisation: acme, username: bob, password: \"long-enough-password\"}\n"), 0o600)
+		code, _, stderr = runCmd(t, env, "admin", "apply", bad)
+		if code != exitError || !strings.Contains(stderr, `accounts[0] (line 4): unknown provider "nobody"`) {
+			t.Fatalf("bad file: exit %d, stderr %q", code, stderr)
+		}
+		// p2 was valid but must not have been applied.
+		code, out, _ = runCmd(t, env, "admin", "apply", file)
+		if code != exitOK || !strings.Contains(out, "providers: 0 created, 0 updated, 1 unchanged") {
+			t.Fatalf("after failed apply: %s", out)
+		}
+		if code, _, _ := runCmd(t, env, "migrate"); code != exitOK {
+			t.Fatalf("migrate on a migrated database: exit %d", code)
+		}
+	})
+}
+
+func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
+	db := dbtest.SQLite(t)
+	env := environment(t, db)
+	code, out, stderr := runCmd(t, env, "demo")
+	if code != exitOK || !strings.Contains(out, "alice-demo-password") || !strings.Contains(out, "IssueRefreshToken") {
+		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = runCmd(t, env, "demo")
+	if code != exitOK || !strings.Contains(out, "accounts: 0 created, 0 updated, 7 unchanged") {
+		t.Fatalf("second demo: exit %d\n%s", code, out)
+	}
+	prod := environment(t, dbtest.SQLite(t), "WASTEFLOW_ENVIRONMENT", "production")
+	if code, _, stderr := runCmd(t, prod, "demo"); code != exitError || !strings.Contains(stderr, "production") {
+		t.Fatalf("demo in production: exit %d, %s", code, stderr)
+	}
+}
+
+// The real binary: started, serving, stopped by SIGTERM with exit status 0.
+func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "wasteflow")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dbtest.Each(t, func(t *testing.T, db configs.Database) {
+		cmd := exec.Command(bin, "serve")
+		cmd.Env = append(os.Environ(),
+			"WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_DATABASE_URL="+db.URL,
+			"WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(t.TempDir(), "k"), "WASTEFLOW_SHUTDOWN_GRACE=5s")
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+		lines := bufio.NewScanner(stderr)
+		var base string
+		for lines.Scan() {
+			if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
+				base = m[1]
+				break
+			}
+		}
+		if base == "" {
+			t.Fatal("server never said where it listens")
+		}
+		go io.Copy(io.Discard, stderr)
+		resp, err := http.Get(base + "/readyz")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("readyz: %v %v", resp, err)
+		}
+		resp.Body.Close()
+		start := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("exit after SIGTERM: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no exit within 10 s of SIGTERM")
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(start))
+		if _, err := http.Get(base + "/healthz"); err == nil {
+			t.Fatal("still accepting connections after exit")
+		}
+	})
+}

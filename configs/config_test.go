@@ -1,0 +1,103 @@
+package configs_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasteflow/wasteflow/configs"
+)
+
+func lookup(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := configs.Load(lookup(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.Environment != "development" || c.Database.Driver != "sqlite" ||
+		c.Database.DSN != "data/wasteflow.db" || c.BodyLimit != 28<<20 || c.LogFormat != "text" || c.ShutdownGrace != 20*time.Second {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, _ = configs.Load(lookup(map[string]string{"WASTEFLOW_DATABASE_URL": "", "WASTEFLOW_ENVIRONMENT": "production"}))
+	if c.Database.Driver != "sqlite" || c.LogFormat != "json" {
+		t.Fatalf("empty database URL or production log format: %+v", c)
+	}
+}
+
+func TestPostgresURLAndRedaction(t *testing.T) {
+	c, err := configs.Load(lookup(map[string]string{"WASTEFLOW_DATABASE_URL": "postgres://u:s3cret@db:5432/wf?sslmode=disable"}))
+	if err != nil || c.Database.Driver != "postgres" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if got := configs.RedactURL(c.Database.URL); strings.Contains(got, "s3cret") {
+		t.Fatalf("RedactURL kept the password: %s", got)
+	}
+	_, err = configs.Load(lookup(map[string]string{"WASTEFLOW_DATABASE_URL": "postgres://u:s3cret@/x", "WASTEFLOW_ADDR": "x"}))
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("error %v leaks the password or is missing", err)
+	}
+}
+
+func TestErrorsNameTheVariable(t *testing.T) {
+	for _, s := range configs.Settings {
+		if s.Name == "WASTEFLOW_TRUSTED_PROXIES" || s.Name == "WASTEFLOW_DATABASE_URL" {
+			continue // every string is a valid (empty) list or the sqlite default
+		}
+		_, err := configs.Load(lookup(map[string]string{s.Name: "!!bogus!!"}))
+		if s.Name == "WASTEFLOW_SECRET_KEY_FILE" {
+			if err != nil {
+				t.Errorf("%s: %v", s.Name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), s.Name) {
+			t.Errorf("%s=!!bogus!!: err = %v, want one naming the variable", s.Name, err)
+		}
+	}
+	_, err := configs.Load(lookup(map[string]string{"WASTEFLOW_TRUSTED_PROXIES": "10.0.0.0/8, nonsense"}))
+	if err == nil || !strings.Contains(err.Error(), "WASTEFLOW_TRUSTED_PROXIES") {
+		t.Errorf("trusted proxies: %v", err)
+	}
+	_, err = configs.Load(lookup(map[string]string{"WASTEFLOW_DB_MAX_OPEN_CONNS": "2", "WASTEFLOW_DB_MAX_IDLE_CONNS": "5"}))
+	if err == nil || !strings.Contains(err.Error(), "WASTEFLOW_DB_MAX_IDLE_CONNS") {
+		t.Errorf("idle > open: %v", err)
+	}
+}
+
+func TestFileThenEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wasteflow.yaml")
+	os.WriteFile(path, []byte("WASTEFLOW_ADDR: 0.0.0.0:9000\nWASTEFLOW_ENVIRONMENT: staging\n"), 0o600)
+	c, err := configs.Load(lookup(map[string]string{"WASTEFLOW_CONFIG": path, "WASTEFLOW_ENVIRONMENT": "test"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "0.0.0.0:9000" || c.Environment != "test" {
+		t.Fatalf("file then environment: addr %s env %s", c.Addr, c.Environment)
+	}
+	os.WriteFile(path, []byte("WASTEFLOW_ADRR: x\n"), 0o600)
+	if _, err := configs.Load(lookup(map[string]string{"WASTEFLOW_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "WASTEFLOW_ADRR") {
+		t.Fatalf("typo in file: %v", err)
+	}
+	os.WriteFile(path, []byte("WASTEFLOW_ENVIRONMENT: moon\n"), 0o600)
+	if _, err := configs.Load(lookup(map[string]string{"WASTEFLOW_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "file "+path) {
+		t.Fatalf("bad value in file does not name the file: %v", err)
+	}
+}
+
+// The README documents every setting.
+func TestREADMEListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range configs.Settings {
+		if !strings.Contains(string(readme), "`"+s.Name+"`") {
+			t.Errorf("README.md does not document %s", s.Name)
+		}
+	}
+}
