@@ -10,7 +10,7 @@ STATICCHECK_VERSION := v0.8.2
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wasteflow
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wasteflow
 
 # Migrate, load the demo data into the embedded SQLite database, serve on
 # 127.0.0.1:8080. The demo step prints how to log in.

@@ -113,6 +113,16 @@ type exchange struct {
 
 func start(t *testing.T, dbcfg configs.Database) *env {
 	t.Helper()
+	e := newServer(t, dbcfg)
+	e.t = t
+	t.Cleanup(e.validateRecorded)
+	return e
+}
+
+// newServer starts the server with the test operations on a fresh database
+// holding two providers: dev-1 (development, this server's) and test-1.
+func newServer(t testing.TB, dbcfg configs.Database) *env {
+	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	for _, p := range []models.Provider{
 		{ID: "dev-1", Environment: "development", Name: "Dev"},
@@ -133,9 +143,7 @@ func start(t *testing.T, dbcfg configs.Database) *env {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	e := &env{t: t, url: hs.URL, srv: srv}
-	t.Cleanup(e.validateRecorded)
-	return e
+	return &env{url: hs.URL, srv: srv}
 }
 
 type call struct {

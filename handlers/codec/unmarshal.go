@@ -40,16 +40,18 @@ func Unmarshal(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return &Error{Reason: fmt.Sprintf("invalid UTF-8 at offset %d", invalidUTF8Offset(data))}
 	}
-	// One encoding/json pass validates the syntax, rejects trailing data and
-	// enforces its nesting limit (which also bounds our recursion), with
-	// offsets in its errors. The reader below then only sees valid JSON.
-	if err := json.Unmarshal(data, &discard{}); err != nil {
+	// encoding/json validates the syntax, rejects trailing data and enforces
+	// its nesting limit (which also bounds our recursion); the reader below
+	// then only sees valid JSON. json.Valid is a single allocation-free pass;
+	// only on failure is the input scanned again for the error's offset.
+	if !json.Valid(data) {
+		err := json.Unmarshal(data, &discard{})
 		var se *json.SyntaxError
 		if errors.As(err, &se) && se.Offset > 0 && se.Offset <= int64(len(data)) && !strings.HasPrefix(se.Error(), "unexpected end") {
 			// Offset counts the offending byte as read; report its index.
 			return &Error{Reason: fmt.Sprintf("malformed JSON at offset %d: %v", se.Offset-1, se)}
 		}
-		return &Error{Reason: "malformed JSON: " + err.Error()}
+		return &Error{Reason: "malformed JSON: " + fmt.Sprint(err)}
 	}
 	d := decoder{r: reader{data: data}}
 	switch c := d.r.peek(); c {
@@ -65,7 +67,7 @@ func Unmarshal(data []byte, v any) error {
 
 const jsonSpace = " \t\r\n"
 
-// discard accepts any (valid) JSON value; used for validation only.
+// discard accepts any valid JSON value; used to obtain syntax errors.
 type discard struct{}
 
 func (*discard) UnmarshalJSON([]byte) error { return nil }
@@ -142,8 +144,8 @@ func (d *decoder) typeErr(want string, c byte) *Error {
 func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 	for d.r.more() {
 		f := ti.byName[string(d.r.key())] // no allocation for the lookup
-		if f == nil {                     // DiscardUnknown, at every depth
-			d.r.skip()
+		if f == nil {
+			d.r.skip() // DiscardUnknown, at every depth
 			continue
 		}
 		d.push(pathSeg{name: f.name, index: -1})

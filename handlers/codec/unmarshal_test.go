@@ -238,6 +238,27 @@ func TestUnmarshalErrors(t *testing.T) {
 	}
 }
 
+// TestDeepButLegal decodes and re-encodes a recursive message just inside
+// encoding/json's nesting limit, which also bounds our recursion.
+func TestDeepButLegal(t *testing.T) {
+	const depth = 9998
+	body := strings.Repeat(`{"next":`, depth) + `{"s":"leaf"}` + strings.Repeat(`}`, depth)
+	var r Rich
+	if err := codec.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for p := &r; p.Next != nil; p = p.Next {
+		n++
+	}
+	if n != depth {
+		t.Fatalf("decoded depth %d, want %d", n, depth)
+	}
+	if _, err := codec.Marshal(&r); err != nil {
+		t.Fatalf("Marshal: %v", err)
+	}
+}
+
 func TestErrorString(t *testing.T) {
 	var r Rich
 	err := codec.Unmarshal([]byte(`{"qpar":{"pageSize":"99999999999"}}`), &r)
