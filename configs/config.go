@@ -41,6 +41,22 @@ type Config struct {
 	// SecretKeyFile holds the server key for HMACs of app tokens and client
 	// secrets. Outside production it is created on first use.
 	SecretKeyFile string
+
+	Auth Auth
+}
+
+// Auth configures tokens, password hashing and login throttling.
+type Auth struct {
+	Issuer           string
+	SigningKeyFile   string
+	VerifyKeyFiles   []string
+	AccessTokenTTL   time.Duration
+	RefreshTokenTTL  time.Duration
+	GroupTokenTTL    time.Duration
+	HashConcurrency  int
+	MaxFailures      int
+	MaxFailuresPerIP int
+	FailureWindow    time.Duration
 }
 
 // Database selects and tunes the storage.
@@ -135,6 +151,36 @@ var Settings = []Setting{
 		c.SecretKeyFile = v
 		return nil
 	}},
+	{"WASTEFLOW_JWT_ISSUER", "wasteflow", "iss of every token; audiences are <issuer>/api, <issuer>/refresh and <issuer>/notifier", func(c *Config, v string) error {
+		if v == "" {
+			return errors.New("must not be empty")
+		}
+		c.Auth.Issuer = v
+		return nil
+	}},
+	{"WASTEFLOW_JWT_SIGNING_KEY_FILE", "./data/jwt-signing-key.pem", "PKCS#8 PEM Ed25519 private key that signs tokens; created when missing except in production", func(c *Config, v string) error {
+		if v == "" {
+			return errors.New("must not be empty")
+		}
+		c.Auth.SigningKeyFile = v
+		return nil
+	}},
+	{"WASTEFLOW_JWT_VERIFY_KEY_FILES", "", "comma-separated PEM files of further Ed25519 keys that still verify (the previous signing key during a rotation)", func(c *Config, v string) error {
+		c.Auth.VerifyKeyFiles = nil
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				c.Auth.VerifyKeyFiles = append(c.Auth.VerifyKeyFiles, f)
+			}
+		}
+		return nil
+	}},
+	{"WASTEFLOW_ACCESS_TOKEN_TTL", "5m", "access token lifetime", durationSetter(func(c *Config) *time.Duration { return &c.Auth.AccessTokenTTL })},
+	{"WASTEFLOW_REFRESH_TOKEN_TTL", "720h", "refresh token lifetime (30 days); each rotation starts a new one", durationSetter(func(c *Config) *time.Duration { return &c.Auth.RefreshTokenTTL })},
+	{"WASTEFLOW_GROUP_TOKEN_TTL", "15m", "notifier group token lifetime", durationSetter(func(c *Config) *time.Duration { return &c.Auth.GroupTokenTTL })},
+	{"WASTEFLOW_PASSWORD_HASH_CONCURRENCY", "4", "argon2id hashes computed at once (19 MiB each); logins beyond wait, then get 503", intSetter(func(c *Config) *int { return &c.Auth.HashConcurrency })},
+	{"WASTEFLOW_LOGIN_MAX_FAILURES", "10", "failed credential attempts per account, client id or group within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailures })},
+	{"WASTEFLOW_LOGIN_MAX_FAILURES_PER_IP", "100", "failed credential attempts per client address within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailuresPerIP })},
+	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 
 func durationSetter(field func(*Config) *time.Duration) func(*Config, string) error {

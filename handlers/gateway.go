@@ -57,6 +57,9 @@ func metadataOf(h http.Header) map[string][]string {
 
 const requestIDHeader = "X-Request-Id"
 
+// maxTokenLength bounds the work spent on a bearer token before parsing.
+const maxTokenLength = 8192
+
 // requestID echoes a sane incoming id and generates one otherwise; an id
 // becomes part of every log line, so it must not smuggle control characters.
 func requestID(in string) string {
@@ -90,6 +93,9 @@ func renderError(c *gin.Context, err error) {
 	if se.Code == status.Unauthenticated {
 		c.Header("WWW-Authenticate", `Bearer realm="wasteflow"`)
 	}
+	for k, v := range se.Headers {
+		c.Header(k, v)
+	}
 	c.Set(ctxKeyCode, se.Code)
 	body, mErr := json.Marshal(errorBody{Code: int(se.Code), Message: msg, Details: details})
 	if mErr != nil {
@@ -114,6 +120,8 @@ func (s *Server) entry(c *gin.Context) {
 	info := &reqctx.Info{
 		RequestID: id,
 		Metadata:  metadataOf(c.Request.Header),
+		ClientIP:  c.ClientIP(),
+		UserAgent: c.Request.UserAgent(),
 		Logger:    base,
 	}
 	c.Request = c.Request.WithContext(reqctx.With(c.Request.Context(), info))
@@ -168,8 +176,9 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			}
 			info.ProviderID = pid
 		}
-		if op.Security != NoToken {
-			p, err := s.authenticate(ctx, op, info.ProviderID, c.GetHeader("Authorization"))
+		authz := c.GetHeader("Authorization")
+		if op.Security != NoToken && (op.Security != OptionalAccessToken || authz != "") {
+			p, err := s.authenticate(ctx, op, info.ProviderID, authz)
 			if err != nil {
 				renderError(c, err)
 				return
@@ -266,7 +275,14 @@ func (s *Server) authenticate(ctx context.Context, op Operation, providerID, hea
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return nil, status.New(status.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")
 	}
-	p, err := s.auth.Authenticate(ctx, op.Security, providerID, token)
+	kind := op.Security
+	if kind == OptionalAccessToken {
+		kind = AccessToken
+	}
+	if len(token) > maxTokenLength {
+		return nil, status.New(status.Unauthenticated, "invalid token: too long")
+	}
+	p, err := s.auth.Authenticate(ctx, kind, providerID, token)
 	if err != nil {
 		return nil, err
 	}

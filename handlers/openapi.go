@@ -55,6 +55,10 @@ func BuildOpenAPI(ops []Operation, cfg *configs.Config) (*openapi3.T, error) {
 					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 					Description: "Single-use refresh token from AuthApi/IssueRefreshToken or RequestAccess; only for RequestAccess.",
 				}},
+				"GroupToken": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+					Description: "Group token from RegisteredGroupAuthApi/Login; only for notifier operations.",
+				}},
 			},
 			Parameters: openapi3.ParametersMap{
 				"ProviderId": &openapi3.ParameterRef{Value: &openapi3.Parameter{
@@ -91,6 +95,10 @@ func BuildOpenAPI(ops []Operation, cfg *configs.Config) (*openapi3.T, error) {
 			o.Security = &openapi3.SecurityRequirements{}
 		case RefreshToken:
 			o.Security = &openapi3.SecurityRequirements{{"RefreshToken": []string{}}}
+		case GroupToken:
+			o.Security = &openapi3.SecurityRequirements{{"GroupToken": []string{}}}
+		case OptionalAccessToken:
+			o.Security = &openapi3.SecurityRequirements{{}, {"AccessToken": []string{}}}
 		}
 		if !op.NoProvider {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ProviderId"})

@@ -20,6 +20,11 @@ const (
 	RefreshToken
 	// NoToken operations authenticate by their body or not at all.
 	NoToken
+	// OptionalAccessToken: a token is validated when sent (ChangePassword
+	// for another account), absent otherwise.
+	OptionalAccessToken
+	// GroupToken: Bearer group token of a notifier group.
+	GroupToken
 )
 
 // Operation is one REST operation, declared once. Routes, authentication,

@@ -10,7 +10,7 @@ const (
 // operations is the operation table: every REST operation, declared once.
 // Later services append their own declarations here.
 func (s *Server) operations() []Operation {
-	return []Operation{
+	return append([]Operation{
 		Unary(Operation{
 			Package: pkgCore, Service: "DiscoveryApi", Method: "ListProvider", Verb: http.MethodGet,
 			Security: NoToken, NoProvider: true,
@@ -19,5 +19,5 @@ func (s *Server) operations() []Operation {
 				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +
 				"Use a provider of this host's environment as provider_id on every other call.",
 		}, s.listProvider),
-	}
+	}, s.authOperations()...)
 }

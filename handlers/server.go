@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -23,8 +24,11 @@ type Deps struct {
 	Config *configs.Config
 	DB     *gorm.DB
 	Log    *slog.Logger
-	// Auth validates bearer tokens; nil refuses every token.
-	Auth Authenticator
+	// Auth runs the account and token workflows and validates bearer
+	// tokens; nil serves no AuthApi and refuses every token.
+	Auth *auth.Service
+	// JWKS is the document served at /.well-known/jwks.json.
+	JWKS []byte
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -38,6 +42,8 @@ type Server struct {
 	db       *gorm.DB
 	log      *slog.Logger
 	auth     Authenticator
+	authSvc  *auth.Service
+	jwks     []byte
 	version  string
 	metrics  *metrics
 	ops      []Operation
@@ -50,9 +56,13 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, auth: d.Auth, version: d.Version}
-	if s.auth == nil {
-		s.auth = refuseTokens{}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, jwks: d.JWKS, version: d.Version}
+	s.auth = refuseTokens{}
+	if d.Auth != nil {
+		s.auth = tokenAuth{d.Auth}
+	}
+	if s.jwks == nil {
+		s.jwks = []byte(`{"keys":[]}`)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -125,6 +135,7 @@ var plainPaths = []struct{ path, summary, description string }{
 	{"/readyz", "Readiness", "200 when the database answers and every migration is applied; 503 (code 14) otherwise."},
 	{"/metrics", "Prometheus metrics", "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format)."},
 	{"/openapi.yaml", "This OpenAPI description", "Generated from the server's operation table."},
+	{"/.well-known/jwks.json", "Token verification keys", "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation."},
 }
 
 func (s *Server) plain(path string) gin.HandlerFunc {
@@ -161,6 +172,8 @@ func (s *Server) plainHandler(path string) gin.HandlerFunc {
 		return gin.WrapH(h)
 	case "/openapi.yaml":
 		return func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }
+	case "/.well-known/jwks.json":
+		return func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }
 	}
 	panic("no handler for " + path)
 }

@@ -21,8 +21,10 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -141,12 +143,47 @@ func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(
 	return fn(db)
 }
 
-func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
+func keyring(cfg *configs.Config) (*credentials.Keyring, error) {
 	keys, err := credentials.LoadKeyring(cfg.SecretKeyFile, !cfg.Production())
 	if err != nil {
 		return nil, fmt.Errorf("WASTEFLOW_SECRET_KEY_FILE: %w", err)
 	}
-	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(runtime.GOMAXPROCS(0)), Keyring: keys}, nil
+	return keys, nil
+}
+
+func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
+	keys, err := keyring(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(cfg.Auth.HashConcurrency), Keyring: keys}, nil
+}
+
+// newAuth loads the token keys and the server key and builds the account
+// and token workflows.
+func newAuth(ctx context.Context, cfg *configs.Config, db *gorm.DB) (*auth.Service, *tokens.Keys, error) {
+	keys, err := tokens.LoadKeys(cfg.Auth.SigningKeyFile, cfg.Auth.VerifyKeyFiles, !cfg.Production())
+	if err != nil {
+		return nil, nil, fmt.Errorf("WASTEFLOW_JWT_SIGNING_KEY_FILE / WASTEFLOW_JWT_VERIFY_KEY_FILES: %w", err)
+	}
+	ring, err := keyring(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := auth.New(ctx, auth.Service{
+		DB:      db,
+		Tokens:  &tokens.Issuer{Keys: keys, Name: cfg.Auth.Issuer},
+		Hasher:  credentials.NewHasher(cfg.Auth.HashConcurrency),
+		Keyring: ring,
+		Config: auth.Config{
+			AccessTTL: cfg.Auth.AccessTokenTTL, RefreshTTL: cfg.Auth.RefreshTokenTTL, GroupTTL: cfg.Auth.GroupTokenTTL,
+			MaxFailures: cfg.Auth.MaxFailures, MaxFailuresPerIP: cfg.Auth.MaxFailuresPerIP, FailureWindow: cfg.Auth.FailureWindow,
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, keys, nil
 }
 
 func adminApply(ctx context.Context, cfg *configs.Config, log *slog.Logger, path string, stdout io.Writer) error {
@@ -245,7 +282,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready fun
 	if len(applied) > 0 {
 		log.Info("migrations applied", "versions", applied)
 	}
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version})
+	authSvc, keys, err := newAuth(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS()})
 	if err != nil {
 		return err
 	}

@@ -134,4 +134,5 @@ func Equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
 const (
 	PurposeAppToken     = "app-token"
 	PurposeClientSecret = "client-secret"
+	PurposeGroupSecret  = "group-secret"
 )

@@ -13,8 +13,11 @@ const infoKey key = 0
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
-	Subject          string // account id, client id or group id
-	Username         string
+	Subject          string // account id, or group id for group tokens
+	AccountID        int64  // 0 for group tokens
+	GroupID          string // set for group tokens only
+	TokenID          string // jti of the presented token
+	Generation       int    // refresh tokens: generation within the session
 	ProviderID       string
 	OrganisationID   string
 	OrganisationKind string // company or authority
@@ -43,6 +46,8 @@ type Info struct {
 	// Metadata are the forwarded request headers, lower-cased names, after
 	// the gateway's deny-list (the gRPC metadata of the facade).
 	Metadata  map[string][]string
+	ClientIP  string // the peer, or X-Forwarded-For from a trusted proxy
+	UserAgent string
 	Principal *Principal
 	Logger    *slog.Logger
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // Code is a gRPC status code. The numbers are the wire contract.
@@ -85,8 +87,10 @@ type Error struct {
 	Details []any
 	// HTTP overrides HTTPStatus(Code) where the gateway itself answers with
 	// another status for the same code (413 for an oversized body is code 8).
-	HTTP  int
-	Cause error
+	HTTP int
+	// Headers are set on the response (Retry-After with code 8).
+	Headers map[string]string
+	Cause   error
 }
 
 func (e *Error) Error() string {
@@ -114,6 +118,19 @@ func New(c Code, format string, args ...any) *Error {
 // Wrap attaches a private cause to a public message.
 func Wrap(cause error, c Code, format string, args ...any) *Error {
 	return &Error{Code: c, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// RetryAfter sets the Retry-After header (whole seconds, at least 1).
+func (e *Error) RetryAfter(d time.Duration) *Error {
+	secs := int(d.Round(time.Second) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	if e.Headers == nil {
+		e.Headers = map[string]string{}
+	}
+	e.Headers["Retry-After"] = strconv.Itoa(secs)
+	return e
 }
 
 // WithDetails appends detail messages and returns e.

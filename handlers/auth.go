@@ -1,0 +1,380 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/tokens"
+)
+
+// tokenAuth adapts the auth workflow to the gateway's Authenticator.
+type tokenAuth struct{ svc *auth.Service }
+
+func (a tokenAuth) Authenticate(ctx context.Context, kind Security, provider, token string) (*reqctx.Principal, error) {
+	k := tokens.Access
+	switch kind {
+	case RefreshToken:
+		k = tokens.Refresh
+	case GroupToken:
+		k = tokens.Group
+	}
+	return a.svc.Authenticate(ctx, k, provider, token)
+}
+
+const pkgNotifier = "svc.namespaced_notifier.v1.api"
+
+const tokenLifetimes = "Access tokens live 5 minutes and refresh tokens 30 days by default " +
+	"(WASTEFLOW_ACCESS_TOKEN_TTL, WASTEFLOW_REFRESH_TOKEN_TTL); tokens are EdDSA-signed JWTs whose public keys are at /.well-known/jwks.json."
+
+func (s *Server) authOperations() []Operation {
+	if s.authSvc == nil {
+		return nil
+	}
+	core := func(method, verb string, sec Security, scope, summary, desc string) Operation {
+		return Operation{Package: pkgCore, Service: "AuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
+	}
+	notifier := func(method, verb string, sec Security, scope, summary, desc string) Operation {
+		return Operation{Package: pkgNotifier, Service: "RegisteredGroupAuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
+	}
+	return []Operation{
+		Unary(core("IssueRefreshToken", http.MethodPost, NoToken, "", "Log in: credentials and app token for a refresh token",
+			"Send usernameCredentials or clientIdCredentials, plus the appToken of the application. Starts a session (a refresh-token family) "+
+				"whose scopes are the application's scopes intersected with the account's. Wrong credentials, unknown user and unknown app token "+
+				"all answer 401 with one message. Repeated failures per account and per client address answer 429 with Retry-After until the "+
+				"failure window ends (throttling, never a lockout). "+tokenLifetimes), s.issueRefreshToken),
+		Unary(core("RequestAccess", http.MethodPost, RefreshToken, "", "Exchange a refresh token for an access token and the next refresh token",
+			"The presented refresh token is consumed at once (rotation); keep the new one. Presenting a consumed refresh token revokes the whole "+
+				"session (reuse detection), so two concurrent calls with one token invalidate each other: refresh in one place. "+tokenLifetimes), s.requestAccess),
+		Unary(core("ChangePassword", http.MethodPost, OptionalAccessToken, "", "Change a password, authenticated by the current credentials",
+			"Needs no access token to change your own password. To change another account's password of your organisation, add targetUsername "+
+				"and send your access token with the scope usermgt. New passwords need at least 12 characters and must not be the username. "+
+				"Every session of the changed account is revoked. Failures count towards the login throttle of the account."), s.changePassword),
+		Unary(core("IssueClientId", http.MethodPost, AccessToken, "usermgt", "Create a client id and secret for machine logins",
+			"The client secret is shown in this response only; it is stored as an HMAC. Log in with clientIdCredentials."), s.issueClientID),
+		Unary(core("ListClientIds", http.MethodGet, AccessToken, "usermgt", "The calling account's active client ids",
+			"Never includes a secret."), s.listClientIDs),
+		Unary(core("RevokeClientId", http.MethodPost, AccessToken, "usermgt", "Revoke a client id of the calling account",
+			"Sessions logged in with it end at once."), s.revokeClientID),
+		Unary(core("ListSessions", http.MethodGet, AccessToken, "usermgt", "The calling account's active sessions",
+			"A session is a refresh-token family started by one login."), s.listSessions),
+		Unary(core("RevokeRefreshToken", http.MethodPost, AccessToken, "usermgt", "End a session of the calling account",
+			"Name the session by sessionId (from ListSessions) or by one of its refresh tokens. Its refresh and access tokens stop working at once."), s.revokeRefreshToken),
+
+		Unary(notifier("RegisterGroup", http.MethodPost, AccessToken, "usermgt", "Register a notifier group for your organisation",
+			"A group is how an integration receives notifications (document state changes, inbox entries, deadlines) without a user account. "+
+				"The groupSecret is shown in this response only. Names are unique per organisation."), s.registerGroup),
+		Unary(notifier("ListGroups", http.MethodGet, AccessToken, "usermgt", "The notifier groups of your organisation", "Never includes a secret."), s.listGroups),
+		Unary(notifier("Login", http.MethodPost, NoToken, "", "Exchange a group id and secret for a group token",
+			"Group tokens live 15 minutes by default (WASTEFLOW_GROUP_TOKEN_TTL) and are accepted only by notifier operations. "+
+				"Failures are throttled like user logins."), s.groupLogin),
+		Unary(notifier("GetGroup", http.MethodGet, GroupToken, "", "The group of the presented group token",
+			"Lets an integration check its token and registration."), s.getGroup),
+		Unary(notifier("UnregisterGroup", http.MethodPost, AccessToken, "usermgt", "Remove a notifier group of your organisation",
+			"Its group tokens stop working on their next use."), s.unregisterGroup),
+	}
+}
+
+// Credentials and token messages.
+
+type UsernameCredentials struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+type ClientIdCredentials struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+}
+
+type IssueRefreshTokenRequest struct {
+	UsernameCredentials *UsernameCredentials `json:"usernameCredentials"`
+	ClientIdCredentials *ClientIdCredentials `json:"clientIdCredentials"`
+	AppToken            string               `json:"appToken" doc:"token of the application, issued by the provider"`
+}
+
+type IssueRefreshTokenResponse struct {
+	RefreshToken          string    `json:"refreshToken"`
+	RefreshTokenExpiresAt time.Time `json:"refreshTokenExpiresAt"`
+}
+
+func (s *Server) issueRefreshToken(ctx context.Context, req *IssueRefreshTokenRequest) (*IssueRefreshTokenResponse, error) {
+	in := auth.LoginInput{AppToken: req.AppToken}
+	if u := req.UsernameCredentials; u != nil {
+		in.Username, in.Password = u.Username, u.Password
+	}
+	if c := req.ClientIdCredentials; c != nil {
+		in.ClientID, in.ClientSecret = c.ClientID, c.ClientSecret
+	}
+	tok, exp, err := s.authSvc.IssueRefreshToken(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &IssueRefreshTokenResponse{RefreshToken: tok, RefreshTokenExpiresAt: exp}, nil
+}
+
+type RequestAccessRequest struct{}
+
+type RequestAccessResponse struct {
+	AccessToken           string    `json:"accessToken"`
+	RefreshToken          string    `json:"refreshToken"`
+	AccessTokenExpiresAt  time.Time `json:"accessTokenExpiresAt"`
+	RefreshTokenExpiresAt time.Time `json:"refreshTokenExpiresAt"`
+}
+
+func (s *Server) requestAccess(ctx context.Context, _ *RequestAccessRequest) (*RequestAccessResponse, error) {
+	a, err := s.authSvc.RequestAccess(ctx, reqctx.From(ctx).Principal)
+	if err != nil {
+		return nil, err
+	}
+	return &RequestAccessResponse{AccessToken: a.AccessToken, RefreshToken: a.RefreshToken,
+		AccessTokenExpiresAt: a.AccessTokenExpiresAt, RefreshTokenExpiresAt: a.RefreshTokenExpiresAt}, nil
+}
+
+type ChangePasswordRequest struct {
+	UsernameCredentials *UsernameCredentials `json:"usernameCredentials" doc:"the caller's current credentials"`
+	NewPassword         string               `json:"newPassword"`
+	TargetUsername      string               `json:"targetUsername" doc:"another account of the caller's organisation; needs an access token with usermgt"`
+}
+
+type ChangePasswordResponse struct{}
+
+func (s *Server) changePassword(ctx context.Context, req *ChangePasswordRequest) (*ChangePasswordResponse, error) {
+	in := auth.ChangePasswordInput{NewPassword: req.NewPassword, TargetUsername: req.TargetUsername}
+	if u := req.UsernameCredentials; u != nil {
+		in.Username, in.Password = u.Username, u.Password
+	}
+	if err := s.authSvc.ChangePassword(ctx, in); err != nil {
+		return nil, err
+	}
+	return &ChangePasswordResponse{}, nil
+}
+
+type IssueClientIdRequest struct {
+	Description string `json:"description"`
+}
+
+type IssueClientIdResponse struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret" doc:"shown only here"`
+}
+
+func (s *Server) issueClientID(ctx context.Context, req *IssueClientIdRequest) (*IssueClientIdResponse, error) {
+	id, secret, err := s.authSvc.IssueClientID(ctx, req.Description)
+	if err != nil {
+		return nil, err
+	}
+	return &IssueClientIdResponse{ClientID: id, ClientSecret: secret}, nil
+}
+
+type ListClientIdsRequest struct{}
+
+type ClientIdInfo struct {
+	ClientID    string     `json:"clientId"`
+	Description string     `json:"description"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	LastUsedAt  *time.Time `json:"lastUsedAt"`
+}
+
+type ListClientIdsResponse struct {
+	ClientIds []ClientIdInfo `json:"clientIds"`
+}
+
+func (s *Server) listClientIDs(ctx context.Context, _ *ListClientIdsRequest) (*ListClientIdsResponse, error) {
+	list, err := s.authSvc.ListClientIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListClientIdsResponse{ClientIds: make([]ClientIdInfo, 0, len(list))}
+	for _, c := range list {
+		out.ClientIds = append(out.ClientIds, ClientIdInfo{ClientID: c.ID, Description: c.Description, CreatedAt: c.CreatedAt, LastUsedAt: c.LastUsedAt})
+	}
+	return out, nil
+}
+
+type RevokeClientIdRequest struct {
+	ClientID string `json:"clientId"`
+}
+
+type RevokeClientIdResponse struct{}
+
+func (s *Server) revokeClientID(ctx context.Context, req *RevokeClientIdRequest) (*RevokeClientIdResponse, error) {
+	return &RevokeClientIdResponse{}, s.authSvc.RevokeClientID(ctx, req.ClientID)
+}
+
+// CredentialType of a session.
+type CredentialType int32
+
+func (CredentialType) EnumNames() []string {
+	return []string{"CREDENTIAL_TYPE_UNSPECIFIED", models.CredentialPassword, models.CredentialClientID}
+}
+
+func credentialType(s string) CredentialType {
+	for i, n := range CredentialType(0).EnumNames() {
+		if n == s {
+			return CredentialType(i)
+		}
+	}
+	return 0
+}
+
+type ListSessionsRequest struct{}
+
+type SessionInfo struct {
+	SessionID       string         `json:"sessionId"`
+	CreatedAt       time.Time      `json:"createdAt"`
+	LastUsedAt      time.Time      `json:"lastUsedAt"`
+	ExpiresAt       time.Time      `json:"expiresAt"`
+	CredentialType  CredentialType `json:"credentialType"`
+	ApplicationName string         `json:"applicationName"`
+	UserAgent       string         `json:"userAgent"`
+	ClientIP        string         `json:"clientIp"`
+}
+
+type ListSessionsResponse struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+func (s *Server) listSessions(ctx context.Context, _ *ListSessionsRequest) (*ListSessionsResponse, error) {
+	list, err := s.authSvc.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListSessionsResponse{Sessions: make([]SessionInfo, 0, len(list))}
+	for _, v := range list {
+		out.Sessions = append(out.Sessions, SessionInfo{SessionID: v.ID, CreatedAt: v.CreatedAt, LastUsedAt: v.LastUsedAt, ExpiresAt: v.ExpiresAt,
+			CredentialType: credentialType(v.CredentialType), ApplicationName: v.ApplicationName, UserAgent: v.UserAgent, ClientIP: v.ClientIP})
+	}
+	return out, nil
+}
+
+type RevokeRefreshTokenRequest struct {
+	SessionID    string `json:"sessionId"`
+	RefreshToken string `json:"refreshToken"`
+}
+
+type RevokeRefreshTokenResponse struct{}
+
+func (s *Server) revokeRefreshToken(ctx context.Context, req *RevokeRefreshTokenRequest) (*RevokeRefreshTokenResponse, error) {
+	return &RevokeRefreshTokenResponse{}, s.authSvc.RevokeSession(ctx, req.SessionID, req.RefreshToken)
+}
+
+// Notifier groups.
+
+// EventKind is a kind of notification a group can receive.
+type EventKind int32
+
+func (EventKind) EnumNames() []string { return append([]string{"EVENT_KIND_UNSPECIFIED"}, auth.EventKinds...) }
+
+type Group struct {
+	GroupID        string      `json:"groupId"`
+	Name           string      `json:"name"`
+	OrganisationID string      `json:"organisationId"`
+	EventKinds     []EventKind `json:"eventKinds"`
+	CreatedAt      time.Time   `json:"createdAt"`
+	LastLoginAt    *time.Time  `json:"lastLoginAt"`
+}
+
+func groupOf(g *models.NotifierGroup) Group {
+	out := Group{GroupID: g.ID, Name: g.Name, OrganisationID: g.OrganisationID, CreatedAt: g.CreatedAt, LastLoginAt: g.LastLoginAt, EventKinds: []EventKind{}}
+	names := EventKind(0).EnumNames()
+	for _, k := range g.EventKinds {
+		for i, n := range names {
+			if n == k {
+				out.EventKinds = append(out.EventKinds, EventKind(i))
+			}
+		}
+	}
+	return out
+}
+
+type RegisterGroupRequest struct {
+	Name       string      `json:"name"`
+	EventKinds []EventKind `json:"eventKinds"`
+}
+
+type RegisterGroupResponse struct {
+	GroupID     string `json:"groupId"`
+	GroupSecret string `json:"groupSecret" doc:"shown only here"`
+	Group       Group  `json:"group"`
+}
+
+func (s *Server) registerGroup(ctx context.Context, req *RegisterGroupRequest) (*RegisterGroupResponse, error) {
+	names := EventKind(0).EnumNames()
+	kinds := make([]string, 0, len(req.EventKinds))
+	for _, k := range req.EventKinds {
+		if k <= 0 || int(k) >= len(names) {
+			kinds = append(kinds, "UNKNOWN")
+			continue
+		}
+		kinds = append(kinds, names[k])
+	}
+	g, secret, err := s.authSvc.RegisterGroup(ctx, req.Name, kinds)
+	if err != nil {
+		return nil, err
+	}
+	return &RegisterGroupResponse{GroupID: g.ID, GroupSecret: secret, Group: groupOf(g)}, nil
+}
+
+type ListGroupsRequest struct{}
+
+type ListGroupsResponse struct {
+	Groups []Group `json:"groups"`
+}
+
+func (s *Server) listGroups(ctx context.Context, _ *ListGroupsRequest) (*ListGroupsResponse, error) {
+	list, err := s.authSvc.ListGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListGroupsResponse{Groups: make([]Group, 0, len(list))}
+	for i := range list {
+		out.Groups = append(out.Groups, groupOf(&list[i]))
+	}
+	return out, nil
+}
+
+type GroupLoginRequest struct {
+	GroupID     string `json:"groupId"`
+	GroupSecret string `json:"groupSecret"`
+}
+
+type GroupLoginResponse struct {
+	GroupToken string    `json:"groupToken"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+}
+
+func (s *Server) groupLogin(ctx context.Context, req *GroupLoginRequest) (*GroupLoginResponse, error) {
+	tok, exp, err := s.authSvc.GroupLogin(ctx, req.GroupID, req.GroupSecret)
+	if err != nil {
+		return nil, err
+	}
+	return &GroupLoginResponse{GroupToken: tok, ExpiresAt: exp}, nil
+}
+
+type GetGroupRequest struct{}
+
+type GetGroupResponse struct {
+	Group Group `json:"group"`
+}
+
+func (s *Server) getGroup(ctx context.Context, _ *GetGroupRequest) (*GetGroupResponse, error) {
+	g, err := s.authSvc.GetGroup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &GetGroupResponse{Group: groupOf(g)}, nil
+}
+
+type UnregisterGroupRequest struct {
+	GroupID string `json:"groupId"`
+}
+
+type UnregisterGroupResponse struct{}
+
+func (s *Server) unregisterGroup(ctx context.Context, req *UnregisterGroupRequest) (*UnregisterGroupResponse, error) {
+	return &UnregisterGroupResponse{}, s.authSvc.UnregisterGroup(ctx, req.GroupID)
+}

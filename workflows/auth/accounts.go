@@ -1,0 +1,207 @@
+package auth
+
+import (
+	"context"
+	"errors"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/tokens"
+)
+
+// ChangePasswordInput is what ChangePassword receives.
+type ChangePasswordInput struct {
+	Username, Password, NewPassword, TargetUsername string
+}
+
+// ChangePassword authenticates by the current credentials in the body.
+// Changing another account's password (same organisation) also needs the
+// caller's access token with usermgt. Every session of the changed account
+// is revoked: whoever knew the old password is logged out.
+func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) error {
+	info := reqctx.From(ctx)
+	provider := info.ProviderID
+	switch {
+	case in.Username == "" || in.Password == "":
+		return status.Invalid("usernameCredentials", "username and current password are required")
+	case in.NewPassword == "":
+		return status.Invalid("newPassword", "the new password is required")
+	}
+	release, err := s.attempt(ctx, accountKey(provider, in.Username), ipKey(info.ClientIP))
+	if err != nil {
+		return err
+	}
+	acc, err := s.verifyPassword(ctx, provider, in.Username, in.Password)
+	if err != nil {
+		release(false)
+		return err
+	}
+	if acc == nil {
+		release(false)
+		return invalidCredentials()
+	}
+	release(true)
+
+	target := acc
+	if in.TargetUsername != "" && in.TargetUsername != in.Username {
+		p := info.Principal
+		switch {
+		case p == nil:
+			return status.New(status.Unauthenticated, "changing another account's password needs an access token with the scope usermgt")
+		case p.AccountID != acc.ID:
+			return status.New(status.PermissionDenied, "the access token belongs to another account than the credentials")
+		case !p.HasScope("usermgt"):
+			return status.New(status.PermissionDenied, "changing another account's password needs the scope usermgt").
+				WithDetails(status.Info("INSUFFICIENT_SCOPE", map[string]string{"scope": "usermgt"}))
+		}
+		var t models.Account
+		err := s.DB.WithContext(ctx).Where("provider_id = ? AND username = ? AND organisation_id = ?", provider, in.TargetUsername, acc.OrganisationID).Take(&t).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return status.New(status.NotFound, "no account %q in your organisation", in.TargetUsername)
+		}
+		if err != nil {
+			return err
+		}
+		target = &t
+	}
+	if err := rules.CheckPassword(target.Username, in.NewPassword); err != nil {
+		return status.Invalid("newPassword", err.Error())
+	}
+	if target == acc && in.NewPassword == in.Password {
+		return status.Invalid("newPassword", "the new password must differ from the current one")
+	}
+	hash, err := s.Hasher.Hash(ctx, in.NewPassword)
+	if err != nil {
+		return busy(err)
+	}
+	now := s.now()
+	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Account{}).Where("id = ?", target.ID).
+			Updates(map[string]any{"password_hash": hash, "password_changed_at": now}).Error; err != nil {
+			return err
+		}
+		return tx.Model(&models.Session{}).Where("account_id = ? AND revoked_at IS NULL", target.ID).
+			Updates(map[string]any{"revoked_at": now, "revoked_reason": "password_changed"}).Error
+	})
+}
+
+// needAccount returns the calling account's id or an error for callers that
+// are not accounts (group tokens).
+func needAccount(p *reqctx.Principal) (int64, error) {
+	if p == nil || p.AccountID == 0 {
+		return 0, status.New(status.PermissionDenied, "this operation needs an account's access token")
+	}
+	return p.AccountID, nil
+}
+
+// IssueClientID creates a machine login for the calling account. The secret
+// is returned here only.
+func (s *Service) IssueClientID(ctx context.Context, description string) (id, secret string, err error) {
+	p := reqctx.From(ctx).Principal
+	acc, err := needAccount(p)
+	if err != nil {
+		return "", "", err
+	}
+	if len(description) > 200 {
+		return "", "", status.Invalid("description", "at most 200 characters")
+	}
+	id = "cid_" + randomID(12)
+	secret = randomSecret()
+	c := models.ClientID{ID: id, ProviderID: p.ProviderID, AccountID: acc, Description: description,
+		SecretHash: s.Keyring.MAC(credentials.PurposeClientSecret, secret), CreatedAt: s.now()}
+	if err := s.DB.WithContext(ctx).Create(&c).Error; err != nil {
+		return "", "", err
+	}
+	return id, secret, nil
+}
+
+// ListClientIDs returns the calling account's active client ids.
+func (s *Service) ListClientIDs(ctx context.Context) ([]models.ClientID, error) {
+	acc, err := needAccount(reqctx.From(ctx).Principal)
+	if err != nil {
+		return nil, err
+	}
+	var out []models.ClientID
+	err = s.DB.WithContext(ctx).Where("account_id = ? AND revoked_at IS NULL", acc).Order("created_at, id").Find(&out).Error
+	return out, err
+}
+
+// RevokeClientID ends a client id and every session logged in with it.
+func (s *Service) RevokeClientID(ctx context.Context, id string) error {
+	acc, err := needAccount(reqctx.From(ctx).Principal)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return status.Invalid("clientId", "required")
+	}
+	now := s.now()
+	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.ClientID{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", id, acc).Update("revoked_at", now)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return status.New(status.NotFound, "no active client id %q of your account", id)
+		}
+		return tx.Model(&models.Session{}).Where("client_id = ? AND revoked_at IS NULL", id).
+			Updates(map[string]any{"revoked_at": now, "revoked_reason": "client_id_revoked"}).Error
+	})
+}
+
+// SessionView is a session with its application's name.
+type SessionView struct {
+	models.Session
+	ApplicationName string
+}
+
+// ListSessions returns the calling account's active sessions, newest first.
+func (s *Service) ListSessions(ctx context.Context) ([]SessionView, error) {
+	acc, err := needAccount(reqctx.From(ctx).Principal)
+	if err != nil {
+		return nil, err
+	}
+	var out []SessionView
+	err = s.DB.WithContext(ctx).Table("sessions").
+		Select("sessions.*, applications.name AS application_name").
+		Joins("JOIN applications ON applications.id = sessions.application_id").
+		Where("sessions.account_id = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?", acc, s.now()).
+		Order("sessions.created_at DESC, sessions.id").Scan(&out).Error
+	return out, err
+}
+
+// RevokeSession ends one session of the calling account, named by its id
+// or by one of its refresh tokens.
+func (s *Service) RevokeSession(ctx context.Context, sessionID, refreshToken string) error {
+	acc, err := needAccount(reqctx.From(ctx).Principal)
+	if err != nil {
+		return err
+	}
+	switch {
+	case sessionID != "" && refreshToken != "":
+		return status.Invalid("sessionId", "send sessionId or refreshToken, not both")
+	case sessionID == "" && refreshToken == "":
+		return status.Invalid("sessionId", "sessionId or refreshToken is required")
+	case refreshToken != "":
+		// A consumed token still names its session.
+		c, err := s.Tokens.Verify(tokens.Refresh, refreshToken)
+		if err != nil {
+			return status.Invalid("refreshToken", "not a refresh token of this server")
+		}
+		sessionID = c.SessionID
+	}
+	res := s.DB.WithContext(ctx).Model(&models.Session{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", sessionID, acc).
+		Updates(map[string]any{"revoked_at": s.now(), "revoked_reason": "revoked"})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return status.New(status.NotFound, "no active session %q of your account", sessionID)
+	}
+	return nil
+}

@@ -1,0 +1,406 @@
+// Package auth is the account and token workflow: logins by password or
+// client id, strict refresh-token rotation with reuse detection, sessions,
+// client ids, password changes, notifier groups, and the validation of the
+// tokens the gateway receives.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/tokens"
+)
+
+// Config holds lifetimes and throttling limits.
+type Config struct {
+	AccessTTL  time.Duration // default 5 minutes
+	RefreshTTL time.Duration // default 30 days
+	GroupTTL   time.Duration // default 15 minutes
+
+	// MaxFailures per account, client id or group within FailureWindow;
+	// MaxFailuresPerIP per client address. Attempts beyond answer 429.
+	MaxFailures      int
+	MaxFailuresPerIP int
+	FailureWindow    time.Duration
+}
+
+// Service runs the account and token workflows.
+type Service struct {
+	DB      *gorm.DB
+	Tokens  *tokens.Issuer
+	Hasher  *credentials.Hasher
+	Keyring *credentials.Keyring
+	Config  Config
+	// Now is the clock; tests move it.
+	Now func() time.Time
+
+	dummyHash string
+}
+
+// New prepares a service. It hashes one throwaway password so that a login
+// for an unknown user costs as much as one with a wrong password.
+func New(ctx context.Context, s Service) (*Service, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	h, err := s.Hasher.Hash(ctx, "timing-equaliser-"+randomID(8))
+	if err != nil {
+		return nil, err
+	}
+	s.dummyHash = h
+	return &s, nil
+}
+
+func (s *Service) now() time.Time { return s.Now().UTC() }
+
+// invalidCredentials is the one answer to every failed login, whatever
+// failed: user, password, client id, secret or app token.
+func invalidCredentials() error {
+	return status.New(status.Unauthenticated, "invalid credentials")
+}
+
+func invalidToken(why string) error {
+	return status.New(status.Unauthenticated, "invalid token: %s", why)
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// LoginInput is what IssueRefreshToken receives.
+type LoginInput struct {
+	Username, Password     string
+	ClientID, ClientSecret string
+	AppToken               string
+}
+
+// IssueRefreshToken logs in and starts a session (a refresh-token family).
+func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string, time.Time, error) {
+	info := reqctx.From(ctx)
+	provider := info.ProviderID
+	byPassword := in.Username != "" || in.Password != ""
+	byClient := in.ClientID != "" || in.ClientSecret != ""
+	switch {
+	case byPassword && byClient:
+		return "", time.Time{}, status.Invalid("usernameCredentials", "send either usernameCredentials or clientIdCredentials, not both")
+	case !byPassword && !byClient:
+		return "", time.Time{}, status.Invalid("usernameCredentials", "credentials are required: usernameCredentials or clientIdCredentials")
+	case in.AppToken == "":
+		return "", time.Time{}, status.Invalid("appToken", "the app token is required")
+	}
+	key := accountKey(provider, in.Username)
+	if byClient {
+		key = "client:" + provider + ":" + in.ClientID
+	}
+	release, err := s.attempt(ctx, key, ipKey(info.ClientIP))
+	if err != nil {
+		return "", time.Time{}, err
+	}
+
+	var app models.Application
+	appErr := s.DB.WithContext(ctx).Where("provider_id = ? AND app_token_hash = ? AND revoked_at IS NULL",
+		provider, s.Keyring.MAC(credentials.PurposeAppToken, in.AppToken)).Take(&app).Error
+	if appErr != nil && !errors.Is(appErr, gorm.ErrRecordNotFound) {
+		release(false)
+		return "", time.Time{}, appErr
+	}
+	var acc *models.Account
+	var clientID *string
+	credType := models.CredentialPassword
+	if byPassword {
+		acc, err = s.verifyPassword(ctx, provider, in.Username, in.Password)
+	} else {
+		credType = models.CredentialClientID
+		acc, err = s.verifyClient(ctx, provider, in.ClientID, in.ClientSecret)
+		clientID = &in.ClientID
+	}
+	if err != nil {
+		release(false)
+		return "", time.Time{}, err
+	}
+	if acc == nil || appErr != nil {
+		release(false)
+		return "", time.Time{}, invalidCredentials()
+	}
+	release(true)
+
+	now := s.now()
+	sess := models.Session{
+		ID: "ses_" + randomID(16), ProviderID: provider, AccountID: acc.ID, ClientID: clientID,
+		ApplicationID: app.ID, CredentialType: credType, Scopes: intersect(app.Scopes, acc.Scopes),
+		UserAgent: truncate(info.UserAgent, 256), ClientIP: info.ClientIP,
+		CreatedAt: now, LastUsedAt: now, ExpiresAt: now.Add(s.Config.RefreshTTL),
+	}
+	org, err := s.organisation(ctx, s.DB, provider, acc.OrganisationID)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	var token string
+	var exp time.Time
+	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&sess).Error; err != nil {
+			return err
+		}
+		if clientID != nil {
+			if err := tx.Model(&models.ClientID{}).Where("id = ?", *clientID).Update("last_used_at", now).Error; err != nil {
+				return err
+			}
+		}
+		token, exp, err = s.issueRefresh(tx, &sess, acc, org, 1)
+		return err
+	})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return token, exp, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// verifyPassword returns the account, nil when the credentials are wrong.
+// An unknown user costs one hash too.
+func (s *Service) verifyPassword(ctx context.Context, provider, username, password string) (*models.Account, error) {
+	var acc models.Account
+	err := s.DB.WithContext(ctx).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", provider, username).Take(&acc).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		_, herr := s.Hasher.Verify(ctx, password, s.dummyHash)
+		return nil, busy(herr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := s.Hasher.Verify(ctx, password, acc.PasswordHash)
+	if err != nil {
+		return nil, busy(err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return &acc, nil
+}
+
+func busy(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, credentials.ErrBusy) {
+		return status.Wrap(err, status.Unavailable, "too many logins at once; try again").RetryAfter(time.Second)
+	}
+	return err
+}
+
+func (s *Service) verifyClient(ctx context.Context, provider, clientID, secret string) (*models.Account, error) {
+	var c models.ClientID
+	err := s.DB.WithContext(ctx).Where("id = ? AND provider_id = ? AND revoked_at IS NULL", clientID, provider).Take(&c).Error
+	mac := s.Keyring.MAC(credentials.PurposeClientSecret, secret)
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !credentials.Equal(mac, c.SecretHash) {
+		return nil, nil
+	}
+	var acc models.Account
+	err = s.DB.WithContext(ctx).Where("id = ? AND disabled_at IS NULL", c.AccountID).Take(&acc).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	return &acc, err
+}
+
+func (s *Service) organisation(ctx context.Context, db *gorm.DB, provider, id string) (*models.Organisation, error) {
+	var org models.Organisation
+	if err := db.WithContext(ctx).Where("provider_id = ? AND id = ?", provider, id).Take(&org).Error; err != nil {
+		return nil, fmt.Errorf("organisation %s/%s: %w", provider, id, err)
+	}
+	return &org, nil
+}
+
+func intersect(a, b models.Scopes) models.Scopes {
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+			}
+		}
+	}
+	return models.NewScopes(out...)
+}
+
+func baseClaims(sess *models.Session, acc *models.Account, org *models.Organisation) tokens.Claims {
+	c := tokens.Claims{
+		Provider: sess.ProviderID, Organisation: org.ID, OrganisationKind: org.Kind,
+		Scopes: []string(sess.Scopes), SessionID: sess.ID,
+	}
+	c.Subject = strconv.FormatInt(acc.ID, 10)
+	return c
+}
+
+// issueRefresh records and signs generation gen of the session's refresh
+// token inside tx.
+func (s *Service) issueRefresh(tx *gorm.DB, sess *models.Session, acc *models.Account, org *models.Organisation, gen int) (string, time.Time, error) {
+	c := baseClaims(sess, acc, org)
+	c.ID = "rt_" + randomID(16)
+	c.Generation = gen
+	token, exp, err := s.Tokens.Sign(tokens.Refresh, c, s.Config.RefreshTTL)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	rt := models.RefreshToken{JTI: c.ID, SessionID: sess.ID, Generation: gen, IssuedAt: s.now(), ExpiresAt: exp}
+	if err := tx.Create(&rt).Error; err != nil {
+		return "", time.Time{}, err
+	}
+	return token, exp, nil
+}
+
+// Access is what RequestAccess returns.
+type Access struct {
+	AccessToken, RefreshToken                   string
+	AccessTokenExpiresAt, RefreshTokenExpiresAt time.Time
+}
+
+// RequestAccess consumes the presented refresh token and issues an access
+// token and the next refresh token of the same session. A token that was
+// already consumed revokes the whole session (RFC 9700 reuse detection).
+func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Access, error) {
+	now := s.now()
+	var out Access
+	reused := false
+	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec("UPDATE refresh_tokens SET consumed_at = ? WHERE jti = ? AND session_id = ? AND consumed_at IS NULL",
+			now, p.TokenID, p.SessionID)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			var n int64
+			if err := tx.Model(&models.RefreshToken{}).Where("jti = ? AND session_id = ?", p.TokenID, p.SessionID).Count(&n).Error; err != nil {
+				return err
+			}
+			if n == 0 {
+				return invalidToken("unknown refresh token")
+			}
+			reused = true
+			return revokeSession(tx, p.SessionID, now, "reuse")
+		}
+		var sess models.Session
+		if err := tx.Where("id = ?", p.SessionID).Take(&sess).Error; err != nil {
+			return err
+		}
+		if !sess.Active(now) {
+			return invalidToken("the session has ended")
+		}
+		var acc models.Account
+		if err := tx.Where("id = ? AND disabled_at IS NULL", sess.AccountID).Take(&acc).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return invalidToken("the account is disabled")
+			}
+			return err
+		}
+		org, err := s.organisation(ctx, tx, sess.ProviderID, acc.OrganisationID)
+		if err != nil {
+			return err
+		}
+		if out.RefreshToken, out.RefreshTokenExpiresAt, err = s.issueRefresh(tx, &sess, &acc, org, p.Generation+1); err != nil {
+			return err
+		}
+		ac := baseClaims(&sess, &acc, org)
+		ac.ID = "at_" + randomID(16)
+		if out.AccessToken, out.AccessTokenExpiresAt, err = s.Tokens.Sign(tokens.Access, ac, s.Config.AccessTTL); err != nil {
+			return err
+		}
+		return tx.Model(&models.Session{}).Where("id = ?", sess.ID).
+			Updates(map[string]any{"last_used_at": now, "expires_at": out.RefreshTokenExpiresAt}).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reused {
+		reqctx.Logger(ctx).Warn("refresh token reuse detected; session revoked", "session", p.SessionID, "generation", p.Generation)
+		return nil, invalidToken("refresh token already used; the session is revoked")
+	}
+	return &out, nil
+}
+
+// revokeSession sets the one revocation flag of a family.
+func revokeSession(tx *gorm.DB, id string, now time.Time, reason string) error {
+	return tx.Model(&models.Session{}).Where("id = ? AND revoked_at IS NULL", id).
+		Updates(map[string]any{"revoked_at": now, "revoked_reason": reason}).Error
+}
+
+// Authenticate validates a bearer token of kind for provider. Access and
+// group tokens are checked against the database on every call, so
+// revocation takes effect at once.
+func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, token string) (*reqctx.Principal, error) {
+	c, err := s.Tokens.Verify(kind, token)
+	if err != nil {
+		return nil, status.Wrap(err, status.Unauthenticated, "invalid token")
+	}
+	if c.Provider != provider {
+		return nil, invalidToken("issued for another provider")
+	}
+	p := &reqctx.Principal{
+		Subject: c.Subject, ProviderID: c.Provider, OrganisationID: c.Organisation, OrganisationKind: c.OrganisationKind,
+		Scopes: c.Scopes, SessionID: c.SessionID, TokenID: c.ID, Generation: c.Generation,
+	}
+	switch kind {
+	case tokens.Group:
+		var n int64
+		if err := s.DB.WithContext(ctx).Model(&models.NotifierGroup{}).Where("id = ? AND provider_id = ?", c.Subject, provider).Count(&n).Error; err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, invalidToken("the group is no longer registered")
+		}
+		p.GroupID = c.Subject
+		p.Scopes = nil
+		return p, nil
+	case tokens.Access:
+		var sess models.Session
+		err := s.DB.WithContext(ctx).Where("id = ?", c.SessionID).Take(&sess).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && (!sess.Active(s.now()) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
+			return nil, invalidToken("the session has ended")
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.AccountID = sess.AccountID
+	case tokens.Refresh:
+		// The session and the token's state are checked by RequestAccess
+		// inside its transaction.
+		id, err := strconv.ParseInt(c.Subject, 10, 64)
+		if err != nil {
+			return nil, invalidToken("bad subject")
+		}
+		p.AccountID = id
+	}
+	return p, nil
+}

@@ -1,0 +1,73 @@
+package auth
+
+import (
+	"context"
+	"time"
+
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+func accountKey(provider, username string) string { return "acct:" + provider + ":" + username }
+
+func ipKey(ip string) string { return "ip:" + ip }
+
+// attempt reserves one credential attempt for every key before any hash is
+// computed, so parallel guesses at the threshold cannot slip through (each
+// one counts until it succeeds). Counters live in the database and are
+// shared by every instance. When any key is over its limit the answer is
+// 429 with Retry-After until its window ends: throttling, never lockout.
+//
+// release(true) clears the account-like keys and gives the address its
+// attempt back; release(false) leaves the failure counted.
+func (s *Service) attempt(ctx context.Context, keys ...string) (release func(success bool), err error) {
+	now := s.now().Unix()
+	window := int64(s.Config.FailureWindow / time.Second)
+	var retry int64
+	for _, key := range keys {
+		var row struct {
+			Failures    int
+			WindowStart int64
+		}
+		// One statement: atomic on both databases.
+		err := s.DB.WithContext(ctx).Raw(`
+INSERT INTO auth_throttle (key, failures, window_start) VALUES (?, 1, ?)
+ON CONFLICT (key) DO UPDATE SET
+  failures     = CASE WHEN auth_throttle.window_start <= ? THEN 1 ELSE auth_throttle.failures + 1 END,
+  window_start = CASE WHEN auth_throttle.window_start <= ? THEN ? ELSE auth_throttle.window_start END
+RETURNING failures, window_start`, key, now, now-window, now-window, now).Scan(&row).Error
+		if err != nil {
+			return nil, err
+		}
+		limit := s.Config.MaxFailures
+		if key[:3] == "ip:" {
+			limit = s.Config.MaxFailuresPerIP
+		}
+		if row.Failures > limit {
+			if r := row.WindowStart + window - now; r > retry {
+				retry = r
+			}
+		}
+	}
+	if retry > 0 {
+		reqctx.Logger(ctx).Warn("credential attempts throttled", "retry_after_s", retry)
+		return nil, status.New(status.ResourceExhausted, "too many failed attempts; try again later").
+			RetryAfter(time.Duration(retry) * time.Second).
+			WithDetails(status.Info("LOGIN_THROTTLED", nil))
+	}
+	return func(success bool) {
+		if !success {
+			return
+		}
+		// Detached from the request: a cancelled client must not keep a
+		// successful login counted against the account.
+		db := s.DB.WithContext(context.WithoutCancel(ctx))
+		for _, key := range keys {
+			if key[:3] == "ip:" {
+				db.Exec("UPDATE auth_throttle SET failures = failures - 1 WHERE key = ? AND failures > 0", key)
+			} else {
+				db.Exec("DELETE FROM auth_throttle WHERE key = ?", key)
+			}
+		}
+	}, nil
+}
