@@ -267,7 +267,9 @@ func (s *Server) revokeRefreshToken(ctx context.Context, req *RevokeRefreshToken
 // EventKind is a kind of notification a group can receive.
 type EventKind int32
 
-func (EventKind) EnumNames() []string { return append([]string{"EVENT_KIND_UNSPECIFIED"}, auth.EventKinds...) }
+func (EventKind) EnumNames() []string {
+	return append([]string{"EVENT_KIND_UNSPECIFIED"}, auth.EventKinds...)
+}
 
 type Group struct {
 	GroupID        string      `json:"groupId"`

@@ -1,0 +1,526 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/bootstrap"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/tokens"
+)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+const authFixture = `
+providers:
+  - {id: dev-1, environment: development, name: Dev}
+  - {id: dev-2, environment: development, name: Dev two}
+organisations:
+  - {id: acme, provider: dev-1, kind: company, name: ACME, country: DE}
+  - {id: auth-nl, provider: dev-1, kind: authority, name: ILT, country: NL}
+  - {id: acme, provider: dev-2, kind: company, name: ACME two, country: DE}
+applications:
+  - {provider: dev-1, name: ui, appToken: "app-token-ui-0123456789abcdef", scopes: [usermgt, documents]}
+  - {provider: dev-1, name: viewer, appToken: "app-token-viewer-0123456789ab", scopes: [documents]}
+  - {provider: dev-2, name: ui, appToken: "app-token-dev2-0123456789abcde", scopes: [usermgt]}
+accounts:
+  - {provider: dev-1, organisation: acme, username: alice, password: "alice-password-1", scopes: [usermgt, documents]}
+  - {provider: dev-1, organisation: acme, username: bob, password: "bob-password-12", scopes: [documents]}
+  - {provider: dev-1, organisation: auth-nl, username: noor, password: "noor-password-1", scopes: [usermgt]}
+  - {provider: dev-2, organisation: acme, username: alice, password: "alice-two-pass", scopes: [usermgt]}
+`
+
+const (
+	appUI     = "app-token-ui-0123456789abcdef"
+	appViewer = "app-token-viewer-0123456789ab"
+	appDev2   = "app-token-dev2-0123456789abcde"
+)
+
+type authEnv struct {
+	*env
+	db     *gorm.DB
+	clock  *clock
+	keys   *tokens.Keys
+	issuer *tokens.Issuer
+}
+
+func startAuth(t *testing.T, dbcfg configs.Database, maxFailures int) *authEnv {
+	t.Helper()
+	db := dbtest.Open(t, dbcfg)
+	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
+	hasher := credentials.NewHasher(4)
+	f, err := bootstrap.Parse(strings.NewReader(authFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&bootstrap.Applier{DB: db, Hasher: hasher, Keyring: ring}).Apply(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	keys := tokens.NewKeys(priv)
+	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	issuer := &tokens.Issuer{Keys: keys, Name: "wasteflow", Now: clk.Now}
+	svc, err := auth.New(context.Background(), auth.Service{
+		DB: db, Tokens: issuer, Hasher: hasher, Keyring: ring, Now: clk.Now,
+		Config: auth.Config{AccessTTL: 5 * time.Minute, RefreshTTL: 720 * time.Hour, GroupTTL: 15 * time.Minute,
+			MaxFailures: maxFailures, MaxFailuresPerIP: 1000, FailureWindow: 15 * time.Minute},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
+	cfg.Database = dbcfg
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	e := &env{t: t, url: hs.URL, srv: srv}
+	t.Cleanup(e.validateRecorded)
+	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer}
+}
+
+const (
+	opLogin   = "/svc.core.v1.api.AuthApi/IssueRefreshToken"
+	opAccess  = "/svc.core.v1.api.AuthApi/RequestAccess"
+	opSession = "/svc.core.v1.api.AuthApi/ListSessions"
+	opChange  = "/svc.core.v1.api.AuthApi/ChangePassword"
+	opRevoke  = "/svc.core.v1.api.AuthApi/RevokeRefreshToken"
+)
+
+func hdr(provider, token string) map[string]string {
+	h := map[string]string{"provider_id": provider}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return h
+}
+
+func (a *authEnv) post(t *testing.T, path string, headers map[string]string, body any) (int, map[string]any, []byte) {
+	t.Helper()
+	var b []byte
+	if body != nil {
+		b, _ = json.Marshal(body)
+	}
+	st, _, resp := a.do(t, call{path: path, headers: headers, body: b})
+	var m map[string]any
+	_ = json.Unmarshal(resp, &m)
+	return st, m, resp
+}
+
+func (a *authEnv) get(t *testing.T, path string, headers map[string]string) (int, map[string]any, []byte) {
+	t.Helper()
+	st, _, resp := a.do(t, call{method: http.MethodGet, path: path, headers: headers})
+	var m map[string]any
+	_ = json.Unmarshal(resp, &m)
+	return st, m, resp
+}
+
+func (a *authEnv) login(t *testing.T, provider, user, pw, app string) string {
+	t.Helper()
+	st, m, body := a.post(t, opLogin, hdr(provider, ""), map[string]any{
+		"usernameCredentials": map[string]string{"username": user, "password": pw}, "appToken": app})
+	if st != 200 {
+		t.Fatalf("login %s: HTTP %d %s", user, st, body)
+	}
+	return m["refreshToken"].(string)
+}
+
+// access exchanges rt and returns the access token and the next refresh token.
+func (a *authEnv) access(t *testing.T, provider, rt string) (string, string) {
+	t.Helper()
+	st, m, body := a.post(t, opAccess, hdr(provider, rt), nil)
+	if st != 200 {
+		t.Fatalf("RequestAccess: HTTP %d %s", st, body)
+	}
+	return m["accessToken"].(string), m["refreshToken"].(string)
+}
+
+func TestAuthFlow(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		a := startAuth(t, dbcfg, 10)
+
+		t.Run("login, access, protected call; scopes are app ∩ account", func(t *testing.T) {
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			st, m, body := a.get(t, opSession, hdr("dev-1", at))
+			if st != 200 || len(m["sessions"].([]any)) != 1 {
+				t.Fatalf("ListSessions: %d %s", st, body)
+			}
+			// viewer app lacks usermgt: alice's token from it lacks it too.
+			at2, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appViewer))
+			st, _, body = a.get(t, opSession, hdr("dev-1", at2))
+			wantError(t, 403, 7, st, body, "usermgt")
+			// bob's account lacks usermgt although the app has it.
+			at3, _ := a.access(t, "dev-1", a.login(t, "dev-1", "bob", "bob-password-12", appUI))
+			st, _, body = a.get(t, opSession, hdr("dev-1", at3))
+			wantError(t, 403, 7, st, body)
+		})
+
+		t.Run("wrong credentials all look the same", func(t *testing.T) {
+			var messages []string
+			for _, c := range []struct{ provider, user, pw, app string }{
+				{"dev-1", "alice", "wrong-password-x", appUI},
+				{"dev-1", "nobody", "alice-password-1", appUI},
+				{"dev-1", "alice", "alice-password-1", "not-an-app-token-at-all-xx"},
+				{"dev-1", "alice", "alice-password-1", appDev2}, // another provider's app
+				{"dev-2", "bob", "bob-password-12", appDev2},    // bob is of dev-1
+			} {
+				st, m, body := a.post(t, opLogin, hdr(c.provider, ""), map[string]any{
+					"usernameCredentials": map[string]string{"username": c.user, "password": c.pw}, "appToken": c.app})
+				wantError(t, 401, 16, st, body)
+				messages = append(messages, m["message"].(string))
+			}
+			for _, msg := range messages[1:] {
+				if msg != messages[0] {
+					t.Fatalf("login failures differ: %q", messages)
+				}
+			}
+			st, _, body := a.post(t, opLogin, hdr("dev-1", ""), map[string]any{"appToken": appUI})
+			wantError(t, 400, 3, st, body)
+		})
+
+		t.Run("rotation and reuse detection", func(t *testing.T) {
+			rt0 := a.login(t, "dev-1", "alice", "alice-password-1", appUI)
+			at1, rt1 := a.access(t, "dev-1", rt0)
+			_, rt2 := a.access(t, "dev-1", rt1)
+			st, _, body := a.post(t, opAccess, hdr("dev-1", rt0), nil) // replay an ancestor
+			wantError(t, 401, 16, st, body, "already used")
+			for _, tok := range []string{rt1, rt2} {
+				st, _, body = a.post(t, opAccess, hdr("dev-1", tok), nil)
+				wantError(t, 401, 16, st, body)
+			}
+			st, _, body = a.get(t, opSession, hdr("dev-1", at1))
+			wantError(t, 401, 16, st, body)
+			var reason string
+			a.db.Raw("SELECT revoked_reason FROM sessions WHERE revoked_at IS NOT NULL AND revoked_reason = 'reuse'").Scan(&reason)
+			if reason != "reuse" {
+				t.Fatal("session not revoked with reason reuse")
+			}
+		})
+
+		t.Run("token kinds, providers and expiry", func(t *testing.T) {
+			rt := a.login(t, "dev-1", "alice", "alice-password-1", appUI)
+			at, rt2 := a.access(t, "dev-1", rt)
+			st, _, body := a.get(t, opSession, hdr("dev-1", rt2)) // refresh token as access token
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, opAccess, hdr("dev-1", at), nil) // access token as refresh token
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.get(t, opSession, hdr("dev-2", at)) // another provider's header
+			wantError(t, 401, 16, st, body)
+			a.clock.Advance(5*time.Minute + 31*time.Second) // past exp + leeway
+			st, _, body = a.get(t, opSession, hdr("dev-1", at))
+			wantError(t, 401, 16, st, body)
+			at2, _ := a.access(t, "dev-1", rt2) // the refresh token still works
+			if st, _, _ := a.get(t, opSession, hdr("dev-1", at2)); st != 200 {
+				t.Fatal("fresh access token refused")
+			}
+		})
+
+		t.Run("tampered tokens are refused", func(t *testing.T) {
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			parts := strings.Split(at, ".")
+			b64 := base64.RawURLEncoding.EncodeToString
+			_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
+			other := &tokens.Issuer{Keys: tokens.NewKeys(otherKey), Name: "wasteflow", Now: a.clock.Now}
+			foreign, _, _ := other.Sign(tokens.Access, tokens.Claims{Provider: "dev-1"}, time.Minute)
+			flipped := []byte(parts[1])
+			flipped[5] ^= 1
+			for name, tok := range map[string]string{
+				"alg none":     b64([]byte(`{"alg":"none","typ":"at+jwt"}`)) + "." + parts[1] + ".",
+				"alg nOnE":     b64([]byte(`{"alg":"nOnE","typ":"at+jwt","kid":"x"}`)) + "." + parts[1] + "." + parts[2],
+				"HS256":        b64([]byte(`{"alg":"HS256","typ":"at+jwt"}`)) + "." + parts[1] + "." + parts[2],
+				"unknown kid":  b64([]byte(`{"alg":"EdDSA","typ":"at+jwt","kid":"nope"}`)) + "." + parts[1] + "." + parts[2],
+				"flipped bit":  parts[0] + "." + string(flipped) + "." + parts[2],
+				"other key":    foreign,
+				"100,000 dots": strings.Repeat(".", 100_000),
+				"garbage":      "not-a-jwt",
+				"two segments": parts[0] + "." + parts[1],
+				"missing exp":  parts[0] + "." + b64([]byte(`{"iss":"wasteflow","sub":"1","aud":["wasteflow/api"],"prv":"dev-1","jti":"x"}`)) + "." + parts[2],
+				"wrong typ":    b64([]byte(`{"alg":"EdDSA","typ":"rt+jwt"}`)) + "." + parts[1] + "." + parts[2],
+			} {
+				st, _, body := a.get(t, opSession, hdr("dev-1", tok))
+				if st != 401 && !(name == "100,000 dots" && st == 431) {
+					t.Errorf("%s: HTTP %d %s", name, st, body)
+				}
+			}
+		})
+
+		t.Run("password change", func(t *testing.T) {
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "bob", "bob-password-12", appUI))
+			creds := func(pw string) map[string]string { return map[string]string{"username": "bob", "password": pw} }
+			st, _, body := a.post(t, opChange, hdr("dev-1", ""), map[string]any{"usernameCredentials": creds("wrong-password-x"), "newPassword": "a-new-password-1"})
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, opChange, hdr("dev-1", ""), map[string]any{"usernameCredentials": creds("bob-password-12"), "newPassword": "short"})
+			wantError(t, 400, 3, st, body, "at least 12 characters")
+			st, _, body = a.post(t, opChange, hdr("dev-1", ""), map[string]any{"usernameCredentials": creds("bob-password-12"), "newPassword": "BOB"})
+			wantError(t, 400, 3, st, body)
+			st, _, body = a.post(t, opChange, hdr("dev-1", ""), map[string]any{"usernameCredentials": creds("bob-password-12"), "newPassword": "bobs-new-password"})
+			if st != 200 {
+				t.Fatalf("change: %d %s", st, body)
+			}
+			// bob's sessions end: his (scope-less) access token is refused outright.
+			st, _, body = a.post(t, "/svc.core.v1.api.AuthApi/IssueClientId", hdr("dev-1", at), map[string]any{})
+			wantError(t, 401, 16, st, body)
+			a.login(t, "dev-1", "bob", "bobs-new-password", appUI)
+
+			// Another account's password: needs alice's access token with usermgt.
+			body2 := map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "alice-password-1"},
+				"newPassword": "reset-by-alice-1", "targetUsername": "bob"}
+			st, _, body = a.post(t, opChange, hdr("dev-1", ""), body2)
+			wantError(t, 401, 16, st, body)
+			atAlice, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			st, _, body = a.post(t, opChange, hdr("dev-1", atAlice), body2)
+			if st != 200 {
+				t.Fatalf("change bob by alice: %d %s", st, body)
+			}
+			a.login(t, "dev-1", "bob", "reset-by-alice-1", appUI)
+			body2["targetUsername"] = "noor" // another organisation
+			st, _, body = a.post(t, opChange, hdr("dev-1", atAlice), body2)
+			wantError(t, 404, 5, st, body)
+		})
+
+		t.Run("client ids", func(t *testing.T) {
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			st, m, body := a.post(t, "/svc.core.v1.api.AuthApi/IssueClientId", hdr("dev-1", at), map[string]any{"description": "erp export"})
+			if st != 200 {
+				t.Fatalf("IssueClientId: %d %s", st, body)
+			}
+			id, secret := m["clientId"].(string), m["clientSecret"].(string)
+			st, m, body = a.get(t, "/svc.core.v1.api.AuthApi/ListClientIds", hdr("dev-1", at))
+			if st != 200 || strings.Contains(string(body), secret) || strings.Contains(string(body), "ecret") || len(m["clientIds"].([]any)) != 1 {
+				t.Fatalf("ListClientIds: %d %s", st, body)
+			}
+			st, lm, body := a.post(t, opLogin, hdr("dev-1", ""), map[string]any{"clientIdCredentials": map[string]string{"clientId": id, "clientSecret": secret}, "appToken": appUI})
+			if st != 200 {
+				t.Fatalf("client login: %d %s", st, body)
+			}
+			cat, _ := a.access(t, "dev-1", lm["refreshToken"].(string))
+			st, _, body = a.post(t, opLogin, hdr("dev-1", ""), map[string]any{"clientIdCredentials": map[string]string{"clientId": id, "clientSecret": "wrong"}, "appToken": appUI})
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, "/svc.core.v1.api.AuthApi/RevokeClientId", hdr("dev-1", at), map[string]any{"clientId": id})
+			if st != 200 {
+				t.Fatalf("revoke: %d %s", st, body)
+			}
+			st, _, body = a.get(t, opSession, hdr("dev-1", cat)) // the client's session ended
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, opLogin, hdr("dev-1", ""), map[string]any{"clientIdCredentials": map[string]string{"clientId": id, "clientSecret": secret}, "appToken": appUI})
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, "/svc.core.v1.api.AuthApi/RevokeClientId", hdr("dev-1", at), map[string]any{"clientId": id})
+			wantError(t, 404, 5, st, body)
+		})
+
+		t.Run("sessions are listed and revoked one by one", func(t *testing.T) {
+			atA, _ := a.access(t, "dev-1", a.login(t, "dev-1", "noor", "noor-password-1", appUI))
+			rtB := a.login(t, "dev-1", "noor", "noor-password-1", appUI)
+			atB, rtB2 := a.access(t, "dev-1", rtB)
+			st, m, body := a.get(t, opSession, hdr("dev-1", atA))
+			if st != 200 || len(m["sessions"].([]any)) != 2 {
+				t.Fatalf("ListSessions: %d %s", st, body)
+			}
+			first := m["sessions"].([]any)[0].(map[string]any)
+			if first["credentialType"] != "USERNAME_PASSWORD" || first["applicationName"] != "ui" || first["clientIp"] != "127.0.0.1" {
+				t.Fatalf("session entry: %v", first)
+			}
+			// Revoke B by its refresh token: B's tokens stop at once, A goes on.
+			st, _, body = a.post(t, opRevoke, hdr("dev-1", atA), map[string]any{"refreshToken": rtB2})
+			if st != 200 {
+				t.Fatalf("revoke: %d %s", st, body)
+			}
+			st, _, body = a.get(t, opSession, hdr("dev-1", atB))
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, opAccess, hdr("dev-1", rtB2), nil)
+			wantError(t, 401, 16, st, body)
+			st, m, _ = a.get(t, opSession, hdr("dev-1", atA))
+			if st != 200 || len(m["sessions"].([]any)) != 1 {
+				t.Fatalf("after revoke: %v", m)
+			}
+			// Another account's session is not found.
+			atAlice, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			own := m["sessions"].([]any)[0].(map[string]any)["sessionId"]
+			st, _, body = a.post(t, opRevoke, hdr("dev-1", atAlice), map[string]any{"sessionId": own})
+			wantError(t, 404, 5, st, body)
+		})
+
+		t.Run("notifier groups", func(t *testing.T) {
+			const n = "/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/"
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			st, m, body := a.post(t, n+"RegisterGroup", hdr("dev-1", at), map[string]any{"name": "erp", "eventKinds": []string{"DEADLINE_OVERDUE", "DOCUMENT_STATE_CHANGED"}})
+			if st != 200 {
+				t.Fatalf("RegisterGroup: %d %s", st, body)
+			}
+			id, secret := m["groupId"].(string), m["groupSecret"].(string)
+			st, _, body = a.post(t, n+"RegisterGroup", hdr("dev-1", at), map[string]any{"name": "erp", "eventKinds": []string{"DEADLINE_OVERDUE"}})
+			wantError(t, 409, 6, st, body)
+			st, _, body = a.post(t, n+"RegisterGroup", hdr("dev-1", at), map[string]any{"name": "x"})
+			wantError(t, 400, 3, st, body)
+			st, lm, body := a.post(t, n+"Login", hdr("dev-1", ""), map[string]any{"groupId": id, "groupSecret": secret})
+			if st != 200 {
+				t.Fatalf("group login: %d %s", st, body)
+			}
+			gt := lm["groupToken"].(string)
+			st, gm, body := a.get(t, n+"GetGroup", hdr("dev-1", gt))
+			if st != 200 || gm["group"].(map[string]any)["name"] != "erp" {
+				t.Fatalf("GetGroup: %d %s", st, body)
+			}
+			st, _, body = a.get(t, opSession, hdr("dev-1", gt)) // a group token is no access token
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.get(t, n+"GetGroup", hdr("dev-1", at)) // nor the other way round
+			wantError(t, 401, 16, st, body)
+			st, _, body = a.post(t, n+"Login", hdr("dev-1", ""), map[string]any{"groupId": id, "groupSecret": "wrong"})
+			wantError(t, 401, 16, st, body)
+			st, lg, _ := a.get(t, n+"ListGroups", hdr("dev-1", at))
+			if st != 200 || len(lg["groups"].([]any)) != 1 || strings.Contains(fmt.Sprint(lg), secret) {
+				t.Fatalf("ListGroups: %v", lg)
+			}
+			st, _, body = a.post(t, n+"UnregisterGroup", hdr("dev-1", at), map[string]any{"groupId": id})
+			if st != 200 {
+				t.Fatalf("unregister: %d %s", st, body)
+			}
+			st, _, body = a.get(t, n+"GetGroup", hdr("dev-1", gt))
+			wantError(t, 401, 16, st, body)
+		})
+
+		t.Run("secrets are not stored in clear", func(t *testing.T) {
+			at, _ := a.access(t, "dev-1", a.login(t, "dev-1", "alice", "alice-password-1", appUI))
+			_, m, _ := a.post(t, "/svc.core.v1.api.AuthApi/IssueClientId", hdr("dev-1", at), map[string]any{})
+			secret := m["clientSecret"].(string)
+			dump := dumpTables(t, a.db)
+			for _, plain := range []string{"alice-password-1", "bob-password-12", appUI, secret, at} {
+				if strings.Contains(dump, plain) {
+					t.Errorf("%q… is stored in clear", plain[:8])
+				}
+			}
+		})
+	})
+}
+
+func dumpTables(t *testing.T, db *gorm.DB) string {
+	var b strings.Builder
+	for _, table := range []string{"providers", "organisations", "applications", "accounts", "client_ids", "sessions", "refresh_tokens", "auth_throttle", "notifier_groups"} {
+		var rows []map[string]any
+		if err := db.Table(table).Find(&rows).Error; err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, rows)
+	}
+	return b.String()
+}
+
+func TestLoginThrottling(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		a := startAuth(t, dbcfg, 3)
+		wrong := map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "wrong-password-x"}, "appToken": appUI}
+		right := map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "alice-password-1"}, "appToken": appUI}
+		for i := 0; i < 2; i++ {
+			st, _, body := a.post(t, opLogin, hdr("dev-1", ""), wrong)
+			wantError(t, 401, 16, st, body)
+		}
+		// The change-password path shares the account's counter.
+		st, _, body := a.post(t, opChange, hdr("dev-1", ""), map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "nope-nope-nope"}, "newPassword": "whatever-123456"})
+		wantError(t, 401, 16, st, body)
+		st, h, body := a.do(t, call{path: opLogin, headers: hdr("dev-1", ""), body: mustJSON(right)})
+		wantError(t, 429, 8, st, body)
+		if h.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+		// Other accounts are not affected.
+		a.login(t, "dev-1", "bob", "bob-password-12", appUI)
+		// Not a lockout: after the window the right password works.
+		a.clock.Advance(16 * time.Minute)
+		a.login(t, "dev-1", "alice", "alice-password-1", appUI)
+	})
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// Twenty clients present one refresh token at once, fifty times: exactly one
+// wins each time, and afterwards no token of the family works.
+func TestConcurrentRequestAccessOnPostgres(t *testing.T) {
+	a := startAuth(t, dbtest.Postgres(t), 1000)
+	const clients, trials = 20, 50
+	for trial := range trials {
+		rt := a.login(t, "dev-1", "alice", "alice-password-1", appUI)
+		var wg sync.WaitGroup
+		results := make(chan map[string]any, clients)
+		statuses := make(chan int, clients)
+		start := make(chan struct{})
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				req, _ := http.NewRequest(http.MethodPost, a.url+opAccess, nil)
+				req.Header.Set("provider_id", "dev-1")
+				req.Header.Set("Authorization", "Bearer "+rt)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					statuses <- -1
+					return
+				}
+				defer resp.Body.Close()
+				var m map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&m)
+				statuses <- resp.StatusCode
+				if resp.StatusCode == 200 {
+					results <- m
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(statuses)
+		close(results)
+		wins := 0
+		for st := range statuses {
+			switch st {
+			case 200:
+				wins++
+			case 401:
+			default:
+				t.Fatalf("trial %d: HTTP %d", trial, st)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("trial %d: %d winners, want exactly 1", trial, wins)
+		}
+		won := <-results
+		for _, tok := range []string{rt, won["refreshToken"].(string)} {
+			st, _, _ := a.post(t, opAccess, hdr("dev-1", tok), nil)
+			if st != 401 {
+				t.Fatalf("trial %d: a token of the family survived (HTTP %d)", trial, st)
+			}
+		}
+		st, _, _ := a.get(t, opSession, hdr("dev-1", won["accessToken"].(string)))
+		if st != 401 {
+			t.Fatalf("trial %d: the winner's access token survived the family's revocation", trial)
+		}
+	}
+}
