@@ -71,7 +71,7 @@ type authEnv struct {
 	issuer *tokens.Issuer
 }
 
-func startAuth(t *testing.T, dbcfg configs.Database, maxFailures int) *authEnv {
+func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
 	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
@@ -103,8 +103,11 @@ func startAuth(t *testing.T, dbcfg configs.Database, maxFailures int) *authEnv {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	e := &env{t: t, url: hs.URL, srv: srv}
-	t.Cleanup(e.validateRecorded)
+	e := &env{url: hs.URL, srv: srv}
+	if tt, ok := t.(*testing.T); ok { // benchmarks record nothing
+		e.t = tt
+		t.Cleanup(e.validateRecorded)
+	}
 	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer}
 }
 
@@ -523,4 +526,37 @@ func TestConcurrentRequestAccessOnPostgres(t *testing.T) {
 			t.Fatalf("trial %d: the winner's access token survived the family's revocation", trial)
 		}
 	}
+}
+
+// Fifty wrong passwords at once against a limit of five: no more than five
+// are ever evaluated (each attempt is reserved before its hash is computed).
+func TestParallelAttemptsAtTheThreshold(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		a := startAuth(t, dbcfg, 5)
+		body := mustJSON(map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "wrong-password-x"}, "appToken": appUI})
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		counts := map[int]int{}
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequest(http.MethodPost, a.url+opLogin, bytes.NewReader(body))
+				req.Header.Set("provider_id", "dev-1")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				counts[resp.StatusCode]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if counts[401] > 5 || counts[401]+counts[429] != 50 {
+			t.Fatalf("statuses %v: want at most 5 evaluated (401), the rest 429", counts)
+		}
+	})
 }

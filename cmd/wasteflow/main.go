@@ -36,6 +36,7 @@ Usage:
   wasteflow serve              run the HTTP server (migrates the database first)
   wasteflow migrate            apply database migrations and exit
   wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
+  wasteflow admin create-account | reset-password | issue-app-token   (see wasteflow admin)
   wasteflow demo               migrate and apply the built-in demo data, print how to log in
   wasteflow version            print the version
 
@@ -45,7 +46,7 @@ file named by WASTEFLOW_CONFIG; see README.md.
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv, nil)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv, nil)
 	stop()
 	os.Exit(code)
 }
@@ -59,7 +60,7 @@ const (
 
 // run is the whole program; ready, when not nil, receives the address the
 // server listens on (tests use it).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
@@ -97,21 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 			return nil
 		})
 	case "admin":
-		if len(args) < 2 {
-			fmt.Fprint(stderr, usage)
-			return exitUsage
-		}
-		switch args[1] {
-		case "apply":
-			if len(args) != 3 {
-				fmt.Fprintln(stderr, "usage: wasteflow admin apply FILE")
-				return exitUsage
-			}
-			cmdErr = adminApply(ctx, cfg, log, args[2], stdout)
-		default:
-			fmt.Fprintf(stderr, "wasteflow: unknown admin command %q\n\n%s", args[1], usage)
-			return exitUsage
-		}
+		return admin(ctx, cfg, log, args[1:], stdin, stdout, stderr)
 	case "demo":
 		cmdErr = demo(ctx, cfg, log, stdout)
 	default:

@@ -22,9 +22,10 @@ import (
 // environment returns a lookup over vars plus a private key file.
 func environment(t *testing.T, db configs.Database, vars ...string) func(string) (string, bool) {
 	m := map[string]string{
-		"WASTEFLOW_DATABASE_URL":    db.URL,
-		"WASTEFLOW_SECRET_KEY_FILE": filepath.Join(t.TempDir(), "secret.key"),
-		"WASTEFLOW_LOG_LEVEL":       "warn",
+		"WASTEFLOW_DATABASE_URL":         db.URL,
+		"WASTEFLOW_SECRET_KEY_FILE":      filepath.Join(t.TempDir(), "secret.key"),
+		"WASTEFLOW_JWT_SIGNING_KEY_FILE": filepath.Join(t.TempDir(), "jwt.pem"),
+		"WASTEFLOW_LOG_LEVEL":            "warn",
 	}
 	for i := 0; i+1 < len(vars); i += 2 {
 		m[vars[i]] = vars[i+1]
@@ -35,7 +36,7 @@ func environment(t *testing.T, db configs.Database, vars ...string) func(string)
 func runCmd(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb, lookup, nil)
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb, lookup, nil)
 	return code, out.String(), errb.String()
 }
 
@@ -123,7 +124,8 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 		cmd := exec.Command(bin, "serve")
 		cmd.Env = append(os.Environ(),
 			"WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_DATABASE_URL="+db.URL,
-			"WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(t.TempDir(), "k"), "WASTEFLOW_SHUTDOWN_GRACE=5s")
+			"WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(t.TempDir(), "k"), "WASTEFLOW_SHUTDOWN_GRACE=5s",
+			"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(t.TempDir(), "jwt.pem"))
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -164,6 +166,46 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 		t.Logf("stopped %v after SIGTERM", time.Since(start))
 		if _, err := http.Get(base + "/healthz"); err == nil {
 			t.Fatal("still accepting connections after exit")
+		}
+	})
+}
+
+func TestAdminAccountCommands(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db configs.Database) {
+		env := environment(t, db)
+		if code, _, stderr := runCmd(t, env, "demo"); code != exitOK {
+			t.Fatalf("demo: %s", stderr)
+		}
+		code, out, stderr := runCmd(t, env, "admin", "create-account", "-provider", "dev-1", "-organisation", "acme", "-username", "carol", "-scopes", "usermgt")
+		if code != exitOK || !strings.Contains(out, "password (shown once): ") {
+			t.Fatalf("create-account: exit %d\n%s%s", code, out, stderr)
+		}
+		code, _, stderr = runCmd(t, env, "admin", "create-account", "-provider", "dev-1", "-organisation", "acme", "-username", "carol")
+		if code != exitError || !strings.Contains(stderr, "already exists") {
+			t.Fatalf("duplicate create-account: exit %d %s", code, stderr)
+		}
+		code, _, stderr = runCmd(t, env, "admin", "create-account", "-provider", "dev-1", "-organisation", "nope", "-username", "dave")
+		if code != exitError || !strings.Contains(stderr, "unknown organisation") {
+			t.Fatalf("unknown organisation: exit %d %s", code, stderr)
+		}
+		var buf bytes.Buffer
+		code = run(context.Background(), []string{"admin", "reset-password", "-provider", "dev-1", "-username", "carol", "-password-stdin"},
+			strings.NewReader("short\n"), &buf, &buf, env, nil)
+		if code != exitError || !strings.Contains(buf.String(), "at least 12") {
+			t.Fatalf("weak reset: exit %d %s", code, buf.String())
+		}
+		buf.Reset()
+		code = run(context.Background(), []string{"admin", "reset-password", "-provider", "dev-1", "-username", "carol", "-password-stdin"},
+			strings.NewReader("carols-new-password\n"), &buf, &buf, env, nil)
+		if code != exitOK {
+			t.Fatalf("reset: exit %d %s", code, buf.String())
+		}
+		code, out, stderr = runCmd(t, env, "admin", "issue-app-token", "-provider", "dev-1", "-name", "cli", "-scopes", "usermgt")
+		if code != exitOK || !strings.Contains(out, "application created") || !strings.Contains(out, "app token (shown once): app_") {
+			t.Fatalf("issue-app-token: exit %d\n%s%s", code, out, stderr)
+		}
+		if code, _, _ := runCmd(t, env, "admin", "create-account", "-provider", "dev-1"); code != exitUsage {
+			t.Fatalf("missing flags: exit %d, want usage", code)
 		}
 	})
 }

@@ -48,6 +48,9 @@ func (h *Hasher) acquire(ctx context.Context) error {
 
 func (h *Hasher) release() { <-h.slots }
 
+// InUse is the number of hashes running now.
+func (h *Hasher) InUse() int { return len(h.slots) }
+
 // Hash returns the PHC string of password.
 func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 	if err := h.acquire(ctx); err != nil {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/auth"
+)
+
+const adminUsage = `Usage:
+  wasteflow admin apply FILE
+  wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
+  wasteflow admin reset-password -provider P -username U [-password-stdin]
+  wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
+
+Without -password-stdin a password is generated and printed once.
+issue-app-token creates the application or replaces its token; the token is printed once.
+`
+
+// admin runs `wasteflow admin ...` (args without "admin").
+func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, adminUsage)
+		return exitUsage
+	}
+	if args[0] == "apply" {
+		if len(args) != 2 {
+			fmt.Fprint(stderr, adminUsage)
+			return exitUsage
+		}
+		return report(stderr, "admin apply", adminApply(ctx, cfg, log, args[1], stdout))
+	}
+	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	provider := fs.String("provider", "", "provider id")
+	var organisation, username, name, scopes *string
+	var fromStdin *bool
+	switch args[0] {
+	case "create-account":
+		organisation = fs.String("organisation", "", "organisation id")
+		username = fs.String("username", "", "username")
+		scopes = fs.String("scopes", "", "comma-separated scopes")
+		fromStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
+	case "reset-password":
+		username = fs.String("username", "", "username")
+		fromStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
+	case "issue-app-token":
+		name = fs.String("name", "", "application name")
+		scopes = fs.String("scopes", "", "comma-separated scopes (default: keep the application's)")
+	default:
+		fmt.Fprintf(stderr, "wasteflow: unknown admin command %q\n\n%s", args[0], adminUsage)
+		return exitUsage
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	missing := []string{}
+	for flagName, v := range map[string]*string{"provider": provider, "organisation": organisation, "username": username, "name": name} {
+		if v != nil && *v == "" {
+			missing = append(missing, "-"+flagName)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "wasteflow admin %s: missing %s\n", args[0], strings.Join(missing, ", "))
+		return exitUsage
+	}
+	password := ""
+	generated := false
+	if fromStdin != nil {
+		if *fromStdin {
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return report(stderr, "admin "+args[0], err)
+			}
+			password = strings.TrimRight(line, "\r\n")
+		} else {
+			password, generated = auth.GeneratePassword(), true
+		}
+	}
+	err := withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		if _, err := models.Migrate(ctx, db, log); err != nil {
+			return err
+		}
+		svc, _, err := newAuth(ctx, cfg, db)
+		if err != nil {
+			return err
+		}
+		switch args[0] {
+		case "create-account":
+			if err := svc.CreateAccount(ctx, *provider, *organisation, *username, password, splitList(*scopes)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "account %s of %s/%s created\n", *username, *provider, *organisation)
+		case "reset-password":
+			if err := svc.ResetPassword(ctx, *provider, *username, password); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "password of %s/%s reset; its sessions have ended\n", *provider, *username)
+		case "issue-app-token":
+			token, created, err := svc.IssueAppToken(ctx, *provider, *name, splitList(*scopes))
+			if err != nil {
+				return err
+			}
+			verb := "new token for application"
+			if created {
+				verb = "application created"
+			}
+			fmt.Fprintf(stdout, "%s %s/%s\napp token (shown once): %s\n", verb, *provider, *name, token)
+		}
+		if generated {
+			fmt.Fprintf(stdout, "password (shown once): %s\n", password)
+		}
+		return nil
+	})
+	return report(stderr, "admin "+args[0], err)
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func report(stderr io.Writer, what string, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "wasteflow %s: %v\n", what, err)
+		return exitError
+	}
+	return exitOK
+}

@@ -1,0 +1,92 @@
+package credentials_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+func TestHashFormatAndVerify(t *testing.T) {
+	h := credentials.NewHasher(1)
+	hash, err := h.Hash(context.Background(), "correct-horse-battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Fatalf("hash %q is not argon2id with OWASP parameters", hash)
+	}
+	if ok, _ := h.Verify(context.Background(), "correct-horse-battery", hash); !ok {
+		t.Fatal("right password refused")
+	}
+	if ok, _ := h.Verify(context.Background(), "correct-horse-batterY", hash); ok {
+		t.Fatal("wrong password accepted")
+	}
+}
+
+// A burst of logins never runs more hashes at once than the cap.
+func TestHasherBoundsConcurrency(t *testing.T) {
+	h := credentials.NewHasher(2)
+	var peak atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				if n := int64(h.InUse()); n > peak.Load() {
+					peak.Store(n)
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := h.Hash(context.Background(), "some-password-1"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	if p := peak.Load(); p != 2 {
+		t.Fatalf("peak concurrent hashes %d, want exactly the cap 2", p)
+	}
+}
+
+func TestKeyringMACs(t *testing.T) {
+	k, err := credentials.NewKeyring(bytes.Repeat([]byte{1}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := k.MAC(credentials.PurposeAppToken, "secret")
+	if a == k.MAC(credentials.PurposeClientSecret, "secret") {
+		t.Fatal("purposes share MACs")
+	}
+	if !credentials.Equal(a, k.MAC(credentials.PurposeAppToken, "secret")) || strings.Contains(a, "secret") {
+		t.Fatal("MAC not stable or leaks the secret")
+	}
+	if _, err := credentials.NewKeyring([]byte("short")); err == nil {
+		t.Fatal("short key accepted")
+	}
+	path := t.TempDir() + "/k"
+	k1, err := credentials.LoadKeyring(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := credentials.LoadKeyring(path, false)
+	if err != nil || k1.MAC("p", "s") != k2.MAC("p", "s") {
+		t.Fatalf("reloaded key differs: %v", err)
+	}
+	if _, err := credentials.LoadKeyring(t.TempDir()+"/missing", false); err == nil {
+		t.Fatal("missing key file accepted without create")
+	}
+}
