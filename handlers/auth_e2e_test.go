@@ -560,3 +560,48 @@ func TestParallelAttemptsAtTheThreshold(t *testing.T) {
 		}
 	})
 }
+
+func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
+	a := startAuth(t, dbtest.SQLite(t), 10)
+	doc := a.openapi()
+	want := map[string]string{
+		"/svc.core.v1.api.AuthApi/IssueRefreshToken":                              "none",
+		"/svc.core.v1.api.AuthApi/RequestAccess":                                  "RefreshToken",
+		"/svc.core.v1.api.AuthApi/ChangePassword":                                 "optional",
+		"/svc.core.v1.api.AuthApi/ListSessions":                                   "AccessToken",
+		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/Login":            "none",
+		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/GetGroup":         "GroupToken",
+		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/UnregisterGroup": "AccessToken",
+	}
+	for _, op := range a.srv.Operations() {
+		item := doc.Paths.Find(op.Path())
+		o := item.GetOperation(op.Verb)
+		if op.Scope != "" && !strings.Contains(o.Description, "`"+op.Scope+"`") {
+			t.Errorf("%s: description does not name its scope %s", op.Path(), op.Scope)
+		}
+		kind, ok := want[op.Path()]
+		if !ok {
+			continue
+		}
+		got := "AccessToken" // the document default
+		if o.Security != nil {
+			switch sec := *o.Security; {
+			case len(sec) == 0:
+				got = "none"
+			case len(sec) == 2:
+				got = "optional"
+			default:
+				for name := range sec[0] {
+					got = name
+				}
+			}
+		}
+		if got != kind {
+			t.Errorf("%s: security %s, want %s", op.Path(), got, kind)
+		}
+	}
+	if st, m, _ := a.get(t, "/.well-known/jwks.json", nil); st != 200 || len(m["keys"].([]any)) != 1 ||
+		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {
+		t.Fatalf("jwks: %d %v", st, m)
+	}
+}

@@ -245,12 +245,12 @@ func printLogin(w io.Writer, cfg *configs.Config, f *bootstrap.File) {
 		fmt.Fprintf(w, "  %-8s %-10s %s\n", a.Provider, a.Name, a.AppToken)
 	}
 	fmt.Fprintf(w, `
-Try it:
+Try it (README.md walks through every step):
   curl -s %[1]s/svc.core.v1.api.DiscoveryApi/ListProvider
-  curl -s %[1]s/openapi.yaml | head
-Log in (AuthApi; see README.md):
-  curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/IssueRefreshToken -H 'provider_id: dev-1' \
-    -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}'
+  RT=$(curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/IssueRefreshToken -H 'provider_id: dev-1' \
+    -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}' \
+    | sed 's/.*"refreshToken":"\([^"]*\)".*/\1/')
+  curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/RequestAccess -H 'provider_id: dev-1' -H "Authorization: Bearer $RT"
 `, base)
 }
 
