@@ -72,6 +72,10 @@ type authEnv struct {
 }
 
 func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
+	return startAuthLimits(t, dbcfg, maxFailures, 1000)
+}
+
+func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int) *authEnv {
 	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
@@ -90,7 +94,7 @@ func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
 	svc, err := auth.New(context.Background(), auth.Service{
 		DB: db, Tokens: issuer, Hasher: hasher, Keyring: ring, Now: clk.Now,
 		Config: auth.Config{AccessTTL: 5 * time.Minute, RefreshTTL: 720 * time.Hour, GroupTTL: 15 * time.Minute,
-			MaxFailures: maxFailures, MaxFailuresPerIP: 1000, FailureWindow: 15 * time.Minute},
+			MaxFailures: maxFailures, MaxFailuresPerIP: maxPerIP, FailureWindow: 15 * time.Minute},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -459,6 +463,21 @@ func TestLoginThrottling(t *testing.T) {
 		// Not a lockout: after the window the right password works.
 		a.clock.Advance(16 * time.Minute)
 		a.login(t, "dev-1", "alice", "alice-password-1", appUI)
+
+		// One address guessing across many accounts is throttled too.
+		b := startAuthLimits(t, dbcfg, 100, 4)
+		for i, user := range []string{"u1", "u2", "u3", "u4", "u5"} {
+			st, h, body := b.do(t, call{path: opLogin, headers: hdr("dev-1", ""), body: mustJSON(map[string]any{
+				"usernameCredentials": map[string]string{"username": user, "password": "guess-guess-guess"}, "appToken": appUI})})
+			if i < 4 {
+				wantError(t, 401, 16, st, body)
+			} else {
+				wantError(t, 429, 8, st, body)
+				if h.Get("Retry-After") == "" {
+					t.Fatal("429 without Retry-After")
+				}
+			}
+		}
 	})
 }
 
@@ -565,12 +584,12 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 	a := startAuth(t, dbtest.SQLite(t), 10)
 	doc := a.openapi()
 	want := map[string]string{
-		"/svc.core.v1.api.AuthApi/IssueRefreshToken":                              "none",
-		"/svc.core.v1.api.AuthApi/RequestAccess":                                  "RefreshToken",
-		"/svc.core.v1.api.AuthApi/ChangePassword":                                 "optional",
-		"/svc.core.v1.api.AuthApi/ListSessions":                                   "AccessToken",
-		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/Login":            "none",
-		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/GetGroup":         "GroupToken",
+		"/svc.core.v1.api.AuthApi/IssueRefreshToken":                             "none",
+		"/svc.core.v1.api.AuthApi/RequestAccess":                                 "RefreshToken",
+		"/svc.core.v1.api.AuthApi/ChangePassword":                                "optional",
+		"/svc.core.v1.api.AuthApi/ListSessions":                                  "AccessToken",
+		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/Login":           "none",
+		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/GetGroup":        "GroupToken",
 		"/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/UnregisterGroup": "AccessToken",
 	}
 	for _, op := range a.srv.Operations() {

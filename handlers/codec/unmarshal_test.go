@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -235,6 +236,47 @@ func TestUnmarshalErrors(t *testing.T) {
 				t.Errorf("Reason = %q, want it to contain %q", ce.Reason, tc.reason)
 			}
 		})
+	}
+}
+
+func TestUnmarshalPrettyPrinted(t *testing.T) {
+	compact, err := codec.Marshal(sampleRich())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, indent := range []string{"  ", "\t"} {
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, compact, "\r\n", indent); err != nil {
+			t.Fatal(err)
+		}
+		var r Rich
+		if err := codec.Unmarshal(pretty.Bytes(), &r); err != nil {
+			t.Fatalf("indent %q: %v", indent, err)
+		}
+		again, err := codec.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Raw values keep their inner whitespace, so compare after compacting.
+		var got bytes.Buffer
+		if err := json.Compact(&got, again); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(compact) {
+			t.Errorf("indent %q: pretty-printed body decoded differently\n got: %s\nwant: %s", indent, got.String(), compact)
+		}
+	}
+}
+
+func TestRawMessageDoesNotAliasInput(t *testing.T) {
+	body := []byte(`{"v":[1,2]}`)
+	var r w[json.RawMessage]
+	if err := codec.Unmarshal(body, &r); err != nil {
+		t.Fatal(err)
+	}
+	copy(body, `{"v":[9,9]}`) // callers reuse request buffers
+	if string(r.V) != `[1,2]` {
+		t.Errorf("raw = %s after the input buffer changed", r.V)
 	}
 }
 
