@@ -71,13 +71,13 @@ type Enum interface{ EnumNames() []string }
 type kind uint8
 
 const (
-	kInvalid kind = iota
 	// Scalar kinds: settable from a single string (query parameters).
-	kBool
-	kInt    // int8, int16, int32: JSON number
-	kUint   // uint8, uint16, uint32: JSON number
-	kInt64  // int, int64: decimal string
-	kUint64 // uint, uint64: decimal string
+	// The zero kind is a real one: every type is classified before use.
+	kBool   kind = iota
+	kInt         // int8, int16, int32: JSON number
+	kUint        // uint8, uint16, uint32: JSON number
+	kInt64       // int, int64: decimal string
+	kUint64      // uint, uint64: decimal string
 	kFloat32
 	kFloat64
 	kString

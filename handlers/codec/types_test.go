@@ -66,8 +66,9 @@ type Rich struct {
 	DocXML     string            `json:"docXml"`
 	NoTag      string
 	Skip       string `json:"-"`
-	hidden     string // unexported: must be skipped
-	Anon       struct {
+	//lint:ignore U1000 only reflection sees it: the codec must skip it
+	hidden string
+	Anon   struct {
 		X int32 `json:"x"`
 	} `json:"anon"`
 	Next *Rich `json:"next"` // recursive type
