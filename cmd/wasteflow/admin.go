@@ -13,7 +13,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
-	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 )
 
@@ -87,10 +86,7 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 			password, generated = auth.GeneratePassword(), true
 		}
 	}
-	err := withDB(ctx, cfg, log, func(db *gorm.DB) error {
-		if _, err := models.Migrate(ctx, db, log); err != nil {
-			return err
-		}
+	err := withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
 		svc, _, err := newAuth(ctx, cfg, db)
 		if err != nil {
 			return err

@@ -120,7 +120,7 @@ func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// withDB opens the configured database, migrates it and runs fn.
+// withDB opens the configured database and runs fn.
 func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*gorm.DB) error) error {
 	db, err := models.Open(ctx, cfg.Database, log)
 	if err != nil {
@@ -128,6 +128,30 @@ func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(
 	}
 	defer models.Close(db)
 	return fn(db)
+}
+
+// withMigratedDB opens the configured database, applies pending migrations
+// and runs fn: the admin commands work on a fresh database too.
+func withMigratedDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*gorm.DB) error) error {
+	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		if _, err := models.Migrate(ctx, db, log); err != nil {
+			return err
+		}
+		return fn(db)
+	})
+}
+
+// applyBootstrap applies a parsed bootstrap file to the migrated database.
+func applyBootstrap(ctx context.Context, cfg *configs.Config, log *slog.Logger, file *bootstrap.File) (res bootstrap.Result, err error) {
+	err = withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+		a, err := applier(cfg, db)
+		if err != nil {
+			return err
+		}
+		res, err = a.Apply(ctx, file)
+		return err
+	})
+	return res, err
 }
 
 func keyring(cfg *configs.Config) (*credentials.Keyring, error) {
@@ -187,24 +211,15 @@ func adminApply(ctx context.Context, cfg *configs.Config, log *slog.Logger, path
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
-		if _, err := models.Migrate(ctx, db, log); err != nil {
-			return err
-		}
-		a, err := applier(cfg, db)
-		if err != nil {
-			return err
-		}
-		res, err := a.Apply(ctx, file)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		fmt.Fprintf(stdout, "applied %s\n%s\n", path, res)
-		if !res.Changed() {
-			fmt.Fprintln(stdout, "nothing changed")
-		}
-		return nil
-	})
+	res, err := applyBootstrap(ctx, cfg, log, file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(stdout, "applied %s\n%s\n", path, res)
+	if !res.Changed() {
+		fmt.Fprintln(stdout, "nothing changed")
+	}
+	return nil
 }
 
 func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.Writer) error {
@@ -215,22 +230,13 @@ func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
-		if _, err := models.Migrate(ctx, db, log); err != nil {
-			return err
-		}
-		a, err := applier(cfg, db)
-		if err != nil {
-			return err
-		}
-		res, err := a.Apply(ctx, file)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
-		printLogin(stdout, cfg, file)
-		return nil
-	})
+	res, err := applyBootstrap(ctx, cfg, log, file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
+	printLogin(stdout, cfg, file)
+	return nil
 }
 
 func printLogin(w io.Writer, cfg *configs.Config, f *bootstrap.File) {
