@@ -574,3 +574,35 @@ func (e *env) validateRecorded() {
 		t.Error("no recorded exchange was validated")
 	}
 }
+
+// A database whose schema lags behind the build is not ready.
+func TestReadyzWithoutMigrations(t *testing.T) {
+	dbcfg := dbtest.SQLite(t)
+	db, err := models.Open(context.Background(), dbcfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = models.Close(db) })
+	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	resp, err := http.Get(hs.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	wantError(t, 503, 14, resp.StatusCode, body, "wasteflow migrate")
+	if _, err := models.Migrate(context.Background(), db, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get(hs.URL + "/readyz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after migrating: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}

@@ -209,3 +209,52 @@ func TestAdminAccountCommands(t *testing.T) {
 		}
 	})
 }
+
+// A request still arriving when shutdown begins is served to the end.
+func TestShutdownDrainsInFlightRequests(t *testing.T) {
+	db := dbtest.SQLite(t)
+	env := environment(t, db, "WASTEFLOW_ADDR", "127.0.0.1:0")
+	if code, _, stderr := runCmd(t, env, "demo"); code != exitOK {
+		t.Fatalf("demo: %s", stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"serve"}, strings.NewReader(""), io.Discard, io.Discard, env, func(a string) { addr <- a })
+	}()
+	base := "http://" + <-addr
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, base+"/svc.core.v1.api.AuthApi/IssueRefreshToken", pr)
+	req.Header.Set("provider_id", "dev-1")
+	got := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- -1
+			return
+		}
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	pw.Write([]byte(`{"usernameCredentials":{"username":"alice",`))
+	time.Sleep(200 * time.Millisecond) // the handler is now reading the body
+	cancel()                            // SIGTERM
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case st := <-got:
+		t.Fatalf("answered (%d) before the body was complete", st)
+	default:
+	}
+	pw.Write([]byte(`"password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}`))
+	pw.Close()
+	if st := <-got; st != http.StatusOK {
+		t.Fatalf("in-flight login got %d, want 200", st)
+	}
+	if code := <-exit; code != exitOK {
+		t.Fatalf("exit code %d", code)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Fatal("new connections still accepted after shutdown")
+	}
+}
