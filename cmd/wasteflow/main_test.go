@@ -239,7 +239,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	}()
 	pw.Write([]byte(`{"usernameCredentials":{"username":"alice",`))
 	time.Sleep(200 * time.Millisecond) // the handler is now reading the body
-	cancel()                            // SIGTERM
+	cancel()                           // SIGTERM
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case st := <-got:
