@@ -19,5 +19,5 @@ func (s *Server) operations() []Operation {
 				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +
 				"Use a provider of this host's environment as provider_id on every other call.",
 		}, s.listProvider),
-	}, s.authOperations()...)
+	}, append(s.authOperations(), s.documentOperations()...)...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -29,6 +30,8 @@ type Deps struct {
 	Auth *auth.Service
 	// JWKS is the document served at /.well-known/jwks.json.
 	JWKS []byte
+	// Notifications runs the prior written notification; nil serves none.
+	Notifications *notifications.Service
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -43,6 +46,7 @@ type Server struct {
 	log      *slog.Logger
 	auth     Authenticator
 	authSvc  *auth.Service
+	notes    *notifications.Service
 	jwks     []byte
 	version  string
 	metrics  *metrics
@@ -56,7 +60,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, notes: d.Notifications, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}

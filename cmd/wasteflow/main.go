@@ -24,6 +24,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
@@ -279,7 +280,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready fun
 	if err != nil {
 		return err
 	}
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS()})
+	notes, err := notifications.New(db, nil)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Notifications: notes})
 	if err != nil {
 		return err
 	}

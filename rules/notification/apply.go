@@ -1,0 +1,126 @@
+package notification
+
+import (
+	"slices"
+	"time"
+)
+
+// The Apply functions record an intent's block in the aggregate. They run
+// after the machine found the intent permitted and before it computes the
+// target state, which the dynamic targets read from the updated aggregate.
+
+// ApplyCorrection replaces the content before acknowledgement and records a
+// pending correction afterwards.
+func (n *Notification) ApplyCorrection(c Content, state string, now time.Time) {
+	if state == Submitted {
+		n.Content = c
+		return
+	}
+	for i := range n.Corrections { // a newer correction supersedes a pending one
+		n.Corrections[i].Pending = false
+	}
+	n.Corrections = append(n.Corrections, CorrectionRecord{At: now, Content: c, Pending: true})
+}
+
+// ApplyAcknowledgement records an acknowledgement; one given while a
+// correction is pending accepts it. It reports whether it did.
+func (n *Notification) ApplyAcknowledgement(authority string, a Acknowledgement, now time.Time) bool {
+	rec := AcknowledgementRecord{Authority: authority, At: now, Remarks: a.Remarks}
+	if pc := n.PendingCorrection(); pc != nil {
+		n.Content = pc.Content
+		pc.Pending = false
+		pc.AcceptedAt = &now
+		rec.AcceptedCorrection = true
+		n.Decisions = nil // the decision period restarts for the corrected content
+	}
+	n.Acknowledgements = append(n.Acknowledgements, rec)
+	return rec.AcceptedCorrection
+}
+
+// ApplyRequestInformation opens an information request.
+func (n *Notification) ApplyRequestInformation(authority string, r RequestInformation, state string, now time.Time) {
+	ret := state
+	if open := n.OpenInformationRequest(); open != nil { // repeated request: keep where to return
+		ret = open.ReturnState
+		open.Open = false
+	}
+	n.InformationRequests = append(n.InformationRequests, InformationRequestRecord{
+		Authority: authority, At: now, Questions: r.Questions, Open: true, ReturnState: ret})
+}
+
+// ApplyReply records a reply; a complete one closes the request.
+func (n *Notification) ApplyReply(r ReplyToRequestInformation, now time.Time) {
+	open := n.OpenInformationRequest()
+	if open == nil {
+		return
+	}
+	open.Replies = append(open.Replies, Reply{At: now, Answers: r.Answers, Complete: r.Complete})
+	if r.Complete {
+		open.Open = false
+	}
+}
+
+// ApplyDecision records an authority's decision; consent by every
+// authority fixes the consent's conditions and validity.
+func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit bool, now time.Time) {
+	n.Decisions = append(n.Decisions, DecisionRecord{Authority: authority, Role: role, At: now, Type: d.Type,
+		Conditions: d.Conditions, Grounds: d.Grounds, ValidUntil: d.ValidUntil, Tacit: tacit})
+	if n.AfterDecision() != Consented {
+		return
+	}
+	n.ConsentConditions = nil
+	valid := now.AddDate(maxYears(&n.Content), 0, 0).Format(time.DateOnly)
+	for _, rec := range n.Decisions {
+		n.ConsentConditions = append(n.ConsentConditions, rec.Conditions...)
+		if rec.ValidUntil != "" && rec.ValidUntil < valid {
+			valid = rec.ValidUntil
+		}
+	}
+	n.ConsentValidUntil = valid
+}
+
+// ApplyRequestForChange opens a change request.
+func (n *Notification) ApplyRequestForChange(r RequestForChange, now time.Time) {
+	n.ChangeRequests = append(n.ChangeRequests, ChangeRequestRecord{At: now, Changes: r.Changes, Reason: r.Reason, Open: true})
+}
+
+// ApplyChangeReply records a reply; when every authority replied, the
+// request closes: amended (conditions attached) if all accepted, unchanged
+// on any rejection.
+func (n *Notification) ApplyChangeReply(authority string, r ReplyToRequestForChange, now time.Time) {
+	cr := n.OpenChangeRequest()
+	if cr == nil {
+		return
+	}
+	cr.Replies = append(cr.Replies, ChangeReply{Authority: authority, At: now, Result: r.Result, Conditions: r.Conditions, Grounds: r.Grounds})
+	for _, a := range Authorities(&n.Content) {
+		if !slices.ContainsFunc(cr.Replies, func(x ChangeReply) bool { return x.Authority == a.OrganisationID }) {
+			return
+		}
+	}
+	cr.Open = false
+	cr.Outcome = "AMENDED"
+	var conds []string
+	for _, x := range cr.Replies {
+		if x.Result == ChangeRejected {
+			cr.Outcome = "UNCHANGED"
+			return
+		}
+		conds = append(conds, x.Conditions...)
+	}
+	n.ConsentConditions = append(n.ConsentConditions, conds...)
+}
+
+// ApplySignal records a signal; a revalidation moves the consent's end.
+func (n *Notification) ApplySignal(authority string, s NotificationSignal, now time.Time) {
+	n.Signals = append(n.Signals, SignalRecord{Authority: authority, At: now, Type: s.Type, ValidUntil: s.ValidUntil, Reason: s.Reason})
+	if s.Type == SignalRevalidation {
+		n.ConsentValidUntil = s.ValidUntil
+	}
+	if s.Type == SignalCancellationOfConsent || s.Type == SignalClosure {
+		if cr := n.OpenChangeRequest(); cr != nil {
+			cr.Open = false
+			cr.Outcome = "UNCHANGED"
+		}
+	}
+}

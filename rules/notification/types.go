@@ -1,0 +1,299 @@
+// Package notification holds the prior written notification as values: its
+// content (Annex IA of Regulation (EU) 2024/1157), the input blocks of its
+// intents, the history they leave, and pure functions over them: content
+// validation (business errors), applying a block, and the guards and
+// dynamic targets of the state machine. No database, no clock of its own.
+package notification
+
+import "time"
+
+// States of the notification machine (public contract).
+const (
+	Draft                = "DRAFT"
+	Submitted            = "SUBMITTED"
+	Acknowledged         = "ACKNOWLEDGED"
+	InformationRequested = "INFORMATION_REQUESTED"
+	Consented            = "CONSENTED"
+	ChangeRequested      = "CHANGE_REQUESTED"
+	Objected             = "OBJECTED"
+	Expired              = "EXPIRED"
+	ConsentCancelled     = "CONSENT_CANCELLED"
+	Closed               = "CLOSED"
+)
+
+// Party roles on a notification.
+const (
+	RoleNotifier             = "NOTIFIER"
+	RoleConsignee            = "CONSIGNEE"
+	RoleFacility             = "FACILITY"
+	RoleProducer             = "PRODUCER"
+	RoleCarrier              = "CARRIER"
+	RoleAuthorityDispatch    = "AUTHORITY_DISPATCH"
+	RoleAuthorityDestination = "AUTHORITY_DESTINATION"
+	RoleAuthorityTransit     = "AUTHORITY_TRANSIT"
+)
+
+// PartyRef names an organisation of the document's provider.
+type PartyRef struct {
+	OrganisationID string `json:"organisationId"`
+}
+
+// Facility is the recovery or disposal facility.
+type Facility struct {
+	OrganisationID string `json:"organisationId"`
+	PreConsented   bool   `json:"preConsented" doc:"pre-consented facility under Art. 14: consent may last up to 3 years"`
+}
+
+// CompetentAuthorities of dispatch, destination and transit.
+type CompetentAuthorities struct {
+	Dispatch    PartyRef   `json:"dispatch"`
+	Destination PartyRef   `json:"destination"`
+	Transit     []PartyRef `json:"transit"`
+}
+
+// WasteClassification is one code with the list it belongs to.
+type WasteClassification struct {
+	List string `json:"list" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
+	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or A1180 (Basel)"`
+}
+
+// Decimal is units plus nanos (10^-9), like google.type.Money without currency.
+type Decimal struct {
+	Units int64 `json:"units"`
+	Nanos int32 `json:"nanos"`
+}
+
+// Quantity is given in tonnes or in cubic metres.
+type Quantity struct {
+	Tonnes      *Decimal `json:"tonnes"`
+	CubicMetres *Decimal `json:"cubicMetres"`
+}
+
+// ShipmentPeriod bounds the departures (dates YYYY-MM-DD).
+type ShipmentPeriod struct {
+	FirstDeparture string `json:"firstDeparture"`
+	LastDeparture  string `json:"lastDeparture"`
+}
+
+// Route is the intended itinerary.
+type Route struct {
+	TransitCountries []string `json:"transitCountries" doc:"ISO 3166-1 alpha-2 codes in order of passage"`
+	EntryExitPoints  []string `json:"entryExitPoints"`
+	MeansOfTransport []string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR, INLAND_WATERWAYS"`
+}
+
+// Content is the notification as the notifier submits it (Annex IA).
+type Content struct {
+	Notifier              PartyRef              `json:"notifier"`
+	Consignee             PartyRef              `json:"consignee"`
+	Facility              Facility              `json:"facility"`
+	Producers             []PartyRef            `json:"producers"`
+	Carriers              []PartyRef            `json:"carriers"`
+	CompetentAuthorities  CompetentAuthorities  `json:"competentAuthorities"`
+	WasteClassifications  []WasteClassification `json:"wasteClassifications"`
+	WasteDescription      string                `json:"wasteDescription"`
+	RecoveryDisposalCodes []string              `json:"recoveryDisposalCodes" doc:"R1-R13 or D1-D15"`
+	TotalQuantity         Quantity              `json:"totalQuantity"`
+	NumberOfShipments     int32                 `json:"numberOfShipments"`
+	ShipmentPeriod        ShipmentPeriod        `json:"shipmentPeriod"`
+	PackagingTypes        []string              `json:"packagingTypes" doc:"DRUM, WOODEN_BARREL, JERRICAN, BOX, BAG, COMPOSITE, PRESSURE_RECEPTACLE, BULK, OTHER"`
+	Route                 Route                 `json:"route"`
+}
+
+// Input blocks of the intents.
+
+// Acknowledgement of receipt (authority of destination).
+type Acknowledgement struct {
+	Remarks string `json:"remarks"`
+}
+
+// RequestInformation asks the notifier for more information.
+type RequestInformation struct {
+	Questions []string `json:"questions"`
+}
+
+// ReplyToRequestInformation answers the open request.
+type ReplyToRequestInformation struct {
+	Answers  []string `json:"answers"`
+	Complete bool     `json:"complete" doc:"true resumes the suspended decision periods"`
+}
+
+// DecisionType of an authority's decision.
+type DecisionType int32
+
+// Decision types.
+const (
+	DecisionUnspecified DecisionType = iota
+	DecisionConsent
+	DecisionConsentWithConditions
+	DecisionObjection
+)
+
+// EnumNames implements the codec's enum contract.
+func (DecisionType) EnumNames() []string {
+	return []string{"DECISION_TYPE_UNSPECIFIED", "CONSENT", "CONSENT_WITH_CONDITIONS", "OBJECTION"}
+}
+
+// Decision of one competent authority.
+type Decision struct {
+	Type       DecisionType `json:"type"`
+	Conditions []string     `json:"conditions"`
+	Grounds    string       `json:"grounds" doc:"required for an objection"`
+	ValidUntil string       `json:"validUntil" doc:"end of the consent (YYYY-MM-DD); default one year after consent"`
+}
+
+// RequestForChange after consent.
+type RequestForChange struct {
+	Changes []string `json:"changes"`
+	Reason  string   `json:"reason"`
+}
+
+// ChangeResult of an authority's reply to a change request.
+type ChangeResult int32
+
+// Change results.
+const (
+	ChangeUnspecified ChangeResult = iota
+	ChangeAccepted
+	ChangeAcceptedWithConditions
+	ChangeRejected
+)
+
+// EnumNames implements the codec's enum contract.
+func (ChangeResult) EnumNames() []string {
+	return []string{"CHANGE_RESULT_UNSPECIFIED", "ACCEPTED", "ACCEPTED_WITH_CONDITIONS", "REJECTED"}
+}
+
+// ReplyToRequestForChange of one authority.
+type ReplyToRequestForChange struct {
+	Result     ChangeResult `json:"result"`
+	Conditions []string     `json:"conditions"`
+	Grounds    string       `json:"grounds"`
+}
+
+// SignalType of a notification-level signal.
+type SignalType int32
+
+// Signal types.
+const (
+	SignalUnspecified SignalType = iota
+	SignalCancellationOfConsent
+	SignalClosure
+	SignalRevalidation
+)
+
+// EnumNames implements the codec's enum contract.
+func (SignalType) EnumNames() []string {
+	return []string{"SIGNAL_TYPE_UNSPECIFIED", "CANCELLATION_OF_CONSENT", "CLOSURE", "REVALIDATION"}
+}
+
+// NotificationSignal of a concerned authority.
+type NotificationSignal struct {
+	Type       SignalType `json:"type"`
+	ValidUntil string     `json:"validUntil" doc:"new end of consent for REVALIDATION (YYYY-MM-DD)"`
+	Reason     string     `json:"reason"`
+}
+
+// History records.
+
+// AcknowledgementRecord is an acknowledgement given.
+type AcknowledgementRecord struct {
+	Authority          string    `json:"authority"`
+	At                 time.Time `json:"at"`
+	Remarks            string    `json:"remarks"`
+	AcceptedCorrection bool      `json:"acceptedCorrection" doc:"this acknowledgement accepted a pending correction"`
+}
+
+// Reply is one reply to an information request.
+type Reply struct {
+	At       time.Time `json:"at"`
+	Answers  []string  `json:"answers"`
+	Complete bool      `json:"complete"`
+}
+
+// InformationRequestRecord is a request with its replies.
+type InformationRequestRecord struct {
+	Authority   string    `json:"authority"`
+	At          time.Time `json:"at"`
+	Questions   []string  `json:"questions"`
+	Replies     []Reply   `json:"replies"`
+	Open        bool      `json:"open"`
+	ReturnState string    `json:"returnState" doc:"the state a complete reply returns to"`
+}
+
+// DecisionRecord is one authority's decision.
+type DecisionRecord struct {
+	Authority  string       `json:"authority"`
+	Role       string       `json:"role"`
+	At         time.Time    `json:"at"`
+	Type       DecisionType `json:"type"`
+	Conditions []string     `json:"conditions"`
+	Grounds    string       `json:"grounds"`
+	ValidUntil string       `json:"validUntil"`
+	Tacit      bool         `json:"tacit" doc:"tacit consent: the decision period expired (transit authorities)"`
+}
+
+// ChangeReply is one authority's reply to a change request.
+type ChangeReply struct {
+	Authority  string       `json:"authority"`
+	At         time.Time    `json:"at"`
+	Result     ChangeResult `json:"result"`
+	Conditions []string     `json:"conditions"`
+	Grounds    string       `json:"grounds"`
+}
+
+// ChangeRequestRecord is a change request with its replies.
+type ChangeRequestRecord struct {
+	At      time.Time     `json:"at"`
+	Changes []string      `json:"changes"`
+	Reason  string        `json:"reason"`
+	Replies []ChangeReply `json:"replies"`
+	Open    bool          `json:"open"`
+	Outcome string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied"`
+}
+
+// SignalRecord is a notification signal given.
+type SignalRecord struct {
+	Authority  string     `json:"authority"`
+	At         time.Time  `json:"at"`
+	Type       SignalType `json:"type"`
+	ValidUntil string     `json:"validUntil"`
+	Reason     string     `json:"reason"`
+}
+
+// CorrectionRecord is a correction filed after acknowledgement.
+type CorrectionRecord struct {
+	At         time.Time  `json:"at"`
+	Content    Content    `json:"content"`
+	Pending    bool       `json:"pending"`
+	AcceptedAt *time.Time `json:"acceptedAt"`
+}
+
+// Attachment is a file referenced by the document.
+type Attachment struct {
+	Name      string `json:"name"`
+	MediaType string `json:"mediaType"`
+	Reference string `json:"reference" doc:"where the file is stored (URI)"`
+	Size      int64  `json:"size"`
+}
+
+// Metadata is service-side data beside the content.
+type Metadata struct {
+	Addresses       map[string]string `json:"addresses" doc:"postal or electronic addresses by party role"`
+	AdditionalData  map[string]string `json:"additionalData"`
+	FileAttachments []Attachment      `json:"fileAttachments"`
+}
+
+// Notification is the whole aggregate stored for a document.
+type Notification struct {
+	Content             Content                    `json:"notification"`
+	Acknowledgements    []AcknowledgementRecord    `json:"acknowledgements"`
+	InformationRequests []InformationRequestRecord `json:"informationRequests"`
+	Decisions           []DecisionRecord           `json:"decisions"`
+	ChangeRequests      []ChangeRequestRecord      `json:"changeRequests"`
+	Signals             []SignalRecord             `json:"signals"`
+	Corrections         []CorrectionRecord         `json:"corrections"`
+	ConsentConditions   []string                   `json:"consentConditions"`
+	ConsentValidUntil   string                     `json:"consentValidUntil"`
+	Metadata            Metadata                   `json:"metadata"`
+}

@@ -1,0 +1,360 @@
+// Package engine turns a document kind declared as data (states, intents,
+// roles, guards by name, targets, deadline effects) into one shared
+// qmuntal/stateless machine with external storage. Follow-up intents and
+// firing use the same declaration and the same guard functions.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/qmuntal/stateless"
+)
+
+// System is the actor of automatic triggers.
+const System = "system"
+
+// Caller is who fires an intent: an account of an organisation holding some
+// party roles on the document, or the system.
+type Caller struct {
+	Actor  string   // account id, or "system"
+	Org    string   // organisation id ("" for the system)
+	Roles  []string // party roles of Org on the document
+	System bool
+}
+
+// HasRole reports whether the caller holds one of roles.
+func (c Caller) HasRole(roles []string) bool {
+	for _, r := range roles {
+		if slices.Contains(c.Roles, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Eval is everything guards and targets may look at: the document (its
+// kind-specific aggregate in Data), the caller, the clock, the intent's
+// input and the document's deadlines. It travels in the context, which is
+// how one shared machine serves every document.
+type Eval struct {
+	State     string
+	Data      any
+	Caller    Caller
+	Now       time.Time
+	Input     any
+	Deadlines []DeadlineView
+	// Apply records the intent's block in Data. Fire calls it once, after
+	// the guards passed and before the target is computed, so guards see
+	// the document before the intent and targets the document after it.
+	Apply func() error
+}
+
+// DeadlineView is what guards see of a deadline.
+type DeadlineView struct {
+	Rule, PartyOrg, State string
+	DueAt                 time.Time
+}
+
+type evalKey struct{}
+
+func withEval(ctx context.Context, ev *Eval) context.Context { return context.WithValue(ctx, evalKey{}, ev) }
+
+func evalOf(ctx context.Context) *Eval { return ctx.Value(evalKey{}).(*Eval) }
+
+// Transition of an intent: from any of From, to To, or to the state the
+// named Target computes (which must be one of Targets). Guard names a
+// guard; "!name" is its negation.
+type Transition struct {
+	From    []string
+	To      string
+	Target  string
+	Targets []string
+	Guard   string
+}
+
+// Effect on deadlines when the intent fires. When, if set, names a guard
+// evaluated after the transition (on the updated document and new state).
+type Effect struct {
+	Op    string // Start, Stop, Suspend, Resume, Restart, Cancel
+	Rule  string
+	Party string // party selector, see the workflow's deadline code
+	When  string
+}
+
+// Deadline effect operations.
+const (
+	Start   = "START"
+	Stop    = "STOP"
+	Suspend = "SUSPEND"
+	Resume  = "RESUME"
+	Restart = "RESTART"
+	Cancel  = "CANCEL"
+)
+
+// Intent is one trigger of the machine.
+type Intent struct {
+	Name        string
+	Operation   string // REST path of the operation that executes it
+	Block       string // the block of the retrieval document it takes
+	Roles       []string
+	System      bool // fired by the scheduler only (actor system)
+	Summary     string
+	Transitions []Transition
+	Effects     []Effect
+}
+
+// Definition declares a document kind.
+type Definition struct {
+	Kind    string
+	States  []string
+	Initial string
+	Final   []string
+	Intents []Intent
+	Guards  map[string]func(*Eval) bool
+	Targets map[string]func(*Eval) string
+}
+
+// Machine is a validated definition built into a stateless machine.
+type Machine struct {
+	Def     *Definition
+	sm      *stateless.StateMachine
+	intents map[string]*Intent
+}
+
+// Build validates def and builds its machine.
+func Build(def *Definition) (*Machine, error) {
+	if err := Validate(def); err != nil {
+		return nil, err
+	}
+	m := &Machine{Def: def, intents: map[string]*Intent{}}
+	m.sm = stateless.NewStateMachineWithExternalStorage(
+		func(ctx context.Context) (stateless.State, error) { return evalOf(ctx).State, nil },
+		func(ctx context.Context, s stateless.State) error { evalOf(ctx).State = s.(string); return nil },
+		stateless.FiringImmediate)
+	m.sm.OnUnhandledTrigger(func(_ context.Context, state stateless.State, trigger stateless.Trigger, _ []string) error {
+		return &NotPermittedError{State: state.(string), Intent: trigger.(string)}
+	})
+	for i := range def.Intents {
+		in := &def.Intents[i]
+		m.intents[in.Name] = in
+		for _, t := range in.Transitions {
+			target := func(*Eval) string { return t.To }
+			allowed := []string{t.To}
+			if t.Target != "" {
+				target, allowed = def.Targets[t.Target], t.Targets
+			}
+			selector := func(ctx context.Context, _ ...any) (stateless.State, error) {
+				ev := evalOf(ctx)
+				if ev.Apply != nil {
+					if err := ev.Apply(); err != nil {
+						return nil, err
+					}
+				}
+				s := target(ev)
+				if !slices.Contains(allowed, s) {
+					return nil, fmt.Errorf("intent %s: target chose %q, not one of %v", in.Name, s, allowed)
+				}
+				return s, nil
+			}
+			var guards []stateless.GuardFunc
+			if t.Guard != "" {
+				name, negate := strings.CutPrefix(t.Guard, "!")
+				g := def.Guards[name]
+				guards = append(guards, func(ctx context.Context, _ ...any) bool { return g(evalOf(ctx)) != negate })
+			}
+			for _, from := range t.From {
+				m.sm.Configure(from).PermitDynamic(in.Name, selector, guards...)
+			}
+		}
+	}
+	for _, s := range def.States { // every state known to the machine, even final ones
+		m.sm.Configure(s)
+	}
+	return m, nil
+}
+
+// NotPermittedError is an intent the state (with its guards) does not permit.
+type NotPermittedError struct{ State, Intent string }
+
+func (e *NotPermittedError) Error() string {
+	return fmt.Sprintf("intent %s is not permitted in state %s", e.Intent, e.State)
+}
+
+// Intent returns the declaration of name.
+func (m *Machine) Intent(name string) (*Intent, bool) {
+	in, ok := m.intents[name]
+	return in, ok
+}
+
+// Permitted lists the intents the machine permits for ev's document now,
+// guards included, in declaration order; roles are not considered.
+func (m *Machine) Permitted(ctx context.Context, ev *Eval) ([]string, error) {
+	triggers, err := m.sm.PermittedTriggersCtx(withEval(ctx, ev))
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, t := range triggers {
+		set[t.(string)] = true
+	}
+	var out []string
+	for _, in := range m.Def.Intents {
+		if set[in.Name] {
+			out = append(out, in.Name)
+		}
+	}
+	return out, nil
+}
+
+// FollowUp lists the permitted intents the caller may fire: its roles match
+// and the intent is not reserved to the system.
+func (m *Machine) FollowUp(ctx context.Context, ev *Eval) ([]*Intent, error) {
+	names, err := m.Permitted(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Intent
+	for _, n := range names {
+		in := m.intents[n]
+		if in.System != ev.Caller.System {
+			continue
+		}
+		if in.System || ev.Caller.HasRole(in.Roles) {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// ErrRole means the caller holds none of the intent's roles.
+var ErrRole = errors.New("the caller's roles may not fire this intent")
+
+// Check tells whether the caller may fire intent now: a NotPermittedError
+// when the state or a guard forbids it, ErrRole when the caller may not.
+func (m *Machine) Check(ctx context.Context, ev *Eval, intent string) error {
+	in, ok := m.intents[intent]
+	if !ok {
+		return &NotPermittedError{State: ev.State, Intent: intent}
+	}
+	ok, err := m.sm.CanFireCtx(withEval(ctx, ev), intent)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NotPermittedError{State: ev.State, Intent: intent}
+	}
+	if in.System != ev.Caller.System || (!in.System && !ev.Caller.HasRole(in.Roles)) {
+		return ErrRole
+	}
+	return nil
+}
+
+// Fire moves ev's document by intent: guards on the document as it is,
+// then ev.Apply, then the target; ev.State holds the new state after.
+func (m *Machine) Fire(ctx context.Context, ev *Eval, intent string) error {
+	return m.sm.FireCtx(withEval(ctx, ev), intent)
+}
+
+// Validate checks a definition: known states and guards, reachable states,
+// an operation for every non-system intent, and guards that cannot both
+// hold on one (state, intent).
+func Validate(def *Definition) error {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	states := map[string]bool{}
+	for _, s := range def.States {
+		states[s] = true
+	}
+	if !states[def.Initial] {
+		bad("initial state %q is not declared", def.Initial)
+	}
+	for _, s := range def.Final {
+		if !states[s] {
+			bad("final state %q is not declared", s)
+		}
+	}
+	edges := map[string][]string{}
+	seenIntent := map[string]bool{}
+	for _, in := range def.Intents {
+		if seenIntent[in.Name] {
+			bad("intent %s declared twice", in.Name)
+		}
+		seenIntent[in.Name] = true
+		if !in.System && (in.Operation == "" || len(in.Roles) == 0) {
+			bad("intent %s has no operation or no roles", in.Name)
+		}
+		guardsByFrom := map[string][]string{}
+		for _, t := range in.Transitions {
+			targets := t.Targets
+			if t.Target == "" {
+				targets = []string{t.To}
+			} else if def.Targets[t.Target] == nil {
+				bad("intent %s: unknown target function %q", in.Name, t.Target)
+			}
+			if t.Target != "" && t.To != "" {
+				bad("intent %s: a transition has both To and Target", in.Name)
+			}
+			for _, to := range targets {
+				if !states[to] {
+					bad("intent %s: unknown target state %q", in.Name, to)
+				}
+			}
+			if name := strings.TrimPrefix(t.Guard, "!"); t.Guard != "" && def.Guards[name] == nil {
+				bad("intent %s: unknown guard %q", in.Name, name)
+			}
+			for _, from := range t.From {
+				if !states[from] {
+					bad("intent %s: unknown source state %q", in.Name, from)
+				}
+				if slices.Contains(def.Final, from) {
+					bad("intent %s leaves final state %s", in.Name, from)
+				}
+				guardsByFrom[from] = append(guardsByFrom[from], t.Guard)
+				edges[from] = append(edges[from], targets...)
+			}
+		}
+		for from, guards := range guardsByFrom {
+			if len(guards) == 1 {
+				continue
+			}
+			// Two transitions on one (state, intent) need complementary guards.
+			if len(guards) != 2 || guards[0] == "" || guards[1] == "" ||
+				!(guards[0] == "!"+guards[1] || guards[1] == "!"+guards[0]) {
+				bad("intent %s from %s: guards %v can both hold", in.Name, from, guards)
+			}
+		}
+		for _, e := range in.Effects {
+			if e.When != "" && def.Guards[strings.TrimPrefix(e.When, "!")] == nil {
+				bad("intent %s: effect on %s: unknown guard %q", in.Name, e.Rule, e.When)
+			}
+		}
+	}
+	reach := map[string]bool{def.Initial: true}
+	queue := []string{def.Initial}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, t := range edges[s] {
+			if !reach[t] {
+				reach[t] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	for _, s := range def.States {
+		if !reach[s] {
+			bad("state %s is unreachable from %s", s, def.Initial)
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("workflow %s is invalid:\n  %s", def.Kind, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
