@@ -23,6 +23,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
@@ -46,6 +47,11 @@ organisations:
   - {id: acme, provider: dev-1, kind: company, name: ACME, country: DE}
   - {id: auth-nl, provider: dev-1, kind: authority, name: ILT, country: NL}
   - {id: acme, provider: dev-2, kind: company, name: ACME two, country: DE}
+  - {id: recyc, provider: dev-1, kind: company, name: Recycling, country: NL}
+  - {id: truck, provider: dev-1, kind: company, name: Carrier, country: DE, region: NW}
+  - {id: evil, provider: dev-1, kind: company, name: Not a party, country: DE}
+  - {id: auth-de, provider: dev-1, kind: authority, name: LfU Bayern, country: DE, region: BY}
+  - {id: auth-be, provider: dev-1, kind: authority, name: OVAM, country: BE}
 applications:
   - {provider: dev-1, name: ui, appToken: "app-token-ui-0123456789abcdef", scopes: [usermgt, documents]}
   - {provider: dev-1, name: viewer, appToken: "app-token-viewer-0123456789ab", scopes: [documents]}
@@ -55,6 +61,10 @@ accounts:
   - {provider: dev-1, organisation: acme, username: bob, password: "bob-password-12", scopes: [documents]}
   - {provider: dev-1, organisation: auth-nl, username: noor, password: "noor-password-1", scopes: [usermgt]}
   - {provider: dev-2, organisation: acme, username: alice, password: "alice-two-pass", scopes: [usermgt]}
+  - {provider: dev-1, organisation: recyc, username: rita, password: "rita-password-1", scopes: [documents]}
+  - {provider: dev-1, organisation: evil, username: eve, password: "eve-password-12", scopes: [documents]}
+  - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents]}
+  - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents]}
 `
 
 const (
@@ -69,6 +79,7 @@ type authEnv struct {
 	clock  *clock
 	keys   *tokens.Keys
 	issuer *tokens.Issuer
+	notes  *notifications.Service
 }
 
 func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
@@ -76,6 +87,10 @@ func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
 }
 
 func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int) *authEnv {
+	return startServer(t, dbcfg, maxFailures, maxPerIP, 5*time.Minute)
+}
+
+func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int, accessTTL time.Duration) *authEnv {
 	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
@@ -89,11 +104,11 @@ func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP
 	}
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	keys := tokens.NewKeys(priv)
-	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	clk := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)} // a Tuesday
 	issuer := &tokens.Issuer{Keys: keys, Name: "wasteflow", Now: clk.Now}
 	svc, err := auth.New(context.Background(), auth.Service{
 		DB: db, Tokens: issuer, Hasher: hasher, Keyring: ring, Now: clk.Now,
-		Config: auth.Config{AccessTTL: 5 * time.Minute, RefreshTTL: 720 * time.Hour, GroupTTL: 15 * time.Minute,
+		Config: auth.Config{AccessTTL: accessTTL, RefreshTTL: 720 * time.Hour, GroupTTL: 15 * time.Minute,
 			MaxFailures: maxFailures, MaxFailuresPerIP: maxPerIP, FailureWindow: 15 * time.Minute},
 	})
 	if err != nil {
@@ -101,7 +116,11 @@ func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS()})
+	notes, err := notifications.New(db, clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Notifications: notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +131,7 @@ func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer}
+	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes}
 }
 
 const (

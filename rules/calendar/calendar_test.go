@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rickar/cal/v2"
 )
 
 var (
@@ -440,6 +442,49 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestIndependentOfHostZone guards civilDates: the library computes holiday
+// dates in cal.DefaultLoc (the host's time.Local), and zones that switch to
+// DST at midnight used to move holidays falling on such days by one day.
+func TestIndependentOfHostZone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("computes 17 years of holidays for several places and zones")
+	}
+	places := []Place{pDE, pBE, pMV, {Country: "DE", Region: "TH"}, pNL, {Country: "BG"}, {Country: "GB"}, {Country: "SE"}, {Country: "CH", Region: "BE"}}
+	type dayInfo struct {
+		place   Place
+		date    string
+		working bool
+		holiday string
+	}
+	snapshot := func() []dayInfo {
+		var days []dayInfo
+		for _, p := range places {
+			for d := noon(t, "2015-01-01"); d.Year() < 2032; d = d.AddDate(0, 0, 1) {
+				days = append(days, dayInfo{p, d.Format(time.DateOnly), IsWorkingDay(p, d), Holiday(p, d)})
+			}
+		}
+		return days
+	}
+	saved := cal.DefaultLoc
+	t.Cleanup(func() { cal.DefaultLoc = saved })
+	cal.DefaultLoc = time.UTC
+	want := snapshot()
+	for _, zone := range []string{"America/Havana", "America/Santiago", "America/Asuncion"} {
+		cal.DefaultLoc = loadZone(zone)
+		diffs := 0
+		for i, g := range snapshot() {
+			if w := want[i]; g != w {
+				if diffs++; diffs <= 5 {
+					t.Errorf("host zone %s: %+v, want %+v", zone, g, w)
+				}
+			}
+		}
+		if diffs > 0 {
+			t.Errorf("host zone %s: %d days differ", zone, diffs)
+		}
+	}
 }
 
 func BenchmarkAddWorkingDays(b *testing.B) {

@@ -63,7 +63,9 @@ type DeadlineView struct {
 
 type evalKey struct{}
 
-func withEval(ctx context.Context, ev *Eval) context.Context { return context.WithValue(ctx, evalKey{}, ev) }
+func withEval(ctx context.Context, ev *Eval) context.Context {
+	return context.WithValue(ctx, evalKey{}, ev)
+}
 
 func evalOf(ctx context.Context) *Eval { return ctx.Value(evalKey{}).(*Eval) }
 

@@ -1,0 +1,449 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/workflows/audit"
+)
+
+const (
+	co = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/"
+	au = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/"
+)
+
+var passwords = map[string]string{
+	"alice": "alice-password-1", "rita": "rita-password-1", "eve": "eve-password-12", "bob": "bob-password-12",
+	"bernd": "bernd-password-1", "noor": "noor-password-1", "bart": "bart-password-12",
+}
+
+// docEnv is a server whose access tokens outlive the months the tests move
+// the clock through.
+type docEnv struct {
+	*authEnv
+	mu     sync.Mutex
+	tokens map[string]string
+}
+
+func startDocs(t testing.TB, dbcfg configs.Database) *docEnv {
+	return &docEnv{authEnv: startServer(t, dbcfg, 1000, 100000, 3*365*24*time.Hour), tokens: map[string]string{}}
+}
+
+func (d *docEnv) token(t *testing.T, user string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if tok, ok := d.tokens[user]; ok {
+		return tok
+	}
+	at, _ := d.access(t, "dev-1", d.login(t, "dev-1", user, passwords[user], appUI))
+	d.tokens[user] = at
+	return at
+}
+
+// advance moves the clock; past the sessions' 30 days it logs in again.
+func (d *docEnv) advance(by time.Duration) {
+	d.clock.Advance(by)
+	d.mu.Lock()
+	d.tokens = map[string]string{}
+	d.mu.Unlock()
+}
+
+// call posts body as user and decodes the answer.
+func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[string]any, []byte) {
+	t.Helper()
+	return d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+}
+
+// ok calls and requires HTTP 200 without business errors.
+func (d *docEnv) ok(t *testing.T, user, path string, body any) map[string]any {
+	t.Helper()
+	st, m, raw := d.call(t, user, path, body)
+	if st != 200 {
+		t.Fatalf("%s %s: HTTP %d %s", user, path, st, raw)
+	}
+	if be := m["businessErrors"].([]any); len(be) > 0 {
+		t.Fatalf("%s %s: business errors %v", user, path, be)
+	}
+	return m["document"].(map[string]any)
+}
+
+func content() map[string]any {
+	return map[string]any{
+		"notifier":  map[string]any{"organisationId": "acme"},
+		"consignee": map[string]any{"organisationId": "recyc"},
+		"facility":  map[string]any{"organisationId": "recyc", "preConsented": false},
+		"producers": []any{map[string]any{"organisationId": "acme"}},
+		"carriers":  []any{map[string]any{"organisationId": "truck"}},
+		"competentAuthorities": map[string]any{
+			"dispatch":    map[string]any{"organisationId": "auth-de"},
+			"destination": map[string]any{"organisationId": "auth-nl"},
+			"transit":     []any{map[string]any{"organisationId": "auth-be"}},
+		},
+		"wasteClassifications":  []any{map[string]any{"list": "EU_LIST_OF_WASTE", "code": "16 02 13*"}},
+		"recoveryDisposalCodes": []any{"R4"},
+		"totalQuantity":         map[string]any{"tonnes": map[string]any{"units": "100", "nanos": 0}},
+		"numberOfShipments":     5,
+		"shipmentPeriod":        map[string]any{"firstDeparture": "2027-01-10", "lastDeparture": "2027-12-20"},
+		"packagingTypes":        []any{"DRUM"},
+	}
+}
+
+// submitted creates and files a notification; it returns its id.
+func (d *docEnv) submitted(t *testing.T) string {
+	t.Helper()
+	doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
+	id := doc["id"].(string)
+	d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": content()})
+	return id
+}
+
+func (d *docEnv) get(t *testing.T, user, id string) (map[string]any, []string) {
+	t.Helper()
+	st, m, raw := d.call(t, user, co+"GetNotification", map[string]any{"documentId": id})
+	if st != 200 {
+		t.Fatalf("get as %s: %d %s", user, st, raw)
+	}
+	var intents []string
+	for _, f := range m["followUpIntents"].([]any) {
+		intents = append(intents, f.(map[string]any)["intent"].(string))
+	}
+	return m["document"].(map[string]any), intents
+}
+
+func deadline(doc map[string]any, rule, party string) map[string]any {
+	for _, x := range doc["deadlines"].([]any) {
+		dl := x.(map[string]any)
+		if dl["rule"] == rule && dl["party"] == party && dl["state"] != "CANCELLED" {
+			return dl
+		}
+	}
+	return nil
+}
+
+func TestNotificationHappyPath(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
+		id := doc["id"].(string)
+		if doc["state"] != "DRAFT" || !strings.HasPrefix(doc["number"].(string), "DE-2026-") || doc["version"] != "1" {
+			t.Fatalf("created: %v %v %v", doc["state"], doc["number"], doc["version"])
+		}
+		if _, intents := d.get(t, "alice", id); strings.Join(intents, ",") != "SUBMISSION" {
+			t.Fatalf("draft follow-ups %v", intents)
+		}
+		doc = d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "version": "1", "notification": content()})
+		if doc["state"] != "SUBMITTED" || deadline(doc, "ACKNOWLEDGEMENT_DUE", "auth-nl") == nil {
+			t.Fatalf("submitted: %v %v", doc["state"], doc["deadlines"])
+		}
+
+		// Only the authority of destination acknowledges; it sees its deadline as dueAt.
+		_, m, _ := d.call(t, "noor", co+"GetNotification", map[string]any{"documentId": id})
+		fu := m["followUpIntents"].([]any)
+		if len(fu) != 2 || fu[0].(map[string]any)["intent"] != "ACKNOWLEDGEMENT" || fu[0].(map[string]any)["dueAt"] == nil {
+			t.Fatalf("destination follow-ups: %v", fu)
+		}
+		st, _, raw := d.call(t, "bernd", au+"SubmitAcknowledgement", map[string]any{"documentId": id, "acknowledgement": map[string]any{}})
+		wantError(t, 403, 7, st, raw, "AUTHORITY_DESTINATION")
+		st, _, raw = d.call(t, "eve", co+"GetNotification", map[string]any{"documentId": id})
+		wantError(t, 404, 5, st, raw)
+		st, _, raw = d.call(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+		wantError(t, 400, 9, st, raw, "SUBMITTED", "REQUEST_INFORMATION")
+
+		ackAt := d.clock.Now()
+		doc = d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id, "acknowledgement": map[string]any{"remarks": "received"}})
+		if doc["state"] != "ACKNOWLEDGED" {
+			t.Fatalf("acknowledged: %v", doc["state"])
+		}
+		for _, a := range []string{"auth-de", "auth-nl", "auth-be"} {
+			if deadline(doc, "DECISION_DUE", a) == nil {
+				t.Fatalf("no DECISION_DUE for %s", a)
+			}
+		}
+		if deadline(doc, "ACKNOWLEDGEMENT_DUE", "auth-nl")["state"] != "MET" {
+			t.Fatalf("acknowledgement deadline not met: %v", doc["deadlines"])
+		}
+
+		// Information requested after 10 days, answered incompletely, then completely after 7 days.
+		d.clock.Advance(10 * 24 * time.Hour)
+		doc = d.ok(t, "bernd", au+"SetRequestInformation", map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"analysis?"}}})
+		if doc["state"] != "INFORMATION_REQUESTED" || deadline(doc, "DECISION_DUE", "auth-be")["state"] != "SUSPENDED" {
+			t.Fatalf("information requested: %v %v", doc["state"], doc["deadlines"])
+		}
+		d.clock.Advance(3 * 24 * time.Hour)
+		doc = d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"soon"}, "complete": false}})
+		if doc["state"] != "INFORMATION_REQUESTED" || deadline(doc, "DECISION_DUE", "auth-de")["state"] != "SUSPENDED" {
+			t.Fatalf("after incomplete reply: %v", doc["state"])
+		}
+		d.clock.Advance(4 * 24 * time.Hour)
+		doc = d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": true}})
+		if doc["state"] != "ACKNOWLEDGED" {
+			t.Fatalf("after complete reply: %v", doc["state"])
+		}
+		dl := deadline(doc, "DECISION_DUE", "auth-de")
+		want := calendar.AddCalendarDays(calendar.Place{Country: "DE", Region: "BY"}, ackAt, 37)
+		if dl["state"] != "OPEN" || dl["dueAt"] != want.Format(time.RFC3339Nano) {
+			t.Fatalf("resumed decision period: %v, want due %s (37 days after acknowledgement)", dl, want.Format(time.RFC3339Nano))
+		}
+
+		// Consent by all three.
+		d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+		st, _, raw = d.call(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+		wantError(t, 400, 9, st, raw) // once per authority
+		d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{"sealed drums"}}})
+		doc = d.ok(t, "bart", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+		if doc["state"] != "CONSENTED" || deadline(doc, "CONSENT_VALIDITY", "acme") == nil || doc["consentConditions"].([]any)[0] != "sealed drums" {
+			t.Fatalf("consented: %v %v %v", doc["state"], doc["consentConditions"], doc["deadlines"])
+		}
+
+		// Change after consent: accepted by all, one with conditions.
+		doc = d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"changes": []string{"new carrier"}, "reason": "bankruptcy"}})
+		if doc["state"] != "CHANGE_REQUESTED" {
+			t.Fatalf("change requested: %v", doc["state"])
+		}
+		d.ok(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
+		d.ok(t, "bart", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
+		doc = d.ok(t, "noor", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED_WITH_CONDITIONS", "conditions": []string{"GPS tracking"}}})
+		cr := doc["changeRequests"].([]any)[0].(map[string]any)
+		if doc["state"] != "CONSENTED" || cr["outcome"] != "AMENDED" || len(doc["consentConditions"].([]any)) != 2 {
+			t.Fatalf("change accepted: %v %v %v", doc["state"], cr, doc["consentConditions"])
+		}
+
+		// Signals: revalidation, then closure.
+		doc = d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": id, "notificationSignal": map[string]any{"type": "REVALIDATION", "validUntil": "2027-06-30"}})
+		if doc["state"] != "CONSENTED" || doc["consentValidUntil"] != "2027-06-30" {
+			t.Fatalf("revalidated: %v %v", doc["state"], doc["consentValidUntil"])
+		}
+		doc = d.ok(t, "bernd", au+"SubmitNotificationSignal", map[string]any{"documentId": id, "notificationSignal": map[string]any{"type": "CLOSURE"}})
+		if doc["state"] != "CLOSED" {
+			t.Fatalf("closed: %v", doc["state"])
+		}
+		if _, intents := d.get(t, "noor", id); len(intents) != 0 {
+			t.Fatalf("follow-ups after closure: %v", intents)
+		}
+
+		breaks, rows, err := audit.Verify(context.Background(), d.db)
+		if err != nil || len(breaks) != 0 || rows != 15 {
+			t.Fatalf("audit: %d rows, breaks %v, %v", rows, breaks, err)
+		}
+	})
+}
+
+func TestNotificationRejections(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
+		id := doc["id"].(string)
+
+		t.Run("business rejections change nothing", func(t *testing.T) {
+			for code, mutate := range map[string]func(c map[string]any){
+				"WASTE_CLASSIFICATION_INVALID_CODE": func(c map[string]any) {
+					c["wasteClassifications"] = []any{map[string]any{"list": "EU_LIST_OF_WASTE", "code": "99 99 99"}}
+				},
+				"RECOVERY_DISPOSAL_CODE_INVALID": func(c map[string]any) { c["recoveryDisposalCodes"] = []any{"R14"} },
+				"PARTY_UNKNOWN": func(c map[string]any) {
+					c["consignee"] = map[string]any{"organisationId": "auth-nl"} // an authority as consignee
+				},
+			} {
+				c := content()
+				mutate(c)
+				st, m, raw := d.call(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+				if st != 200 {
+					t.Fatalf("%s: HTTP %d %s", code, st, raw)
+				}
+				be := m["businessErrors"].([]any)
+				if len(be) != 1 || be[0].(map[string]any)["code"] != code {
+					t.Fatalf("%s: business errors %v", code, be)
+				}
+				if doc := m["document"].(map[string]any); doc["state"] != "DRAFT" || doc["version"] != "1" {
+					t.Fatalf("%s: document changed: %v v%v", code, doc["state"], doc["version"])
+				}
+			}
+		})
+
+		t.Run("stale version, unknown document, wrong role, bad blocks", func(t *testing.T) {
+			st, _, raw := d.call(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "version": "7", "notification": content()})
+			wantError(t, 409, 10, st, raw)
+			st, _, raw = d.call(t, "alice", co+"GetNotification", map[string]any{"documentId": "ntf_nope"})
+			wantError(t, 404, 5, st, raw)
+			st, _, raw = d.call(t, "eve", co+"SetSubmission", map[string]any{"documentId": id, "notification": content()})
+			wantError(t, 404, 5, st, raw)
+			st, _, raw = d.call(t, "rita", co+"SetSubmission", map[string]any{"documentId": id, "notification": content()})
+			wantError(t, 403, 7, st, raw) // the consignee is a party, not the notifier
+			st, _, raw = d.call(t, "noor", co+"CreateSubmission", map[string]any{"notification": content()})
+			wantError(t, 403, 7, st, raw)
+		})
+
+		t.Run("objection needs grounds and ends in OBJECTED", func(t *testing.T) {
+			id := d.submitted(t)
+			d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+			st, _, raw := d.call(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "OBJECTION"}})
+			wantError(t, 400, 3, st, raw, "decision.grounds")
+			doc := d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "OBJECTION", "grounds": "Art. 11(1)(a)"}})
+			if doc["state"] != "OBJECTED" {
+				t.Fatalf("objected: %v", doc["state"])
+			}
+			if deadline(doc, "DECISION_DUE", "auth-nl")["state"] != "CANCELLED" && deadline(doc, "DECISION_DUE", "auth-nl") != nil {
+				t.Fatalf("other decision periods still run: %v", doc["deadlines"])
+			}
+		})
+
+		t.Run("corrections: replaced before acknowledgement, pending after, acceptance restarts the decision period", func(t *testing.T) {
+			id := d.submitted(t)
+			c := content()
+			c["numberOfShipments"] = 7
+			doc := d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+			if doc["notification"].(map[string]any)["numberOfShipments"] != float64(7) || doc["state"] != "SUBMITTED" {
+				t.Fatalf("correction before acknowledgement: %v", doc["notification"])
+			}
+			d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+			d.clock.Advance(5 * 24 * time.Hour)
+			c["numberOfShipments"] = 9
+			doc = d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+			if doc["notification"].(map[string]any)["numberOfShipments"] != float64(7) || !doc["corrections"].([]any)[0].(map[string]any)["pending"].(bool) {
+				t.Fatalf("correction after acknowledgement must wait: %v", doc["corrections"])
+			}
+			before := deadline(doc, "DECISION_DUE", "auth-de")["dueAt"]
+			doc = d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id, "acknowledgement": map[string]any{"remarks": "correction accepted"}})
+			after := deadline(doc, "DECISION_DUE", "auth-de")["dueAt"]
+			if doc["notification"].(map[string]any)["numberOfShipments"] != float64(9) || before == after {
+				t.Fatalf("acceptance: content %v, due before %v after %v", doc["notification"].(map[string]any)["numberOfShipments"], before, after)
+			}
+		})
+
+		t.Run("tacit consent of a transit authority by the system", func(t *testing.T) {
+			id := d.submitted(t)
+			d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+			d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+			d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+			if _, err := d.notes.FireSystem(context.Background(), id, "TACIT_CONSENT", "auth-be"); err == nil {
+				t.Fatal("tacit consent before the period expired")
+			}
+			d.advance(40 * 24 * time.Hour)
+			v, err := d.notes.FireSystem(context.Background(), id, "TACIT_CONSENT", "auth-be")
+			if err != nil || v.Doc.State != "CONSENTED" {
+				t.Fatalf("tacit consent: %v %v", v, err)
+			}
+			var actor string
+			d.db.Raw("SELECT actor FROM audit_events WHERE document_id = ? AND intent = 'TACIT_CONSENT'", id).Scan(&actor)
+			if actor != "system" {
+				t.Fatalf("audit actor %q, want system", actor)
+			}
+		})
+
+		t.Run("SetByIntent for a movement document", func(t *testing.T) {
+			st, _, raw := d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "MOVEMENT"}, "intent": "CARRIER_TRANSPORT"})
+			wantError(t, 400, 9, st, raw)
+			st, _, raw = d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "NOTIFICATION"}, "intent": "DECISION"})
+			wantError(t, 400, 9, st, raw)
+		})
+	})
+}
+
+// Each intent through SetByIntent gives what its own operation gives.
+func TestSetByIntentMatchesOperations(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		type step struct {
+			user, intent, op, block string
+			value                   any
+			state                   string
+		}
+		steps := []step{
+			{"alice", "SUBMISSION", co + "SetSubmission", "notification", content(), "SUBMITTED"},
+			{"noor", "ACKNOWLEDGEMENT", au + "SubmitAcknowledgement", "acknowledgement", map[string]any{"remarks": "ok"}, "ACKNOWLEDGED"},
+			{"bernd", "REQUEST_INFORMATION", au + "SetRequestInformation", "requestInformation", map[string]any{"questions": []string{"q"}}, "INFORMATION_REQUESTED"},
+			{"alice", "REPLY_TO_REQUEST_INFORMATION", co + "SetReplyToRequestInformation", "replyToRequestInformation", map[string]any{"answers": []string{"a"}, "complete": true}, "ACKNOWLEDGED"},
+			{"bernd", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "ACKNOWLEDGED"},
+			{"noor", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "ACKNOWLEDGED"},
+			{"bart", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "CONSENTED"},
+			{"alice", "REQUEST_FOR_CHANGE_AFTER_CONSENT", co + "SetRequestForChangeAfterConsent", "requestForChange", map[string]any{"changes": []string{"c"}}, "CHANGE_REQUESTED"},
+			{"bernd", "REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT", au + "ReplyToRequestForChangeAfterConsent", "replyToRequestForChange", map[string]any{"result": "REJECTED", "grounds": "no"}, "CHANGE_REQUESTED"},
+			{"noor", "NOTIFICATION_SIGNAL", au + "SubmitNotificationSignal", "notificationSignal", map[string]any{"type": "CANCELLATION_OF_CONSENT", "reason": "r"}, "CONSENT_CANCELLED"},
+		}
+		created := func() string {
+			return d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string)
+		}
+		direct, byIntent := created(), created()
+		for _, s := range steps {
+			// The specific operation on one document…
+			a := d.ok(t, s.user, s.op, map[string]any{"documentId": direct, s.block: s.value})
+			// …and SetByIntent with the retrieval document on the other.
+			doc, intents := d.get(t, s.user, byIntent)
+			if !strings.Contains(","+strings.Join(intents, ",")+",", ","+s.intent+",") {
+				t.Fatalf("%s not in %s's follow-ups %v", s.intent, s.user, intents)
+			}
+			doc[s.block] = s.value
+			api := au
+			if strings.HasPrefix(s.op, co) {
+				api = co
+			}
+			b := d.ok(t, s.user, api+"SetByIntent", map[string]any{"document": doc, "intent": s.intent})
+			for _, k := range []string{"state", "version", "decisions", "consentConditions"} {
+				ja, _ := json.Marshal(a[k])
+				jb, _ := json.Marshal(b[k])
+				if k == "decisions" {
+					ja, jb = []byte(fmt.Sprint(len(a[k].([]any)))), []byte(fmt.Sprint(len(b[k].([]any))))
+				}
+				if string(ja) != string(jb) {
+					t.Fatalf("%s: %s differs: operation %s, SetByIntent %s", s.intent, k, ja, jb)
+				}
+			}
+			if a["state"] != s.state {
+				t.Fatalf("%s: state %v, want %s", s.intent, a["state"], s.state)
+			}
+		}
+	})
+}
+
+// Twenty authority clients decide on one document at once: every authority
+// decides exactly once and the document moves exactly once per decision.
+func TestConcurrentDecisionsOnPostgres(t *testing.T) {
+	d := startDocs(t, dbtest.Postgres(t))
+	id := d.submitted(t)
+	d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+	users := []string{"bernd", "noor", "bart"}
+	for _, u := range users {
+		d.token(t, u)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u := users[i%3]
+			req, _ := http.NewRequest(http.MethodPost, d.url+au+"SetDecision", strings.NewReader(fmt.Sprintf(`{"documentId":%q,"decision":{"type":"CONSENT"}}`, id)))
+			req.Header.Set("provider_id", "dev-1")
+			req.Header.Set("Authorization", "Bearer "+d.tokens[u])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			codes[resp.StatusCode]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[200] != 3 || codes[200]+codes[400] != 20 {
+		t.Fatalf("statuses %v: want exactly 3 applied decisions, the rest 400", codes)
+	}
+	var decisions int64
+	d.db.Raw("SELECT COUNT(*) FROM audit_events WHERE document_id = ? AND intent = 'DECISION'", id).Scan(&decisions)
+	doc, _ := d.get(t, "alice", id)
+	if decisions != 3 || len(doc["decisions"].([]any)) != 3 || doc["state"] != "CONSENTED" {
+		t.Fatalf("%d audited decisions, %d recorded, state %v", decisions, len(doc["decisions"].([]any)), doc["state"])
+	}
+}
