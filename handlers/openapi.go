@@ -34,7 +34,7 @@ The REST face follows grpc-gateway v2 with its default marshaler:
 
 // BuildOpenAPI derives the OpenAPI 3.0.3 description from the operation
 // table and the request and response types.
-func BuildOpenAPI(ops []Operation, cfg *configs.Config) (*openapi3.T, error) {
+func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*openapi3.T, error) {
 	doc := &openapi3.T{
 		OpenAPI: "3.0.3",
 		Info: &openapi3.Info{
@@ -126,25 +126,22 @@ func BuildOpenAPI(ops []Operation, cfg *configs.Config) (*openapi3.T, error) {
 		o.Responses.Set("default", errResponse)
 		doc.AddOperation(op.Path(), op.Verb, o)
 	}
-	for _, p := range plainPaths {
+	for _, p := range plains {
 		o := &openapi3.Operation{
-			OperationID: "Ops_" + strings.TrimPrefix(strings.NewReplacer(".", "_").Replace(p.path), "/"),
+			OperationID: "Ops_" + strings.TrimPrefix(strings.NewReplacer(".", "_", "/", "_").Replace(p.Path), "_"),
 			Tags:        []string{"operations"},
-			Summary:     p.summary, Description: p.description,
+			Summary:     p.Summary, Description: p.Description,
 			Security:  &openapi3.SecurityRequirements{},
 			Responses: openapi3.NewResponses(),
 		}
-		ct, schema := "application/json", openapi3.NewObjectSchema()
-		switch p.path {
-		case "/metrics":
-			ct, schema = "text/plain", openapi3.NewStringSchema()
-		case "/openapi.yaml":
-			ct, schema = "application/yaml", openapi3.NewStringSchema()
+		ct, schema := p.ContentType, openapi3.NewStringSchema()
+		if ct == "" {
+			ct, schema = "application/json", openapi3.NewObjectSchema()
 		}
 		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").
 			WithContent(openapi3.NewContentWithSchema(schema, []string{ct}))})
 		o.Responses.Set("default", errResponse)
-		doc.AddOperation(p.path, http.MethodGet, o)
+		doc.AddOperation(p.Path, http.MethodGet, o)
 		tags["operations"] = true
 	}
 	names := make([]string, 0, len(tags))

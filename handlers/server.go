@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -15,6 +16,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -47,6 +49,8 @@ type Server struct {
 	auth     Authenticator
 	authSvc  *auth.Service
 	notes    *notifications.Service
+	machines []*engine.Machine
+	plains   []PlainPath
 	jwks     []byte
 	version  string
 	metrics  *metrics
@@ -78,7 +82,11 @@ func New(d Deps) (*Server, error) {
 	s.migrator = m
 	s.metrics = newMetrics(d.DB)
 	s.ops = append(s.operations(), d.Extra...)
-	doc, err := BuildOpenAPI(s.ops, s.cfg)
+	if d.Notifications != nil {
+		s.machines = append(s.machines, d.Notifications.Machine)
+	}
+	s.plains = s.plainPaths()
+	doc, err := BuildOpenAPI(s.ops, s.plains, s.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
 	}
@@ -101,8 +109,8 @@ func New(d Deps) (*Server, error) {
 	for _, op := range s.ops {
 		e.Handle(op.Verb, op.Path(), s.handle(op))
 	}
-	for _, p := range plainPaths {
-		e.GET(p.path, s.plain(p.path))
+	for _, p := range s.plains {
+		e.GET(p.Path, s.plain(p))
 	}
 	s.engine = e
 	return s, nil
@@ -132,52 +140,64 @@ func (s *Server) Routes() []Route {
 	return out
 }
 
-// plainPaths are the operational endpoints beside the API. They need no
-// provider_id and no token, and appear in the OpenAPI description too.
-var plainPaths = []struct{ path, summary, description string }{
-	{"/healthz", "Liveness", "200 while the process is up; it checks nothing else."},
-	{"/readyz", "Readiness", "200 when the database answers and every migration is applied; 503 (code 14) otherwise."},
-	{"/metrics", "Prometheus metrics", "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format)."},
-	{"/openapi.yaml", "This OpenAPI description", "Generated from the server's operation table."},
-	{"/.well-known/jwks.json", "Token verification keys", "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation."},
+// PlainPath is an endpoint beside the API operations: no provider_id, no
+// token, GET only. It appears in the OpenAPI description too.
+type PlainPath struct {
+	Path, Summary, Description string
+	ContentType                string // application/json when empty
+	handler                    gin.HandlerFunc
 }
 
-func (s *Server) plain(path string) gin.HandlerFunc {
-	h := s.plainHandler(path)
+// plainPaths lists the operational endpoints and the workflow diagrams.
+func (s *Server) plainPaths() []PlainPath {
+	paths := []PlainPath{
+		{Path: "/healthz", Summary: "Liveness", Description: "200 while the process is up; it checks nothing else.",
+			handler: func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version}) }},
+		{Path: "/readyz", Summary: "Readiness", Description: "200 when the database answers and every migration is applied; 503 (code 14) otherwise.",
+			handler: s.readyz},
+		{Path: "/metrics", Summary: "Prometheus metrics", ContentType: "text/plain",
+			Description: "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format).",
+			handler:     gin.WrapH(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))},
+		{Path: "/openapi.yaml", Summary: "This OpenAPI description", ContentType: "application/yaml",
+			Description: "Generated from the server's operation table.",
+			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }},
+		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
+			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
+			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
+	}
+	for _, m := range s.machines {
+		kind := strings.ToLower(m.Def.Kind)
+		dot, mmd := m.Dot(), m.Mermaid()
+		paths = append(paths,
+			PlainPath{Path: "/workflows/" + kind + ".dot", Summary: "The " + kind + " state machine (Graphviz)", ContentType: "text/vnd.graphviz",
+				Description: "Derived from the machine's declaration: states, intents, guards, system triggers.",
+				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
+			PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
+				Description: "Derived from the machine's declaration.",
+				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(mmd)) }},
+		)
+	}
+	return paths
+}
+
+func (s *Server) plain(p PlainPath) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		reqctx.From(c.Request.Context()).Operation = path
-		h(c)
+		reqctx.From(c.Request.Context()).Operation = p.Path
+		p.handler(c)
 	}
 }
 
-func (s *Server) plainHandler(path string) gin.HandlerFunc {
-	switch path {
-	case "/healthz":
-		return func(c *gin.Context) {
-			c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version})
-		}
-	case "/readyz":
-		return func(c *gin.Context) {
-			ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
-			defer cancel()
-			current, target, err := s.migrator.Versions(ctx)
-			if err != nil {
-				renderError(c, status.Wrap(err, status.Unavailable, "database not reachable"))
-				return
-			}
-			if current != target {
-				renderError(c, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target))
-				return
-			}
-			c.JSON(http.StatusOK, gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current})
-		}
-	case "/metrics":
-		h := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
-		return gin.WrapH(h)
-	case "/openapi.yaml":
-		return func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }
-	case "/.well-known/jwks.json":
-		return func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	current, target, err := s.migrator.Versions(ctx)
+	if err != nil {
+		renderError(c, status.Wrap(err, status.Unavailable, "database not reachable"))
+		return
 	}
-	panic("no handler for " + path)
+	if current != target {
+		renderError(c, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current})
 }

@@ -13,11 +13,13 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 )
 
 const adminUsage = `Usage:
   wasteflow admin apply FILE
+  wasteflow admin verify-audit
   wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
   wasteflow admin reset-password -provider P -username U [-password-stdin]
   wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
@@ -31,6 +33,22 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 	if len(args) == 0 {
 		fmt.Fprint(stderr, adminUsage)
 		return exitUsage
+	}
+	if args[0] == "verify-audit" {
+		return report(stderr, "admin verify-audit", withDB(ctx, cfg, log, func(db *gorm.DB) error {
+			breaks, rows, err := audit.Verify(ctx, db)
+			if err != nil {
+				return err
+			}
+			if len(breaks) > 0 {
+				for _, b := range breaks {
+					fmt.Fprintf(stdout, "BROKEN %s\n", b)
+				}
+				return fmt.Errorf("%d broken chain(s) among %d rows", len(breaks), rows)
+			}
+			fmt.Fprintf(stdout, "audit trail intact: %d rows verified\n", rows)
+			return nil
+		}))
 	}
 	if args[0] == "apply" {
 		if len(args) != 2 {

@@ -38,6 +38,8 @@ Usage:
   wasteflow migrate            apply database migrations and exit
   wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
   wasteflow admin create-account | reset-password | issue-app-token   (see wasteflow admin)
+  wasteflow admin verify-audit check every document's audit chain; exit 1 at a broken link
+  wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
   wasteflow demo               migrate and apply the built-in demo data, print how to log in
   wasteflow version            print the version
 
@@ -102,6 +104,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return admin(ctx, cfg, log, args[1:], stdin, stdout, stderr)
 	case "demo":
 		cmdErr = demo(ctx, cfg, log, stdout)
+	case "workflows":
+		return workflowsCmd(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/audit"
 )
 
 // environment returns a lookup over vars plus a private key file.
@@ -256,5 +258,50 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Fatal("new connections still accepted after shutdown")
+	}
+}
+
+func TestVerifyAuditCommand(t *testing.T) {
+	db := dbtest.SQLite(t)
+	env := environment(t, db)
+	if code, _, stderr := runCmd(t, env, "migrate"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	gdb, err := models.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer models.Close(gdb)
+	now := time.Now().UTC()
+	gdb.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"})
+	gdb.Create(&models.Document{ID: "d1", ProviderID: "p", Kind: "NOTIFICATION", Number: "n", State: "DRAFT", Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: now, UpdatedAt: now})
+	for _, to := range []string{"DRAFT", "SUBMITTED", "ACKNOWLEDGED"} {
+		if _, err := audit.Append(gdb, models.AuditEvent{DocumentID: "d1", ToState: to, Intent: "X", Actor: "1", At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCmd(t, env, "admin", "verify-audit")
+	if code != exitOK || !strings.Contains(out, "intact: 3 rows") {
+		t.Fatalf("intact chain: exit %d %s %s", code, out, stderr)
+	}
+	gdb.Exec("UPDATE audit_events SET to_state = 'CONSENTED' WHERE seq = 2")
+	code, out, _ = runCmd(t, env, "admin", "verify-audit")
+	if code != exitError || !strings.Contains(out, "BROKEN document d1: row 2") {
+		t.Fatalf("tampered chain: exit %d %s", code, out)
+	}
+}
+
+func TestWorkflowsGraphCommand(t *testing.T) {
+	env := environment(t, dbtest.SQLite(t))
+	code, out, _ := runCmd(t, env, "workflows", "graph", "notification")
+	if code != exitOK || !strings.HasPrefix(out, `digraph "notification"`) || !strings.Contains(out, `"DRAFT" -> "SUBMITTED" [label="SUBMISSION"]`) {
+		t.Fatalf("dot: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, env, "workflows", "graph", "NOTIFICATION", "-format", "mermaid")
+	if code != exitOK || !strings.Contains(out, "ACKNOWLEDGED --> CONSENTED : DECISION (callerUndecided)") {
+		t.Fatalf("mermaid: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runCmd(t, env, "workflows", "graph", "unicorn"); code != exitUsage {
+		t.Fatalf("unknown kind: exit %d", code)
 	}
 }

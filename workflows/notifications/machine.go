@@ -56,8 +56,12 @@ var Definition = &engine.Definition{
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Submitted}},
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: "ACKNOWLEDGEMENT_DUE", Party: partyDestination}}},
 		{Name: IntentCorrection, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
-			Summary:     "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
-			Transitions: []engine.Transition{{From: []string{n.Submitted, n.Acknowledged, n.InformationRequested}, Target: "same", Targets: []string{n.Submitted, n.Acknowledged, n.InformationRequested}}}},
+			Summary: "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
+			Transitions: []engine.Transition{
+				{From: []string{n.Submitted}, To: n.Submitted},
+				{From: []string{n.Acknowledged}, To: n.Acknowledged},
+				{From: []string{n.InformationRequested}, To: n.InformationRequested},
+			}},
 		{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: []string{n.RoleAuthorityDestination},
 			Summary: "acknowledge receipt (not consent); in ACKNOWLEDGED it accepts a pending correction",
 			Transitions: []engine.Transition{
@@ -93,7 +97,7 @@ var Definition = &engine.Definition{
 			}},
 		{Name: IntentTacitConsent, System: true,
 			Summary:     "a transit authority's decision period expired: tacit consent",
-			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "tacitConsentDue"}},
+			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented}, Guard: "tacitConsentDue"}},
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: "DECISION_DUE", Party: partyInput},
 				{Op: engine.Start, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "consented"},
@@ -143,7 +147,6 @@ var Definition = &engine.Definition{
 		},
 	},
 	Targets: map[string]func(*engine.Eval) string{
-		"same":             func(ev *engine.Eval) string { return ev.State },
 		"afterReply":       func(ev *engine.Eval) string { return doc(ev).AfterReply() },
 		"afterDecision":    func(ev *engine.Eval) string { return doc(ev).AfterDecision() },
 		"afterChangeReply": func(ev *engine.Eval) string { return doc(ev).AfterChangeReply() },

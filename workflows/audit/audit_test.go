@@ -1,0 +1,74 @@
+package audit_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/audit"
+)
+
+// chain writes a document with rows audit rows.
+func chain(t *testing.T, db *gorm.DB, id string, rows int) {
+	t.Helper()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 123456789, time.UTC)
+	if err := db.Create(&models.Provider{ID: "p-" + id, Environment: "test", Name: "P"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	doc := models.Document{ID: id, ProviderID: "p-" + id, Kind: "NOTIFICATION", Number: id, State: "DRAFT", Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: now, UpdatedAt: now}
+	if err := db.Create(&doc).Error; err != nil {
+		t.Fatal(err)
+	}
+	states := []string{"", "DRAFT", "SUBMITTED", "ACKNOWLEDGED", "CONSENTED", "CLOSED"}
+	for i := 0; i < rows; i++ {
+		err := db.Transaction(func(tx *gorm.DB) error {
+			_, err := audit.Append(tx, models.AuditEvent{DocumentID: id, FromState: states[i], ToState: states[i+1], Intent: "X",
+				Actor: "1", ActorOrg: "acme", At: now.Add(time.Duration(i) * time.Hour), RequestID: "r"})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestVerifyFindsTheFirstBrokenLink(t *testing.T) {
+	ctx := context.Background()
+	for name, tamper := range map[string]struct {
+		sql     string
+		seq     int64
+		because string
+	}{
+		"update": {"UPDATE audit_events SET actor = 'mallory' WHERE document_id = ? AND seq = 3", 3, "changed"},
+		"delete": {"DELETE FROM audit_events WHERE document_id = ? AND seq = 2", 3, "missing"},
+		"swap":   {"UPDATE audit_events SET to_state = CASE seq WHEN 2 THEN 'ACKNOWLEDGED' ELSE 'SUBMITTED' END WHERE document_id = ? AND seq IN (2, 3)", 2, "changed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+				db := dbtest.Open(t, cfg)
+				chain(t, db, "good", 5)
+				chain(t, db, "bad", 5)
+				breaks, rows, err := audit.Verify(ctx, db)
+				if err != nil || len(breaks) != 0 || rows != 10 {
+					t.Fatalf("before tampering: %v, %d rows, %v", breaks, rows, err)
+				}
+				if err := db.Exec(tamper.sql, "bad").Error; err != nil {
+					t.Fatal(err)
+				}
+				breaks, _, err = audit.Verify(ctx, db)
+				if err != nil || len(breaks) != 1 {
+					t.Fatalf("after %s: %v %v", name, breaks, err)
+				}
+				if b := breaks[0]; b.DocumentID != "bad" || b.Seq != tamper.seq || !strings.Contains(b.Reason, tamper.because) {
+					t.Fatalf("after %s: reported %s", name, b)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package notifications
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// sampleInput is a valid block for each intent.
+func sampleInput(intent string, r *rand.Rand) any {
+	switch intent {
+	case IntentSubmission, IntentCorrection:
+		c := sampleContent()
+		return &c
+	case IntentAcknowledgement:
+		return &n.Acknowledgement{}
+	case IntentRequestInformation:
+		return &n.RequestInformation{Questions: []string{"q"}}
+	case IntentReplyToRequestInfo:
+		return &n.ReplyToRequestInformation{Answers: []string{"a"}, Complete: r.IntN(2) == 0}
+	case IntentDecision:
+		return &n.Decision{Type: []n.DecisionType{n.DecisionConsent, n.DecisionObjection}[r.IntN(2)], Grounds: "g"}
+	case IntentRequestForChange:
+		return &n.RequestForChange{Changes: []string{"c"}}
+	case IntentReplyToChange:
+		return &n.ReplyToRequestForChange{Result: []n.ChangeResult{n.ChangeAccepted, n.ChangeRejected}[r.IntN(2)], Grounds: "g"}
+	case IntentNotificationSignal:
+		return &n.NotificationSignal{Type: n.SignalType(1 + r.IntN(3)), ValidUntil: "2028-01-01"}
+	}
+	return nil
+}
+
+func sampleContent() n.Content {
+	return n.Content{
+		Notifier: n.PartyRef{OrganisationID: "acme"}, Consignee: n.PartyRef{OrganisationID: "recyc"},
+		Facility: n.Facility{OrganisationID: "recyc"},
+		CompetentAuthorities: n.CompetentAuthorities{Dispatch: n.PartyRef{OrganisationID: "de"},
+			Destination: n.PartyRef{OrganisationID: "nl"}, Transit: []n.PartyRef{{OrganisationID: "be"}}},
+	}
+}
+
+// randomDocument builds a document in a random state with random history.
+func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []engine.DeadlineView) {
+	d := &n.Notification{Content: sampleContent()}
+	state := Definition.States[r.IntN(len(Definition.States))]
+	auths := []string{"de", "nl", "be"}
+	for _, a := range auths {
+		if r.IntN(3) == 0 {
+			d.Decisions = append(d.Decisions, n.DecisionRecord{Authority: a, Type: n.DecisionConsent})
+		}
+	}
+	if r.IntN(3) == 0 {
+		d.Corrections = append(d.Corrections, n.CorrectionRecord{Pending: true, Content: sampleContent()})
+	}
+	if state == n.InformationRequested || r.IntN(4) == 0 {
+		d.InformationRequests = append(d.InformationRequests, n.InformationRequestRecord{Open: true, ReturnState: n.Acknowledged})
+	}
+	if state == n.ChangeRequested || r.IntN(4) == 0 {
+		cr := n.ChangeRequestRecord{Open: true}
+		if r.IntN(2) == 0 {
+			cr.Replies = append(cr.Replies, n.ChangeReply{Authority: auths[r.IntN(3)], Result: n.ChangeAccepted})
+		}
+		d.ChangeRequests = append(d.ChangeRequests, cr)
+	}
+	if r.IntN(2) == 0 {
+		d.ConsentValidUntil = now.AddDate(0, 0, r.IntN(20)-10).Format(time.DateOnly)
+	}
+	var dls []engine.DeadlineView
+	for _, a := range auths {
+		dls = append(dls, engine.DeadlineView{Rule: "DECISION_DUE", PartyOrg: a, State: "OPEN", DueAt: now.Add(time.Duration(r.IntN(20)-10) * 24 * time.Hour)})
+	}
+	return state, d, dls
+}
+
+// The property: for any document and caller, the follow-up intents are
+// exactly the intents that Check admits, and each of them fires.
+func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
+	m, err := engine.Build(Definition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	callers := []string{"acme", "recyc", "de", "nl", "be", "stranger"}
+	fired := map[string]int{}
+	for i := 0; i < 3000; i++ {
+		now := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+		state, data, dls := randomDocument(r, now)
+		var c engine.Caller
+		if r.IntN(8) == 0 {
+			c = engine.Caller{Actor: engine.System, System: true}
+		} else {
+			org := callers[r.IntN(len(callers))]
+			c = engine.Caller{Actor: "1", Org: org, Roles: rolesOf(data, org)}
+		}
+		ev := &engine.Eval{State: state, Data: data, Caller: c, Now: now, Deadlines: dls}
+		follow, err := m.FollowUp(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, in := range follow {
+			listed[in.Name] = true
+		}
+		for _, in := range Definition.Intents {
+			err := m.Check(context.Background(), ev, in.Name)
+			if listed[in.Name] != (err == nil) {
+				t.Fatalf("state %s caller %+v: intent %s listed=%v but Check=%v", state, c, in.Name, listed[in.Name], err)
+			}
+			var np *engine.NotPermittedError
+			if err != nil && !errors.As(err, &np) && !errors.Is(err, engine.ErrRole) {
+				t.Fatalf("unexpected error %v", err)
+			}
+		}
+		for _, in := range follow {
+			// Fire on a copy: each listed intent must fire to a declared state.
+			_, copyData, _ := randomDocument(rand.New(rand.NewPCG(0, 0)), now)
+			*copyData = cloneData(data)
+			input := sampleInput(in.Name, r)
+			if in.Name == IntentTacitConsent {
+				input = "be"
+			}
+			fe := &engine.Eval{State: state, Data: copyData, Caller: c, Now: now, Deadlines: dls, Input: input}
+			fe.Apply = func() error { apply(in.Name, fe, copyData, input, state, now); return nil }
+			if err := m.Fire(context.Background(), fe, in.Name); err != nil {
+				t.Fatalf("listed intent %s from %s failed to fire: %v", in.Name, state, err)
+			}
+			if !slices.Contains(Definition.States, fe.State) {
+				t.Fatalf("%s led to undeclared state %s", in.Name, fe.State)
+			}
+			fired[in.Name]++
+		}
+	}
+	for _, in := range Definition.Intents {
+		if fired[in.Name] == 0 {
+			t.Errorf("intent %s was never listed: the generator misses its states", in.Name)
+		}
+	}
+}
+
+func cloneData(d *n.Notification) n.Notification {
+	c := *d
+	c.Decisions = slices.Clone(d.Decisions)
+	c.Corrections = slices.Clone(d.Corrections)
+	c.InformationRequests = slices.Clone(d.InformationRequests)
+	c.ChangeRequests = nil
+	for _, cr := range d.ChangeRequests {
+		cr.Replies = slices.Clone(cr.Replies)
+		c.ChangeRequests = append(c.ChangeRequests, cr)
+	}
+	return c
+}
