@@ -638,6 +638,7 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 			t.Errorf("%s: security %s, want %s", op.Path(), got, kind)
 		}
 	}
+	checkRoutes(t, a.srv, doc)
 	if st, m, _ := a.get(t, "/.well-known/jwks.json", nil); st != 200 || len(m["keys"].([]any)) != 1 ||
 		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {
 		t.Fatalf("jwks: %d %v", st, m)

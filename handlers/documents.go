@@ -120,7 +120,8 @@ func toResponse(v *notifications.View, berrs []n.BusinessError) *NotificationRes
 // and its block.
 
 type CreateSubmissionRequest struct {
-	Notification n.Content `json:"notification"`
+	Notification n.Content  `json:"notification"`
+	Metadata     n.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
 }
 type SetSubmissionRequest struct {
 	DocumentID   string    `json:"documentId"`
@@ -232,7 +233,7 @@ func (s *Server) documentOperations() []Operation {
 		Unary(op(co, "CreateSubmission", "Create a prior written notification (DRAFT)",
 			"The caller's organisation is the notifier. The content may be incomplete; codes and parties given are checked."+intents),
 			func(ctx context.Context, r *CreateSubmissionRequest) (*CreateSubmissionResponse, error) {
-				return respond[CreateSubmissionResponse](s.notes.Create(ctx, r.Notification))
+				return respond[CreateSubmissionResponse](s.notes.Create(ctx, r.Notification, r.Metadata))
 			}),
 		Unary(op(co, "SetSubmission", "File (SUBMISSION) or correct (CORRECTION) a notification",
 			"Chooses SUBMISSION for a DRAFT and CORRECTION for a filed notification. Before acknowledgement a correction replaces the content; "+

@@ -447,3 +447,23 @@ func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 		t.Fatalf("%d audited decisions, %d recorded, state %v", decisions, len(doc["decisions"].([]any)), doc["state"])
 	}
 }
+
+func TestWorkflowDiagramsAndMetadata(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	st, _, raw := d.do(t, call{method: http.MethodGet, path: "/workflows/notification.mmd"})
+	if st != 200 || !strings.Contains(string(raw), "DRAFT --> SUBMITTED : SUBMISSION") {
+		t.Fatalf("mermaid: %d %s", st, raw)
+	}
+	st, _, raw = d.do(t, call{method: http.MethodGet, path: "/workflows/notification.dot"})
+	if st != 200 || !strings.Contains(string(raw), `"ACKNOWLEDGED" -> "CONSENTED"`) {
+		t.Fatalf("dot: %d %s", st, raw)
+	}
+	doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content(), "metadata": map[string]any{
+		"additionalData":  map[string]any{"erpOrder": "4711"},
+		"fileAttachments": []any{map[string]any{"name": "analysis.pdf", "mediaType": "application/pdf", "reference": "s3://bucket/analysis.pdf", "size": "1024"}},
+	}})
+	meta := doc["metadata"].(map[string]any)
+	if meta["additionalData"].(map[string]any)["erpOrder"] != "4711" || len(meta["fileAttachments"].([]any)) != 1 {
+		t.Fatalf("metadata: %v", meta)
+	}
+}

@@ -24,15 +24,17 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 		t.Fatalf("valid declaration refused: %v", err)
 	}
 	for want, breakIt := range map[string]func(d *engine.Definition){
-		`unknown target state "Z"`:          func(d *engine.Definition) { d.Intents[0].Transitions[0].To = "Z" },
-		`unknown source state "Q"`:          func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"Q"} },
-		"state D is unreachable":            func(d *engine.Definition) { d.States = append(d.States, "D") },
-		"can both hold":                     func(d *engine.Definition) { d.Intents[1].Transitions[1].Guard = "ok" },
-		"has no operation":                  func(d *engine.Definition) { d.Intents[0].Operation = "" },
-		`unknown guard "missing"`:           func(d *engine.Definition) { d.Intents[1].Transitions[0].Guard = "missing" },
-		"leaves final state C":              func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"A", "C"} },
-		"declared twice":                    func(d *engine.Definition) { d.Intents = append(d.Intents, d.Intents[0]) },
-		`unknown target function "nowhere"`: func(d *engine.Definition) { d.Intents[0].Transitions[0] = engine.Transition{From: []string{"A"}, Target: "nowhere", Targets: []string{"B"}} },
+		`unknown target state "Z"`: func(d *engine.Definition) { d.Intents[0].Transitions[0].To = "Z" },
+		`unknown source state "Q"`: func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"Q"} },
+		"state D is unreachable":   func(d *engine.Definition) { d.States = append(d.States, "D") },
+		"can both hold":            func(d *engine.Definition) { d.Intents[1].Transitions[1].Guard = "ok" },
+		"has no operation":         func(d *engine.Definition) { d.Intents[0].Operation = "" },
+		`unknown guard "missing"`:  func(d *engine.Definition) { d.Intents[1].Transitions[0].Guard = "missing" },
+		"leaves final state C":     func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"A", "C"} },
+		"declared twice":           func(d *engine.Definition) { d.Intents = append(d.Intents, d.Intents[0]) },
+		`unknown target function "nowhere"`: func(d *engine.Definition) {
+			d.Intents[0].Transitions[0] = engine.Transition{From: []string{"A"}, Target: "nowhere", Targets: []string{"B"}}
+		},
 	} {
 		d := valid()
 		breakIt(d)

@@ -102,7 +102,7 @@ func (s *Service) directory(ctx context.Context, tx *gorm.DB, provider string) (
 }
 
 // Create files a new notification as a DRAFT of the caller's organisation.
-func (s *Service) Create(ctx context.Context, content n.Content) (*View, []n.BusinessError, error) {
+func (s *Service) Create(ctx context.Context, content n.Content, meta n.Metadata) (*View, []n.BusinessError, error) {
 	c, p, err := caller(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -124,7 +124,7 @@ func (s *Service) Create(ctx context.Context, content n.Content) (*View, []n.Bus
 		if err != nil {
 			return err
 		}
-		data := &n.Notification{Content: content}
+		data := &n.Notification{Content: content, Metadata: meta}
 		if berrs = n.ValidateDraft(&data.Content, dir); len(berrs) > 0 {
 			view = &View{Data: data, Doc: models.Document{Kind: Kind, State: n.Draft}}
 			return nil
