@@ -339,6 +339,38 @@ func TestNotificationRejections(t *testing.T) {
 			}
 		})
 
+		t.Run("repeated information requests, then a complete reply", func(t *testing.T) {
+			id := d.submitted(t)
+			d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+			d.ok(t, "bernd", au+"SetRequestInformation", map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"one"}}})
+			doc := d.ok(t, "bart", au+"SetRequestInformation", map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"two"}}})
+			if doc["state"] != "INFORMATION_REQUESTED" || len(doc["informationRequests"].([]any)) != 2 || deadline(doc, "DECISION_DUE", "auth-nl")["state"] != "SUSPENDED" {
+				t.Fatalf("second request: %v %v", doc["state"], doc["deadlines"])
+			}
+			doc = d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"both"}, "complete": true}})
+			if doc["state"] != "ACKNOWLEDGED" || deadline(doc, "DECISION_DUE", "auth-nl")["state"] != "OPEN" {
+				t.Fatalf("after the reply: %v %v", doc["state"], doc["deadlines"])
+			}
+		})
+
+		t.Run("a rejected change leaves the consented terms in force", func(t *testing.T) {
+			id := d.submitted(t)
+			d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+			for _, u := range []string{"bernd", "noor", "bart"} {
+				d.ok(t, u, au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{u}}})
+			}
+			d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"changes": []string{"more tonnes"}}})
+			st, _, raw := d.call(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "REJECTED"}})
+			wantError(t, 400, 3, st, raw, "grounds")
+			d.ok(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "REJECTED", "grounds": "capacity"}})
+			d.ok(t, "noor", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED_WITH_CONDITIONS", "conditions": []string{"extra"}}})
+			doc := d.ok(t, "bart", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
+			cr := doc["changeRequests"].([]any)[0].(map[string]any)
+			if doc["state"] != "CONSENTED" || cr["outcome"] != "UNCHANGED" || len(doc["consentConditions"].([]any)) != 3 {
+				t.Fatalf("rejected change: %v %v %v", doc["state"], cr["outcome"], doc["consentConditions"])
+			}
+		})
+
 		t.Run("SetByIntent for a movement document", func(t *testing.T) {
 			st, _, raw := d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "MOVEMENT"}, "intent": "CARRIER_TRANSPORT"})
 			wantError(t, 400, 9, st, raw)
