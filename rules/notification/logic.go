@@ -258,14 +258,14 @@ func (n *Notification) HasRepliedToChange(org string) bool {
 
 // AfterReply is the state after a reply to an information request.
 func (n *Notification) AfterReply() string {
-	for i := len(n.InformationRequests) - 1; i >= 0; i-- {
-		r := &n.InformationRequests[i]
-		if r.Open {
-			return InformationRequested
-		}
-		return r.ReturnState
+	if len(n.InformationRequests) == 0 {
+		return InformationRequested
 	}
-	return InformationRequested
+	last := &n.InformationRequests[len(n.InformationRequests)-1]
+	if last.Open {
+		return InformationRequested
+	}
+	return last.ReturnState
 }
 
 // AfterDecision is the state after a decision: OBJECTED on any objection,
