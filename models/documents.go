@@ -37,6 +37,7 @@ type Deadline struct {
 	State          string
 	StartedAt      time.Time
 	DueAt          time.Time
+	WarnAt         *time.Time
 	SuspendedSince *time.Time
 	SuspendedDays  int
 	ClosedAt       *time.Time
@@ -56,4 +57,23 @@ type AuditEvent struct {
 	RequestID  string
 	PrevHash   string
 	Hash       string
+}
+
+// Event is a notification for an organisation (and its notifier groups).
+type Event struct {
+	ID             int64 `gorm:"primaryKey"`
+	ProviderID     string
+	OrganisationID string
+	Kind           string
+	DocumentID     string
+	DeadlineID     string
+	DedupKey       string
+	Payload        string // JSON
+	CreatedAt      time.Time
+}
+
+// GroupCursor is how far a notifier group acknowledged its events.
+type GroupCursor struct {
+	GroupID string `gorm:"primaryKey"`
+	AckedID int64
 }

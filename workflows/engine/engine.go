@@ -59,6 +59,7 @@ type Eval struct {
 type DeadlineView struct {
 	Rule, PartyOrg, State string
 	DueAt                 time.Time
+	Open                  bool // still waiting for its party
 }
 
 type evalKey struct{}
@@ -97,6 +98,9 @@ const (
 	Resume  = "RESUME"
 	Restart = "RESTART"
 	Cancel  = "CANCEL"
+	// Lapse closes a deadline its party let pass (it stays OVERDUE): the
+	// automatic triggers that act on an expired period use it.
+	Lapse = "LAPSE"
 )
 
 // Intent is one trigger of the machine.

@@ -1,11 +1,13 @@
 package notifications
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
@@ -43,8 +45,25 @@ const (
 	DeadlineCancelled = "CANCELLED"
 )
 
-func running(state string) bool {
-	return state == DeadlineOpen || state == DeadlineDueSoon || state == DeadlineOverdue
+// running reports whether a deadline still waits for its party. A lapsed
+// deadline (tacit consent, end of validity) stays OVERDUE but is closed.
+func running(d *models.Deadline) bool {
+	return (d.State == DeadlineOpen || d.State == DeadlineDueSoon || d.State == DeadlineOverdue) && d.ClosedAt == nil
+}
+
+// warnAt is the start of the day from which at most warnDays working days
+// are left before due at place.
+func warnAt(place calendar.Place, due time.Time, warnDays int) time.Time {
+	loc := calendar.Location(place.Country)
+	local := due.In(loc)
+	day := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+	for k := 0; k < warnDays; {
+		day = day.AddDate(0, 0, -1)
+		if calendar.IsWorkingDay(place, day) {
+			k++
+		}
+	}
+	return day.UTC()
 }
 
 // due computes when a deadline of rule started at start falls due for a
@@ -72,7 +91,9 @@ type firing struct {
 	ev        *engine.Eval
 	places    map[string]calendar.Place
 	deadlines []models.Deadline // all of the document's, loaded in the transaction
+	before    map[string]string // their states when loaded, by id
 	input     string            // INPUT_AUTHORITY selector
+	warnDays  int
 }
 
 func (f *firing) parties(selector string) []n.Party {
@@ -128,7 +149,7 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 				}
 				switch e.Op {
 				case engine.Stop:
-					if running(d.State) || d.State == DeadlineSuspended {
+					if running(d) || d.State == DeadlineSuspended {
 						state := DeadlineMet
 						if now.After(d.DueAt) {
 							state = DeadlineMetLate
@@ -136,11 +157,15 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 						f.set(d, state, now)
 					}
 				case engine.Cancel:
-					if running(d.State) || d.State == DeadlineSuspended {
+					if running(d) || d.State == DeadlineSuspended {
 						f.set(d, DeadlineCancelled, now)
 					}
+				case engine.Lapse:
+					if running(d) {
+						f.set(d, DeadlineOverdue, now)
+					}
 				case engine.Suspend:
-					if running(d.State) {
+					if running(d) {
 						d.SuspendedSince = &now
 						d.State = DeadlineSuspended
 						d.UpdatedAt = now
@@ -151,9 +176,13 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 						d.SuspendedDays += calendar.DaysBetween(place, *d.SuspendedSince, now)
 						d.SuspendedSince = nil
 						d.DueAt = due(rule, place, d.StartedAt, d.SuspendedDays, f.data)
+						warn := warnAt(place, d.DueAt, f.warnDays)
+						d.WarnAt = &warn
 						d.State = DeadlineOpen
 						if now.After(d.DueAt) {
 							d.State = DeadlineOverdue
+						} else if !now.Before(warn) {
+							d.State = DeadlineDueSoon
 						}
 						d.UpdatedAt = now
 					}
@@ -162,17 +191,56 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 		}
 	}
 	for i := range f.deadlines {
-		if err := f.tx.Save(&f.deadlines[i]).Error; err != nil {
+		d := &f.deadlines[i]
+		if f.before[d.ID] == d.State && !d.UpdatedAt.Equal(now) {
+			continue // untouched
+		}
+		if err := saveDeadline(f.tx, d, f.before[d.ID], f.doc, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// Event kinds (public contract).
+const (
+	EventStateChanged = "DOCUMENT_STATE_CHANGED"
+	EventDueSoon      = "DEADLINE_DUE_SOON"
+	EventOverdue      = "DEADLINE_OVERDUE"
+	EventMetLate      = "DEADLINE_MET_LATE"
+)
+
+var eventOfState = map[string]string{DeadlineDueSoon: EventDueSoon, DeadlineOverdue: EventOverdue, DeadlineMetLate: EventMetLate}
+
+// saveDeadline writes d and, when it just became due soon, overdue or met
+// late, one event for the party that must act (exactly once per change).
+func saveDeadline(tx *gorm.DB, d *models.Deadline, before string, doc *models.Document, now time.Time) error {
+	if err := tx.Save(d).Error; err != nil {
+		return err
+	}
+	kind, ok := eventOfState[d.State]
+	if !ok || before == d.State {
+		return nil
+	}
+	return emit(tx, models.Event{ProviderID: d.ProviderID, OrganisationID: d.PartyOrg, Kind: kind, DocumentID: d.DocumentID,
+		DeadlineID: d.ID, DedupKey: d.ID + ":" + d.State, CreatedAt: now}, map[string]any{
+		"documentNumber": doc.Number, "documentKind": doc.Kind, "rule": d.Rule, "legalBasis": d.LegalBasis,
+		"party": d.PartyOrg, "state": d.State, "dueAt": d.DueAt.UTC().Format(time.RFC3339)})
+}
+
+func emit(tx *gorm.DB, e models.Event, payload map[string]any) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	e.Payload = string(raw)
+	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&e).Error
+}
+
 func (f *firing) close(rule, org, state string, now time.Time) {
 	for i := range f.deadlines {
 		d := &f.deadlines[i]
-		if d.Rule == rule && d.PartyOrg == org && (running(d.State) || d.State == DeadlineSuspended) {
+		if d.Rule == rule && d.PartyOrg == org && (running(d) || d.State == DeadlineSuspended) {
 			f.set(d, state, now)
 		}
 	}
@@ -187,9 +255,15 @@ func (f *firing) set(d *models.Deadline, state string, now time.Time) {
 
 func (f *firing) start(r Rule, p n.Party, now time.Time) {
 	place := f.places[p.OrganisationID]
+	d := due(r, place, now, 0, f.data)
+	warn := warnAt(place, d, f.warnDays)
+	state := DeadlineOpen
+	if !now.Before(warn) {
+		state = DeadlineDueSoon
+	}
 	f.deadlines = append(f.deadlines, models.Deadline{
 		ID: newID("dl_"), DocumentID: f.doc.ID, ProviderID: f.doc.ProviderID, Rule: r.Name, LegalBasis: r.LegalBasis,
-		PartyOrg: p.OrganisationID, PartyRole: p.Role, State: DeadlineOpen, StartedAt: now,
-		DueAt: due(r, place, now, 0, f.data), UpdatedAt: now,
+		PartyOrg: p.OrganisationID, PartyRole: p.Role, State: state, StartedAt: now,
+		DueAt: d, WarnAt: &warn, UpdatedAt: now,
 	})
 }

@@ -99,7 +99,7 @@ var Definition = &engine.Definition{
 			Summary:     "a transit authority's decision period expired: tacit consent",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented}, Guard: "tacitConsentDue"}},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "DECISION_DUE", Party: partyInput},
+				{Op: engine.Lapse, Rule: "DECISION_DUE", Party: partyInput},
 				{Op: engine.Start, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "consented"},
 			}},
 		{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
@@ -122,7 +122,7 @@ var Definition = &engine.Definition{
 			Summary:     "the consent's validity ended",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested}, To: n.Expired, Guard: "consentExpired"}},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "CONSENT_VALIDITY", Party: partyNotifier},
+				{Op: engine.Lapse, Rule: "CONSENT_VALIDITY", Party: partyNotifier},
 				{Op: engine.Cancel, Rule: "CHANGE_REPLY_DUE", Party: partyEachAuthority},
 			}},
 	},
@@ -161,6 +161,6 @@ func doc(ev *engine.Eval) *n.Notification { return ev.Data.(*n.Notification) }
 // overdue reports whether the party's running deadline of rule is past due.
 func overdue(ev *engine.Eval, rule, org string) bool {
 	return slices.ContainsFunc(ev.Deadlines, func(d engine.DeadlineView) bool {
-		return d.Rule == rule && d.PartyOrg == org && (d.State == "OPEN" || d.State == "DUE_SOON" || d.State == "OVERDUE") && ev.Now.After(d.DueAt)
+		return d.Rule == rule && d.PartyOrg == org && d.Open && ev.Now.After(d.DueAt)
 	})
 }

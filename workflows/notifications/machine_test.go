@@ -73,7 +73,7 @@ func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []eng
 	}
 	var dls []engine.DeadlineView
 	for _, a := range auths {
-		dls = append(dls, engine.DeadlineView{Rule: "DECISION_DUE", PartyOrg: a, State: "OPEN", DueAt: now.Add(time.Duration(r.IntN(20)-10) * 24 * time.Hour)})
+		dls = append(dls, engine.DeadlineView{Rule: "DECISION_DUE", PartyOrg: a, State: "OPEN", Open: true, DueAt: now.Add(time.Duration(r.IntN(20)-10) * 24 * time.Hour)})
 	}
 	return state, d, dls
 }

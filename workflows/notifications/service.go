@@ -28,6 +28,15 @@ type Service struct {
 	DB      *gorm.DB
 	Machine *engine.Machine
 	Now     func() time.Time
+	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
+	WarnWorkingDays int
+}
+
+func (s *Service) warnDays() int {
+	if s.WarnWorkingDays <= 0 {
+		return 2
+	}
+	return s.WarnWorkingDays
 }
 
 // New builds the machine (validating the declaration) and the service.
@@ -231,7 +240,7 @@ func (s *Service) deadlinesOf(tx *gorm.DB, id string) ([]models.Deadline, error)
 func views(ds []models.Deadline) []engine.DeadlineView {
 	out := make([]engine.DeadlineView, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, engine.DeadlineView{Rule: d.Rule, PartyOrg: d.PartyOrg, State: d.State, DueAt: d.DueAt})
+		out = append(out, engine.DeadlineView{Rule: d.Rule, PartyOrg: d.PartyOrg, State: d.State, DueAt: d.DueAt, Open: running(&d)})
 	}
 	return out
 }
@@ -269,7 +278,7 @@ func (s *Service) followUp(ctx context.Context, v *View, c engine.Caller) error 
 				continue
 			}
 			for _, d := range v.Deadlines {
-				if d.Rule == e.Rule && d.PartyOrg == c.Org && (running(d.State) || d.State == DeadlineSuspended) {
+				if d.Rule == e.Rule && d.PartyOrg == c.Org && (running(&d) || d.State == DeadlineSuspended) {
 					due := d.DueAt
 					f.DueAt = &due
 				}
@@ -312,104 +321,12 @@ func (s *Service) fire(ctx context.Context, id string, version *int64, intent st
 }
 
 func (s *Service) fireAs(ctx context.Context, c engine.Caller, provider, id string, version *int64, intent string, input any) (*View, []n.BusinessError, error) {
-	now := s.Now().UTC()
 	var view *View
 	var berrs []n.BusinessError
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if c.System {
-			var d models.Document
-			if err := tx.Select("provider_id").Where("id = ?", id).Take(&d).Error; err != nil {
-				return notFound(id)
-			}
-			provider = d.ProviderID
-		}
-		doc, data, err := s.load(tx, id, provider, c, true)
-		if err != nil {
-			return err
-		}
-		if version != nil && *version != doc.Version {
-			return status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", id, doc.Version, *version).
-				WithDetails(status.Info("VERSION_MISMATCH", map[string]string{"currentVersion": fmt.Sprint(doc.Version)}))
-		}
-		if !c.System {
-			c.Roles = rolesOf(data, c.Org)
-		}
-		if intent == "" { // SetSubmission
-			intent = IntentCorrection
-			if doc.State == n.Draft {
-				intent = IntentSubmission
-			}
-		}
-		deadlines, err := s.deadlinesOf(tx, id)
-		if err != nil {
-			return err
-		}
-		ev := &engine.Eval{State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines)}
-		if err := s.Machine.Check(ctx, ev, intent); err != nil {
-			return s.refusal(ctx, err, ev, intent)
-		}
-		dir, places, err := s.directory(ctx, tx, doc.ProviderID)
-		if err != nil {
-			return err
-		}
-		if err := validateInput(intent, input, data, c); err != nil {
-			return err
-		}
-		if content, ok := input.(*n.Content); ok {
-			if content.Notifier.OrganisationID == "" {
-				content.Notifier.OrganisationID = data.Content.Notifier.OrganisationID
-			}
-			if content.Notifier.OrganisationID != data.Content.Notifier.OrganisationID {
-				berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
-			}
-			berrs = append(berrs, n.ValidateSubmission(content, dir)...)
-		}
-		if len(berrs) > 0 {
-			view = &View{Doc: *doc, Data: data, Deadlines: deadlines}
-			return nil
-		}
-		from := doc.State
-		accepted := false
-		ev.Apply = func() error {
-			accepted = apply(intent, ev, data, input, from, now)
-			return nil
-		}
-		if err := s.Machine.Fire(ctx, ev, intent); err != nil {
-			return err
-		}
-		f := &firing{tx: tx, doc: doc, data: data, ev: ev, places: places, deadlines: deadlines}
-		if a, ok := input.(string); ok {
-			f.input = a
-		}
-		in, _ := s.Machine.Intent(intent)
-		if err := f.applyEffects(in); err != nil {
-			return err
-		}
-		raw, err := json.Marshal(data)
-		if err != nil {
-			return err
-		}
-		doc.State, doc.Data, doc.UpdatedAt = ev.State, string(raw), now
-		res := tx.Model(&models.Document{}).Where("id = ? AND version = ?", doc.ID, doc.Version).
-			Updates(map[string]any{"state": doc.State, "data": doc.Data, "version": doc.Version + 1, "updated_at": now})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected != 1 { // only reachable without row locks (SQLite serialises writers instead)
-			return status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", id)
-		}
-		doc.Version++
-		if intent == IntentCorrection && from == n.Submitted || accepted {
-			if err := s.saveParties(tx, doc.ID, data); err != nil {
-				return err
-			}
-		}
-		if _, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: doc.State, Intent: intent,
-			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}); err != nil {
-			return err
-		}
-		view = &View{Doc: *doc, Data: data, Deadlines: f.deadlines}
-		return nil
+		var err error
+		view, berrs, err = s.fireIn(ctx, tx, c, provider, id, version, intent, input, s.Now().UTC())
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -421,6 +338,128 @@ func (s *Service) fireAs(ctx context.Context, c engine.Caller, provider, id stri
 		}
 	}
 	return view, berrs, nil
+}
+
+// fireIn runs one intent inside tx (which the sweep shares). Business
+// errors come back with a nil error: nothing was written.
+func (s *Service) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provider, id string, version *int64, intent string, input any, now time.Time) (*View, []n.BusinessError, error) {
+	if c.System {
+		var d models.Document
+		if err := tx.Select("provider_id").Where("id = ?", id).Take(&d).Error; err != nil {
+			return nil, nil, notFound(id)
+		}
+		provider = d.ProviderID
+	}
+	doc, data, err := s.load(tx, id, provider, c, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if version != nil && *version != doc.Version {
+		return nil, nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", id, doc.Version, *version).
+			WithDetails(status.Info("VERSION_MISMATCH", map[string]string{"currentVersion": fmt.Sprint(doc.Version)}))
+	}
+	if !c.System {
+		c.Roles = rolesOf(data, c.Org)
+	}
+	if intent == "" { // SetSubmission
+		intent = IntentCorrection
+		if doc.State == n.Draft {
+			intent = IntentSubmission
+		}
+	}
+	deadlines, err := s.deadlinesOf(tx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev := &engine.Eval{State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines)}
+	if err := s.Machine.Check(ctx, ev, intent); err != nil {
+		return nil, nil, s.refusal(ctx, err, ev, intent)
+	}
+	dir, places, err := s.directory(ctx, tx, doc.ProviderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validateInput(intent, input, data, c); err != nil {
+		return nil, nil, err
+	}
+	var berrs []n.BusinessError
+	if content, ok := input.(*n.Content); ok {
+		if content.Notifier.OrganisationID == "" {
+			content.Notifier.OrganisationID = data.Content.Notifier.OrganisationID
+		}
+		if content.Notifier.OrganisationID != data.Content.Notifier.OrganisationID {
+			berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
+		}
+		berrs = append(berrs, n.ValidateSubmission(content, dir)...)
+	}
+	if len(berrs) > 0 {
+		return &View{Doc: *doc, Data: data, Deadlines: deadlines}, berrs, nil
+	}
+	from := doc.State
+	accepted := false
+	ev.Apply = func() error {
+		accepted = apply(intent, ev, data, input, from, now)
+		return nil
+	}
+	if err := s.Machine.Fire(ctx, ev, intent); err != nil {
+		return nil, nil, err
+	}
+	before := map[string]string{}
+	for _, d := range deadlines {
+		before[d.ID] = d.State
+	}
+	f := &firing{tx: tx, doc: doc, data: data, ev: ev, places: places, deadlines: deadlines, before: before, warnDays: s.warnDays()}
+	if a, ok := input.(string); ok {
+		f.input = a
+	}
+	in, _ := s.Machine.Intent(intent)
+	if err := f.applyEffects(in); err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc.State, doc.Data, doc.UpdatedAt = ev.State, string(raw), now
+	res := tx.Model(&models.Document{}).Where("id = ? AND version = ?", doc.ID, doc.Version).
+		Updates(map[string]any{"state": doc.State, "data": doc.Data, "version": doc.Version + 1, "updated_at": now})
+	if res.Error != nil {
+		return nil, nil, res.Error
+	}
+	if res.RowsAffected != 1 { // only reachable without row locks (SQLite serialises writers instead)
+		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", id)
+	}
+	doc.Version++
+	if intent == IntentCorrection && from == n.Submitted || intent == IntentSubmission || accepted {
+		if err := s.saveParties(tx, doc.ID, data); err != nil {
+			return nil, nil, err
+		}
+	}
+	row, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: doc.State, Intent: intent,
+		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID})
+	if err != nil {
+		return nil, nil, err
+	}
+	if from != doc.State {
+		for _, org := range partyOrgs(data) {
+			if err := emit(tx, models.Event{ProviderID: doc.ProviderID, OrganisationID: org, Kind: EventStateChanged, DocumentID: doc.ID,
+				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, org), CreatedAt: now}, map[string]any{
+				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": doc.State, "intent": intent, "actor": c.Actor}); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return &View{Doc: *doc, Data: data, Deadlines: f.deadlines}, nil, nil
+}
+
+func partyOrgs(data *n.Notification) []string {
+	var out []string
+	for _, p := range n.Parties(&data.Content) {
+		if !slices.Contains(out, p.OrganisationID) {
+			out = append(out, p.OrganisationID)
+		}
+	}
+	return out
 }
 
 // refusal turns an engine refusal into the API's answer: 400/9 naming the
