@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	"gopkg.in/yaml.v3"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	SecretKeyFile string
 
 	Auth Auth
+
+	SweepSchedule   string // cron spec of the deadline sweep
+	WarnWorkingDays int    // DUE_SOON window
+	UIAppToken      string // app token the /ui pages log in with (public by nature)
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -180,6 +185,18 @@ var Settings = []Setting{
 	{"WASTEFLOW_PASSWORD_HASH_CONCURRENCY", "4", "argon2id hashes computed at once (19 MiB each); logins beyond wait, then get 503", intSetter(func(c *Config) *int { return &c.Auth.HashConcurrency })},
 	{"WASTEFLOW_LOGIN_MAX_FAILURES", "10", "failed credential attempts per account, client id or group within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailures })},
 	{"WASTEFLOW_LOGIN_MAX_FAILURES_PER_IP", "100", "failed credential attempts per client address within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailuresPerIP })},
+	{"WASTEFLOW_SWEEP_SCHEDULE", "@every 1m", "when the deadline sweep runs (cron syntax in UTC, or @every DURATION)", func(c *Config, v string) error {
+		if _, err := cron.ParseStandard(v); err != nil {
+			return err
+		}
+		c.SweepSchedule = v
+		return nil
+	}},
+	{"WASTEFLOW_DUE_SOON_WORKING_DAYS", "2", "a deadline is DUE_SOON this many working days (of the acting party) before it falls due", intSetter(func(c *Config) *int { return &c.WarnWorkingDays })},
+	{"WASTEFLOW_UI_APP_TOKEN", "", "app token the deadline page at /ui/deadlines logs in with (a browser app's token is public; give it only the scopes the page needs)", func(c *Config, v string) error {
+		c.UIAppToken = v
+		return nil
+	}},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 

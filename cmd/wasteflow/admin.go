@@ -9,17 +9,20 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
 
 const adminUsage = `Usage:
   wasteflow admin apply FILE
   wasteflow admin verify-audit
+  wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z]
   wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
   wasteflow admin reset-password -provider P -username U [-password-stdin]
   wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
@@ -49,6 +52,9 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 			fmt.Fprintf(stdout, "audit trail intact: %d rows verified\n", rows)
 			return nil
 		}))
+	}
+	if args[0] == "sweep" {
+		return adminSweep(ctx, cfg, log, args[1:], stdout, stderr)
 	}
 	if args[0] == "apply" {
 		if len(args) != 2 {
@@ -155,4 +161,43 @@ func report(stderr io.Writer, what string, err error) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// adminSweep runs one deadline sweep against the configured database, now
+// or as of another time (shows operators and tests what the sweep does
+// then, and applies it; refused in production).
+func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("admin sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asOf := fs.String("as-of", "", "RFC 3339 time to sweep as of (not in production)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	now := time.Now().UTC()
+	if *asOf != "" {
+		if cfg.Production() {
+			fmt.Fprintln(stderr, "wasteflow admin sweep: -as-of is refused in production: it would apply deadlines at a time that is not now")
+			return exitError
+		}
+		t, err := time.Parse(time.RFC3339, *asOf)
+		if err != nil {
+			fmt.Fprintf(stderr, "wasteflow admin sweep: -as-of: %v\n", err)
+			return exitUsage
+		}
+		now = t.UTC()
+	}
+	return report(stderr, "admin sweep", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+		notes, err := notifications.New(db, func() time.Time { return now })
+		if err != nil {
+			return err
+		}
+		notes.WarnWorkingDays = cfg.WarnWorkingDays
+		start := time.Now()
+		res, err := notes.Sweep(ctx, now)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sweep as of %s: %s (%s)\n", now.Format(time.RFC3339), res, time.Since(start).Round(time.Millisecond))
+		return nil
+	}))
 }

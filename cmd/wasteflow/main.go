@@ -15,12 +15,14 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/schedulers"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
@@ -34,10 +36,11 @@ var version = "dev"
 const usage = `wasteflow: waste-shipment document workflow server
 
 Usage:
-  wasteflow serve              run the HTTP server (migrates the database first)
+  wasteflow serve [-no-scheduler]   run the HTTP server (migrates the database first)
   wasteflow migrate            apply database migrations and exit
   wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
   wasteflow admin create-account | reset-password | issue-app-token   (see wasteflow admin)
+  wasteflow admin sweep [-as-of TIME]   run one deadline sweep now (-as-of: at another time; not in production)
   wasteflow admin verify-audit check every document's audit chain; exit 1 at a broken link
   wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
   wasteflow demo               migrate and apply the built-in demo data, print how to log in
@@ -87,10 +90,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 		fs.SetOutput(stderr)
+		noScheduler := fs.Bool("no-scheduler", false, "serve the API only; run no deadline sweeps on this instance")
 		if err := fs.Parse(args[1:]); err != nil {
 			return exitUsage
 		}
-		cmdErr = serve(ctx, cfg, log, ready)
+		cmdErr = serve(ctx, cfg, log, !*noScheduler, ready)
 	case "migrate":
 		cmdErr = withDB(ctx, cfg, log, func(db *gorm.DB) error {
 			applied, err := models.Migrate(ctx, db, log)
@@ -267,7 +271,7 @@ Try it (README.md walks through every step):
 
 // serve runs the HTTP server until ctx is cancelled (SIGINT/SIGTERM), then
 // drains in-flight requests within the grace period and closes the database.
-func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready func(string)) error {
+func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withScheduler bool, ready func(string)) error {
 	db, err := models.Open(ctx, cfg.Database, log)
 	if err != nil {
 		return err
@@ -288,6 +292,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready fun
 	if err != nil {
 		return err
 	}
+	notes.WarnWorkingDays = cfg.WarnWorkingDays
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Notifications: notes})
 	if err != nil {
 		return err
@@ -313,6 +318,15 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready fun
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	var sched *schedulers.Scheduler
+	if withScheduler {
+		sched = schedulers.New(log, nil)
+		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(notes, log)); err != nil {
+			return err
+		}
+		sched.Start()
+		log.Info("deadline sweep scheduled", "schedule", cfg.SweepSchedule)
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -321,10 +335,29 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, ready fun
 	log.Info("shutting down", "grace", cfg.ShutdownGrace)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	shutdownErr := srv.Shutdown(shutdownCtx)
+	if sched != nil {
+		sched.Stop(shutdownCtx) // waits for a running sweep
+	}
+	if shutdownErr != nil {
 		_ = srv.Close()
-		return fmt.Errorf("in-flight requests did not finish within %s: %w", cfg.ShutdownGrace, err)
+		return fmt.Errorf("in-flight requests did not finish within %s: %w", cfg.ShutdownGrace, shutdownErr)
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// sweepJob is the scheduled deadline sweep.
+func sweepJob(notes *notifications.Service, log *slog.Logger) schedulers.Job {
+	return func(ctx context.Context, now time.Time) error {
+		start := time.Now()
+		res, err := notes.Sweep(ctx, now)
+		if err != nil {
+			return err
+		}
+		if res.DueSoon+res.Overdue+res.Transitions > 0 {
+			log.Info("deadline sweep", "result", res.String(), "duration_ms", time.Since(start).Milliseconds())
+		}
+		return nil
+	}
 }

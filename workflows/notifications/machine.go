@@ -134,7 +134,9 @@ var Definition = &engine.Definition{
 		"consented":                func(ev *engine.Eval) bool { return ev.State == n.Consented },
 		"objected":                 func(ev *engine.Eval) bool { return ev.State == n.Objected },
 		"revalidated":              func(ev *engine.Eval) bool { return ev.State == n.Consented },
-		"consentExpired":           func(ev *engine.Eval) bool { return doc(ev).ConsentExpired(ev.Now) },
+		"consentExpired": func(ev *engine.Eval) bool {
+			return overdue(ev, "CONSENT_VALIDITY", doc(ev).Content.Notifier.OrganisationID) || doc(ev).ConsentExpired(ev.Now)
+		},
 		"tacitConsentDue": func(ev *engine.Eval) bool {
 			// Some transit authority has not decided and its decision period is over.
 			d := doc(ev)
