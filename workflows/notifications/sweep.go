@@ -42,25 +42,25 @@ const sweepBatch = 200
 func (s *Service) Sweep(ctx context.Context, now time.Time) (SweepResult, error) {
 	var res SweepResult
 	now = now.UTC()
-	seen := map[string]bool{}
+	// Keyset paging over (due_at, id): processed rows leave the result set,
+	// rows held by another instance are passed over, never re-read.
+	after, afterID := time.Time{}, ""
 	for {
 		var cands []models.Deadline
 		err := s.DB.WithContext(ctx).Raw(`
-SELECT id, document_id FROM (
+SELECT id, document_id, due_at FROM (
   SELECT id, document_id, due_at FROM deadlines WHERE state = 'OPEN' AND warn_at <= ?
   UNION
   SELECT id, document_id, due_at FROM deadlines WHERE state IN ('OPEN', 'DUE_SOON') AND due_at < ?
-) due ORDER BY due_at, id LIMIT ?`, now, now, sweepBatch+len(seen)).Scan(&cands).Error
+) due WHERE due_at > ? OR (due_at = ? AND id > ?)
+ORDER BY due_at, id LIMIT ?`, now, now, after, after, afterID, sweepBatch).Scan(&cands).Error
 		if err != nil {
 			return res, err
 		}
-		progress := false
+		if len(cands) == 0 {
+			return res, nil
+		}
 		for _, c := range cands {
-			if seen[c.ID] {
-				continue
-			}
-			seen[c.ID] = true
-			progress = true
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
@@ -68,9 +68,8 @@ SELECT id, document_id FROM (
 				return res, fmt.Errorf("deadline %s: %w", c.ID, err)
 			}
 		}
-		if !progress {
-			return res, nil
-		}
+		last := cands[len(cands)-1]
+		after, afterID = last.DueAt, last.ID
 	}
 }
 
