@@ -30,7 +30,8 @@ const (
 // always ends with a stable tiebreak. A nil q means no filter, the default
 // sort and the first page of the default size.
 //
-// Client mistakes are returned as *Error; a faulty Schema as another error.
+// Client mistakes are returned as *Error, a faulty Schema as another error;
+// with an error the returned *gorm.DB is nil.
 func Apply(db *gorm.DB, q *QueryParameter, s *Schema) (*gorm.DB, int32, error) {
 	if err := s.check(); err != nil {
 		return nil, 0, err
@@ -67,8 +68,9 @@ func Apply(db *gorm.DB, q *QueryParameter, s *Schema) (*gorm.DB, int32, error) {
 	return db.Limit(int(size)).Offset(int(q.PageStart)), size, nil
 }
 
-// Where applies only the filter of q (for counting totals and summaries).
-// A nil q adds nothing.
+// Where applies only the filter of q (for counting totals and summaries); it
+// neither checks nor applies q's sort and paging. A nil q adds nothing.
+// Errors are as for Apply.
 func Where(db *gorm.DB, q *QueryParameter, s *Schema) (*gorm.DB, error) {
 	if err := s.check(); err != nil {
 		return nil, err

@@ -159,12 +159,12 @@ func (k Kind) String() string {
 
 // Field maps a public path to a SQL expression (a column, qualified if
 // needed) and its kind. Column is written into SQL verbatim, so it must be a
-// constant of the program; an expression other than a column or a function
-// call should be parenthesised.
+// constant of the program without "?"; an expression other than a column or
+// a function call should be parenthesised.
 type Field struct {
 	Path     string   // public path in proto notation, e.g. "doc.document_type"
 	Column   string   // SQL expression, e.g. "d.kind"
-	Kind     Kind     //
+	Kind     Kind     // decides the operands and ops accepted
 	Values   []string // Enum: the allowed values
 	Sortable bool     // may appear in qpar.sort
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/engine"
-	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -141,7 +140,6 @@ func (s *Service) sweepOne(ctx context.Context, id, docID string, now time.Time,
 	}
 	if fired {
 		res.Transitions++
-		reqctx.Logger(ctx).Info("automatic transition", "deadline", id, "document", docID)
 	}
 	return nil
 }

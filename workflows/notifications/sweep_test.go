@@ -175,11 +175,11 @@ func TestThreeInstancesSweepOnce(t *testing.T) {
 		t.Fatalf("overdue %d, transitions %d; want 1000 each", overdue, transitions)
 	}
 	for sql, want := range map[string]int64{
-		"SELECT COUNT(*) FROM audit_events WHERE intent = 'TACIT_CONSENT'":                   1000,
+		"SELECT COUNT(*) FROM audit_events WHERE intent = 'TACIT_CONSENT'":                    1000,
 		"SELECT COUNT(DISTINCT document_id) FROM audit_events WHERE intent = 'TACIT_CONSENT'": 1000,
-		"SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'":                        1000,
-		"SELECT COUNT(*) FROM events WHERE kind = 'DOCUMENT_STATE_CHANGED'":                  1000 * 5, // five party organisations
-		"SELECT COUNT(*) FROM documents WHERE state = 'CONSENTED' AND version = 4":           1000,
+		"SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'":                         1000,
+		"SELECT COUNT(*) FROM events WHERE kind = 'DOCUMENT_STATE_CHANGED'":                   1000 * 5, // five party organisations
+		"SELECT COUNT(*) FROM documents WHERE state = 'CONSENTED' AND version = 4":            1000,
 	} {
 		if got := count(t, db, sql); got != want {
 			t.Errorf("%s = %d, want %d", sql, got, want)
