@@ -23,7 +23,9 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
@@ -120,7 +122,9 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Notifications: notes})
+	cfg.UIAppToken = appUI
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Notifications: notes,
+		Reports: &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -206,6 +206,20 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			}
 			decode = func(v any) error { return decodeErr(codec.Unmarshal(body, v)) }
 		}
+		if op.download != nil {
+			name, write, err := op.download(ctx, decode)
+			if err != nil {
+				renderError(c, err)
+				return
+			}
+			c.Header("Content-Type", op.ContentType)
+			c.Header("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+			c.Status(http.StatusOK)
+			if err := write(c.Writer); err != nil {
+				info.Logger.Error("download interrupted", "error", err)
+			}
+			return
+		}
 		resp, err := op.call(ctx, decode)
 		if err != nil {
 			renderError(c, err)

@@ -118,11 +118,16 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				WithDescription("An empty body is an empty request.").
 				WithJSONSchemaRef(reqRef)}
 		}
-		respRef, err := codec.SchemaRef(op.Response, comps)
-		if err != nil {
-			return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
+		if op.download != nil {
+			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("The file, streamed.").
+				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{op.ContentType}))})
+		} else {
+			respRef, err := codec.SchemaRef(op.Response, comps)
+			if err != nil {
+				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
+			}
+			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithJSONSchemaRef(respRef)})
 		}
-		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithJSONSchemaRef(respRef)})
 		o.Responses.Set("default", errResponse)
 		doc.AddOperation(op.Path(), op.Verb, o)
 	}

@@ -6,6 +6,7 @@ package handlers
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"reflect"
 )
@@ -45,6 +46,9 @@ type Operation struct {
 
 	Request, Response reflect.Type
 	call              func(ctx context.Context, decode func(any) error) (any, error)
+	// download, instead of call, streams a file (ContentType) to the client.
+	download    func(ctx context.Context, decode func(any) error) (filename string, write func(io.Writer) error, err error)
+	ContentType string
 }
 
 // Path is the operation's REST path: /<package>.<Service>/<Method>.
@@ -65,6 +69,25 @@ func Unary[Req, Resp any](o Operation, fn func(ctx context.Context, req *Req) (*
 		req := new(Req)
 		if err := decode(req); err != nil {
 			return nil, err
+		}
+		return fn(ctx, req)
+	}
+	return o
+}
+
+// Download builds an operation that streams a file: fn validates the
+// request (errors are rendered as usual) and returns a writer function that
+// produces the body; errors after the first byte can only be logged.
+func Download[Req any](o Operation, contentType string, fn func(ctx context.Context, req *Req) (string, func(io.Writer) error, error)) Operation {
+	if o.Verb == "" {
+		o.Verb = http.MethodGet
+	}
+	o.Request = reflect.TypeFor[Req]()
+	o.ContentType = contentType
+	o.download = func(ctx context.Context, decode func(any) error) (string, func(io.Writer) error, error) {
+		req := new(Req)
+		if err := decode(req); err != nil {
+			return "", nil, err
 		}
 		return fn(ctx, req)
 	}

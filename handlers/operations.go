@@ -1,6 +1,9 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // Packages of the interface.
 const (
@@ -19,5 +22,5 @@ func (s *Server) operations() []Operation {
 				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +
 				"Use a provider of this host's environment as provider_id on every other call.",
 		}, s.listProvider),
-	}, append(s.authOperations(), s.documentOperations()...)...)
+	}, slices.Concat(s.authOperations(), s.documentOperations(), s.reportOperations(), s.eventOperations())...)
 }

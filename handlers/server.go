@@ -17,7 +17,9 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -34,6 +36,9 @@ type Deps struct {
 	JWKS []byte
 	// Notifications runs the prior written notification; nil serves none.
 	Notifications *notifications.Service
+	// Reports answers deadline reports; Events delivers group notifications.
+	Reports *reports.Service
+	Events  *events.Service
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -49,6 +54,8 @@ type Server struct {
 	auth     Authenticator
 	authSvc  *auth.Service
 	notes    *notifications.Service
+	reports  *reports.Service
+	events   *events.Service
 	machines []*engine.Machine
 	plains   []PlainPath
 	jwks     []byte
@@ -64,7 +71,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, notes: d.Notifications, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, notes: d.Notifications, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}

@@ -26,7 +26,9 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
@@ -293,7 +295,8 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		return err
 	}
 	notes.WarnWorkingDays = cfg.WarnWorkingDays
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Notifications: notes})
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Notifications: notes,
+		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err
 	}

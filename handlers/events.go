@@ -1,0 +1,75 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/wasteflow/wasteflow/workflows/events"
+)
+
+// Notification is one event delivered to a notifier group.
+type Notification struct {
+	Cursor     string          `json:"cursor" doc:"position of this event; acknowledge it with AckNotifications"`
+	Kind       EventKind       `json:"kind"`
+	DocumentID string          `json:"documentId"`
+	DeadlineID string          `json:"deadlineId"`
+	Payload    json.RawMessage `json:"payload" doc:"documentNumber, documentKind and, by kind, from/to/intent or rule/legalBasis/party/state/dueAt"`
+	CreatedAt  time.Time       `json:"createdAt"`
+}
+
+type ListNotificationsRequest struct {
+	Cursor      string `json:"cursor" doc:"return events after this cursor; empty: after the last acknowledged one"`
+	Limit       int32  `json:"limit" doc:"at most this many (default 100, max 500)"`
+	WaitSeconds int32  `json:"waitSeconds" doc:"long-poll: wait up to this long (max 30) for an event when none is pending"`
+}
+
+type ListNotificationsResponse struct {
+	Notifications []Notification `json:"notifications"`
+	NextCursor    string         `json:"nextCursor" doc:"pass it as cursor next time"`
+}
+
+type AckNotificationsRequest struct {
+	Cursor string `json:"cursor" doc:"every event up to and including this one is acknowledged"`
+}
+
+type AckNotificationsResponse struct{}
+
+func (s *Server) eventOperations() []Operation {
+	if s.events == nil {
+		return nil
+	}
+	op := func(method, summary, desc string) Operation {
+		return Operation{Package: pkgNotifier, Service: "NotificationApi", Method: method, Verb: http.MethodPost, Security: GroupToken, Summary: summary, Description: desc}
+	}
+	return []Operation{
+		Unary(op("ListNotifications", "Read the group's notifications by cursor (long-poll)",
+			"Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, "+
+				"DEADLINE_MET_LATE. Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll."),
+			func(ctx context.Context, r *ListNotificationsRequest) (*ListNotificationsResponse, error) {
+				list, next, err := s.events.List(ctx, r.Cursor, int(r.Limit), time.Duration(r.WaitSeconds)*time.Second)
+				if err != nil {
+					return nil, err
+				}
+				out := &ListNotificationsResponse{Notifications: make([]Notification, 0, len(list)), NextCursor: next}
+				names := EventKind(0).EnumNames()
+				for _, e := range list {
+					kind := EventKind(0)
+					for i, n := range names {
+						if n == e.Kind {
+							kind = EventKind(i)
+						}
+					}
+					out.Notifications = append(out.Notifications, Notification{Cursor: events.Cursor(e.ID), Kind: kind, DocumentID: e.DocumentID,
+						DeadlineID: e.DeadlineID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
+				}
+				return out, nil
+			}),
+		Unary(op("AckNotifications", "Acknowledge notifications up to a cursor",
+			"Later ListNotifications calls without a cursor start after it."),
+			func(ctx context.Context, r *AckNotificationsRequest) (*AckNotificationsResponse, error) {
+				return &AckNotificationsResponse{}, s.events.Ack(ctx, r.Cursor)
+			}),
+	}
+}

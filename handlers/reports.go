@@ -1,0 +1,221 @@
+package handlers
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/reports"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// DeadlineEntry is one row of a deadline report.
+type DeadlineEntry struct {
+	DocumentID     string     `json:"documentId"`
+	DocumentNumber string     `json:"documentNumber"`
+	Kind           string     `json:"kind"`
+	Rule           string     `json:"rule"`
+	LegalBasis     string     `json:"legalBasis"`
+	Party          string     `json:"party" doc:"organisation that must act"`
+	PartyRole      string     `json:"partyRole"`
+	State          string     `json:"state"`
+	StartedAt      time.Time  `json:"startedAt"`
+	DueAt          time.Time  `json:"dueAt"`
+	SuspendedSince *time.Time `json:"suspendedSince"`
+	ClosedAt       *time.Time `json:"closedAt"`
+}
+
+func entryOf(e *reports.Entry) DeadlineEntry {
+	return DeadlineEntry{DocumentID: e.DocumentID, DocumentNumber: e.DocumentNumber, Kind: e.DocumentKind, Rule: e.Rule,
+		LegalBasis: e.LegalBasis, Party: e.PartyOrg, PartyRole: e.PartyRole, State: e.State, StartedAt: e.StartedAt,
+		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, ClosedAt: e.ClosedAt}
+}
+
+type ListDeadlinesRequest struct {
+	Qpar qpar.QueryParameter `json:"qpar"`
+}
+
+type ListDeadlinesResponse struct {
+	Entries []DeadlineEntry `json:"entries"`
+	Total   int64           `json:"total" doc:"matching deadlines in all pages"`
+}
+
+type GetDeadlineSummaryRequest struct {
+	From *time.Time `json:"from" doc:"count deadlines started at or after"`
+	To   *time.Time `json:"to" doc:"count deadlines started before"`
+	AsOf *time.Time `json:"asOf" doc:"as they stood then (default now): a deadline closed later counts as running"`
+}
+
+type SummaryCount struct {
+	Rule      string `json:"rule"`
+	Authority string `json:"authority"`
+	State     string `json:"state"`
+	Count     int64  `json:"count"`
+}
+
+type GetDeadlineSummaryResponse struct {
+	AsOf           time.Time      `json:"asOf"`
+	ByRuleAndState []SummaryCount `json:"byRuleAndState"`
+	ByAuthority    []SummaryCount `json:"byAuthority"`
+	Total          int64          `json:"total"`
+}
+
+type ExportDeadlinesRequest struct {
+	State      []string   `json:"state" doc:"repeat for several"`
+	Rule       []string   `json:"rule"`
+	Party      []string   `json:"party"`
+	Authority  []string   `json:"authority"`
+	Kind       []string   `json:"kind"`
+	DocumentID string     `json:"documentId"`
+	DueFrom    *time.Time `json:"dueFrom"`
+	DueTo      *time.Time `json:"dueTo"`
+}
+
+// ExportQuery turns the export's simple filters into a query parameter.
+func ExportQuery(r *ExportDeadlinesRequest) *qpar.QueryParameter {
+	q := &qpar.QueryParameter{}
+	list := func(path string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		f := qpar.Filter{Path: path, Op: qpar.InList}
+		for i := range vals {
+			f.Operands = append(f.Operands, qpar.Operand{S: &vals[i]})
+		}
+		q.Filter = append(q.Filter, f)
+	}
+	list("state", r.State)
+	list("rule", r.Rule)
+	list("party", r.Party)
+	list("authority", r.Authority)
+	list("kind", r.Kind)
+	if r.DocumentID != "" {
+		list("document_id", []string{r.DocumentID})
+	}
+	if r.DueFrom != nil {
+		s := r.DueFrom.UTC().Format(time.RFC3339Nano)
+		q.Filter = append(q.Filter, qpar.Filter{Path: "due_at", Op: qpar.GreaterOrEqualThan, Operands: []qpar.Operand{{UTC: &s}}})
+	}
+	if r.DueTo != nil {
+		s := r.DueTo.UTC().Format(time.RFC3339Nano)
+		q.Filter = append(q.Filter, qpar.Filter{Path: "due_at", Op: qpar.LesserThan, Operands: []qpar.Operand{{UTC: &s}}})
+	}
+	return q
+}
+
+// CSVHeader is the export's header row.
+var CSVHeader = []string{"document_id", "document_number", "kind", "rule", "legal_basis", "party", "party_role", "state", "started_at", "due_at", "closed_at"}
+
+// CSVRow renders one entry.
+func CSVRow(e *reports.Entry) []string {
+	closed := ""
+	if e.ClosedAt != nil {
+		closed = e.ClosedAt.UTC().Format(time.RFC3339)
+	}
+	return []string{e.DocumentID, e.DocumentNumber, e.DocumentKind, e.Rule, e.LegalBasis, e.PartyOrg, e.PartyRole, e.State,
+		e.StartedAt.UTC().Format(time.RFC3339), e.DueAt.UTC().Format(time.RFC3339), closed}
+}
+
+func viewer(ctx context.Context) (reports.Viewer, error) {
+	p := reqctx.From(ctx).Principal
+	if p == nil || p.AccountID == 0 {
+		return reports.Viewer{}, status.New(status.PermissionDenied, "deadline reports need an account's access token")
+	}
+	return reports.Viewer{ProviderID: p.ProviderID, OrganisationID: p.OrganisationID}, nil
+}
+
+func (s *Server) reportOperations() []Operation {
+	if s.reports == nil {
+		return nil
+	}
+	op := func(method, verb, summary, desc string) Operation {
+		return Operation{Package: pkgCore, Service: "DeadlineReportApi", Method: method, Verb: verb, Summary: summary, Description: desc}
+	}
+	return []Operation{
+		Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
+			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities."),
+			func(ctx context.Context, r *ListDeadlinesRequest) (*ListDeadlinesResponse, error) {
+				v, err := viewer(ctx)
+				if err != nil {
+					return nil, err
+				}
+				list, total, err := s.reports.List(ctx, v, &r.Qpar)
+				if err != nil {
+					return nil, err
+				}
+				out := &ListDeadlinesResponse{Entries: make([]DeadlineEntry, 0, len(list)), Total: total}
+				for i := range list {
+					out.Entries = append(out.Entries, entryOf(&list[i]))
+				}
+				return out, nil
+			}),
+		Unary(op("GetDeadlineSummary", http.MethodPost, "Deadline counts by rule and state and by authority",
+			"For deadlines started in [from, to); asOf a past date shows what was running then."),
+			func(ctx context.Context, r *GetDeadlineSummaryRequest) (*GetDeadlineSummaryResponse, error) {
+				v, err := viewer(ctx)
+				if err != nil {
+					return nil, err
+				}
+				var from, to, asOf time.Time
+				if r.From != nil {
+					from = *r.From
+				}
+				if r.To != nil {
+					to = *r.To
+				}
+				if r.AsOf != nil {
+					asOf = *r.AsOf
+				}
+				sum, err := s.reports.Summarize(ctx, v, from, to, asOf)
+				if err != nil {
+					return nil, err
+				}
+				out := &GetDeadlineSummaryResponse{AsOf: sum.AsOf, Total: sum.Total, ByRuleAndState: []SummaryCount{}, ByAuthority: []SummaryCount{}}
+				for _, c := range sum.ByRuleAndState {
+					out.ByRuleAndState = append(out.ByRuleAndState, SummaryCount{Rule: c.Rule, Authority: c.Authority, State: c.State, Count: c.Count})
+				}
+				for _, c := range sum.ByAuthority {
+					out.ByAuthority = append(out.ByAuthority, SummaryCount{Rule: c.Rule, Authority: c.Authority, State: c.State, Count: c.Count})
+				}
+				return out, nil
+			}),
+		Download(op("ExportDeadlines", http.MethodGet, "The deadline report as CSV",
+			"A header row, then one row per deadline in due order, streamed. Takes the same filters as simple query parameters (repeat a key for several values)."),
+			"text/csv; charset=utf-8",
+			func(ctx context.Context, r *ExportDeadlinesRequest) (string, func(io.Writer) error, error) {
+				v, err := viewer(ctx)
+				if err != nil {
+					return "", nil, err
+				}
+				q := ExportQuery(r)
+				// Validate before the first byte, so a bad filter is a clean 400.
+				if _, _, err := s.reports.List(ctx, v, &qpar.QueryParameter{Filter: q.Filter, PageSize: 1}); err != nil {
+					return "", nil, err
+				}
+				name := "deadlines-" + time.Now().UTC().Format("20060102T150405Z") + ".csv"
+				return name, func(w io.Writer) error {
+					cw := csv.NewWriter(w)
+					if err := cw.Write(CSVHeader); err != nil {
+						return err
+					}
+					n := 0
+					err := s.reports.Each(ctx, v, q, func(e *reports.Entry) error {
+						n++
+						if n%500 == 0 {
+							cw.Flush()
+						}
+						return cw.Write(CSVRow(e))
+					})
+					cw.Flush()
+					if err == nil {
+						err = cw.Error()
+					}
+					return err
+				}, nil
+			}),
+	}
+}

@@ -1,0 +1,117 @@
+// Package events delivers notification events to notifier groups by cursor.
+package events
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Service reads and acknowledges events for the calling group.
+type Service struct {
+	DB *gorm.DB
+	// Poll is how often a long poll looks for new events (default 250 ms).
+	Poll time.Duration
+}
+
+// Cursor renders an event position.
+func Cursor(id int64) string { return strconv.FormatInt(id, 10) }
+
+func parseCursor(c string) (int64, error) {
+	if c == "" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || id < 0 {
+		return 0, status.Invalid("cursor", "not a cursor of this server")
+	}
+	return id, nil
+}
+
+func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
+	p := reqctx.From(ctx).Principal
+	if p == nil || p.GroupID == "" {
+		return nil, status.New(status.PermissionDenied, "notifications are read with a group token")
+	}
+	var g models.NotifierGroup
+	if err := s.DB.WithContext(ctx).Where("id = ?", p.GroupID).Take(&g).Error; err != nil {
+		return nil, status.New(status.Unauthenticated, "invalid token: the group is no longer registered")
+	}
+	return &g, nil
+}
+
+// List returns up to limit events after cursor (or after the group's
+// acknowledged position), waiting up to wait for the first one.
+func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.Duration) ([]models.Event, string, error) {
+	g, err := s.group(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := parseCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if cursor == "" {
+		var c models.GroupCursor
+		if err := s.DB.WithContext(ctx).Where("group_id = ?", g.ID).Take(&c).Error; err == nil {
+			after = c.AckedID
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, "", err
+		}
+	}
+	switch {
+	case limit <= 0:
+		limit = 100
+	case limit > 500:
+		limit = 500
+	}
+	wait = min(max(wait, 0), 30*time.Second)
+	poll := s.Poll
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var list []models.Event
+		err := s.DB.WithContext(ctx).Where("provider_id = ? AND organisation_id = ? AND id > ? AND kind IN ?",
+			g.ProviderID, g.OrganisationID, after, []string(g.EventKinds)).Order("id").Limit(limit).Find(&list).Error
+		if err != nil {
+			return nil, "", err
+		}
+		if len(list) > 0 {
+			return list, Cursor(list[len(list)-1].ID), nil
+		}
+		if !time.Now().Before(deadline) {
+			return list, Cursor(after), nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, "", status.Wrap(ctx.Err(), status.Canceled, "the client went away")
+		case <-time.After(poll):
+		}
+	}
+}
+
+// Ack stores the group's acknowledged position (it never moves back).
+func (s *Service) Ack(ctx context.Context, cursor string) error {
+	g, err := s.group(ctx)
+	if err != nil {
+		return err
+	}
+	id, err := parseCursor(cursor)
+	if err != nil || cursor == "" {
+		return status.Invalid("cursor", "a cursor from ListNotifications is required")
+	}
+	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "group_id"}},
+		DoUpdates: clause.Set{{Column: clause.Column{Name: "acked_id"}, Value: gorm.Expr("CASE WHEN group_cursors.acked_id > excluded.acked_id THEN group_cursors.acked_id ELSE excluded.acked_id END")}},
+	}).Create(&models.GroupCursor{GroupID: g.ID, AckedID: id}).Error
+}

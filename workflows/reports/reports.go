@@ -1,0 +1,251 @@
+// Package reports answers compliance staff's questions about deadlines:
+// lists with filters, summaries (also as of a past date) and exports. A
+// caller sees the deadlines of documents its organisation is a party to.
+package reports
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// DeadlineStates and Rules enumerate the filterable values.
+var (
+	DeadlineStates = []string{"OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED", "MET", "MET_LATE", "CANCELLED"}
+	Rules          = []string{"ACKNOWLEDGEMENT_DUE", "INFORMATION_REPLY_DUE", "DECISION_DUE", "CHANGE_REPLY_DUE", "CONSENT_VALIDITY",
+		"PRIOR_NOTICE", "RECEIPT_CERTIFICATE_DUE", "COMPLETION_CERTIFICATE_DUE", "TAKE_BACK_DUE"}
+)
+
+// Schema is what ListDeadlines filters and sorts on.
+var Schema = &qpar.Schema{
+	Fields: []qpar.Field{
+		{Path: "id", Column: "deadlines.id", Kind: qpar.Text, Sortable: true},
+		{Path: "document_id", Column: "deadlines.document_id", Kind: qpar.Text, Sortable: true},
+		{Path: "document_number", Column: "documents.number", Kind: qpar.Text, Sortable: true},
+		{Path: "kind", Column: "documents.kind", Kind: qpar.Enum, Values: []string{"NOTIFICATION", "ANNEX_VII", "MOVEMENT"}, Sortable: true},
+		{Path: "rule", Column: "deadlines.rule", Kind: qpar.Enum, Values: Rules, Sortable: true},
+		{Path: "legal_basis", Column: "deadlines.legal_basis", Kind: qpar.Text, Sortable: true},
+		{Path: "party", Column: "deadlines.party_org", Kind: qpar.Text, Sortable: true},
+		{Path: "party_role", Column: "deadlines.party_role", Kind: qpar.Text, Sortable: true},
+		{Path: "authority", Column: "deadlines.party_org", Kind: qpar.Text},
+		{Path: "state", Column: "deadlines.state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
+		{Path: "started_at", Column: "deadlines.started_at", Kind: qpar.Time, Sortable: true},
+		{Path: "due_at", Column: "deadlines.due_at", Kind: qpar.Time, Sortable: true},
+	},
+	DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
+	DefaultPageSize: 50,
+	MaxPageSize:     1000,
+}
+
+// Viewer is whose deadlines a report shows: an organisation of a provider,
+// or everything (operators, from the command line).
+type Viewer struct {
+	ProviderID, OrganisationID string
+	All                        bool
+}
+
+// Entry is one reported deadline.
+type Entry struct {
+	models.Deadline
+	DocumentNumber string
+	DocumentKind   string
+}
+
+// Service runs the reports.
+type Service struct {
+	DB  *gorm.DB
+	Now func() time.Time
+}
+
+func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
+	q := s.DB.WithContext(ctx).Table("deadlines").
+		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind").
+		Joins("JOIN documents ON documents.id = deadlines.document_id")
+	if !v.All {
+		q = q.Where("documents.provider_id = ?", v.ProviderID).
+			Where("EXISTS (SELECT 1 FROM document_parties vp WHERE vp.document_id = deadlines.document_id AND vp.organisation_id = ?)", v.OrganisationID)
+	}
+	return q
+}
+
+// authorityFilter restricts to documents concerning the given authorities
+// (the qpar path "authority", EQUAL or IN_LIST): a document concerns its
+// competent authorities whether or not the deadline is theirs.
+func authorityFilter(q *gorm.DB, in *qpar.QueryParameter) (*gorm.DB, *qpar.QueryParameter, error) {
+	out := *in
+	out.Filter = nil
+	for i, f := range in.Filter {
+		if f.Path != "authority" {
+			out.Filter = append(out.Filter, f)
+			continue
+		}
+		if f.Op != qpar.Equal && f.Op != qpar.InList {
+			return nil, nil, &qpar.Error{Field: "qpar.filter[" + strconv.Itoa(i) + "].op", Reason: "authority takes EQUAL or IN_LIST"}
+		}
+		var orgs []string
+		for _, o := range f.Operands {
+			if o.S == nil {
+				return nil, nil, &qpar.Error{Field: "qpar.filter[" + strconv.Itoa(i) + "].operands", Reason: "authority operands are text (s)"}
+			}
+			orgs = append(orgs, *o.S)
+		}
+		q = q.Where("EXISTS (SELECT 1 FROM document_parties ap WHERE ap.document_id = deadlines.document_id AND ap.role LIKE 'AUTHORITY%' AND ap.organisation_id IN ?)", orgs)
+	}
+	return q, &out, nil
+}
+
+// List returns a page of deadlines and how many match in all.
+func (s *Service) List(ctx context.Context, v Viewer, in *qpar.QueryParameter) ([]Entry, int64, error) {
+	if in == nil {
+		in = &qpar.QueryParameter{}
+	}
+	q, rest, err := authorityFilter(s.base(ctx, v), in)
+	if err != nil {
+		return nil, 0, qparErr(err)
+	}
+	counted, err := qpar.Where(q.Session(&gorm.Session{}), rest, Schema)
+	if err != nil {
+		return nil, 0, qparErr(err)
+	}
+	var total int64
+	if err := counted.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	paged, _, err := qpar.Apply(q, rest, Schema)
+	if err != nil {
+		return nil, 0, qparErr(err)
+	}
+	var out []Entry
+	if err := paged.Scan(&out).Error; err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// Each streams every matching deadline in order (for exports), without paging.
+func (s *Service) Each(ctx context.Context, v Viewer, in *qpar.QueryParameter, fn func(*Entry) error) error {
+	q, rest, err := authorityFilter(s.base(ctx, v), in)
+	if err != nil {
+		return qparErr(err)
+	}
+	q, err = qpar.Where(q, rest, Schema)
+	if err != nil {
+		return qparErr(err)
+	}
+	rows, err := q.Order("deadlines.due_at, deadlines.id").Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e Entry
+		if err := s.DB.ScanRows(rows, &e); err != nil {
+			return err
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func qparErr(err error) error {
+	if qe, ok := err.(*qpar.Error); ok {
+		return status.Invalid(qe.Field, qe.Reason)
+	}
+	return err
+}
+
+// Count is one cell of a summary.
+type Count struct {
+	Rule, State, Authority string
+	Count                  int64
+}
+
+// Summary counts deadlines by rule and state and by authority.
+type Summary struct {
+	AsOf           time.Time
+	ByRuleAndState []Count
+	ByAuthority    []Count // Authority and State filled
+	Total          int64
+}
+
+// Summarize counts the deadlines that started in [from, to) (zero: no
+// bound) as they stood at asOf (zero: now). For a past asOf, a deadline
+// that was closed later counts as it was running then: OVERDUE when past
+// due, DUE_SOON inside its warning window, OPEN otherwise.
+func (s *Service) Summarize(ctx context.Context, v Viewer, from, to, asOf time.Time) (*Summary, error) {
+	now := s.Now().UTC()
+	if asOf.IsZero() || asOf.After(now) {
+		asOf = now
+	}
+	q := s.base(ctx, v).Where("deadlines.started_at <= ?", asOf)
+	if !from.IsZero() {
+		q = q.Where("deadlines.started_at >= ?", from)
+	}
+	if !to.IsZero() {
+		q = q.Where("deadlines.started_at < ?", to)
+	}
+	var rows []Entry
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	byRule := map[[2]string]int64{}
+	byAuth := map[[2]string]int64{}
+	sum := &Summary{AsOf: asOf}
+	for _, e := range rows {
+		state := stateAt(&e.Deadline, asOf, now)
+		byRule[[2]string{e.Rule, state}]++
+		if len(e.PartyRole) > 9 && e.PartyRole[:9] == "AUTHORITY" {
+			byAuth[[2]string{e.PartyOrg, state}]++
+		}
+		sum.Total++
+	}
+	for k, c := range byRule {
+		sum.ByRuleAndState = append(sum.ByRuleAndState, Count{Rule: k[0], State: k[1], Count: c})
+	}
+	for k, c := range byAuth {
+		sum.ByAuthority = append(sum.ByAuthority, Count{Authority: k[0], State: k[1], Count: c})
+	}
+	sortCounts(sum.ByRuleAndState)
+	sortCounts(sum.ByAuthority)
+	return sum, nil
+}
+
+func stateAt(d *models.Deadline, asOf, now time.Time) string {
+	if !asOf.Before(now) {
+		return d.State
+	}
+	if d.ClosedAt != nil && !d.ClosedAt.After(asOf) {
+		return d.State // already final then
+	}
+	if d.SuspendedSince != nil && !d.SuspendedSince.After(asOf) {
+		return "SUSPENDED"
+	}
+	switch {
+	case asOf.After(d.DueAt):
+		return "OVERDUE"
+	case d.WarnAt != nil && !asOf.Before(*d.WarnAt):
+		return "DUE_SOON"
+	}
+	return "OPEN"
+}
+
+func sortCounts(cs []Count) {
+	order := func(s string) int { return slices.Index(DeadlineStates, s) }
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.Rule+a.Authority != b.Rule+b.Authority {
+			return a.Rule+a.Authority < b.Rule+b.Authority
+		}
+		return order(a.State) < order(b.State)
+	})
+}
