@@ -34,6 +34,8 @@
 package qpar
 
 import (
+	"github.com/wasteflow/wasteflow/rules/decimal"
+
 	"fmt"
 )
 
@@ -97,10 +99,7 @@ func (d Direction) String() string {
 
 // Decimal is a decimal number: Units plus Nanos billionths, both with the
 // same sign (google.type.Money without the currency).
-type Decimal struct {
-	Units int64 `json:"units"`
-	Nanos int32 `json:"nanos"`
-}
+type Decimal = decimal.Decimal
 
 // Operand is one value of a filter condition; exactly one member is set.
 type Operand struct {

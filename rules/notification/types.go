@@ -5,7 +5,11 @@
 // dynamic targets of the state machine. No database, no clock of its own.
 package notification
 
-import "time"
+import (
+	"time"
+
+	"github.com/wasteflow/wasteflow/rules/decimal"
+)
 
 // States of the notification machine (public contract).
 const (
@@ -58,10 +62,7 @@ type WasteClassification struct {
 }
 
 // Decimal is units plus nanos (10^-9), like google.type.Money without currency.
-type Decimal struct {
-	Units int64 `json:"units"`
-	Nanos int32 `json:"nanos"`
-}
+type Decimal = decimal.Decimal
 
 // Quantity is given in tonnes or in cubic metres.
 type Quantity struct {
