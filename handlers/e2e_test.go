@@ -544,7 +544,9 @@ func (e *env) openapi() *openapi3.T {
 // route against the OpenAPI description.
 func init() {
 	// The diagrams are plain text of a type kin-openapi does not know.
-	openapi3filter.RegisterBodyDecoder("text/vnd.graphviz", openapi3filter.PlainBodyDecoder)
+	for _, ct := range []string{"text/vnd.graphviz", "text/html", "text/css", "text/javascript", "text/csv"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
 }
 
 func (e *env) validateRecorded() {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -119,8 +120,12 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				WithJSONSchemaRef(reqRef)}
 		}
 		if op.download != nil {
+			ct := op.ContentType
+			if mt, _, err := mime.ParseMediaType(ct); err == nil {
+				ct = mt
+			}
 			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("The file, streamed.").
-				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{op.ContentType}))})
+				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{ct}))})
 		} else {
 			respRef, err := codec.SchemaRef(op.Response, comps)
 			if err != nil {
@@ -140,6 +145,9 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			Responses: openapi3.NewResponses(),
 		}
 		ct, schema := p.ContentType, openapi3.NewStringSchema()
+		if mt, _, err := mime.ParseMediaType(ct); err == nil {
+			ct = mt // the description names media types without parameters
+		}
 		if ct == "" {
 			ct, schema = "application/json", openapi3.NewObjectSchema()
 		}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -172,6 +173,16 @@ func (s *Server) plainPaths() []PlainPath {
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
 	}
+	for _, pg := range ui.Pages() {
+		pg := pg
+		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the deadline page for people (plain HTML, CSS and a small script, embedded).",
+			ContentType: pg.ContentType, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
+	}
+	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the deadline page",
+		Description: "The environment and the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public).",
+		handler: func(c *gin.Context) {
+			c.JSON(http.StatusOK, gin.H{"environment": s.cfg.Environment, "appToken": s.cfg.UIAppToken})
+		}})
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)
 		dot, mmd := m.Dot(), m.Mermaid()
