@@ -45,6 +45,7 @@ Usage:
   wasteflow admin sweep [-as-of TIME]   run one deadline sweep now (-as-of: at another time; not in production)
   wasteflow admin verify-audit check every document's audit chain; exit 1 at a broken link
   wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
+  wasteflow report deadlines [-format table|csv] [-state overdue]   the deadline report in a terminal
   wasteflow demo               migrate and apply the built-in demo data, print how to log in
   wasteflow version            print the version
 
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cmdErr = demo(ctx, cfg, log, stdout)
 	case "workflows":
 		return workflowsCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(ctx, cfg, log, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -303,5 +304,67 @@ func TestWorkflowsGraphCommand(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t, env, "workflows", "graph", "unicorn"); code != exitUsage {
 		t.Fatalf("unknown kind: exit %d", code)
+	}
+}
+
+// The operator's view: a notification filed over HTTP, a sweep as of a
+// later date from the command line, the report in a terminal.
+func TestSweepAndReportCommands(t *testing.T) {
+	db := dbtest.SQLite(t)
+	env := environment(t, db, "WASTEFLOW_ADDR", "127.0.0.1:0")
+	if code, _, stderr := runCmd(t, env, "demo"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"serve", "-no-scheduler"}, strings.NewReader(""), io.Discard, io.Discard, env, func(a string) { addr <- a })
+	}()
+	base := "http://" + <-addr
+	post := func(path, bearer, body string) map[string]any {
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("provider_id", "dev-1")
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", path, resp.StatusCode, m)
+		}
+		return m
+	}
+	rt := post("/svc.core.v1.api.AuthApi/IssueRefreshToken", "", `{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}`)["refreshToken"].(string)
+	at := post("/svc.core.v1.api.AuthApi/RequestAccess", rt, "")["accessToken"].(string)
+	content := `{"consignee":{"organisationId":"recyc"},"facility":{"organisationId":"recyc"},"competentAuthorities":{"dispatch":{"organisationId":"auth-de-by"},"destination":{"organisationId":"auth-nl"}},"wasteClassifications":[{"list":"EU_LIST_OF_WASTE","code":"16 02 13*"}],"recoveryDisposalCodes":["R4"],"totalQuantity":{"tonnes":{"units":"10","nanos":0}},"numberOfShipments":1,"shipmentPeriod":{"firstDeparture":"2027-01-10","lastDeparture":"2027-06-20"}}`
+	doc := post("/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateSubmission", at, `{"notification":`+content+`}`)["document"].(map[string]any)
+	post("/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, `{"documentId":"`+doc["id"].(string)+`","notification":`+content+`}`)
+	cancel()
+	if code := <-exit; code != exitOK {
+		t.Fatalf("serve exit %d", code)
+	}
+
+	later := time.Now().UTC().AddDate(0, 1, 0).Format(time.RFC3339)
+	code, out, stderr := runCmd(t, env, "admin", "sweep", "-as-of", later)
+	if code != exitOK || !strings.Contains(out, "1 overdue") {
+		t.Fatalf("sweep: exit %d %s %s", code, out, stderr)
+	}
+	code, out, _ = runCmd(t, env, "report", "deadlines", "-state", "overdue")
+	if code != exitOK || !strings.Contains(out, doc["number"].(string)) || !strings.Contains(out, "ACKNOWLEDGEMENT_DUE") || !strings.Contains(out, "1 deadline(s)") {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, env, "report", "deadlines", "-format", "csv")
+	if code != exitOK || !strings.HasPrefix(out, "document_id,document_number,") || !strings.Contains(out, ",OVERDUE,") {
+		t.Fatalf("csv report: exit %d\n%s", code, out)
+	}
+	prod := environment(t, db, "WASTEFLOW_ENVIRONMENT", "production")
+	if code, _, stderr := runCmd(t, prod, "admin", "sweep", "-as-of", later); code != exitError || !strings.Contains(stderr, "refused in production") {
+		t.Fatalf("as-of in production: exit %d %s", code, stderr)
 	}
 }

@@ -46,7 +46,8 @@ var Schema = &qpar.Schema{
 }
 
 // Viewer is whose deadlines a report shows: an organisation of a provider,
-// or everything (operators, from the command line).
+// or, with All, every document (of ProviderID when set): operators at the
+// command line.
 type Viewer struct {
 	ProviderID, OrganisationID string
 	All                        bool
@@ -69,6 +70,9 @@ func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
 	q := s.DB.WithContext(ctx).Table("deadlines").
 		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind").
 		Joins("JOIN documents ON documents.id = deadlines.document_id")
+	if v.All && v.ProviderID != "" {
+		q = q.Where("documents.provider_id = ?", v.ProviderID)
+	}
 	if !v.All {
 		q = q.Where("documents.provider_id = ?", v.ProviderID).
 			Where("EXISTS (SELECT 1 FROM document_parties vp WHERE vp.document_id = deadlines.document_id AND vp.organisation_id = ?)", v.OrganisationID)

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/workflows/reports"
+)
+
+// reportCmd runs `wasteflow report deadlines [-format table|csv] [-state S]
+// [-rule R] [-provider P]`: the deadline report of every document, for
+// operators at a terminal.
+func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "deadlines" {
+		fmt.Fprintln(stderr, "usage: wasteflow report deadlines [-format table|csv] [-state overdue] [-rule DECISION_DUE] [-provider dev-1]")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("report deadlines", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "table", "table or csv")
+	state := fs.String("state", "", "only this state (e.g. overdue, due_soon; comma-separated for several)")
+	rule := fs.String("rule", "", "only this rule (comma-separated for several)")
+	provider := fs.String("provider", "", "only this provider's documents")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	if *format != "table" && *format != "csv" {
+		fmt.Fprintln(stderr, "wasteflow report deadlines: -format must be table or csv")
+		return exitUsage
+	}
+	req := &handlers.ExportDeadlinesRequest{State: upperList(*state), Rule: upperList(*rule)}
+	q := handlers.ExportQuery(req)
+	return report(stderr, "report deadlines", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+		svc := &reports.Service{DB: db, Now: time.Now}
+		v := reports.Viewer{All: true, ProviderID: *provider}
+		now := time.Now().UTC()
+		if *format == "csv" {
+			w := csv.NewWriter(stdout)
+			if err := w.Write(handlers.CSVHeader); err != nil {
+				return err
+			}
+			err := svc.Each(ctx, v, q, func(e *reports.Entry) error { return w.Write(handlers.CSVRow(e)) })
+			w.Flush()
+			if err != nil {
+				return err
+			}
+			return w.Error()
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "DOCUMENT\tKIND\tRULE\tLEGAL BASIS\tMUST ACT\tDUE (UTC)\tSTATE\tDAYS")
+		n := 0
+		err := svc.Each(ctx, v, q, func(e *reports.Entry) error {
+			n++
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.DocumentNumber, e.DocumentKind, e.Rule, e.LegalBasis,
+				e.PartyOrg, e.DueAt.UTC().Format("2006-01-02 15:04"), e.State, daysLeft(e, now))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d deadline(s)\n", n)
+		return nil
+	}))
+}
+
+func upperList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, strings.ToUpper(s))
+		}
+	}
+	return out
+}
+
+// daysLeft says how many days are left (or late) for a running deadline.
+func daysLeft(e *reports.Entry, now time.Time) string {
+	if e.ClosedAt != nil || (e.State != "OPEN" && e.State != "DUE_SOON" && e.State != "OVERDUE") {
+		return "-"
+	}
+	d := int(e.DueAt.Sub(now).Hours() / 24)
+	if e.DueAt.Before(now) {
+		return fmt.Sprintf("%d late", int(now.Sub(e.DueAt).Hours()/24)+1)
+	}
+	return fmt.Sprintf("%d left", d)
+}
