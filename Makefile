@@ -13,10 +13,11 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wasteflow
 
 # Migrate, load the demo data into the embedded SQLite database, serve on
-# 127.0.0.1:8080. The demo step prints how to log in.
+# 127.0.0.1:8080 (the deadline page at /ui/deadlines logs in with the demo
+# app token). The demo step prints how to log in.
 run: build
 	./$(BIN) demo
-	./$(BIN) serve
+	WASTEFLOW_UI_APP_TOKEN=demo-app-token-dev-1-0123456789abcdef ./$(BIN) serve
 
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).

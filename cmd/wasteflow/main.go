@@ -271,6 +271,7 @@ Try it (README.md walks through every step):
     -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}' \
     | sed 's/.*"refreshToken":"\([^"]*\)".*/\1/')
   curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/RequestAccess -H 'provider_id: dev-1' -H "Authorization: Bearer $RT"
+Deadline page: %[1]s/ui/deadlines (serve with WASTEFLOW_UI_APP_TOKEN set to an app token above; make run does)
 `, base)
 }
 
