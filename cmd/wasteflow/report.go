@@ -92,9 +92,11 @@ func daysLeft(e *reports.Entry, now time.Time) string {
 	if e.ClosedAt != nil || (e.State != "OPEN" && e.State != "DUE_SOON" && e.State != "OVERDUE") {
 		return "-"
 	}
-	d := int(e.DueAt.Sub(now).Hours() / 24)
-	if e.DueAt.Before(now) {
+	switch {
+	case e.DueAt.Before(now):
 		return fmt.Sprintf("%d late", int(now.Sub(e.DueAt).Hours()/24)+1)
+	case e.State == "OVERDUE":
+		return "-" // swept as of a later time (admin sweep -as-of)
 	}
-	return fmt.Sprintf("%d left", d)
+	return fmt.Sprintf("%d left", int(e.DueAt.Sub(now).Hours()/24))
 }
