@@ -196,7 +196,7 @@ func (s *Server) reportOperations() []Operation {
 				if _, _, err := s.reports.List(ctx, v, &qpar.QueryParameter{Filter: q.Filter, PageSize: 1}); err != nil {
 					return "", nil, err
 				}
-				name := "deadlines-" + time.Now().UTC().Format("20060102T150405Z") + ".csv"
+				name := "deadlines-" + s.reports.Now().UTC().Format("20060102T150405Z") + ".csv"
 				return name, func(w io.Writer) error {
 					cw := csv.NewWriter(w)
 					if err := cw.Write(CSVHeader); err != nil {

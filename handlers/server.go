@@ -179,9 +179,17 @@ func (s *Server) plainPaths() []PlainPath {
 			ContentType: pg.ContentType, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
 	}
 	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the deadline page",
-		Description: "The environment and the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public).",
+		Description: "The environment, the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public) and the providers it is valid for.",
 		handler: func(c *gin.Context) {
-			c.JSON(http.StatusOK, gin.H{"environment": s.cfg.Environment, "appToken": s.cfg.UIAppToken})
+			providers := []string{}
+			if s.authSvc != nil {
+				var err error
+				if providers, err = s.authSvc.ProvidersOfAppToken(c.Request.Context(), s.cfg.UIAppToken); err != nil {
+					renderError(c, err)
+					return
+				}
+			}
+			c.JSON(http.StatusOK, gin.H{"environment": s.cfg.Environment, "appToken": s.cfg.UIAppToken, "providers": providers})
 		}})
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)

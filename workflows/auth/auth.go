@@ -404,3 +404,16 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 	}
 	return p, nil
 }
+
+// ProvidersOfAppToken lists the providers with an active application
+// holding token (the deadline page offers only those).
+func (s *Service) ProvidersOfAppToken(ctx context.Context, token string) ([]string, error) {
+	var out []string
+	if token == "" {
+		return out, nil
+	}
+	err := s.DB.WithContext(ctx).Model(&models.Application{}).
+		Where("app_token_hash = ? AND revoked_at IS NULL", s.Keyring.MAC(credentials.PurposeAppToken, token)).
+		Order("provider_id").Pluck("provider_id", &out).Error
+	return out, err
+}

@@ -1,0 +1,337 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+// chromium finds the browser. Without one the test is skipped, except on CI
+// (env CI set), where a missing browser is a failure.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if fi, err := os.Stat("/usr/bin/chromium"); err == nil && !fi.IsDir() {
+		return "/usr/bin/chromium"
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium not found (/usr/bin/chromium or chromium in PATH)")
+	}
+	t.Skip("chromium not found (/usr/bin/chromium or chromium in PATH); the deadline page is not tested")
+	return ""
+}
+
+// jsString quotes s for a JavaScript expression.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// The deadline page in a real browser against a real server: a wrong
+// password, a login, an overdue deadline in the table and the summary,
+// sorting, one shared token refresh for concurrent calls, the state filter,
+// the CSV download with the table's filter, and logging out.
+// Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for the README.
+func TestDeadlinePageInChromium(t *testing.T) {
+	exe := chromium(t)
+	d := startDocs(t, dbtest.SQLite(t))
+	number := func(id string) string {
+		doc, _ := d.get(t, "alice", id)
+		return doc["number"].(string)
+	}
+	overdueNo := number(d.submitted(t)) // acknowledgement due from auth-nl in 10 working days
+	d.advance(20 * 24 * time.Hour)
+	openNo := number(d.submitted(t)) // its acknowledgement period has just begun
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := d.notes.Sweep(ctx, d.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+
+	downloads := t.TempDir()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	)
+	defer cancelAlloc() // waits for the browser to exit, before the temp dirs go
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil { // starts the browser for the whole test
+		t.Fatal(err)
+	}
+
+	// Uncaught exceptions of the page fail the test; calls of RequestAccess
+	// are counted.
+	var (
+		mu         sync.Mutex
+		exceptions []string
+		refreshes  int
+	)
+	cctx, stopWatching := context.WithCancel(bctx)
+	var watchers sync.WaitGroup
+	messages := chromedp.Console(cctx)
+	watchers.Go(func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() {
+				mu.Lock()
+				exceptions = append(exceptions, m.Text)
+				mu.Unlock()
+			}
+		}
+	})
+	requests := chromedp.Events(cctx, network.RequestWillBeSent)
+	watchers.Go(func() {
+		for ev, err := range requests {
+			if err != nil {
+				return
+			}
+			if strings.HasSuffix(ev.Request.URL, opAccess) {
+				mu.Lock()
+				refreshes++
+				mu.Unlock()
+			}
+		}
+	})
+	// refreshCount gives the count once it reaches at least want (events
+	// arrive on another goroutine), or after two seconds.
+	refreshCount := func(want int) int {
+		for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			n := refreshes
+			mu.Unlock()
+			if n >= want || time.Now().After(end) {
+				return n
+			}
+		}
+	}
+
+	// shown describes what the page shows, for failure messages.
+	shown := func() string {
+		c, cancel := context.WithTimeout(bctx, 2*time.Second)
+		defer cancel()
+		s, err := chromedp.Run(c, chromedp.Evaluate[string](`JSON.stringify({
+			loginError: document.getElementById('login-error')?.textContent,
+			error: document.getElementById('error')?.textContent,
+			summary: document.getElementById('summary')?.textContent,
+			rows: [...(document.querySelector('#table tbody')?.rows || [])].map(r => r.innerText)})`))
+		if err != nil {
+			return "(page unreadable: " + err.Error() + ")"
+		}
+		return s
+	}
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			t.Fatalf("%s: %v; page: %s", step, err, shown())
+		}
+	}
+	// wait polls a JavaScript expression until it is truthy and returns it.
+	wait := func(step, expr string) string {
+		t.Helper()
+		c, cancel := context.WithTimeout(bctx, 20*time.Second)
+		defer cancel()
+		v, err := chromedp.Run(c, chromedp.Poll[any](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
+		if err != nil {
+			t.Fatalf("%s: %v; page: %s", step, err, shown())
+		}
+		return fmt.Sprint(v)
+	}
+
+	if _, err := chromedp.CallBrowser(bctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads, EventsEnabled: new(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The server runs on a fake clock, weeks away from the real one; the page
+	// counts days left from Date.now(), so the page's Date.now runs on the
+	// server's clock and "days late" agrees with the state in the screenshot.
+	// (No assertion depends on the count.)
+	clockShift := fmt.Sprintf(`(() => { const now = Date.now; window.clockShift = %d; Date.now = () => now() + window.clockShift; })();`,
+		d.clock.Now().Sub(time.Now()).Milliseconds())
+	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clockShift}); err != nil {
+		t.Fatal(err)
+	}
+
+	do("open the page", chromedp.Navigate(d.url+"/ui/deadlines"))
+	wait("providers of the environment offered", `document.querySelector('#provider option[value="dev-1"]') !== null`)
+
+	do("log in with a wrong password",
+		chromedp.SetValue(chromedp.ID("provider"), "dev-1"),
+		chromedp.SendKeys(chromedp.ID("username"), "noor"),
+		chromedp.SendKeys(chromedp.ID("password"), "not-noors-password"),
+		chromedp.Click(chromedp.ID("login")))
+	msg := wait("#login-error after a wrong password", `!document.getElementById('login-error').hidden && document.getElementById('login-error').textContent`)
+	if strings.TrimSpace(msg) == "" {
+		t.Fatal("empty login error")
+	}
+
+	do("log in", chromedp.SetValue(chromedp.ID("password"), "noor-password-1"), chromedp.Click(chromedp.ID("login")))
+	rowIn := func(no, state string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr')].some(r => r.dataset.number === %s && r.dataset.state === %s)`,
+			jsString(no), jsString(state))
+	}
+	wait("overdue notification in the table", rowIn(overdueNo, "OVERDUE")+
+		fmt.Sprintf(` && [...document.querySelectorAll('#table tbody tr')].some(r => r.dataset.number === %s && r.dataset.state !== 'OVERDUE')`, jsString(openNo)))
+	row := wait("overdue row", fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s).innerText`, jsString(overdueNo)))
+	if !strings.Contains(row, "Overdue") || !strings.Contains(row, "Acknowledgement due") || !(strings.Contains(row, " late") || strings.Contains(row, " left")) {
+		t.Fatalf("overdue row shows %q", row)
+	}
+	if badge := wait("badge", `getComputedStyle(document.querySelector('#table tbody tr[data-state="OVERDUE"] .badge')).backgroundColor`); badge != "rgb(180, 35, 24)" {
+		t.Errorf("OVERDUE badge background %s, want red", badge)
+	}
+	summary := wait("summary", `document.getElementById('summary').textContent.includes('overdue') && document.getElementById('summary').textContent`)
+	if !strings.Contains(summary, "1 overdue") {
+		t.Errorf("summary %q", summary)
+	}
+
+	if os.Getenv("WASTEFLOW_SCREENSHOT") != "" {
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("..", "docs")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "deadlines.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Sorting by a header asks the API (a bad sort path would show #error).
+	idle := `document.getElementById('table').getAttribute('aria-busy') === 'false' && document.getElementById('error').hidden`
+	for _, dir := range []string{"ascending", "descending"} {
+		do("sort by document number", chromedp.Click(chromedp.CSS(`th button[data-sort="document_number"]`)))
+		wait("sorted "+dir, fmt.Sprintf(`document.querySelector('th[data-sort="document_number"]').getAttribute('aria-sort') === %q && %s`, dir, idle))
+	}
+	wait("rows after sorting", rowIn(overdueNo, "OVERDUE"))
+
+	// Token rotation: the page's clock jumps past the access token's expiry
+	// (the server's tokens here live 3 years), then Apply loads the table and
+	// the summary at once. Both need a fresh token; one RequestAccess must
+	// serve both, since presenting the spent refresh token again would revoke
+	// the session (and end the page's login).
+	if n := refreshCount(1); n != 1 {
+		t.Fatalf("%d RequestAccess calls after the login, want 1", n)
+	}
+	do("the page's clock passes the token's expiry", chromedp.Evaluate[chromedp.Void](`window.clockShift += 4 * 365 * 864e5`))
+	do("filter OVERDUE", chromedp.SetValue(chromedp.ID("filter-state"), "OVERDUE"), chromedp.Click(chromedp.ID("apply")))
+	wait("only overdue rows", idle+` && (rows => rows.length > 0 && rows.every(r => r.dataset.state === 'OVERDUE'))([...document.querySelectorAll('#table tbody tr')])`)
+	wait("the overdue notification stays", rowIn(overdueNo, "OVERDUE"))
+
+	// The download saves the export with the table's filter.
+	progress := chromedp.BrowserEvents(cctx, browser.DownloadProgress)
+	do("download", chromedp.Click(chromedp.ID("download")))
+	var file string
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("waiting for the download: %v; page: %s", err, shown())
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			t.Fatalf("download canceled; page: %s", shown())
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			file = ev.FilePath
+			break
+		}
+	}
+	if file == "" { // not every platform reports the path
+		found, _ := filepath.Glob(filepath.Join(downloads, "*.csv"))
+		if len(found) != 1 {
+			t.Fatalf("downloaded files %v", found)
+		}
+		file = found[0]
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil || len(records) < 2 {
+		t.Fatalf("CSV %q: %v", raw, err)
+	}
+	if !slices.Equal(records[0], handlers.CSVHeader) || strings.Join(records[0], ",") != "document_id,document_number,kind,rule,legal_basis,party,party_role,state,started_at,due_at,closed_at" {
+		t.Fatalf("CSV header %v", records[0])
+	}
+	var overdueRows int
+	for _, r := range records[1:] {
+		if r[7] != "OVERDUE" || r[1] == openNo {
+			t.Errorf("CSV row outside the state filter: %v", r)
+		}
+		if r[1] == overdueNo && r[3] == "ACKNOWLEDGEMENT_DUE" && r[5] == "auth-nl" && r[7] == "OVERDUE" {
+			overdueRows++
+		}
+	}
+	if overdueRows != 1 {
+		t.Fatalf("CSV has %d overdue acknowledgement rows of %s: %q", overdueRows, overdueNo, raw)
+	}
+
+	if n := refreshCount(2); n != 2 {
+		t.Errorf("%d RequestAccess calls, want 2 (login, one shared refresh)", n)
+	}
+	var reused int64
+	d.db.Raw("SELECT COUNT(*) FROM sessions WHERE revoked_reason = 'reuse'").Scan(&reused)
+	if reused != 0 {
+		t.Errorf("%d sessions revoked for refresh token reuse", reused)
+	}
+
+	// Logging out ends the session on the server too.
+	do("log out", chromedp.Click(chromedp.ID("logout")))
+	wait("login form again", `!document.getElementById('login-view').hidden && document.getElementById('report-view').hidden`)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var open int64
+		d.db.Raw(`SELECT COUNT(*) FROM sessions s JOIN accounts a ON a.id = s.account_id
+			WHERE a.username = 'noor' AND a.provider_id = 'dev-1' AND s.revoked_at IS NULL`).Scan(&open)
+		if open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of noor still open after logging out", open)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	stopWatching()
+	watchers.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(exceptions) > 0 {
+		t.Fatalf("uncaught exceptions in the page: %q", exceptions)
+	}
+}
