@@ -576,27 +576,11 @@ func TestParallelAttemptsAtTheThreshold(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		a := startAuth(t, dbcfg, 5)
 		body := mustJSON(map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "wrong-password-x"}, "appToken": appUI})
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		counts := map[int]int{}
-		for range 50 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				req, _ := http.NewRequest(http.MethodPost, a.url+opLogin, bytes.NewReader(body))
-				req.Header.Set("provider_id", "dev-1")
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				resp.Body.Close()
-				mu.Lock()
-				counts[resp.StatusCode]++
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
+		counts := burst(t, 50, func(int) *http.Request {
+			req, _ := http.NewRequest(http.MethodPost, a.url+opLogin, bytes.NewReader(body))
+			req.Header.Set("provider_id", "dev-1")
+			return req
+		})
 		if counts[401] > 5 || counts[401]+counts[429] != 50 {
 			t.Fatalf("statuses %v: want at most 5 evaluated (401), the rest 429", counts)
 		}

@@ -619,3 +619,28 @@ func TestReadyzWithoutMigrations(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// burst sends n requests at once (made by build) and counts the statuses.
+func burst(t *testing.T, n int, build func(i int) *http.Request) map[int]int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[int]int{}
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.DefaultClient.Do(build(i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			counts[resp.StatusCode]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return counts
+}

@@ -446,29 +446,12 @@ func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 	for _, u := range users {
 		d.token(t, u)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[int]int{}
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u := users[i%3]
-			req, _ := http.NewRequest(http.MethodPost, d.url+au+"SetDecision", strings.NewReader(fmt.Sprintf(`{"documentId":%q,"decision":{"type":"CONSENT"}}`, id)))
-			req.Header.Set("provider_id", "dev-1")
-			req.Header.Set("Authorization", "Bearer "+d.tokens[u])
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			resp.Body.Close()
-			mu.Lock()
-			codes[resp.StatusCode]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	codes := burst(t, 20, func(i int) *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, d.url+au+"SetDecision", strings.NewReader(fmt.Sprintf(`{"documentId":%q,"decision":{"type":"CONSENT"}}`, id)))
+		req.Header.Set("provider_id", "dev-1")
+		req.Header.Set("Authorization", "Bearer "+d.tokens[users[i%3]])
+		return req
+	})
 	if codes[200] != 3 || codes[200]+codes[400] != 20 {
 		t.Fatalf("statuses %v: want exactly 3 applied decisions, the rest 400", codes)
 	}

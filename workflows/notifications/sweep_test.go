@@ -22,7 +22,6 @@ import (
 // due at due (a tacit consent waiting to happen).
 func seed(t testing.TB, db *gorm.DB, count int, due time.Time) {
 	t.Helper()
-	now := due.Add(-30 * 24 * time.Hour)
 	db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"})
 	for _, o := range []models.Organisation{
 		{ProviderID: "p", ID: "acme", Kind: "company", Country: "DE", Region: "BY"},
@@ -33,25 +32,7 @@ func seed(t testing.TB, db *gorm.DB, count int, due time.Time) {
 	} {
 		db.Create(&o)
 	}
-	data := n.Notification{Content: sampleContent(), Decisions: []n.DecisionRecord{
-		{Authority: "de", Type: n.DecisionConsent}, {Authority: "nl", Type: n.DecisionConsent}}}
-	raw, _ := json.Marshal(data)
-	docs := make([]models.Document, 0, count)
-	dls := make([]models.Deadline, 0, count)
-	for i := range count {
-		id := fmt.Sprintf("doc-%05d", i)
-		docs = append(docs, models.Document{ID: id, ProviderID: "p", Kind: Kind, Number: id, State: n.Acknowledged, Version: 3,
-			Data: string(raw), CreatedBy: "1", CreatedAt: now, UpdatedAt: now})
-		warn := due.Add(-48 * time.Hour)
-		dls = append(dls, models.Deadline{ID: "dl-" + id, DocumentID: id, ProviderID: "p", Rule: "DECISION_DUE", LegalBasis: "Art. 9(1)",
-			PartyOrg: "be", PartyRole: n.RoleAuthorityTransit, State: DeadlineOpen, StartedAt: now, DueAt: due, WarnAt: &warn, UpdatedAt: now})
-	}
-	if err := db.CreateInBatches(docs, 500).Error; err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateInBatches(dls, 500).Error; err != nil {
-		t.Fatal(err)
-	}
+	seedDue(t, db, count, due)
 }
 
 func count(t testing.TB, db *gorm.DB, sql string, args ...any) int64 {
