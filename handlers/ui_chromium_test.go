@@ -182,7 +182,7 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	// server's clock and "days late" agrees with the state in the screenshot.
 	// (No assertion depends on the count.)
 	clockShift := fmt.Sprintf(`(() => { const now = Date.now; window.clockShift = %d; Date.now = () => now() + window.clockShift; })();`,
-		d.clock.Now().Sub(time.Now()).Milliseconds())
+		time.Until(d.clock.Now()).Milliseconds())
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clockShift}); err != nil {
 		t.Fatal(err)
 	}
