@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -627,6 +628,15 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 		}
 	}
 	checkRoutes(t, a.srv, doc)
+	intent := doc.Components.Schemas["FollowUpIntent"].Value.Properties["intent"].Value
+	if !slices.Contains(intent.Enum, any("DECISION")) || slices.Contains(intent.Enum, any("TACIT_CONSENT")) ||
+		!strings.Contains(intent.Description, "DECISION: consent, consent with conditions, or object") {
+		t.Errorf("intent values not derived from the machine: %v\n%s", intent.Enum, intent.Description)
+	}
+	code := doc.Components.Schemas["BusinessError"].Value.Properties["code"].Value
+	if !slices.Contains(code.Enum, any("WASTE_CLASSIFICATION_INVALID_CODE")) || len(code.Enum) != 11 {
+		t.Errorf("business error codes: %v", code.Enum)
+	}
 	if st, m, _ := a.get(t, "/.well-known/jwks.json", nil); st != 200 || len(m["keys"].([]any)) != 1 ||
 		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {
 		t.Fatalf("jwks: %d %v", st, m)

@@ -15,39 +15,32 @@ import (
 // BenchmarkListProvider measures a whole request over loopback: routing,
 // middleware, a database read, encoding.
 func BenchmarkListProvider(b *testing.B) {
-	e := startB(b)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			resp, err := client.Get(e + "/svc.core.v1.api.DiscoveryApi/ListProvider")
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				b.Errorf("HTTP %d", resp.StatusCode)
-				return
-			}
-		}
+	base := startB(b)
+	hammer(b, func() *http.Request {
+		req, _ := http.NewRequest(http.MethodGet, base+"/svc.core.v1.api.DiscoveryApi/ListProvider", nil)
+		return req
 	})
 }
 
 // BenchmarkEchoPost measures the provider check, body read and JSON codec.
 func BenchmarkEchoPost(b *testing.B) {
 	base := startB(b)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	body := `{"id":"42","count":7,"name":"waste","tags":["a","b","c"],"qpar":{"pageStart":0,"pageSize":50},"items":[{"pageStart":1},{"pageStart":2}]}`
+	hammer(b, func() *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, base+"/svc.test.v1.api.EchoApi/Echo", strings.NewReader(body))
+		req.Header.Set("provider_id", "dev-1")
+		return req
+	})
+}
+
+// hammer sends build's requests from parallel clients; each must be a 200.
+func hammer(b *testing.B, build func() *http.Request) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req, _ := http.NewRequest(http.MethodPost, base+"/svc.test.v1.api.EchoApi/Echo", strings.NewReader(body))
-			req.Header.Set("provider_id", "dev-1")
-			resp, err := client.Do(req)
+			resp, err := client.Do(build())
 			if err != nil {
 				b.Error(err)
 				return

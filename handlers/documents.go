@@ -3,10 +3,16 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -62,7 +68,7 @@ type DeadlineInfo struct {
 
 // FollowUpIntent is an intent the caller may fire now.
 type FollowUpIntent struct {
-	Intent    string     `json:"intent" doc:"SUBMISSION, CORRECTION, ACKNOWLEDGEMENT, REQUEST_INFORMATION, REPLY_TO_REQUEST_INFORMATION, DECISION, REQUEST_FOR_CHANGE_AFTER_CONSENT, REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT, NOTIFICATION_SIGNAL"`
+	Intent    string     `json:"intent"` // values and meanings derived from the machines: see describeDomain
 	Operation string     `json:"operation" doc:"REST path of the operation that executes it"`
 	Block     string     `json:"block" doc:"the retrieval document's block it takes"`
 	DueAt     *time.Time `json:"dueAt" doc:"the open deadline this action meets, if any"`
@@ -71,7 +77,7 @@ type FollowUpIntent struct {
 // BusinessError is a business rejection: the request was understood, but it
 // breaks a waste-shipment rule; nothing changed.
 type BusinessError struct {
-	Code    string `json:"code" doc:"WASTE_CLASSIFICATION_INVALID_CODE, RECOVERY_DISPOSAL_CODE_INVALID, PARTY_UNKNOWN, REQUIRED_FIELD_MISSING, SHIPMENT_PERIOD_INVALID, PACKAGING_TYPE_INVALID, QUANTITY_INVALID, CONSENT_NOT_VALID_ON_DATE, QUANTITY_EXCEEDS_NOTIFIED_TOTAL, SHIPMENT_COUNT_EXCEEDED, PRIOR_NOTICE_TOO_LATE"`
+	Code    string `json:"code"` // values derived from the rules: see describeDomain
 	Message string `json:"message"`
 	Field   string `json:"field"`
 }
@@ -370,4 +376,43 @@ func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (*SetBy
 		return nil, status.New(status.FailedPrecondition, "intent %s is not one of your follow-up intents: %s", r.Intent, se.Message)
 	}
 	return respond[SetByIntentResponse](v, berrs, err)
+}
+
+// describeDomain writes the intent values (with their summaries, from the
+// machines' declarations) and the business error codes (from the rules)
+// into the description, so neither is a second hand-written list.
+func describeDomain(doc *openapi3.T, machines []*engine.Machine) {
+	prop := func(component, field string) *openapi3.Schema {
+		c := doc.Components.Schemas[component]
+		if c == nil || c.Value == nil || c.Value.Properties[field] == nil {
+			return nil
+		}
+		return c.Value.Properties[field].Value
+	}
+	if p := prop("FollowUpIntent", "intent"); p != nil {
+		var b strings.Builder
+		b.WriteString("The intent; by document kind:")
+		p.Enum = nil
+		for _, m := range machines {
+			fmt.Fprintf(&b, "\n\n%s:", m.Def.Kind)
+			for _, in := range m.Def.Intents {
+				if in.System {
+					continue // fired by the scheduler, never offered
+				}
+				fmt.Fprintf(&b, "\n* %s: %s", in.Name, in.Summary)
+				if !slices.Contains(p.Enum, any(in.Name)) {
+					p.Enum = append(p.Enum, in.Name)
+				}
+			}
+		}
+		p.Description = b.String()
+	}
+	if p := prop("BusinessError", "code"); p != nil {
+		p.Enum = nil
+		for _, c := range n.BusinessErrorCodes {
+			p.Enum = append(p.Enum, c)
+		}
+		p.Description = "The rule that was broken. QUANTITY_EXCEEDS_NOTIFIED_TOTAL, SHIPMENT_COUNT_EXCEEDED, CONSENT_NOT_VALID_ON_DATE and " +
+			"PRIOR_NOTICE_TOO_LATE belong to movement documents."
+	}
 }

@@ -98,6 +98,7 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
 	}
+	describeDomain(doc, s.machines)
 	if s.openapi, err = MarshalYAML(doc); err != nil {
 		return nil, err
 	}

@@ -379,7 +379,7 @@ func (s *Service) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, prov
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := validateInput(intent, input, data, c); err != nil {
+	if err := validateInput(input, data); err != nil {
 		return nil, nil, err
 	}
 	var berrs []n.BusinessError
@@ -526,7 +526,7 @@ func apply(intent string, ev *engine.Eval, data *n.Notification, input any, from
 }
 
 // validateInput rejects blocks the transport cannot take (code 3).
-func validateInput(intent string, input any, data *n.Notification, c engine.Caller) error {
+func validateInput(input any, data *n.Notification) error {
 	switch in := input.(type) {
 	case *n.RequestInformation:
 		if len(in.Questions) == 0 {
@@ -590,7 +590,5 @@ func validateInput(intent string, input any, data *n.Notification, c engine.Call
 			return status.Invalid("authority", fmt.Sprintf("%q is not an undecided transit authority of this notification", in))
 		}
 	}
-	_ = intent
-	_ = c
 	return nil
 }
