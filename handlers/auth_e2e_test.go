@@ -25,6 +25,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/events"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
@@ -82,7 +83,7 @@ type authEnv struct {
 	clock  *clock
 	keys   *tokens.Keys
 	issuer *tokens.Issuer
-	notes  *notifications.Service
+	notes  *documents.Runner
 }
 
 func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
@@ -119,12 +120,12 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
-	notes, err := notifications.New(db, clk.Now)
+	notes, err := documents.New(db, clk.Now, notifications.NewKind())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.UIAppToken = appUI
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Notifications: notes,
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		Reports: &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

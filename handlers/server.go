@@ -19,7 +19,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/events"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -35,8 +35,8 @@ type Deps struct {
 	Auth *auth.Service
 	// JWKS is the document served at /.well-known/jwks.json.
 	JWKS []byte
-	// Notifications runs the prior written notification; nil serves none.
-	Notifications *notifications.Service
+	// Documents runs every document kind; nil serves no document operations.
+	Documents *documents.Runner
 	// Reports answers deadline reports; Events delivers group notifications.
 	Reports *reports.Service
 	Events  *events.Service
@@ -54,7 +54,7 @@ type Server struct {
 	log      *slog.Logger
 	auth     Authenticator
 	authSvc  *auth.Service
-	notes    *notifications.Service
+	docs     *documents.Runner
 	reports  *reports.Service
 	events   *events.Service
 	machines []*engine.Machine
@@ -72,7 +72,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, notes: d.Notifications, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}
@@ -90,15 +90,22 @@ func New(d Deps) (*Server, error) {
 	s.migrator = m
 	s.metrics = newMetrics(d.DB)
 	s.ops = append(s.operations(), d.Extra...)
-	if d.Notifications != nil {
-		s.machines = append(s.machines, d.Notifications.Machine)
+	var kinds []*documents.Kind
+	if d.Documents != nil {
+		kinds = d.Documents.Kinds.Kinds()
+		if err := checkIntentRoutes(kinds, s.ops); err != nil {
+			return nil, fmt.Errorf("document kinds: %w", err)
+		}
+	}
+	for _, k := range kinds {
+		s.machines = append(s.machines, k.Machine())
 	}
 	s.plains = s.plainPaths()
 	doc, err := BuildOpenAPI(s.ops, s.plains, s.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
 	}
-	describeDomain(doc, s.machines)
+	describeDomain(doc, kinds)
 	if s.openapi, err = MarshalYAML(doc); err != nil {
 		return nil, err
 	}

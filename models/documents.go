@@ -1,7 +1,12 @@
 package models
 
 import (
+	"errors"
+	"fmt"
 	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Document is one workflow document; Data holds its aggregate as JSON.
@@ -76,4 +81,148 @@ type Event struct {
 type GroupCursor struct {
 	GroupID string `gorm:"primaryKey"`
 	AckedID int64
+}
+
+// The document repository: every query the document runner makes. A
+// missing row is ErrNotFound.
+
+// FindDocument reads document id of provider, of one of kinds (any kind
+// when kinds is empty), locking its row for the transaction when lock is
+// set (PostgreSQL; SQLite serialises writers instead).
+func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (*Document, error) {
+	q := tx.Where("id = ? AND provider_id = ?", id, provider)
+	if len(kinds) > 0 {
+		q = q.Where("kind IN ?", kinds)
+	}
+	if lock && IsPostgres(tx) {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var doc Document
+	if err := q.Take(&doc).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// LockDocumentOrSkip locks document id for the sweep: ErrNotFound when it
+// is missing or, on PostgreSQL, held by another transaction (SKIP LOCKED).
+func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
+	q := tx.Where("id = ?", id)
+	if IsPostgres(tx) {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+	}
+	var doc Document
+	if err := q.Take(&doc).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// DocumentProvider is the provider of document id.
+func DocumentProvider(tx *gorm.DB, id string) (string, error) {
+	var d Document
+	if err := tx.Select("provider_id").Where("id = ?", id).Take(&d).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return "", ErrNotFound
+		}
+		return "", err
+	}
+	return d.ProviderID, nil
+}
+
+// IsParty reports whether org is a party to document id.
+func IsParty(tx *gorm.DB, id, org string) (bool, error) {
+	var k int64
+	err := tx.Model(&DocumentParty{}).Where("document_id = ? AND organisation_id = ?", id, org).Count(&k).Error
+	return k > 0, err
+}
+
+// DocumentDeadlines lists every deadline of document id, oldest first.
+func DocumentDeadlines(tx *gorm.DB, id string) ([]Deadline, error) {
+	var out []Deadline
+	err := tx.Where("document_id = ?", id).Order("started_at, id").Find(&out).Error
+	return out, err
+}
+
+// FindDeadline reads deadline id.
+func FindDeadline(tx *gorm.DB, id string) (*Deadline, error) {
+	var d Deadline
+	if err := tx.Where("id = ?", id).Take(&d).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &d, nil
+}
+
+// UpdateDocument writes doc's new state and data and bumps its version,
+// provided it is still at doc.Version; it reports whether it was.
+func UpdateDocument(tx *gorm.DB, doc *Document, state, data string, now time.Time) (bool, error) {
+	res := tx.Model(&Document{}).Where("id = ? AND version = ?", doc.ID, doc.Version).
+		Updates(map[string]any{"state": state, "data": data, "version": doc.Version + 1, "updated_at": now})
+	if res.Error != nil || res.RowsAffected != 1 {
+		return false, res.Error
+	}
+	doc.State, doc.Data, doc.UpdatedAt = state, data, now
+	doc.Version++
+	return true, nil
+}
+
+// ReplaceParties makes rows the parties of document id.
+func ReplaceParties(tx *gorm.DB, id string, rows []DocumentParty) error {
+	if err := tx.Where("document_id = ?", id).Delete(&DocumentParty{}).Error; err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return tx.Create(&rows).Error
+}
+
+// NextNumber draws the next number of a provider's sequence prefix:
+// "<prefix>-000001", "<prefix>-000002", ...
+func NextNumber(tx *gorm.DB, provider, prefix string) (string, error) {
+	var last int64
+	err := tx.Raw(`INSERT INTO document_numbers (provider_id, prefix, last_value) VALUES (?, ?, 1)
+ON CONFLICT (provider_id, prefix) DO UPDATE SET last_value = document_numbers.last_value + 1
+RETURNING last_value`, provider, prefix).Scan(&last).Error
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s-%06d", prefix, last), nil
+}
+
+// Organisations lists a provider's organisations.
+func Organisations(tx *gorm.DB, provider string) ([]Organisation, error) {
+	var orgs []Organisation
+	err := tx.Where("provider_id = ?", provider).Find(&orgs).Error
+	return orgs, err
+}
+
+// InsertEvent stores e unless an event with its dedup key exists.
+func InsertEvent(tx *gorm.DB, e *Event) error {
+	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(e).Error
+}
+
+// DueDeadlines is one page of the deadlines due at now, entering their
+// warning window or past due, in (due_at, id) order after the keyset
+// (after, afterID). It reads two partial indexes, so its cost follows the
+// due deadlines, not all of them.
+func DueDeadlines(tx *gorm.DB, now, after time.Time, afterID string, limit int) ([]Deadline, error) {
+	var out []Deadline
+	err := tx.Raw(`
+SELECT id, document_id, due_at FROM (
+  SELECT id, document_id, due_at FROM deadlines WHERE state = 'OPEN' AND warn_at <= ?
+  UNION
+  SELECT id, document_id, due_at FROM deadlines WHERE state IN ('OPEN', 'DUE_SOON') AND due_at < ?
+) due WHERE due_at > ? OR (due_at = ? AND id > ?)
+ORDER BY due_at, id LIMIT ?`, now, now, after, after, afterID, limit).Scan(&out).Error
+	return out, err
 }

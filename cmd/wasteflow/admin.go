@@ -16,7 +16,6 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
 
 const adminUsage = `Usage:
@@ -187,13 +186,12 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		now = t.UTC()
 	}
 	return report(stderr, "admin sweep", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
-		notes, err := notifications.New(db, func() time.Time { return now })
+		docs, err := newRunner(db, cfg, func() time.Time { return now })
 		if err != nil {
 			return err
 		}
-		notes.WarnWorkingDays = cfg.WarnWorkingDays
 		start := time.Now()
-		res, err := notes.Sweep(ctx, now)
+		res, err := docs.Sweep(ctx, now)
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/events"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
@@ -294,12 +294,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	notes, err := notifications.New(db, nil)
+	docs, err := newRunner(db, cfg, nil)
 	if err != nil {
 		return err
 	}
-	notes.WarnWorkingDays = cfg.WarnWorkingDays
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Notifications: notes,
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err
@@ -328,7 +327,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	var sched *schedulers.Scheduler
 	if withScheduler {
 		sched = schedulers.New(log, nil)
-		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(notes, log)); err != nil {
+		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(docs, log)); err != nil {
 			return err
 		}
 		sched.Start()
@@ -355,14 +354,14 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 }
 
 // sweepJob is the scheduled deadline sweep.
-func sweepJob(notes *notifications.Service, log *slog.Logger) schedulers.Job {
+func sweepJob(docs *documents.Runner, log *slog.Logger) schedulers.Job {
 	return func(ctx context.Context, now time.Time) error {
 		start := time.Now()
-		res, err := notes.Sweep(ctx, now)
+		res, err := docs.Sweep(ctx, now)
 		if err != nil {
 			return err
 		}
-		if res.DueSoon+res.Overdue+res.Transitions > 0 {
+		if res.DueSoon+res.Overdue+res.Lapsed+res.Transitions > 0 {
 			log.Info("deadline sweep", "result", res.String(), "duration_ms", time.Since(start).Milliseconds())
 		}
 		return nil

@@ -7,19 +7,16 @@ import (
 	"strings"
 
 	"github.com/wasteflow/wasteflow/workflows/engine"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
-
-// machines are the document kinds by their lower-case name.
-var machines = map[string]*engine.Definition{
-	"notification": notifications.Definition,
-}
 
 // workflowsCmd runs `wasteflow workflows graph KIND [-format dot|mermaid]`.
 func workflowsCmd(args []string, stdout, stderr io.Writer) int {
-	kinds := make([]string, 0, len(machines))
-	for k := range machines {
-		kinds = append(kinds, k)
+	machines := map[string]*engine.Definition{}
+	var kinds []string
+	for _, k := range documentKinds() {
+		name := strings.ToLower(k.Def.Kind)
+		machines[name] = k.Def
+		kinds = append(kinds, name)
 	}
 	if len(args) < 2 || args[0] != "graph" {
 		fmt.Fprintf(stderr, "usage: wasteflow workflows graph KIND [-format dot|mermaid]  (kinds: %s)\n", strings.Join(kinds, ", "))

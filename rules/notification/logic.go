@@ -6,30 +6,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
 )
 
 // BusinessError is a business rejection: reported in an HTTP 200 answer,
 // nothing changed.
-type BusinessError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field"`
-}
+type BusinessError = shipment.BusinessError
 
 // Business error codes (public contract).
 const (
-	ErrWasteCode        = "WASTE_CLASSIFICATION_INVALID_CODE"
-	ErrOperationCode    = "RECOVERY_DISPOSAL_CODE_INVALID"
-	ErrPartyUnknown     = "PARTY_UNKNOWN"
-	ErrRequiredMissing  = "REQUIRED_FIELD_MISSING"
+	ErrWasteCode        = shipment.ErrWasteCode
+	ErrOperationCode    = shipment.ErrOperationCode
+	ErrPartyUnknown     = shipment.ErrPartyUnknown
+	ErrRequiredMissing  = shipment.ErrRequiredMissing
 	ErrShipmentPeriod   = "SHIPMENT_PERIOD_INVALID"
 	ErrPackagingType    = "PACKAGING_TYPE_INVALID"
-	ErrQuantity         = "QUANTITY_INVALID"
+	ErrQuantity         = shipment.ErrQuantity
 	ErrConsentNotValid  = "CONSENT_NOT_VALID_ON_DATE"
 	ErrQuantityExceeded = "QUANTITY_EXCEEDS_NOTIFIED_TOTAL"
 	ErrShipmentCount    = "SHIPMENT_COUNT_EXCEEDED"
-	ErrPriorNotice      = "PRIOR_NOTICE_TOO_LATE"
+	ErrPriorNotice      = shipment.ErrPriorNotice
 )
 
 // BusinessErrorCodes lists every code for the API description.
@@ -40,14 +37,14 @@ var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknow
 var PackagingTypes = []string{"DRUM", "WOODEN_BARREL", "JERRICAN", "BOX", "BAG", "COMPOSITE", "PRESSURE_RECEPTACLE", "BULK", "OTHER"}
 
 // Party is an organisation named in a role.
-type Party struct{ OrganisationID, Role string }
+type Party = shipment.Party
 
 // Parties lists every organisation of the content with its roles.
 func Parties(c *Content) []Party {
 	var out []Party
 	add := func(org, role string) {
-		if org != "" && !slices.Contains(out, Party{org, role}) {
-			out = append(out, Party{org, role})
+		if org != "" && !slices.Contains(out, Party{OrganisationID: org, Role: role}) {
+			out = append(out, Party{OrganisationID: org, Role: role})
 		}
 	}
 	add(c.Notifier.OrganisationID, RoleNotifier)
@@ -66,24 +63,10 @@ func Parties(c *Content) []Party {
 }
 
 // Authorities lists the concerned authorities: dispatch, destination, transits.
-func Authorities(c *Content) []Party {
-	var out []Party
-	if id := c.CompetentAuthorities.Dispatch.OrganisationID; id != "" {
-		out = append(out, Party{id, RoleAuthorityDispatch})
-	}
-	if id := c.CompetentAuthorities.Destination.OrganisationID; id != "" {
-		out = append(out, Party{id, RoleAuthorityDestination})
-	}
-	for _, t := range c.CompetentAuthorities.Transit {
-		if t.OrganisationID != "" {
-			out = append(out, Party{t.OrganisationID, RoleAuthorityTransit})
-		}
-	}
-	return out
-}
+func Authorities(c *Content) []Party { return c.CompetentAuthorities.Authorities() }
 
 // Directory answers what kind an organisation of the provider is.
-type Directory func(organisationID string) (kind string, ok bool)
+type Directory = shipment.Directory
 
 // ValidateDraft checks what is present; a draft may be incomplete.
 func ValidateDraft(c *Content, dir Directory) []BusinessError {
@@ -96,97 +79,50 @@ func ValidateSubmission(c *Content, dir Directory) []BusinessError {
 }
 
 func validate(c *Content, dir Directory, complete bool) []BusinessError {
-	var errs []BusinessError
-	add := func(code, field, format string, args ...any) {
-		errs = append(errs, BusinessError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
-	party := func(field, org, kind string, required bool) {
-		if org == "" {
-			if required && complete {
-				add(ErrRequiredMissing, field, "%s is required", field)
-			}
-			return
-		}
-		k, ok := dir(org)
-		switch {
-		case !ok:
-			add(ErrPartyUnknown, field, "organisation %q is not registered with this provider", org)
-		case k != kind:
-			add(ErrPartyUnknown, field, "organisation %q is a %s, not a %s", org, k, kind)
-		}
-	}
-	party("notification.notifier.organisationId", c.Notifier.OrganisationID, "company", true)
-	party("notification.consignee.organisationId", c.Consignee.OrganisationID, "company", true)
-	party("notification.facility.organisationId", c.Facility.OrganisationID, "company", true)
+	k := &shipment.Checker{Dir: dir, Complete: complete}
+	k.Party("notification.notifier.organisationId", c.Notifier.OrganisationID, "company")
+	k.Party("notification.consignee.organisationId", c.Consignee.OrganisationID, "company")
+	k.Party("notification.facility.organisationId", c.Facility.OrganisationID, "company")
 	for i, p := range c.Producers {
-		party(fmt.Sprintf("notification.producers[%d].organisationId", i), p.OrganisationID, "company", true)
+		k.Party(fmt.Sprintf("notification.producers[%d].organisationId", i), p.OrganisationID, "company")
 	}
 	for i, p := range c.Carriers {
-		party(fmt.Sprintf("notification.carriers[%d].organisationId", i), p.OrganisationID, "company", true)
+		k.Party(fmt.Sprintf("notification.carriers[%d].organisationId", i), p.OrganisationID, "company")
 	}
-	party("notification.competentAuthorities.dispatch.organisationId", c.CompetentAuthorities.Dispatch.OrganisationID, "authority", true)
-	party("notification.competentAuthorities.destination.organisationId", c.CompetentAuthorities.Destination.OrganisationID, "authority", true)
-	for i, p := range c.CompetentAuthorities.Transit {
-		party(fmt.Sprintf("notification.competentAuthorities.transit[%d].organisationId", i), p.OrganisationID, "authority", true)
-	}
-
-	if complete && len(c.WasteClassifications) == 0 {
-		add(ErrRequiredMissing, "notification.wasteClassifications", "at least one waste classification is required")
-	}
-	for i, w := range c.WasteClassifications {
-		field := fmt.Sprintf("notification.wasteClassifications[%d]", i)
-		if _, ok, reason := wastecodes.Lookup(w.List, w.Code); !ok {
-			add(ErrWasteCode, field, "%s", reason)
-		}
-	}
+	k.Authorities("notification.competentAuthorities", &c.CompetentAuthorities)
+	k.Classifications("notification.wasteClassifications", c.WasteClassifications)
 	if complete && len(c.RecoveryDisposalCodes) == 0 {
-		add(ErrRequiredMissing, "notification.recoveryDisposalCodes", "at least one recovery or disposal code is required")
+		k.Add(ErrRequiredMissing, "notification.recoveryDisposalCodes", "at least one recovery or disposal code is required")
 	}
 	for i, code := range c.RecoveryDisposalCodes {
 		if _, ok := wastecodes.LookupOperation(code); !ok {
-			add(ErrOperationCode, fmt.Sprintf("notification.recoveryDisposalCodes[%d]", i), "%q is not a recovery (R1-R13) or disposal (D1-D15) operation", code)
+			k.Add(ErrOperationCode, fmt.Sprintf("notification.recoveryDisposalCodes[%d]", i), "%q is not a recovery (R1-R13) or disposal (D1-D15) operation", code)
 		}
 	}
 	for i, p := range c.PackagingTypes {
 		if !slices.Contains(PackagingTypes, p) {
-			add(ErrPackagingType, fmt.Sprintf("notification.packagingTypes[%d]", i), "%q is not a packaging type (%s)", p, strings.Join(PackagingTypes, ", "))
+			k.Add(ErrPackagingType, fmt.Sprintf("notification.packagingTypes[%d]", i), "%q is not a packaging type (%s)", p, strings.Join(PackagingTypes, ", "))
 		}
 	}
-	q := c.TotalQuantity
-	switch {
-	case q.Tonnes != nil && q.CubicMetres != nil:
-		add(ErrQuantity, "notification.totalQuantity", "give the quantity in tonnes or in cubic metres, not both")
-	case q.Tonnes == nil && q.CubicMetres == nil:
-		if complete {
-			add(ErrRequiredMissing, "notification.totalQuantity", "the total quantity is required")
-		}
-	default:
-		d := q.Tonnes
-		if d == nil {
-			d = q.CubicMetres
-		}
-		if d.Units < 0 || d.Nanos < 0 || d.Nanos >= 1e9 || (d.Units == 0 && d.Nanos == 0) {
-			add(ErrQuantity, "notification.totalQuantity", "the quantity must be positive")
-		}
-	}
+	k.Quantity("notification.totalQuantity", c.TotalQuantity)
 	if c.NumberOfShipments < 0 || (complete && c.NumberOfShipments == 0) {
-		add(ErrRequiredMissing, "notification.numberOfShipments", "the number of shipments must be at least 1")
+		k.Add(ErrRequiredMissing, "notification.numberOfShipments", "the number of shipments must be at least 1")
 	}
 	first, err1 := parseDate(c.ShipmentPeriod.FirstDeparture)
 	last, err2 := parseDate(c.ShipmentPeriod.LastDeparture)
 	switch {
 	case c.ShipmentPeriod.FirstDeparture == "" || c.ShipmentPeriod.LastDeparture == "":
 		if complete {
-			add(ErrRequiredMissing, "notification.shipmentPeriod", "first and last departure dates are required")
+			k.Add(ErrRequiredMissing, "notification.shipmentPeriod", "first and last departure dates are required")
 		}
 	case err1 != nil || err2 != nil:
-		add(ErrShipmentPeriod, "notification.shipmentPeriod", "dates must be YYYY-MM-DD")
+		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "dates must be YYYY-MM-DD")
 	case last.Before(first):
-		add(ErrShipmentPeriod, "notification.shipmentPeriod", "the last departure is before the first")
+		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "the last departure is before the first")
 	case last.After(first.AddDate(maxYears(c), 0, 0)):
-		add(ErrShipmentPeriod, "notification.shipmentPeriod", "the shipment period may not exceed %d year(s)", maxYears(c))
+		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "the shipment period may not exceed %d year(s)", maxYears(c))
 	}
-	return errs
+	return k.Errors
 }
 
 // maxYears is the longest consent: 3 years for a pre-consented facility

@@ -8,7 +8,7 @@ package notification
 import (
 	"time"
 
-	"github.com/wasteflow/wasteflow/rules/decimal"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
 // States of the notification machine (public contract).
@@ -28,46 +28,28 @@ const (
 // Party roles on a notification.
 const (
 	RoleNotifier             = "NOTIFIER"
-	RoleConsignee            = "CONSIGNEE"
-	RoleFacility             = "FACILITY"
-	RoleProducer             = "PRODUCER"
-	RoleCarrier              = "CARRIER"
-	RoleAuthorityDispatch    = "AUTHORITY_DISPATCH"
-	RoleAuthorityDestination = "AUTHORITY_DESTINATION"
-	RoleAuthorityTransit     = "AUTHORITY_TRANSIT"
+	RoleConsignee            = shipment.RoleConsignee
+	RoleFacility             = shipment.RoleFacility
+	RoleProducer             = shipment.RoleProducer
+	RoleCarrier              = shipment.RoleCarrier
+	RoleAuthorityDispatch    = shipment.RoleAuthorityDispatch
+	RoleAuthorityDestination = shipment.RoleAuthorityDestination
+	RoleAuthorityTransit     = shipment.RoleAuthorityTransit
 )
 
-// PartyRef names an organisation of the document's provider.
-type PartyRef struct {
-	OrganisationID string `json:"organisationId"`
-}
+// Shared shipment types.
+type (
+	PartyRef             = shipment.PartyRef
+	CompetentAuthorities = shipment.CompetentAuthorities
+	WasteClassification  = shipment.WasteClassification
+	Decimal              = shipment.Decimal
+	Quantity             = shipment.Quantity
+)
 
 // Facility is the recovery or disposal facility.
 type Facility struct {
 	OrganisationID string `json:"organisationId"`
 	PreConsented   bool   `json:"preConsented" doc:"pre-consented facility under Art. 14: consent may last up to 3 years"`
-}
-
-// CompetentAuthorities of dispatch, destination and transit.
-type CompetentAuthorities struct {
-	Dispatch    PartyRef   `json:"dispatch"`
-	Destination PartyRef   `json:"destination"`
-	Transit     []PartyRef `json:"transit"`
-}
-
-// WasteClassification is one code with the list it belongs to.
-type WasteClassification struct {
-	List string `json:"list" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
-	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or A1180 (Basel)"`
-}
-
-// Decimal is units plus nanos (10^-9), like google.type.Money without currency.
-type Decimal = decimal.Decimal
-
-// Quantity is given in tonnes or in cubic metres.
-type Quantity struct {
-	Tonnes      *Decimal `json:"tonnes"`
-	CubicMetres *Decimal `json:"cubicMetres"`
 }
 
 // ShipmentPeriod bounds the departures (dates YYYY-MM-DD).

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/qmuntal/stateless"
+
+	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
 // System is the actor of automatic triggers.
@@ -38,29 +40,69 @@ func (c Caller) HasRole(roles []string) bool {
 	return false
 }
 
-// Eval is everything guards and targets may look at: the document (its
-// kind-specific aggregate in Data), the caller, the clock, the intent's
-// input and the document's deadlines. It travels in the context, which is
-// how one shared machine serves every document.
+// Eval is everything guards, targets and an intent's Validate and Apply may
+// look at: the document (its kind-specific aggregate in Data), the caller,
+// the clock, the intent's input, the document's deadlines, the directory of
+// organisations and the documents it refers to. It travels in the context,
+// which is how one shared machine serves every document.
 type Eval struct {
+	DocID     string
 	State     string
 	Data      any
 	Caller    Caller
 	Now       time.Time
 	Input     any
 	Deadlines []DeadlineView
+	// CreatedAt is when the document was created (the zero time on create).
+	CreatedAt time.Time
+	// Dir tells an organisation's kind and place; the runner fills it
+	// before Validate.
+	Dir Directory
+	// Related holds the documents the kind's Refs name, loaded by the
+	// runner before Validate (no entry for an id that does not exist or
+	// that the caller may not see).
+	Related map[string]*Related
 	// Apply records the intent's block in Data. Fire calls it once, after
 	// the guards passed and before the target is computed, so guards see
 	// the document before the intent and targets the document after it.
 	Apply func() error
 }
 
+// Related is a document another one refers to.
+type Related struct {
+	ID, Kind, State string
+	Data            any
+	Parties         []Party
+}
+
+// Org is what the directory knows of an organisation.
+type Org struct {
+	Kind            string // company or authority
+	Country, Region string
+}
+
+// Directory finds an organisation of the document's provider.
+type Directory func(id string) (Org, bool)
+
+// Party is an organisation in a role on a document.
+type Party struct{ Org, Role string }
+
 // DeadlineView is what guards see of a deadline.
 type DeadlineView struct {
-	Rule, PartyOrg, State string
-	DueAt                 time.Time
-	Open                  bool // still waiting for its party
+	Rule, PartyOrg, PartyRole, State string
+	DueAt                            time.Time
+	Open                             bool // still waiting for its party
 }
+
+// Overdue reports whether the party's running deadline of rule is past due.
+func (ev *Eval) Overdue(rule, org string) bool {
+	return slices.ContainsFunc(ev.Deadlines, func(d DeadlineView) bool {
+		return d.Rule == rule && d.PartyOrg == org && d.Open && ev.Now.After(d.DueAt)
+	})
+}
+
+// BusinessError is a content rule the block breaks (HTTP 200, nothing changed).
+type BusinessError = shipment.BusinessError
 
 type evalKey struct{}
 
@@ -84,10 +126,13 @@ type Transition struct {
 // Effect on deadlines when the intent fires. When, if set, names a guard
 // evaluated after the transition (on the updated document and new state).
 type Effect struct {
-	Op    string // Start, Stop, Suspend, Resume, Restart, Cancel
+	Op    string // Start, Stop, Suspend, Resume, Restart, Cancel, Lapse
 	Rule  string
-	Party string // party selector, see the workflow's deadline code
+	Party string // party selector (Definition.Selectors); the rule's when empty
 	When  string
+	// Since names a date (Definition.Dates) the period starts at instead of
+	// the firing, e.g. the receipt date a certificate states.
+	Since string
 }
 
 // Deadline effect operations.
@@ -98,10 +143,41 @@ const (
 	Resume  = "RESUME"
 	Restart = "RESTART"
 	Cancel  = "CANCEL"
-	// Lapse closes a deadline its party let pass (it stays OVERDUE): the
-	// automatic triggers that act on an expired period use it.
+	// Lapse closes a deadline whose period ended as the law foresees (tacit
+	// consent, end of a consent's validity): state LAPSED, not OVERDUE.
 	Lapse = "LAPSE"
 )
+
+var effectOps = []string{Start, Stop, Suspend, Resume, Restart, Cancel, Lapse}
+
+// Rule is a deadline rule (domain/workflows.md section 6), declared with
+// the machine.
+type Rule struct {
+	Name       string
+	LegalBasis string
+	// The period: Days working days (Working) or calendar days (moved to
+	// the next working day when it ends on a non-working day), or, with
+	// Until, the end of the day a named date function returns (the deadline
+	// follows that date when the data changes it).
+	Days    int
+	Working bool
+	Until   string
+	// Party selects who must act (Definition.Selectors).
+	Party string
+	// OnExpiry names a system intent the sweep fires when the deadline runs
+	// out, with the deadline's party as input (tacit consent, end of
+	// validity); "" for none: the deadline is simply OVERDUE.
+	OnExpiry string
+}
+
+// Chain fires a system intent on another document in the same transaction
+// after this intent fired, e.g. a completed take-back document marking its
+// original TAKEN_BACK.
+type Chain struct {
+	Ref    string // Definition.Refs: the other document
+	Intent string // system intent of the other document's kind
+	When   string // guard on this document after the transition
+}
 
 // Intent is one trigger of the machine.
 type Intent struct {
@@ -113,6 +189,16 @@ type Intent struct {
 	Summary     string
 	Transitions []Transition
 	Effects     []Effect
+	// Input makes a new, empty block (nil: the intent takes none).
+	Input func() any
+	// Validate checks ev.Input against ev.Data before anything changes: an
+	// error for a block the transport cannot take (status code 3), business
+	// errors for content that breaks a rule (then nothing is written).
+	Validate func(ev *Eval) ([]BusinessError, error)
+	// Apply records ev.Input in ev.Data (after the guards, before the
+	// target is computed).
+	Apply func(ev *Eval) error
+	Then  []Chain
 }
 
 // Definition declares a document kind.
@@ -121,9 +207,39 @@ type Definition struct {
 	States  []string
 	Initial string
 	Final   []string
+	// Create makes a new document in Initial: no transitions, its Validate
+	// and Apply see an empty Data.
+	Create  *Intent
 	Intents []Intent
 	Guards  map[string]func(*Eval) bool
 	Targets map[string]func(*Eval) string
+	// Rules are the deadline rules; Selectors name the parties effects and
+	// rules address; Dates the dates a rule or effect reads from the data
+	// (YYYY-MM-DD, "" when unknown); Refs the other documents a document
+	// refers to (their ids, "" for none).
+	Rules     []Rule
+	Selectors map[string]func(*Eval) []Party
+	Dates     map[string]func(*Eval) string
+	Refs      map[string]func(*Eval) string
+}
+
+// Rule returns the declared rule name.
+func (d *Definition) Rule(name string) (*Rule, bool) {
+	for i := range d.Rules {
+		if d.Rules[i].Name == name {
+			return &d.Rules[i], true
+		}
+	}
+	return nil, false
+}
+
+// Holds evaluates a guard expression ("name" or "!name"); "" holds.
+func (d *Definition) Holds(expr string, ev *Eval) bool {
+	if expr == "" {
+		return true
+	}
+	name, negate := strings.CutPrefix(expr, "!")
+	return d.Guards[name](ev) != negate
 }
 
 // Machine is a validated definition built into a stateless machine.
@@ -339,6 +455,60 @@ func Validate(def *Definition) error {
 			if e.When != "" && def.Guards[strings.TrimPrefix(e.When, "!")] == nil {
 				bad("intent %s: effect on %s: unknown guard %q", in.Name, e.Rule, e.When)
 			}
+			if !slices.Contains(effectOps, e.Op) {
+				bad("intent %s: unknown effect %q on %s", in.Name, e.Op, e.Rule)
+			}
+			rule, ok := def.Rule(e.Rule)
+			switch {
+			case !ok:
+				bad("intent %s: effect %s on unknown deadline rule %q", in.Name, e.Op, e.Rule)
+			case e.Party == "" && rule.Party == "":
+				bad("intent %s: effect %s on %s names no party", in.Name, e.Op, e.Rule)
+			}
+			if e.Party != "" && def.Selectors[e.Party] == nil {
+				bad("intent %s: effect %s on %s: unknown party selector %q", in.Name, e.Op, e.Rule, e.Party)
+			}
+			if e.Since != "" && def.Dates[e.Since] == nil {
+				bad("intent %s: effect %s on %s: unknown date %q", in.Name, e.Op, e.Rule, e.Since)
+			}
+		}
+		if !in.System && (in.Input == nil || in.Apply == nil) {
+			bad("intent %s has no Input or no Apply", in.Name)
+		}
+		for _, c := range in.Then {
+			if def.Refs[c.Ref] == nil {
+				bad("intent %s: chain to unknown reference %q", in.Name, c.Ref)
+			}
+			if c.When != "" && def.Guards[strings.TrimPrefix(c.When, "!")] == nil {
+				bad("intent %s: chain: unknown guard %q", in.Name, c.When)
+			}
+		}
+	}
+	if c := def.Create; c == nil || c.Input == nil || c.Apply == nil {
+		bad("no Create intent with Input and Apply")
+	}
+	seenRule := map[string]bool{}
+	for _, r := range def.Rules {
+		if seenRule[r.Name] {
+			bad("deadline rule %s declared twice", r.Name)
+		}
+		seenRule[r.Name] = true
+		if r.LegalBasis == "" {
+			bad("deadline rule %s has no legal basis", r.Name)
+		}
+		if def.Selectors[r.Party] == nil {
+			bad("deadline rule %s: unknown party selector %q", r.Name, r.Party)
+		}
+		if (r.Days > 0) == (r.Until != "") {
+			bad("deadline rule %s needs either Days or Until", r.Name)
+		}
+		if r.Until != "" && def.Dates[r.Until] == nil {
+			bad("deadline rule %s: unknown date %q", r.Name, r.Until)
+		}
+		if r.OnExpiry != "" {
+			if in := findIntent(def, r.OnExpiry); in == nil || !in.System {
+				bad("deadline rule %s: on expiry %q is not a system intent", r.Name, r.OnExpiry)
+			}
 		}
 	}
 	reach := map[string]bool{def.Initial: true}
@@ -361,6 +531,15 @@ func Validate(def *Definition) error {
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return fmt.Errorf("workflow %s is invalid:\n  %s", def.Kind, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func findIntent(def *Definition, name string) *Intent {
+	for i := range def.Intents {
+		if def.Intents[i].Name == name {
+			return &def.Intents[i]
+		}
 	}
 	return nil
 }

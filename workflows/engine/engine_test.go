@@ -8,14 +8,24 @@ import (
 )
 
 func valid() *engine.Definition {
+	input := func() any { return new(struct{}) }
+	apply := func(*engine.Eval) error { return nil }
 	return &engine.Definition{
 		Kind: "TOY", States: []string{"A", "B", "C"}, Initial: "A", Final: []string{"C"},
+		Create: &engine.Intent{Name: "CREATE", Operation: "/x/Create", Roles: []string{"R"}, Input: input, Apply: apply},
 		Intents: []engine.Intent{
-			{Name: "GO", Operation: "/x/Go", Roles: []string{"R"}, Transitions: []engine.Transition{{From: []string{"A"}, To: "B"}}},
+			{Name: "GO", Operation: "/x/Go", Roles: []string{"R"}, Transitions: []engine.Transition{{From: []string{"A"}, To: "B"}},
+				Effects: []engine.Effect{{Op: engine.Start, Rule: "GO_DUE"}}, Input: input, Apply: apply},
 			{Name: "END", Operation: "/x/End", Roles: []string{"R"}, Transitions: []engine.Transition{
-				{From: []string{"B"}, To: "C", Guard: "ok"}, {From: []string{"B"}, To: "A", Guard: "!ok"}}},
+				{From: []string{"B"}, To: "C", Guard: "ok"}, {From: []string{"B"}, To: "A", Guard: "!ok"}},
+				Effects: []engine.Effect{{Op: engine.Stop, Rule: "GO_DUE", Party: "ME"}}, Input: input, Apply: apply},
+			{Name: "TIMEOUT", System: true, Transitions: []engine.Transition{{From: []string{"B"}, To: "A"}}},
 		},
 		Guards: map[string]func(*engine.Eval) bool{"ok": func(ev *engine.Eval) bool { return ev.Input == true }},
+		Rules:  []engine.Rule{{Name: "GO_DUE", LegalBasis: "Art. 1", Days: 3, Working: true, Party: "ME", OnExpiry: "TIMEOUT"}},
+		Selectors: map[string]func(*engine.Eval) []engine.Party{
+			"ME": func(ev *engine.Eval) []engine.Party { return []engine.Party{{Org: ev.Caller.Org, Role: "R"}} },
+		},
 	}
 }
 
@@ -24,14 +34,23 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 		t.Fatalf("valid declaration refused: %v", err)
 	}
 	for want, breakIt := range map[string]func(d *engine.Definition){
-		`unknown target state "Z"`: func(d *engine.Definition) { d.Intents[0].Transitions[0].To = "Z" },
-		`unknown source state "Q"`: func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"Q"} },
-		"state D is unreachable":   func(d *engine.Definition) { d.States = append(d.States, "D") },
-		"can both hold":            func(d *engine.Definition) { d.Intents[1].Transitions[1].Guard = "ok" },
-		"has no operation":         func(d *engine.Definition) { d.Intents[0].Operation = "" },
-		`unknown guard "missing"`:  func(d *engine.Definition) { d.Intents[1].Transitions[0].Guard = "missing" },
-		"leaves final state C":     func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"A", "C"} },
-		"declared twice":           func(d *engine.Definition) { d.Intents = append(d.Intents, d.Intents[0]) },
+		`unknown target state "Z"`:                     func(d *engine.Definition) { d.Intents[0].Transitions[0].To = "Z" },
+		`unknown source state "Q"`:                     func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"Q"} },
+		"state D is unreachable":                       func(d *engine.Definition) { d.States = append(d.States, "D") },
+		"can both hold":                                func(d *engine.Definition) { d.Intents[1].Transitions[1].Guard = "ok" },
+		"has no operation":                             func(d *engine.Definition) { d.Intents[0].Operation = "" },
+		`unknown guard "missing"`:                      func(d *engine.Definition) { d.Intents[1].Transitions[0].Guard = "missing" },
+		"leaves final state C":                         func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"A", "C"} },
+		"declared twice":                               func(d *engine.Definition) { d.Intents = append(d.Intents, d.Intents[0]) },
+		`effect START on unknown deadline rule "NOPE"`: func(d *engine.Definition) { d.Intents[0].Effects[0].Rule = "NOPE" },
+		`unknown party selector "THEM"`:                func(d *engine.Definition) { d.Intents[1].Effects[0].Party = "THEM" },
+		`rule GO_DUE: unknown party selector "X"`:      func(d *engine.Definition) { d.Rules[0].Party = "X" },
+		`on expiry "GO" is not a system intent`:        func(d *engine.Definition) { d.Rules[0].OnExpiry = "GO" },
+		`on expiry "GONE" is not a system intent`:      func(d *engine.Definition) { d.Rules[0].OnExpiry = "GONE" },
+		`unknown date "receivedOn"`:                    func(d *engine.Definition) { d.Rules[0].Days, d.Rules[0].Until = 0, "receivedOn" },
+		`unknown effect "PAUSE"`:                       func(d *engine.Definition) { d.Intents[0].Effects[0].Op = "PAUSE" },
+		"has no Input or no Apply":                     func(d *engine.Definition) { d.Intents[0].Apply = nil },
+		"no Create intent":                             func(d *engine.Definition) { d.Create = nil },
 		`unknown target function "nowhere"`: func(d *engine.Definition) {
 			d.Intents[0].Transitions[0] = engine.Transition{From: []string{"A"}, Target: "nowhere", Targets: []string{"B"}}
 		},

@@ -1,12 +1,18 @@
-// Package notifications runs the prior written notification: its machine
-// declared as data, its deadline rules, and the transactions that fire it.
+// Package notifications declares the prior written notification as a
+// document kind: its machine, deadline rules, party selectors, and per
+// intent the block it takes, how that block is checked and how it is
+// recorded. The runner (workflows/documents) executes it; the content and
+// its rules are pure functions in rules/notification.
 package notifications
 
 import (
 	"slices"
+	"strings"
+	"time"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // Kind of the document.
@@ -19,6 +25,7 @@ const (
 
 // Intents (public contract).
 const (
+	IntentCreate                = "CREATE"
 	IntentSubmission            = "SUBMISSION"
 	IntentCorrection            = "CORRECTION"
 	IntentAcknowledgement       = "ACKNOWLEDGEMENT"
@@ -34,14 +41,29 @@ const (
 
 var anyAuthority = []string{n.RoleAuthorityDispatch, n.RoleAuthorityDestination, n.RoleAuthorityTransit}
 
-// Party selectors of deadline effects.
+// Party selectors of deadline rules and effects.
 const (
 	partyEachAuthority = "EACH_AUTHORITY"
 	partyDestination   = "DESTINATION"
 	partyNotifier      = "NOTIFIER"
 	partyCaller        = "CALLER"
-	partyInput         = "INPUT_AUTHORITY" // tacit consent: the authority named by the system trigger
+	partyInput         = "INPUT_PARTY" // an automatic trigger's: the party whose deadline ran out
 )
+
+// Deadline rules (public contract).
+const (
+	ruleAcknowledgement = "ACKNOWLEDGEMENT_DUE"
+	ruleInformation     = "INFORMATION_REPLY_DUE"
+	ruleDecision        = "DECISION_DUE"
+	ruleChangeReply     = "CHANGE_REPLY_DUE"
+	ruleValidity        = "CONSENT_VALIDITY"
+)
+
+// CreateInput is what CreateSubmission takes.
+type CreateInput struct {
+	Content  n.Content
+	Metadata n.Metadata
+}
 
 // Definition is the notification machine (domain/workflows.md section 3).
 var Definition = &engine.Definition{
@@ -50,17 +72,33 @@ var Definition = &engine.Definition{
 		n.Objected, n.Expired, n.ConsentCancelled, n.Closed},
 	Initial: n.Draft,
 	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed},
+	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
+		Summary:  "create a notification (DRAFT); the caller's organisation is the notifier",
+		Input:    func() any { return new(CreateInput) },
+		Validate: validateCreate,
+		Apply: func(ev *engine.Eval) error {
+			in := ev.Input.(*CreateInput)
+			doc(ev).Content, doc(ev).Metadata = in.Content, in.Metadata
+			return nil
+		}},
 	Intents: []engine.Intent{
 		{Name: IntentSubmission, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary:     "file the notification",
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Submitted}},
-			Effects:     []engine.Effect{{Op: engine.Start, Rule: "ACKNOWLEDGEMENT_DUE", Party: partyDestination}}},
+			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleAcknowledgement}},
+			Input:       func() any { return new(n.Content) }, Validate: validateContent,
+			Apply: func(ev *engine.Eval) error { doc(ev).Content = *ev.Input.(*n.Content); return nil }},
 		{Name: IntentCorrection, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary: "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
 			Transitions: []engine.Transition{
 				{From: []string{n.Submitted}, To: n.Submitted},
 				{From: []string{n.Acknowledged}, To: n.Acknowledged},
 				{From: []string{n.InformationRequested}, To: n.InformationRequested},
+			},
+			Input: func() any { return new(n.Content) }, Validate: validateContent,
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyCorrection(*ev.Input.(*n.Content), ev.State, ev.Now)
+				return nil
 			}},
 		{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: []string{n.RoleAuthorityDestination},
 			Summary: "acknowledge receipt (not consent); in ACKNOWLEDGED it accepts a pending correction",
@@ -69,61 +107,124 @@ var Definition = &engine.Definition{
 				{From: []string{n.Acknowledged}, To: n.Acknowledged, Guard: "correctionPending"},
 			},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "ACKNOWLEDGEMENT_DUE", Party: partyCaller},
-				{Op: engine.Restart, Rule: "DECISION_DUE", Party: partyEachAuthority},
+				{Op: engine.Stop, Rule: ruleAcknowledgement, Party: partyCaller},
+				{Op: engine.Restart, Rule: ruleDecision},
+			},
+			Input: func() any { return new(n.Acknowledgement) },
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyAcknowledgement(ev.Caller.Org, *ev.Input.(*n.Acknowledgement), ev.Now)
+				return nil
 			}},
 		{Name: IntentRequestInformation, Operation: authority + "SetRequestInformation", Block: "requestInformation", Roles: anyAuthority,
 			Summary:     "ask the notifier for information; suspends every running decision period",
 			Transitions: []engine.Transition{{From: []string{n.Submitted, n.Acknowledged, n.InformationRequested}, To: n.InformationRequested}},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "ACKNOWLEDGEMENT_DUE", Party: partyDestination},
-				{Op: engine.Suspend, Rule: "DECISION_DUE", Party: partyEachAuthority},
-				{Op: engine.Restart, Rule: "INFORMATION_REPLY_DUE", Party: partyNotifier},
+				{Op: engine.Stop, Rule: ruleAcknowledgement},
+				{Op: engine.Suspend, Rule: ruleDecision},
+				{Op: engine.Restart, Rule: ruleInformation},
+			},
+			Input: func() any { return new(n.RequestInformation) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				if len(ev.Input.(*n.RequestInformation).Questions) == 0 {
+					return nil, status.Invalid("requestInformation.questions", "at least one question is required")
+				}
+				return nil, nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyRequestInformation(ev.Caller.Org, *ev.Input.(*n.RequestInformation), ev.State, ev.Now)
+				return nil
 			}},
 		{Name: IntentReplyToRequestInfo, Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
 			Summary:     "answer the open information request; complete: true resumes the decision periods",
 			Transitions: []engine.Transition{{From: []string{n.InformationRequested}, Target: "afterReply", Targets: []string{n.InformationRequested, n.Submitted, n.Acknowledged}}},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "INFORMATION_REPLY_DUE", Party: partyNotifier, When: "!informationOpen"},
-				{Op: engine.Resume, Rule: "DECISION_DUE", Party: partyEachAuthority, When: "!informationOpen"},
+				{Op: engine.Stop, Rule: ruleInformation, When: "!informationOpen"},
+				{Op: engine.Resume, Rule: ruleDecision, When: "!informationOpen"},
+			},
+			Input: func() any { return new(n.ReplyToRequestInformation) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				if len(ev.Input.(*n.ReplyToRequestInformation).Answers) == 0 {
+					return nil, status.Invalid("replyToRequestInformation.answers", "at least one answer is required")
+				}
+				return nil, nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyReply(*ev.Input.(*n.ReplyToRequestInformation), ev.Now)
+				return nil
 			}},
 		{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
 			Summary:     "consent, consent with conditions, or object; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerUndecided"}},
 			Effects: []engine.Effect{
-				{Op: engine.Stop, Rule: "DECISION_DUE", Party: partyCaller},
-				{Op: engine.Cancel, Rule: "DECISION_DUE", Party: partyEachAuthority, When: "objected"},
-				{Op: engine.Start, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "consented"},
+				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
+				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
+				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
+			},
+			Input: func() any { return new(n.Decision) }, Validate: validateDecision,
+			Apply: func(ev *engine.Eval) error {
+				role := ""
+				for _, r := range ev.Caller.Roles { // the caller's authority role
+					if slices.Contains(anyAuthority, r) {
+						role = r
+					}
+				}
+				doc(ev).ApplyDecision(ev.Caller.Org, role, *ev.Input.(*n.Decision), false, ev.Now)
+				return nil
 			}},
 		{Name: IntentTacitConsent, System: true,
 			Summary:     "a transit authority's decision period expired: tacit consent",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented}, Guard: "tacitConsentDue"}},
 			Effects: []engine.Effect{
-				{Op: engine.Lapse, Rule: "DECISION_DUE", Party: partyInput},
-				{Op: engine.Start, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "consented"},
+				{Op: engine.Lapse, Rule: ruleDecision, Party: partyInput},
+				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
+			},
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyDecision(ev.Input.(engine.Party).Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now)
+				return nil
 			}},
 		{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
 			Summary:     "ask for a change of the consented terms; shipments go on under the existing terms",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.ChangeRequested}},
-			Effects:     []engine.Effect{{Op: engine.Start, Rule: "CHANGE_REPLY_DUE", Party: partyEachAuthority}}},
+			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}},
+			Input:       func() any { return new(n.RequestForChange) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				if len(ev.Input.(*n.RequestForChange).Changes) == 0 {
+					return nil, status.Invalid("requestForChange.changes", "at least one change is required")
+				}
+				return nil, nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyRequestForChange(*ev.Input.(*n.RequestForChange), ev.Now)
+				return nil
+			}},
 		{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
 			Summary:     "accept, accept with conditions, or reject the change; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.ChangeRequested}, Target: "afterChangeReply", Targets: []string{n.ChangeRequested, n.Consented}, Guard: "callerNotRepliedToChange"}},
-			Effects:     []engine.Effect{{Op: engine.Stop, Rule: "CHANGE_REPLY_DUE", Party: partyCaller}}},
+			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller}},
+			Input:       func() any { return new(n.ReplyToRequestForChange) }, Validate: validateChangeReply,
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
+				return nil
+			}},
 		{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
 			Effects: []engine.Effect{
-				{Op: engine.Cancel, Rule: "CHANGE_REPLY_DUE", Party: partyEachAuthority},
-				{Op: engine.Stop, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "!revalidated"},
-				{Op: engine.Restart, Rule: "CONSENT_VALIDITY", Party: partyNotifier, When: "revalidated"},
+				{Op: engine.Cancel, Rule: ruleChangeReply},
+				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
+				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
+			},
+			Input: func() any { return new(n.NotificationSignal) }, Validate: validateSignal,
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).ApplySignal(ev.Caller.Org, *ev.Input.(*n.NotificationSignal), ev.Now)
+				return nil
 			}},
 		{Name: IntentConsentValidityExpiry, System: true,
 			Summary:     "the consent's validity ended",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested}, To: n.Expired, Guard: "consentExpired"}},
 			Effects: []engine.Effect{
-				{Op: engine.Lapse, Rule: "CONSENT_VALIDITY", Party: partyNotifier},
-				{Op: engine.Cancel, Rule: "CHANGE_REPLY_DUE", Party: partyEachAuthority},
+				{Op: engine.Lapse, Rule: ruleValidity},
+				{Op: engine.Cancel, Rule: ruleChangeReply},
 			}},
 	},
 	Guards: map[string]func(*engine.Eval) bool{
@@ -135,17 +236,17 @@ var Definition = &engine.Definition{
 		"objected":                 func(ev *engine.Eval) bool { return ev.State == n.Objected },
 		"revalidated":              func(ev *engine.Eval) bool { return ev.State == n.Consented },
 		"consentExpired": func(ev *engine.Eval) bool {
-			return overdue(ev, "CONSENT_VALIDITY", doc(ev).Content.Notifier.OrganisationID) || doc(ev).ConsentExpired(ev.Now)
+			return ev.Overdue(ruleValidity, doc(ev).Content.Notifier.OrganisationID) || doc(ev).ConsentExpired(ev.Now)
 		},
 		"tacitConsentDue": func(ev *engine.Eval) bool {
-			// Some transit authority has not decided and its decision period is over.
-			d := doc(ev)
-			for _, a := range n.Authorities(&d.Content) {
-				if a.Role == n.RoleAuthorityTransit && !d.HasDecided(a.OrganisationID) && overdue(ev, "DECISION_DUE", a.OrganisationID) {
-					return true
-				}
+			// The authority whose period ran out is an undecided transit authority.
+			p, ok := ev.Input.(engine.Party)
+			if !ok {
+				return false
 			}
-			return false
+			d := doc(ev)
+			return slices.Contains(n.Authorities(&d.Content), n.Party{OrganisationID: p.Org, Role: n.RoleAuthorityTransit}) &&
+				!d.HasDecided(p.Org) && ev.Overdue(ruleDecision, p.Org)
 		},
 	},
 	Targets: map[string]func(*engine.Eval) string{
@@ -156,13 +257,131 @@ var Definition = &engine.Definition{
 			return n.AfterSignal(ev.Input.(*n.NotificationSignal).Type)
 		},
 	},
+	Rules: []engine.Rule{
+		{Name: ruleAcknowledgement, LegalBasis: "Art. 8(2) Regulation (EU) 2024/1157", Days: 10, Working: true, Party: partyDestination},
+		{Name: ruleInformation, LegalBasis: "Art. 8(3) Regulation (EU) 2024/1157", Days: 10, Working: true, Party: partyNotifier},
+		{Name: ruleDecision, LegalBasis: "Art. 9(1) Regulation (EU) 2024/1157", Days: 30, Party: partyEachAuthority, OnExpiry: IntentTacitConsent},
+		{Name: ruleChangeReply, LegalBasis: "Art. 17(2) Regulation (EU) 2024/1157", Days: 5, Working: true, Party: partyEachAuthority},
+		{Name: ruleValidity, LegalBasis: "Art. 9 and 14 Regulation (EU) 2024/1157", Until: "consentEnd", Party: partyNotifier, OnExpiry: IntentConsentValidityExpiry},
+	},
+	Selectors: map[string]func(*engine.Eval) []engine.Party{
+		partyEachAuthority: func(ev *engine.Eval) []engine.Party { return parties(n.Authorities(&doc(ev).Content)) },
+		partyDestination: func(ev *engine.Eval) []engine.Party {
+			return []engine.Party{{Org: doc(ev).Content.CompetentAuthorities.Destination.OrganisationID, Role: n.RoleAuthorityDestination}}
+		},
+		partyNotifier: func(ev *engine.Eval) []engine.Party {
+			return []engine.Party{{Org: doc(ev).Content.Notifier.OrganisationID, Role: n.RoleNotifier}}
+		},
+		partyCaller: callerParties,
+		partyInput: func(ev *engine.Eval) []engine.Party {
+			if p, ok := ev.Input.(engine.Party); ok {
+				return []engine.Party{p}
+			}
+			return nil
+		},
+	},
+	Dates: map[string]func(*engine.Eval) string{
+		"consentEnd": func(ev *engine.Eval) string { return doc(ev).ConsentValidUntil },
+	},
 }
 
 func doc(ev *engine.Eval) *n.Notification { return ev.Data.(*n.Notification) }
 
-// overdue reports whether the party's running deadline of rule is past due.
-func overdue(ev *engine.Eval, rule, org string) bool {
-	return slices.ContainsFunc(ev.Deadlines, func(d engine.DeadlineView) bool {
-		return d.Rule == rule && d.PartyOrg == org && d.Open && ev.Now.After(d.DueAt)
-	})
+func callerParties(ev *engine.Eval) []engine.Party {
+	var out []engine.Party
+	for _, r := range ev.Caller.Roles {
+		out = append(out, engine.Party{Org: ev.Caller.Org, Role: r})
+	}
+	return out
 }
+
+func parties(ps []n.Party) []engine.Party {
+	out := make([]engine.Party, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
+	}
+	return out
+}
+
+func kindOf(dir engine.Directory) func(string) (string, bool) {
+	return func(id string) (string, bool) { o, ok := dir(id); return o.Kind, ok }
+}
+
+func validateCreate(ev *engine.Eval) ([]engine.BusinessError, error) {
+	in := ev.Input.(*CreateInput)
+	if o, _ := ev.Dir(ev.Caller.Org); o.Kind != "company" {
+		return nil, status.New(status.PermissionDenied, "only companies file notifications")
+	}
+	if in.Content.Notifier.OrganisationID == "" {
+		in.Content.Notifier.OrganisationID = ev.Caller.Org
+	}
+	if in.Content.Notifier.OrganisationID != ev.Caller.Org {
+		return nil, status.New(status.PermissionDenied, "the notifier must be your organisation %q", ev.Caller.Org)
+	}
+	return n.ValidateDraft(&in.Content, kindOf(ev.Dir)), nil
+}
+
+// validateContent checks a filed or corrected notification.
+func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
+	c, notifier := ev.Input.(*n.Content), doc(ev).Content.Notifier.OrganisationID
+	var berrs []engine.BusinessError
+	if c.Notifier.OrganisationID == "" {
+		c.Notifier.OrganisationID = notifier
+	}
+	if c.Notifier.OrganisationID != notifier {
+		berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
+	}
+	return append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir))...), nil
+}
+
+func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
+	in := ev.Input.(*n.Decision)
+	switch in.Type {
+	case n.DecisionConsent, n.DecisionConsentWithConditions, n.DecisionObjection:
+	default:
+		return nil, status.Invalid("decision.type", "CONSENT, CONSENT_WITH_CONDITIONS or OBJECTION is required")
+	}
+	if in.Type == n.DecisionObjection && strings.TrimSpace(in.Grounds) == "" {
+		return nil, status.Invalid("decision.grounds", "an objection needs grounds")
+	}
+	if in.Type == n.DecisionConsentWithConditions && len(in.Conditions) == 0 {
+		return nil, status.Invalid("decision.conditions", "a conditional consent needs conditions")
+	}
+	if in.ValidUntil != "" {
+		if _, err := time.Parse(time.DateOnly, in.ValidUntil); err != nil {
+			return nil, status.Invalid("decision.validUntil", "a date YYYY-MM-DD is required")
+		}
+	}
+	return nil, nil
+}
+
+func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
+	in := ev.Input.(*n.ReplyToRequestForChange)
+	switch in.Result {
+	case n.ChangeAccepted, n.ChangeAcceptedWithConditions, n.ChangeRejected:
+	default:
+		return nil, status.Invalid("replyToRequestForChange.result", "ACCEPTED, ACCEPTED_WITH_CONDITIONS or REJECTED is required")
+	}
+	if in.Result == n.ChangeRejected && strings.TrimSpace(in.Grounds) == "" {
+		return nil, status.Invalid("replyToRequestForChange.grounds", "a rejection needs grounds")
+	}
+	if in.Result == n.ChangeAcceptedWithConditions && len(in.Conditions) == 0 {
+		return nil, status.Invalid("replyToRequestForChange.conditions", "an acceptance with conditions needs conditions")
+	}
+	return nil, nil
+}
+
+func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
+	in := ev.Input.(*n.NotificationSignal)
+	switch in.Type {
+	case n.SignalCancellationOfConsent, n.SignalClosure:
+	case n.SignalRevalidation:
+		if _, err := time.Parse(time.DateOnly, in.ValidUntil); err != nil {
+			return nil, status.Invalid("notificationSignal.validUntil", "a revalidation needs the new validUntil (YYYY-MM-DD)")
+		}
+	default:
+		return nil, status.Invalid("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required")
+	}
+	return nil, nil
+}
+

@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
 // seed writes count ACKNOWLEDGED notifications whose dispatch and
@@ -48,7 +49,7 @@ func TestSweepIsExactlyOnceAndCatchesUp(t *testing.T) {
 		db := dbtest.Open(t, cfg)
 		due := time.Date(2027, 3, 10, 22, 59, 59, 0, time.UTC)
 		seed(t, db, 5, due)
-		s, _ := New(db, nil)
+		s := runner(t, db)
 		ctx := context.Background()
 
 		res, err := s.Sweep(ctx, due.Add(-72*time.Hour)) // before the warning window
@@ -65,10 +66,10 @@ func TestSweepIsExactlyOnceAndCatchesUp(t *testing.T) {
 		}
 		// Every instance was down for a week: the next sweep catches up.
 		res, err = s.Sweep(ctx, due.Add(7*24*time.Hour))
-		if err != nil || res.Overdue != 5 || res.Transitions != 5 {
+		if err != nil || res.Lapsed != 5 || res.Overdue != 0 || res.Transitions != 5 {
 			t.Fatalf("catch-up sweep: %v %v", res, err)
 		}
-		if res, _ := s.Sweep(ctx, due.Add(8*24*time.Hour)); res.Overdue+res.Transitions != 0 {
+		if res, _ := s.Sweep(ctx, due.Add(8*24*time.Hour)); res.Overdue+res.Lapsed+res.Transitions != 0 {
 			t.Fatalf("second sweep did work again: %v", res)
 		}
 		if k := count(t, db, "SELECT COUNT(*) FROM documents WHERE state = 'CONSENTED'"); k != 5 {
@@ -77,11 +78,12 @@ func TestSweepIsExactlyOnceAndCatchesUp(t *testing.T) {
 		if k := count(t, db, "SELECT COUNT(*) FROM audit_events WHERE intent = 'TACIT_CONSENT' AND actor = 'system'"); k != 5 {
 			t.Fatalf("%d audited tacit consents, want 5", k)
 		}
-		if k := count(t, db, "SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'"); k != 5 {
-			t.Fatalf("%d overdue events, want 5", k)
+		// Tacit consent is lawful, not a missed duty: no overdue event, the
+		// decision period LAPSED (closed); consent validity started.
+		if k := count(t, db, "SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'"); k != 0 {
+			t.Fatalf("%d overdue events, want none", k)
 		}
-		// The lapsed decision period stays OVERDUE but closed; consent validity started.
-		if k := count(t, db, "SELECT COUNT(*) FROM deadlines WHERE rule = 'DECISION_DUE' AND state = 'OVERDUE' AND closed_at IS NOT NULL"); k != 5 {
+		if k := count(t, db, "SELECT COUNT(*) FROM deadlines WHERE rule = 'DECISION_DUE' AND state = 'LAPSED' AND closed_at IS NOT NULL"); k != 5 {
 			t.Fatalf("%d lapsed decision periods, want 5", k)
 		}
 		if k := count(t, db, "SELECT COUNT(*) FROM deadlines WHERE rule = 'CONSENT_VALIDITY' AND state = 'OPEN'"); k != 5 {
@@ -107,11 +109,11 @@ func TestSweepAtLocalDayEnds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := dbtest.Open(t, dbtest.SQLite(t))
 			seed(t, db, 1, c.due)
-			s, _ := New(db, nil)
-			if res, _ := s.Sweep(context.Background(), c.due); res.Overdue != 0 {
+			s := runner(t, db)
+			if res, _ := s.Sweep(context.Background(), c.due); res.Overdue+res.Lapsed != 0 {
 				t.Fatal("overdue at the last nanosecond of its day")
 			}
-			if res, _ := s.Sweep(context.Background(), c.due.Add(time.Nanosecond)); res.Overdue != 1 {
+			if res, _ := s.Sweep(context.Background(), c.due.Add(time.Nanosecond)); res.Lapsed != 1 {
 				t.Fatal("not overdue at the next local midnight")
 			}
 		})
@@ -128,13 +130,10 @@ func TestThreeInstancesSweepOnce(t *testing.T) {
 	seed(t, db, 1000, due)
 	now := due.Add(time.Hour)
 	var wg sync.WaitGroup
-	results := make([]SweepResult, 3)
+	results := make([]documents.SweepResult, 3)
 	for i := range 3 {
 		inst := dbtest.Open(t, cfg) // a separate pool per instance
-		s, err := New(inst, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := runner(t, inst)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -146,19 +145,19 @@ func TestThreeInstancesSweepOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	var overdue, transitions int
+	var lapsed, transitions int
 	for _, r := range results {
-		overdue += r.Overdue
+		lapsed += r.Lapsed + r.Overdue
 		transitions += r.Transitions
 	}
 	t.Logf("instances: %v / %v / %v", results[0], results[1], results[2])
-	if overdue != 1000 || transitions != 1000 {
-		t.Fatalf("overdue %d, transitions %d; want 1000 each", overdue, transitions)
+	if lapsed != 1000 || transitions != 1000 {
+		t.Fatalf("lapsed %d, transitions %d; want 1000 each", lapsed, transitions)
 	}
 	for sql, want := range map[string]int64{
 		"SELECT COUNT(*) FROM audit_events WHERE intent = 'TACIT_CONSENT'":                    1000,
 		"SELECT COUNT(DISTINCT document_id) FROM audit_events WHERE intent = 'TACIT_CONSENT'": 1000,
-		"SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'":                         1000,
+		"SELECT COUNT(*) FROM deadlines WHERE state = 'LAPSED'":                               1000,
 		"SELECT COUNT(*) FROM events WHERE kind = 'DOCUMENT_STATE_CHANGED'":                   1000 * 5, // five party organisations
 		"SELECT COUNT(*) FROM documents WHERE state = 'CONSENTED' AND version = 4":            1000,
 	} {
@@ -186,7 +185,7 @@ func BenchmarkSweep(b *testing.B) {
 			rows := make([]models.Deadline, 0, 99000)
 			for i := range 99000 {
 				rows = append(rows, models.Deadline{ID: fmt.Sprintf("far-%06d", i), DocumentID: "far-doc", ProviderID: "p", Rule: "DECISION_DUE",
-					LegalBasis: "x", PartyOrg: "be", PartyRole: n.RoleAuthorityTransit, State: DeadlineOpen, StartedAt: due, DueAt: far, WarnAt: &warnFar, UpdatedAt: due})
+					LegalBasis: "x", PartyOrg: "be", PartyRole: n.RoleAuthorityTransit, State: documents.DeadlineOpen, StartedAt: due, DueAt: far, WarnAt: &warnFar, UpdatedAt: due})
 			}
 			db.Create(&models.Document{ID: "far-doc", ProviderID: "p", Kind: Kind, Number: "far", State: n.Acknowledged, Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: due, UpdatedAt: due})
 			if err := db.CreateInBatches(rows, 1000).Error; err != nil {
@@ -200,10 +199,10 @@ func BenchmarkSweep(b *testing.B) {
 				db.Exec("DELETE FROM deadlines WHERE id LIKE 'dl-doc-%' OR (document_id LIKE 'doc-%' AND rule = 'CONSENT_VALIDITY')")
 				db.Exec("DELETE FROM documents WHERE id LIKE 'doc-%'")
 				seedDue(b, db, 1000, due)
-				s, _ := New(db, nil)
+				s := runner(b, db)
 				b.StartTimer()
 				res, err := s.Sweep(context.Background(), due.Add(time.Hour))
-				if err != nil || res.Overdue != 1000 {
+				if err != nil || res.Lapsed != 1000 {
 					b.Fatalf("%v %v", res, err)
 				}
 			}
@@ -225,7 +224,7 @@ func seedDue(t testing.TB, db *gorm.DB, count int, due time.Time) {
 			Data: string(raw), CreatedBy: "1", CreatedAt: now, UpdatedAt: now})
 		warn := due.Add(-48 * time.Hour)
 		dls = append(dls, models.Deadline{ID: "dl-" + id, DocumentID: id, ProviderID: "p", Rule: "DECISION_DUE", LegalBasis: "Art. 9(1)",
-			PartyOrg: "be", PartyRole: n.RoleAuthorityTransit, State: DeadlineOpen, StartedAt: now, DueAt: due, WarnAt: &warn, UpdatedAt: now})
+			PartyOrg: "be", PartyRole: n.RoleAuthorityTransit, State: documents.DeadlineOpen, StartedAt: now, DueAt: due, WarnAt: &warn, UpdatedAt: now})
 	}
 	if err := db.CreateInBatches(docs, 500).Error; err != nil {
 		t.Fatal(err)
@@ -233,4 +232,13 @@ func seedDue(t testing.TB, db *gorm.DB, count int, due time.Time) {
 	if err := db.CreateInBatches(dls, 500).Error; err != nil {
 		t.Fatal(err)
 	}
+}
+
+func runner(t testing.TB, db *gorm.DB) *documents.Runner {
+	t.Helper()
+	r, err := documents.New(db, nil, NewKind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -1,0 +1,150 @@
+package handlers
+
+import (
+	"context"
+
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
+)
+
+// NotificationResponse is every notification operation's answer.
+type NotificationResponse struct {
+	Document        notifications.NotificationDocument `json:"document"`
+	FollowUpIntents []FollowUpIntent                   `json:"followUpIntents"`
+	BusinessErrors  []BusinessError                    `json:"businessErrors"`
+}
+
+// Requests. Each names the document, optionally the version it expects,
+// and its block.
+
+type CreateSubmissionRequest struct {
+	Notification n.Content  `json:"notification"`
+	Metadata     n.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
+}
+type SetSubmissionRequest struct {
+	DocumentID   string    `json:"documentId"`
+	Version      *int64    `json:"version" doc:"expected version; a stale one answers 409, code 10"`
+	Notification n.Content `json:"notification"`
+}
+type SetReplyToRequestInformationRequest struct {
+	DocumentID                string                      `json:"documentId"`
+	Version                   *int64                      `json:"version"`
+	ReplyToRequestInformation n.ReplyToRequestInformation `json:"replyToRequestInformation"`
+}
+type SetRequestForChangeAfterConsentRequest struct {
+	DocumentID       string             `json:"documentId"`
+	Version          *int64             `json:"version"`
+	RequestForChange n.RequestForChange `json:"requestForChange"`
+}
+type GetNotificationRequest struct {
+	DocumentID string `json:"documentId"`
+}
+type SubmitAcknowledgementRequest struct {
+	DocumentID      string            `json:"documentId"`
+	Version         *int64            `json:"version"`
+	Acknowledgement n.Acknowledgement `json:"acknowledgement"`
+}
+type SetRequestInformationRequest struct {
+	DocumentID         string               `json:"documentId"`
+	Version            *int64               `json:"version"`
+	RequestInformation n.RequestInformation `json:"requestInformation"`
+}
+type SetDecisionRequest struct {
+	DocumentID string     `json:"documentId"`
+	Version    *int64     `json:"version"`
+	Decision   n.Decision `json:"decision"`
+}
+type ReplyToRequestForChangeAfterConsentRequest struct {
+	DocumentID              string                    `json:"documentId"`
+	Version                 *int64                    `json:"version"`
+	ReplyToRequestForChange n.ReplyToRequestForChange `json:"replyToRequestForChange"`
+}
+type SubmitNotificationSignalRequest struct {
+	DocumentID         string               `json:"documentId"`
+	Version            *int64               `json:"version"`
+	NotificationSignal n.NotificationSignal `json:"notificationSignal"`
+}
+
+// Responses: one name per operation, one shape.
+type (
+	CreateSubmissionResponse                    NotificationResponse
+	SetSubmissionResponse                       NotificationResponse
+	SetReplyToRequestInformationResponse        NotificationResponse
+	SetRequestForChangeAfterConsentResponse     NotificationResponse
+	GetNotificationResponse                     NotificationResponse
+	SubmitAcknowledgementResponse               NotificationResponse
+	SetRequestInformationResponse               NotificationResponse
+	SetDecisionResponse                         NotificationResponse
+	ReplyToRequestForChangeAfterConsentResponse NotificationResponse
+	SubmitNotificationSignalResponse            NotificationResponse
+)
+
+func (s *Server) notificationOperations() []Operation {
+	if s.docs == nil {
+		return nil
+	}
+	op := func(service, method, summary, desc string) Operation {
+		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
+	}
+	const co, au = "CompanyDocumentApi", "AuthorityDocumentApi"
+	const intents = intentsDescription
+	const kind = notifications.Kind
+	return []Operation{
+		Unary(op(co, "CreateSubmission", "Create a prior written notification (DRAFT)",
+			"The caller's organisation is the notifier. The content may be incomplete; codes and parties given are checked."+intents),
+			func(ctx context.Context, r *CreateSubmissionRequest) (*CreateSubmissionResponse, error) {
+				return respond[CreateSubmissionResponse](s.docs.Create(ctx, kind, &notifications.CreateInput{Content: r.Notification, Metadata: r.Metadata}))
+			}),
+		Unary(op(co, "SetSubmission", "File (SUBMISSION) or correct (CORRECTION) a notification",
+			"Chooses SUBMISSION for a DRAFT and CORRECTION for a filed notification. Before acknowledgement a correction replaces the content; "+
+				"afterwards it stays pending until the authority of destination accepts it with an acknowledgement, which restarts the decision periods. "+
+				"Submission starts ACKNOWLEDGEMENT_DUE (10 working days, Art. 8(2))."+intents),
+			func(ctx context.Context, r *SetSubmissionRequest) (*SetSubmissionResponse, error) {
+				return respond[SetSubmissionResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Notification, notifications.IntentSubmission, notifications.IntentCorrection))
+			}),
+		Unary(op(co, "SetReplyToRequestInformation", "Answer an information request (REPLY_TO_REQUEST_INFORMATION)",
+			"complete: true ends the request and resumes every suspended decision period with its remaining time; an incomplete reply keeps them suspended."+intents),
+			func(ctx context.Context, r *SetReplyToRequestInformationRequest) (*SetReplyToRequestInformationResponse, error) {
+				return respond[SetReplyToRequestInformationResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.ReplyToRequestInformation, notifications.IntentReplyToRequestInfo))
+			}),
+		Unary(op(co, "SetRequestForChangeAfterConsent", "Ask for a change of a consented notification (REQUEST_FOR_CHANGE_AFTER_CONSENT)",
+			"Shipments continue under the existing terms until every authority replied; starts CHANGE_REPLY_DUE (5 working days, Art. 17(2))."+intents),
+			func(ctx context.Context, r *SetRequestForChangeAfterConsentRequest) (*SetRequestForChangeAfterConsentResponse, error) {
+				return respond[SetRequestForChangeAfterConsentResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.RequestForChange, notifications.IntentRequestForChange))
+			}),
+		Unary(op(co, "GetNotification", "A notification with metadata, deadlines and follow-up intents", "Only the document's parties see it."),
+			func(ctx context.Context, r *GetNotificationRequest) (*GetNotificationResponse, error) {
+				return respond[GetNotificationResponse](s.get(ctx, kind, r.DocumentID))
+			}),
+
+		Unary(op(au, "SubmitAcknowledgement", "Acknowledge receipt (ACKNOWLEDGEMENT)",
+			"Authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
+				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods."+intents),
+			func(ctx context.Context, r *SubmitAcknowledgementRequest) (*SubmitAcknowledgementResponse, error) {
+				return respond[SubmitAcknowledgementResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Acknowledgement, notifications.IntentAcknowledgement))
+			}),
+		Unary(op(au, "SetRequestInformation", "Request information from the notifier (REQUEST_INFORMATION)",
+			"Suspends every running decision period and starts INFORMATION_REPLY_DUE (10 working days, Art. 8(3)). May be repeated."+intents),
+			func(ctx context.Context, r *SetRequestInformationRequest) (*SetRequestInformationResponse, error) {
+				return respond[SetRequestInformationResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.RequestInformation, notifications.IntentRequestInformation))
+			}),
+		Unary(op(au, "SetDecision", "Decide: CONSENT, CONSENT_WITH_CONDITIONS or OBJECTION (DECISION)",
+			"Once per concerned authority. Consent needs dispatch and destination consent and each transit authority's consent or tacit consent "+
+				"(its decision period expired); any objection (grounds required) ends in OBJECTED. Consent starts CONSENT_VALIDITY."+intents),
+			func(ctx context.Context, r *SetDecisionRequest) (*SetDecisionResponse, error) {
+				return respond[SetDecisionResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Decision, notifications.IntentDecision))
+			}),
+		Unary(op(au, "ReplyToRequestForChangeAfterConsent", "Reply to a change request (REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT)",
+			"ACCEPTED, ACCEPTED_WITH_CONDITIONS or REJECTED (grounds required), once per authority. When all replied the notification is CONSENTED again: "+
+				"amended with the conditions if all accepted, unchanged on any rejection."+intents),
+			func(ctx context.Context, r *ReplyToRequestForChangeAfterConsentRequest) (*ReplyToRequestForChangeAfterConsentResponse, error) {
+				return respond[ReplyToRequestForChangeAfterConsentResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.ReplyToRequestForChange, notifications.IntentReplyToChange))
+			}),
+		Unary(op(au, "SubmitNotificationSignal", "Cancel the consent, close, or revalidate (NOTIFICATION_SIGNAL)",
+			"CANCELLATION_OF_CONSENT ends in CONSENT_CANCELLED, CLOSURE in CLOSED, REVALIDATION (new validUntil) in CONSENTED."+intents),
+			func(ctx context.Context, r *SubmitNotificationSignalRequest) (*SubmitNotificationSignalResponse, error) {
+				return respond[SubmitNotificationSignalResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.NotificationSignal, notifications.IntentNotificationSignal))
+			}),
+	}
+}
+

@@ -1,0 +1,175 @@
+// Package shipment holds what every waste-shipment document kind shares:
+// parties by organisation, competent authorities, waste classifications,
+// quantities, business errors and the checks over them. The kinds
+// (rules/notification, rules/annex7) build on it; it knows none of them.
+package shipment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wasteflow/wasteflow/rules/decimal"
+	"github.com/wasteflow/wasteflow/rules/wastecodes"
+)
+
+// Party roles shared by the kinds (public contract).
+const (
+	RoleConsignee            = "CONSIGNEE"
+	RoleFacility             = "FACILITY"
+	RoleProducer             = "PRODUCER"
+	RoleCarrier              = "CARRIER"
+	RoleAuthorityDispatch    = "AUTHORITY_DISPATCH"
+	RoleAuthorityDestination = "AUTHORITY_DESTINATION"
+	RoleAuthorityTransit     = "AUTHORITY_TRANSIT"
+)
+
+// AuthorityRoles are the roles of concerned authorities.
+var AuthorityRoles = []string{RoleAuthorityDispatch, RoleAuthorityDestination, RoleAuthorityTransit}
+
+// PartyRef names an organisation of the document's provider.
+type PartyRef struct {
+	OrganisationID string `json:"organisationId"`
+}
+
+// CompetentAuthorities of dispatch, destination and transit.
+type CompetentAuthorities struct {
+	Dispatch    PartyRef   `json:"dispatch"`
+	Destination PartyRef   `json:"destination"`
+	Transit     []PartyRef `json:"transit"`
+}
+
+// WasteClassification is one code with the list it belongs to.
+type WasteClassification struct {
+	List string `json:"list" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
+	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or A1180 (Basel)"`
+}
+
+// Decimal is units plus nanos (10^-9), like google.type.Money without currency.
+type Decimal = decimal.Decimal
+
+// Quantity is given in tonnes or in cubic metres.
+type Quantity struct {
+	Tonnes      *Decimal `json:"tonnes"`
+	CubicMetres *Decimal `json:"cubicMetres"`
+}
+
+// Party is an organisation named in a role.
+type Party struct{ OrganisationID, Role string }
+
+// Authorities lists the concerned authorities: dispatch, destination, transits.
+func (c *CompetentAuthorities) Authorities() []Party {
+	var out []Party
+	if id := c.Dispatch.OrganisationID; id != "" {
+		out = append(out, Party{OrganisationID: id, Role: RoleAuthorityDispatch})
+	}
+	if id := c.Destination.OrganisationID; id != "" {
+		out = append(out, Party{OrganisationID: id, Role: RoleAuthorityDestination})
+	}
+	for _, t := range c.Transit {
+		if t.OrganisationID != "" {
+			out = append(out, Party{OrganisationID: t.OrganisationID, Role: RoleAuthorityTransit})
+		}
+	}
+	return out
+}
+
+// Directory answers what kind an organisation of the provider is.
+type Directory func(organisationID string) (kind string, ok bool)
+
+// BusinessError is a business rejection: reported in an HTTP 200 answer,
+// nothing changed.
+type BusinessError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+// Business error codes shared by the kinds (public contract).
+const (
+	ErrWasteCode       = "WASTE_CLASSIFICATION_INVALID_CODE"
+	ErrOperationCode   = "RECOVERY_DISPOSAL_CODE_INVALID"
+	ErrPartyUnknown    = "PARTY_UNKNOWN"
+	ErrRequiredMissing = "REQUIRED_FIELD_MISSING"
+	ErrQuantity        = "QUANTITY_INVALID"
+	ErrPriorNotice     = "PRIOR_NOTICE_TOO_LATE"
+	ErrDateOutOfRange  = "DATE_OUT_OF_RANGE"
+)
+
+// Checker collects business errors of one block. Complete says whether
+// required fields must be present (a draft may be incomplete).
+type Checker struct {
+	Dir      Directory
+	Complete bool
+	// On is the date the document is dated: code lists are checked as in
+	// force on it.
+	On     time.Time
+	Errors []BusinessError
+}
+
+// Add records a business error.
+func (c *Checker) Add(code, field, format string, args ...any) {
+	c.Errors = append(c.Errors, BusinessError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Party checks that org, when given (or required), is a registered
+// organisation of kind ("company" or "authority").
+func (c *Checker) Party(field, org, kind string) {
+	if org == "" {
+		if c.Complete {
+			c.Add(ErrRequiredMissing, field, "%s is required", field)
+		}
+		return
+	}
+	k, ok := c.Dir(org)
+	switch {
+	case !ok:
+		c.Add(ErrPartyUnknown, field, "organisation %q is not registered with this provider", org)
+	case k != kind:
+		c.Add(ErrPartyUnknown, field, "organisation %q is a %s, not a %s", org, k, kind)
+	}
+}
+
+// Authorities checks the competent authorities.
+func (c *Checker) Authorities(field string, a *CompetentAuthorities) {
+	c.Party(field+".dispatch.organisationId", a.Dispatch.OrganisationID, "authority")
+	c.Party(field+".destination.organisationId", a.Destination.OrganisationID, "authority")
+	for i, p := range a.Transit {
+		c.Party(fmt.Sprintf("%s.transit[%d].organisationId", field, i), p.OrganisationID, "authority")
+	}
+}
+
+// Classifications checks that there is at least one code (when complete)
+// and that each is in the list it claims.
+func (c *Checker) Classifications(field string, ws []WasteClassification) {
+	if c.Complete && len(ws) == 0 {
+		c.Add(ErrRequiredMissing, field, "at least one waste classification is required")
+	}
+	for i, w := range ws {
+		if _, ok, reason := wastecodes.Lookup(w.List, w.Code); !ok {
+			c.Add(ErrWasteCode, fmt.Sprintf("%s[%d]", field, i), "%s", reason)
+		}
+	}
+}
+
+// Quantity checks a quantity: one unit, positive.
+func (c *Checker) Quantity(field string, q Quantity) {
+	switch {
+	case q.Tonnes != nil && q.CubicMetres != nil:
+		c.Add(ErrQuantity, field, "give the quantity in tonnes or in cubic metres, not both")
+	case q.Tonnes == nil && q.CubicMetres == nil:
+		if c.Complete {
+			c.Add(ErrRequiredMissing, field, "the quantity is required")
+		}
+	default:
+		d := q.Tonnes
+		if d == nil {
+			d = q.CubicMetres
+		}
+		if d.Units < 0 || d.Nanos < 0 || d.Nanos >= 1e9 || (d.Units == 0 && d.Nanos == 0) {
+			c.Add(ErrQuantity, field, "the quantity must be positive")
+		}
+	}
+}
+
+// ParseDate reads a YYYY-MM-DD date.
+func ParseDate(s string) (time.Time, error) { return time.Parse(time.DateOnly, s) }

@@ -1,0 +1,514 @@
+package documents
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Runner creates, reads and fires documents of every registered kind.
+type Runner struct {
+	DB    *gorm.DB
+	Kinds *Registry
+	Now   func() time.Time
+	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
+	WarnWorkingDays int
+}
+
+// New makes a runner over the kinds (validated by NewRegistry).
+func New(db *gorm.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
+	reg, err := NewRegistry(kinds...)
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Runner{DB: db, Kinds: reg, Now: now}, nil
+}
+
+func (r *Runner) warnDays() int {
+	if r.WarnWorkingDays <= 0 {
+		return 2
+	}
+	return r.WarnWorkingDays
+}
+
+// FollowUp is an intent the caller may fire now.
+type FollowUp struct {
+	Intent    string
+	Operation string
+	Block     string
+	DueAt     *time.Time
+}
+
+// View is a document as its caller sees it.
+type View struct {
+	Kind      *Kind
+	Doc       models.Document
+	Data      any
+	Deadlines []models.Deadline
+	FollowUp  []FollowUp
+}
+
+// Target names the document a request acts on: its id, the kinds the
+// operation serves (any when empty) and the version the caller expects.
+type Target struct {
+	ID      string
+	Kinds   []string
+	Version *int64
+}
+
+func newID(prefix string) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func notFound(id string) error { return status.New(status.NotFound, "no document %q", id) }
+
+// caller is the engine caller of the request (roles come from the document).
+func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
+	p := reqctx.From(ctx).Principal
+	if p == nil || p.AccountID == 0 {
+		return engine.Caller{}, nil, status.New(status.PermissionDenied, "document operations need an account's access token")
+	}
+	return engine.Caller{Actor: fmt.Sprint(p.AccountID), Org: p.OrganisationID}, p, nil
+}
+
+func directory(tx *gorm.DB, provider string) (engine.Directory, error) {
+	orgs, err := models.Organisations(tx, provider)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]engine.Org, len(orgs))
+	for _, o := range orgs {
+		byID[o.ID] = engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}
+	}
+	return func(id string) (engine.Org, bool) { o, ok := byID[id]; return o, ok }, nil
+}
+
+// Create makes a new document of kind from the Create intent's block,
+// created by the caller's organisation.
+func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []engine.BusinessError, error) {
+	k, ok := r.Kinds.Kind(kind)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown document kind %q", kind)
+	}
+	c, p, err := caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := r.Now().UTC()
+	in := k.Def.Create
+	var view *View
+	var berrs []engine.BusinessError
+	err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		dir, err := directory(tx, p.ProviderID)
+		if err != nil {
+			return err
+		}
+		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir}
+		if err := r.related(tx, k, ev, p.ProviderID); err != nil {
+			return err
+		}
+		if in.Validate != nil {
+			if berrs, err = in.Validate(ev); err != nil {
+				return err
+			}
+		}
+		if err := in.Apply(ev); err != nil {
+			return err
+		}
+		view = &View{Kind: k, Doc: models.Document{Kind: k.Def.Kind, State: k.Def.Initial}, Data: ev.Data}
+		if len(berrs) > 0 {
+			return nil // shown, not stored
+		}
+		org, _ := dir(c.Org)
+		number, err := models.NextNumber(tx, p.ProviderID, k.NumberPrefix(org.Country, now))
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(ev.Data)
+		if err != nil {
+			return err
+		}
+		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
+			Version: 1, Data: string(raw), CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
+		if err := tx.Create(&doc).Error; err != nil {
+			return err
+		}
+		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Parties(ev.Data))); err != nil {
+			return err
+		}
+		if _, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
+			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}); err != nil {
+			return err
+		}
+		view.Doc = doc
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(berrs) == 0 {
+		c.Roles = k.RolesOf(view.Data, c.Org)
+		if err := r.followUp(ctx, view, c); err != nil {
+			return nil, nil, err
+		}
+	}
+	return view, berrs, nil
+}
+
+func partyRows(id string, parties []engine.Party) []models.DocumentParty {
+	var rows []models.DocumentParty
+	for _, p := range parties {
+		row := models.DocumentParty{DocumentID: id, OrganisationID: p.Org, Role: p.Role}
+		if p.Org != "" && !slices.Contains(rows, row) {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// related loads the documents the kind's Refs name into ev.Related; a
+// reference to a document that does not exist, or of which the caller's
+// organisation is not a party, is left out.
+func (r *Runner) related(tx *gorm.DB, k *Kind, ev *engine.Eval, provider string) error {
+	for name, ref := range k.Def.Refs {
+		id := ref(ev)
+		if id == "" || id == ev.DocID {
+			continue
+		}
+		doc, err := models.FindDocument(tx, id, provider, nil, false)
+		if errors.Is(err, models.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !ev.Caller.System {
+			if ok, err := models.IsParty(tx, id, ev.Caller.Org); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		rk, ok := r.Kinds.Kind(doc.Kind)
+		if !ok {
+			continue
+		}
+		data, err := rk.decode(doc.Data)
+		if err != nil {
+			return fmt.Errorf("document %s: stored data: %w", id, err)
+		}
+		if ev.Related == nil {
+			ev.Related = map[string]*engine.Related{}
+		}
+		ev.Related[name] = &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Data: data, Parties: rk.Parties(data)}
+	}
+	return nil
+}
+
+// load reads a document the caller may see. Another provider's or another
+// party's document, or one of a kind the operation does not serve, is
+// reported exactly like a missing one.
+func (r *Runner) load(tx *gorm.DB, t Target, provider string, c engine.Caller, lock bool) (*Kind, *models.Document, any, error) {
+	doc, err := models.FindDocument(tx, t.ID, provider, t.Kinds, lock)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, nil, notFound(t.ID)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !c.System {
+		ok, err := models.IsParty(tx, t.ID, c.Org)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			return nil, nil, nil, notFound(t.ID)
+		}
+	}
+	k, ok := r.Kinds.Kind(doc.Kind)
+	if !ok {
+		return nil, nil, nil, notFound(t.ID) // a kind this server does not run
+	}
+	data, err := k.decode(doc.Data)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
+	}
+	return k, doc, data, nil
+}
+
+// Get returns a document the caller is a party to, of one of kinds (any
+// when empty).
+func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, error) {
+	c, p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db := r.DB.WithContext(ctx)
+	k, doc, data, err := r.load(db, Target{ID: id, Kinds: kinds}, p.ProviderID, c, false)
+	if err != nil {
+		return nil, err
+	}
+	view := &View{Kind: k, Doc: *doc, Data: data}
+	if view.Deadlines, err = models.DocumentDeadlines(db, id); err != nil {
+		return nil, err
+	}
+	c.Roles = k.RolesOf(data, c.Org)
+	return view, r.followUp(ctx, view, c)
+}
+
+func views(ds []models.Deadline) []engine.DeadlineView {
+	out := make([]engine.DeadlineView, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, engine.DeadlineView{Rule: d.Rule, PartyOrg: d.PartyOrg, PartyRole: d.PartyRole, State: d.State, DueAt: d.DueAt, Open: running(&d)})
+	}
+	return out
+}
+
+func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
+	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: r.Now().UTC(), Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt}
+	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
+	if err != nil {
+		return err
+	}
+	v.FollowUp = nil
+	for _, in := range intents {
+		f := FollowUp{Intent: in.Name, Operation: in.Operation, Block: in.Block}
+		// dueAt: the caller's open deadline that this intent stops.
+		for _, e := range in.Effects {
+			if e.Op != engine.Stop {
+				continue
+			}
+			for _, d := range v.Deadlines {
+				if d.Rule == e.Rule && d.PartyOrg == c.Org && (running(&d) || d.State == DeadlineSuspended) {
+					due := d.DueAt
+					f.DueAt = &due
+				}
+			}
+		}
+		v.FollowUp = append(v.FollowUp, f)
+	}
+	return nil
+}
+
+// Fire executes on the target the first of intents the document's state
+// permits (so SetSubmission picks SUBMISSION or CORRECTION), with input as
+// its block (a pointer to the intent's input type).
+func (r *Runner) Fire(ctx context.Context, t Target, intents []string, input any) (*View, []engine.BusinessError, error) {
+	if len(intents) == 0 {
+		return nil, nil, status.Invalid("intent", "required")
+	}
+	c, p, err := caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.fireAs(ctx, c, p.ProviderID, t, intents, input)
+}
+
+// FireSystem executes an automatic trigger with actor system (the
+// scheduler's and the tests' entry point); input is the party the trigger
+// concerns, if any.
+func (r *Runner) FireSystem(ctx context.Context, id, intent string, input any) (*View, error) {
+	ctx = reqctx.With(ctx, &reqctx.Info{RequestID: reqctx.From(ctx).RequestID, Logger: reqctx.Logger(ctx), Metadata: map[string][]string{}})
+	v, _, err := r.fireAs(ctx, engine.Caller{Actor: engine.System, System: true}, "", Target{ID: id}, []string{intent}, input)
+	return v, err
+}
+
+func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t Target, intents []string, input any) (*View, []engine.BusinessError, error) {
+	var view *View
+	var berrs []engine.BusinessError
+	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, r.Now().UTC())
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !c.System {
+		c.Roles = view.Kind.RolesOf(view.Data, c.Org)
+		if err := r.followUp(ctx, view, c); err != nil {
+			return nil, nil, err
+		}
+	}
+	return view, berrs, nil
+}
+
+// fireIn runs one intent inside tx (which the sweep and chained intents
+// share). Business errors come back with a nil error: nothing was written.
+func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
+	if c.System {
+		var err error
+		if provider, err = models.DocumentProvider(tx, t.ID); err != nil {
+			if errors.Is(err, models.ErrNotFound) {
+				return nil, nil, notFound(t.ID)
+			}
+			return nil, nil, err
+		}
+	}
+	k, doc, data, err := r.load(tx, t, provider, c, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Version != nil && *t.Version != doc.Version {
+		return nil, nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", t.ID, doc.Version, *t.Version).
+			WithDetails(status.Info("VERSION_MISMATCH", map[string]string{"currentVersion": fmt.Sprint(doc.Version)}))
+	}
+	if !c.System {
+		c.Roles = k.RolesOf(data, c.Org)
+	}
+	deadlines, err := models.DocumentDeadlines(tx, t.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := k.Machine()
+	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
+	intent := intents[0]
+	if len(intents) > 1 { // the first the state permits
+		permitted, err := m.Permitted(ctx, ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, name := range intents {
+			if slices.Contains(permitted, name) {
+				intent = name
+				break
+			}
+		}
+	}
+	if err := m.Check(ctx, ev, intent); err != nil {
+		return nil, nil, r.refusal(ctx, m, err, ev, intent)
+	}
+	in, _ := m.Intent(intent)
+	if ev.Dir, err = directory(tx, doc.ProviderID); err != nil {
+		return nil, nil, err
+	}
+	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
+		return nil, nil, err
+	}
+	if in.Validate != nil {
+		berrs, err := in.Validate(ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(berrs) > 0 {
+			return &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}, berrs, nil
+		}
+	}
+	partiesBefore := partyRows(doc.ID, k.Parties(data))
+	from := doc.State
+	if in.Apply != nil {
+		ev.Apply = func() error { return in.Apply(ev) }
+	}
+	if err := m.Fire(ctx, ev, intent); err != nil {
+		return nil, nil, err
+	}
+	f := &firing{def: k.Def, tx: tx, doc: doc, ev: ev, deadlines: deadlines, before: map[string]string{}, warnDays: r.warnDays()}
+	for _, d := range deadlines {
+		f.before[d.ID] = d.State
+	}
+	if err := f.applyEffects(in); err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(ev.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok, err := models.UpdateDocument(tx, doc, ev.State, string(raw), now); err != nil || !ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		// Only reachable without row locks (SQLite serialises writers instead).
+		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
+	}
+	parties := k.Parties(ev.Data)
+	if after := partyRows(doc.ID, parties); !slices.Equal(after, partiesBefore) {
+		if err := models.ReplaceParties(tx, doc.ID, after); err != nil {
+			return nil, nil, err
+		}
+	}
+	row, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: doc.State, Intent: intent,
+		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID})
+	if err != nil {
+		return nil, nil, err
+	}
+	if from != doc.State {
+		var orgs []string
+		for _, p := range parties {
+			if p.Org == "" || slices.Contains(orgs, p.Org) {
+				continue
+			}
+			orgs = append(orgs, p.Org)
+			if err := emit(tx, models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
+				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, map[string]any{
+				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": doc.State, "intent": intent, "actor": c.Actor}); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, chain := range in.Then {
+		if !k.Def.Holds(chain.When, ev) {
+			continue
+		}
+		id := k.Def.Refs[chain.Ref](ev)
+		if id == "" {
+			continue
+		}
+		sys := engine.Caller{Actor: engine.System, System: true}
+		if _, _, err := r.fireIn(ctx, tx, sys, "", Target{ID: id}, []string{chain.Intent}, nil, now); err != nil && !isRefusal(err) {
+			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
+		}
+	}
+	return &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines}, nil, nil
+}
+
+// refusal turns an engine refusal into the API's answer: 400/9 naming the
+// state and what the caller may do, or 403/7 for a wrong role.
+func (r *Runner) refusal(ctx context.Context, m *engine.Machine, err error, ev *engine.Eval, intent string) error {
+	var np *engine.NotPermittedError
+	switch {
+	case errors.Is(err, engine.ErrRole):
+		in, _ := m.Intent(intent)
+		return status.New(status.PermissionDenied, "%s may be fired only by %s; your roles on this document: %s",
+			intent, strings.Join(in.Roles, " or "), strings.Join(ev.Caller.Roles, ", "))
+	case errors.As(err, &np):
+		var permitted []string
+		if ins, ferr := m.FollowUp(ctx, ev); ferr == nil {
+			for _, in := range ins {
+				permitted = append(permitted, in.Name)
+			}
+		}
+		list := "none"
+		if len(permitted) > 0 {
+			list = strings.Join(permitted, ", ")
+		}
+		return status.New(status.FailedPrecondition, "intent %s is not permitted in state %s; permitted for you now: %s", intent, ev.State, list).
+			WithDetails(status.Info("INTENT_NOT_PERMITTED", map[string]string{"state": ev.State, "intent": intent, "permitted": strings.Join(permitted, ",")}))
+	}
+	return err
+}
+
+// isRefusal: the engine or the input check declined the trigger.
+func isRefusal(err error) bool {
+	var se *status.Error
+	return errors.As(err, &se) && (se.Code == status.FailedPrecondition || se.Code == status.InvalidArgument)
+}

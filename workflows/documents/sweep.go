@@ -1,0 +1,148 @@
+package documents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// SweepResult counts what one sweep did.
+type SweepResult struct {
+	DueSoon     int // deadlines that entered their warning window
+	Overdue     int // deadlines that passed their due time with the duty unmet
+	Lapsed      int // periods that ended as the law foresees (tacit consent, end of validity)
+	Transitions int // automatic transitions fired
+	Skipped     int // candidates another instance was processing
+}
+
+func (r SweepResult) String() string {
+	return fmt.Sprintf("%d due soon, %d overdue, %d lapsed, %d automatic transitions, %d skipped (held by another instance)",
+		r.DueSoon, r.Overdue, r.Lapsed, r.Transitions, r.Skipped)
+}
+
+const sweepBatch = 200
+
+// Sweep moves the deadlines of every kind to DUE_SOON and OVERDUE as of
+// now, and fires the automatic trigger a rule names for its expiry (as
+// actor system), each deadline in its own transaction. Each deadline is
+// processed exactly once across instances: its document row is locked with
+// SKIP LOCKED (the same lock order as every mutation: document, then
+// deadlines) and the deadline's state is re-checked under the lock.
+// Deadlines that fell due while every instance was down are simply due now.
+func (r *Runner) Sweep(ctx context.Context, now time.Time) (SweepResult, error) {
+	var res SweepResult
+	now = now.UTC()
+	// Keyset paging over (due_at, id): processed rows leave the result set,
+	// rows held by another instance are passed over, never re-read.
+	after, afterID := time.Time{}, ""
+	for {
+		cands, err := models.DueDeadlines(r.DB.WithContext(ctx), now, after, afterID, sweepBatch)
+		if err != nil {
+			return res, err
+		}
+		if len(cands) == 0 {
+			return res, nil
+		}
+		for _, c := range cands {
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			if err := r.sweepOne(ctx, c.ID, c.DocumentID, now, &res); err != nil {
+				return res, fmt.Errorf("deadline %s: %w", c.ID, err)
+			}
+		}
+		last := cands[len(cands)-1]
+		after, afterID = last.DueAt, last.ID
+	}
+}
+
+func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, res *SweepResult) error {
+	var outcome string
+	var fired bool
+	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		doc, err := models.LockDocumentOrSkip(tx, docID)
+		if err != nil {
+			return err
+		}
+		d, err := models.FindDeadline(tx, id)
+		if err != nil {
+			return err
+		}
+		before := d.State
+		switch {
+		case (d.State == DeadlineOpen || d.State == DeadlineDueSoon) && now.After(d.DueAt):
+			d.State = DeadlineOverdue
+		case d.State == DeadlineOpen && d.WarnAt != nil && !now.Before(*d.WarnAt):
+			d.State = DeadlineDueSoon
+		default:
+			return nil // processed meanwhile
+		}
+		if d.State == DeadlineOverdue {
+			if fired, err = r.expire(ctx, tx, doc, d, now); err != nil {
+				return err
+			}
+			if fired {
+				if d, err = models.FindDeadline(tx, id); err != nil {
+					return err
+				}
+				if d.State == DeadlineLapsed {
+					outcome = DeadlineLapsed
+					return nil
+				}
+				if !running(d) {
+					return nil // the trigger closed it otherwise
+				}
+				before = d.State
+				d.State = DeadlineOverdue
+			}
+		}
+		d.UpdatedAt = now
+		outcome = d.State
+		return saveDeadline(tx, d, before, doc, now)
+	})
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		res.Skipped++
+		return nil
+	case err != nil:
+		return err
+	}
+	switch outcome {
+	case DeadlineDueSoon:
+		res.DueSoon++
+	case DeadlineOverdue:
+		res.Overdue++
+	case DeadlineLapsed:
+		res.Lapsed++
+	}
+	if fired {
+		res.Transitions++
+	}
+	return nil
+}
+
+// expire fires the system intent the deadline's rule names for its expiry,
+// if any, with the deadline's party as input. A refusal (the machine says
+// no, e.g. the authority decided meanwhile) fires nothing.
+func (r *Runner) expire(ctx context.Context, tx *gorm.DB, doc *models.Document, d *models.Deadline, now time.Time) (bool, error) {
+	k, ok := r.Kinds.Kind(doc.Kind)
+	if !ok {
+		return false, nil
+	}
+	rule, ok := k.Def.Rule(d.Rule)
+	if !ok || rule.OnExpiry == "" {
+		return false, nil
+	}
+	sys := engine.Caller{Actor: engine.System, System: true}
+	_, _, err := r.fireIn(ctx, tx, sys, doc.ProviderID, Target{ID: doc.ID}, []string{rule.OnExpiry}, engine.Party{Org: d.PartyOrg, Role: d.PartyRole}, now)
+	if isRefusal(err) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,35 @@
+package documents
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models"
+)
+
+// DeadlineInfo is a deadline as every retrieval document shows it.
+type DeadlineInfo struct {
+	Rule           string     `json:"rule"`
+	LegalBasis     string     `json:"legalBasis"`
+	Party          string     `json:"party" doc:"organisation that must act"`
+	PartyRole      string     `json:"partyRole"`
+	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE (a duty missed), SUSPENDED, MET, MET_LATE, CANCELLED, LAPSED (the period ended as the law foresees: tacit consent, end of a consent's validity)"`
+	StartedAt      time.Time  `json:"startedAt"`
+	DueAt          time.Time  `json:"dueAt"`
+	SuspendedSince *time.Time `json:"suspendedSince"`
+	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended, as a duration (e.g. 1728000s)"`
+}
+
+// DeadlineInfos shows a document's deadlines.
+func DeadlineInfos(ds []models.Deadline) []DeadlineInfo {
+	out := make([]DeadlineInfo, 0, len(ds))
+	for _, dl := range ds {
+		info := DeadlineInfo{Rule: dl.Rule, LegalBasis: dl.LegalBasis, Party: dl.PartyOrg, PartyRole: dl.PartyRole, State: dl.State,
+			StartedAt: dl.StartedAt, DueAt: dl.DueAt, SuspendedSince: dl.SuspendedSince}
+		if dl.SuspendedSince != nil {
+			info.Remaining = strconv.FormatInt(int64(dl.DueAt.Sub(*dl.SuspendedSince)/time.Second), 10) + "s"
+		}
+		out = append(out, info)
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package notifications
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// NotificationDocument is the retrieval document of a prior written notification:
+// identifiers, state, content, history, metadata, deadlines, and one
+// pre-filled input block per intent (what SetByIntent executes).
+type NotificationDocument struct {
+	ID                  string                       `json:"id"`
+	Number              string                       `json:"number" doc:"human notification number: country of the notifier, year, sequence (DE-2026-000001); our design"`
+	Kind                string                       `json:"kind" doc:"NOTIFICATION"`
+	State               string                       `json:"state" doc:"DRAFT, SUBMITTED, ACKNOWLEDGED, INFORMATION_REQUESTED, CONSENTED, CHANGE_REQUESTED, OBJECTED, EXPIRED, CONSENT_CANCELLED, CLOSED"`
+	Version             int64                        `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
+	Notification        n.Content                    `json:"notification" doc:"the submitted content; also the block of SUBMISSION and CORRECTION"`
+	PendingCorrections  []n.CorrectionRecord         `json:"corrections"`
+	Acknowledgements    []n.AcknowledgementRecord    `json:"acknowledgements"`
+	InformationRequests []n.InformationRequestRecord `json:"informationRequests"`
+	Decisions           []n.DecisionRecord           `json:"decisions"`
+	ChangeRequests      []n.ChangeRequestRecord      `json:"changeRequests"`
+	Signals             []n.SignalRecord             `json:"signals"`
+	ConsentConditions   []string                     `json:"consentConditions"`
+	ConsentValidUntil   string                       `json:"consentValidUntil"`
+	Metadata            n.Metadata                   `json:"metadata"`
+	Deadlines           []documents.DeadlineInfo     `json:"deadlines" doc:"rules ACKNOWLEDGEMENT_DUE, INFORMATION_REPLY_DUE, DECISION_DUE, CHANGE_REPLY_DUE, CONSENT_VALIDITY"`
+	CreatedAt           time.Time                    `json:"createdAt"`
+	UpdatedAt           time.Time                    `json:"updatedAt"`
+
+	Acknowledgement           n.Acknowledgement           `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
+	RequestInformation        n.RequestInformation        `json:"requestInformation" doc:"input block of REQUEST_INFORMATION"`
+	ReplyToRequestInformation n.ReplyToRequestInformation `json:"replyToRequestInformation" doc:"input block of REPLY_TO_REQUEST_INFORMATION"`
+	Decision                  n.Decision                  `json:"decision" doc:"input block of DECISION"`
+	RequestForChange          n.RequestForChange          `json:"requestForChange" doc:"input block of REQUEST_FOR_CHANGE_AFTER_CONSENT"`
+	ReplyToRequestForChange   n.ReplyToRequestForChange   `json:"replyToRequestForChange" doc:"input block of REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT"`
+	NotificationSignal        n.NotificationSignal        `json:"notificationSignal" doc:"input block of NOTIFICATION_SIGNAL"`
+}
+
+// NewKind registers the notification with the runner.
+func NewKind() *documents.Kind {
+	return &documents.Kind{
+		Def:          Definition,
+		IDPrefix:     "ntf_",
+		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-%d", orXX(country), at.Year()) },
+		NumberFormat: "country of the notifier, year, sequence: DE-2026-000001",
+		ContainerKey: "notification",
+		NewData:      func() any { return new(n.Notification) },
+		Parties:      func(data any) []engine.Party { return parties(n.Parties(&data.(*n.Notification).Content)) },
+		Document:     document,
+		DocumentType: reflect.TypeFor[NotificationDocument](),
+		Codes:        n.BusinessErrorCodes,
+	}
+}
+
+func orXX(country string) string {
+	if country == "" {
+		return "XX"
+	}
+	return country
+}
+
+func document(v *documents.View) any {
+	d := v.Data.(*n.Notification)
+	doc := &NotificationDocument{
+		ID: v.Doc.ID, Number: v.Doc.Number, Kind: Kind, State: v.Doc.State, Version: v.Doc.Version,
+		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
+		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
+		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
+		CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt, Deadlines: documents.DeadlineInfos(v.Deadlines),
+	}
+	// Pre-filled blocks: what a UI would start from.
+	if open := d.OpenInformationRequest(); open != nil {
+		doc.ReplyToRequestInformation.Answers = make([]string, len(open.Questions))
+	}
+	doc.Decision.ValidUntil = d.ConsentValidUntil
+	doc.NotificationSignal.ValidUntil = d.ConsentValidUntil
+	return doc
+}
