@@ -147,4 +147,3 @@ func (s *Server) notificationOperations() []Operation {
 			}),
 	}
 }
-

@@ -384,4 +384,3 @@ func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 	}
 	return nil, nil
 }
-
