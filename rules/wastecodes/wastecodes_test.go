@@ -264,7 +264,10 @@ func TestLookupBasel(t *testing.T) {
 		{A, "b1010", false, "", false, []string{`"b1010"`, BaselAnnexIX}},
 		{A, "A9999", false, "", false, []string{"A9999", "not an entry", "Annex VIII"}},
 		{A, "B9999", false, "", false, []string{"B9999", "list A codes only"}},
-		{B, "B3011", false, "", false, []string{"B3011", "not an entry"}}, // 2019 amendment, not in the 2014 text
+		// Was rejected when the data held only the 2014 text; the 2019 amendment
+		// (in force 2021-01-01) is now embedded. Lookup ignores dates: see
+		// TestLookupOn for B3011 before 2021.
+		{B, "B3011", true, "B3011", false, nil},
 		{A, "A101", false, "", false, []string{"four digits"}},
 		{A, "A 1010", false, "", false, []string{"four digits"}},
 		{A, "Y1", false, "", false, []string{"four digits"}},
