@@ -22,17 +22,18 @@ type DeadlineEntry struct {
 	LegalBasis     string     `json:"legalBasis"`
 	Party          string     `json:"party" doc:"organisation that must act"`
 	PartyRole      string     `json:"partyRole"`
-	State          string     `json:"state"`
+	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED (the period ended as the law foresees: a transit authority's tacit consent, the end of a consent's validity; not a miss), CANCELLED"`
 	StartedAt      time.Time  `json:"startedAt"`
-	DueAt          time.Time  `json:"dueAt"`
+	DueAt          time.Time  `json:"dueAt" doc:"while suspended: the due date before the suspension"`
 	SuspendedSince *time.Time `json:"suspendedSince"`
+	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended (dueAt minus suspendedSince), as a duration (e.g. 2677981s); empty otherwise"`
 	ClosedAt       *time.Time `json:"closedAt"`
 }
 
 func entryOf(e *reports.Entry) DeadlineEntry {
 	return DeadlineEntry{DocumentID: e.DocumentID, DocumentNumber: e.DocumentNumber, Kind: e.DocumentKind, Rule: e.Rule,
 		LegalBasis: e.LegalBasis, Party: e.PartyOrg, PartyRole: e.PartyRole, State: e.State, StartedAt: e.StartedAt,
-		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, ClosedAt: e.ClosedAt}
+		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, Remaining: reports.RemainingDuration(&e.Deadline), ClosedAt: e.ClosedAt}
 }
 
 type ListDeadlinesRequest struct {
@@ -47,13 +48,13 @@ type ListDeadlinesResponse struct {
 type GetDeadlineSummaryRequest struct {
 	From *time.Time `json:"from" doc:"count deadlines started at or after"`
 	To   *time.Time `json:"to" doc:"count deadlines started before"`
-	AsOf *time.Time `json:"asOf" doc:"as they stood then (default now): a deadline closed later counts as running"`
+	AsOf *time.Time `json:"asOf" doc:"as they stood then (default now): a deadline closed later counts as running, but a LAPSED one as LAPSED from its due time on"`
 }
 
 type SummaryCount struct {
 	Rule      string `json:"rule"`
 	Authority string `json:"authority"`
-	State     string `json:"state"`
+	State     string `json:"state" doc:"LAPSED (ended as foreseen) is counted apart from OVERDUE"`
 	Count     int64  `json:"count"`
 }
 
@@ -65,7 +66,7 @@ type GetDeadlineSummaryResponse struct {
 }
 
 type ExportDeadlinesRequest struct {
-	State      []string   `json:"state" doc:"repeat for several"`
+	State      []string   `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED or CANCELLED; repeat for several"`
 	Rule       []string   `json:"rule"`
 	Party      []string   `json:"party"`
 	Authority  []string   `json:"authority"`
@@ -107,8 +108,9 @@ func ExportQuery(r *ExportDeadlinesRequest) *qpar.QueryParameter {
 	return q
 }
 
-// CSVHeader is the export's header row.
-var CSVHeader = []string{"document_id", "document_number", "kind", "rule", "legal_basis", "party", "party_role", "state", "started_at", "due_at", "closed_at"}
+// CSVHeader is the export's header row. remaining is filled for suspended
+// deadlines only, in days for people ("31 days left (suspended)").
+var CSVHeader = []string{"document_id", "document_number", "kind", "rule", "legal_basis", "party", "party_role", "state", "started_at", "due_at", "closed_at", "remaining"}
 
 // CSVRow renders one entry.
 func CSVRow(e *reports.Entry) []string {
@@ -117,7 +119,7 @@ func CSVRow(e *reports.Entry) []string {
 		closed = e.ClosedAt.UTC().Format(time.RFC3339)
 	}
 	return []string{e.DocumentID, e.DocumentNumber, e.DocumentKind, e.Rule, e.LegalBasis, e.PartyOrg, e.PartyRole, e.State,
-		e.StartedAt.UTC().Format(time.RFC3339), e.DueAt.UTC().Format(time.RFC3339), closed}
+		e.StartedAt.UTC().Format(time.RFC3339), e.DueAt.UTC().Format(time.RFC3339), closed, reports.RemainingText(&e.Deadline)}
 }
 
 func viewer(ctx context.Context) (reports.Viewer, error) {

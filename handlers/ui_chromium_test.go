@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -49,8 +50,10 @@ func jsString(s string) string {
 
 // The deadline page in a real browser against a real server: a wrong
 // password, a login, an overdue deadline in the table and the summary,
-// sorting, one shared token refresh for concurrent calls, the state filter,
-// the CSV download with the table's filter, and logging out.
+// lapsed periods (tacit consent, end of validity) shown apart from it in
+// words and a suspended deadline's days left, sorting, one shared token
+// refresh for concurrent calls, the state filter, the CSV download with the
+// table's filter, and logging out.
 // Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for the README.
 func TestDeadlinePageInChromium(t *testing.T) {
 	exe := chromium(t)
@@ -61,12 +64,31 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	}
 	overdueNo := number(d.submitted(t)) // acknowledgement due from auth-nl in 10 working days
 	d.advance(20 * 24 * time.Hour)
-	openNo := number(d.submitted(t)) // its acknowledgement period has just begun
+	openID := d.submitted(t)
+	openNo := number(openID) // its acknowledgement period has just begun
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := d.notes.Sweep(ctx, d.clock.Now()); err != nil {
 		t.Fatal(err)
+	}
+	// Periods that ended as the law foresees, and a suspended one, stored as
+	// the engine stores them (the sweep above has run: nothing touches them).
+	now := d.clock.Now()
+	began, ended, since := now.AddDate(0, 0, -40), now.AddDate(0, 0, -10), now.AddDate(0, 0, -2)
+	for _, dl := range []models.Deadline{
+		{ID: "dl_tacit", Rule: "DECISION_DUE", PartyOrg: "auth-be", PartyRole: "AUTHORITY_TRANSIT", State: "LAPSED", ClosedAt: &ended},
+		{ID: "dl_expiry", Rule: "CONSENT_VALIDITY", PartyOrg: "acme", PartyRole: "NOTIFIER", State: "LAPSED", ClosedAt: &ended},
+		{ID: "dl_paused", Rule: "DECISION_DUE", PartyOrg: "auth-nl", PartyRole: "AUTHORITY_DESTINATION", State: "SUSPENDED", SuspendedSince: &since},
+	} {
+		dl.DocumentID, dl.ProviderID, dl.LegalBasis, dl.StartedAt, dl.UpdatedAt = openID, "dev-1", "Art. 9 Regulation (EU) 2024/1157", began, now
+		dl.DueAt = ended
+		if dl.SuspendedSince != nil {
+			dl.DueAt = since.Add(2677981 * time.Second) // 31 days left (30.995)
+		}
+		if err := d.db.Create(&dl).Error; err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	downloads := t.TempDir()
@@ -215,8 +237,40 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		t.Errorf("OVERDUE badge background %s, want red", badge)
 	}
 	summary := wait("summary", `document.getElementById('summary').textContent.includes('overdue') && document.getElementById('summary').textContent`)
-	if !strings.Contains(summary, "1 overdue") {
+	if !strings.Contains(summary, "1 overdue") || !strings.Contains(summary, "2 lapsed (ended as foreseen)") || !strings.Contains(summary, "1 suspended") {
 		t.Errorf("summary %q", summary)
+	}
+
+	// LAPSED rows: a neutral badge, not the overdue one, and what the lapse
+	// meant in words; the suspended row says its days left.
+	lapsed := func(rule string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr[data-state="LAPSED"]')].find(r => r.cells[2].title === %s)`, jsString(rule))
+	}
+	for rule, words := range map[string]string{
+		"DECISION_DUE":     "tacit consent (the transit authority did not object in time)",
+		"CONSENT_VALIDITY": "consent validity ended",
+	} {
+		row := wait(rule+" LAPSED row", fmt.Sprintf(`(r => r && JSON.stringify({
+			text: r.innerText, meaning: r.querySelector('.meaning')?.textContent,
+			badgeClass: r.querySelector('.badge').className,
+			background: getComputedStyle(r.querySelector('.badge')).backgroundColor,
+			color: getComputedStyle(r.querySelector('.badge')).color,
+			days: r.querySelector('td.days').className + ' ' + getComputedStyle(r.querySelector('td.days')).color}))(%s)`, lapsed(rule)))
+		var got struct{ Text, Meaning, BadgeClass, Background, Color, Days string }
+		if err := json.Unmarshal([]byte(row), &got); err != nil {
+			t.Fatalf("%s: %v", row, err)
+		}
+		if got.Meaning != words || !strings.Contains(got.Text, "Lapsed") || !strings.Contains(got.Text, words) {
+			t.Errorf("%s LAPSED row shows %q (meaning %q), want the words %q", rule, got.Text, got.Meaning, words)
+		}
+		red := "rgb(180, 35, 24)"
+		if got.BadgeClass != "badge badge-lapsed" || got.Background == red || got.Color == red || strings.Contains(got.Days, "late") || strings.Contains(got.Days, red) {
+			t.Errorf("%s LAPSED row styled as overdue: %+v", rule, got)
+		}
+	}
+	paused := wait("suspended row", `[...document.querySelectorAll('#table tbody tr[data-state="SUSPENDED"]')].map(r => r.querySelector('td.days').textContent).join('|')`)
+	if paused != "31 days left (suspended)" {
+		t.Errorf("suspended row's days %q, want %q", paused, "31 days left (suspended)")
 	}
 
 	if os.Getenv("WASTEFLOW_SCREENSHOT") != "" {
@@ -240,6 +294,10 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		wait("sorted "+dir, fmt.Sprintf(`document.querySelector('th[data-sort="document_number"]').getAttribute('aria-sort') === %q && %s`, dir, idle))
 	}
 	wait("rows after sorting", rowIn(overdueNo, "OVERDUE"))
+
+	// LAPSED is a state of its own in the filter.
+	do("filter LAPSED", chromedp.SetValue(chromedp.ID("filter-state"), "LAPSED"), chromedp.Click(chromedp.ID("apply")))
+	wait("only the two lapsed rows", idle+` && (rows => rows.length === 2 && rows.every(r => r.dataset.state === 'LAPSED'))([...document.querySelectorAll('#table tbody tr')])`)
 
 	// Token rotation: the page's clock jumps past the access token's expiry
 	// (the server's tokens here live 3 years), then Apply loads the table and
@@ -285,7 +343,7 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	if err != nil || len(records) < 2 {
 		t.Fatalf("CSV %q: %v", raw, err)
 	}
-	if !slices.Equal(records[0], handlers.CSVHeader) || strings.Join(records[0], ",") != "document_id,document_number,kind,rule,legal_basis,party,party_role,state,started_at,due_at,closed_at" {
+	if !slices.Equal(records[0], handlers.CSVHeader) || strings.Join(records[0], ",") != "document_id,document_number,kind,rule,legal_basis,party,party_role,state,started_at,due_at,closed_at,remaining" {
 		t.Fatalf("CSV header %v", records[0])
 	}
 	var overdueRows int

@@ -29,7 +29,7 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 	fs := flag.NewFlagSet("report deadlines", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "table", "table or csv")
-	state := fs.String("state", "", "only this state (e.g. overdue, due_soon; comma-separated for several)")
+	state := fs.String("state", "", "only this state (e.g. overdue, due_soon, suspended, lapsed; comma-separated for several)")
 	rule := fs.String("rule", "", "only this rule (comma-separated for several)")
 	provider := fs.String("provider", "", "only this provider's documents")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -87,8 +87,15 @@ func upperList(v string) []string {
 	return out
 }
 
-// daysLeft says how many days are left (or late) for a running deadline.
+// daysLeft says how many days are left (or late) for a running deadline,
+// and for a suspended one how many were left when it was suspended ("31
+// days left (suspended)"). Closed ones, LAPSED included, show "-".
 func daysLeft(e *reports.Entry, now time.Time) string {
+	if e.State == reports.StateSuspended && e.ClosedAt == nil {
+		if s := reports.RemainingText(&e.Deadline); s != "" {
+			return s
+		}
+	}
 	if e.ClosedAt != nil || (e.State != "OPEN" && e.State != "DUE_SOON" && e.State != "OVERDUE") {
 		return "-"
 	}

@@ -14,9 +14,16 @@
   };
   const PAGE_SIZE = 50;
   const DAY = 24 * 60 * 60 * 1000;
-  const CLOSED = new Set(['MET', 'MET_LATE', 'CANCELLED']);
-  const STATE_ORDER = ['OVERDUE', 'DUE_SOON', 'OPEN', 'SUSPENDED', 'MET_LATE', 'MET', 'CANCELLED'];
+  const CLOSED = new Set(['MET', 'MET_LATE', 'LAPSED', 'CANCELLED']);
+  const STATE_ORDER = ['OVERDUE', 'DUE_SOON', 'OPEN', 'SUSPENDED', 'MET_LATE', 'MET', 'LAPSED', 'CANCELLED'];
   const LABELS = { ANNEX_VII: 'Annex VII' };
+  // A LAPSED deadline is no miss: its period ended as the law foresees.
+  // What that meant, by rule, in words people read.
+  const LAPSED_MEANING = {
+    DECISION_DUE: 'tacit consent (the transit authority did not object in time)',
+    CONSENT_VALIDITY: 'consent validity ended',
+  };
+  const LAPSED_OTHERWISE = 'period ended as foreseen';
   const $ = (id) => document.getElementById(id);
 
   let config = { environment: '', appToken: '', providers: [] };
@@ -216,7 +223,8 @@
     const states = STATE_ORDER.filter((s) => counts[s]);
     states.forEach((s, i) => {
       if (i) parts.push(' · ');
-      parts.push(el('span', `${counts[s]} ${human(s).toLowerCase()}`, 'count-' + s.toLowerCase()));
+      const label = s === 'LAPSED' ? 'lapsed (ended as foreseen)' : human(s).toLowerCase();
+      parts.push(el('span', `${counts[s]} ${label}`, 'count-' + s.toLowerCase()));
     });
     if (!states.length) parts.push('none');
     $('summary').replaceChildren(...parts);
@@ -239,6 +247,8 @@
       const due = el('time', formatDate(e.dueAt));
       due.dateTime = e.dueAt;
       const days = daysLeft(e);
+      const state = el('td', el('span', human(e.state), 'badge badge-' + e.state.toLowerCase()), 'state');
+      if (e.state === 'LAPSED') state.append(el('small', LAPSED_MEANING[e.rule] || LAPSED_OTHERWISE, 'meaning'));
       tr.append(
         el('td', e.documentNumber, 'number'),
         el('td', human(e.kind)),
@@ -246,21 +256,34 @@
         el('td', e.legalBasis, 'basis'),
         el('td', [e.party, el('small', human(e.partyRole))], 'party'),
         el('td', due, 'due'),
-        el('td', el('span', human(e.state), 'badge badge-' + e.state.toLowerCase())),
+        state,
         el('td', days.text, 'days' + (days.late ? ' late' : '')),
       );
       return tr;
     }));
   }
 
-  // daysLeft counts from this computer's clock to dueAt.
+  // daysLeft counts from this computer's clock to dueAt; for a suspended
+  // deadline it says what was left when it was suspended.
   function daysLeft(e) {
     if (CLOSED.has(e.state) || e.closedAt) return { text: '—' };
-    if (e.state === 'SUSPENDED') return { text: 'paused' };
+    if (e.state === 'SUSPENDED') return { text: suspendedLeft(e) };
     const diff = Date.parse(e.dueAt) - Date.now();
     const n = Math.ceil(Math.abs(diff) / DAY);
     const days = n === 1 ? '1 day' : `${n} days`;
     return diff >= 0 ? { text: `${days} left` } : { text: `${days} late`, late: true };
+  }
+
+  // suspendedLeft says a suspended deadline's remaining time in days, as the
+  // CSV and the terminal report do ("31 days left (suspended)"; a part of a
+  // day counts as a day). The API gives it as a duration ("2677981s"): the
+  // due date minus the start of the suspension.
+  function suspendedLeft(e) {
+    const m = /^(-?\d+(?:\.\d+)?)s$/.exec(e.remaining || '');
+    const secs = m ? Number(m[1]) : (Date.parse(e.dueAt) - Date.parse(e.suspendedSince)) / 1000;
+    if (!Number.isFinite(secs)) return 'suspended';
+    const n = Math.ceil(Math.abs(secs) / 86400);
+    return `${n} ${n === 1 ? 'day' : 'days'} ${secs < 0 ? 'late' : 'left'} (suspended)`;
   }
 
   function renderPager() {

@@ -5,6 +5,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,9 +18,12 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
-// DeadlineStates and Rules enumerate the filterable values.
+// DeadlineStates and Rules enumerate the filterable values. LAPSED is a
+// period that ended as the law foresees (a transit authority's tacit
+// consent, the end of a consent's validity): closed, and no miss, so it is
+// never counted as OVERDUE.
 var (
-	DeadlineStates = []string{"OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED", "MET", "MET_LATE", "CANCELLED"}
+	DeadlineStates = []string{"OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED", "MET", "MET_LATE", "LAPSED", "CANCELLED"}
 	Rules          = []string{"ACKNOWLEDGEMENT_DUE", "INFORMATION_REPLY_DUE", "DECISION_DUE", "CHANGE_REPLY_DUE", "CONSENT_VALIDITY",
 		"PRIOR_NOTICE", "RECEIPT_CERTIFICATE_DUE", "COMPLETION_CERTIFICATE_DUE", "TAKE_BACK_DUE"}
 )
@@ -182,10 +186,19 @@ type Summary struct {
 	Total          int64
 }
 
+// Deadline states the reports treat specially.
+const (
+	StateOverdue   = "OVERDUE"
+	StateSuspended = "SUSPENDED"
+	StateLapsed    = "LAPSED"
+)
+
 // Summarize counts the deadlines that started in [from, to) (zero: no
 // bound) as they stood at asOf (zero: now). For a past asOf, a deadline
 // that was closed later counts as it was running then: OVERDUE when past
-// due, DUE_SOON inside its warning window, OPEN otherwise.
+// due, DUE_SOON inside its warning window, OPEN otherwise; a LAPSED one
+// counts as LAPSED from its due time on (its period ended then, as
+// foreseen, even if the sweep closed it a little later), never as OVERDUE.
 func (s *Service) Summarize(ctx context.Context, v Viewer, from, to, asOf time.Time) (*Summary, error) {
 	now := s.Now().UTC()
 	if asOf.IsZero() || asOf.After(now) {
@@ -232,11 +245,13 @@ func stateAt(d *models.Deadline, asOf, now time.Time) string {
 		return d.State // already final then
 	}
 	if d.SuspendedSince != nil && !d.SuspendedSince.After(asOf) {
-		return "SUSPENDED"
+		return StateSuspended
 	}
 	switch {
+	case d.State == StateLapsed && asOf.After(d.DueAt):
+		return StateLapsed
 	case asOf.After(d.DueAt):
-		return "OVERDUE"
+		return StateOverdue
 	case d.WarnAt != nil && !asOf.Before(*d.WarnAt):
 		return "DUE_SOON"
 	}
@@ -252,4 +267,48 @@ func sortCounts(cs []Count) {
 		}
 		return order(a.State) < order(b.State)
 	})
+}
+
+// Remaining is the time a suspended deadline had left when it was
+// suspended: DueAt minus SuspendedSince (DueAt stays the old due date while
+// suspended; resuming moves it by the days suspended). ok is false when d is
+// not suspended.
+func Remaining(d *models.Deadline) (left time.Duration, ok bool) {
+	if d.SuspendedSince == nil {
+		return 0, false
+	}
+	return d.DueAt.Sub(*d.SuspendedSince), true
+}
+
+// RemainingText says a suspended deadline's remaining time in days, for
+// people: "31 days left (suspended)", "1 day left (suspended)", or, for one
+// suspended after it fell due, "2 days late (suspended)". A part of a day
+// counts as a day. It is "" when d is not suspended.
+func RemainingText(d *models.Deadline) string {
+	left, ok := Remaining(d)
+	if !ok {
+		return ""
+	}
+	word := "left"
+	if left < 0 {
+		left, word = -left, "late"
+	}
+	const day = 24 * time.Hour
+	days := int64((left + day - 1) / day)
+	unit := "days"
+	if days == 1 {
+		unit = "day"
+	}
+	return fmt.Sprintf("%d %s %s (suspended)", days, unit, word)
+}
+
+// RemainingDuration is the remaining time as a protobuf JSON duration
+// (whole seconds, e.g. "2677981s"), for machines; "" when d is not
+// suspended.
+func RemainingDuration(d *models.Deadline) string {
+	left, ok := Remaining(d)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatInt(int64(left/time.Second), 10) + "s"
 }
