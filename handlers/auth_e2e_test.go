@@ -26,7 +26,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/kinds"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
@@ -69,6 +69,7 @@ accounts:
   - {provider: dev-1, organisation: evil, username: eve, password: "eve-password-12", scopes: [documents]}
   - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents]}
   - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents]}
+  - {provider: dev-1, organisation: truck, username: tom, password: "tom-password-123", scopes: [documents]}
 `
 
 const (
@@ -120,7 +121,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
-	notes, err := documents.New(db, clk.Now, notifications.NewKind())
+	notes, err := documents.New(db, clk.Now, kinds.All()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,9 +635,21 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 		!strings.Contains(intent.Description, "DECISION: consent, consent with conditions, or object") {
 		t.Errorf("intent values not derived from the machine: %v\n%s", intent.Enum, intent.Description)
 	}
+	if !slices.Contains(intent.Enum, any("CARRIER_TRANSFER")) || slices.Contains(intent.Enum, any("TAKE_BACK_COMPLETED")) {
+		t.Errorf("Annex VII intents not derived from its machine: %v", intent.Enum)
+	}
+	// The codes of every kind, each once.
 	code := doc.Components.Schemas["BusinessError"].Value.Properties["code"].Value
-	if !slices.Contains(code.Enum, any("WASTE_CLASSIFICATION_INVALID_CODE")) || len(code.Enum) != 11 {
-		t.Errorf("business error codes: %v", code.Enum)
+	var codes []string
+	for _, k := range kinds.All() {
+		for _, c := range k.Codes {
+			if !slices.Contains(codes, c) {
+				codes = append(codes, c)
+			}
+		}
+	}
+	if len(code.Enum) != len(codes) || !slices.Contains(code.Enum, any("WASTE_NOT_GREEN_LISTED")) || !slices.Contains(code.Enum, any("SHIPMENT_PERIOD_INVALID")) {
+		t.Errorf("business error codes: %v, want %v", code.Enum, codes)
 	}
 	if st, m, _ := a.get(t, "/.well-known/jwks.json", nil); st != 200 || len(m["keys"].([]any)) != 1 ||
 		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {

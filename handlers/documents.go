@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
@@ -110,6 +111,7 @@ const intentsDescription = " Answers the retrieval document with the caller's fo
 // document's kind is set, the others are null.
 type Document struct {
 	Notification *notifications.NotificationDocument `json:"notification" doc:"set for a prior written notification"`
+	Annex7       *annex7.Annex7Document              `json:"annex7" doc:"set for an Annex VII document"`
 }
 
 type GetDocumentRequest struct {
@@ -326,13 +328,21 @@ func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
 // describeDomain writes the intent values (with their summaries, from the
 // machines' declarations) and the business error codes (from the kinds'
 // rules) into the description, so neither is a second hand-written list.
-func describeDomain(doc *openapi3.T, kinds []*documents.Kind) {
+func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
+	if len(kinds) == 0 {
+		return nil
+	}
 	prop := func(component, field string) *openapi3.Schema {
 		c := doc.Components.Schemas[component]
 		if c == nil || c.Value == nil || c.Value.Properties[field] == nil {
 			return nil
 		}
 		return c.Value.Properties[field].Value
+	}
+	for _, c := range [][2]string{{"FollowUpIntent", "intent"}, {"BusinessError", "code"}} {
+		if prop(c[0], c[1]) == nil {
+			return fmt.Errorf("the OpenAPI description has no component %s with field %s to describe the document kinds in", c[0], c[1])
+		}
 	}
 	if p := prop("FollowUpIntent", "intent"); p != nil {
 		var b strings.Builder
@@ -366,4 +376,5 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) {
 		}
 		p.Description = b.String()
 	}
+	return nil
 }

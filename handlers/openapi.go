@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -77,6 +78,21 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		WithDescription("An error: gRPC code, message and details; the HTTP status follows the code.").
 		WithJSONSchemaRef(&openapi3.SchemaRef{Ref: "#/components/schemas/Status"})}
 
+	// First pass: every Go type in the description, so component names are
+	// fixed before any schema is built (a name shared by types of different
+	// packages is qualified for all of them, whatever the operation order).
+	roots := make([]reflect.Type, 0, 2*len(ops))
+	for _, op := range ops {
+		roots = append(roots, op.Request)
+		if op.download == nil {
+			roots = append(roots, op.Response)
+		}
+	}
+	compNames, err := codec.NewComponentNames(roots...)
+	if err != nil {
+		return nil, fmt.Errorf("component schema names: %w", err)
+	}
+
 	tags := map[string]bool{}
 	for _, op := range ops {
 		o := &openapi3.Operation{
@@ -104,7 +120,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		if !op.NoProvider {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ProviderId"})
 		}
-		reqRef, err := codec.SchemaRef(op.Request, comps)
+		reqRef, err := compNames.SchemaRef(op.Request, comps)
 		if err != nil {
 			return nil, fmt.Errorf("%s request: %w", op.FullName(), err)
 		}
@@ -127,7 +143,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("The file, streamed.").
 				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{ct}))})
 		} else {
-			respRef, err := codec.SchemaRef(op.Response, comps)
+			respRef, err := compNames.SchemaRef(op.Response, comps)
 			if err != nil {
 				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
 			}

@@ -105,7 +105,9 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
 	}
-	describeDomain(doc, kinds)
+	if err := describeDomain(doc, kinds); err != nil {
+		return nil, err
+	}
 	if s.openapi, err = MarshalYAML(doc); err != nil {
 		return nil, err
 	}

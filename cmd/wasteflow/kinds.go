@@ -7,14 +7,10 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/documents"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
+	"github.com/wasteflow/wasteflow/workflows/kinds"
 )
 
-// documentKinds are the document kinds this server runs: the one place a
-// new kind is registered.
-func documentKinds() []*documents.Kind {
-	return []*documents.Kind{notifications.NewKind()}
-}
+func documentKinds() []*documents.Kind { return kinds.All() }
 
 // newRunner validates the kinds and makes the document runner.
 func newRunner(db *gorm.DB, cfg *configs.Config, now func() time.Time) (*documents.Runner, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -25,8 +26,16 @@ import (
 //
 // It returns an error for unsupported Go types, or if a component name is
 // already used by a different Go type (or a schema SchemaRef did not make).
-// On error comps is left unchanged.
+// On error comps is left unchanged. To let types of different packages share
+// a name, derive the names first with NewComponentNames and use its
+// SchemaRef method instead.
 func SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
+	return schemaRef(t, comps, bareName)
+}
+
+func bareName(t reflect.Type) (string, error) { return componentName(t), nil }
+
+func schemaRef(t reflect.Type, comps openapi3.Schemas, name func(reflect.Type) (string, error)) (*openapi3.SchemaRef, error) {
 	if comps == nil {
 		return nil, errors.New("codec: SchemaRef needs a non-nil comps map")
 	}
@@ -34,7 +43,7 @@ func SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, err
 	if err != nil {
 		return nil, err
 	}
-	sb := schemaBuilder{comps: comps, pending: openapi3.Schemas{}}
+	sb := schemaBuilder{comps: comps, pending: openapi3.Schemas{}, name: name}
 	ref, err := sb.schema(ti)
 	if err != nil {
 		return nil, err
@@ -45,6 +54,147 @@ func SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, err
 	return ref, nil
 }
 
+// ComponentNames fixes the component schema names of every named struct and
+// enum type of one OpenAPI description before any schema is built, so that
+// a name does not depend on the order in which types are met.
+//
+// A name used by exactly one Go type stays bare ("Decision"); when two or
+// more distinct types share it, every one of them is qualified with its
+// package name ("notification.Decision", "annex7.Decision"). Names are
+// sanitised like SchemaRef's. Generic instantiations carry the import paths
+// of their type arguments in their name, so they are told apart by the
+// generic type's package like any other type.
+//
+// A ComponentNames is immutable and safe for concurrent use.
+type ComponentNames struct {
+	names map[reflect.Type]string
+}
+
+// NewComponentNames collects the named struct and enum types reachable from
+// roots (the types themselves and, recursively, struct fields, pointer,
+// slice and map elements, and so generic type arguments wherever a field
+// uses them) and assigns their component names. The result depends only on
+// the set of types, not on the order or repetition of roots; nil roots are
+// skipped.
+//
+// It returns an error for unsupported Go types, and if two distinct types
+// would still share a name after qualification: equal package name and type
+// name from different import paths (the error names both), or two local
+// types of the same name in one package.
+func NewComponentNames(roots ...reflect.Type) (*ComponentNames, error) {
+	named := map[reflect.Type]bool{}
+	seen := map[*typeInfo]bool{}
+	for _, t := range roots {
+		if t == nil {
+			continue
+		}
+		ti, err := infoOf(t)
+		if err != nil {
+			return nil, err
+		}
+		collectNamed(ti, seen, named)
+	}
+
+	groups := map[string][]reflect.Type{} // bare component name -> types
+	for t := range named {
+		bare := componentName(t)
+		groups[bare] = append(groups[bare], t)
+	}
+	bares := make([]string, 0, len(groups))
+	for bare := range groups {
+		bares = append(bares, bare)
+	}
+	sort.Strings(bares)
+
+	n := &ComponentNames{names: make(map[reflect.Type]string, len(named))}
+	owner := map[string]reflect.Type{} // assigned name -> type
+	for _, bare := range bares {
+		ts := groups[bare]
+		sort.Slice(ts, func(i, j int) bool { // for deterministic errors
+			if pi, pj := ts[i].PkgPath(), ts[j].PkgPath(); pi != pj {
+				return pi < pj
+			}
+			return ts[i].String() < ts[j].String()
+		})
+		for _, t := range ts {
+			name := bare
+			if len(ts) > 1 {
+				name = packageName(t) + "." + bare
+			}
+			if other, dup := owner[name]; dup {
+				return nil, duplicateError(name, other, t)
+			}
+			owner[name] = t
+			n.names[t] = name
+		}
+	}
+	return n, nil
+}
+
+func duplicateError(name string, a, b reflect.Type) error {
+	if a.PkgPath() == b.PkgPath() {
+		return fmt.Errorf("codec: component schema %q: two different types %v in package %q (local types?)", name, a, a.PkgPath())
+	}
+	return fmt.Errorf("codec: component schema %q: types %v from %q and %v from %q have the same package name and type name",
+		name, a, a.PkgPath(), b, b.PkgPath())
+}
+
+// collectNamed adds to named the types among ti and its descendants that
+// become component schemas, following exactly the edges schemaBuilder does.
+func collectNamed(ti *typeInfo, seen map[*typeInfo]bool, named map[reflect.Type]bool) {
+	if seen[ti] {
+		return
+	}
+	seen[ti] = true
+	switch ti.kind {
+	case kEnum:
+		named[ti.t] = true
+	case kStruct:
+		if ti.t.Name() != "" {
+			named[ti.t] = true
+		}
+		for i := range ti.fields {
+			collectNamed(ti.fields[i].info, seen, named)
+		}
+	case kPtr, kSlice, kMap:
+		collectNamed(ti.elem, seen, named)
+	}
+}
+
+// Name returns the component name assigned to t, and whether t is one of
+// the named types NewComponentNames collected.
+func (n *ComponentNames) Name(t reflect.Type) (string, bool) {
+	name, ok := n.names[t]
+	return name, ok
+}
+
+// SchemaRef is the package-level SchemaRef with the component names fixed
+// by n. Every named struct or enum type reached from t must have been
+// collected by NewComponentNames; another one is an error. Components
+// already in comps are reused if the same Go type made them, and are an
+// error otherwise (as for SchemaRef).
+func (n *ComponentNames) SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
+	return schemaRef(t, comps, n.lookup)
+}
+
+func (n *ComponentNames) lookup(t reflect.Type) (string, error) {
+	if name, ok := n.names[t]; ok {
+		return name, nil
+	}
+	return "", fmt.Errorf("codec: %v (%s) was not collected by NewComponentNames", t, t.PkgPath())
+}
+
+// packageName is the name in t's package clause, which reflect shows as the
+// qualifier of String ("notification.Decision"); the last import path
+// element is the fallback.
+func packageName(t reflect.Type) string {
+	if q, ok := strings.CutSuffix(t.String(), "."+t.Name()); ok && q != "" && !strings.ContainsAny(q, "./[]*") {
+		return q
+	}
+	p := t.PkgPath()
+	return p[strings.LastIndex(p, "/")+1:]
+}
+
 // schemaOwner records which Go type each component schema was generated
 // from (*openapi3.Schema -> reflect.Type), to detect two types sharing a name
 // across calls without leaking an extension into the documents.
@@ -53,6 +203,7 @@ var schemaOwner sync.Map
 type schemaBuilder struct {
 	comps   openapi3.Schemas // caller's components, only written on success
 	pending openapi3.Schemas // components created by this call
+	name    func(reflect.Type) (string, error)
 }
 
 func schemaOf(typ string) *openapi3.Schema {
@@ -169,7 +320,10 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 // it with fill on first use. The entry is registered before fill runs, so
 // recursive types refer to themselves instead of recursing forever.
 func (sb *schemaBuilder) component(ti *typeInfo, fill func(*openapi3.Schema) error) (*openapi3.SchemaRef, error) {
-	name := componentName(ti.t)
+	name, err := sb.name(ti.t)
+	if err != nil {
+		return nil, err
+	}
 	ref := "#/components/schemas/" + name
 	existing := sb.pending[name]
 	if existing == nil {

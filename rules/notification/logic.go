@@ -68,18 +68,19 @@ func Authorities(c *Content) []Party { return c.CompetentAuthorities.Authorities
 // Directory answers what kind an organisation of the provider is.
 type Directory = shipment.Directory
 
-// ValidateDraft checks what is present; a draft may be incomplete.
-func ValidateDraft(c *Content, dir Directory) []BusinessError {
-	return validate(c, dir, false)
+// ValidateDraft checks what is present; a draft may be incomplete. Codes
+// are checked as in force on the document's date on.
+func ValidateDraft(c *Content, dir Directory, on time.Time) []BusinessError {
+	return validate(c, dir, false, on)
 }
 
-// ValidateSubmission checks a complete notification.
-func ValidateSubmission(c *Content, dir Directory) []BusinessError {
-	return validate(c, dir, true)
+// ValidateSubmission checks a complete notification dated on.
+func ValidateSubmission(c *Content, dir Directory, on time.Time) []BusinessError {
+	return validate(c, dir, true, on)
 }
 
-func validate(c *Content, dir Directory, complete bool) []BusinessError {
-	k := &shipment.Checker{Dir: dir, Complete: complete}
+func validate(c *Content, dir Directory, complete bool, on time.Time) []BusinessError {
+	k := &shipment.Checker{Dir: dir, Complete: complete, On: on}
 	k.Party("notification.notifier.organisationId", c.Notifier.OrganisationID, "company")
 	k.Party("notification.consignee.organisationId", c.Consignee.OrganisationID, "company")
 	k.Party("notification.facility.organisationId", c.Facility.OrganisationID, "company")

@@ -252,20 +252,11 @@ type CorrectionRecord struct {
 	AcceptedAt *time.Time `json:"acceptedAt"`
 }
 
-// Attachment is a file referenced by the document.
-type Attachment struct {
-	Name      string `json:"name"`
-	MediaType string `json:"mediaType"`
-	Reference string `json:"reference" doc:"where the file is stored (URI)"`
-	Size      int64  `json:"size"`
-}
-
-// Metadata is service-side data beside the content.
-type Metadata struct {
-	Addresses       map[string]string `json:"addresses" doc:"postal or electronic addresses by party role"`
-	AdditionalData  map[string]string `json:"additionalData"`
-	FileAttachments []Attachment      `json:"fileAttachments"`
-}
+// Attachment and Metadata are the shared service-side data.
+type (
+	Attachment = shipment.Attachment
+	Metadata   = shipment.Metadata
+)
 
 // Notification is the whole aggregate stored for a document.
 type Notification struct {

@@ -41,7 +41,7 @@ type CompetentAuthorities struct {
 // WasteClassification is one code with the list it belongs to.
 type WasteClassification struct {
 	List string `json:"list" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
-	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or A1180 (Basel)"`
+	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or B3011 (Basel)"`
 }
 
 // Decimal is units plus nanos (10^-9), like google.type.Money without currency.
@@ -139,13 +139,13 @@ func (c *Checker) Authorities(field string, a *CompetentAuthorities) {
 }
 
 // Classifications checks that there is at least one code (when complete)
-// and that each is in the list it claims.
+// and that each is in the list it claims, in force on the document's date.
 func (c *Checker) Classifications(field string, ws []WasteClassification) {
 	if c.Complete && len(ws) == 0 {
 		c.Add(ErrRequiredMissing, field, "at least one waste classification is required")
 	}
 	for i, w := range ws {
-		if _, ok, reason := wastecodes.Lookup(w.List, w.Code); !ok {
+		if _, ok, reason := wastecodes.LookupOn(w.List, w.Code, c.On); !ok {
 			c.Add(ErrWasteCode, fmt.Sprintf("%s[%d]", field, i), "%s", reason)
 		}
 	}
@@ -169,6 +169,21 @@ func (c *Checker) Quantity(field string, q Quantity) {
 			c.Add(ErrQuantity, field, "the quantity must be positive")
 		}
 	}
+}
+
+// Attachment is a file referenced by the document.
+type Attachment struct {
+	Name      string `json:"name"`
+	MediaType string `json:"mediaType"`
+	Reference string `json:"reference" doc:"where the file is stored (URI)"`
+	Size      int64  `json:"size"`
+}
+
+// Metadata is service-side data beside the content.
+type Metadata struct {
+	Addresses       map[string]string `json:"addresses" doc:"postal or electronic addresses by party role"`
+	AdditionalData  map[string]string `json:"additionalData"`
+	FileAttachments []Attachment      `json:"fileAttachments"`
 }
 
 // ParseDate reads a YYYY-MM-DD date.

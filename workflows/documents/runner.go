@@ -474,7 +474,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			continue
 		}
 		sys := engine.Caller{Actor: engine.System, System: true}
-		if _, _, err := r.fireIn(ctx, tx, sys, "", Target{ID: id}, []string{chain.Intent}, nil, now); err != nil && !isRefusal(err) {
+		if _, _, err := r.fireIn(ctx, tx, sys, "", Target{ID: id}, []string{chain.Intent}, engine.Chained{DocID: doc.ID, Number: doc.Number}, now); err != nil && !isRefusal(err) {
 			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
 		}
 	}

@@ -179,6 +179,10 @@ type Chain struct {
 	When   string // guard on this document after the transition
 }
 
+// Chained is the input of an intent a Chain fires: the document whose
+// intent fired it.
+type Chained struct{ DocID, Number string }
+
 // Intent is one trigger of the machine.
 type Intent struct {
 	Name        string

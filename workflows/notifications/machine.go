@@ -318,7 +318,7 @@ func validateCreate(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if in.Content.Notifier.OrganisationID != ev.Caller.Org {
 		return nil, status.New(status.PermissionDenied, "the notifier must be your organisation %q", ev.Caller.Org)
 	}
-	return n.ValidateDraft(&in.Content, kindOf(ev.Dir)), nil
+	return n.ValidateDraft(&in.Content, kindOf(ev.Dir), ev.Now), nil
 }
 
 // validateContent checks a filed or corrected notification.
@@ -331,7 +331,7 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if c.Notifier.OrganisationID != notifier {
 		berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
 	}
-	return append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir))...), nil
+	return append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...), nil
 }
 
 func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {

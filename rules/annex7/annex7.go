@@ -1,0 +1,363 @@
+// Package annex7 holds the Annex VII document (green-listed waste, Art. 18
+// of Regulation (EU) 2024/1157) as values: its content, the blocks of its
+// intents, the history they leave, and pure functions over them: content
+// checks (business errors) and applying a block. No database, no clock of
+// its own.
+package annex7
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/rules/wastecodes"
+)
+
+// States of the Annex VII machine (public contract).
+const (
+	Draft               = "DRAFT"
+	Announced           = "ANNOUNCED"
+	InTransit           = "IN_TRANSIT"
+	ReceivedByConsignee = "RECEIVED_BY_CONSIGNEE"
+	ReceivedByFacility  = "RECEIVED_BY_FACILITY"
+	Completed           = "COMPLETED"
+	TakeBackInitiated   = "TAKE_BACK_INITIATED"
+	TakenBack           = "TAKEN_BACK"
+)
+
+// RoleArranger is the person who arranges the shipment (Art. 18(1)); the
+// other roles are the shared ones.
+const RoleArranger = "ARRANGER"
+
+// Business error codes of Annex VII beyond the shared ones (public contract).
+const (
+	ErrNotGreenListed = "WASTE_NOT_GREEN_LISTED"
+	// ErrTakeBackReference: takeBackOf names no Annex VII document of the
+	// same arranger whose take-back was initiated (our design).
+	ErrTakeBackReference = "TAKE_BACK_REFERENCE_INVALID"
+)
+
+// Codes lists every business error code the kind reports.
+var Codes = []string{shipment.ErrWasteCode, ErrNotGreenListed, shipment.ErrOperationCode, shipment.ErrPartyUnknown,
+	shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, ErrTakeBackReference}
+
+// MeansOfTransport (Annex VII, box 5).
+var MeansOfTransport = []string{"ROAD", "RAIL", "SEA", "AIR", "INLAND_WATERWAYS"}
+
+// Facility is the recovery facility or laboratory (Annex VII, box 7).
+type Facility struct {
+	OrganisationID string `json:"organisationId"`
+	Laboratory     bool   `json:"laboratory" doc:"a laboratory receiving waste for experimental analysis (Art. 18(1)(b)): box 7 names it instead of a recovery facility"`
+}
+
+// Carrier is one carrier in order of the shipment (Annex VII, box 5).
+type Carrier struct {
+	OrganisationID   string `json:"organisationId"`
+	MeansOfTransport string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+}
+
+// Content is the announcement: the information of Annex VII boxes 1-12.
+type Content struct {
+	Arranger             shipment.PartyRef              `json:"arranger" doc:"the person who arranges the shipment (box 1); the creating organisation"`
+	Consignee            shipment.PartyRef              `json:"consignee" doc:"box 2"`
+	Facility             Facility                       `json:"facility" doc:"box 7"`
+	Producers            []shipment.PartyRef            `json:"producers" doc:"waste generators (box 6)"`
+	Carriers             []Carrier                      `json:"carriers" doc:"box 5, in order"`
+	CompetentAuthorities shipment.CompetentAuthorities  `json:"competentAuthorities"`
+	WasteClassifications []shipment.WasteClassification `json:"wasteClassifications" doc:"green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)"`
+	UsualDescription     string                         `json:"usualDescription" doc:"usual description of the waste (box 9)"`
+	RecoveryCode         string                         `json:"recoveryCode" doc:"recovery operation R1-R13 (box 8)"`
+	ActualQuantity       shipment.Quantity              `json:"actualQuantity" doc:"box 3"`
+	ActualDateOfShipment string                         `json:"actualDateOfShipment" doc:"YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement"`
+	TakeBackOf           string                         `json:"takeBackOf" doc:"id of the Annex VII document whose take-back this shipment carries out; empty otherwise"`
+}
+
+// CarrierTransfer is a carrier taking over the waste.
+type CarrierTransfer struct {
+	CarrierOrganisationID string `json:"carrierOrganisationId" doc:"the carrier taking over; default the caller's organisation"`
+	MeansOfTransport      string `json:"meansOfTransport"`
+	TransferDate          string `json:"transferDate" doc:"YYYY-MM-DD, not in the future"`
+}
+
+// ReceiptCertificate is the consignee's or the facility's receipt (box 14).
+type ReceiptCertificate struct {
+	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future"`
+	Quantity   shipment.Quantity `json:"quantity"`
+}
+
+// CertificateOfCompletion of the recovery (box 14, Art. 18 and 15(4)).
+type CertificateOfCompletion struct {
+	CompletedOn  string `json:"completedOn" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
+	RecoveryCode string `json:"recoveryCode" doc:"R1-R13; default the announced recoveryCode"`
+}
+
+// TakeBack initiates the take-back of a shipment that cannot be completed.
+type TakeBack struct {
+	Reason string `json:"reason"`
+}
+
+// History records. They repeat the block's fields instead of embedding it:
+// the wire codec names an embedded struct as a field of its own.
+
+// CarrierTransferRecord is a transfer recorded.
+type CarrierTransferRecord struct {
+	CarrierOrganisationID string    `json:"carrierOrganisationId"`
+	MeansOfTransport      string    `json:"meansOfTransport"`
+	TransferDate          string    `json:"transferDate"`
+	At                    time.Time `json:"at" doc:"when it was recorded"`
+}
+
+// Record is the transfer as recorded at.
+func (t CarrierTransfer) Record(at time.Time) CarrierTransferRecord {
+	return CarrierTransferRecord{CarrierOrganisationID: t.CarrierOrganisationID, MeansOfTransport: t.MeansOfTransport, TransferDate: t.TransferDate, At: at}
+}
+
+// CertificateRecord is a receipt certificate recorded.
+type CertificateRecord struct {
+	ReceivedOn string            `json:"receivedOn"`
+	Quantity   shipment.Quantity `json:"quantity"`
+	At         time.Time         `json:"at" doc:"when it was recorded"`
+}
+
+// Record is the certificate as recorded at.
+func (c ReceiptCertificate) Record(at time.Time) *CertificateRecord {
+	return &CertificateRecord{ReceivedOn: c.ReceivedOn, Quantity: c.Quantity, At: at}
+}
+
+// Block is the certificate as its intent's input block.
+func (c *CertificateRecord) Block() ReceiptCertificate {
+	return ReceiptCertificate{ReceivedOn: c.ReceivedOn, Quantity: c.Quantity}
+}
+
+// CompletionRecord is the certificate of completion recorded.
+type CompletionRecord struct {
+	CompletedOn  string    `json:"completedOn"`
+	RecoveryCode string    `json:"recoveryCode"`
+	At           time.Time `json:"at" doc:"when it was recorded"`
+}
+
+// Record is the certificate as recorded at.
+func (c CertificateOfCompletion) Record(at time.Time) *CompletionRecord {
+	return &CompletionRecord{CompletedOn: c.CompletedOn, RecoveryCode: c.RecoveryCode, At: at}
+}
+
+// TakeBackRecord is a take-back initiated.
+type TakeBackRecord struct {
+	Reason      string    `json:"reason"`
+	At          time.Time `json:"at" doc:"when it was initiated"`
+	CompletedAt time.Time `json:"completedAt" doc:"when the take-back document completed; null while open"`
+	CompletedBy string    `json:"completedBy" doc:"id of the Annex VII document that carried it out"`
+}
+
+// CorrectionRecord is the content an announcement had before a correction.
+type CorrectionRecord struct {
+	At       time.Time `json:"at"`
+	Previous Content   `json:"previous"`
+}
+
+// Annex7 is the whole aggregate stored for a document.
+type Annex7 struct {
+	Content                 Content                 `json:"annex7"`
+	AnnouncedAt             *time.Time              `json:"announcedAt"`
+	Corrections             []CorrectionRecord      `json:"corrections"`
+	CarrierTransfers        []CarrierTransferRecord `json:"carrierTransfers"`
+	ConsigneeCertificate    *CertificateRecord      `json:"consigneeCertificate"`
+	FacilityCertificate     *CertificateRecord      `json:"facilityCertificate"`
+	CertificateOfCompletion *CompletionRecord       `json:"certificateOfCompletion"`
+	TakeBacks               []TakeBackRecord        `json:"takeBacks"`
+	Metadata                shipment.Metadata       `json:"metadata"`
+}
+
+// Parties lists every organisation of the content with its roles.
+func Parties(c *Content) []shipment.Party {
+	out := []shipment.Party{
+		{OrganisationID: c.Arranger.OrganisationID, Role: RoleArranger},
+		{OrganisationID: c.Consignee.OrganisationID, Role: shipment.RoleConsignee},
+		{OrganisationID: c.Facility.OrganisationID, Role: shipment.RoleFacility},
+	}
+	for _, p := range c.Producers {
+		out = append(out, shipment.Party{OrganisationID: p.OrganisationID, Role: shipment.RoleProducer})
+	}
+	for _, p := range c.Carriers {
+		out = append(out, shipment.Party{OrganisationID: p.OrganisationID, Role: shipment.RoleCarrier})
+	}
+	return append(out, c.CompetentAuthorities.Authorities()...)
+}
+
+// IsCarrier reports whether org is one of the announced carriers.
+func (c *Content) IsCarrier(org string) bool {
+	for _, p := range c.Carriers {
+		if p.OrganisationID == org {
+			return true
+		}
+	}
+	return false
+}
+
+// Check validates the content as a draft (complete false: what is given
+// must be right) or as an announcement (complete: everything required),
+// for a document dated on.
+func Check(c *Content, dir shipment.Directory, complete bool, on time.Time) []shipment.BusinessError {
+	k := &shipment.Checker{Dir: dir, Complete: complete, On: on}
+	k.Party("annex7.arranger.organisationId", c.Arranger.OrganisationID, "company")
+	k.Party("annex7.consignee.organisationId", c.Consignee.OrganisationID, "company")
+	k.Party("annex7.facility.organisationId", c.Facility.OrganisationID, "company")
+	for i, p := range c.Producers {
+		k.Party(fmt.Sprintf("annex7.producers[%d].organisationId", i), p.OrganisationID, "company")
+	}
+	if complete && len(c.Carriers) == 0 {
+		k.Add(shipment.ErrRequiredMissing, "annex7.carriers", "at least one carrier is required")
+	}
+	for i, p := range c.Carriers {
+		field := fmt.Sprintf("annex7.carriers[%d]", i)
+		k.Party(field+".organisationId", p.OrganisationID, "company")
+		if p.MeansOfTransport != "" && !slices.Contains(MeansOfTransport, p.MeansOfTransport) {
+			k.Add(shipment.ErrRequiredMissing, field+".meansOfTransport", "%q is not a means of transport (ROAD, RAIL, SEA, AIR, INLAND_WATERWAYS)", p.MeansOfTransport)
+		}
+	}
+	k.Authorities("annex7.competentAuthorities", &c.CompetentAuthorities)
+	k.Classifications("annex7.wasteClassifications", c.WasteClassifications)
+	for i, w := range c.WasteClassifications {
+		if _, ok, _ := wastecodes.LookupOn(w.List, w.Code, on); !ok {
+			continue // reported as an invalid code already
+		}
+		if green, reason := wastecodes.IsGreenListed(w.List, w.Code, on); !green {
+			k.Add(ErrNotGreenListed, fmt.Sprintf("annex7.wasteClassifications[%d]", i),
+				"%s: Annex VII covers green-listed waste only; amber-listed and hazardous waste needs a prior written notification", reason)
+		}
+	}
+	if complete && c.UsualDescription == "" {
+		k.Add(shipment.ErrRequiredMissing, "annex7.usualDescription", "the usual description of the waste is required")
+	}
+	checkRecovery(k, "annex7.recoveryCode", c.RecoveryCode, complete)
+	k.Quantity("annex7.actualQuantity", c.ActualQuantity)
+	if c.ActualDateOfShipment == "" {
+		if complete {
+			k.Add(shipment.ErrRequiredMissing, "annex7.actualDateOfShipment", "the date of shipment is required")
+		}
+	} else if _, err := shipment.ParseDate(c.ActualDateOfShipment); err != nil {
+		k.Add(shipment.ErrDateOutOfRange, "annex7.actualDateOfShipment", "dates must be YYYY-MM-DD")
+	}
+	return k.Errors
+}
+
+// checkRecovery: Annex VII shipments go to recovery, R1-R13.
+func checkRecovery(k *shipment.Checker, field, code string, required bool) {
+	if code == "" {
+		if required {
+			k.Add(shipment.ErrRequiredMissing, field, "the recovery operation is required")
+		}
+		return
+	}
+	op, ok := wastecodes.LookupOperation(code)
+	switch {
+	case !ok:
+		k.Add(shipment.ErrOperationCode, field, "%q is not a recovery operation (R1-R13)", code)
+	case !op.Recovery:
+		k.Add(shipment.ErrOperationCode, field, "%s is a disposal operation: Annex VII covers shipments for recovery only (R1-R13)", code)
+	}
+}
+
+// PriorNotice checks that the shipment starts at least 2 working days of
+// the arranger's place after now (domain design section 4; Art. 18 requires the information before the shipment starts).
+func PriorNotice(c *Content, place calendar.Place, now time.Time) []shipment.BusinessError {
+	date, err := shipment.ParseDate(c.ActualDateOfShipment)
+	if err != nil {
+		return nil // reported by Check
+	}
+	earliest := calendar.AddWorkingDays(place, now, 2)
+	if date.Format(time.DateOnly) < earliest.In(calendar.Location(place.Country)).Format(time.DateOnly) {
+		return []shipment.BusinessError{{Code: shipment.ErrPriorNotice, Field: "annex7.actualDateOfShipment",
+			Message: fmt.Sprintf("the shipment must be announced at least 2 working days before it starts: %s is the earliest date now", earliest.In(calendar.Location(place.Country)).Format(time.DateOnly))}}
+	}
+	return nil
+}
+
+// PastDate checks a date the acting party states about what happened: a
+// YYYY-MM-DD date not after today at place, and not before notBefore
+// (when given), which what names for the message.
+func PastDate(field, date string, place calendar.Place, now time.Time, notBefore, what string) []shipment.BusinessError {
+	if date == "" {
+		return []shipment.BusinessError{{Code: shipment.ErrRequiredMissing, Field: field, Message: field + " is required"}}
+	}
+	if _, err := shipment.ParseDate(date); err != nil {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: "dates must be YYYY-MM-DD"}}
+	}
+	today := now.In(calendar.Location(place.Country)).Format(time.DateOnly)
+	if date > today {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is in the future (today is %s where you are)", date, today)}}
+	}
+	if notBefore != "" && date < notBefore {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
+	}
+	return nil
+}
+
+// CheckCompletion checks the certificate of completion.
+func CheckCompletion(in *CertificateOfCompletion, d *Annex7, place calendar.Place, now time.Time) []shipment.BusinessError {
+	received := ""
+	if d.FacilityCertificate != nil {
+		received = d.FacilityCertificate.ReceivedOn
+	}
+	errs := PastDate("certificateOfCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
+	if in.RecoveryCode == "" {
+		in.RecoveryCode = d.Content.RecoveryCode
+	}
+	k := &shipment.Checker{Errors: errs}
+	checkRecovery(k, "certificateOfCompletion.recoveryCode", in.RecoveryCode, true)
+	return k.Errors
+}
+
+// CompletionCertificateDue is the last day for the certificate of
+// completion: one year after the facility's receipt and, once the
+// completion date is known, 30 days after it, whichever is earlier
+// (Art. 15(4) as applied to Annex VII; service interface section 8).
+func (d *Annex7) CompletionCertificateDue() string {
+	if d.FacilityCertificate == nil {
+		return ""
+	}
+	received, err := shipment.ParseDate(d.FacilityCertificate.ReceivedOn)
+	if err != nil {
+		return ""
+	}
+	due := received.AddDate(1, 0, 0)
+	if d.CertificateOfCompletion != nil {
+		if done, err := shipment.ParseDate(d.CertificateOfCompletion.CompletedOn); err == nil && done.AddDate(0, 0, 30).Before(due) {
+			due = done.AddDate(0, 0, 30)
+		}
+	}
+	return due.Format(time.DateOnly)
+}
+
+// HasTransferred reports whether org recorded a carrier transfer.
+func (d *Annex7) HasTransferred(org string) bool {
+	for _, t := range d.CarrierTransfers {
+		if t.CarrierOrganisationID == org {
+			return true
+		}
+	}
+	return false
+}
+
+// LastHandOver is the earliest date the next carrier may take the waste
+// over: the announced date of shipment (starting earlier would undercut
+// the prior notice), or the previous carrier's transfer.
+func (d *Annex7) LastHandOver() string {
+	last := d.Content.ActualDateOfShipment
+	for _, t := range d.CarrierTransfers {
+		last = max(last, t.TransferDate)
+	}
+	return last
+}
+
+// OpenTakeBack is the take-back initiated and not completed, if any.
+func (d *Annex7) OpenTakeBack() *TakeBackRecord {
+	for i := range d.TakeBacks {
+		if d.TakeBacks[i].CompletedBy == "" {
+			return &d.TakeBacks[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package annex7
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// Certificates are the certificates given so far (Annex VII, box 14).
+type Certificates struct {
+	Consignee  *a.CertificateRecord `json:"consignee" doc:"the consignee's receipt certificate"`
+	Facility   *a.CertificateRecord `json:"facility" doc:"the recovery facility's or laboratory's receipt certificate"`
+	Completion *a.CompletionRecord  `json:"completion" doc:"the certificate of completion of the recovery"`
+}
+
+// Annex7Document is the retrieval document of an Annex VII document:
+// identifiers, state, the announcement, what happened since, metadata,
+// deadlines, and one input block per intent (what SetByIntent executes),
+// pre-filled with what was recorded.
+type Annex7Document struct {
+	ID               string                    `json:"id"`
+	Number           string                    `json:"number" doc:"human number (our design): country of the arranger, A7, year, sequence: DE-A7-2026-000001"`
+	Kind             string                    `json:"kind" doc:"ANNEX_VII"`
+	State            string                    `json:"state" doc:"DRAFT, ANNOUNCED, IN_TRANSIT, RECEIVED_BY_CONSIGNEE, RECEIVED_BY_FACILITY, COMPLETED, TAKE_BACK_INITIATED, TAKEN_BACK"`
+	Version          int64                     `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
+	Annex7           a.Content                 `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
+	AnnouncedAt      *time.Time                `json:"announcedAt"`
+	Corrections      []a.CorrectionRecord      `json:"corrections" doc:"earlier versions of the announcement"`
+	CarrierTransfers []a.CarrierTransferRecord `json:"carrierTransfers"`
+	Certificates     Certificates              `json:"certificates"`
+	TakeBacks        []a.TakeBackRecord        `json:"takeBacks"`
+	Metadata         shipment.Metadata         `json:"metadata"`
+	Deadlines        []documents.DeadlineInfo  `json:"deadlines" doc:"rules RECEIPT_CERTIFICATE_DUE, COMPLETION_CERTIFICATE_DUE, TAKE_BACK_DUE"`
+	CreatedAt        time.Time                 `json:"createdAt"`
+	UpdatedAt        time.Time                 `json:"updatedAt"`
+
+	CarrierTransfer         a.CarrierTransfer         `json:"carrierTransfer" doc:"input block of CARRIER_TRANSFER"`
+	ConsigneeCertificate    a.ReceiptCertificate      `json:"consigneeCertificate" doc:"input block of CONSIGNEE_CERTIFICATE"`
+	FacilityCertificate     a.ReceiptCertificate      `json:"facilityCertificate" doc:"input block of FACILITY_CERTIFICATE"`
+	CertificateOfCompletion a.CertificateOfCompletion `json:"certificateOfCompletion" doc:"input block of CERTIFICATE_OF_COMPLETION"`
+	TakeBack                a.TakeBack                `json:"takeBack" doc:"input block of TAKE_BACK"`
+}
+
+// NewKind registers the Annex VII document with the runner.
+func NewKind() *documents.Kind {
+	return &documents.Kind{
+		Def:      Definition,
+		IDPrefix: "a7_",
+		NumberPrefix: func(country string, at time.Time) string {
+			if country == "" {
+				country = "XX"
+			}
+			return fmt.Sprintf("%s-A7-%d", country, at.Year())
+		},
+		NumberFormat: "country of the arranger, A7, year, sequence: DE-A7-2026-000001",
+		ContainerKey: "annex7",
+		NewData:      func() any { return new(a.Annex7) },
+		Parties: func(data any) []engine.Party {
+			var out []engine.Party
+			for _, p := range a.Parties(&data.(*a.Annex7).Content) {
+				out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
+			}
+			return out
+		},
+		Document:     document,
+		DocumentType: reflect.TypeFor[Annex7Document](),
+		Codes:        a.Codes,
+	}
+}
+
+func document(v *documents.View) any {
+	d := v.Data.(*a.Annex7)
+	doc := &Annex7Document{
+		ID: v.Doc.ID, Number: v.Doc.Number, Kind: Kind, State: v.Doc.State, Version: v.Doc.Version,
+		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,
+		Certificates: Certificates{Consignee: d.ConsigneeCertificate, Facility: d.FacilityCertificate, Completion: d.CertificateOfCompletion},
+		TakeBacks:    d.TakeBacks, Metadata: d.Metadata, Deadlines: documents.DeadlineInfos(v.Deadlines),
+		CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt,
+	}
+	// Pre-filled blocks: what was recorded, or what a UI would start from.
+	if c := d.ConsigneeCertificate; c != nil {
+		doc.ConsigneeCertificate = c.Block()
+	}
+	if c := d.FacilityCertificate; c != nil {
+		doc.FacilityCertificate = c.Block()
+	}
+	doc.CertificateOfCompletion.RecoveryCode = d.Content.RecoveryCode
+	if c := d.CertificateOfCompletion; c != nil {
+		doc.CertificateOfCompletion = a.CertificateOfCompletion{CompletedOn: c.CompletedOn, RecoveryCode: c.RecoveryCode}
+	}
+	return doc
+}
