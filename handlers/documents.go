@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -375,6 +376,38 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 			}
 		}
 		p.Description = b.String()
+	}
+	// Each kind's retrieval document: kind, states and number format from
+	// its declaration, the rules of its deadlines.
+	for _, k := range kinds {
+		t := k.DocumentType
+		var c *openapi3.SchemaRef
+		for _, name := range []string{t.Name(), path.Base(t.PkgPath()) + "." + t.Name()} {
+			if c = doc.Components.Schemas[name]; c != nil {
+				break
+			}
+		}
+		if c == nil || c.Value == nil {
+			return fmt.Errorf("the OpenAPI description has no component for %s, the retrieval document of %s", t, k.Name())
+		}
+		props := c.Value.Properties
+		for _, f := range []string{"kind", "state", "number", "deadlines"} {
+			if props[f] == nil || props[f].Value == nil {
+				return fmt.Errorf("%s: the retrieval document of %s has no field %s", t, k.Name(), f)
+			}
+		}
+		props["kind"].Value.Enum = []any{k.Def.Kind}
+		props["state"].Value.Description = "the state of the " + k.Name() + " machine (diagram: /workflows/" + strings.ToLower(k.Def.Kind) + ".mmd)"
+		props["state"].Value.Enum = nil
+		for _, st := range k.Def.States {
+			props["state"].Value.Enum = append(props["state"].Value.Enum, st)
+		}
+		props["number"].Value.Description = "human number (our design): " + k.NumberFormat
+		var rules []string
+		for _, r := range k.Def.Rules {
+			rules = append(rules, r.Name)
+		}
+		props["deadlines"].Value.Description = "the document's deadlines; rules " + strings.Join(rules, ", ")
 	}
 	return nil
 }

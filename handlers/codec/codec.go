@@ -26,14 +26,17 @@
 //	map[string]T             object ({} when nil), keys sorted
 //
 // Embedded struct fields are not promoted: they are ordinary fields named
-// after their type. Custom json.Marshaler / json.Unmarshaler implementations
-// are ignored; only the rules above apply.
+// after their type. A struct field tagged `json:",inline"` is: its fields
+// stand in the outer object at its place (the names must not clash).
+// Custom json.Marshaler / json.Unmarshaler implementations are ignored;
+// only the rules above apply.
 package codec
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -110,7 +113,7 @@ type typeInfo struct {
 }
 
 type field struct {
-	index int    // index in the struct (reflect.Value.Field)
+	index []int  // index path in the struct (reflect.Value.FieldByIndex); longer for inlined fields
 	name  string // lowerCamel JSON name
 	key   []byte // `"name":`, pre-rendered for Marshal
 	doc   string // `doc` tag, used as schema description
@@ -249,7 +252,21 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		if !sf.IsExported() || tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",") // options such as omitempty are ignored
+		name, opts, _ := strings.Cut(tag, ",") // options other than inline, such as omitempty, are ignored
+		if slices.Contains(strings.Split(opts, ","), "inline") {
+			if sf.Type.Kind() != reflect.Struct || name != "" {
+				return fmt.Errorf("codec: field %v.%s: only an unnamed struct field can be inlined", t, sf.Name)
+			}
+			in, err := b.build(sf.Type)
+			if err != nil {
+				return fmt.Errorf("%w (in field %v.%s)", err, t, sf.Name)
+			}
+			for _, f := range in.fields {
+				f.index = append([]int{i}, f.index...)
+				ti.fields = append(ti.fields, f)
+			}
+			continue
+		}
 		if name == "" {
 			r, n := utf8.DecodeRuneInString(sf.Name)
 			name = string(unicode.ToLower(r)) + sf.Name[n:]
@@ -259,7 +276,7 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 			return fmt.Errorf("%w (in field %v.%s)", err, t, sf.Name)
 		}
 		key := append(appendString(nil, name), ':')
-		ti.fields = append(ti.fields, field{index: i, name: name, key: key, doc: sf.Tag.Get("doc"), info: fi})
+		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), info: fi})
 	}
 	ti.byName = make(map[string]*field, 2*len(ti.fields))
 	for i := range ti.fields {

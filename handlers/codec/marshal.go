@@ -97,7 +97,7 @@ func appendValue(b []byte, ti *typeInfo, v reflect.Value, depth int) ([]byte, er
 			}
 			b = append(b, f.key...)
 			var err error
-			if b, err = appendValue(b, f.info, v.Field(f.index), depth); err != nil {
+			if b, err = appendValue(b, f.info, v.FieldByIndex(f.index), depth); err != nil {
 				return nil, err
 			}
 		}

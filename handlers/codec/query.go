@@ -57,7 +57,7 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) e
 	}
 	v := root
 	for _, f := range fields[:len(fields)-1] {
-		v = v.Field(f.index)
+		v = v.FieldByIndex(f.index)
 		if v.Kind() == reflect.Pointer {
 			if v.IsNil() {
 				v.Set(reflect.New(v.Type().Elem()))
@@ -66,7 +66,7 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) e
 		}
 	}
 	last := fields[len(fields)-1]
-	return setQueryValue(last.info, v.Field(last.index), vals, strings.Join(names, "."))
+	return setQueryValue(last.info, v.FieldByIndex(last.index), vals, strings.Join(names, "."))
 }
 
 func setQueryValue(ti *typeInfo, v reflect.Value, vals []string, path string) error {

@@ -149,7 +149,7 @@ func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 			continue
 		}
 		d.push(pathSeg{name: f.name, index: -1})
-		if err := d.value(f.info, v.Field(f.index)); err != nil {
+		if err := d.value(f.info, v.FieldByIndex(f.index)); err != nil {
 			return err
 		}
 		d.pop()

@@ -23,21 +23,15 @@ type Certificates struct {
 // deadlines, and one input block per intent (what SetByIntent executes),
 // pre-filled with what was recorded.
 type Annex7Document struct {
-	ID               string                    `json:"id"`
-	Number           string                    `json:"number" doc:"human number (our design): country of the arranger, A7, year, sequence: DE-A7-2026-000001"`
-	Kind             string                    `json:"kind" doc:"ANNEX_VII"`
-	State            string                    `json:"state" doc:"DRAFT, ANNOUNCED, IN_TRANSIT, RECEIVED_BY_CONSIGNEE, RECEIVED_BY_FACILITY, COMPLETED, TAKE_BACK_INITIATED, TAKEN_BACK"`
-	Version          int64                     `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
-	Annex7           a.Content                 `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
-	AnnouncedAt      *time.Time                `json:"announcedAt"`
-	Corrections      []a.CorrectionRecord      `json:"corrections" doc:"earlier versions of the announcement"`
-	CarrierTransfers []a.CarrierTransferRecord `json:"carrierTransfers"`
-	Certificates     Certificates              `json:"certificates"`
-	TakeBacks        []a.TakeBackRecord        `json:"takeBacks"`
-	Metadata         shipment.Metadata         `json:"metadata"`
-	Deadlines        []documents.DeadlineInfo  `json:"deadlines" doc:"rules RECEIPT_CERTIFICATE_DUE, COMPLETION_CERTIFICATE_DUE, TAKE_BACK_DUE"`
-	CreatedAt        time.Time                 `json:"createdAt"`
-	UpdatedAt        time.Time                 `json:"updatedAt"`
+	documents.Header  `json:",inline"`
+	Annex7            a.Content                 `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
+	AnnouncedAt       *time.Time                `json:"announcedAt"`
+	Corrections       []a.CorrectionRecord      `json:"corrections" doc:"earlier versions of the announcement"`
+	CarrierTransfers  []a.CarrierTransferRecord `json:"carrierTransfers"`
+	Certificates      Certificates              `json:"certificates"`
+	TakeBacks         []a.TakeBackRecord        `json:"takeBacks"`
+	Metadata          shipment.Metadata         `json:"metadata"`
+	documents.Trailer `json:",inline"`
 
 	CarrierTransfer         a.CarrierTransfer         `json:"carrierTransfer" doc:"input block of CARRIER_TRANSFER"`
 	ConsigneeCertificate    a.ReceiptCertificate      `json:"consigneeCertificate" doc:"input block of CONSIGNEE_CERTIFICATE"`
@@ -76,11 +70,10 @@ func NewKind() *documents.Kind {
 func document(v *documents.View) any {
 	d := v.Data.(*a.Annex7)
 	doc := &Annex7Document{
-		ID: v.Doc.ID, Number: v.Doc.Number, Kind: Kind, State: v.Doc.State, Version: v.Doc.Version,
+		Header: v.Header(), Trailer: v.Trailer(),
 		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,
 		Certificates: Certificates{Consignee: d.ConsigneeCertificate, Facility: d.FacilityCertificate, Completion: d.CertificateOfCompletion},
-		TakeBacks:    d.TakeBacks, Metadata: d.Metadata, Deadlines: documents.DeadlineInfos(v.Deadlines),
-		CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt,
+		TakeBacks:    d.TakeBacks, Metadata: d.Metadata,
 	}
 	// Pre-filled blocks: what was recorded, or what a UI would start from.
 	if c := d.ConsigneeCertificate; c != nil {

@@ -7,6 +7,35 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 )
 
+// Header opens every kind's retrieval document (inlined: its fields stand
+// in the document itself). The values of kind and state, and the number's
+// format, are written into each kind's schema from its declaration.
+type Header struct {
+	ID      string `json:"id"`
+	Number  string `json:"number" doc:"human number (our design)"`
+	Kind    string `json:"kind"`
+	State   string `json:"state"`
+	Version int64  `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
+}
+
+// Trailer is what every kind's retrieval document shows after its content
+// and history (inlined too).
+type Trailer struct {
+	Deadlines []DeadlineInfo `json:"deadlines"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+}
+
+// Header of the viewed document.
+func (v *View) Header() Header {
+	return Header{ID: v.Doc.ID, Number: v.Doc.Number, Kind: v.Doc.Kind, State: v.Doc.State, Version: v.Doc.Version}
+}
+
+// Trailer of the viewed document.
+func (v *View) Trailer() Trailer {
+	return Trailer{Deadlines: DeadlineInfos(v.Deadlines), CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt}
+}
+
 // DeadlineInfo is a deadline as every retrieval document shows it.
 type DeadlineInfo struct {
 	Rule           string     `json:"rule"`

@@ -14,11 +14,7 @@ import (
 // identifiers, state, content, history, metadata, deadlines, and one
 // pre-filled input block per intent (what SetByIntent executes).
 type NotificationDocument struct {
-	ID                  string                       `json:"id"`
-	Number              string                       `json:"number" doc:"human notification number: country of the notifier, year, sequence (DE-2026-000001); our design"`
-	Kind                string                       `json:"kind" doc:"NOTIFICATION"`
-	State               string                       `json:"state" doc:"DRAFT, SUBMITTED, ACKNOWLEDGED, INFORMATION_REQUESTED, CONSENTED, CHANGE_REQUESTED, OBJECTED, EXPIRED, CONSENT_CANCELLED, CLOSED"`
-	Version             int64                        `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
+	documents.Header    `json:",inline"`
 	Notification        n.Content                    `json:"notification" doc:"the submitted content; also the block of SUBMISSION and CORRECTION"`
 	PendingCorrections  []n.CorrectionRecord         `json:"corrections"`
 	Acknowledgements    []n.AcknowledgementRecord    `json:"acknowledgements"`
@@ -29,9 +25,7 @@ type NotificationDocument struct {
 	ConsentConditions   []string                     `json:"consentConditions"`
 	ConsentValidUntil   string                       `json:"consentValidUntil"`
 	Metadata            n.Metadata                   `json:"metadata"`
-	Deadlines           []documents.DeadlineInfo     `json:"deadlines" doc:"rules ACKNOWLEDGEMENT_DUE, INFORMATION_REPLY_DUE, DECISION_DUE, CHANGE_REPLY_DUE, CONSENT_VALIDITY"`
-	CreatedAt           time.Time                    `json:"createdAt"`
-	UpdatedAt           time.Time                    `json:"updatedAt"`
+	documents.Trailer   `json:",inline"`
 
 	Acknowledgement           n.Acknowledgement           `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
 	RequestInformation        n.RequestInformation        `json:"requestInformation" doc:"input block of REQUEST_INFORMATION"`
@@ -68,11 +62,10 @@ func orXX(country string) string {
 func document(v *documents.View) any {
 	d := v.Data.(*n.Notification)
 	doc := &NotificationDocument{
-		ID: v.Doc.ID, Number: v.Doc.Number, Kind: Kind, State: v.Doc.State, Version: v.Doc.Version,
+		Header: v.Header(), Trailer: v.Trailer(),
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
-		CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt, Deadlines: documents.DeadlineInfos(v.Deadlines),
 	}
 	// Pre-filled blocks: what a UI would start from.
 	if open := d.OpenInformationRequest(); open != nil {
