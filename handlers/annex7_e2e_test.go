@@ -4,13 +4,19 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
 
 // announcement is a valid Annex VII content; the test clock starts on
@@ -37,15 +43,7 @@ func announcement() map[string]any {
 
 func (d *docEnv) annex7(t *testing.T, user, id string) (map[string]any, []string) {
 	t.Helper()
-	st, m, raw := d.call(t, user, co+"GetAnnex7", map[string]any{"documentId": id})
-	if st != 200 {
-		t.Fatalf("GetAnnex7 as %s: %d %s", user, st, raw)
-	}
-	var intents []string
-	for _, f := range m["followUpIntents"].([]any) {
-		intents = append(intents, f.(map[string]any)["intent"].(string))
-	}
-	return m["document"].(map[string]any), intents
+	return d.read(t, user, co+"GetAnnex7", id)
 }
 
 // businessError calls and requires HTTP 200 with exactly one business error
@@ -373,4 +371,27 @@ func TestAnnex7DeadlinesOverdueInReports(t *testing.T) {
 			t.Fatalf("late completion certificate: %v %v", doc["state"], dl)
 		}
 	})
+}
+
+// An intent whose operation is not served stops the server at start-up.
+func TestIntentWithoutRouteStopsTheServer(t *testing.T) {
+	db, err := models.Open(context.Background(), dbtest.SQLite(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = models.Close(db) })
+	k := annex7.NewKind()
+	def := *k.Def
+	def.Intents = slices.Clone(def.Intents)
+	def.Intents[2].Operation = co + "SetAnnex7Handover"
+	k.Def = &def
+	runner, err := documents.New(db, nil, notifications.NewKind(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
+	_, err = handlers.New(handlers.Deps{Config: cfg, DB: db, Documents: runner})
+	if err == nil || !strings.Contains(err.Error(), "ANNEX_VII intent CARRIER_TRANSFER: operation "+co+"SetAnnex7Handover is not served") {
+		t.Fatalf("start-up with an unserved intent: %v", err)
+	}
 }

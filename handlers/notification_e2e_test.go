@@ -110,7 +110,14 @@ func (d *docEnv) submitted(t *testing.T) string {
 
 func (d *docEnv) get(t *testing.T, user, id string) (map[string]any, []string) {
 	t.Helper()
-	st, m, raw := d.call(t, user, co+"GetNotification", map[string]any{"documentId": id})
+	return d.read(t, user, co+"GetNotification", id)
+}
+
+// read calls a kind's Get operation as user: the document and the names of
+// its follow-up intents.
+func (d *docEnv) read(t *testing.T, user, op, id string) (map[string]any, []string) {
+	t.Helper()
+	st, m, raw := d.call(t, user, op, map[string]any{"documentId": id})
 	if st != 200 {
 		t.Fatalf("get as %s: %d %s", user, st, raw)
 	}

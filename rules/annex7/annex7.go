@@ -200,13 +200,10 @@ func (c *Content) IsCarrier(org string) bool {
 // must be right) or as an announcement (complete: everything required),
 // for a document dated on.
 func Check(c *Content, dir shipment.Directory, complete bool, on time.Time) []shipment.BusinessError {
+	// In the order of the form's boxes: 1, 2, 5, 6, 7.
 	k := &shipment.Checker{Dir: dir, Complete: complete, On: on}
 	k.Party("annex7.arranger.organisationId", c.Arranger.OrganisationID, "company")
 	k.Party("annex7.consignee.organisationId", c.Consignee.OrganisationID, "company")
-	k.Party("annex7.facility.organisationId", c.Facility.OrganisationID, "company")
-	for i, p := range c.Producers {
-		k.Party(fmt.Sprintf("annex7.producers[%d].organisationId", i), p.OrganisationID, "company")
-	}
 	if complete && len(c.Carriers) == 0 {
 		k.Add(shipment.ErrRequiredMissing, "annex7.carriers", "at least one carrier is required")
 	}
@@ -217,6 +214,10 @@ func Check(c *Content, dir shipment.Directory, complete bool, on time.Time) []sh
 			k.Add(shipment.ErrRequiredMissing, field+".meansOfTransport", "%q is not a means of transport (ROAD, RAIL, SEA, AIR, INLAND_WATERWAYS)", p.MeansOfTransport)
 		}
 	}
+	for i, p := range c.Producers {
+		k.Party(fmt.Sprintf("annex7.producers[%d].organisationId", i), p.OrganisationID, "company")
+	}
+	k.Party("annex7.facility.organisationId", c.Facility.OrganisationID, "company")
 	k.Authorities("annex7.competentAuthorities", &c.CompetentAuthorities)
 	k.Classifications("annex7.wasteClassifications", c.WasteClassifications)
 	for i, w := range c.WasteClassifications {

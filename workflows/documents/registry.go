@@ -93,8 +93,8 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 		if r.byName[k.Def.Kind] != nil {
 			problems = append(problems, fmt.Sprintf("kind %s registered twice", k.Def.Kind))
 		}
-		if k.IDPrefix == "" || k.NumberPrefix == nil || k.NewData == nil || k.Parties == nil || k.Document == nil || k.ContainerKey == "" {
-			problems = append(problems, fmt.Sprintf("kind %s: IDPrefix, NumberPrefix, NewData, Parties, Document and ContainerKey are required", k.Def.Kind))
+		if k.IDPrefix == "" || k.NumberPrefix == nil || k.NewData == nil || k.Parties == nil || k.Document == nil || k.DocumentType == nil || k.ContainerKey == "" {
+			problems = append(problems, fmt.Sprintf("kind %s: IDPrefix, NumberPrefix, NewData, Parties, Document, DocumentType and ContainerKey are required", k.Def.Kind))
 			continue
 		}
 		intents := []*engine.Intent{k.Def.Create}
