@@ -18,6 +18,7 @@ type Document struct {
 	State      string
 	Version    int64
 	Data       string // JSON of the aggregate
+	ParentID   *string
 	CreatedBy  string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
@@ -105,6 +106,29 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 		return nil, err
 	}
 	return &doc, nil
+}
+
+// Children lists the documents whose parent is id, oldest first.
+func Children(tx *gorm.DB, id string) ([]Document, error) {
+	var docs []Document
+	err := tx.Where("parent_id = ?", id).Order("created_at, id").Find(&docs).Error
+	return docs, err
+}
+
+// PartyTo lists which of ids org is a party to.
+func PartyTo(tx *gorm.DB, org string, ids []string) (map[string]bool, error) {
+	var rows []string
+	if len(ids) == 0 {
+		return map[string]bool{}, nil
+	}
+	if err := tx.Model(&DocumentParty{}).Distinct("document_id").Where("organisation_id = ? AND document_id IN ?", org, ids).Pluck("document_id", &rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(rows))
+	for _, id := range rows {
+		out[id] = true
+	}
+	return out, nil
 }
 
 // LockDocumentOrSkip locks document id for the sweep: ErrNotFound when it

@@ -40,8 +40,26 @@ type Kind struct {
 	DocumentType reflect.Type
 	// Codes are the business error codes the kind's rules report.
 	Codes []string
+	// Parent makes the kind a child of another kind (nil: a document of
+	// its own).
+	Parent *Parent
 
 	machine *engine.Machine
+}
+
+// Parent ties a child kind to its parent kind. A child is created under a
+// parent document the caller may see and whose machine permits Intent (an
+// intent with Creates) to the caller; the create and every intent on a
+// child lock the parent's row first, so rules over all children hold under
+// concurrency. The parent's retrieval document sees its children.
+type Parent struct {
+	Kind   string
+	Intent string
+	// Ref reads the parent's id from the create input.
+	Ref func(input any) string
+	// Number makes the child's human number from the parent's and the
+	// child's data (the child's sequence under its parent).
+	Number func(parentNumber string, data any) string
 }
 
 // Machine is the kind's built machine.
@@ -93,8 +111,16 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 		if r.byName[k.Def.Kind] != nil {
 			problems = append(problems, fmt.Sprintf("kind %s registered twice", k.Def.Kind))
 		}
-		if k.IDPrefix == "" || k.NumberPrefix == nil || k.NewData == nil || k.Parties == nil || k.Document == nil || k.DocumentType == nil || k.ContainerKey == "" {
-			problems = append(problems, fmt.Sprintf("kind %s: IDPrefix, NumberPrefix, NewData, Parties, Document, DocumentType and ContainerKey are required", k.Def.Kind))
+		if k.Parent != nil && (k.Parent.Ref == nil || k.Parent.Number == nil) {
+			problems = append(problems, fmt.Sprintf("kind %s: a child kind needs Parent.Ref and Parent.Number", k.Def.Kind))
+			continue
+		}
+		if k.Parent == nil && k.NumberPrefix == nil {
+			problems = append(problems, fmt.Sprintf("kind %s: NumberPrefix is required", k.Def.Kind))
+			continue
+		}
+		if k.IDPrefix == "" || k.NewData == nil || k.Parties == nil || k.Document == nil || k.DocumentType == nil || k.ContainerKey == "" {
+			problems = append(problems, fmt.Sprintf("kind %s: IDPrefix, NewData, Parties, Document, DocumentType and ContainerKey are required", k.Def.Kind))
 			continue
 		}
 		intents := []*engine.Intent{k.Def.Create}
@@ -102,7 +128,7 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 			intents = append(intents, &k.Def.Intents[i])
 		}
 		for _, in := range intents {
-			if in.Block == "" || in.Input == nil {
+			if in.Block == "" || in.Input == nil || in.Creates != "" {
 				continue
 			}
 			f, ok := blockField(k.DocumentType, in.Block)
@@ -118,7 +144,34 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 		r.byName[k.Def.Kind] = k
 	}
 	for _, k := range r.kinds {
+		if p := k.Parent; p != nil {
+			pk := r.byName[p.Kind]
+			in := &engine.Intent{}
+			if pk != nil {
+				if found, ok := pk.machine.Intent(p.Intent); ok {
+					in = found
+				}
+			}
+			switch {
+			case pk == nil:
+				problems = append(problems, fmt.Sprintf("kind %s: parent kind %s is not registered", k.Def.Kind, p.Kind))
+			case in.Creates != k.Def.Kind:
+				problems = append(problems, fmt.Sprintf("kind %s: parent %s has no intent %s that creates a %s", k.Def.Kind, p.Kind, p.Intent, k.Def.Kind))
+			case in.Operation != k.Def.Create.Operation:
+				problems = append(problems, fmt.Sprintf("kind %s: %s %s names operation %s, the kind is created by %s", k.Def.Kind, p.Kind, p.Intent, in.Operation, k.Def.Create.Operation))
+			}
+			for _, rule := range k.Def.Rules {
+				if rule.OnExpiry != "" { // the sweep locks the child alone; an automatic intent would lock the parent after it
+					problems = append(problems, fmt.Sprintf("kind %s: rule %s: a child kind's rule cannot fire an intent on expiry", k.Def.Kind, rule.Name))
+				}
+			}
+		}
 		for _, in := range k.Def.Intents {
+			if in.Creates != "" {
+				if ck := r.byName[in.Creates]; ck == nil || ck.Parent == nil || ck.Parent.Kind != k.Def.Kind || ck.Parent.Intent != in.Name {
+					problems = append(problems, fmt.Sprintf("kind %s: intent %s creates %s, which is no child kind created by it", k.Def.Kind, in.Name, in.Creates))
+				}
+			}
 			for _, c := range in.Then {
 				if !r.hasSystemIntent(c.Intent) {
 					problems = append(problems, fmt.Sprintf("kind %s: intent %s chains to %s, which no kind declares as a system intent", k.Def.Kind, in.Name, c.Intent))
@@ -145,6 +198,26 @@ func (r *Registry) hasSystemIntent(name string) bool {
 func (r *Registry) Kind(name string) (*Kind, bool) {
 	k, ok := r.byName[name]
 	return k, ok
+}
+
+// childKinds lists the kinds whose parent is k.
+func (r *Registry) childKinds(k *Kind) []string {
+	var out []string
+	for _, c := range r.kinds {
+		if c.Parent != nil && c.Parent.Kind == k.Def.Kind {
+			out = append(out, c.Def.Kind)
+		}
+	}
+	return out
+}
+
+func (r *Registry) hasChildKinds() bool {
+	for _, k := range r.kinds {
+		if k.Parent != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Kinds lists the kinds in registration order.

@@ -63,6 +63,16 @@ type View struct {
 	Data      any
 	Deadlines []models.Deadline
 	FollowUp  []FollowUp
+	// Children are the documents of child kinds under this one, oldest
+	// first (all of them, for totals); Visible says whether the caller is
+	// a party to each.
+	Children []Child
+}
+
+// Child is a document under a parent.
+type Child struct {
+	engine.Related
+	Visible bool
 }
 
 // Target names the document a request acts on: its id, the kinds the
@@ -123,6 +133,11 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			return err
 		}
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir}
+		if k.Parent != nil {
+			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input), ""); err != nil {
+				return err
+			}
+		}
 		if err := r.related(tx, k, ev, p.ProviderID); err != nil {
 			return err
 		}
@@ -138,17 +153,22 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if len(berrs) > 0 {
 			return nil // shown, not stored
 		}
-		org, _ := dir(c.Org)
-		number, err := models.NextNumber(tx, p.ProviderID, k.NumberPrefix(org.Country, now))
-		if err != nil {
-			return err
+		var number string
+		var parentID *string
+		if k.Parent != nil {
+			number, parentID = k.Parent.Number(ev.Parent.Number, ev.Data), &ev.Parent.ID
+		} else {
+			org, _ := dir(c.Org)
+			if number, err = models.NextNumber(tx, p.ProviderID, k.NumberPrefix(org.Country, now)); err != nil {
+				return err
+			}
 		}
 		raw, err := json.Marshal(ev.Data)
 		if err != nil {
 			return err
 		}
 		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
-			Version: 1, Data: string(raw), CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
+			Version: 1, Data: string(raw), ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
 		if err := tx.Create(&doc).Error; err != nil {
 			return err
 		}
@@ -183,6 +203,90 @@ func partyRows(id string, parties []engine.Party) []models.DocumentParty {
 		}
 	}
 	return rows
+}
+
+// underParent locks the parent document id of child kind k (the caller must
+// see it, and on create its machine must permit the creating intent to the
+// caller) and puts it and its other children into ev.
+func (r *Runner) underParent(ctx context.Context, tx *gorm.DB, k *Kind, ev *engine.Eval, provider, id, self string) error {
+	if id == "" {
+		return status.Invalid("parent", fmt.Sprintf("a %s belongs to a %s: its id is required", k.Def.Kind, k.Parent.Kind))
+	}
+	c := ev.Caller
+	pk, pdoc, pdata, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true)
+	if err != nil {
+		return err
+	}
+	if self == "" { // create: the parent must offer it
+		if !c.System {
+			c.Roles = pk.RolesOf(pdata, c.Org)
+		}
+		pds, err := models.DocumentDeadlines(tx, pdoc.ID)
+		if err != nil {
+			return err
+		}
+		pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(pds), CreatedAt: pdoc.CreatedAt}
+		if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
+			return r.refusal(ctx, pk.Machine(), err, pev, k.Parent.Intent)
+		}
+	}
+	ev.Parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number, Data: pdata, Parties: pk.Parties(pdata)}
+	children, err := r.children(tx, pdoc.ID)
+	if err != nil {
+		return err
+	}
+	for i := range children {
+		if children[i].ID != self {
+			ev.Siblings = append(ev.Siblings, &children[i].Related)
+		}
+	}
+	return nil
+}
+
+// children reads the documents under parent id.
+func (r *Runner) children(tx *gorm.DB, id string) ([]Child, error) {
+	docs, err := models.Children(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Child, 0, len(docs))
+	for _, d := range docs {
+		ck, ok := r.Kinds.Kind(d.Kind)
+		if !ok {
+			continue
+		}
+		data, err := ck.decode(d.Data)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: stored data: %w", d.ID, err)
+		}
+		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data, Parties: ck.Parties(data)}})
+	}
+	return out, nil
+}
+
+// withChildren fills v.Children when v's kind has child kinds, marking
+// those the caller (org) is a party to.
+func (r *Runner) withChildren(tx *gorm.DB, v *View, org string, system bool) error {
+	if len(r.Kinds.childKinds(v.Kind)) == 0 {
+		return nil
+	}
+	children, err := r.children(tx, v.Doc.ID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(children))
+	for i := range children {
+		ids[i] = children[i].ID
+	}
+	visible, err := models.PartyTo(tx, org, ids)
+	if err != nil {
+		return err
+	}
+	for i := range children {
+		children[i].Visible = system || visible[children[i].ID]
+	}
+	v.Children = children
+	return nil
 }
 
 // related loads the documents the kind's Refs name into ev.Related; a
@@ -270,6 +374,9 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	}
 	view := &View{Kind: k, Doc: *doc, Data: data}
 	if view.Deadlines, err = models.DocumentDeadlines(db, id); err != nil {
+		return nil, err
+	}
+	if err := r.withChildren(db, view, c.Org, false); err != nil {
 		return nil, err
 	}
 	c.Roles = k.RolesOf(data, c.Org)
@@ -365,6 +472,16 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, err
 		}
 	}
+	var parentID string
+	if r.Kinds.hasChildKinds() { // a child's parent is locked before the child, as on create
+		peek, err := models.FindDocument(tx, t.ID, provider, t.Kinds, false)
+		if err == nil && peek.ParentID != nil {
+			parentID = *peek.ParentID
+			if _, err := models.FindDocument(tx, parentID, provider, nil, true); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	k, doc, data, err := r.load(tx, t, provider, c, true)
 	if err != nil {
 		return nil, nil, err
@@ -395,6 +512,9 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			}
 		}
 	}
+	if in, ok := m.Intent(intent); ok && in.Creates != "" {
+		return nil, nil, status.New(status.FailedPrecondition, "intent %s creates a %s: call %s", intent, in.Creates, in.Operation)
+	}
 	if err := m.Check(ctx, ev, intent); err != nil {
 		return nil, nil, r.refusal(ctx, m, err, ev, intent)
 	}
@@ -405,13 +525,23 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
 	}
+	if k.Parent != nil && parentID != "" {
+		sys := ev.Caller
+		sys.System = true // the parent is read for the rules, whoever the caller
+		pev := &engine.Eval{Caller: sys, Now: now}
+		if err := r.underParent(ctx, tx, k, pev, doc.ProviderID, parentID, doc.ID); err != nil {
+			return nil, nil, err
+		}
+		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
+	}
 	if in.Validate != nil {
 		berrs, err := in.Validate(ev)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(berrs) > 0 {
-			return &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}, berrs, nil
+			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}
+			return view, berrs, r.withChildren(tx, view, c.Org, c.System)
 		}
 	}
 	partiesBefore := partyRows(doc.ID, k.Parties(data))
@@ -478,7 +608,11 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
 		}
 	}
-	return &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines}, nil, nil
+	view := &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines}
+	if err := r.withChildren(tx, view, c.Org, c.System); err != nil {
+		return nil, nil, err
+	}
+	return view, nil, nil
 }
 
 // refusal turns an engine refusal into the API's answer: 400/9 naming the

@@ -62,6 +62,11 @@ type Eval struct {
 	// runner before Validate (no entry for an id that does not exist or
 	// that the caller may not see).
 	Related map[string]*Related
+	// Parent is the document a child kind's document belongs to (locked for
+	// the transaction), and Siblings the parent's other children; the
+	// runner fills both for child kinds before Validate.
+	Parent   *Related
+	Siblings []*Related
 	// Apply records the intent's block in Data. Fire calls it once, after
 	// the guards passed and before the target is computed, so guards see
 	// the document before the intent and targets the document after it.
@@ -70,7 +75,7 @@ type Eval struct {
 
 // Related is a document another one refers to.
 type Related struct {
-	ID, Kind, State string
+	ID, Kind, State, Number string
 	Data            any
 	Parties         []Party
 }
@@ -203,6 +208,12 @@ type Intent struct {
 	// target is computed).
 	Apply func(ev *Eval) error
 	Then  []Chain
+	// Creates names the child kind a document of which this intent creates
+	// under this document (through its Operation, the child kind's
+	// create). It is offered as a follow-up like any intent and never fired
+	// on this document: it has no Input and no Apply, and its transitions
+	// keep the state.
+	Creates string
 }
 
 // Definition declares a document kind.
@@ -476,7 +487,16 @@ func Validate(def *Definition) error {
 				bad("intent %s: effect %s on %s: unknown date %q", in.Name, e.Op, e.Rule, e.Since)
 			}
 		}
-		if !in.System && (in.Input == nil || in.Apply == nil) {
+		if in.Creates != "" {
+			for _, t := range in.Transitions {
+				if t.To != "" && !slices.Contains(t.From, t.To) || len(t.From) != 1 {
+					bad("intent %s creates a %s: its transitions must keep the state (one From, To the same)", in.Name, in.Creates)
+				}
+			}
+			if in.Input != nil || in.Apply != nil || len(in.Effects) > 0 {
+				bad("intent %s creates a %s: no Input, Apply or Effects of its own", in.Name, in.Creates)
+			}
+		} else if !in.System && (in.Input == nil || in.Apply == nil) {
 			bad("intent %s has no Input or no Apply", in.Name)
 		}
 		for _, c := range in.Then {
