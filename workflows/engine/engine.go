@@ -76,8 +76,8 @@ type Eval struct {
 // Related is a document another one refers to.
 type Related struct {
 	ID, Kind, State, Number string
-	Data            any
-	Parties         []Party
+	Data                    any
+	Parties                 []Party
 }
 
 // Org is what the directory knows of an organisation.
