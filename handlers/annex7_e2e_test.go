@@ -16,6 +16,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/movements"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
 
@@ -385,7 +386,7 @@ func TestIntentWithoutRouteStopsTheServer(t *testing.T) {
 	def.Intents = slices.Clone(def.Intents)
 	def.Intents[2].Operation = co + "SetAnnex7Handover"
 	k.Def = &def
-	runner, err := documents.New(db, nil, notifications.NewKind(), k)
+	runner, err := documents.New(db, nil, notifications.NewKind(), k, movements.NewKind())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/workflows/annex7"
+	"github.com/wasteflow/wasteflow/workflows/movements"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
@@ -113,6 +114,7 @@ const intentsDescription = " Answers the retrieval document with the caller's fo
 type Document struct {
 	Notification *notifications.NotificationDocument `json:"notification" doc:"set for a prior written notification"`
 	Annex7       *annex7.Annex7Document              `json:"annex7" doc:"set for an Annex VII document"`
+	Movement     *movements.MovementDocument         `json:"movement" doc:"set for a movement document (GetDocument only: SetByIntent refuses movements)"`
 }
 
 type GetDocumentRequest struct {
@@ -218,7 +220,7 @@ func (s *Server) pickDocument(raw json.RawMessage) (*documents.Kind, []byte, str
 	if _, bare := top["id"]; bare {
 		var kind string
 		_ = json.Unmarshal(top["kind"], &kind)
-		if k, ok := s.docs.Kinds.Kind(kind); ok {
+		if k, ok := s.docs.Kinds.Kind(kind); ok && !k.NotByIntent {
 			return k, raw, "document", nil
 		}
 		return nil, nil, "", s.notByIntent("document.kind", kind)
@@ -231,10 +233,10 @@ func (s *Server) pickDocument(raw json.RawMessage) (*documents.Kind, []byte, str
 		}
 		k, ok := s.docs.Kinds.ByContainerKey(key)
 		if !ok {
-			if key == "movement" {
-				return nil, nil, "", s.notByIntent("document.movement", "MOVEMENT")
-			}
 			continue // unknown fields are ignored
+		}
+		if k.NotByIntent {
+			return nil, nil, "", s.notByIntent("document."+key, k.Name())
 		}
 		if found != nil {
 			return nil, nil, "", status.Invalid("document", "exactly one sub-document must be set, not "+found.ContainerKey+" and "+key)
@@ -248,12 +250,14 @@ func (s *Server) pickDocument(raw json.RawMessage) (*documents.Kind, []byte, str
 }
 
 func (s *Server) notByIntent(field, kind string) error {
-	if kind == "MOVEMENT" || kind == "MOVEMENT_DOCUMENT" {
-		return status.New(status.FailedPrecondition, "movement documents are excluded from SetByIntent: use the movement operations")
+	if k, ok := s.docs.Kinds.Kind(kind); (ok && k.NotByIntent) || kind == "MOVEMENT_DOCUMENT" {
+		return status.New(status.FailedPrecondition, "%s documents are excluded from SetByIntent: use their own operations", strings.ToLower(strings.TrimSuffix(kind, "_DOCUMENT")))
 	}
 	var kinds []string
 	for _, k := range s.docs.Kinds.Kinds() {
-		kinds = append(kinds, k.Name())
+		if !k.NotByIntent {
+			kinds = append(kinds, k.Name())
+		}
 	}
 	return status.Invalid(field, fmt.Sprintf("%q is not a document kind SetByIntent takes (%s)", kind, strings.Join(kinds, ", ")))
 }

@@ -72,7 +72,6 @@ type (
 	SetReplyToRequestInformationResponse        NotificationResponse
 	SetRequestForChangeAfterConsentResponse     NotificationResponse
 	GetNotificationResponse                     NotificationResponse
-	SubmitAcknowledgementResponse               NotificationResponse
 	SetRequestInformationResponse               NotificationResponse
 	SetDecisionResponse                         NotificationResponse
 	ReplyToRequestForChangeAfterConsentResponse NotificationResponse
@@ -117,12 +116,11 @@ func (s *Server) notificationOperations() []Operation {
 				return respond[GetNotificationResponse](s.get(ctx, kind, r.DocumentID))
 			}),
 
-		Unary(op(au, "SubmitAcknowledgement", "Acknowledge receipt (ACKNOWLEDGEMENT)",
-			"Authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
-				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods."+intents),
-			func(ctx context.Context, r *SubmitAcknowledgementRequest) (*SubmitAcknowledgementResponse, error) {
-				return respond[SubmitAcknowledgementResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Acknowledgement, notifications.IntentAcknowledgement))
-			}),
+		Unary(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
+			"A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
+				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, "+
+				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intents),
+			s.submitAcknowledgement),
 		Unary(op(au, "SetRequestInformation", "Request information from the notifier (REQUEST_INFORMATION)",
 			"Suspends every running decision period and starts INFORMATION_REPLY_DUE (10 working days, Art. 8(3)). May be repeated."+intents),
 			func(ctx context.Context, r *SetRequestInformationRequest) (*SetRequestInformationResponse, error) {

@@ -44,7 +44,7 @@ var Codes = []string{shipment.ErrWasteCode, ErrNotGreenListed, shipment.ErrOpera
 	shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, ErrTakeBackReference}
 
 // MeansOfTransport (Annex VII, box 5).
-var MeansOfTransport = []string{"ROAD", "RAIL", "SEA", "AIR", "INLAND_WATERWAYS"}
+var MeansOfTransport = shipment.MeansOfTransport
 
 // Facility is the recovery facility or laboratory (Annex VII, box 7).
 type Facility struct {

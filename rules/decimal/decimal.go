@@ -2,8 +2,48 @@
 // the query operand n and notified quantities use it.
 package decimal
 
+import (
+	"fmt"
+	"math/big"
+	"strings"
+)
+
 // Decimal is units + nanos × 10⁻⁹ (google.type.Money without currency).
 type Decimal struct {
 	Units int64 `json:"units"`
 	Nanos int32 `json:"nanos"`
+}
+
+// nanos is d as an exact count of 10⁻⁹ units.
+func (d Decimal) nanos() *big.Int {
+	n := big.NewInt(d.Units)
+	n.Mul(n, big.NewInt(1_000_000_000))
+	return n.Add(n, big.NewInt(int64(d.Nanos)))
+}
+
+// Add returns d + e, exactly (units carry, nanos take the sign of units).
+func (d Decimal) Add(e Decimal) Decimal {
+	sum := d.nanos()
+	sum.Add(sum, e.nanos())
+	q, r := new(big.Int).QuoRem(sum, big.NewInt(1_000_000_000), new(big.Int))
+	return Decimal{Units: q.Int64(), Nanos: int32(r.Int64())}
+}
+
+// Cmp compares d and e: -1, 0 or +1.
+func (d Decimal) Cmp(e Decimal) int { return d.nanos().Cmp(e.nanos()) }
+
+// String renders d in plain decimal notation ("20.5").
+func (d Decimal) String() string {
+	n := d.nanos()
+	neg := n.Sign() < 0
+	n.Abs(n)
+	q, r := new(big.Int).QuoRem(n, big.NewInt(1_000_000_000), new(big.Int))
+	s := q.String()
+	if r.Sign() != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%09d", r.Int64()), "0")
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

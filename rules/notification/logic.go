@@ -255,3 +255,52 @@ func (n *Notification) ConsentExpired(now time.Time) bool {
 	}
 	return now.After(d.Add(24*time.Hour + 14*time.Hour))
 }
+
+// MovementEntry is one movement as its notification lists it.
+type MovementEntry struct {
+	ID                   string   `json:"id"`
+	Number               string   `json:"number"`
+	State                string   `json:"state"`
+	SequenceNumber       int32    `json:"sequenceNumber"`
+	ActualDateOfShipment string   `json:"actualDateOfShipment"`
+	ActualQuantity       Quantity `json:"actualQuantity"`
+}
+
+// Movements is what has been shipped under a notification and what may
+// still be: every movement created counts, whatever its state.
+type Movements struct {
+	Count         int32           `json:"count" doc:"movements created"`
+	ShipmentsLeft int32           `json:"shipmentsLeft" doc:"numberOfShipments minus count"`
+	QuantityUsed  Quantity        `json:"quantityUsed" doc:"the movements' quantities as last corrected, in the notified unit"`
+	QuantityLeft  Quantity        `json:"quantityLeft" doc:"totalQuantity minus quantityUsed"`
+	Entries       []MovementEntry `json:"entries" doc:"the movements the caller is a party to"`
+}
+
+// CountMovements sums the shipments made under c.
+func CountMovements(c *Content, shipped []Shipped) Movements {
+	out := Movements{Count: int32(len(shipped)), Entries: []MovementEntry{}}
+	out.ShipmentsLeft = max(c.NumberOfShipments-out.Count, 0)
+	var used Decimal
+	for _, s := range shipped {
+		_, _, q := s.Shipment()
+		switch {
+		case q.Tonnes != nil && c.TotalQuantity.Tonnes != nil:
+			used = used.Add(*q.Tonnes)
+		case q.CubicMetres != nil && c.TotalQuantity.CubicMetres != nil:
+			used = used.Add(*q.CubicMetres)
+		}
+	}
+	neg := func(d Decimal) Decimal { return Decimal{Units: -d.Units, Nanos: -d.Nanos} }
+	switch {
+	case c.TotalQuantity.Tonnes != nil:
+		left := c.TotalQuantity.Tonnes.Add(neg(used))
+		out.QuantityUsed, out.QuantityLeft = Quantity{Tonnes: &used}, Quantity{Tonnes: &left}
+	case c.TotalQuantity.CubicMetres != nil:
+		left := c.TotalQuantity.CubicMetres.Add(neg(used))
+		out.QuantityUsed, out.QuantityLeft = Quantity{CubicMetres: &used}, Quantity{CubicMetres: &left}
+	}
+	return out
+}
+
+// Shipped is a movement as its notification counts it.
+type Shipped = shipment.Shipped

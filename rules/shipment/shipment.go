@@ -47,10 +47,19 @@ type WasteClassification struct {
 // Decimal is units plus nanos (10^-9), like google.type.Money without currency.
 type Decimal = decimal.Decimal
 
+// MeansOfTransport are the means a carrier may use.
+var MeansOfTransport = []string{"ROAD", "RAIL", "SEA", "AIR", "INLAND_WATERWAYS"}
+
 // Quantity is given in tonnes or in cubic metres.
 type Quantity struct {
 	Tonnes      *Decimal `json:"tonnes"`
 	CubicMetres *Decimal `json:"cubicMetres"`
+}
+
+// Shipped is one shipment made under a notification, as its notification
+// counts it.
+type Shipped interface {
+	Shipment() (sequence int32, date string, quantity Quantity)
 }
 
 // Party is an organisation named in a role.

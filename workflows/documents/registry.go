@@ -43,6 +43,9 @@ type Kind struct {
 	// Parent makes the kind a child of another kind (nil: a document of
 	// its own).
 	Parent *Parent
+	// NotByIntent: SetByIntent refuses the kind (the service interface
+	// excludes movements); its own operations serve it.
+	NotByIntent bool
 
 	machine *engine.Machine
 }

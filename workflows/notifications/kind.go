@@ -25,6 +25,7 @@ type NotificationDocument struct {
 	ConsentConditions   []string                     `json:"consentConditions"`
 	ConsentValidUntil   string                       `json:"consentValidUntil"`
 	Metadata            n.Metadata                   `json:"metadata"`
+	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped"`
 	documents.Trailer   `json:",inline"`
 
 	Acknowledgement           n.Acknowledgement           `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
@@ -66,6 +67,24 @@ func document(v *documents.View) any {
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
+	}
+	var shipped []n.Shipped
+	for _, c := range v.Children {
+		s, ok := c.Data.(n.Shipped)
+		if !ok {
+			continue
+		}
+		shipped = append(shipped, s)
+		if c.Visible {
+			seq, date, q := s.Shipment()
+			e := n.MovementEntry{ID: c.ID, Number: c.Number, State: c.State, SequenceNumber: seq, ActualDateOfShipment: date, ActualQuantity: q}
+			doc.Movements.Entries = append(doc.Movements.Entries, e)
+		}
+	}
+	entries := doc.Movements.Entries
+	doc.Movements = n.CountMovements(&d.Content, shipped)
+	if entries != nil {
+		doc.Movements.Entries = entries
 	}
 	// Pre-filled blocks: what a UI would start from.
 	if open := d.OpenInformationRequest(); open != nil {

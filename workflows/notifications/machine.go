@@ -37,6 +37,7 @@ const (
 	IntentNotificationSignal    = "NOTIFICATION_SIGNAL"
 	IntentTacitConsent          = "TACIT_CONSENT"
 	IntentConsentValidityExpiry = "CONSENT_VALIDITY_EXPIRY"
+	IntentCreateMovement        = "CREATE_MOVEMENT"
 )
 
 var anyAuthority = []string{n.RoleAuthorityDispatch, n.RoleAuthorityDestination, n.RoleAuthorityTransit}
@@ -206,6 +207,10 @@ var Definition = &engine.Definition{
 				doc(ev).ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
 				return nil
 			}},
+		{Name: IntentCreateMovement, Operation: company + "CreateMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
+			Summary:     "announce a shipment under the consent: creates a movement document (CreateMovementTemplate)",
+			Creates:     "MOVEMENT",
+			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested}}},
 		{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},

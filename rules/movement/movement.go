@@ -1,0 +1,439 @@
+// Package movement holds the movement document (one shipment under a
+// consented notification, Art. 16 of Regulation (EU) 2024/1157) as values:
+// its template, the blocks of its intents, the history they leave, and pure
+// functions over them. No database, no clock of its own.
+package movement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wasteflow/wasteflow/rules/calendar"
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/rules/wastecodes"
+)
+
+// States of the movement machine (public contract).
+const (
+	Submitted           = "SUBMITTED"
+	Acknowledged        = "ACKNOWLEDGED"
+	InTransit           = "IN_TRANSIT"
+	ReceivedByConsignee = "RECEIVED_BY_CONSIGNEE"
+	ReceivedByFacility  = "RECEIVED_BY_FACILITY"
+	Completed           = "COMPLETED"
+	Rejected            = "REJECTED"
+	TakeBackOrdered     = "TAKE_BACK_ORDERED"
+	TakenBack           = "TAKEN_BACK"
+)
+
+// ErrSequenceNumber: a sequence number another movement of the
+// notification has, or not positive (our design).
+const ErrSequenceNumber = "SEQUENCE_NUMBER_INVALID"
+
+// Codes lists every business error code of the kind.
+var Codes = []string{n.ErrShipmentCount, n.ErrQuantityExceeded, n.ErrConsentNotValid, n.ErrPriorNotice, n.ErrOperationCode,
+	n.ErrPartyUnknown, n.ErrRequiredMissing, n.ErrQuantity, n.ErrPackagingType, shipment.ErrDateOutOfRange, ErrSequenceNumber}
+
+// Carrier is a carrier of this shipment, one of the notified carriers.
+type Carrier struct {
+	OrganisationID   string `json:"organisationId"`
+	MeansOfTransport string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+}
+
+// Template is the movement document as the notifier fills it in.
+type Template struct {
+	SequenceNumber       int32             `json:"sequenceNumber" doc:"1, 2, ... per notification; assigned by the server when 0 or absent; unique per notification"`
+	ActualDateOfShipment string            `json:"actualDateOfShipment" doc:"YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead"`
+	ActualQuantity       shipment.Quantity `json:"actualQuantity" doc:"in the notified unit; all movements together at most the notified totalQuantity"`
+	PackagingTypes       []string          `json:"packagingTypes" doc:"among the notified packaging types"`
+	Carriers             []Carrier         `json:"carriers" doc:"in order; each one of the notified carriers"`
+}
+
+// Input blocks.
+
+// CarrierTransport is a carrier taking custody (one leg).
+type CarrierTransport struct {
+	CarrierOrganisationID string `json:"carrierOrganisationId" doc:"default the caller's organisation"`
+	MeansOfTransport      string `json:"meansOfTransport" doc:"default the template's for this carrier"`
+	VehicleID             string `json:"vehicleId" doc:"registration number, wagon or vessel"`
+	TakenOverOn           string `json:"takenOverOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date or the previous leg"`
+}
+
+// ConsigneeReception is the consignee's receipt.
+type ConsigneeReception struct {
+	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
+	Quantity   shipment.Quantity `json:"quantity"`
+}
+
+// FacilityReception is the facility's receipt or rejection.
+type FacilityReception struct {
+	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
+	Quantity   shipment.Quantity `json:"quantity"`
+	Rejected   bool              `json:"rejected" doc:"the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told"`
+	Reason     string            `json:"reason" doc:"required with rejected"`
+}
+
+// FacilityCompletion certifies the recovery or disposal completed.
+type FacilityCompletion struct {
+	CompletedOn   string `json:"completedOn" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
+	OperationCode string `json:"operationCode" doc:"one of the notification's R or D codes"`
+}
+
+// SignalType of an authority's movement signal.
+type SignalType int32
+
+// Signal types.
+const (
+	SignalUnspecified SignalType = iota
+	SignalConfirm
+	SignalReject
+	SignalRequestCorrection
+)
+
+// EnumNames implements the codec's enum contract.
+func (SignalType) EnumNames() []string {
+	return []string{"MOVEMENT_SIGNAL_TYPE_UNSPECIFIED", "CONFIRM", "REJECT", "REQUEST_CORRECTION"}
+}
+
+// Signal is an authority's signal on a movement.
+type Signal struct {
+	Type   SignalType `json:"type" doc:"CONFIRM: recorded (by the authority of dispatch on a TAKE_BACK_ORDERED movement: the waste is back, TAKEN_BACK); REJECT: the movement is REJECTED; REQUEST_CORRECTION: the notifier may change the template once"`
+	Reason string     `json:"reason" doc:"required for REJECT and REQUEST_CORRECTION"`
+}
+
+// TakeBack is the authority of dispatch ordering the waste back (Art. 22).
+type TakeBack struct {
+	Reason string `json:"reason"`
+	DueOn  string `json:"dueOn" doc:"YYYY-MM-DD agreed for the take-back; default 90 days after the order"`
+}
+
+// History records.
+
+// CorrectionRecord is the template before a change.
+type CorrectionRecord struct {
+	At       time.Time `json:"at"`
+	Previous Template  `json:"previous"`
+}
+
+// AcknowledgementRecord is an authority's acknowledgement.
+type AcknowledgementRecord struct {
+	AuthorityOrganisationID string    `json:"authorityOrganisationId"`
+	Remarks                 string    `json:"remarks"`
+	At                      time.Time `json:"at"`
+}
+
+// LegRecord is a carrier's custody.
+type LegRecord struct {
+	CarrierOrganisationID string    `json:"carrierOrganisationId"`
+	MeansOfTransport      string    `json:"meansOfTransport"`
+	VehicleID             string    `json:"vehicleId"`
+	TakenOverOn           string    `json:"takenOverOn"`
+	At                    time.Time `json:"at"`
+}
+
+// ReceptionRecord is a receipt recorded.
+type ReceptionRecord struct {
+	ReceivedOn string            `json:"receivedOn"`
+	Quantity   shipment.Quantity `json:"quantity"`
+	Rejected   bool              `json:"rejected"`
+	Reason     string            `json:"reason"`
+	At         time.Time         `json:"at"`
+}
+
+// CompletionRecord is the completion certificate recorded.
+type CompletionRecord struct {
+	CompletedOn   string    `json:"completedOn"`
+	OperationCode string    `json:"operationCode"`
+	At            time.Time `json:"at"`
+}
+
+// SignalRecord is an authority's signal recorded.
+type SignalRecord struct {
+	AuthorityOrganisationID string     `json:"authorityOrganisationId"`
+	Type                    SignalType `json:"type"`
+	Reason                  string     `json:"reason"`
+	At                      time.Time  `json:"at"`
+}
+
+// TakeBackRecord is the take-back order recorded.
+type TakeBackRecord struct {
+	AuthorityOrganisationID string    `json:"authorityOrganisationId"`
+	Reason                  string    `json:"reason"`
+	DueOn                   string    `json:"dueOn"`
+	At                      time.Time `json:"at"`
+	ReturnedAt              time.Time `json:"returnedAt" doc:"when the authority of dispatch confirmed the waste is back; null while open"`
+}
+
+// Movement is the whole aggregate stored for a movement document.
+type Movement struct {
+	NotificationID string   `json:"notificationId"`
+	Template       Template `json:"movementTemplate"`
+	// The notification's parties and operation codes when the movement was
+	// created: the movement's parties are the notification's.
+	NotifiedParties  []shipment.Party        `json:"notifiedParties"`
+	OperationCodes   []string                `json:"operationCodes"`
+	CorrectionOpen   bool                    `json:"correctionOpen"`
+	Corrections      []CorrectionRecord      `json:"corrections"`
+	Acknowledgements []AcknowledgementRecord `json:"acknowledgements"`
+	Legs             []LegRecord             `json:"legs"`
+	Consignee        *ReceptionRecord        `json:"consigneeReception"`
+	Facility         *ReceptionRecord        `json:"facilityReception"`
+	Completion       *CompletionRecord       `json:"facilityCompletion"`
+	Signals          []SignalRecord          `json:"signals"`
+	TakeBack         *TakeBackRecord         `json:"takeBack"`
+	Metadata         shipment.Metadata       `json:"metadata"`
+}
+
+// Shipment implements shipment.Shipped.
+func (m *Movement) Shipment() (int32, string, shipment.Quantity) {
+	return m.Template.SequenceNumber, m.Template.ActualDateOfShipment, m.Template.ActualQuantity
+}
+
+// Quantity is the shipment's quantity as last corrected (what it counts
+// against the notified total).
+func (m *Movement) Quantity() shipment.Quantity { return m.Template.ActualQuantity }
+
+// Parties: the notification's parties as notified, and this shipment's
+// carriers.
+func (m *Movement) Parties() []shipment.Party {
+	out := slices.Clone(m.NotifiedParties)
+	for _, c := range m.Template.Carriers {
+		out = append(out, shipment.Party{OrganisationID: c.OrganisationID, Role: shipment.RoleCarrier})
+	}
+	return out
+}
+
+// Org is the organisation holding role on the movement ("" when none).
+func (m *Movement) Org(role string) string {
+	for _, p := range m.NotifiedParties {
+		if p.Role == role {
+			return p.OrganisationID
+		}
+	}
+	return ""
+}
+
+// HasCustody reports whether a carrier took the waste over.
+func (m *Movement) HasCustody() bool { return len(m.Legs) > 0 }
+
+// HasLeg reports whether org recorded a leg.
+func (m *Movement) HasLeg(org string) bool {
+	return slices.ContainsFunc(m.Legs, func(l LegRecord) bool { return l.CarrierOrganisationID == org })
+}
+
+// LastHandOver is the earliest date of the next leg.
+func (m *Movement) LastHandOver() string {
+	last := m.Template.ActualDateOfShipment
+	for _, l := range m.Legs {
+		last = max(last, l.TakenOverOn)
+	}
+	return last
+}
+
+// Snapshot records the notification's parties and codes on a new movement.
+func (m *Movement) Snapshot(notificationID string, nf *n.Notification) {
+	m.NotificationID = notificationID
+	m.NotifiedParties = nil
+	for _, p := range n.Parties(&nf.Content) {
+		if p.Role != shipment.RoleCarrier { // the movement's carriers are its own
+			m.NotifiedParties = append(m.NotifiedParties, p)
+		}
+	}
+	m.OperationCodes = slices.Clone(nf.Content.RecoveryDisposalCodes)
+}
+
+// Under is what a template is checked against: the notification, the
+// other movements under it, and whether this is a new movement or a
+// change of the template whose shipment date was before.
+type Under struct {
+	Notification *n.Notification
+	Others       []*Movement
+	Dir          shipment.Directory
+	Notifier     calendar.Place
+	Now          time.Time
+	// PreviousDate is the template's date before a change ("" on create):
+	// the prior notice is checked again only when the date moves.
+	PreviousDate string
+	Create       bool
+}
+
+// CheckTemplate checks a template against the notification and its other
+// movements: parties, packaging, quantity and count within the notified
+// totals, the date within the consent and the shipment period, the prior
+// notice. It assigns the sequence number when the template has none.
+func CheckTemplate(t *Template, u Under) []shipment.BusinessError {
+	c := &u.Notification.Content
+	k := &shipment.Checker{Dir: u.Dir, Complete: true, On: u.Now}
+	const f = "movementTemplate."
+	// Sequence number.
+	used := map[int32]bool{}
+	var highest int32
+	for _, o := range u.Others {
+		used[o.Template.SequenceNumber] = true
+		highest = max(highest, o.Template.SequenceNumber)
+	}
+	switch {
+	case t.SequenceNumber == 0:
+		t.SequenceNumber = highest + 1
+	case t.SequenceNumber < 0 || used[t.SequenceNumber]:
+		k.Add(ErrSequenceNumber, f+"sequenceNumber", "sequence number %d is taken or not positive; omit it to get the next one (%d)", t.SequenceNumber, highest+1)
+	}
+	// Count: every movement created counts, whatever its state.
+	if u.Create && int32(len(u.Others)) >= c.NumberOfShipments {
+		k.Add(n.ErrShipmentCount, f+"sequenceNumber", "the notification allows %d shipments and all of them have been made", c.NumberOfShipments)
+	}
+	// Carriers.
+	if len(t.Carriers) == 0 {
+		k.Add(n.ErrRequiredMissing, f+"carriers", "at least one carrier is required")
+	}
+	for i, cr := range t.Carriers {
+		field := fmt.Sprintf(f+"carriers[%d]", i)
+		if !slices.ContainsFunc(c.Carriers, func(p shipment.PartyRef) bool { return p.OrganisationID == cr.OrganisationID }) {
+			k.Add(n.ErrPartyUnknown, field+".organisationId", "%q is not a carrier of the notification", cr.OrganisationID)
+		}
+		if !slices.Contains(shipment.MeansOfTransport, cr.MeansOfTransport) {
+			k.Add(n.ErrRequiredMissing, field+".meansOfTransport", "%q is not a means of transport (%s)", cr.MeansOfTransport, strings.Join(shipment.MeansOfTransport, ", "))
+		}
+	}
+	for i, p := range t.PackagingTypes {
+		if !slices.Contains(c.PackagingTypes, p) {
+			k.Add(n.ErrPackagingType, fmt.Sprintf(f+"packagingTypes[%d]", i), "%q is not among the notified packaging types (%s)", p, strings.Join(c.PackagingTypes, ", "))
+		}
+	}
+	checkQuantity(k, t.ActualQuantity, u)
+	checkDate(k, t.ActualDateOfShipment, u)
+	return k.Errors
+}
+
+func checkQuantity(k *shipment.Checker, q shipment.Quantity, u Under) {
+	const field = "movementTemplate.actualQuantity"
+	total := u.Notification.Content.TotalQuantity
+	if q.Tonnes == nil && q.CubicMetres == nil {
+		k.Add(n.ErrRequiredMissing, field, "the actual quantity is required")
+		return
+	}
+	k.Quantity(field, q)
+	if (q.Tonnes == nil) != (total.Tonnes == nil) {
+		k.Add(n.ErrQuantity, field, "give the quantity in the notified unit (%s)", unit(total))
+		return
+	}
+	sum := amount(q)
+	for _, o := range u.Others {
+		if oq := o.Quantity(); (oq.Tonnes == nil) == (q.Tonnes == nil) {
+			sum = sum.Add(amount(oq))
+		}
+	}
+	if sum.Cmp(amount(total)) > 0 {
+		k.Add(n.ErrQuantityExceeded, field, "all movements together would carry %s %s; the notification allows %s", sum, unit(total), amount(total))
+	}
+}
+
+func amount(q shipment.Quantity) shipment.Decimal {
+	if q.Tonnes != nil {
+		return *q.Tonnes
+	}
+	if q.CubicMetres != nil {
+		return *q.CubicMetres
+	}
+	return shipment.Decimal{}
+}
+
+func unit(q shipment.Quantity) string {
+	if q.CubicMetres != nil {
+		return "cubic metres"
+	}
+	return "tonnes"
+}
+
+func checkDate(k *shipment.Checker, date string, u Under) {
+	const field = "movementTemplate.actualDateOfShipment"
+	nf := u.Notification
+	if date == "" {
+		k.Add(n.ErrRequiredMissing, field, "the date of shipment is required")
+		return
+	}
+	if _, err := shipment.ParseDate(date); err != nil {
+		k.Add(shipment.ErrDateOutOfRange, field, "dates must be YYYY-MM-DD")
+		return
+	}
+	period := nf.Content.ShipmentPeriod
+	switch {
+	case nf.ConsentValidUntil != "" && date > nf.ConsentValidUntil:
+		k.Add(n.ErrConsentNotValid, field, "the consent is valid until %s", nf.ConsentValidUntil)
+	case date < period.FirstDeparture || date > period.LastDeparture:
+		k.Add(n.ErrConsentNotValid, field, "%s lies outside the notified shipment period %s to %s", date, period.FirstDeparture, period.LastDeparture)
+	}
+	if u.Create || date != u.PreviousDate {
+		loc := calendar.Location(u.Notifier.Country)
+		earliest := calendar.AddWorkingDays(u.Notifier, u.Now, 2).In(loc).Format(time.DateOnly)
+		if date < earliest {
+			k.Add(n.ErrPriorNotice, field, "a shipment must be announced at least 2 working days before it starts: %s is the earliest date now", earliest)
+		}
+	}
+}
+
+// PastDate checks a date the acting party states about what happened: not
+// after today at place, not before notBefore (what names it).
+func PastDate(field, date string, place calendar.Place, now time.Time, notBefore, what string) []shipment.BusinessError {
+	if date == "" {
+		return []shipment.BusinessError{{Code: n.ErrRequiredMissing, Field: field, Message: field + " is required"}}
+	}
+	if _, err := shipment.ParseDate(date); err != nil {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: "dates must be YYYY-MM-DD"}}
+	}
+	if today := now.In(calendar.Location(place.Country)).Format(time.DateOnly); date > today {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is in the future (today is %s where you are)", date, today)}}
+	}
+	if notBefore != "" && date < notBefore {
+		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
+	}
+	return nil
+}
+
+// CheckCompletion: the date, and an operation code among the notified ones.
+func CheckCompletion(in *FacilityCompletion, m *Movement, place calendar.Place, now time.Time) []shipment.BusinessError {
+	received := ""
+	if m.Facility != nil {
+		received = m.Facility.ReceivedOn
+	}
+	errs := PastDate("facilityCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
+	if _, ok := wastecodes.LookupOperation(in.OperationCode); !ok || !slices.Contains(m.OperationCodes, in.OperationCode) {
+		errs = append(errs, shipment.BusinessError{Code: n.ErrOperationCode, Field: "facilityCompletion.operationCode",
+			Message: fmt.Sprintf("%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(m.OperationCodes, ", "))})
+	}
+	return errs
+}
+
+// CompletionCertificateDue is the last day for the completion certificate:
+// a year after the facility's receipt, and 30 days after the completion
+// once known, whichever is earlier (Art. 15(4)).
+func (m *Movement) CompletionCertificateDue() string {
+	if m.Facility == nil || m.Facility.Rejected {
+		return ""
+	}
+	received, err := shipment.ParseDate(m.Facility.ReceivedOn)
+	if err != nil {
+		return ""
+	}
+	due := received.AddDate(1, 0, 0)
+	if m.Completion != nil {
+		if done, err := shipment.ParseDate(m.Completion.CompletedOn); err == nil && done.AddDate(0, 0, 30).Before(due) {
+			due = done.AddDate(0, 0, 30)
+		}
+	}
+	return due.Format(time.DateOnly)
+}
+
+// TakeBackDue is the agreed take-back date, or 90 days after the order.
+func (m *Movement) TakeBackDue() string {
+	if m.TakeBack == nil {
+		return ""
+	}
+	if m.TakeBack.DueOn != "" {
+		return m.TakeBack.DueOn
+	}
+	return m.TakeBack.At.AddDate(0, 0, 90).Format(time.DateOnly)
+}

@@ -1,0 +1,107 @@
+package movements
+
+import (
+	"fmt"
+	"reflect"
+
+	m "github.com/wasteflow/wasteflow/rules/movement"
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// IntentCreateMovement is the notification's intent that offers a new
+// movement to its notifier (CONSENTED or CHANGE_REQUESTED).
+const IntentCreateMovement = "CREATE_MOVEMENT"
+
+// Receptions are the receipts certified so far.
+type Receptions struct {
+	Consignee *m.ReceptionRecord `json:"consignee"`
+	Facility  *m.ReceptionRecord `json:"facility" doc:"with rejected and reason when the facility refused the shipment"`
+}
+
+// MovementDocument is the retrieval document of a movement: identifiers,
+// state, its notification, the template, what happened since, deadlines,
+// and one input block per intent, pre-filled with what was recorded.
+type MovementDocument struct {
+	documents.Header  `json:",inline"`
+	NotificationID    string                    `json:"notificationId"`
+	MovementTemplate  m.Template                `json:"movementTemplate" doc:"the shipment as announced and last corrected; also the block of MOVEMENT_TEMPLATE"`
+	CorrectionOpen    bool                      `json:"correctionOpen" doc:"an authority requested a correction: the notifier may change the template once"`
+	Corrections       []m.CorrectionRecord      `json:"corrections" doc:"earlier versions of the template"`
+	Acknowledgements  []m.AcknowledgementRecord `json:"acknowledgements"`
+	Legs              []m.LegRecord             `json:"legs" doc:"carrier custody in order"`
+	Receptions        Receptions                `json:"receptions"`
+	Completion        *m.CompletionRecord       `json:"completion"`
+	Signals           []m.SignalRecord          `json:"signals"`
+	TakeBackOrder     *m.TakeBackRecord         `json:"takeBackOrder"`
+	Metadata          shipment.Metadata         `json:"metadata"`
+	documents.Trailer `json:",inline"`
+
+	Acknowledgement    n.Acknowledgement    `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
+	CarrierTransport   m.CarrierTransport   `json:"carrierTransport" doc:"input block of CARRIER_TRANSPORT"`
+	ConsigneeReception m.ConsigneeReception `json:"consigneeReception" doc:"input block of CONSIGNEE_RECEPTION"`
+	FacilityReception  m.FacilityReception  `json:"facilityReception" doc:"input block of FACILITY_RECEPTION"`
+	FacilityCompletion m.FacilityCompletion `json:"facilityCompletion" doc:"input block of FACILITY_COMPLETION"`
+	MovementSignal     m.Signal             `json:"movementSignal" doc:"input block of MOVEMENT_SIGNAL"`
+	TakeBack           m.TakeBack           `json:"takeBack" doc:"input block of MOVEMENT_TAKE_BACK"`
+}
+
+// NewKind registers the movement with the runner, as a child of the
+// notification.
+func NewKind() *documents.Kind {
+	return &documents.Kind{
+		Def:          Definition,
+		IDPrefix:     "mvt_",
+		NumberFormat: "the notification's number, M and the sequence number: DE-2026-000001-M001",
+		ContainerKey: "movement",
+		NewData:      func() any { return new(m.Movement) },
+		Parties: func(data any) []engine.Party {
+			var out []engine.Party
+			for _, p := range data.(*m.Movement).Parties() {
+				out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
+			}
+			return out
+		},
+		Document:     document,
+		DocumentType: reflect.TypeFor[MovementDocument](),
+		Codes:        m.Codes,
+		NotByIntent:  true,
+		Parent: &documents.Parent{
+			Kind:   "NOTIFICATION",
+			Intent: IntentCreateMovement,
+			Ref:    func(input any) string { return input.(*CreateInput).NotificationID },
+			Number: func(parent string, data any) string {
+				return fmt.Sprintf("%s-M%03d", parent, data.(*m.Movement).Template.SequenceNumber)
+			},
+		},
+	}
+}
+
+func document(v *documents.View) any {
+	d := v.Data.(*m.Movement)
+	doc := &MovementDocument{
+		Header: v.Header(), Trailer: v.Trailer(),
+		NotificationID: d.NotificationID, MovementTemplate: d.Template, CorrectionOpen: d.CorrectionOpen, Corrections: d.Corrections,
+		Acknowledgements: d.Acknowledgements, Legs: d.Legs, Receptions: Receptions{Consignee: d.Consignee, Facility: d.Facility},
+		Completion: d.Completion, Signals: d.Signals, TakeBackOrder: d.TakeBack, Metadata: d.Metadata,
+	}
+	// Pre-filled blocks: what was recorded, or what a UI would start from.
+	if r := d.Consignee; r != nil {
+		doc.ConsigneeReception = m.ConsigneeReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity}
+	} else {
+		doc.ConsigneeReception.Quantity = d.Template.ActualQuantity
+	}
+	if r := d.Facility; r != nil {
+		doc.FacilityReception = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, Reason: r.Reason}
+	} else {
+		doc.FacilityReception.Quantity = d.Template.ActualQuantity
+	}
+	if c := d.Completion; c != nil {
+		doc.FacilityCompletion = m.FacilityCompletion{CompletedOn: c.CompletedOn, OperationCode: c.OperationCode}
+	} else if len(d.OperationCodes) == 1 {
+		doc.FacilityCompletion.OperationCode = d.OperationCodes[0]
+	}
+	return doc
+}

@@ -1,0 +1,359 @@
+// Package movements declares the movement document (one shipment under a
+// consented notification) as a child kind of the notification: its
+// machine, deadline rules, party selectors, and per intent the block it
+// takes, how it is checked and recorded. The runner (workflows/documents)
+// executes it and locks the notification while it does, so the shipments
+// and quantity stay within the notified totals; the rules are pure
+// functions in rules/movement.
+package movements
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/wasteflow/wasteflow/rules/calendar"
+	m "github.com/wasteflow/wasteflow/rules/movement"
+	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Kind of the document.
+const Kind = "MOVEMENT"
+
+const (
+	company   = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/"
+	authority = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/"
+)
+
+// Intents (public contract).
+const (
+	IntentCreate             = "CREATE"
+	IntentTemplate           = "MOVEMENT_TEMPLATE"
+	IntentAcknowledgement    = "ACKNOWLEDGEMENT"
+	IntentCarrierTransport   = "CARRIER_TRANSPORT"
+	IntentConsigneeReception = "CONSIGNEE_RECEPTION"
+	IntentFacilityReception  = "FACILITY_RECEPTION"
+	IntentFacilityCompletion = "FACILITY_COMPLETION"
+	IntentSignal             = "MOVEMENT_SIGNAL"
+	IntentTakeBack           = "MOVEMENT_TAKE_BACK"
+)
+
+const (
+	ruleReceipt    = "RECEIPT_CERTIFICATE_DUE"
+	ruleCompletion = "COMPLETION_CERTIFICATE_DUE"
+	ruleTakeBack   = "TAKE_BACK_DUE"
+
+	partyNotifier  = "NOTIFIER"
+	partyConsignee = "CONSIGNEE"
+	partyFacility  = "FACILITY"
+)
+
+// CreateInput is what CreateMovementTemplate takes.
+type CreateInput struct {
+	NotificationID string
+	Template       m.Template
+	Metadata       shipment.Metadata
+}
+
+var (
+	authorities = []string{shipment.RoleAuthorityDispatch, shipment.RoleAuthorityDestination, shipment.RoleAuthorityTransit}
+	// beforeCustody and afterCustody are the states in which the template
+	// may change: freely before a carrier took the waste over, afterwards
+	// once per correction an authority requested.
+	afterCustody = []string{m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility}
+	nonFinal     = []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected, m.TakeBackOrdered}
+)
+
+// Definition is the movement machine (domain/workflows.md section 5).
+var Definition = &engine.Definition{
+	Kind:    Kind,
+	States:  []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Completed, m.Rejected, m.TakeBackOrdered, m.TakenBack},
+	Initial: m.Submitted,
+	Final:   []string{m.Completed, m.TakenBack},
+	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
+		Summary: "announce one shipment under a consented notification (SUBMITTED)",
+		Input:   func() any { return new(CreateInput) },
+		Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+			in := ev.Input.(*CreateInput)
+			return m.CheckTemplate(&in.Template, under(ev, true, "")), nil
+		},
+		Apply: func(ev *engine.Eval) error {
+			in, d := ev.Input.(*CreateInput), doc(ev)
+			d.Snapshot(ev.Parent.ID, notification(ev))
+			d.Template, d.Metadata = in.Template, in.Metadata
+			return nil
+		}},
+	Intents: []engine.Intent{
+		{Name: IntentTemplate, Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
+			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
+			Transitions: []engine.Transition{
+				{From: []string{m.Submitted}, To: m.Submitted}, {From: []string{m.Acknowledged}, To: m.Acknowledged},
+				{From: []string{m.InTransit}, To: m.InTransit, Guard: "correctionOpen"},
+				{From: []string{m.ReceivedByConsignee}, To: m.ReceivedByConsignee, Guard: "correctionOpen"},
+				{From: []string{m.ReceivedByFacility}, To: m.ReceivedByFacility, Guard: "correctionOpen"},
+			},
+			Input: func() any { return new(m.Template) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				t, d := ev.Input.(*m.Template), doc(ev)
+				if t.SequenceNumber == 0 {
+					t.SequenceNumber = d.Template.SequenceNumber
+				}
+				if t.SequenceNumber != d.Template.SequenceNumber {
+					return []engine.BusinessError{{Code: m.ErrSequenceNumber, Field: "movementTemplate.sequenceNumber", Message: "the sequence number is fixed when the movement is created"}}, nil
+				}
+				return m.CheckTemplate(t, under(ev, false, d.Template.ActualDateOfShipment)), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				d := doc(ev)
+				d.Corrections = append(d.Corrections, m.CorrectionRecord{At: ev.Now, Previous: d.Template})
+				d.Template, d.CorrectionOpen = *ev.Input.(*m.Template), false
+				return nil
+			}},
+		{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: authorities,
+			Summary:     "a concerned authority acknowledges the movement document",
+			Transitions: []engine.Transition{{From: []string{m.Submitted}, To: m.Acknowledged}},
+			Input:       func() any { return new(n.Acknowledgement) },
+			Apply: func(ev *engine.Eval) error {
+				d := doc(ev)
+				d.Acknowledgements = append(d.Acknowledgements, m.AcknowledgementRecord{AuthorityOrganisationID: ev.Caller.Org, Remarks: ev.Input.(*n.Acknowledgement).Remarks, At: ev.Now})
+				return nil
+			}},
+		{Name: IntentCarrierTransport, Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
+			Summary:     "a carrier of the movement takes custody (each carrier once, in turn)",
+			Transitions: []engine.Transition{{From: []string{m.Submitted, m.Acknowledged, m.InTransit}, To: m.InTransit, Guard: "callerNoLeg"}},
+			Input:       func() any { return new(m.CarrierTransport) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
+				if in.CarrierOrganisationID == "" {
+					in.CarrierOrganisationID = ev.Caller.Org
+				}
+				if in.CarrierOrganisationID != ev.Caller.Org {
+					return nil, status.New(status.PermissionDenied, "a carrier records its own transport: carrierOrganisationId must be %q", ev.Caller.Org)
+				}
+				for _, c := range d.Template.Carriers {
+					if c.OrganisationID == ev.Caller.Org && in.MeansOfTransport == "" {
+						in.MeansOfTransport = c.MeansOfTransport
+					}
+				}
+				return m.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, place(ev, ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
+				d.Legs = append(d.Legs, m.LegRecord{CarrierOrganisationID: in.CarrierOrganisationID, MeansOfTransport: in.MeansOfTransport, VehicleID: in.VehicleID, TakenOverOn: in.TakenOverOn, At: ev.Now})
+				return nil
+			}},
+		{Name: IntentConsigneeReception, Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
+			Summary:     "the consignee certifies receipt",
+			Transitions: []engine.Transition{{From: []string{m.InTransit}, To: m.ReceivedByConsignee}},
+			Effects: []engine.Effect{
+				{Op: engine.Start, Rule: ruleReceipt, Party: partyConsignee, Since: "consigneeReceivedOn"},
+				{Op: engine.Stop, Rule: ruleReceipt, Party: partyConsignee},
+			},
+			Input: func() any { return new(m.ConsigneeReception) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				in := ev.Input.(*m.ConsigneeReception)
+				return receipt(ev, "consigneeReception", in.ReceivedOn, in.Quantity), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in := ev.Input.(*m.ConsigneeReception)
+				doc(ev).Consignee = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, At: ev.Now}
+				return nil
+			}},
+		{Name: IntentFacilityReception, Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
+			Summary:     "the facility certifies receipt (the completion certificate falls due) or rejects the shipment (REJECTED)",
+			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee}, Target: "facilityOutcome", Targets: []string{m.ReceivedByFacility, m.Rejected}}},
+			Effects: []engine.Effect{
+				{Op: engine.Start, Rule: ruleReceipt, Party: partyFacility, Since: "facilityReceivedOn"},
+				{Op: engine.Stop, Rule: ruleReceipt, Party: partyFacility},
+				{Op: engine.Start, Rule: ruleCompletion, Since: "facilityReceivedOn", When: "!facilityRejected"},
+			},
+			Input: func() any { return new(m.FacilityReception) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				in := ev.Input.(*m.FacilityReception)
+				if in.Rejected && strings.TrimSpace(in.Reason) == "" {
+					return nil, status.Invalid("facilityReception.reason", "a rejection needs a reason")
+				}
+				return receipt(ev, "facilityReception", in.ReceivedOn, in.Quantity), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in := ev.Input.(*m.FacilityReception)
+				doc(ev).Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
+				return nil
+			}},
+		{Name: IntentFacilityCompletion, Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
+			Summary:     "the facility certifies the recovery or disposal completed, with one of the notified operations",
+			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.Completed}},
+			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
+			Input:       func() any { return new(m.FacilityCompletion) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				return m.CheckCompletion(ev.Input.(*m.FacilityCompletion), doc(ev), place(ev, ev.Caller.Org), ev.Now), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in := ev.Input.(*m.FacilityCompletion)
+				doc(ev).Completion = &m.CompletionRecord{CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
+				return nil
+			}},
+		{Name: IntentSignal, Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
+			Summary:     "CONFIRM (recorded; the authority of dispatch's on a TAKE_BACK_ORDERED movement: the waste is back), REJECT, or REQUEST_CORRECTION of the template",
+			Transitions: signalTransitions(),
+			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleTakeBack, When: "takenBack"}},
+			Input:       func() any { return new(m.Signal) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				in := ev.Input.(*m.Signal)
+				switch {
+				case in.Type == m.SignalUnspecified:
+					return nil, status.Invalid("movementSignal.type", "CONFIRM, REJECT or REQUEST_CORRECTION")
+				case in.Type != m.SignalConfirm && strings.TrimSpace(in.Reason) == "":
+					return nil, status.Invalid("movementSignal.reason", "a rejection or a correction request needs a reason")
+				}
+				return nil, nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in, d := ev.Input.(*m.Signal), doc(ev)
+				d.Signals = append(d.Signals, m.SignalRecord{AuthorityOrganisationID: ev.Caller.Org, Type: in.Type, Reason: in.Reason, At: ev.Now})
+				switch {
+				case in.Type == m.SignalRequestCorrection:
+					d.CorrectionOpen = true
+				case confirmsReturn(ev):
+					d.TakeBack.ReturnedAt = ev.Now
+				}
+				return nil
+			}},
+		{Name: IntentTakeBack, Operation: authority + "SetMovementTakeBack", Block: "takeBack", Roles: []string{shipment.RoleAuthorityDispatch},
+			Summary:     "the authority of dispatch orders the waste back (90 days or the agreed date)",
+			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected}, To: m.TakeBackOrdered}},
+			Effects: []engine.Effect{
+				{Op: engine.Start, Rule: ruleTakeBack},
+				{Op: engine.Cancel, Rule: ruleCompletion},
+			},
+			Input: func() any { return new(m.TakeBack) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				in := ev.Input.(*m.TakeBack)
+				if strings.TrimSpace(in.Reason) == "" {
+					return nil, status.Invalid("takeBack.reason", "a take-back order needs a reason")
+				}
+				if in.DueOn != "" {
+					today := ev.Now.In(calendar.Location(place(ev, ev.Caller.Org).Country)).Format("2006-01-02")
+					if _, err := shipment.ParseDate(in.DueOn); err != nil || in.DueOn <= today {
+						return []engine.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: "takeBack.dueOn", Message: "the agreed date must be a YYYY-MM-DD date after today"}}, nil
+					}
+				}
+				return nil, nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in := ev.Input.(*m.TakeBack)
+				doc(ev).TakeBack = &m.TakeBackRecord{AuthorityOrganisationID: ev.Caller.Org, Reason: in.Reason, DueOn: in.DueOn, At: ev.Now}
+				return nil
+			}},
+	},
+	Guards: map[string]func(*engine.Eval) bool{
+		"correctionOpen":   func(ev *engine.Eval) bool { return doc(ev).CorrectionOpen },
+		"callerNoLeg":      func(ev *engine.Eval) bool { return !doc(ev).HasLeg(ev.Caller.Org) },
+		"facilityRejected": func(ev *engine.Eval) bool { f := doc(ev).Facility; return f != nil && f.Rejected },
+		"takenBack":        func(ev *engine.Eval) bool { return ev.State == m.TakenBack },
+	},
+	Targets: map[string]func(*engine.Eval) string{
+		"facilityOutcome": func(ev *engine.Eval) string {
+			if f := doc(ev).Facility; f != nil && f.Rejected {
+				return m.Rejected
+			}
+			return m.ReceivedByFacility
+		},
+		"signalOutcome": func(ev *engine.Eval) string {
+			in, _ := ev.Input.(*m.Signal)
+			switch {
+			case in != nil && in.Type == m.SignalReject && ev.State != m.TakeBackOrdered:
+				return m.Rejected
+			case confirmsReturn(ev):
+				return m.TakenBack
+			}
+			return ev.State
+		},
+	},
+	Rules: []engine.Rule{
+		{Name: ruleReceipt, LegalBasis: "Art. 16(1)(d) and (e) Regulation (EU) 2024/1157; service interface section 8", Days: 3, Working: true, Party: partyConsignee},
+		{Name: ruleCompletion, LegalBasis: "Art. 15(4) and 16(1)(f) Regulation (EU) 2024/1157; service interface section 8", Until: "completionCertificateDue", Party: partyFacility},
+		{Name: ruleTakeBack, LegalBasis: "Art. 22(2) Regulation (EU) 2024/1157", Until: "takeBackDue", Party: partyNotifier},
+	},
+	Selectors: map[string]func(*engine.Eval) []engine.Party{
+		partyNotifier:  func(ev *engine.Eval) []engine.Party { return role(ev, n.RoleNotifier) },
+		partyConsignee: func(ev *engine.Eval) []engine.Party { return role(ev, shipment.RoleConsignee) },
+		partyFacility:  func(ev *engine.Eval) []engine.Party { return role(ev, shipment.RoleFacility) },
+	},
+	Dates: map[string]func(*engine.Eval) string{
+		"consigneeReceivedOn": func(ev *engine.Eval) string {
+			if r := doc(ev).Consignee; r != nil {
+				return r.ReceivedOn
+			}
+			return ""
+		},
+		"facilityReceivedOn": func(ev *engine.Eval) string {
+			if r := doc(ev).Facility; r != nil {
+				return r.ReceivedOn
+			}
+			return ""
+		},
+		"completionCertificateDue": func(ev *engine.Eval) string { return doc(ev).CompletionCertificateDue() },
+		"takeBackDue":              func(ev *engine.Eval) string { return doc(ev).TakeBackDue() },
+	},
+}
+
+// signalTransitions: a signal keeps the state or rejects the movement; on
+// a TAKE_BACK_ORDERED movement the dispatch authority's CONFIRM closes it.
+func signalTransitions() []engine.Transition {
+	var out []engine.Transition
+	for _, s := range nonFinal {
+		switch s {
+		case m.Rejected:
+			out = append(out, engine.Transition{From: []string{s}, To: s})
+		case m.TakeBackOrdered:
+			out = append(out, engine.Transition{From: []string{s}, Target: "signalOutcome", Targets: []string{s, m.TakenBack}})
+		default:
+			out = append(out, engine.Transition{From: []string{s}, Target: "signalOutcome", Targets: []string{s, m.Rejected}})
+		}
+	}
+	return out
+}
+
+// confirmsReturn: the authority of dispatch confirms a take-back done.
+func confirmsReturn(ev *engine.Eval) bool {
+	in, _ := ev.Input.(*m.Signal)
+	d := doc(ev)
+	return in != nil && in.Type == m.SignalConfirm && d.TakeBack != nil && ev.State == m.TakeBackOrdered &&
+		slices.Contains(ev.Caller.Roles, shipment.RoleAuthorityDispatch)
+}
+
+func doc(ev *engine.Eval) *m.Movement { return ev.Data.(*m.Movement) }
+
+func notification(ev *engine.Eval) *n.Notification { return ev.Parent.Data.(*n.Notification) }
+
+func role(ev *engine.Eval, r string) []engine.Party {
+	return []engine.Party{{Org: doc(ev).Org(r), Role: r}}
+}
+
+func place(ev *engine.Eval, org string) calendar.Place {
+	o, _ := ev.Dir(org)
+	return calendar.Place{Country: o.Country, Region: o.Region}
+}
+
+// under gathers what a template is checked against.
+func under(ev *engine.Eval, create bool, previousDate string) m.Under {
+	nf := notification(ev)
+	others := make([]*m.Movement, 0, len(ev.Siblings))
+	for _, s := range ev.Siblings {
+		if o, ok := s.Data.(*m.Movement); ok {
+			others = append(others, o)
+		}
+	}
+	return m.Under{Notification: nf, Others: others, Dir: func(id string) (string, bool) { o, ok := ev.Dir(id); return o.Kind, ok },
+		Notifier: place(ev, nf.Content.Notifier.OrganisationID), Now: ev.Now, PreviousDate: previousDate, Create: create}
+}
+
+// receipt: a date that happened, not before the shipment date, and a quantity.
+func receipt(ev *engine.Eval, block, date string, q shipment.Quantity) []engine.BusinessError {
+	k := &shipment.Checker{Errors: m.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, doc(ev).Template.ActualDateOfShipment, "the shipment date")}
+	k.Quantity(block+".quantity", q)
+	return k.Errors
+}
