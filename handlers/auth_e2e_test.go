@@ -53,6 +53,7 @@ organisations:
   - {id: acme, provider: dev-2, kind: company, name: ACME two, country: DE}
   - {id: recyc, provider: dev-1, kind: company, name: Recycling, country: NL}
   - {id: truck, provider: dev-1, kind: company, name: Carrier, country: DE, region: NW}
+  - {id: barge, provider: dev-1, kind: company, name: Barge carrier, country: NL}
   - {id: evil, provider: dev-1, kind: company, name: Not a party, country: DE}
   - {id: auth-de, provider: dev-1, kind: authority, name: LfU Bayern, country: DE, region: BY}
   - {id: auth-be, provider: dev-1, kind: authority, name: OVAM, country: BE}
@@ -70,6 +71,7 @@ accounts:
   - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents]}
   - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents]}
   - {provider: dev-1, organisation: truck, username: tom, password: "tom-password-123", scopes: [documents]}
+  - {provider: dev-1, organisation: barge, username: sam, password: "sam-password-123", scopes: [documents]}
 `
 
 const (

@@ -36,6 +36,10 @@ type SetRequestForChangeAfterConsentRequest struct {
 	Version          *int64             `json:"version"`
 	RequestForChange n.RequestForChange `json:"requestForChange"`
 }
+type SetFacilityCompletionUnderArticle15Request struct {
+	DocumentRef                 `json:",inline"`
+	FacilityCompletionArticle15 n.FacilityCompletionArticle15 `json:"facilityCompletionArticle15"`
+}
 type GetNotificationRequest struct {
 	DocumentID string `json:"documentId"`
 }
@@ -71,6 +75,7 @@ type (
 	SetSubmissionResponse                       NotificationResponse
 	SetReplyToRequestInformationResponse        NotificationResponse
 	SetRequestForChangeAfterConsentResponse     NotificationResponse
+	SetFacilityCompletionUnderArticle15Response NotificationResponse
 	GetNotificationResponse                     NotificationResponse
 	SetRequestInformationResponse               NotificationResponse
 	SetDecisionResponse                         NotificationResponse
@@ -110,6 +115,13 @@ func (s *Server) notificationOperations() []Operation {
 			"Shipments continue under the existing terms until every authority replied; starts CHANGE_REPLY_DUE (5 working days, Art. 17(2))."+intents),
 			func(ctx context.Context, r *SetRequestForChangeAfterConsentRequest) (*SetRequestForChangeAfterConsentResponse, error) {
 				return respond[SetRequestForChangeAfterConsentResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.RequestForChange, notifications.IntentRequestForChange))
+			}),
+		Unary(op(co, "SetFacilityCompletionUnderArticle15", "A pre-consented facility closes the dossier (FACILITY_COMPLETION_ARTICLE15)",
+			"Offered only to the facility of a notification whose facility is pre-consented (Art. 14), while CONSENTED, CHANGE_REQUESTED or EXPIRED. "+
+				"completedOn not in the future, operationCode one of the notified R or D codes; every movement under the notification must be COMPLETED or "+
+				"TAKEN_BACK (MOVEMENTS_NOT_COMPLETED, our design). The notification becomes CLOSED and CONSENT_VALIDITY is met."+intents),
+			func(ctx context.Context, r *SetFacilityCompletionUnderArticle15Request) (*SetFacilityCompletionUnderArticle15Response, error) {
+				return respond[SetFacilityCompletionUnderArticle15Response](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.FacilityCompletionArticle15, notifications.IntentArticle15))
 			}),
 		Unary(op(co, "GetNotification", "A notification with metadata, deadlines and follow-up intents", "Only the document's parties see it."),
 			func(ctx context.Context, r *GetNotificationRequest) (*GetNotificationResponse, error) {

@@ -31,7 +31,11 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange}
+
+// ErrMovementsOpen: the dossier cannot close while a movement under it is
+// neither completed nor taken back (our design).
+const ErrMovementsOpen = "MOVEMENTS_NOT_COMPLETED"
 
 // PackagingTypes of Annex IA, point 7.
 var PackagingTypes = []string{"DRUM", "WOODEN_BARREL", "JERRICAN", "BOX", "BAG", "COMPOSITE", "PRESSURE_RECEPTACLE", "BULK", "OTHER"}
@@ -304,3 +308,25 @@ func CountMovements(c *Content, shipped []Shipped) Movements {
 
 // Shipped is a movement as its notification counts it.
 type Shipped = shipment.Shipped
+
+// CheckArticle15 checks a pre-consented facility's closure: a date that
+// happened (today given at the facility's place), one of the notified
+// operations, and no movement still open (openMovements names them).
+func CheckArticle15(in *FacilityCompletionArticle15, c *Content, today string, openMovements []string) []BusinessError {
+	k := &shipment.Checker{}
+	switch _, err := shipment.ParseDate(in.CompletedOn); {
+	case in.CompletedOn == "":
+		k.Add(ErrRequiredMissing, "facilityCompletionArticle15.completedOn", "the completion date is required")
+	case err != nil:
+		k.Add(shipment.ErrDateOutOfRange, "facilityCompletionArticle15.completedOn", "dates must be YYYY-MM-DD")
+	case in.CompletedOn > today:
+		k.Add(shipment.ErrDateOutOfRange, "facilityCompletionArticle15.completedOn", "%s is in the future (today is %s where you are)", in.CompletedOn, today)
+	}
+	if !slices.Contains(c.RecoveryDisposalCodes, in.OperationCode) {
+		k.Add(ErrOperationCode, "facilityCompletionArticle15.operationCode", "%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(c.RecoveryDisposalCodes, ", "))
+	}
+	if len(openMovements) > 0 {
+		k.Add(ErrMovementsOpen, "facilityCompletionArticle15", "movements still under way: %s", strings.Join(openMovements, ", "))
+	}
+	return k.Errors
+}

@@ -177,7 +177,23 @@ type NotificationSignal struct {
 	Reason     string     `json:"reason"`
 }
 
+// FacilityCompletionArticle15 is a pre-consented facility's statement
+// that the operations under the notification are completed (Art. 14 and
+// 15): it closes the notification dossier.
+type FacilityCompletionArticle15 struct {
+	CompletedOn   string `json:"completedOn" doc:"YYYY-MM-DD, not in the future"`
+	OperationCode string `json:"operationCode" doc:"one of the notification's R or D codes"`
+}
+
 // History records.
+
+// Article15Record is the closure by a pre-consented facility.
+type Article15Record struct {
+	FacilityOrganisationID string    `json:"facilityOrganisationId"`
+	CompletedOn            string    `json:"completedOn"`
+	OperationCode          string    `json:"operationCode"`
+	At                     time.Time `json:"at"`
+}
 
 // AcknowledgementRecord is an acknowledgement given.
 type AcknowledgementRecord struct {
@@ -270,4 +286,5 @@ type Notification struct {
 	ConsentConditions   []string                   `json:"consentConditions"`
 	ConsentValidUntil   string                     `json:"consentValidUntil"`
 	Metadata            Metadata                   `json:"metadata"`
+	Article15           *Article15Record           `json:"article15Completion"`
 }

@@ -534,6 +534,15 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
 	}
+	if len(r.Kinds.childKinds(k)) > 0 {
+		children, err := r.children(tx, doc.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range children {
+			ev.Children = append(ev.Children, &children[i].Related)
+		}
+	}
 	if in.Validate != nil {
 		berrs, err := in.Validate(ev)
 		if err != nil {

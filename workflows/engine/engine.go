@@ -67,6 +67,9 @@ type Eval struct {
 	// runner fills both for child kinds before Validate.
 	Parent   *Related
 	Siblings []*Related
+	// Children are the documents under this one (kinds with child kinds),
+	// filled before Validate.
+	Children []*Related
 	// Apply records the intent's block in Data. Fire calls it once, after
 	// the guards passed and before the target is computed, so guards see
 	// the document before the intent and targets the document after it.

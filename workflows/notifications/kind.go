@@ -26,15 +26,17 @@ type NotificationDocument struct {
 	ConsentValidUntil   string                       `json:"consentValidUntil"`
 	Metadata            n.Metadata                   `json:"metadata"`
 	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped"`
+	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
 	documents.Trailer   `json:",inline"`
 
-	Acknowledgement           n.Acknowledgement           `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
-	RequestInformation        n.RequestInformation        `json:"requestInformation" doc:"input block of REQUEST_INFORMATION"`
-	ReplyToRequestInformation n.ReplyToRequestInformation `json:"replyToRequestInformation" doc:"input block of REPLY_TO_REQUEST_INFORMATION"`
-	Decision                  n.Decision                  `json:"decision" doc:"input block of DECISION"`
-	RequestForChange          n.RequestForChange          `json:"requestForChange" doc:"input block of REQUEST_FOR_CHANGE_AFTER_CONSENT"`
-	ReplyToRequestForChange   n.ReplyToRequestForChange   `json:"replyToRequestForChange" doc:"input block of REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT"`
-	NotificationSignal        n.NotificationSignal        `json:"notificationSignal" doc:"input block of NOTIFICATION_SIGNAL"`
+	Acknowledgement             n.Acknowledgement             `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
+	RequestInformation          n.RequestInformation          `json:"requestInformation" doc:"input block of REQUEST_INFORMATION"`
+	ReplyToRequestInformation   n.ReplyToRequestInformation   `json:"replyToRequestInformation" doc:"input block of REPLY_TO_REQUEST_INFORMATION"`
+	Decision                    n.Decision                    `json:"decision" doc:"input block of DECISION"`
+	RequestForChange            n.RequestForChange            `json:"requestForChange" doc:"input block of REQUEST_FOR_CHANGE_AFTER_CONSENT"`
+	ReplyToRequestForChange     n.ReplyToRequestForChange     `json:"replyToRequestForChange" doc:"input block of REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT"`
+	NotificationSignal          n.NotificationSignal          `json:"notificationSignal" doc:"input block of NOTIFICATION_SIGNAL"`
+	FacilityCompletionArticle15 n.FacilityCompletionArticle15 `json:"facilityCompletionArticle15" doc:"input block of FACILITY_COMPLETION_ARTICLE15"`
 }
 
 // NewKind registers the notification with the runner.
@@ -67,6 +69,7 @@ func document(v *documents.View) any {
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
+		Article15Completion: d.Article15,
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -38,6 +40,7 @@ const (
 	IntentTacitConsent          = "TACIT_CONSENT"
 	IntentConsentValidityExpiry = "CONSENT_VALIDITY_EXPIRY"
 	IntentCreateMovement        = "CREATE_MOVEMENT"
+	IntentArticle15             = "FACILITY_COMPLETION_ARTICLE15"
 )
 
 var anyAuthority = []string{n.RoleAuthorityDispatch, n.RoleAuthorityDestination, n.RoleAuthorityTransit}
@@ -211,6 +214,30 @@ var Definition = &engine.Definition{
 			Summary:     "announce a shipment under the consent: creates a movement document (CreateMovementTemplate)",
 			Creates:     "MOVEMENT",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested}}},
+		{Name: IntentArticle15, Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
+			Summary:     "a pre-consented facility (Art. 14) states the operations completed and closes the dossier (Art. 15)",
+			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
+			Effects: []engine.Effect{
+				{Op: engine.Cancel, Rule: ruleChangeReply},
+				{Op: engine.Stop, Rule: ruleValidity},
+			},
+			Input: func() any { return new(n.FacilityCompletionArticle15) },
+			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+				var open []string
+				for _, c := range ev.Children {
+					if c.State != movement.Completed && c.State != movement.TakenBack {
+						open = append(open, c.Number+" ("+c.State+")")
+					}
+				}
+				o, _ := ev.Dir(ev.Caller.Org)
+				today := ev.Now.In(calendar.Location(o.Country)).Format(time.DateOnly)
+				return n.CheckArticle15(ev.Input.(*n.FacilityCompletionArticle15), &doc(ev).Content, today, open), nil
+			},
+			Apply: func(ev *engine.Eval) error {
+				in := ev.Input.(*n.FacilityCompletionArticle15)
+				doc(ev).Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
+				return nil
+			}},
 		{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
@@ -234,6 +261,7 @@ var Definition = &engine.Definition{
 	},
 	Guards: map[string]func(*engine.Eval) bool{
 		"correctionPending":        func(ev *engine.Eval) bool { return doc(ev).PendingCorrection() != nil },
+		"preConsentedFacility":     func(ev *engine.Eval) bool { return doc(ev).Content.Facility.PreConsented },
 		"callerUndecided":          func(ev *engine.Eval) bool { return !doc(ev).HasDecided(ev.Caller.Org) },
 		"callerNotRepliedToChange": func(ev *engine.Eval) bool { return !doc(ev).HasRepliedToChange(ev.Caller.Org) },
 		"informationOpen":          func(ev *engine.Eval) bool { return doc(ev).OpenInformationRequest() != nil },
