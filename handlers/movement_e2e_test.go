@@ -197,6 +197,12 @@ func TestMovementLife(t *testing.T) {
 		}
 		st, _, raw = d.call(t, "bart", au+"SetByIntent", map[string]any{"document": m["document"], "intent": "MOVEMENT_SIGNAL"})
 		wantError(t, 400, 9, st, raw, "movement")
+		// The deadline report knows the kind.
+		st, m, raw = d.call(t, "rita", "/svc.core.v1.api.DeadlineReportApi/ListDeadlines", map[string]any{"qpar": map[string]any{
+			"filter": []any{map[string]any{"path": "kind", "op": "EQUAL", "operands": []any{map[string]any{"s": "MOVEMENT"}}}}}})
+		if st != 200 || m["total"] != "3" { // receipt (consignee, facility), completion
+			t.Fatalf("ListDeadlines of MOVEMENT: %d %s", st, raw)
+		}
 		// The diagram.
 		st, _, raw = d.do(t, call{method: http.MethodGet, path: "/workflows/movement.mmd"})
 		if st != 200 || !strings.Contains(string(raw), "TAKE_BACK_ORDERED --> TAKEN_BACK : MOVEMENT_SIGNAL") {
@@ -275,6 +281,15 @@ func TestMovementLimits(t *testing.T) {
 		st, m, raw = d.call(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-09", 0)})
 		if be := m["businessErrors"].([]any); st != 200 || len(be) == 0 || be[0].(map[string]any)["code"] != "SHIPMENT_COUNT_EXCEEDED" {
 			t.Fatalf("a third shipment of two: %d %s", st, raw)
+		}
+		// A carrier of the notification that does not carry this shipment does not see it.
+		solo := template("2026-12-08", 40)
+		solo["carriers"] = []any{map[string]any{"organisationId": "truck", "meansOfTransport": "ROAD"}}
+		d.ok(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": b["id"], "movementTemplate": solo})
+		st, _, raw = d.call(t, "sam", co+"GetMovement", map[string]any{"documentId": b["id"]})
+		wantError(t, 404, 5, st, raw)
+		if ndoc, _ := d.get(t, "sam", nid); len(ndoc["movements"].(map[string]any)["entries"].([]any)) != 1 || ndoc["movements"].(map[string]any)["count"] != float64(2) {
+			t.Fatalf("the other carrier's view of the movements: %v", ndoc["movements"])
 		}
 		// A correction that would exceed the total is refused too.
 		d.businessError(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": a["id"], "movementTemplate": template("2026-12-07", 61)},

@@ -32,6 +32,8 @@ func sampleInput(intent string, r *rand.Rand) any {
 		return &n.ReplyToRequestForChange{Result: []n.ChangeResult{n.ChangeAccepted, n.ChangeRejected}[r.IntN(2)], Grounds: "g"}
 	case IntentNotificationSignal:
 		return &n.NotificationSignal{Type: n.SignalType(1 + r.IntN(3)), ValidUntil: "2028-01-01"}
+	case IntentArticle15:
+		return &n.FacilityCompletionArticle15{CompletedOn: "2027-02-01", OperationCode: "R4"}
 	}
 	return nil
 }
@@ -48,6 +50,7 @@ func sampleContent() n.Content {
 // randomDocument builds a document in a random state with random history.
 func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []engine.DeadlineView) {
 	d := &n.Notification{Content: sampleContent()}
+	d.Content.Facility.PreConsented = r.IntN(2) == 0
 	state := Definition.States[r.IntN(len(Definition.States))]
 	auths := []string{"de", "nl", "be"}
 	for _, a := range auths {

@@ -16,6 +16,7 @@ import (
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/movements"
 )
 
 // seed writes count ACKNOWLEDGED notifications whose dispatch and
@@ -236,7 +237,7 @@ func seedDue(t testing.TB, db *gorm.DB, count int, due time.Time) {
 
 func runner(t testing.TB, db *gorm.DB) *documents.Runner {
 	t.Helper()
-	r, err := documents.New(db, nil, NewKind())
+	r, err := documents.New(db, nil, NewKind(), movements.NewKind()) // a notification offers the creation of its movements
 	if err != nil {
 		t.Fatal(err)
 	}
