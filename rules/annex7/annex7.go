@@ -276,33 +276,13 @@ func PriorNotice(c *Content, place calendar.Place, now time.Time) []shipment.Bus
 	return nil
 }
 
-// PastDate checks a date the acting party states about what happened: a
-// YYYY-MM-DD date not after today at place, and not before notBefore
-// (when given), which what names for the message.
-func PastDate(field, date string, place calendar.Place, now time.Time, notBefore, what string) []shipment.BusinessError {
-	if date == "" {
-		return []shipment.BusinessError{{Code: shipment.ErrRequiredMissing, Field: field, Message: field + " is required"}}
-	}
-	if _, err := shipment.ParseDate(date); err != nil {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: "dates must be YYYY-MM-DD"}}
-	}
-	today := now.In(calendar.Location(place.Country)).Format(time.DateOnly)
-	if date > today {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is in the future (today is %s where you are)", date, today)}}
-	}
-	if notBefore != "" && date < notBefore {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
-	}
-	return nil
-}
-
 // CheckCompletion checks the certificate of completion.
 func CheckCompletion(in *CertificateOfCompletion, d *Annex7, place calendar.Place, now time.Time) []shipment.BusinessError {
 	received := ""
 	if d.FacilityCertificate != nil {
 		received = d.FacilityCertificate.ReceivedOn
 	}
-	errs := PastDate("certificateOfCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
+	errs := shipment.PastDate("certificateOfCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
 	if in.RecoveryCode == "" {
 		in.RecoveryCode = d.Content.RecoveryCode
 	}

@@ -120,7 +120,7 @@ func TestPastDate(t *testing.T) {
 		{"", "", "REQUIRED_FIELD_MISSING"},
 		{"05.12.2026", "", "DATE_OUT_OF_RANGE"},
 	} {
-		errs := annex7.PastDate("f", tc.date, nl, late, tc.notBefore, "the start")
+		errs := shipment.PastDate("f", tc.date, nl, late, tc.notBefore, "the start")
 		if got := ""; len(errs) > 0 {
 			got = errs[0].Code
 			if got != tc.want {

@@ -375,31 +375,13 @@ func checkDate(k *shipment.Checker, date string, u Under) {
 	}
 }
 
-// PastDate checks a date the acting party states about what happened: not
-// after today at place, not before notBefore (what names it).
-func PastDate(field, date string, place calendar.Place, now time.Time, notBefore, what string) []shipment.BusinessError {
-	if date == "" {
-		return []shipment.BusinessError{{Code: n.ErrRequiredMissing, Field: field, Message: field + " is required"}}
-	}
-	if _, err := shipment.ParseDate(date); err != nil {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: "dates must be YYYY-MM-DD"}}
-	}
-	if today := now.In(calendar.Location(place.Country)).Format(time.DateOnly); date > today {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is in the future (today is %s where you are)", date, today)}}
-	}
-	if notBefore != "" && date < notBefore {
-		return []shipment.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
-	}
-	return nil
-}
-
 // CheckCompletion: the date, and an operation code among the notified ones.
 func CheckCompletion(in *FacilityCompletion, m *Movement, place calendar.Place, now time.Time) []shipment.BusinessError {
 	received := ""
 	if m.Facility != nil {
 		received = m.Facility.ReceivedOn
 	}
-	errs := PastDate("facilityCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
+	errs := shipment.PastDate("facilityCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
 	if _, ok := wastecodes.LookupOperation(in.OperationCode); !ok || !slices.Contains(m.OperationCodes, in.OperationCode) {
 		errs = append(errs, shipment.BusinessError{Code: n.ErrOperationCode, Field: "facilityCompletion.operationCode",
 			Message: fmt.Sprintf("%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(m.OperationCodes, ", "))})

@@ -18,7 +18,7 @@ func notified() *n.Notification {
 		Content: n.Content{
 			Notifier: n.PartyRef{OrganisationID: "acme"}, Consignee: n.PartyRef{OrganisationID: "recyc"},
 			Facility: n.Facility{OrganisationID: "recyc"}, Carriers: []n.PartyRef{{OrganisationID: "truck"}},
-			CompetentAuthorities: n.CompetentAuthorities{Dispatch: n.PartyRef{OrganisationID: "de"}, Destination: n.PartyRef{OrganisationID: "nl"}},
+			CompetentAuthorities:  n.CompetentAuthorities{Dispatch: n.PartyRef{OrganisationID: "de"}, Destination: n.PartyRef{OrganisationID: "nl"}},
 			RecoveryDisposalCodes: []string{"R4"}, TotalQuantity: tonnes(100), NumberOfShipments: 2,
 			ShipmentPeriod: n.ShipmentPeriod{FirstDeparture: "2026-12-01", LastDeparture: "2027-06-30"}, PackagingTypes: []string{"DRUM"},
 		},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/decimal"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
 )
@@ -197,3 +198,23 @@ type Metadata struct {
 
 // ParseDate reads a YYYY-MM-DD date.
 func ParseDate(s string) (time.Time, error) { return time.Parse(time.DateOnly, s) }
+
+// PastDate checks a date the acting party states about what happened (a
+// transfer, a receipt, a completion): required, YYYY-MM-DD, not after today
+// at place, and not before notBefore when given (what names it for the
+// message).
+func PastDate(field, date string, place calendar.Place, now time.Time, notBefore, what string) []BusinessError {
+	if date == "" {
+		return []BusinessError{{Code: ErrRequiredMissing, Field: field, Message: field + " is required"}}
+	}
+	if _, err := ParseDate(date); err != nil {
+		return []BusinessError{{Code: ErrDateOutOfRange, Field: field, Message: "dates must be YYYY-MM-DD"}}
+	}
+	if today := now.In(calendar.Location(place.Country)).Format(time.DateOnly); date > today {
+		return []BusinessError{{Code: ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is in the future (today is %s where you are)", date, today)}}
+	}
+	if notBefore != "" && date < notBefore {
+		return []BusinessError{{Code: ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
+	}
+	return nil
+}

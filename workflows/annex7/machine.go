@@ -119,7 +119,7 @@ var Definition = &engine.Definition{
 						}
 					}
 				}
-				return a.PastDate("carrierTransfer.transferDate", in.TransferDate, place(ev, ev.Caller.Org), ev.Now, doc(ev).LastHandOver(), "the announced date of shipment or the previous transfer"), nil
+				return shipment.PastDate("carrierTransfer.transferDate", in.TransferDate, place(ev, ev.Caller.Org), ev.Now, doc(ev).LastHandOver(), "the announced date of shipment or the previous transfer"), nil
 			},
 			Apply: func(ev *engine.Eval) error {
 				d := doc(ev)
@@ -298,7 +298,7 @@ func takeBackReference(ev *engine.Eval, c *a.Content) []engine.BusinessError {
 func validateReceipt(block string) func(ev *engine.Eval) ([]engine.BusinessError, error) {
 	return func(ev *engine.Eval) ([]engine.BusinessError, error) {
 		in := ev.Input.(*a.ReceiptCertificate)
-		k := &shipment.Checker{Errors: a.PastDate(block+".receivedOn", in.ReceivedOn, place(ev, ev.Caller.Org), ev.Now, doc(ev).Content.ActualDateOfShipment, "the announced date of shipment")}
+		k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", in.ReceivedOn, place(ev, ev.Caller.Org), ev.Now, doc(ev).Content.ActualDateOfShipment, "the announced date of shipment")}
 		k.Quantity(block+".quantity", in.Quantity)
 		return k.Errors, nil
 	}

@@ -137,7 +137,7 @@ var Definition = &engine.Definition{
 						in.MeansOfTransport = c.MeansOfTransport
 					}
 				}
-				return m.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, place(ev, ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
+				return shipment.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, place(ev, ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
 			},
 			Apply: func(ev *engine.Eval) error {
 				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
@@ -353,7 +353,7 @@ func under(ev *engine.Eval, create bool, previousDate string) m.Under {
 
 // receipt: a date that happened, not before the shipment date, and a quantity.
 func receipt(ev *engine.Eval, block, date string, q shipment.Quantity) []engine.BusinessError {
-	k := &shipment.Checker{Errors: m.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, doc(ev).Template.ActualDateOfShipment, "the shipment date")}
+	k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, doc(ev).Template.ActualDateOfShipment, "the shipment date")}
 	k.Quantity(block+".quantity", q)
 	return k.Errors
 }
