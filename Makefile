@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint bench fmt clean
+.PHONY: all build run test test-short lint bench bench-load fmt clean
 
 all: build
 
@@ -30,8 +30,16 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# Go benchmarks, then the load benchmark: every figure over real HTTP beside
+# its raw baseline, on SQLite and (with WASTEFLOW_TEST_DATABASE_URL) on
+# PostgreSQL; WASTEFLOW_BENCH_SECONDS sets each run's length (default 5).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
+
+# The load benchmark alone.
+bench-load:
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -1,0 +1,331 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+// TestLoad is the load benchmark `make bench` runs: over real HTTP with N
+// keep-alive clients for a fixed time, each figure of the server beside its
+// baseline (the minimal SQL of the operation on the same database and
+// driver, or the argon2id call), on SQLite always and on PostgreSQL when
+// WASTEFLOW_TEST_DATABASE_URL is set. It prints a table and one line per
+// figure: bench figure=... db=... clients=... server=... baseline=...
+// ratio=... p99_ms=...
+//
+// WASTEFLOW_BENCH=1 runs it; WASTEFLOW_BENCH_SECONDS sets each run's length
+// (default 5).
+func TestLoad(t *testing.T) {
+	if os.Getenv("WASTEFLOW_BENCH") == "" {
+		t.Skip("the load benchmark runs with WASTEFLOW_BENCH=1 (make bench)")
+	}
+	dur := 5 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_BENCH_SECONDS")); err == nil && s > 0 {
+		dur = time.Duration(s) * time.Second
+	}
+	var figures []figure
+	dbs := []string{"sqlite"}
+	if os.Getenv("WASTEFLOW_TEST_DATABASE_URL") != "" {
+		dbs = append(dbs, "postgres")
+	}
+	for _, name := range dbs {
+		cfg := dbtest.SQLite(t)
+		transitionClients := []int{8, 64}
+		if name == "postgres" {
+			cfg = dbtest.Postgres(t)
+			transitionClients = []int{1, 8, 64}
+		}
+		b := newLoadBench(t, name, cfg, dur)
+		for _, n := range transitionClients {
+			figures = append(figures, b.transitions(n))
+		}
+		for _, n := range []int{8, 64} {
+			figures = append(figures, b.getDocument(n))
+		}
+		figures = append(figures, b.requestAccess(64), b.logins(8))
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "\n%-12s %-8s %7s %12s %12s %6s %9s\n", "figure", "db", "clients", "server/s", "baseline/s", "ratio", "p99 ms")
+	for _, f := range figures {
+		fmt.Fprintf(&out, "%-12s %-8s %7d %12.0f %12.0f %6.2f %9.1f\n", f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+	}
+	for _, f := range figures {
+		fmt.Fprintf(&out, "bench figure=%s db=%s clients=%d server=%.0f baseline=%.0f ratio=%.3f p99_ms=%.1f\n",
+			f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+	}
+	fmt.Print(out.String())
+}
+
+type figure struct {
+	name, db         string
+	clients          int
+	server, baseline float64 // operations per second
+	p99              float64 // the server's, in milliseconds
+}
+
+type loadBench struct {
+	t      *testing.T
+	d      *docEnv
+	db     string
+	sql    *sql.DB
+	dur    time.Duration
+	client *http.Client
+	docs   []string // notifications in ACKNOWLEDGED, one per transition client
+}
+
+func newLoadBench(t *testing.T, name string, cfg configs.Database, dur time.Duration) *loadBench {
+	d := startDocs(t, cfg)
+	sqlDB, err := d.db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &loadBench{t: t, d: d, db: name, sql: sqlDB, dur: dur,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}}}
+}
+
+// run calls op from clients goroutines for the bench's duration; it
+// returns operations per second and the 99th percentile latency.
+func (b *loadBench) run(clients int, op func(client, i int) error) (float64, float64) {
+	b.t.Helper()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	lat := make([][]time.Duration, clients)
+	start := time.Now()
+	end := start.Add(b.dur)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(end); i++ {
+				t0 := time.Now()
+				if err := op(c, i); err != nil {
+					failed.Store(err)
+					return
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		b.t.Fatal(err)
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		b.t.Fatal("no operation completed")
+	}
+	return float64(len(all)) / elapsed.Seconds(), float64(all[len(all)*99/100].Microseconds()) / 1000
+}
+
+// post sends body as user and requires a 200 without business errors.
+func (b *loadBench) post(path, token string, body []byte) error {
+	req, _ := http.NewRequest(http.MethodPost, b.d.url+path, bytes.NewReader(body))
+	req.Header.Set("provider_id", "dev-1")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return err
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || bytes.Contains(raw, []byte(`"businessErrors":[{`)) {
+		return fmt.Errorf("%s: %d %.300s", path, resp.StatusCode, raw)
+	}
+	return nil
+}
+
+// q writes the database's placeholders for ? (Postgres: $1, $2, ...).
+func (b *loadBench) q(query string) string {
+	if b.db != "postgres" {
+		return query
+	}
+	var out strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&out, "$%d", n)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
+}
+
+func (b *loadBench) ensureDocs(n int) {
+	for len(b.docs) < n {
+		id := b.d.submitted(b.t)
+		b.d.ok(b.t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+		b.docs = append(b.docs, id)
+	}
+}
+
+// transitions: each client moves its own notification between
+// ACKNOWLEDGED and INFORMATION_REQUESTED (the authority asks, the notifier
+// answers completely). Baseline: lock the row, update it, append an audit
+// row, in one transaction.
+func (b *loadBench) transitions(clients int) figure {
+	b.ensureDocs(clients)
+	tokens := []string{b.d.token(b.t, "noor"), b.d.token(b.t, "alice")}
+	bodies := make([][2][]byte, clients)
+	for c := range clients {
+		bodies[c] = [2][]byte{
+			[]byte(fmt.Sprintf(`{"documentId":%q,"requestInformation":{"questions":["the analysis, please"]}}`, b.docs[c])),
+			[]byte(fmt.Sprintf(`{"documentId":%q,"replyToRequestInformation":{"answers":["attached"],"complete":true}}`, b.docs[c])),
+		}
+	}
+	paths := []string{au + "SetRequestInformation", co + "SetReplyToRequestInformation"}
+	server, p99 := b.run(clients, func(c, i int) error { return b.post(paths[i%2], tokens[i%2], bodies[c][i%2]) })
+
+	b.exec(`CREATE TABLE IF NOT EXISTS bench_docs (id TEXT PRIMARY KEY, state TEXT NOT NULL, version BIGINT NOT NULL, data TEXT NOT NULL, updated_at TEXT NOT NULL)`)
+	b.exec(`CREATE TABLE IF NOT EXISTS bench_audit (doc_id TEXT NOT NULL, seq BIGINT NOT NULL, intent TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (doc_id, seq))`)
+	for c := range clients {
+		b.exec(b.q(`INSERT INTO bench_docs VALUES (?, 'ACKNOWLEDGED', 1, '{}', '') ON CONFLICT (id) DO NOTHING`), fmt.Sprintf("bench-%d", c))
+	}
+	lock := " FOR UPDATE"
+	if b.db != "postgres" {
+		lock = ""
+	}
+	sel, upd, ins := b.q(`SELECT version, data FROM bench_docs WHERE id = ?`+lock),
+		b.q(`UPDATE bench_docs SET state = ?, version = ?, data = ?, updated_at = ? WHERE id = ?`),
+		b.q(`INSERT INTO bench_audit VALUES (?, ?, ?, ?)`)
+	baseline, _ := b.run(clients, func(c, i int) error {
+		id := fmt.Sprintf("bench-%d", c)
+		tx, err := b.sql.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		var version int64
+		var data string
+		if err := tx.QueryRow(sel, id).Scan(&version, &data); err != nil {
+			return err
+		}
+		now := time.Now().UTC().Format(time.RFC3339Nano)
+		if _, err := tx.Exec(upd, []string{"INFORMATION_REQUESTED", "ACKNOWLEDGED"}[i%2], version+1, data, now, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ins, id, version+1, "REQUEST_INFORMATION", now); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	return figure{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+}
+
+// getDocument: authority GetDocument of the notifications; baseline: the
+// select by key.
+func (b *loadBench) getDocument(clients int) figure {
+	b.ensureDocs(8)
+	tok := b.d.token(b.t, "noor")
+	server, p99 := b.run(clients, func(c, i int) error {
+		return b.post(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.docs[(c+i)%len(b.docs)])))
+	})
+	sel := b.q(`SELECT data FROM documents WHERE id = ?`)
+	baseline, _ := b.run(clients, func(c, i int) error {
+		var data string
+		return b.sql.QueryRow(sel, b.docs[(c+i)%len(b.docs)]).Scan(&data)
+	})
+	return figure{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+}
+
+// requestAccess: each client rotates its own refresh-token chain.
+// Baseline: consume the token, insert its successor, touch the session.
+func (b *loadBench) requestAccess(clients int) figure {
+	login := []byte(fmt.Sprintf(`{"usernameCredentials":{"username":"alice","password":%q},"appToken":%q}`, passwords["alice"], appUI))
+	refresh := make([]string, clients)
+	for c := range clients {
+		m, st, err := postJSON(b.client, b.d.url+opLogin, "dev-1", "", login)
+		if err != nil || st != 200 {
+			b.t.Fatalf("login: %d %v", st, err)
+		}
+		refresh[c] = m["refreshToken"].(string)
+	}
+	server, p99 := b.run(clients, func(c, i int) error {
+		m, st, err := postJSON(b.client, b.d.url+opAccess, "dev-1", refresh[c], nil)
+		if err != nil || st != 200 {
+			return fmt.Errorf("RequestAccess: %d %v %v", st, err, m)
+		}
+		refresh[c] = m["refreshToken"].(string)
+		return nil
+	})
+	b.exec(`CREATE TABLE IF NOT EXISTS bench_sessions (id TEXT PRIMARY KEY, last_used_at TEXT NOT NULL)`)
+	b.exec(`CREATE TABLE IF NOT EXISTS bench_tokens (jti TEXT PRIMARY KEY, session_id TEXT NOT NULL, generation BIGINT NOT NULL, consumed_at TEXT)`)
+	for c := range clients {
+		b.exec(b.q(`INSERT INTO bench_sessions VALUES (?, '')`), fmt.Sprintf("s-%d", c))
+		b.exec(b.q(`INSERT INTO bench_tokens VALUES (?, ?, 0, NULL)`), fmt.Sprintf("s-%d-0", c), fmt.Sprintf("s-%d", c))
+	}
+	consume, insert, touch := b.q(`UPDATE bench_tokens SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL`),
+		b.q(`INSERT INTO bench_tokens VALUES (?, ?, ?, NULL)`), b.q(`UPDATE bench_sessions SET last_used_at = ? WHERE id = ?`)
+	baseline, _ := b.run(clients, func(c, i int) error {
+		tx, err := b.sql.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		now, session := time.Now().UTC().Format(time.RFC3339Nano), fmt.Sprintf("s-%d", c)
+		res, err := tx.Exec(consume, now, fmt.Sprintf("%s-%d", session, i))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("token %s-%d not consumed", session, i)
+		}
+		if _, err := tx.Exec(insert, fmt.Sprintf("%s-%d", session, i+1), session, i+1); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(touch, now, session); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	return figure{name: "access", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+}
+
+// logins: IssueRefreshToken by password; baseline: the argon2id check with
+// the same parameters, as many at once as the machine has cores.
+func (b *loadBench) logins(clients int) figure {
+	login := []byte(fmt.Sprintf(`{"usernameCredentials":{"username":"alice","password":%q},"appToken":%q}`, passwords["alice"], appUI))
+	server, p99 := b.run(clients, func(c, i int) error { return b.post(opLogin, "", login) })
+	h := credentials.NewHasher(runtime.NumCPU())
+	hash, err := h.Hash(context.Background(), passwords["alice"])
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	baseline, _ := b.run(clients, func(c, i int) error {
+		ok, err := h.Verify(context.Background(), passwords["alice"], hash)
+		if err == nil && !ok {
+			err = fmt.Errorf("the password did not verify")
+		}
+		return err
+	})
+	return figure{name: "login", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+}
+
+func (b *loadBench) exec(query string, args ...any) {
+	b.t.Helper()
+	if _, err := b.sql.Exec(query, args...); err != nil {
+		b.t.Fatalf("%s: %v", query, err)
+	}
+}
