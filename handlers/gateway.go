@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
@@ -267,7 +269,7 @@ func (s *Server) checkProvider(ctx context.Context, id string) (string, error) {
 	if len(id) > 128 {
 		return "", unroutable("unknown provider_id")
 	}
-	p, err := models.GetProvider(ctx, s.db, id)
+	p, err := s.providers.get(ctx, s.db, id)
 	if errors.Is(err, models.ErrNotFound) {
 		return "", unroutable(fmt.Sprintf("unknown provider_id %q", id))
 	}
@@ -309,4 +311,41 @@ func (s *Server) noRoute(c *gin.Context) {
 
 func (s *Server) noMethod(c *gin.Context) {
 	renderError(c, status.New(status.Unimplemented, "Method Not Allowed"))
+}
+
+// providerCache keeps the providers the gateway routes to for a few
+// seconds: every call names one, and the directory changes only through
+// bootstrap and admin commands, whose changes reach a running server within
+// providerTTL. Unknown ids are not remembered (no memory for made-up ids).
+type providerCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedProvider
+}
+
+type cachedProvider struct {
+	p       *models.Provider
+	expires time.Time
+}
+
+const providerTTL = 10 * time.Second
+
+func (c *providerCache) get(ctx context.Context, db *gorm.DB, id string) (*models.Provider, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.entries[id]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.p, nil
+	}
+	p, err := models.GetProvider(ctx, db, id)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) > 10_000 {
+		c.entries = map[string]cachedProvider{}
+	}
+	c.entries[id] = cachedProvider{p: p, expires: now.Add(providerTTL)}
+	c.mu.Unlock()
+	return p, nil
 }

@@ -31,7 +31,8 @@ import (
 // ratio=... p99_ms=...
 //
 // WASTEFLOW_BENCH=1 runs it; WASTEFLOW_BENCH_SECONDS sets each run's length
-// (default 5).
+// (default 5); WASTEFLOW_BENCH_DBS (sqlite,postgres) and
+// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login) pick some.
 func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_BENCH") == "" {
 		t.Skip("the load benchmark runs with WASTEFLOW_BENCH=1 (make bench)")
@@ -45,6 +46,13 @@ func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_TEST_DATABASE_URL") != "" {
 		dbs = append(dbs, "postgres")
 	}
+	if only := os.Getenv("WASTEFLOW_BENCH_DBS"); only != "" { // e.g. postgres
+		dbs = slices.DeleteFunc(dbs, func(db string) bool { return !strings.Contains(only, db) })
+	}
+	want := func(name string) bool { // WASTEFLOW_BENCH_FIGURES, e.g. transition,getdocument
+		only := os.Getenv("WASTEFLOW_BENCH_FIGURES")
+		return only == "" || slices.Contains(strings.Split(only, ","), name)
+	}
 	for _, name := range dbs {
 		cfg := dbtest.SQLite(t)
 		transitionClients := []int{8, 64}
@@ -53,13 +61,22 @@ func TestLoad(t *testing.T) {
 			transitionClients = []int{1, 8, 64}
 		}
 		b := newLoadBench(t, name, cfg, dur)
-		for _, n := range transitionClients {
-			figures = append(figures, b.transitions(n))
+		if want("transition") {
+			for _, n := range transitionClients {
+				figures = append(figures, b.transitions(n))
+			}
 		}
-		for _, n := range []int{8, 64} {
-			figures = append(figures, b.getDocument(n))
+		if want("getdocument") {
+			for _, n := range []int{8, 64} {
+				figures = append(figures, b.getDocument(n))
+			}
 		}
-		figures = append(figures, b.requestAccess(64), b.logins(8))
+		if want("access") {
+			figures = append(figures, b.requestAccess(64))
+		}
+		if want("login") {
+			figures = append(figures, b.logins(8))
+		}
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n%-12s %-8s %7s %12s %12s %6s %9s\n", "figure", "db", "clients", "server/s", "baseline/s", "ratio", "p99 ms")

@@ -66,6 +66,8 @@ type Server struct {
 	engine   *gin.Engine
 	openapi  []byte
 	migrator *models.Migrator
+	// providers caches the provider directory for the gateway's check.
+	providers providerCache
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }

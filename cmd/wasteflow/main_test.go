@@ -275,12 +275,17 @@ func TestVerifyAuditCommand(t *testing.T) {
 	defer models.Close(gdb)
 	now := time.Now().UTC()
 	gdb.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"})
-	gdb.Create(&models.Document{ID: "d1", ProviderID: "p", Kind: "NOTIFICATION", Number: "n", State: "DRAFT", Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: now, UpdatedAt: now})
+	doc := models.Document{ID: "d1", ProviderID: "p", Kind: "NOTIFICATION", Number: "n", State: "DRAFT", Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: now, UpdatedAt: now}
+	gdb.Create(&doc)
 	for _, to := range []string{"DRAFT", "SUBMITTED", "ACKNOWLEDGED"} {
-		if _, err := audit.Append(gdb, models.AuditEvent{DocumentID: "d1", ToState: to, Intent: "X", Actor: "1", At: now}); err != nil {
+		e := models.AuditEvent{DocumentID: "d1", ToState: to, Intent: "X", Actor: "1", At: now}
+		audit.Link(&e, doc.AuditSeq, doc.AuditHash)
+		if err := gdb.Create(&e).Error; err != nil {
 			t.Fatal(err)
 		}
+		doc.AuditSeq, doc.AuditHash = e.Seq, e.Hash
 	}
+	gdb.Model(&doc).Updates(map[string]any{"audit_seq": doc.AuditSeq, "audit_hash": doc.AuditHash})
 	code, out, stderr := runCmd(t, env, "admin", "verify-audit")
 	if code != exitOK || !strings.Contains(out, "intact: 3 rows") {
 		t.Fatalf("intact chain: exit %d %s %s", code, out, stderr)

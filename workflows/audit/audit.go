@@ -7,9 +7,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,26 +32,19 @@ func Hash(e *models.AuditEvent) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Append adds the next row of a document's trail inside tx. The caller holds
-// the document's row lock, so sequence numbers cannot race.
-func Append(tx *gorm.DB, e models.AuditEvent) (*models.AuditEvent, error) {
-	var last models.AuditEvent
-	err := tx.Where("document_id = ?", e.DocumentID).Order("seq DESC").Limit(1).Take(&last).Error
-	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		e.Seq, e.PrevHash = 1, Genesis
-	case err != nil:
-		return nil, err
-	default:
-		e.Seq, e.PrevHash = last.Seq+1, last.Hash
+// Link makes e the row after (prevSeq, prevHash), the head of its
+// document's chain (0 and "" for a new document): its sequence number,
+// previous hash and hash. The caller stores the new head with the
+// document and inserts e, in the transaction that holds the row lock.
+func Link(e *models.AuditEvent, prevSeq int64, prevHash string) {
+	if prevSeq == 0 {
+		prevHash = Genesis
 	}
+	e.Seq, e.PrevHash = prevSeq+1, prevHash
 	e.At = e.At.UTC().Truncate(time.Microsecond) // what both databases keep
-	e.Hash = Hash(&e)
-	if err := tx.Create(&e).Error; err != nil {
-		return nil, err
-	}
-	return &e, nil
+	e.Hash = Hash(e)
 }
+
 
 // Break is the first broken link of a document's chain.
 type Break struct {
@@ -73,6 +66,7 @@ func Verify(ctx context.Context, db *gorm.DB) ([]Break, int, error) {
 	}
 	defer rows.Close()
 	var breaks []Break
+	last := map[string]head{}
 	var doc, prev string
 	var seq int64
 	broken, checked := false, 0
@@ -103,6 +97,31 @@ func Verify(ctx context.Context, db *gorm.DB) ([]Break, int, error) {
 			broken = true
 		}
 		prev, seq = e.Hash, e.Seq
+		last[doc] = head{seq, prev}
 	}
-	return breaks, checked, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, checked, err
+	}
+	// The head each document keeps must be its chain's last row: a chain
+	// cut short at its end shows here.
+	var docs []models.Document
+	if err := db.WithContext(ctx).Select("id", "audit_seq", "audit_hash").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
+		return nil, checked, err
+	}
+	for _, d := range docs {
+		h, ok := last[d.ID]
+		if slices.ContainsFunc(breaks, func(b Break) bool { return b.DocumentID == d.ID }) {
+			continue
+		}
+		if !ok || h.seq != d.AuditSeq || h.hash != d.AuditHash {
+			breaks = append(breaks, Break{DocumentID: d.ID, Seq: h.seq + 1,
+				Reason: fmt.Sprintf("the chain ends at row %d but the document's head is row %d (rows are missing at the end)", h.seq, d.AuditSeq)})
+		}
+	}
+	return breaks, checked, nil
+}
+
+type head struct {
+	seq  int64
+	hash string
 }

@@ -28,9 +28,14 @@ func chain(t *testing.T, db *gorm.DB, id string, rows int) {
 	states := []string{"", "DRAFT", "SUBMITTED", "ACKNOWLEDGED", "CONSENTED", "CLOSED"}
 	for i := 0; i < rows; i++ {
 		err := db.Transaction(func(tx *gorm.DB) error {
-			_, err := audit.Append(tx, models.AuditEvent{DocumentID: id, FromState: states[i], ToState: states[i+1], Intent: "X",
-				Actor: "1", ActorOrg: "acme", At: now.Add(time.Duration(i) * time.Hour), RequestID: "r"})
-			return err
+			e := models.AuditEvent{DocumentID: id, FromState: states[i], ToState: states[i+1], Intent: "X",
+				Actor: "1", ActorOrg: "acme", At: now.Add(time.Duration(i) * time.Hour), RequestID: "r"}
+			audit.Link(&e, doc.AuditSeq, doc.AuditHash)
+			if err := tx.Create(&e).Error; err != nil {
+				return err
+			}
+			doc.AuditSeq, doc.AuditHash = e.Seq, e.Hash
+			return tx.Model(&doc).Updates(map[string]any{"audit_seq": e.Seq, "audit_hash": e.Hash}).Error
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -47,6 +52,7 @@ func TestVerifyFindsTheFirstBrokenLink(t *testing.T) {
 	}{
 		"update": {"UPDATE audit_events SET actor = 'mallory' WHERE document_id = ? AND seq = 3", 3, "changed"},
 		"delete": {"DELETE FROM audit_events WHERE document_id = ? AND seq = 2", 3, "missing"},
+		"cut":    {"DELETE FROM audit_events WHERE document_id = ? AND seq = 5", 5, "missing at the end"},
 		"swap":   {"UPDATE audit_events SET to_state = CASE seq WHEN 2 THEN 'ACKNOWLEDGED' ELSE 'SUBMITTED' END WHERE document_id = ? AND seq IN (2, 3)", 2, "changed"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -90,6 +90,20 @@ type firing struct {
 	deadlines []models.Deadline // all of the document's, loaded in the transaction
 	before    map[string]string // their states when loaded, by id
 	warnDays  int
+	out       outbox // events, written in one statement at the end
+}
+
+// outbox collects the events of one transaction.
+type outbox []models.Event
+
+func (o *outbox) add(e models.Event, payload map[string]any) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	e.Payload = string(raw)
+	*o = append(*o, e)
+	return nil
 }
 
 // parties selects the parties of an effect: its own selector, else its rule's.
@@ -134,16 +148,19 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 			}
 		}
 	}
+	var changed []models.Deadline
 	for i := range f.deadlines {
 		d := &f.deadlines[i]
-		if f.before[d.ID] == d.State && !d.UpdatedAt.Equal(now) {
+		before, existed := f.before[d.ID]
+		if existed && before == d.State && !d.UpdatedAt.Equal(now) {
 			continue // untouched
 		}
-		if err := saveDeadline(f.tx, d, f.before[d.ID], f.doc, now); err != nil {
+		changed = append(changed, *d)
+		if err := f.out.deadlineEvent(d, before, f.doc, now); err != nil {
 			return err
 		}
 	}
-	return nil
+	return models.SaveDeadlines(f.tx, changed)
 }
 
 func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now time.Time) {
@@ -197,28 +214,24 @@ func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now tim
 }
 
 // saveDeadline writes d and, when it just became due soon, overdue or met
-// late, one event for the party that must act (exactly once per change).
-func saveDeadline(tx *gorm.DB, d *models.Deadline, before string, doc *models.Document, now time.Time) error {
+// late, adds one event for the party that must act (exactly once per
+// change) to out.
+func saveDeadline(tx *gorm.DB, d *models.Deadline, before string, doc *models.Document, now time.Time, out *outbox) error {
 	if err := tx.Save(d).Error; err != nil {
 		return err
 	}
+	return out.deadlineEvent(d, before, doc, now)
+}
+
+func (o *outbox) deadlineEvent(d *models.Deadline, before string, doc *models.Document, now time.Time) error {
 	kind, ok := eventOfState[d.State]
 	if !ok || before == d.State {
 		return nil
 	}
-	return emit(tx, models.Event{ProviderID: d.ProviderID, OrganisationID: d.PartyOrg, Kind: kind, DocumentID: d.DocumentID,
+	return o.add(models.Event{ProviderID: d.ProviderID, OrganisationID: d.PartyOrg, Kind: kind, DocumentID: d.DocumentID,
 		DeadlineID: d.ID, DedupKey: d.ID + ":" + d.State, CreatedAt: now}, map[string]any{
 		"documentNumber": doc.Number, "documentKind": doc.Kind, "rule": d.Rule, "legalBasis": d.LegalBasis,
 		"party": d.PartyOrg, "state": d.State, "dueAt": d.DueAt.UTC().Format(time.RFC3339)})
-}
-
-func emit(tx *gorm.DB, e models.Event, payload map[string]any) error {
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return err
-	}
-	e.Payload = string(raw)
-	return models.InsertEvent(tx, &e)
 }
 
 func (f *firing) close(rule, org, state string, now time.Time) {

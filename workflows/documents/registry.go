@@ -214,9 +214,11 @@ func (r *Registry) childKinds(k *Kind) []string {
 	return out
 }
 
-func (r *Registry) hasChildKinds() bool {
+// mayBeChild reports whether a document of one of kinds (any when empty)
+// may be a child kind's.
+func (r *Registry) mayBeChild(kinds []string) bool {
 	for _, k := range r.kinds {
-		if k.Parent != nil {
+		if k.Parent != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Def.Kind)) {
 			return true
 		}
 	}

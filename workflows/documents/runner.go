@@ -83,6 +83,14 @@ type Target struct {
 	Version *int64
 }
 
+func partyOrgs(ps []engine.Party) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Org)
+	}
+	return out
+}
+
 func newID(prefix string) string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
@@ -100,16 +108,54 @@ func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
 	return engine.Caller{Actor: fmt.Sprint(p.AccountID), Org: p.OrganisationID}, p, nil
 }
 
-func directory(tx *gorm.DB, provider string) (engine.Directory, error) {
-	orgs, err := models.Organisations(tx, provider)
+// directory looks organisations up as the rules ask, one query for the
+// ones named up front (the document's parties and the caller) and one per
+// other organisation, remembered for the transaction: its cost follows the
+// document, not the provider's size. A database error is kept in err and
+// the runner returns it after the rules ran.
+type directory struct {
+	tx       *gorm.DB
+	provider string
+	known    map[string]engine.Org
+	missing  map[string]bool
+	err      error
+}
+
+func newDirectory(tx *gorm.DB, provider string, ids ...string) *directory {
+	d := &directory{tx: tx, provider: provider, known: map[string]engine.Org{}, missing: map[string]bool{}}
+	d.fetch(ids)
+	return d
+}
+
+func (d *directory) fetch(ids []string) {
+	var want []string
+	for _, id := range ids {
+		if _, ok := d.known[id]; !ok && id != "" && !d.missing[id] && !slices.Contains(want, id) {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 || d.err != nil {
+		return
+	}
+	orgs, err := models.OrganisationsByID(d.tx, d.provider, want)
 	if err != nil {
-		return nil, err
+		d.err = err
+		return
 	}
-	byID := make(map[string]engine.Org, len(orgs))
 	for _, o := range orgs {
-		byID[o.ID] = engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}
+		d.known[o.ID] = engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}
 	}
-	return func(id string) (engine.Org, bool) { o, ok := byID[id]; return o, ok }, nil
+	for _, id := range want {
+		if _, ok := d.known[id]; !ok {
+			d.missing[id] = true
+		}
+	}
+}
+
+func (d *directory) lookup(id string) (engine.Org, bool) {
+	d.fetch([]string{id})
+	o, ok := d.known[id]
+	return o, ok
 }
 
 // Create makes a new document of kind from the Create intent's block,
@@ -128,11 +174,8 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	var view *View
 	var berrs []engine.BusinessError
 	err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		dir, err := directory(tx, p.ProviderID)
-		if err != nil {
-			return err
-		}
-		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir}
+		dir := newDirectory(tx, p.ProviderID, c.Org)
+		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
 		if k.Parent != nil {
 			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input), ""); err != nil {
 				return err
@@ -149,6 +192,9 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if err := in.Apply(ev); err != nil {
 			return err
 		}
+		if dir.err != nil {
+			return dir.err
+		}
 		view = &View{Kind: k, Doc: models.Document{Kind: k.Def.Kind, State: k.Def.Initial}, Data: ev.Data}
 		if len(berrs) > 0 {
 			return nil // shown, not stored
@@ -158,7 +204,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if k.Parent != nil {
 			number, parentID = k.Parent.Number(ev.Parent.Number, ev.Data), &ev.Parent.ID
 		} else {
-			org, _ := dir(c.Org)
+			org, _ := dir.lookup(c.Org)
 			if number, err = models.NextNumber(tx, p.ProviderID, k.NumberPrefix(org.Country, now)); err != nil {
 				return err
 			}
@@ -169,14 +215,17 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
 			Version: 1, Data: string(raw), ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
+		row := models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
+			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}
+		audit.Link(&row, 0, "")
+		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
 		if err := tx.Create(&doc).Error; err != nil {
 			return err
 		}
 		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Parties(ev.Data))); err != nil {
 			return err
 		}
-		if _, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
-			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}); err != nil {
+		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
 		view.Doc = doc
@@ -274,6 +323,15 @@ func (r *Runner) withChildren(tx *gorm.DB, v *View, org string, system bool) err
 	if err != nil {
 		return err
 	}
+	return r.markVisible(tx, v, children, engine.Caller{Org: org, System: system})
+}
+
+// markVisible sets v.Children, marking those the caller is a party to.
+func (r *Runner) markVisible(tx *gorm.DB, v *View, children []Child, c engine.Caller) error {
+	if len(children) == 0 {
+		return nil
+	}
+	org, system := c.Org, c.System
 	ids := make([]string, len(children))
 	for i := range children {
 		ids[i] = children[i].ID
@@ -333,21 +391,16 @@ func (r *Runner) related(tx *gorm.DB, k *Kind, ev *engine.Eval, provider string)
 // party's document, or one of a kind the operation does not serve, is
 // reported exactly like a missing one.
 func (r *Runner) load(tx *gorm.DB, t Target, provider string, c engine.Caller, lock bool) (*Kind, *models.Document, any, error) {
-	doc, err := models.FindDocument(tx, t.ID, provider, t.Kinds, lock)
+	party := c.Org
+	if c.System {
+		party = ""
+	}
+	doc, err := models.FindDocumentFor(tx, t.ID, provider, t.Kinds, party, lock)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil, nil, notFound(t.ID)
 	}
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if !c.System {
-		ok, err := models.IsParty(tx, t.ID, c.Org)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if !ok {
-			return nil, nil, nil, notFound(t.ID)
-		}
 	}
 	k, ok := r.Kinds.Kind(doc.Kind)
 	if !ok {
@@ -473,7 +526,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 	}
 	var parentID string
-	if r.Kinds.hasChildKinds() { // a child's parent is locked before the child, as on create
+	if r.Kinds.mayBeChild(t.Kinds) { // a child's parent is locked before the child, as on create
 		peek, err := models.FindDocument(tx, t.ID, provider, t.Kinds, false)
 		if err == nil && peek.ParentID != nil {
 			parentID = *peek.ParentID
@@ -519,9 +572,8 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		return nil, nil, r.refusal(ctx, m, err, ev, intent)
 	}
 	in, _ := m.Intent(intent)
-	if ev.Dir, err = directory(tx, doc.ProviderID); err != nil {
-		return nil, nil, err
-	}
+	dir := newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
+	ev.Dir = dir.lookup
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
 	}
@@ -534,9 +586,9 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
 	}
+	var children []Child // a parent's intents do not change its children: read once
 	if len(r.Kinds.childKinds(k)) > 0 {
-		children, err := r.children(tx, doc.ID)
-		if err != nil {
+		if children, err = r.children(tx, doc.ID); err != nil {
 			return nil, nil, err
 		}
 		for i := range children {
@@ -548,9 +600,12 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		if err != nil {
 			return nil, nil, err
 		}
+		if dir.err != nil {
+			return nil, nil, dir.err
+		}
 		if len(berrs) > 0 {
 			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}
-			return view, berrs, r.withChildren(tx, view, c.Org, c.System)
+			return view, berrs, r.markVisible(tx, view, children, c)
 		}
 	}
 	partiesBefore := partyRows(doc.ID, k.Parties(data))
@@ -572,7 +627,10 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	if err != nil {
 		return nil, nil, err
 	}
-	if ok, err := models.UpdateDocument(tx, doc, ev.State, string(raw), now); err != nil || !ok {
+	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
+		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}
+	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
+	if ok, err := models.UpdateDocument(tx, doc, ev.State, string(raw), now, &row); err != nil || !ok {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -585,9 +643,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, err
 		}
 	}
-	row, err := audit.Append(tx, models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: doc.State, Intent: intent,
-		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID})
-	if err != nil {
+	if err := tx.Create(&row).Error; err != nil {
 		return nil, nil, err
 	}
 	if from != doc.State {
@@ -597,12 +653,15 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 				continue
 			}
 			orgs = append(orgs, p.Org)
-			if err := emit(tx, models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
+			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
 				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, map[string]any{
 				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": doc.State, "intent": intent, "actor": c.Actor}); err != nil {
 				return nil, nil, err
 			}
 		}
+	}
+	if err := models.InsertEvents(tx, f.out); err != nil {
+		return nil, nil, err
 	}
 	for _, chain := range in.Then {
 		if !k.Def.Holds(chain.When, ev) {
@@ -618,7 +677,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 	}
 	view := &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines}
-	if err := r.withChildren(tx, view, c.Org, c.System); err != nil {
+	if err := r.markVisible(tx, view, children, c); err != nil {
 		return nil, nil, err
 	}
 	return view, nil, nil

@@ -104,7 +104,11 @@ func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, 
 		}
 		d.UpdatedAt = now
 		outcome = d.State
-		return saveDeadline(tx, d, before, doc, now)
+		var out outbox
+		if err := saveDeadline(tx, d, before, doc, now, &out); err != nil {
+			return err
+		}
+		return models.InsertEvents(tx, out)
 	})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
