@@ -22,9 +22,9 @@ type Document struct {
 	// AuditSeq and AuditHash are the head of the document's audit chain.
 	AuditSeq  int64
 	AuditHash string
-	CreatedBy  string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // DocumentParty makes a document visible to an organisation in a role.

@@ -8,8 +8,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +44,6 @@ func Link(e *models.AuditEvent, prevSeq int64, prevHash string) {
 	e.At = e.At.UTC().Truncate(time.Microsecond) // what both databases keep
 	e.Hash = Hash(e)
 }
-
 
 // Break is the first broken link of a document's chain.
 type Break struct {
