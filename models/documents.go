@@ -22,6 +22,8 @@ type Document struct {
 	// AuditSeq and AuditHash are the head of the document's audit chain.
 	AuditSeq  int64
 	AuditHash string
+	// Children counts the documents under this one.
+	Children int64
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -109,6 +111,12 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 		return nil, err
 	}
 	return &doc, nil
+}
+
+// AddChild counts one more document under parent id (whose row the
+// caller holds locked).
+func AddChild(tx *gorm.DB, id string) error {
+	return tx.Model(&Document{}).Where("id = ?", id).UpdateColumn("children", gorm.Expr("children + 1")).Error
 }
 
 // Children lists the documents whose parent is id, oldest first.

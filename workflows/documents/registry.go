@@ -203,16 +203,6 @@ func (r *Registry) Kind(name string) (*Kind, bool) {
 	return k, ok
 }
 
-// childKinds lists the kinds whose parent is k.
-func (r *Registry) childKinds(k *Kind) []string {
-	var out []string
-	for _, c := range r.kinds {
-		if c.Parent != nil && c.Parent.Kind == k.Def.Kind {
-			out = append(out, c.Def.Kind)
-		}
-	}
-	return out
-}
 
 // mayBeChild reports whether a document of one of kinds (any when empty)
 // may be a child kind's.

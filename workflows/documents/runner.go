@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -27,6 +28,40 @@ type Runner struct {
 	Now   func() time.Time
 	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
 	WarnWorkingDays int
+
+	orgs orgCache
+}
+
+// orgCache remembers organisations (kind and place) for a few seconds:
+// rules ask for them on every transition, and they change only through
+// bootstrap and admin commands, whose changes reach a running server within
+// orgTTL. Unknown ids are not remembered.
+type orgCache struct {
+	mu      sync.Mutex
+	entries map[[2]string]cachedOrg
+}
+
+type cachedOrg struct {
+	org     engine.Org
+	expires time.Time
+}
+
+const orgTTL = 10 * time.Second
+
+func (c *orgCache) get(provider, id string, now time.Time) (engine.Org, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[[2]string{provider, id}]
+	return e.org, ok && now.Before(e.expires)
+}
+
+func (c *orgCache) put(provider, id string, o engine.Org, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) > 100_000 {
+		c.entries = map[[2]string]cachedOrg{}
+	}
+	c.entries[[2]string{provider, id}] = cachedOrg{org: o, expires: now.Add(orgTTL)}
 }
 
 // New makes a runner over the kinds (validated by NewRegistry).
@@ -116,23 +151,30 @@ func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
 type directory struct {
 	tx       *gorm.DB
 	provider string
+	cache    *orgCache
 	known    map[string]engine.Org
 	missing  map[string]bool
 	err      error
 }
 
-func newDirectory(tx *gorm.DB, provider string, ids ...string) *directory {
-	d := &directory{tx: tx, provider: provider, known: map[string]engine.Org{}, missing: map[string]bool{}}
+func (r *Runner) newDirectory(tx *gorm.DB, provider string, ids ...string) *directory {
+	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]engine.Org{}, missing: map[string]bool{}}
 	d.fetch(ids)
 	return d
 }
 
 func (d *directory) fetch(ids []string) {
 	var want []string
+	now := time.Now()
 	for _, id := range ids {
-		if _, ok := d.known[id]; !ok && id != "" && !d.missing[id] && !slices.Contains(want, id) {
-			want = append(want, id)
+		if _, ok := d.known[id]; ok || id == "" || d.missing[id] || slices.Contains(want, id) {
+			continue
 		}
+		if o, ok := d.cache.get(d.provider, id, now); ok {
+			d.known[id] = o
+			continue
+		}
+		want = append(want, id)
 	}
 	if len(want) == 0 || d.err != nil {
 		return
@@ -144,6 +186,7 @@ func (d *directory) fetch(ids []string) {
 	}
 	for _, o := range orgs {
 		d.known[o.ID] = engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}
+		d.cache.put(d.provider, o.ID, d.known[o.ID], now)
 	}
 	for _, id := range want {
 		if _, ok := d.known[id]; !ok {
@@ -174,7 +217,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	var view *View
 	var berrs []engine.BusinessError
 	err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		dir := newDirectory(tx, p.ProviderID, c.Org)
+		dir := r.newDirectory(tx, p.ProviderID, c.Org)
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
 		if k.Parent != nil {
 			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input), ""); err != nil {
@@ -221,6 +264,11 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
 		if err := tx.Create(&doc).Error; err != nil {
 			return err
+		}
+		if parentID != nil {
+			if err := models.AddChild(tx, *parentID); err != nil {
+				return err
+			}
 		}
 		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Parties(ev.Data))); err != nil {
 			return err
@@ -280,6 +328,9 @@ func (r *Runner) underParent(ctx context.Context, tx *gorm.DB, k *Kind, ev *engi
 		}
 	}
 	ev.Parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number, Data: pdata, Parties: pk.Parties(pdata)}
+	if pdoc.Children == 0 {
+		return nil
+	}
 	children, err := r.children(tx, pdoc.ID)
 	if err != nil {
 		return err
@@ -316,7 +367,7 @@ func (r *Runner) children(tx *gorm.DB, id string) ([]Child, error) {
 // withChildren fills v.Children when v's kind has child kinds, marking
 // those the caller (org) is a party to.
 func (r *Runner) withChildren(tx *gorm.DB, v *View, org string, system bool) error {
-	if len(r.Kinds.childKinds(v.Kind)) == 0 {
+	if v.Doc.Children == 0 {
 		return nil
 	}
 	children, err := r.children(tx, v.Doc.ID)
@@ -572,7 +623,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		return nil, nil, r.refusal(ctx, m, err, ev, intent)
 	}
 	in, _ := m.Intent(intent)
-	dir := newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
+	dir := r.newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
 	ev.Dir = dir.lookup
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
@@ -587,7 +638,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
 	}
 	var children []Child // a parent's intents do not change its children: read once
-	if len(r.Kinds.childKinds(k)) > 0 {
+	if doc.Children > 0 {
 		if children, err = r.children(tx, doc.ID); err != nil {
 			return nil, nil, err
 		}
