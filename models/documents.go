@@ -23,7 +23,7 @@ type Document struct {
 	AuditSeq  int64
 	AuditHash string
 	// Children counts the documents under this one.
-	Children int64
+	Children  int64
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time

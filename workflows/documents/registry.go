@@ -203,7 +203,6 @@ func (r *Registry) Kind(name string) (*Kind, bool) {
 	return k, ok
 }
 
-
 // mayBeChild reports whether a document of one of kinds (any when empty)
 // may be a child kind's.
 func (r *Registry) mayBeChild(kinds []string) bool {
