@@ -46,9 +46,14 @@ func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB
 		}
 		// WAL lets readers run beside the writer; BEGIN IMMEDIATE takes the
 		// write lock up front so two transactions never deadlock upgrading a
-		// read lock, and busy_timeout makes the second one wait instead.
-		dialector = sqlite.Open(cfg.DSN + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		// read lock; the writers of this process wait in line at a gate
+		// (sqlitequeue.go), and busy_timeout covers other processes.
+		conn, err := openQueuedSQLite(cfg.DSN + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 			"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite database: %w", err)
+		}
+		dialector = sqlite.Dialector{Conn: conn}
 	default:
 		return nil, fmt.Errorf("unknown database driver %q", cfg.Driver)
 	}

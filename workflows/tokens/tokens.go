@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -136,6 +137,55 @@ type Issuer struct {
 	Name   string           // iss, e.g. "wasteflow"
 	Leeway time.Duration    // clock skew allowance; default 30s when zero, none when negative
 	Now    func() time.Time // default time.Now when nil
+
+	// verified remembers tokens whose signature and claims checked out, so
+	// the next request with the same token skips the signature check; the
+	// time checks run on every use (an entry is used only while its token
+	// would verify now), and an entry belongs to the key set that verified
+	// it. Revocation is not the token's business: sessions are checked by
+	// the caller on every request.
+	mu       sync.Mutex
+	verified map[string]verifiedToken
+}
+
+type verifiedToken struct {
+	keys   *Keys
+	kind   Kind
+	claims Claims
+}
+
+// maxVerified bounds the remembered tokens; when full the memory starts over.
+const maxVerified = 10_000
+
+// remembered returns the claims of token verified before for kind, if they
+// are still valid at now.
+func (i *Issuer) remembered(kind Kind, token string) (*Claims, bool) {
+	i.mu.Lock()
+	v, ok := i.verified[token]
+	i.mu.Unlock()
+	if !ok || v.keys != i.Keys || v.kind != kind {
+		return nil, false
+	}
+	now, leeway := i.now(), max(i.leeway(), 0)
+	c := v.claims
+	switch {
+	case c.ExpiresAt == nil || !now.Before(c.ExpiresAt.Add(leeway)):
+		return nil, false // let the full check say why
+	case c.NotBefore != nil && now.Add(leeway).Before(c.NotBefore.Time):
+		return nil, false
+	case c.IssuedAt != nil && now.Add(leeway).Before(c.IssuedAt.Time):
+		return nil, false
+	}
+	return &c, true
+}
+
+func (i *Issuer) remember(kind Kind, token string, c *Claims) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.verified == nil || len(i.verified) >= maxVerified {
+		i.verified = make(map[string]verifiedToken)
+	}
+	i.verified[token] = verifiedToken{keys: i.Keys, kind: kind, claims: *c}
 }
 
 func (i *Issuer) now() time.Time {
@@ -220,6 +270,9 @@ func (i *Issuer) Verify(kind Kind, token string) (*Claims, error) {
 	if typ == "" {
 		return nil, errKind
 	}
+	if c, ok := i.remembered(kind, token); ok {
+		return c, nil
+	}
 
 	// A parser per call: it is cheap next to the signature check, and
 	// reading the Issuer's fields each time keeps Verify free of shared
@@ -257,6 +310,7 @@ func (i *Issuer) Verify(kind Kind, token string) (*Claims, error) {
 	case c.Provider == "":
 		return nil, invalid("missing prv")
 	}
+	i.remember(kind, token, &c)
 	return &c, nil
 }
 

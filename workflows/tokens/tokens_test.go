@@ -344,3 +344,35 @@ func BenchmarkRejectDots(b *testing.B) {
 		}
 	}
 }
+
+// A token verified once is remembered, but only while it would verify: the
+// time checks run on every use, the kind must match, and an issuer with
+// other keys does not take it.
+func TestRememberedTokensStillExpire(t *testing.T) {
+	iss, _, now := fixture(t)
+	tok, exp, err := iss.Sign(Access, sampleClaims(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		c, err := iss.Verify(Access, tok)
+		if err != nil || c.Subject != "user-1" {
+			t.Fatalf("verify: %v %v", c, err)
+		}
+	}
+	if len(iss.verified) != 1 {
+		t.Fatalf("%d tokens remembered, want 1", len(iss.verified))
+	}
+	if _, err := iss.Verify(Refresh, tok); err == nil {
+		t.Fatal("an access token verified as a refresh token")
+	}
+	other := &Issuer{Keys: NewKeys(newKey(t)), Name: testIssuer, Now: iss.Now}
+	other.verified = iss.verified // even sharing the memory, other keys do not take it
+	if _, err := other.Verify(Access, tok); err == nil {
+		t.Fatal("a token of other keys was taken from memory")
+	}
+	*now = exp.Add(iss.leeway())
+	if _, err := iss.Verify(Access, tok); err == nil {
+		t.Fatal("a remembered token verified after it expired")
+	}
+}
