@@ -1,8 +1,10 @@
 package models
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -173,27 +175,47 @@ func DocumentProvider(tx *gorm.DB, id string) (string, error) {
 
 // FindDocumentFor reads document id as FindDocument does, and only when
 // org is one of its parties (org "" skips that check): one statement
-// instead of two on every request.
+// instead of two on every request. It runs on every request, so it scans
+// its columns by hand rather than by reflection.
 func FindDocumentFor(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, error) {
-	q := tx.Where("id = ? AND provider_id = ?", id, provider)
+	var q strings.Builder
+	args := []any{id, provider}
+	q.WriteString("SELECT " + documentColumns + " FROM documents WHERE id = ? AND provider_id = ?")
 	if len(kinds) > 0 {
-		q = q.Where("kind IN ?", kinds)
+		q.WriteString(" AND kind IN ?")
+		args = append(args, kinds)
 	}
 	if org != "" {
-		q = q.Where("EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = documents.id AND p.organisation_id = ?)", org)
+		q.WriteString(" AND EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = documents.id AND p.organisation_id = ?)")
+		args = append(args, org)
 	}
 	if lock && IsPostgres(tx) {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE", Table: clause.Table{Name: "documents"}})
+		q.WriteString(" FOR UPDATE")
 	}
-	var doc Document
-	if err := q.Take(&doc).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, ErrNotFound
-		}
+	rows, err := tx.Raw(q.String(), args...).Rows()
+	if err != nil {
 		return nil, err
 	}
-	return &doc, nil
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	var d Document
+	var parent sql.NullString
+	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt); err != nil {
+		return nil, err
+	}
+	if parent.Valid {
+		d.ParentID = &parent.String
+	}
+	return &d, rows.Err()
 }
+
+const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
 
 // SaveDeadlines writes new and changed deadlines in one statement (an
 // upsert on the id).
@@ -230,11 +252,34 @@ func IsParty(tx *gorm.DB, id, org string) (bool, error) {
 	return k > 0, err
 }
 
-// DocumentDeadlines lists every deadline of document id, oldest first.
+// DocumentDeadlines lists every deadline of document id, oldest first
+// (scanned by hand: every request reads them).
 func DocumentDeadlines(tx *gorm.DB, id string) ([]Deadline, error) {
+	rows, err := tx.Raw("SELECT id, document_id, provider_id, rule, legal_basis, party_org, party_role, state, started_at, due_at, "+
+		"warn_at, suspended_since, suspended_days, closed_at, updated_at FROM deadlines WHERE document_id = ? ORDER BY started_at, id", id).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	var out []Deadline
-	err := tx.Where("document_id = ?", id).Order("started_at, id").Find(&out).Error
-	return out, err
+	for rows.Next() {
+		var d Deadline
+		var warn, since, closed sql.NullTime
+		if err := rows.Scan(&d.ID, &d.DocumentID, &d.ProviderID, &d.Rule, &d.LegalBasis, &d.PartyOrg, &d.PartyRole, &d.State,
+			&d.StartedAt, &d.DueAt, &warn, &since, &d.SuspendedDays, &closed, &d.UpdatedAt); err != nil {
+			return nil, err
+		}
+		d.WarnAt, d.SuspendedSince, d.ClosedAt = nullTime(warn), nullTime(since), nullTime(closed)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func nullTime(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 // FindDeadline reads deadline id.
