@@ -2,6 +2,7 @@ package models
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -173,14 +174,25 @@ func DocumentProvider(tx *gorm.DB, id string) (string, error) {
 	return d.ProviderID, nil
 }
 
-// FindDocumentFor reads document id as FindDocument does, and only when
-// org is one of its parties (org "" skips that check): one statement
-// instead of two on every request. It runs on every request, so it scans
-// its columns by hand rather than by reflection.
-func FindDocumentFor(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, error) {
+const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
+
+// LoadDocument reads what every document request needs, in one statement
+// (scanned by hand, not by reflection): document id of provider, of one of
+// kinds (any when empty), only when org is one of its parties (org ""
+// skips that check), its row locked for the transaction when lock is set
+// (PostgreSQL; SQLite serialises writers instead), and its deadlines,
+// oldest first, aggregated as JSON beside it.
+func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, []Deadline, error) {
+	const cols = "dl.id, dl.document_id, dl.provider_id, dl.rule, dl.legal_basis, dl.party_org, dl.party_role, dl.state, " +
+		"dl.started_at, dl.due_at, dl.warn_at, dl.suspended_since, dl.suspended_days, dl.closed_at, dl.updated_at"
+	agg := "json_group_array(json_array(" + cols + ") ORDER BY dl.started_at, dl.id)"
+	if IsPostgres(tx) {
+		agg = "json_agg(json_build_array(" + cols + ") ORDER BY dl.started_at, dl.id)"
+	}
 	var q strings.Builder
 	args := []any{id, provider}
-	q.WriteString("SELECT " + documentColumns + " FROM documents WHERE id = ? AND provider_id = ?")
+	q.WriteString("SELECT " + documentColumns + ", COALESCE((SELECT " + agg + " FROM deadlines dl WHERE dl.document_id = documents.id), '[]')" +
+		" FROM documents WHERE id = ? AND provider_id = ?")
 	if len(kinds) > 0 {
 		q.WriteString(" AND kind IN ?")
 		args = append(args, kinds)
@@ -190,32 +202,88 @@ func FindDocumentFor(tx *gorm.DB, id, provider string, kinds []string, org strin
 		args = append(args, org)
 	}
 	if lock && IsPostgres(tx) {
-		q.WriteString(" FOR UPDATE")
+		q.WriteString(" FOR UPDATE OF documents")
 	}
 	rows, err := tx.Raw(q.String(), args...).Rows()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	var d Document
 	var parent sql.NullString
+	var deadlines []byte
 	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt); err != nil {
-		return nil, err
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
+		return nil, nil, err
 	}
 	if parent.Valid {
 		d.ParentID = &parent.String
 	}
-	return &d, rows.Err()
+	ds, err := decodeDeadlines(deadlines)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document %s: deadlines: %w", id, err)
+	}
+	return &d, ds, rows.Err()
 }
 
-const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
+// decodeDeadlines reads the JSON rows LoadDocument aggregates.
+func decodeDeadlines(raw []byte) ([]Deadline, error) {
+	var rows [][]any
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		return nil, err
+	}
+	out := make([]Deadline, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 15 {
+			return nil, fmt.Errorf("a row of %d columns", len(r))
+		}
+		str := func(i int) string { s, _ := r[i].(string); return s }
+		var d Deadline
+		d.ID, d.DocumentID, d.ProviderID, d.Rule, d.LegalBasis, d.PartyOrg, d.PartyRole, d.State = str(0), str(1), str(2), str(3), str(4), str(5), str(6), str(7)
+		var err error
+		if d.StartedAt, err = jsonTime(r[8]); err != nil {
+			return nil, err
+		}
+		if d.DueAt, err = jsonTime(r[9]); err != nil {
+			return nil, err
+		}
+		if d.UpdatedAt, err = jsonTime(r[14]); err != nil {
+			return nil, err
+		}
+		for i, p := range map[int]**time.Time{10: &d.WarnAt, 11: &d.SuspendedSince, 13: &d.ClosedAt} {
+			if r[i] == nil {
+				continue
+			}
+			t, err := jsonTime(r[i])
+			if err != nil {
+				return nil, err
+			}
+			*p = &t
+		}
+		days, _ := r[12].(float64)
+		d.SuspendedDays = int(days)
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// jsonTime parses a time as the databases render it in JSON: PostgreSQL's
+// ISO 8601, or the text SQLite stores.
+func jsonTime(v any) (time.Time, error) {
+	s, _ := v.(string)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q in an unknown format", s)
+}
 
 // SaveDeadlines writes new and changed deadlines in one statement (an
 // upsert on the id).
@@ -250,36 +318,6 @@ func IsParty(tx *gorm.DB, id, org string) (bool, error) {
 	var k int64
 	err := tx.Model(&DocumentParty{}).Where("document_id = ? AND organisation_id = ?", id, org).Count(&k).Error
 	return k > 0, err
-}
-
-// DocumentDeadlines lists every deadline of document id, oldest first
-// (scanned by hand: every request reads them).
-func DocumentDeadlines(tx *gorm.DB, id string) ([]Deadline, error) {
-	rows, err := tx.Raw("SELECT id, document_id, provider_id, rule, legal_basis, party_org, party_role, state, started_at, due_at, "+
-		"warn_at, suspended_since, suspended_days, closed_at, updated_at FROM deadlines WHERE document_id = ? ORDER BY started_at, id", id).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Deadline
-	for rows.Next() {
-		var d Deadline
-		var warn, since, closed sql.NullTime
-		if err := rows.Scan(&d.ID, &d.DocumentID, &d.ProviderID, &d.Rule, &d.LegalBasis, &d.PartyOrg, &d.PartyRole, &d.State,
-			&d.StartedAt, &d.DueAt, &warn, &since, &d.SuspendedDays, &closed, &d.UpdatedAt); err != nil {
-			return nil, err
-		}
-		d.WarnAt, d.SuspendedSince, d.ClosedAt = nullTime(warn), nullTime(since), nullTime(closed)
-		out = append(out, d)
-	}
-	return out, rows.Err()
-}
-
-func nullTime(t sql.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	return &t.Time
 }
 
 // FindDeadline reads deadline id.

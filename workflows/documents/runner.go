@@ -310,17 +310,13 @@ func (r *Runner) underParent(ctx context.Context, tx *gorm.DB, k *Kind, ev *engi
 		return status.Invalid("parent", fmt.Sprintf("a %s belongs to a %s: its id is required", k.Def.Kind, k.Parent.Kind))
 	}
 	c := ev.Caller
-	pk, pdoc, pdata, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true)
+	pk, pdoc, pdata, pds, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true)
 	if err != nil {
 		return err
 	}
 	if self == "" { // create: the parent must offer it
 		if !c.System {
 			c.Roles = pk.RolesOf(pdata, c.Org)
-		}
-		pds, err := models.DocumentDeadlines(tx, pdoc.ID)
-		if err != nil {
-			return err
 		}
 		pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(pds), CreatedAt: pdoc.CreatedAt}
 		if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
@@ -441,27 +437,27 @@ func (r *Runner) related(tx *gorm.DB, k *Kind, ev *engine.Eval, provider string)
 // load reads a document the caller may see. Another provider's or another
 // party's document, or one of a kind the operation does not serve, is
 // reported exactly like a missing one.
-func (r *Runner) load(tx *gorm.DB, t Target, provider string, c engine.Caller, lock bool) (*Kind, *models.Document, any, error) {
+func (r *Runner) load(tx *gorm.DB, t Target, provider string, c engine.Caller, lock bool) (*Kind, *models.Document, any, []models.Deadline, error) {
 	party := c.Org
 	if c.System {
 		party = ""
 	}
-	doc, err := models.FindDocumentFor(tx, t.ID, provider, t.Kinds, party, lock)
+	doc, deadlines, err := models.LoadDocument(tx, t.ID, provider, t.Kinds, party, lock)
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, nil, notFound(t.ID)
+		return nil, nil, nil, nil, notFound(t.ID)
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	k, ok := r.Kinds.Kind(doc.Kind)
 	if !ok {
-		return nil, nil, nil, notFound(t.ID) // a kind this server does not run
+		return nil, nil, nil, nil, notFound(t.ID) // a kind this server does not run
 	}
 	data, err := k.decode(doc.Data)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
+		return nil, nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
 	}
-	return k, doc, data, nil
+	return k, doc, data, deadlines, nil
 }
 
 // Get returns a document the caller is a party to, of one of kinds (any
@@ -472,14 +468,11 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 		return nil, err
 	}
 	db := r.DB.WithContext(ctx)
-	k, doc, data, err := r.load(db, Target{ID: id, Kinds: kinds}, p.ProviderID, c, false)
+	k, doc, data, deadlines, err := r.load(db, Target{ID: id, Kinds: kinds}, p.ProviderID, c, false)
 	if err != nil {
 		return nil, err
 	}
-	view := &View{Kind: k, Doc: *doc, Data: data}
-	if view.Deadlines, err = models.DocumentDeadlines(db, id); err != nil {
-		return nil, err
-	}
+	view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}
 	if err := r.withChildren(db, view, c.Org, false); err != nil {
 		return nil, err
 	}
@@ -586,7 +579,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			}
 		}
 	}
-	k, doc, data, err := r.load(tx, t, provider, c, true)
+	k, doc, data, deadlines, err := r.load(tx, t, provider, c, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -596,10 +589,6 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	if !c.System {
 		c.Roles = k.RolesOf(data, c.Org)
-	}
-	deadlines, err := models.DocumentDeadlines(tx, t.ID)
-	if err != nil {
-		return nil, nil, err
 	}
 	m := k.Machine()
 	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
