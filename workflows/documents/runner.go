@@ -28,6 +28,9 @@ type Runner struct {
 	Now   func() time.Time
 	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
 	WarnWorkingDays int
+	// SweepWorkers is how many deadlines a sweep processes at once, each in
+	// its own transaction (default 4).
+	SweepWorkers int
 
 	orgs orgCache
 }
@@ -560,7 +563,7 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 // fireIn runs one intent inside tx (which the sweep and chained intents
 // share). Business errors come back with a nil error: nothing was written.
 func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
-	if c.System {
+	if c.System && provider == "" {
 		var err error
 		if provider, err = models.DocumentProvider(tx, t.ID); err != nil {
 			if errors.Is(err, models.ErrNotFound) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -49,17 +50,74 @@ func (r *Runner) Sweep(ctx context.Context, now time.Time) (SweepResult, error) 
 		if len(cands) == 0 {
 			return res, nil
 		}
-		for _, c := range cands {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			if err := r.sweepOne(ctx, c.ID, c.DocumentID, now, &res); err != nil {
-				return res, fmt.Errorf("deadline %s: %w", c.ID, err)
-			}
+		if err := r.sweepBatch(ctx, cands, now, &res); err != nil {
+			return res, err
 		}
 		last := cands[len(cands)-1]
 		after, afterID = last.DueAt, last.ID
 	}
+}
+
+// sweepBatch processes one page of candidates with SweepWorkers workers.
+// The deadlines of one document go to one worker, in order: two workers
+// would skip each other's locked document.
+func (r *Runner) sweepBatch(ctx context.Context, cands []models.Deadline, now time.Time, res *SweepResult) error {
+	var groups [][]models.Deadline
+	index := map[string]int{}
+	for _, c := range cands {
+		i, ok := index[c.DocumentID]
+		if !ok {
+			i = len(groups)
+			index[c.DocumentID] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan []models.Deadline)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range min(r.sweepWorkers(), len(groups)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				for _, c := range g {
+					var one SweepResult
+					if err := r.sweepOne(ctx, c.ID, c.DocumentID, now, &one); err != nil {
+						cancel(fmt.Errorf("deadline %s: %w", c.ID, err))
+						return
+					}
+					mu.Lock()
+					*res = res.add(one)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for _, g := range groups {
+		select {
+		case work <- g:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+func (r SweepResult) add(o SweepResult) SweepResult {
+	return SweepResult{r.DueSoon + o.DueSoon, r.Overdue + o.Overdue, r.Lapsed + o.Lapsed, r.Transitions + o.Transitions, r.Skipped + o.Skipped}
+}
+
+func (r *Runner) sweepWorkers() int {
+	if r.SweepWorkers <= 0 {
+		return 4
+	}
+	return r.SweepWorkers
 }
 
 func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, res *SweepResult) error {
