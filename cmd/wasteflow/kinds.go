@@ -19,5 +19,6 @@ func newRunner(db *gorm.DB, cfg *configs.Config, now func() time.Time) (*documen
 		return nil, err
 	}
 	r.WarnWorkingDays = cfg.WarnWorkingDays
+	r.SweepWorkers = cfg.SweepWorkers
 	return r, nil
 }
