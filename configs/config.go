@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -183,7 +184,13 @@ var Settings = []Setting{
 	{"WASTEFLOW_ACCESS_TOKEN_TTL", "5m", "access token lifetime", durationSetter(func(c *Config) *time.Duration { return &c.Auth.AccessTokenTTL })},
 	{"WASTEFLOW_REFRESH_TOKEN_TTL", "720h", "refresh token lifetime (30 days); each rotation starts a new one", durationSetter(func(c *Config) *time.Duration { return &c.Auth.RefreshTokenTTL })},
 	{"WASTEFLOW_GROUP_TOKEN_TTL", "15m", "notifier group token lifetime", durationSetter(func(c *Config) *time.Duration { return &c.Auth.GroupTokenTTL })},
-	{"WASTEFLOW_PASSWORD_HASH_CONCURRENCY", "4", "argon2id hashes computed at once (19 MiB each); logins beyond wait, then get 503", intSetter(func(c *Config) *int { return &c.Auth.HashConcurrency })},
+	{"WASTEFLOW_PASSWORD_HASH_CONCURRENCY", "cpus", "argon2id hashes computed at once (19 MiB each); logins beyond wait, then get 503; cpus: as many as the machine has CPUs (more only make each hash slower)", func(c *Config, v string) error {
+		if v == "cpus" {
+			c.Auth.HashConcurrency = runtime.NumCPU()
+			return nil
+		}
+		return intSetter(func(c *Config) *int { return &c.Auth.HashConcurrency })(c, v)
+	}},
 	{"WASTEFLOW_LOGIN_MAX_FAILURES", "10", "failed credential attempts per account, client id or group within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailures })},
 	{"WASTEFLOW_LOGIN_MAX_FAILURES_PER_IP", "100", "failed credential attempts per client address within the window before 429", intSetter(func(c *Config) *int { return &c.Auth.MaxFailuresPerIP })},
 	{"WASTEFLOW_SWEEP_SCHEDULE", "@every 1m", "when the deadline sweep runs (cron syntax in UTC, or @every DURATION)", func(c *Config, v string) error {

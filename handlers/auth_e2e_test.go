@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
-	hasher := credentials.NewHasher(4)
+	hasher := credentials.NewHasher(runtime.NumCPU()) // the default of WASTEFLOW_PASSWORD_HASH_CONCURRENCY
 	f, err := bootstrap.Parse(strings.NewReader(authFixture))
 	if err != nil {
 		t.Fatal(err)
