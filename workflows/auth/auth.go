@@ -311,24 +311,33 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 			reused = true
 			return revokeSession(tx, p.SessionID, now, "reuse")
 		}
-		var sess models.Session
-		if err := tx.Where("id = ?", p.SessionID).Take(&sess).Error; err != nil {
+		// The session, its account and the account's organisation in one
+		// statement: this runs on every token refresh.
+		var row struct {
+			models.Session
+			AccountOrganisationID string
+			AccountDisabledAt     *time.Time
+			OrganisationKind      *string
+		}
+		if err := tx.Raw("SELECT s.*, a.organisation_id AS account_organisation_id, a.disabled_at AS account_disabled_at, o.kind AS organisation_kind "+
+			"FROM sessions s JOIN accounts a ON a.id = s.account_id "+
+			"LEFT JOIN organisations o ON o.provider_id = s.provider_id AND o.id = a.organisation_id WHERE s.id = ?", p.SessionID).Scan(&row).Error; err != nil {
 			return err
 		}
-		if !sess.Active(now) {
+		sess := row.Session
+		switch {
+		case sess.ID == "":
+			return invalidToken("unknown session")
+		case !sess.Active(now):
 			return invalidToken("the session has ended")
+		case row.AccountDisabledAt != nil:
+			return invalidToken("the account is disabled")
+		case row.OrganisationKind == nil:
+			return fmt.Errorf("organisation %s/%s: %w", sess.ProviderID, row.AccountOrganisationID, gorm.ErrRecordNotFound)
 		}
-		var acc models.Account
-		if err := tx.Where("id = ? AND disabled_at IS NULL", sess.AccountID).Take(&acc).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return invalidToken("the account is disabled")
-			}
-			return err
-		}
-		org, err := s.organisation(ctx, tx, sess.ProviderID, acc.OrganisationID)
-		if err != nil {
-			return err
-		}
+		acc := models.Account{ID: sess.AccountID, ProviderID: sess.ProviderID, OrganisationID: row.AccountOrganisationID}
+		org := &models.Organisation{ProviderID: sess.ProviderID, ID: row.AccountOrganisationID, Kind: *row.OrganisationKind}
+		var err error
 		if out.RefreshToken, out.RefreshTokenExpiresAt, err = s.issueRefresh(tx, &sess, &acc, org, p.Generation+1); err != nil {
 			return err
 		}
