@@ -90,7 +90,8 @@ type firing struct {
 	deadlines []models.Deadline // all of the document's, loaded in the transaction
 	before    map[string]string // their states when loaded, by id
 	warnDays  int
-	out       outbox // events, written in one statement at the end
+	out       outbox            // events, written with the document
+	changed   []models.Deadline // new and changed deadlines, likewise
 }
 
 // outbox collects the events of one transaction.
@@ -160,7 +161,8 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 			return err
 		}
 	}
-	return models.SaveDeadlines(f.tx, changed)
+	f.changed = changed // written with the document (models.WriteTransition)
+	return nil
 }
 
 func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now time.Time) {

@@ -673,23 +673,8 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
 		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}
 	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
-	if ok, err := models.UpdateDocument(tx, doc, ev.State, string(raw), now, &row); err != nil || !ok {
-		if err != nil {
-			return nil, nil, err
-		}
-		// Only reachable without row locks (SQLite serialises writers instead).
-		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
-	}
 	parties := k.Parties(ev.Data)
-	if after := partyRows(doc.ID, parties); !slices.Equal(after, partiesBefore) {
-		if err := models.ReplaceParties(tx, doc.ID, after); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := tx.Create(&row).Error; err != nil {
-		return nil, nil, err
-	}
-	if from != doc.State {
+	if from != ev.State {
 		var orgs []string
 		for _, p := range parties {
 			if p.Org == "" || slices.Contains(orgs, p.Org) {
@@ -698,13 +683,23 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			orgs = append(orgs, p.Org)
 			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
 				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, map[string]any{
-				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": doc.State, "intent": intent, "actor": c.Actor}); err != nil {
+				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": ev.State, "intent": intent, "actor": c.Actor}); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	if err := models.InsertEvents(tx, f.out); err != nil {
-		return nil, nil, err
+	if ok, err := models.WriteTransition(tx, &models.Transition{Doc: doc, State: ev.State, Data: string(raw), Now: now,
+		Audit: &row, Deadlines: f.changed, Events: f.out}); err != nil || !ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		// Only reachable without row locks (SQLite serialises writers instead).
+		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
+	}
+	if after := partyRows(doc.ID, parties); !slices.Equal(after, partiesBefore) {
+		if err := models.ReplaceParties(tx, doc.ID, after); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, chain := range in.Then {
 		if !k.Def.Holds(chain.When, ev) {
