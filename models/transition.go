@@ -43,16 +43,14 @@ func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	audit, err := json.Marshal([]map[string]any{{"document_id": t.Audit.DocumentID, "seq": t.Audit.Seq, "from_state": t.Audit.FromState,
-		"to_state": t.Audit.ToState, "intent": t.Audit.Intent, "actor": t.Audit.Actor, "actor_org": t.Audit.ActorOrg, "at": micro(t.Audit.At),
-		"request_id": t.Audit.RequestID, "prev_hash": t.Audit.PrevHash, "hash": t.Audit.Hash}})
+	a := t.Audit
+	audit, err := json.Marshal([]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash}})
 	if err != nil {
 		return false, err
 	}
-	events := make([]map[string]any, 0, len(t.Events))
+	events := make([]eventRow, 0, len(t.Events))
 	for _, e := range t.Events {
-		events = append(events, map[string]any{"provider_id": e.ProviderID, "organisation_id": e.OrganisationID, "kind": e.Kind,
-			"document_id": e.DocumentID, "deadline_id": e.DeadlineID, "dedup_key": e.DedupKey, "payload": json.RawMessage(e.Payload), "created_at": micro(e.CreatedAt)})
+		events = append(events, eventRow{e.ProviderID, e.OrganisationID, e.Kind, e.DocumentID, e.DeadlineID, e.DedupKey, json.RawMessage(e.Payload), micro(e.CreatedAt)})
 	}
 	eventsJSON, err := json.Marshal(events)
 	if err != nil {
@@ -84,13 +82,56 @@ WHERE id = ? AND version = ?`,
 	return true, nil
 }
 
-func deadlineRows(ds []Deadline) []map[string]any {
-	out := make([]map[string]any, 0, len(ds))
+// The rows of WriteTransition's statement, named as the columns are.
+
+type deadlineRow struct {
+	ID             string     `json:"id"`
+	DocumentID     string     `json:"document_id"`
+	ProviderID     string     `json:"provider_id"`
+	Rule           string     `json:"rule"`
+	LegalBasis     string     `json:"legal_basis"`
+	PartyOrg       string     `json:"party_org"`
+	PartyRole      string     `json:"party_role"`
+	State          string     `json:"state"`
+	StartedAt      time.Time  `json:"started_at"`
+	DueAt          time.Time  `json:"due_at"`
+	WarnAt         *time.Time `json:"warn_at"`
+	SuspendedSince *time.Time `json:"suspended_since"`
+	SuspendedDays  int        `json:"suspended_days"`
+	ClosedAt       *time.Time `json:"closed_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+type auditRow struct {
+	DocumentID string    `json:"document_id"`
+	Seq        int64     `json:"seq"`
+	FromState  string    `json:"from_state"`
+	ToState    string    `json:"to_state"`
+	Intent     string    `json:"intent"`
+	Actor      string    `json:"actor"`
+	ActorOrg   string    `json:"actor_org"`
+	At         time.Time `json:"at"`
+	RequestID  string    `json:"request_id"`
+	PrevHash   string    `json:"prev_hash"`
+	Hash       string    `json:"hash"`
+}
+
+type eventRow struct {
+	ProviderID     string          `json:"provider_id"`
+	OrganisationID string          `json:"organisation_id"`
+	Kind           string          `json:"kind"`
+	DocumentID     string          `json:"document_id"`
+	DeadlineID     string          `json:"deadline_id"`
+	DedupKey       string          `json:"dedup_key"`
+	Payload        json.RawMessage `json:"payload"`
+	CreatedAt      time.Time       `json:"created_at"`
+}
+
+func deadlineRows(ds []Deadline) []deadlineRow {
+	out := make([]deadlineRow, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, map[string]any{"id": d.ID, "document_id": d.DocumentID, "provider_id": d.ProviderID, "rule": d.Rule,
-			"legal_basis": d.LegalBasis, "party_org": d.PartyOrg, "party_role": d.PartyRole, "state": d.State,
-			"started_at": micro(d.StartedAt), "due_at": micro(d.DueAt), "warn_at": microPtr(d.WarnAt), "suspended_since": microPtr(d.SuspendedSince),
-			"suspended_days": d.SuspendedDays, "closed_at": microPtr(d.ClosedAt), "updated_at": micro(d.UpdatedAt)})
+		out = append(out, deadlineRow{d.ID, d.DocumentID, d.ProviderID, d.Rule, d.LegalBasis, d.PartyOrg, d.PartyRole, d.State,
+			micro(d.StartedAt), micro(d.DueAt), microPtr(d.WarnAt), microPtr(d.SuspendedSince), d.SuspendedDays, microPtr(d.ClosedAt), micro(d.UpdatedAt)})
 	}
 	return out
 }
