@@ -183,11 +183,12 @@ const documentColumns = "id, provider_id, kind, number, state, version, data, pa
 // (PostgreSQL; SQLite serialises writers instead), and its deadlines,
 // oldest first, aggregated as JSON beside it.
 func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, []Deadline, error) {
-	const cols = "dl.id, dl.document_id, dl.provider_id, dl.rule, dl.legal_basis, dl.party_org, dl.party_role, dl.state, " +
-		"dl.started_at, dl.due_at, dl.warn_at, dl.suspended_since, dl.suspended_days, dl.closed_at, dl.updated_at"
-	agg := "json_group_array(json_array(" + cols + ") ORDER BY dl.started_at, dl.id)"
+	const cols = "'id', dl.id, 'document_id', dl.document_id, 'provider_id', dl.provider_id, 'rule', dl.rule, 'legal_basis', dl.legal_basis, " +
+		"'party_org', dl.party_org, 'party_role', dl.party_role, 'state', dl.state, 'started_at', dl.started_at, 'due_at', dl.due_at, " +
+		"'warn_at', dl.warn_at, 'suspended_since', dl.suspended_since, 'suspended_days', dl.suspended_days, 'closed_at', dl.closed_at, 'updated_at', dl.updated_at"
+	agg := "json_group_array(json_object(" + cols + ") ORDER BY dl.started_at, dl.id)"
 	if IsPostgres(tx) {
-		agg = "json_agg(json_build_array(" + cols + ") ORDER BY dl.started_at, dl.id)"
+		agg = "json_agg(json_build_object(" + cols + ") ORDER BY dl.started_at, dl.id)"
 	}
 	var q strings.Builder
 	args := []any{id, provider}
@@ -232,57 +233,62 @@ func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, 
 	return &d, ds, rows.Err()
 }
 
-// decodeDeadlines reads the JSON rows LoadDocument aggregates.
+// decodeDeadlines reads the JSON objects LoadDocument aggregates.
 func decodeDeadlines(raw []byte) ([]Deadline, error) {
-	var rows [][]any
+	var rows []struct {
+		ID             string    `json:"id"`
+		DocumentID     string    `json:"document_id"`
+		ProviderID     string    `json:"provider_id"`
+		Rule           string    `json:"rule"`
+		LegalBasis     string    `json:"legal_basis"`
+		PartyOrg       string    `json:"party_org"`
+		PartyRole      string    `json:"party_role"`
+		State          string    `json:"state"`
+		StartedAt      jsonTime  `json:"started_at"`
+		DueAt          jsonTime  `json:"due_at"`
+		WarnAt         *jsonTime `json:"warn_at"`
+		SuspendedSince *jsonTime `json:"suspended_since"`
+		SuspendedDays  int       `json:"suspended_days"`
+		ClosedAt       *jsonTime `json:"closed_at"`
+		UpdatedAt      jsonTime  `json:"updated_at"`
+	}
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, err
 	}
-	out := make([]Deadline, 0, len(rows))
-	for _, r := range rows {
-		if len(r) != 15 {
-			return nil, fmt.Errorf("a row of %d columns", len(r))
-		}
-		str := func(i int) string { s, _ := r[i].(string); return s }
-		var d Deadline
-		d.ID, d.DocumentID, d.ProviderID, d.Rule, d.LegalBasis, d.PartyOrg, d.PartyRole, d.State = str(0), str(1), str(2), str(3), str(4), str(5), str(6), str(7)
-		var err error
-		if d.StartedAt, err = jsonTime(r[8]); err != nil {
-			return nil, err
-		}
-		if d.DueAt, err = jsonTime(r[9]); err != nil {
-			return nil, err
-		}
-		if d.UpdatedAt, err = jsonTime(r[14]); err != nil {
-			return nil, err
-		}
-		for i, p := range map[int]**time.Time{10: &d.WarnAt, 11: &d.SuspendedSince, 13: &d.ClosedAt} {
-			if r[i] == nil {
-				continue
-			}
-			t, err := jsonTime(r[i])
-			if err != nil {
-				return nil, err
-			}
-			*p = &t
-		}
-		days, _ := r[12].(float64)
-		d.SuspendedDays = int(days)
-		out = append(out, d)
+	out := make([]Deadline, len(rows))
+	for i, r := range rows {
+		out[i] = Deadline{ID: r.ID, DocumentID: r.DocumentID, ProviderID: r.ProviderID, Rule: r.Rule, LegalBasis: r.LegalBasis,
+			PartyOrg: r.PartyOrg, PartyRole: r.PartyRole, State: r.State, StartedAt: time.Time(r.StartedAt), DueAt: time.Time(r.DueAt),
+			WarnAt: r.WarnAt.ptr(), SuspendedSince: r.SuspendedSince.ptr(), SuspendedDays: r.SuspendedDays, ClosedAt: r.ClosedAt.ptr(),
+			UpdatedAt: time.Time(r.UpdatedAt)}
 	}
 	return out, nil
 }
 
-// jsonTime parses a time as the databases render it in JSON: PostgreSQL's
-// ISO 8601, or the text SQLite stores.
-func jsonTime(v any) (time.Time, error) {
-	s, _ := v.(string)
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+// jsonTime is a time as the databases render it in JSON: PostgreSQL's ISO
+// 8601, or the text SQLite stores.
+type jsonTime time.Time
+
+func (t *jsonTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if v, err := time.Parse(layout, s); err == nil {
+			*t = jsonTime(v.UTC())
+			return nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("time %q in an unknown format", s)
+	return fmt.Errorf("time %q in an unknown format", s)
+}
+
+func (t *jsonTime) ptr() *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := time.Time(*t)
+	return &v
 }
 
 // SaveDeadlines writes new and changed deadlines in one statement (an
