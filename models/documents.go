@@ -235,23 +235,7 @@ func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, 
 
 // decodeDeadlines reads the JSON objects LoadDocument aggregates.
 func decodeDeadlines(raw []byte) ([]Deadline, error) {
-	var rows []struct {
-		ID             string    `json:"id"`
-		DocumentID     string    `json:"document_id"`
-		ProviderID     string    `json:"provider_id"`
-		Rule           string    `json:"rule"`
-		LegalBasis     string    `json:"legal_basis"`
-		PartyOrg       string    `json:"party_org"`
-		PartyRole      string    `json:"party_role"`
-		State          string    `json:"state"`
-		StartedAt      jsonTime  `json:"started_at"`
-		DueAt          jsonTime  `json:"due_at"`
-		WarnAt         *jsonTime `json:"warn_at"`
-		SuspendedSince *jsonTime `json:"suspended_since"`
-		SuspendedDays  int       `json:"suspended_days"`
-		ClosedAt       *jsonTime `json:"closed_at"`
-		UpdatedAt      jsonTime  `json:"updated_at"`
-	}
+	var rows []deadlineRow
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, err
 	}
@@ -282,6 +266,8 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 	}
 	return fmt.Errorf("time %q in an unknown format", s)
 }
+
+func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
 
 func (t *jsonTime) ptr() *time.Time {
 	if t == nil {

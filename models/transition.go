@@ -84,22 +84,24 @@ WHERE id = ? AND version = ?`,
 
 // The rows of WriteTransition's statement, named as the columns are.
 
+// deadlineRow is a deadline as JSON, named as its columns are: the rows
+// WriteTransition writes and LoadDocument reads.
 type deadlineRow struct {
-	ID             string     `json:"id"`
-	DocumentID     string     `json:"document_id"`
-	ProviderID     string     `json:"provider_id"`
-	Rule           string     `json:"rule"`
-	LegalBasis     string     `json:"legal_basis"`
-	PartyOrg       string     `json:"party_org"`
-	PartyRole      string     `json:"party_role"`
-	State          string     `json:"state"`
-	StartedAt      time.Time  `json:"started_at"`
-	DueAt          time.Time  `json:"due_at"`
-	WarnAt         *time.Time `json:"warn_at"`
-	SuspendedSince *time.Time `json:"suspended_since"`
-	SuspendedDays  int        `json:"suspended_days"`
-	ClosedAt       *time.Time `json:"closed_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID             string    `json:"id"`
+	DocumentID     string    `json:"document_id"`
+	ProviderID     string    `json:"provider_id"`
+	Rule           string    `json:"rule"`
+	LegalBasis     string    `json:"legal_basis"`
+	PartyOrg       string    `json:"party_org"`
+	PartyRole      string    `json:"party_role"`
+	State          string    `json:"state"`
+	StartedAt      jsonTime  `json:"started_at"`
+	DueAt          jsonTime  `json:"due_at"`
+	WarnAt         *jsonTime `json:"warn_at"`
+	SuspendedSince *jsonTime `json:"suspended_since"`
+	SuspendedDays  int       `json:"suspended_days"`
+	ClosedAt       *jsonTime `json:"closed_at"`
+	UpdatedAt      jsonTime  `json:"updated_at"`
 }
 
 type auditRow struct {
@@ -131,7 +133,8 @@ func deadlineRows(ds []Deadline) []deadlineRow {
 	out := make([]deadlineRow, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, deadlineRow{d.ID, d.DocumentID, d.ProviderID, d.Rule, d.LegalBasis, d.PartyOrg, d.PartyRole, d.State,
-			micro(d.StartedAt), micro(d.DueAt), microPtr(d.WarnAt), microPtr(d.SuspendedSince), d.SuspendedDays, microPtr(d.ClosedAt), micro(d.UpdatedAt)})
+			jsonTime(micro(d.StartedAt)), jsonTime(micro(d.DueAt)), microPtr(d.WarnAt), microPtr(d.SuspendedSince), d.SuspendedDays,
+			microPtr(d.ClosedAt), jsonTime(micro(d.UpdatedAt))})
 	}
 	return out
 }
@@ -141,10 +144,10 @@ func deadlineRows(ds []Deadline) []deadlineRow {
 // of a day, 23:59:59.999999999, must not become the next day).
 func micro(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
 
-func microPtr(t *time.Time) *time.Time {
+func microPtr(t *time.Time) *jsonTime {
 	if t == nil {
 		return nil
 	}
-	m := micro(*t)
+	m := jsonTime(micro(*t))
 	return &m
 }
