@@ -73,13 +73,12 @@ func (c *queuedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	case <-timer.C:
 		return nil, errGateTimeout
 	}
-	var tx driver.Tx
-	var err error
-	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
-		tx, err = b.BeginTx(ctx, opts)
-	} else {
-		tx, err = c.Conn.Begin() //nolint:staticcheck // the driver's fallback
+	b, ok := c.Conn.(driver.ConnBeginTx)
+	if !ok {
+		<-c.gate
+		return nil, errors.New("the SQLite driver does not implement BeginTx")
 	}
+	tx, err := b.BeginTx(ctx, opts)
 	if err != nil {
 		<-c.gate
 		return nil, err

@@ -59,11 +59,7 @@ type CreateInput struct {
 
 var (
 	authorities = []string{shipment.RoleAuthorityDispatch, shipment.RoleAuthorityDestination, shipment.RoleAuthorityTransit}
-	// beforeCustody and afterCustody are the states in which the template
-	// may change: freely before a carrier took the waste over, afterwards
-	// once per correction an authority requested.
-	afterCustody = []string{m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility}
-	nonFinal     = []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected, m.TakeBackOrdered}
+	nonFinal    = []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected, m.TakeBackOrdered}
 )
 
 // Definition is the movement machine (domain/workflows.md section 5).
