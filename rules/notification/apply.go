@@ -64,12 +64,18 @@ func (n *Notification) ApplyReply(r ReplyToRequestInformation, now time.Time) {
 // authority fixes the consent's conditions and validity.
 func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit bool, now time.Time) {
 	n.Decisions = append(n.Decisions, DecisionRecord{Authority: authority, Role: role, At: now, Type: d.Type,
-		Conditions: d.Conditions, Grounds: d.Grounds, ValidUntil: d.ValidUntil, Tacit: tacit})
+		Conditions: d.Conditions, Grounds: d.Grounds, ValidUntil: d.ValidUntil, Tacit: tacit, ExtendsShipmentPeriod: d.ExtendsShipmentPeriod})
 	if n.AfterDecision() != Consented {
 		return
 	}
 	n.ConsentConditions = nil
+	// The legal maximum, and the shipment period's end unless an authority
+	// extended it; then the earliest date an authority set.
 	valid := now.AddDate(maxYears(&n.Content), 0, 0).Format(time.DateOnly)
+	extended := slices.ContainsFunc(n.Decisions, func(r DecisionRecord) bool { return r.ExtendsShipmentPeriod })
+	if last := n.Content.ShipmentPeriod.LastDeparture; last != "" && last < valid && !extended {
+		valid = last
+	}
 	for _, rec := range n.Decisions {
 		n.ConsentConditions = append(n.ConsentConditions, rec.Conditions...)
 		if rec.ValidUntil != "" && rec.ValidUntil < valid {

@@ -31,7 +31,39 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity}
+
+// ErrConsentValidity: a consent's or a revalidation's end (validUntil)
+// that is not a date after today, lies more than the law allows after the
+// consent (1 year, 3 for a pre-consented facility: Art. 9 and 14), or after
+// the notified shipment period without extendsShipmentPeriod (our design).
+const ErrConsentValidity = "CONSENT_VALIDITY_INVALID"
+
+// CheckValidUntil checks the end of a consent an authority sets (field):
+// after today, at most the legal maximum after consentedOn, and not after
+// the shipment period unless the authority extends it (dates YYYY-MM-DD
+// at the authority's place).
+func CheckValidUntil(field, validUntil string, c *Content, consentedOn, today string, extends bool) []BusinessError {
+	bad := func(format string, args ...any) []BusinessError {
+		return []BusinessError{{Code: ErrConsentValidity, Field: field, Message: fmt.Sprintf(format, args...)}}
+	}
+	end, err := parseDate(validUntil)
+	if err != nil {
+		return bad("a date YYYY-MM-DD is required")
+	}
+	if validUntil <= today {
+		return bad("the consent must last beyond today (%s)", today)
+	}
+	if from, err := parseDate(consentedOn); err == nil {
+		if latest := from.AddDate(maxYears(c), 0, 0); end.After(latest) {
+			return bad("a consent lasts at most %d year(s) from the consent of %s: %s at the latest", maxYears(c), consentedOn, latest.Format(time.DateOnly))
+		}
+	}
+	if last := c.ShipmentPeriod.LastDeparture; last != "" && validUntil > last && !extends {
+		return bad("%s is after the notified shipment period's end (%s); set extendsShipmentPeriod to extend it", validUntil, last)
+	}
+	return nil
+}
 
 // ErrMovementsOpen: the dossier cannot close while a movement under it is
 // neither completed nor taken back (our design).
@@ -126,6 +158,8 @@ func validate(c *Content, dir Directory, complete bool, on time.Time) []Business
 		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "the last departure is before the first")
 	case last.After(first.AddDate(maxYears(c), 0, 0)):
 		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "the shipment period may not exceed %d year(s)", maxYears(c))
+	case complete && !on.IsZero() && c.ShipmentPeriod.LastDeparture < on.Format(time.DateOnly):
+		k.Add(ErrShipmentPeriod, "notification.shipmentPeriod", "the shipment period ended on %s, before today (%s)", c.ShipmentPeriod.LastDeparture, on.Format(time.DateOnly))
 	}
 	return k.Errors
 }
@@ -329,4 +363,19 @@ func CheckArticle15(in *FacilityCompletionArticle15, c *Content, today string, o
 		k.Add(ErrMovementsOpen, "facilityCompletionArticle15", "movements still under way: %s", strings.Join(openMovements, ", "))
 	}
 	return k.Errors
+}
+
+// ConsentedOn is the day the notification was consented: the latest
+// consenting decision (express or tacit), "" before any.
+func (n *Notification) ConsentedOn() string {
+	var last time.Time
+	for _, d := range n.Decisions {
+		if d.Type != DecisionObjection && d.At.After(last) {
+			last = d.At
+		}
+	}
+	if last.IsZero() {
+		return ""
+	}
+	return last.Format(time.DateOnly)
 }

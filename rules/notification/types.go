@@ -122,7 +122,10 @@ type Decision struct {
 	Type       DecisionType `json:"type"`
 	Conditions []string     `json:"conditions"`
 	Grounds    string       `json:"grounds" doc:"required for an objection"`
-	ValidUntil string       `json:"validUntil" doc:"end of the consent (YYYY-MM-DD); default one year after consent"`
+	ValidUntil string       `json:"validUntil" doc:"end of the consent (YYYY-MM-DD): after today, at most 1 year after the consent (3 for a pre-consented facility), not after the shipment period's end unless extendsShipmentPeriod; default the earliest of those limits (CONSENT_VALIDITY_INVALID otherwise)"`
+	// ExtendsShipmentPeriod lets validUntil pass the notified shipment
+	// period's end (our design).
+	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"the authority extends the shipment period: validUntil may pass its end"`
 }
 
 // RequestForChange after consent.
@@ -173,8 +176,10 @@ func (SignalType) EnumNames() []string {
 // NotificationSignal of a concerned authority.
 type NotificationSignal struct {
 	Type       SignalType `json:"type"`
-	ValidUntil string     `json:"validUntil" doc:"new end of consent for REVALIDATION (YYYY-MM-DD)"`
+	ValidUntil string     `json:"validUntil" doc:"new end of consent for REVALIDATION (YYYY-MM-DD): after today, within the legal maximum from the consent, not after the shipment period's end unless extendsShipmentPeriod (CONSENT_VALIDITY_INVALID otherwise)"`
 	Reason     string     `json:"reason"`
+	// ExtendsShipmentPeriod: as in Decision.
+	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"REVALIDATION only: the authority extends the shipment period, validUntil may pass its end"`
 }
 
 // FacilityCompletionArticle15 is a pre-consented facility's statement
@@ -230,6 +235,9 @@ type DecisionRecord struct {
 	Grounds    string       `json:"grounds"`
 	ValidUntil string       `json:"validUntil"`
 	Tacit      bool         `json:"tacit" doc:"tacit consent: the decision period expired (transit authorities)"`
+	// ExtendsShipmentPeriod: the authority let its validUntil pass the
+	// shipment period's end.
+	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod"`
 }
 
 // ChangeReply is one authority's reply to a change request.

@@ -380,12 +380,17 @@ func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if in.Type == n.DecisionConsentWithConditions && len(in.Conditions) == 0 {
 		return nil, status.Invalid("decision.conditions", "a conditional consent needs conditions")
 	}
-	if in.ValidUntil != "" {
-		if _, err := time.Parse(time.DateOnly, in.ValidUntil); err != nil {
-			return nil, status.Invalid("decision.validUntil", "a date YYYY-MM-DD is required")
-		}
+	if in.ValidUntil != "" && in.Type != n.DecisionObjection {
+		today := localToday(ev)
+		return n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod), nil
 	}
 	return nil, nil
+}
+
+// localToday is today at the caller's place.
+func localToday(ev *engine.Eval) string {
+	o, _ := ev.Dir(ev.Caller.Org)
+	return ev.Now.In(calendar.Location(o.Country)).Format(time.DateOnly)
 }
 
 func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
@@ -409,9 +414,12 @@ func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 	switch in.Type {
 	case n.SignalCancellationOfConsent, n.SignalClosure:
 	case n.SignalRevalidation:
-		if _, err := time.Parse(time.DateOnly, in.ValidUntil); err != nil {
-			return nil, status.Invalid("notificationSignal.validUntil", "a revalidation needs the new validUntil (YYYY-MM-DD)")
+		d := doc(ev)
+		consented := d.ConsentedOn()
+		if consented == "" {
+			consented = localToday(ev)
 		}
+		return n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod), nil
 	default:
 		return nil, status.Invalid("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required")
 	}
