@@ -229,6 +229,8 @@ func TestAnnex7TakeBack(t *testing.T) {
 		d.advance(4 * 24 * time.Hour)
 		back := announcement()
 		back["consignee"], back["facility"] = map[string]any{"organisationId": "acme"}, map[string]any{"organisationId": "acme"}
+		back["competentAuthorities"] = map[string]any{ // the way back: from the Netherlands to Germany
+			"dispatch": map[string]any{"organisationId": "auth-nl"}, "destination": map[string]any{"organisationId": "auth-de"}}
 		back["actualDateOfShipment"] = d.clock.Now().AddDate(0, 0, 7).Format(time.DateOnly)
 		back["takeBackOf"] = orig
 		id := shipped(back)

@@ -74,3 +74,65 @@ func TestConsentDatesHoldUp(t *testing.T) {
 		d.businessError(t, "alice", co+"SetSubmission", map[string]any{"documentId": draft["id"], "notification": past}, "SHIPMENT_PERIOD_INVALID", "1")
 	})
 }
+
+// The competent authorities must match the places: dispatch where the
+// notifier or a producer is, destination where the facility is, transit
+// in neither and on the route, and a border crossed. A mismatch is a
+// business error at submission; no deadline starts.
+func TestAuthoritiesMatchThePlaces(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		authorities := func(dispatch, destination string, transit ...string) map[string]any {
+			tr := []any{}
+			for _, x := range transit {
+				tr = append(tr, map[string]any{"organisationId": x})
+			}
+			return map[string]any{"dispatch": map[string]any{"organisationId": dispatch}, "destination": map[string]any{"organisationId": destination}, "transit": tr}
+		}
+		for name, tc := range map[string]struct {
+			mutate func(c map[string]any)
+			field  string
+		}{
+			"the same authority twice": {func(c map[string]any) { c["competentAuthorities"] = authorities("auth-nl", "auth-nl") },
+				"notification.competentAuthorities.destination.organisationId"},
+			"destination not in the facility's country": {func(c map[string]any) { c["competentAuthorities"] = authorities("auth-de", "auth-be") },
+				"notification.competentAuthorities.destination.organisationId"},
+			"dispatch not where the shipment starts": {func(c map[string]any) { c["competentAuthorities"] = authorities("auth-be", "auth-nl") },
+				"notification.competentAuthorities.dispatch.organisationId"},
+			"transit in the country of destination": {func(c map[string]any) { c["competentAuthorities"] = authorities("auth-de", "auth-nl", "auth-nl") },
+				"notification.competentAuthorities.transit[0].organisationId"},
+			"transit off the route": {func(c map[string]any) {
+				c["route"] = map[string]any{"transitCountries": []any{"LU"}}
+			}, "notification.competentAuthorities.transit[0].organisationId"},
+			"the route through the country of dispatch": {func(c map[string]any) {
+				c["route"] = map[string]any{"transitCountries": []any{"BE", "DE"}}
+			}, "notification.route.transitCountries[1]"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				c := content()
+				tc.mutate(c)
+				id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": c})["id"]
+				st, m, raw := d.call(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+				be, _ := m["businessErrors"].([]any)
+				if st != 200 || len(be) == 0 {
+					t.Fatalf("accepted: %d %s", st, raw)
+				}
+				found := false
+				for _, x := range be {
+					e := x.(map[string]any)
+					found = found || (e["code"] == "COMPETENT_AUTHORITY_MISMATCH" && e["field"] == tc.field)
+				}
+				if doc := m["document"].(map[string]any); !found || doc["state"] != "DRAFT" || len(doc["deadlines"].([]any)) != 0 {
+					t.Fatalf("want COMPETENT_AUTHORITY_MISMATCH at %s and nothing started: %v %v", tc.field, be, doc["state"])
+				}
+			})
+		}
+		// The places as they are: filed.
+		c := content()
+		c["route"] = map[string]any{"transitCountries": []any{"BE"}}
+		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": c})["id"]
+		if doc := d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c}); doc["state"] != "SUBMITTED" {
+			t.Fatalf("a notification whose authorities match: %v", doc["state"])
+		}
+	})
+}

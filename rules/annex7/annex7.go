@@ -41,7 +41,7 @@ const (
 
 // Codes lists every business error code the kind reports.
 var Codes = []string{shipment.ErrWasteCode, ErrNotGreenListed, shipment.ErrOperationCode, shipment.ErrPartyUnknown,
-	shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, ErrTakeBackReference}
+	shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, ErrTakeBackReference, shipment.ErrAuthorityPlace}
 
 // MeansOfTransport (Annex VII, box 5).
 var MeansOfTransport = shipment.MeansOfTransport
@@ -341,4 +341,22 @@ func (d *Annex7) OpenTakeBack() *TakeBackRecord {
 		}
 	}
 	return nil
+}
+
+// CheckPlaces checks the competent authorities against the shipment's
+// sites: dispatch where the arranger or a producer is, destination where
+// the facility is, a border crossed (countryOf tells an organisation's
+// country).
+func CheckPlaces(c *Content, countryOf func(string) string) []shipment.BusinessError {
+	p := shipment.Places{Destination: countryOf(c.Facility.OrganisationID)}
+	ids := []string{c.Arranger.OrganisationID}
+	for _, pr := range c.Producers {
+		ids = append(ids, pr.OrganisationID)
+	}
+	for _, id := range ids {
+		if cc := countryOf(id); cc != "" && !slices.Contains(p.Dispatch, cc) && c.TakeBackOf == "" {
+			p.Dispatch = append(p.Dispatch, cc) // a take-back starts where the original went: not told here
+		}
+	}
+	return shipment.CheckAuthorities("annex7.competentAuthorities", &c.CompetentAuthorities, p, countryOf)
 }

@@ -31,7 +31,7 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace}
 
 // ErrConsentValidity: a consent's or a revalidation's end (validUntil)
 // that is not a date after today, lies more than the law allows after the
@@ -378,4 +378,31 @@ func (n *Notification) ConsentedOn() string {
 		return ""
 	}
 	return last.Format(time.DateOnly)
+}
+
+// CheckPlaces checks the competent authorities and the route against the
+// notification's sites (countryOf tells an organisation's country).
+func CheckPlaces(c *Content, countryOf func(string) string) []BusinessError {
+	p := shipment.Places{Destination: countryOf(c.Facility.OrganisationID), Route: c.Route.TransitCountries}
+	for _, id := range append([]string{c.Notifier.OrganisationID}, partyIDs(c.Producers)...) {
+		if cc := countryOf(id); cc != "" && !slices.Contains(p.Dispatch, cc) {
+			p.Dispatch = append(p.Dispatch, cc)
+		}
+	}
+	errs := shipment.CheckAuthorities("notification.competentAuthorities", &c.CompetentAuthorities, p, countryOf)
+	for i, rc := range c.Route.TransitCountries {
+		if slices.Contains(p.Dispatch, rc) || rc == p.Destination {
+			errs = append(errs, BusinessError{Code: shipment.ErrAuthorityPlace, Field: fmt.Sprintf("notification.route.transitCountries[%d]", i),
+				Message: fmt.Sprintf("%s is a country of dispatch or destination, not of transit", rc)})
+		}
+	}
+	return errs
+}
+
+func partyIDs(ps []PartyRef) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.OrganisationID)
+	}
+	return out
 }

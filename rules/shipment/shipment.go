@@ -6,6 +6,8 @@ package shipment
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/wasteflow/wasteflow/rules/calendar"
@@ -217,4 +219,51 @@ func PastDate(field, date string, place calendar.Place, now time.Time, notBefore
 		return []BusinessError{{Code: ErrDateOutOfRange, Field: field, Message: fmt.Sprintf("%s is before %s (%s)", date, what, notBefore)}}
 	}
 	return nil
+}
+
+// ErrAuthorityPlace: competent authorities that do not match the places of
+// the shipment (our design).
+const ErrAuthorityPlace = "COMPETENT_AUTHORITY_MISMATCH"
+
+// Places are the countries of a shipment's sites: where it may start (the
+// notifier's or arranger's and the producers'), where it ends (the
+// facility's), and the transit countries its route names, if any.
+type Places struct {
+	Dispatch    []string
+	Destination string
+	Route       []string
+}
+
+// CheckAuthorities checks that the competent authorities match the places
+// (dispatch: a country of dispatch; destination: the facility's country;
+// transit: neither, and on the route when it names countries) and that the
+// shipment crosses a border. countryOf tells an organisation's country ("":
+// unknown, reported elsewhere).
+func CheckAuthorities(field string, a *CompetentAuthorities, p Places, countryOf func(string) string) []BusinessError {
+	k := &Checker{}
+	dispatch, destination := countryOf(a.Dispatch.OrganisationID), countryOf(a.Destination.OrganisationID)
+	if a.Dispatch.OrganisationID != "" && a.Dispatch.OrganisationID == a.Destination.OrganisationID {
+		k.Add(ErrAuthorityPlace, field+".destination.organisationId", "the same authority cannot be the authority of dispatch and of destination")
+	}
+	if dispatch != "" && len(p.Dispatch) > 0 && !slices.Contains(p.Dispatch, dispatch) {
+		k.Add(ErrAuthorityPlace, field+".dispatch.organisationId", "the authority of dispatch is in %s; the shipment starts in %s", dispatch, strings.Join(p.Dispatch, " or "))
+	}
+	if destination != "" && p.Destination != "" && destination != p.Destination {
+		k.Add(ErrAuthorityPlace, field+".destination.organisationId", "the authority of destination is in %s; the facility is in %s", destination, p.Destination)
+	}
+	if dispatch != "" && dispatch == destination {
+		k.Add(ErrAuthorityPlace, field, "dispatch and destination are both in %s: a shipment within one country is not transboundary", dispatch)
+	}
+	for i, t := range a.Transit {
+		c := countryOf(t.OrganisationID)
+		f := fmt.Sprintf("%s.transit[%d].organisationId", field, i)
+		switch {
+		case c == "":
+		case c == dispatch || c == destination:
+			k.Add(ErrAuthorityPlace, f, "a transit authority cannot be in the country of dispatch or destination (%s)", c)
+		case len(p.Route) > 0 && !slices.Contains(p.Route, c):
+			k.Add(ErrAuthorityPlace, f, "the route does not pass %s (transit countries: %s)", c, strings.Join(p.Route, ", "))
+		}
+	}
+	return k.Errors
 }

@@ -266,6 +266,7 @@ func validateAnnouncement(ev *engine.Eval) ([]engine.BusinessError, error) {
 		berrs = append(berrs, engine.BusinessError{Code: shipment.ErrPartyUnknown, Field: "annex7.arranger.organisationId", Message: "the arranger of an Annex VII document cannot change"})
 	}
 	berrs = append(berrs, a.Check(c, kindOf(ev.Dir), true, ev.Now)...)
+	berrs = append(berrs, a.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...)
 	if d.AnnouncedAt == nil || c.ActualDateOfShipment != d.Content.ActualDateOfShipment {
 		berrs = append(berrs, a.PriorNotice(c, place(ev, c.Arranger.OrganisationID), ev.Now)...)
 	}

@@ -364,7 +364,8 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if c.Notifier.OrganisationID != notifier {
 		berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
 	}
-	return append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...), nil
+	berrs = append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...)
+	return append(berrs, n.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...), nil
 }
 
 func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
