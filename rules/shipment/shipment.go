@@ -267,3 +267,10 @@ func CheckAuthorities(field string, a *CompetentAuthorities, p Places, countryOf
 	}
 	return k.Errors
 }
+
+// Missing is the business error of a block that lacks what its rule needs
+// (a reason, grounds, a type): content, not transport, so HTTP 200 with
+// nothing changed.
+func Missing(field, format string, args ...any) []BusinessError {
+	return []BusinessError{{Code: ErrRequiredMissing, Field: field, Message: fmt.Sprintf(format, args...)}}
+}

@@ -175,7 +175,7 @@ var Definition = &engine.Definition{
 			Input: func() any { return new(a.TakeBack) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				if strings.TrimSpace(ev.Input.(*a.TakeBack).Reason) == "" {
-					return nil, status.Invalid("takeBack.reason", "a take-back needs a reason")
+					return shipment.Missing("takeBack.reason", "a take-back needs a reason"), nil
 				}
 				return nil, nil
 			},

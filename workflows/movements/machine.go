@@ -169,7 +169,7 @@ var Definition = &engine.Definition{
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				in := ev.Input.(*m.FacilityReception)
 				if in.Rejected && strings.TrimSpace(in.Reason) == "" {
-					return nil, status.Invalid("facilityReception.reason", "a rejection needs a reason")
+					return shipment.Missing("facilityReception.reason", "a rejection needs a reason"), nil
 				}
 				return receipt(ev, "facilityReception", in.ReceivedOn, in.Quantity), nil
 			},
@@ -200,9 +200,9 @@ var Definition = &engine.Definition{
 				in := ev.Input.(*m.Signal)
 				switch {
 				case in.Type == m.SignalUnspecified:
-					return nil, status.Invalid("movementSignal.type", "CONFIRM, REJECT or REQUEST_CORRECTION")
+					return shipment.Missing("movementSignal.type", "CONFIRM, REJECT or REQUEST_CORRECTION"), nil
 				case in.Type != m.SignalConfirm && strings.TrimSpace(in.Reason) == "":
-					return nil, status.Invalid("movementSignal.reason", "a rejection or a correction request needs a reason")
+					return shipment.Missing("movementSignal.reason", "a rejection or a correction request needs a reason"), nil
 				}
 				return nil, nil
 			},
@@ -228,7 +228,7 @@ var Definition = &engine.Definition{
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				in := ev.Input.(*m.TakeBack)
 				if strings.TrimSpace(in.Reason) == "" {
-					return nil, status.Invalid("takeBack.reason", "a take-back order needs a reason")
+					return shipment.Missing("takeBack.reason", "a take-back order needs a reason"), nil
 				}
 				if in.DueOn != "" {
 					today := ev.Now.In(calendar.Location(place(ev, ev.Caller.Org).Country)).Format("2006-01-02")

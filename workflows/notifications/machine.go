@@ -13,6 +13,7 @@ import (
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -130,7 +131,7 @@ var Definition = &engine.Definition{
 			Input: func() any { return new(n.RequestInformation) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				if len(ev.Input.(*n.RequestInformation).Questions) == 0 {
-					return nil, status.Invalid("requestInformation.questions", "at least one question is required")
+					return shipment.Missing("requestInformation.questions", "at least one question is required"), nil
 				}
 				return nil, nil
 			},
@@ -148,7 +149,7 @@ var Definition = &engine.Definition{
 			Input: func() any { return new(n.ReplyToRequestInformation) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				if len(ev.Input.(*n.ReplyToRequestInformation).Answers) == 0 {
-					return nil, status.Invalid("replyToRequestInformation.answers", "at least one answer is required")
+					return shipment.Missing("replyToRequestInformation.answers", "at least one answer is required"), nil
 				}
 				return nil, nil
 			},
@@ -193,7 +194,7 @@ var Definition = &engine.Definition{
 			Input:       func() any { return new(n.RequestForChange) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				if len(ev.Input.(*n.RequestForChange).Changes) == 0 {
-					return nil, status.Invalid("requestForChange.changes", "at least one change is required")
+					return shipment.Missing("requestForChange.changes", "at least one change is required"), nil
 				}
 				return nil, nil
 			},
@@ -373,13 +374,13 @@ func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
 	switch in.Type {
 	case n.DecisionConsent, n.DecisionConsentWithConditions, n.DecisionObjection:
 	default:
-		return nil, status.Invalid("decision.type", "CONSENT, CONSENT_WITH_CONDITIONS or OBJECTION is required")
+		return shipment.Missing("decision.type", "CONSENT, CONSENT_WITH_CONDITIONS or OBJECTION is required"), nil
 	}
 	if in.Type == n.DecisionObjection && strings.TrimSpace(in.Grounds) == "" {
-		return nil, status.Invalid("decision.grounds", "an objection needs grounds")
+		return shipment.Missing("decision.grounds", "an objection needs grounds"), nil
 	}
 	if in.Type == n.DecisionConsentWithConditions && len(in.Conditions) == 0 {
-		return nil, status.Invalid("decision.conditions", "a conditional consent needs conditions")
+		return shipment.Missing("decision.conditions", "a conditional consent needs conditions"), nil
 	}
 	if in.ValidUntil != "" && in.Type != n.DecisionObjection {
 		today := localToday(ev)
@@ -399,13 +400,13 @@ func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
 	switch in.Result {
 	case n.ChangeAccepted, n.ChangeAcceptedWithConditions, n.ChangeRejected:
 	default:
-		return nil, status.Invalid("replyToRequestForChange.result", "ACCEPTED, ACCEPTED_WITH_CONDITIONS or REJECTED is required")
+		return shipment.Missing("replyToRequestForChange.result", "ACCEPTED, ACCEPTED_WITH_CONDITIONS or REJECTED is required"), nil
 	}
 	if in.Result == n.ChangeRejected && strings.TrimSpace(in.Grounds) == "" {
-		return nil, status.Invalid("replyToRequestForChange.grounds", "a rejection needs grounds")
+		return shipment.Missing("replyToRequestForChange.grounds", "a rejection needs grounds"), nil
 	}
 	if in.Result == n.ChangeAcceptedWithConditions && len(in.Conditions) == 0 {
-		return nil, status.Invalid("replyToRequestForChange.conditions", "an acceptance with conditions needs conditions")
+		return shipment.Missing("replyToRequestForChange.conditions", "an acceptance with conditions needs conditions"), nil
 	}
 	return nil, nil
 }
@@ -422,7 +423,7 @@ func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 		}
 		return n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod), nil
 	default:
-		return nil, status.Invalid("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required")
+		return shipment.Missing("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required"), nil
 	}
 	return nil, nil
 }
