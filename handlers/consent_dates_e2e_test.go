@@ -136,3 +136,18 @@ func TestAuthoritiesMatchThePlaces(t *testing.T) {
 		}
 	})
 }
+
+// AuthorityDocumentApi/GetDocument is for authority accounts: a company
+// party gets 403 and reads the document with the company operations.
+func TestAuthorityGetDocumentIsForAuthorities(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	id := d.submitted(t)
+	st, _, raw := d.call(t, "alice", au+"GetDocument", map[string]any{"documentId": id})
+	wantError(t, 403, 7, st, raw, "CompanyDocumentApi")
+	if st, _, raw := d.call(t, "noor", au+"GetDocument", map[string]any{"documentId": id}); st != 200 {
+		t.Fatalf("the authority of destination: %d %s", st, raw)
+	}
+	if st, _, raw := d.call(t, "alice", co+"GetDocument", map[string]any{"documentId": id}); st != 200 {
+		t.Fatalf("the notifier through the company API: %d %s", st, raw)
+	}
+}

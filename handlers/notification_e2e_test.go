@@ -446,8 +446,8 @@ func (d *docEnv) roundTrip(t *testing.T, key, getOp string, steps []intentStep, 
 			doc := m["document"].(map[string]any)
 			doc[s.block] = s.value
 			sent, intents = doc, m["followUpIntents"].([]any)
-		default: // GetDocument's container, from either side
-			get := []string{co, au}[i%3-1] + "GetDocument"
+		default: // GetDocument's container, from the caller's side (authority accounts only on the authority side)
+			get := api + "GetDocument"
 			st, m, raw := d.call(t, s.user, get, map[string]any{"documentId": byIntent})
 			if st != 200 {
 				t.Fatalf("%s: %d %s", get, st, raw)
