@@ -94,6 +94,11 @@ func TestDeadlineReportsAndGroupNotifications(t *testing.T) {
 			if err != nil || len(rows) != 2 || rows[0][0] != "document_id" || rows[1][1] != lateNumber["number"] || rows[1][7] != "OVERDUE" {
 				t.Fatalf("csv: %v %v", rows, err)
 			}
+			// States in any case, as the terminal report takes them.
+			st, _, lower := d.do(t, call{method: http.MethodGet, path: rep + "ExportDeadlines?state=overdue", headers: hdr("dev-1", d.token(t, "noor"))})
+			if st != 200 || string(lower) != string(body) {
+				t.Fatalf("state=overdue: %d %s, want the OVERDUE export", st, lower)
+			}
 			st, _, body = d.do(t, call{method: http.MethodGet, path: rep + "ExportDeadlines?state=SOMETIMES", headers: hdr("dev-1", d.token(t, "noor"))})
 			wantError(t, 400, 3, st, body)
 		})

@@ -434,11 +434,14 @@ func operand(at string, f *Field, o *Operand) (value, error) {
 		if o.S == nil {
 			return wrong(o.members()[0])
 		}
-		if !slices.Contains(f.Values, *o.S) {
+		// Values are matched in any case ("overdue" is OVERDUE), as the
+		// CSV export and the terminal report take them.
+		i := slices.IndexFunc(f.Values, func(v string) bool { return strings.EqualFold(v, *o.S) })
+		if i < 0 {
 			return value{}, errorf(at+".s", "%q is not a value of %q; allowed: %s",
 				*o.S, f.Path, strings.Join(f.Values, ", "))
 		}
-		return value{v: *o.S}, nil
+		return value{v: f.Values[i]}, nil
 	case Integer:
 		var n int64
 		switch {

@@ -69,7 +69,7 @@ func TestApplyErrors(t *testing.T) {
 		{"date takes d", qpar.QueryParameter{Filter: []qpar.Filter{f("day", qpar.Equal, odt("2026-01-01T00:00:00"))}}, "qpar.filter[0].operands[0]", "takes d, not dt"},
 		{"date not utc", qpar.QueryParameter{Filter: []qpar.Filter{f("day", qpar.Equal, ou("2026-01-01T00:00:00Z"))}}, "qpar.filter[0].operands[0]", "not utc"},
 		{"enum takes s", qpar.QueryParameter{Filter: []qpar.Filter{f("state", qpar.Equal, ob(true))}}, "qpar.filter[0].operands[0]", "takes s, not b"},
-		{"enum value", qpar.QueryParameter{Filter: []qpar.Filter{f("state", qpar.Equal, ostr("open"))}}, "qpar.filter[0].operands[0].s", "allowed: OPEN, CLOSED, DONE"},
+		{"enum value", qpar.QueryParameter{Filter: []qpar.Filter{f("state", qpar.Equal, ostr("opened"))}}, "qpar.filter[0].operands[0].s", "allowed: OPEN, CLOSED, DONE"},
 		{"enum injection", qpar.QueryParameter{Filter: []qpar.Filter{f("state", qpar.Equal, ostr("OPEN' OR '1'='1"))}}, "qpar.filter[0].operands[0].s", "is not a value"},
 		{"enum in list value", qpar.QueryParameter{Filter: []qpar.Filter{f("state", qpar.InList, ostr("OPEN"), ostr("X"))}}, "qpar.filter[0].operands[1].s", "is not a value"},
 		{"between second operand", qpar.QueryParameter{Filter: []qpar.Filter{f("n", qpar.Between, oi(1), ob(true))}}, "qpar.filter[0].operands[1]", "not b"},
