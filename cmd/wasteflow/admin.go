@@ -16,12 +16,13 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
 const adminUsage = `Usage:
   wasteflow admin apply FILE
   wasteflow admin verify-audit
-  wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z]
+  wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z] [-dry-run]
   wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
   wasteflow admin reset-password -provider P -username U [-password-stdin]
   wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
@@ -163,18 +164,21 @@ func report(stderr io.Writer, what string, err error) int {
 }
 
 // adminSweep runs one deadline sweep against the configured database, now
-// or as of another time (shows operators and tests what the sweep does
-// then, and applies it; refused in production).
+// or as of another time. Without -dry-run it writes what it does: with
+// -as-of that is the future (deadlines overdue, automatic transitions
+// fired) in this database, so it is refused in production. With -dry-run
+// it reports what the sweep would do and writes nothing.
 func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("admin sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asOf := fs.String("as-of", "", "RFC 3339 time to sweep as of (not in production)")
+	asOf := fs.String("as-of", "", "RFC 3339 time to sweep as of; without -dry-run this WRITES that time's outcome (overdue deadlines, automatic transitions) into the database (refused in production)")
+	dry := fs.Bool("dry-run", false, "report what the sweep would do, write nothing (any environment)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	now := time.Now().UTC()
 	if *asOf != "" {
-		if cfg.Production() {
+		if cfg.Production() && !*dry {
 			fmt.Fprintln(stderr, "wasteflow admin sweep: -as-of is refused in production: it would apply deadlines at a time that is not now")
 			return exitError
 		}
@@ -186,16 +190,42 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		now = t.UTC()
 	}
 	return report(stderr, "admin sweep", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
-		docs, err := newRunner(db, cfg, func() time.Time { return now })
-		if err != nil {
-			return err
+		sweep := func(db *gorm.DB) (documents.SweepResult, error) {
+			docs, err := newRunner(db, cfg, func() time.Time { return now })
+			if err != nil {
+				return documents.SweepResult{}, err
+			}
+			if *dry {
+				docs.SweepWorkers = 1 // one transaction serves them all
+			}
+			return docs.Sweep(ctx, now)
 		}
 		start := time.Now()
-		res, err := docs.Sweep(ctx, now)
+		var res documents.SweepResult
+		var err error
+		if *dry { // the whole sweep in one transaction, rolled back
+			err = db.Transaction(func(tx *gorm.DB) error {
+				if res, err = sweep(tx); err != nil {
+					return err
+				}
+				return errDryRun
+			})
+			if errors.Is(err, errDryRun) {
+				err = nil
+			}
+		} else {
+			res, err = sweep(db)
+		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "sweep as of %s: %s (%s)\n", now.Format(time.RFC3339), res, time.Since(start).Round(time.Millisecond))
+		what := "sweep"
+		if *dry {
+			what = "dry run (nothing written): a sweep"
+		}
+		fmt.Fprintf(stdout, "%s as of %s: %s (%s)\n", what, now.Format(time.RFC3339), res, time.Since(start).Round(time.Millisecond))
 		return nil
 	}))
 }
+
+var errDryRun = errors.New("dry run: roll back")

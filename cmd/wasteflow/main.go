@@ -42,7 +42,8 @@ Usage:
   wasteflow migrate            apply database migrations and exit
   wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
   wasteflow admin create-account | reset-password | issue-app-token   (see wasteflow admin)
-  wasteflow admin sweep [-as-of TIME]   run one deadline sweep now (-as-of: at another time; not in production)
+  wasteflow admin sweep [-as-of TIME] [-dry-run]   run one deadline sweep now; -as-of: as of another time, and WRITES
+                               that time's outcome into the database (not in production); -dry-run: report only
   wasteflow admin verify-audit check every document's audit chain; exit 1 at a broken link
   wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
   wasteflow report deadlines [-format table|csv] [-state overdue]   the deadline report in a terminal

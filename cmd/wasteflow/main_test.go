@@ -356,7 +356,15 @@ func TestSweepAndReportCommands(t *testing.T) {
 	}
 
 	later := time.Now().UTC().AddDate(0, 1, 0).Format(time.RFC3339)
-	code, out, stderr := runCmd(t, env, "admin", "sweep", "-as-of", later)
+	// A dry run tells what the sweep would do and writes nothing.
+	code, out, stderr := runCmd(t, env, "admin", "sweep", "-as-of", later, "-dry-run")
+	if code != exitOK || !strings.Contains(out, "dry run (nothing written)") || !strings.Contains(out, "1 overdue") {
+		t.Fatalf("dry run: exit %d %s %s", code, out, stderr)
+	}
+	if code, out, _ := runCmd(t, env, "report", "deadlines", "-state", "overdue"); code != exitOK || !strings.Contains(out, "0 deadline(s)") {
+		t.Fatalf("after the dry run: exit %d\n%s", code, out)
+	}
+	code, out, stderr = runCmd(t, env, "admin", "sweep", "-as-of", later)
 	if code != exitOK || !strings.Contains(out, "1 overdue") {
 		t.Fatalf("sweep: exit %d %s %s", code, out, stderr)
 	}
@@ -371,5 +379,8 @@ func TestSweepAndReportCommands(t *testing.T) {
 	prod := environment(t, db, "WASTEFLOW_ENVIRONMENT", "production")
 	if code, _, stderr := runCmd(t, prod, "admin", "sweep", "-as-of", later); code != exitError || !strings.Contains(stderr, "refused in production") {
 		t.Fatalf("as-of in production: exit %d %s", code, stderr)
+	}
+	if code, out, stderr := runCmd(t, prod, "admin", "sweep", "-as-of", later, "-dry-run"); code != exitOK || !strings.Contains(out, "dry run") {
+		t.Fatalf("a dry run in production: exit %d %s %s", code, out, stderr)
 	}
 }
