@@ -203,7 +203,12 @@ func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, 
 		args = append(args, org)
 	}
 	if lock && IsPostgres(tx) {
-		q.WriteString(" FOR UPDATE OF documents")
+		// Lock first, then read: a statement that waited for the lock would
+		// see the new row but deadlines from its older snapshot.
+		var ids []string
+		if err := tx.Raw("SELECT id FROM documents WHERE id = ? FOR UPDATE", id).Scan(&ids).Error; err != nil {
+			return nil, nil, err
+		}
 	}
 	rows, err := tx.Raw(q.String(), args...).Rows()
 	if err != nil {
