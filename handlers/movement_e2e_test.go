@@ -414,3 +414,23 @@ func TestFacilityCompletionUnderArticle15(t *testing.T) {
 		wantError(t, 400, 9, st, raw, "CLOSED")
 	})
 }
+
+// An authority's rejection after the facility's receipt cancels the
+// completion certificate nobody could give any more.
+func TestRejectedMovementOwesNoCompletion(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	nid := d.consented(t, shippable(3))
+	id := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 20)})["id"].(string)
+	d.advanceTo(t, "2026-12-07")
+	d.ok(t, "tom", co+"SetCarrierTransport", map[string]any{"documentId": id, "carrierTransport": map[string]any{"takenOverOn": "2026-12-07"}})
+	d.ok(t, "rita", co+"SetFacilityReception", map[string]any{"documentId": id, "facilityReception": map[string]any{"receivedOn": "2026-12-07", "quantity": map[string]any{"tonnes": map[string]any{"units": "20"}}}})
+	mv := d.ok(t, "noor", au+"SubmitMovementSignal", map[string]any{"documentId": id, "movementSignal": map[string]any{"type": "REJECT", "reason": "wrong waste"}})
+	cancelled := false
+	for _, x := range mv["deadlines"].([]any) {
+		dl := x.(map[string]any)
+		cancelled = cancelled || (dl["rule"] == "COMPLETION_CERTIFICATE_DUE" && dl["state"] == "CANCELLED")
+	}
+	if mv["state"] != "REJECTED" || !cancelled || deadline(mv, "COMPLETION_CERTIFICATE_DUE", "recyc") != nil {
+		t.Fatalf("rejected: %v %v", mv["state"], mv["deadlines"])
+	}
+}

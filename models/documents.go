@@ -367,18 +367,6 @@ RETURNING last_value`, provider, prefix).Scan(&last).Error
 	return fmt.Sprintf("%s-%06d", prefix, last), nil
 }
 
-// Organisations lists a provider's organisations.
-func Organisations(tx *gorm.DB, provider string) ([]Organisation, error) {
-	var orgs []Organisation
-	err := tx.Where("provider_id = ?", provider).Find(&orgs).Error
-	return orgs, err
-}
-
-// InsertEvent stores e unless an event with its dedup key exists.
-func InsertEvent(tx *gorm.DB, e *Event) error {
-	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(e).Error
-}
-
 // DueDeadlines is one page of the deadlines due at now, entering their
 // warning window or past due, in (due_at, id) order after the keyset
 // (after, afterID). It reads two partial indexes, so its cost follows the

@@ -6,6 +6,7 @@ package audit
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -59,7 +60,25 @@ func (b Break) String() string {
 // Verify checks every document's chain and returns the first broken link
 // of each broken chain, and how many rows it checked.
 func Verify(ctx context.Context, db *gorm.DB) ([]Break, int, error) {
-	rows, err := db.WithContext(ctx).Model(&models.AuditEvent{}).Order("document_id, seq").Rows()
+	// The rows and the heads are read in one transaction, one snapshot on
+	// PostgreSQL: a transition committed in between would otherwise look
+	// like rows missing at the end.
+	var breaks []Break
+	var checked int
+	var opts []*sql.TxOptions
+	if models.IsPostgres(db) {
+		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	}
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		breaks, checked, err = verify(tx)
+		return err
+	}, opts...)
+	return breaks, checked, err
+}
+
+func verify(db *gorm.DB) ([]Break, int, error) {
+	rows, err := db.Model(&models.AuditEvent{}).Order("document_id, seq").Rows()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -104,7 +123,7 @@ func Verify(ctx context.Context, db *gorm.DB) ([]Break, int, error) {
 	// The head each document keeps must be its chain's last row: a chain
 	// cut short at its end shows here.
 	var docs []models.Document
-	if err := db.WithContext(ctx).Select("id", "audit_seq", "audit_hash").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
+	if err := db.Select("id", "audit_seq", "audit_hash").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
 		return nil, checked, err
 	}
 	for _, d := range docs {

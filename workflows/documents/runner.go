@@ -666,6 +666,9 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	if err := f.applyEffects(in); err != nil {
 		return nil, nil, err
 	}
+	if dir.err != nil { // a place the deadlines needed could not be read
+		return nil, nil, dir.err
+	}
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {
 		return nil, nil, err

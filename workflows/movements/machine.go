@@ -194,8 +194,11 @@ var Definition = &engine.Definition{
 		{Name: IntentSignal, Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
 			Summary:     "CONFIRM (recorded; the authority of dispatch's on a TAKE_BACK_ORDERED movement: the waste is back), REJECT, or REQUEST_CORRECTION of the template",
 			Transitions: signalTransitions(),
-			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleTakeBack, When: "takenBack"}},
-			Input:       func() any { return new(m.Signal) },
+			Effects: []engine.Effect{
+				{Op: engine.Stop, Rule: ruleTakeBack, When: "takenBack"},
+				{Op: engine.Cancel, Rule: ruleCompletion, When: "rejected"}, // no completion for a rejected shipment
+			},
+			Input: func() any { return new(m.Signal) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				in := ev.Input.(*m.Signal)
 				switch {
@@ -249,6 +252,7 @@ var Definition = &engine.Definition{
 		"callerNoLeg":      func(ev *engine.Eval) bool { return !doc(ev).HasLeg(ev.Caller.Org) },
 		"facilityRejected": func(ev *engine.Eval) bool { f := doc(ev).Facility; return f != nil && f.Rejected },
 		"takenBack":        func(ev *engine.Eval) bool { return ev.State == m.TakenBack },
+		"rejected":         func(ev *engine.Eval) bool { return ev.State == m.Rejected },
 	},
 	Targets: map[string]func(*engine.Eval) string{
 		"facilityOutcome": func(ev *engine.Eval) string {
