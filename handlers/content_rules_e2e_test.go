@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -150,4 +151,68 @@ func TestAuthorityGetDocumentIsForAuthorities(t *testing.T) {
 	if st, _, raw := d.call(t, "alice", co+"GetDocument", map[string]any{"documentId": id}); st != 200 {
 		t.Fatalf("the notifier through the company API: %d %s", st, raw)
 	}
+}
+
+// A change request carries the proposed terms, checked like a submission;
+// the retrieval document shows the terms in force beside them while it is
+// open; acceptance by every authority applies them (a new shipment period
+// moves the consent's end), any rejection leaves the terms in force.
+func TestChangeAfterConsentChangesTheTerms(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.consented(t, shippable(4))
+		d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": id, "movementTemplate": template("2026-12-07", 30)})
+		doc, _ := d.get(t, "alice", id)
+		version := doc["version"].(string)
+		if carrierOf(doc["requestForChange"].(map[string]any)["proposed"]) != "truck" || doc["proposedTerms"] != nil {
+			t.Fatalf("the change block is not pre-filled with the terms in force: %v", doc["requestForChange"])
+		}
+		edit := func(f func(c map[string]any)) map[string]any { c := shippable(4); f(c); return c }
+		request := func(proposed any) map[string]any {
+			return map[string]any{"documentId": id, "requestForChange": map[string]any{"proposed": proposed, "reason": "r"}}
+		}
+		st, _, raw := d.call(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"changes": []string{"new carrier"}}})
+		wantMissing(t, st, raw, "requestForChange.proposed")
+		for name, tc := range map[string]struct {
+			proposed map[string]any
+			code     string
+		}{
+			"the terms in force":       {shippable(4), "CHANGE_PROPOSES_NOTHING"},
+			"without the transit":      {edit(func(c map[string]any) { c["competentAuthorities"].(map[string]any)["transit"] = []any{} }), "CHANGE_NEEDS_NEW_NOTIFICATION"},
+			"another notifier":         {edit(func(c map[string]any) { c["notifier"] = map[string]any{"organisationId": "recyc"} }), "CHANGE_NEEDS_NEW_NOTIFICATION"},
+			"an unknown carrier":       {edit(func(c map[string]any) { c["carriers"] = []any{map[string]any{"organisationId": "nobody"}} }), "PARTY_UNKNOWN"},
+			"less than already moved":  {edit(func(c map[string]any) { c["totalQuantity"] = map[string]any{"tonnes": map[string]any{"units": "20"}} }), "QUANTITY_EXCEEDS_NOTIFIED_TOTAL"},
+			"a period beyond the law":  {edit(func(c map[string]any) { c["shipmentPeriod"].(map[string]any)["lastDeparture"] = "2028-01-15" }), "SHIPMENT_PERIOD_INVALID"},
+			"a waste code not in list": {edit(func(c map[string]any) { c["wasteClassifications"].([]any)[0].(map[string]any)["code"] = "99 99 99" }), "WASTE_CLASSIFICATION_INVALID_CODE"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				d.businessError(t, "alice", co+"SetRequestForChangeAfterConsent", request(tc.proposed), tc.code, version)
+			})
+		}
+		_, m, _ := d.call(t, "alice", co+"SetRequestForChangeAfterConsent", request(edit(func(c map[string]any) { c["carriers"] = []any{map[string]any{"organisationId": "nobody"}} })))
+		if f := m["businessErrors"].([]any)[0].(map[string]any)["field"]; f != "requestForChange.proposed.carriers[0].organisationId" {
+			t.Fatalf("business error field %v: it must name the proposed terms", f)
+		}
+
+		// A later end of the shipment period, accepted by all: the terms
+		// change and the consent's end follows the period.
+		before := deadline(doc, "CONSENT_VALIDITY", "acme")["dueAt"]
+		longer := edit(func(c map[string]any) { c["shipmentPeriod"].(map[string]any)["lastDeparture"] = "2027-09-30" })
+		doc = d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", request(longer))
+		if doc["state"] != "CHANGE_REQUESTED" || doc["consentValidUntil"] != "2027-06-30" ||
+			doc["proposedTerms"].(map[string]any)["shipmentPeriod"].(map[string]any)["lastDeparture"] != "2027-09-30" {
+			t.Fatalf("open change: %v, consent until %v, proposed %v", doc["state"], doc["consentValidUntil"], doc["proposedTerms"])
+		}
+		if cr := doc["changeRequests"].([]any)[0].(map[string]any); fmt.Sprint(cr["changedFields"]) != "[shipmentPeriod]" {
+			t.Fatalf("changed fields %v", cr["changedFields"])
+		}
+		for _, u := range []string{"bernd", "noor", "bart"} {
+			doc = d.ok(t, u, au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
+		}
+		period := doc["notification"].(map[string]any)["shipmentPeriod"].(map[string]any)
+		after := deadline(doc, "CONSENT_VALIDITY", "acme")["dueAt"]
+		if doc["state"] != "CONSENTED" || period["lastDeparture"] != "2027-09-30" || doc["consentValidUntil"] != "2027-09-30" || after == before {
+			t.Fatalf("amended: %v, period %v, consent until %v, validity due %v (before %v)", doc["state"], period, doc["consentValidUntil"], after, before)
+		}
+	})
 }

@@ -100,6 +100,24 @@ func content() map[string]any {
 	}
 }
 
+// proposal is content() changed by edit: the proposed terms of a change
+// request.
+func proposal(edit func(c map[string]any)) map[string]any {
+	c := content()
+	edit(c)
+	return c
+}
+
+func carrierOf(content any) any {
+	c, ok := content.(map[string]any)
+	if !ok {
+		return nil
+	}
+	return c["carriers"].([]any)[0].(map[string]any)["organisationId"]
+}
+
+func newCarrier(c map[string]any) { c["carriers"] = []any{map[string]any{"organisationId": "barge"}} }
+
 // submitted creates and files a notification; it returns its id.
 func (d *docEnv) submitted(t *testing.T) string {
 	t.Helper()
@@ -215,9 +233,9 @@ func TestNotificationHappyPath(t *testing.T) {
 		}
 
 		// Change after consent: accepted by all, one with conditions.
-		doc = d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"changes": []string{"new carrier"}, "reason": "bankruptcy"}})
-		if doc["state"] != "CHANGE_REQUESTED" {
-			t.Fatalf("change requested: %v", doc["state"])
+		doc = d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"proposed": proposal(newCarrier), "reason": "bankruptcy"}})
+		if doc["state"] != "CHANGE_REQUESTED" || carrierOf(doc["notification"]) != "truck" || carrierOf(doc["proposedTerms"]) != "barge" {
+			t.Fatalf("change requested: %v, terms in force %v, proposed %v", doc["state"], doc["notification"], doc["proposedTerms"])
 		}
 		d.ok(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
 		d.ok(t, "bart", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
@@ -226,6 +244,11 @@ func TestNotificationHappyPath(t *testing.T) {
 		if doc["state"] != "CONSENTED" || cr["outcome"] != "AMENDED" || len(doc["consentConditions"].([]any)) != 2 {
 			t.Fatalf("change accepted: %v %v %v", doc["state"], cr, doc["consentConditions"])
 		}
+		if carrierOf(doc["notification"]) != "barge" || carrierOf(cr["replaced"]) != "truck" || doc["proposedTerms"] != nil ||
+			fmt.Sprint(cr["changedFields"]) != "[carriers]" {
+			t.Fatalf("the accepted change did not become the terms: in force %v, replaced %v, changed %v", doc["notification"], cr["replaced"], cr["changedFields"])
+		}
+		d.get(t, "sam", id) // the new carrier is a party now (fails unless 200)
 
 		// Signals: revalidation, then closure.
 		doc = d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": id, "notificationSignal": map[string]any{"type": "REVALIDATION", "validUntil": "2027-06-30"}})
@@ -369,7 +392,9 @@ func TestNotificationRejections(t *testing.T) {
 			for _, u := range []string{"bernd", "noor", "bart"} {
 				d.ok(t, u, au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{u}}})
 			}
-			d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"changes": []string{"more tonnes"}}})
+			d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"proposed": proposal(func(c map[string]any) {
+				c["totalQuantity"] = map[string]any{"tonnes": map[string]any{"units": "150", "nanos": 0}}
+			})}})
 			st, _, raw := d.call(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "REJECTED"}})
 			wantMissing(t, st, raw, "replyToRequestForChange.grounds")
 			d.ok(t, "bernd", au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "REJECTED", "grounds": "capacity"}})
@@ -378,6 +403,9 @@ func TestNotificationRejections(t *testing.T) {
 			cr := doc["changeRequests"].([]any)[0].(map[string]any)
 			if doc["state"] != "CONSENTED" || cr["outcome"] != "UNCHANGED" || len(doc["consentConditions"].([]any)) != 3 {
 				t.Fatalf("rejected change: %v %v %v", doc["state"], cr["outcome"], doc["consentConditions"])
+			}
+			if q := doc["notification"].(map[string]any)["totalQuantity"].(map[string]any)["tonnes"].(map[string]any)["units"]; q != "100" || cr["replaced"] != nil {
+				t.Fatalf("a rejected change changed the terms: total %v, replaced %v", q, cr["replaced"])
 			}
 		})
 
@@ -403,7 +431,7 @@ func TestSetByIntentMatchesOperations(t *testing.T) {
 			{"bernd", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "ACKNOWLEDGED"},
 			{"noor", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "ACKNOWLEDGED"},
 			{"bart", "DECISION", au + "SetDecision", "decision", map[string]any{"type": "CONSENT"}, "CONSENTED"},
-			{"alice", "REQUEST_FOR_CHANGE_AFTER_CONSENT", co + "SetRequestForChangeAfterConsent", "requestForChange", map[string]any{"changes": []string{"c"}}, "CHANGE_REQUESTED"},
+			{"alice", "REQUEST_FOR_CHANGE_AFTER_CONSENT", co + "SetRequestForChangeAfterConsent", "requestForChange", map[string]any{"proposed": proposal(newCarrier)}, "CHANGE_REQUESTED"},
 			{"bernd", "REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT", au + "ReplyToRequestForChangeAfterConsent", "replyToRequestForChange", map[string]any{"result": "REJECTED", "grounds": "no"}, "CHANGE_REQUESTED"},
 			{"noor", "NOTIFICATION_SIGNAL", au + "SubmitNotificationSignal", "notificationSignal", map[string]any{"type": "CANCELLATION_OF_CONSENT", "reason": "r"}, "CONSENT_CANCELLED"},
 		}

@@ -85,14 +85,19 @@ func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit b
 	n.ConsentValidUntil = valid
 }
 
-// ApplyRequestForChange opens a change request.
+// ApplyRequestForChange opens a change request; the terms in force stay
+// until every authority accepted it.
 func (n *Notification) ApplyRequestForChange(r RequestForChange, now time.Time) {
-	n.ChangeRequests = append(n.ChangeRequests, ChangeRequestRecord{At: now, Changes: r.Changes, Reason: r.Reason, Open: true})
+	proposed := r.Proposed
+	n.ChangeRequests = append(n.ChangeRequests, ChangeRequestRecord{At: now, Proposed: &proposed,
+		ChangedFields: ChangedFields(&n.Content, &proposed), Changes: r.Changes, Reason: r.Reason, Open: true})
 }
 
 // ApplyChangeReply records a reply; when every authority replied, the
-// request closes: amended (conditions attached) if all accepted, unchanged
-// on any rejection.
+// request closes: amended if all accepted (the proposed terms replace the
+// terms in force, conditions attached), unchanged on any rejection. An
+// amended shipment period moves the consent's end to the new last
+// departure, within the legal maximum from the consent (Art. 9 and 14).
 func (n *Notification) ApplyChangeReply(authority string, r ReplyToRequestForChange, now time.Time) {
 	cr := n.OpenChangeRequest()
 	if cr == nil {
@@ -115,6 +120,29 @@ func (n *Notification) ApplyChangeReply(authority string, r ReplyToRequestForCha
 		conds = append(conds, x.Conditions...)
 	}
 	n.ConsentConditions = append(n.ConsentConditions, conds...)
+	if cr.Proposed == nil { // a request from before proposed terms existed
+		return
+	}
+	replaced := n.Content
+	cr.Replaced = &replaced
+	n.Content = *cr.Proposed
+	if slices.Contains(cr.ChangedFields, "shipmentPeriod") {
+		valid := n.Content.ShipmentPeriod.LastDeparture
+		if on, err := parseDate(n.ConsentedOn()); err == nil {
+			valid = min(valid, on.AddDate(maxYears(&n.Content), 0, 0).Format(time.DateOnly))
+		}
+		n.ConsentValidUntil = valid
+	}
+}
+
+// ConsentEndMoved reports whether the change request closed last moved
+// the consent's end (the CONSENT_VALIDITY deadline follows it).
+func (n *Notification) ConsentEndMoved() bool {
+	if len(n.ChangeRequests) == 0 {
+		return false
+	}
+	cr := n.ChangeRequests[len(n.ChangeRequests)-1]
+	return !cr.Open && cr.Replaced != nil && slices.Contains(cr.ChangedFields, "shipmentPeriod")
 }
 
 // ApplySignal records a signal; a revalidation moves the consent's end.

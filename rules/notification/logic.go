@@ -2,6 +2,7 @@ package notification
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification}
 
 // ErrConsentValidity: a consent's or a revalidation's end (validUntil)
 // that is not a date after today, lies more than the law allows after the
@@ -405,4 +406,108 @@ func partyIDs(ps []PartyRef) []string {
 		out = append(out, p.OrganisationID)
 	}
 	return out
+}
+
+// Business errors of a change request (our design, public contract).
+const (
+	// ErrChangeEmpty: the proposed terms equal the terms in force.
+	ErrChangeEmpty = "CHANGE_PROPOSES_NOTHING"
+	// ErrChangeNeedsNotification: the change concerns the notifier or
+	// other competent authorities than the consented ones; Art. 17(3) asks
+	// for a new notification instead.
+	ErrChangeNeedsNotification = "CHANGE_NEEDS_NEW_NOTIFICATION"
+)
+
+// ChangedFields lists the top-level content fields (JSON names) in which
+// b differs from a; an empty list and a missing one are alike.
+func ChangedFields(a, b *Content) []string {
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	var out []string
+	for i := range va.NumField() {
+		if !sameValue(va.Field(i), vb.Field(i)) {
+			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("json"), ",")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func sameValue(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return sameValue(a.Elem(), b.Elem())
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameValue(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a.Equal(b)
+	}
+}
+
+// CheckChange checks a change request's proposed terms against the terms
+// in force, beyond the checks of a submission: something changes, the
+// notifier and the competent authorities stay (Art. 17(3)), and the totals
+// still cover the movements made (shipped).
+func CheckChange(inForce, proposed *Content, shipped []Shipped) []BusinessError {
+	k := &shipment.Checker{}
+	const f = "requestForChange.proposed."
+	if proposed.Notifier.OrganisationID != inForce.Notifier.OrganisationID {
+		k.Add(ErrChangeNeedsNotification, f+"notifier.organisationId", "the notifier cannot change: file a new notification")
+	}
+	ia, pa := inForce.CompetentAuthorities, proposed.CompetentAuthorities
+	if ia.Dispatch.OrganisationID != pa.Dispatch.OrganisationID || ia.Destination.OrganisationID != pa.Destination.OrganisationID ||
+		!sameSet(partyIDs(ia.Transit), partyIDs(pa.Transit)) {
+		k.Add(ErrChangeNeedsNotification, f+"competentAuthorities",
+			"a change concerning other competent authorities than the consented ones needs a new notification (Art. 17(3) Regulation (EU) 2024/1157)")
+	}
+	if len(ChangedFields(inForce, proposed)) == 0 {
+		k.Add(ErrChangeEmpty, "requestForChange.proposed", "the proposed terms are the terms in force: change what the request is for")
+	}
+	m := CountMovements(proposed, shipped)
+	if m.Count > proposed.NumberOfShipments && proposed.NumberOfShipments > 0 {
+		k.Add(ErrShipmentCount, f+"numberOfShipments", "%d movements were already made under the notification", m.Count)
+	}
+	for _, left := range []*Decimal{m.QuantityLeft.Tonnes, m.QuantityLeft.CubicMetres} {
+		if left != nil && left.Cmp(Decimal{}) < 0 {
+			k.Add(ErrQuantityExceeded, f+"totalQuantity", "the movements made already carry more than the proposed total")
+		}
+	}
+	return k.Errors
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// Refield moves business errors reported for a notification's content
+// (fields "notification.…") to where the content sits in another block.
+func Refield(errs []BusinessError, prefix string) []BusinessError {
+	for i := range errs {
+		if rest, ok := strings.CutPrefix(errs[i].Field, "notification."); ok {
+			errs[i].Field = prefix + rest
+		} else if errs[i].Field == "notification" {
+			errs[i].Field = strings.TrimSuffix(prefix, ".")
+		}
+	}
+	return errs
 }

@@ -128,10 +128,14 @@ type Decision struct {
 	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"the authority extends the shipment period: validUntil may pass its end"`
 }
 
-// RequestForChange after consent.
+// RequestForChange after consent (Art. 17): the terms as they would be
+// after the change, validated like a submission (our design: the whole
+// content, which the retrieval document pre-fills with the terms in force,
+// so a UI edits what changes and sends the rest back).
 type RequestForChange struct {
-	Changes []string `json:"changes"`
-	Reason  string   `json:"reason"`
+	Proposed Content  `json:"proposed" doc:"the whole notification content as it would be after the change (carriers, route, quantity, shipment period, ...); pre-filled with the terms in force. The notifier and the competent authorities cannot change (Art. 17(3): a new notification)"`
+	Changes  []string `json:"changes" doc:"optional remarks on the change; the server lists the changed fields itself (changedFields)"`
+	Reason   string   `json:"reason"`
 }
 
 // ChangeResult of an authority's reply to a change request.
@@ -251,12 +255,15 @@ type ChangeReply struct {
 
 // ChangeRequestRecord is a change request with its replies.
 type ChangeRequestRecord struct {
-	At      time.Time     `json:"at"`
-	Changes []string      `json:"changes"`
-	Reason  string        `json:"reason"`
-	Replies []ChangeReply `json:"replies"`
-	Open    bool          `json:"open"`
-	Outcome string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied"`
+	At            time.Time     `json:"at"`
+	Proposed      *Content      `json:"proposed" doc:"the terms the change proposed"`
+	ChangedFields []string      `json:"changedFields" doc:"the content fields the proposed terms change (JSON names)"`
+	Changes       []string      `json:"changes"`
+	Reason        string        `json:"reason"`
+	Replies       []ChangeReply `json:"replies"`
+	Open          bool          `json:"open"`
+	Outcome       string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied"`
+	Replaced      *Content      `json:"replaced" doc:"AMENDED only: the terms in force before the change"`
 }
 
 // SignalRecord is a notification signal given.

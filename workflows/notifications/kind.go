@@ -16,6 +16,7 @@ import (
 type NotificationDocument struct {
 	documents.Header    `json:",inline"`
 	Notification        n.Content                    `json:"notification" doc:"the submitted content; also the block of SUBMISSION and CORRECTION"`
+	ProposedTerms       *n.Content                   `json:"proposedTerms" doc:"while a change request is open: the terms it proposes (notification holds the terms in force until every authority accepted)"`
 	PendingCorrections  []n.CorrectionRecord         `json:"corrections"`
 	Acknowledgements    []n.AcknowledgementRecord    `json:"acknowledgements"`
 	InformationRequests []n.InformationRequestRecord `json:"informationRequests"`
@@ -93,6 +94,10 @@ func document(v *documents.View) any {
 	if open := d.OpenInformationRequest(); open != nil {
 		doc.ReplyToRequestInformation.Answers = make([]string, len(open.Questions))
 	}
+	if cr := d.OpenChangeRequest(); cr != nil {
+		doc.ProposedTerms = cr.Proposed
+	}
+	doc.RequestForChange.Proposed = d.Content
 	doc.Decision.ValidUntil = d.ConsentValidUntil
 	doc.NotificationSignal.ValidUntil = d.ConsentValidUntil
 	return doc

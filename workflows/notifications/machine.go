@@ -6,6 +6,7 @@
 package notifications
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -191,13 +192,7 @@ var Definition = &engine.Definition{
 			Summary:     "ask for a change of the consented terms; shipments go on under the existing terms",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.ChangeRequested}},
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}},
-			Input:       func() any { return new(n.RequestForChange) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				if len(ev.Input.(*n.RequestForChange).Changes) == 0 {
-					return shipment.Missing("requestForChange.changes", "at least one change is required"), nil
-				}
-				return nil, nil
-			},
+			Input:       func() any { return new(n.RequestForChange) }, Validate: validateChange,
 			Apply: func(ev *engine.Eval) error {
 				doc(ev).ApplyRequestForChange(*ev.Input.(*n.RequestForChange), ev.Now)
 				return nil
@@ -205,8 +200,11 @@ var Definition = &engine.Definition{
 		{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
 			Summary:     "accept, accept with conditions, or reject the change; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.ChangeRequested}, Target: "afterChangeReply", Targets: []string{n.ChangeRequested, n.Consented}, Guard: "callerNotRepliedToChange"}},
-			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller}},
-			Input:       func() any { return new(n.ReplyToRequestForChange) }, Validate: validateChangeReply,
+			Effects: []engine.Effect{
+				{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller},
+				{Op: engine.Restart, Rule: ruleValidity, When: "consentEndMoved"},
+			},
+			Input: func() any { return new(n.ReplyToRequestForChange) }, Validate: validateChangeReply,
 			Apply: func(ev *engine.Eval) error {
 				doc(ev).ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
 				return nil
@@ -269,6 +267,7 @@ var Definition = &engine.Definition{
 		"consented":                func(ev *engine.Eval) bool { return ev.State == n.Consented },
 		"objected":                 func(ev *engine.Eval) bool { return ev.State == n.Objected },
 		"revalidated":              func(ev *engine.Eval) bool { return ev.State == n.Consented },
+		"consentEndMoved":          func(ev *engine.Eval) bool { return doc(ev).ConsentEndMoved() },
 		"consentExpired": func(ev *engine.Eval) bool {
 			return ev.Overdue(ruleValidity, doc(ev).Content.Notifier.OrganisationID) || doc(ev).ConsentExpired(ev.Now)
 		},
@@ -367,6 +366,29 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 	}
 	berrs = append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...)
 	return append(berrs, n.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...), nil
+}
+
+// validateChange checks a change request's proposed terms like a
+// submission, and what a change may not do (rules/notification.CheckChange).
+func validateChange(ev *engine.Eval) ([]engine.BusinessError, error) {
+	in, d := ev.Input.(*n.RequestForChange), doc(ev)
+	if reflect.ValueOf(in.Proposed).IsZero() {
+		return shipment.Missing("requestForChange.proposed", "the proposed terms are required: the notification content as it would be after the change"), nil
+	}
+	p := &in.Proposed
+	if p.Notifier.OrganisationID == "" {
+		p.Notifier.OrganisationID = d.Content.Notifier.OrganisationID
+	}
+	countryOf := func(id string) string { o, _ := ev.Dir(id); return o.Country }
+	berrs := n.ValidateSubmission(p, kindOf(ev.Dir), ev.Now)
+	berrs = append(berrs, n.CheckPlaces(p, countryOf)...)
+	var shipped []n.Shipped
+	for _, c := range ev.Children {
+		if s, ok := c.Data.(n.Shipped); ok {
+			shipped = append(shipped, s)
+		}
+	}
+	return append(n.Refield(berrs, "requestForChange.proposed."), n.CheckChange(&d.Content, p, shipped)...), nil
 }
 
 func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
