@@ -216,3 +216,57 @@ func TestChangeAfterConsentChangesTheTerms(t *testing.T) {
 		}
 	})
 }
+
+// The author withdraws a draft never filed (WITHDRAWAL through SetByIntent,
+// for notifications and Annex VII documents alike): it is final, keeps its
+// number and history, and nobody else may withdraw it; a filed document
+// cannot be withdrawn.
+func TestWithdrawADraft(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		for _, kind := range []struct {
+			name, create, get, key, set string
+			body                         map[string]any
+		}{
+			{"notification", co + "CreateSubmission", co + "GetNotification", "notification", co + "SetSubmission", content()},
+			{"annex VII", co + "CreateAnnex7", co + "GetAnnex7", "annex7", co + "SetAnnex7", announcement()},
+		} {
+			t.Run(kind.name, func(t *testing.T) {
+				draft := d.ok(t, "alice", kind.create, map[string]any{kind.key: kind.body})
+				if _, intents := d.read(t, "alice", kind.get, draft["id"].(string)); !hasIntent(intents, "WITHDRAWAL") {
+					t.Fatalf("a draft offers %v, not WITHDRAWAL", intents)
+				}
+				withdraw := func(user string, doc map[string]any) (int, map[string]any, []byte) {
+					doc["withdrawal"] = map[string]any{"reason": "misspelt consignee"}
+					return d.call(t, user, co+"SetByIntent", map[string]any{"document": map[string]any{kind.key: doc}, "intent": "WITHDRAWAL"})
+				}
+				// Another company is not a party: the document does not exist for it.
+				st, _, raw := withdraw("rita", draft)
+				if st == 200 {
+					t.Fatalf("the consignee withdrew the notifier's draft: %s", raw)
+				}
+				st, m, raw := withdraw("alice", draft)
+				if st != 200 {
+					t.Fatalf("withdraw: %d %s", st, raw)
+				}
+				doc := m["document"].(map[string]any)[kind.key].(map[string]any)
+				if doc["state"] != "WITHDRAWN" || doc["number"] != draft["number"] || doc["withdrawn"].(map[string]any)["reason"] != "misspelt consignee" {
+					t.Fatalf("withdrawn: state %v number %v (was %v) record %v", doc["state"], doc["number"], draft["number"], doc["withdrawn"])
+				}
+				if got, intents := d.read(t, "alice", kind.get, draft["id"].(string)); len(intents) != 0 || got["state"] != "WITHDRAWN" {
+					t.Fatalf("after withdrawal: %v, follow-ups %v", got["state"], intents)
+				}
+				st, _, raw = withdraw("alice", doc)
+				wantError(t, 400, 9, st, raw)
+				st, _, raw = d.call(t, "alice", kind.set, map[string]any{"documentId": draft["id"], kind.key: kind.body})
+				wantError(t, 400, 9, st, raw)
+
+				// Filed, it cannot be withdrawn.
+				filed := d.ok(t, "alice", kind.create, map[string]any{kind.key: kind.body})
+				filed = d.ok(t, "alice", kind.set, map[string]any{"documentId": filed["id"], kind.key: kind.body})
+				st, _, raw = withdraw("alice", filed)
+				wantError(t, 400, 9, st, raw)
+			})
+		}
+	})
+}

@@ -165,7 +165,7 @@ func TestNotificationHappyPath(t *testing.T) {
 		if doc["state"] != "DRAFT" || !strings.HasPrefix(doc["number"].(string), "DE-2026-") || doc["version"] != "1" {
 			t.Fatalf("created: %v %v %v", doc["state"], doc["number"], doc["version"])
 		}
-		if _, intents := d.get(t, "alice", id); strings.Join(intents, ",") != "SUBMISSION" {
+		if _, intents := d.get(t, "alice", id); strings.Join(intents, ",") != "SUBMISSION,WITHDRAWAL" {
 			t.Fatalf("draft follow-ups %v", intents)
 		}
 		doc = d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "version": "1", "notification": content()})

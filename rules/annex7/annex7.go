@@ -25,6 +25,7 @@ const (
 	Completed           = "COMPLETED"
 	TakeBackInitiated   = "TAKE_BACK_INITIATED"
 	TakenBack           = "TAKEN_BACK"
+	Withdrawn           = "WITHDRAWN"
 )
 
 // RoleArranger is the person who arranges the shipment (Art. 18(1)); the
@@ -159,15 +160,16 @@ type CorrectionRecord struct {
 
 // Annex7 is the whole aggregate stored for a document.
 type Annex7 struct {
-	Content                 Content                 `json:"annex7"`
-	AnnouncedAt             *time.Time              `json:"announcedAt"`
-	Corrections             []CorrectionRecord      `json:"corrections"`
-	CarrierTransfers        []CarrierTransferRecord `json:"carrierTransfers"`
-	ConsigneeCertificate    *CertificateRecord      `json:"consigneeCertificate"`
-	FacilityCertificate     *CertificateRecord      `json:"facilityCertificate"`
-	CertificateOfCompletion *CompletionRecord       `json:"certificateOfCompletion"`
-	TakeBacks               []TakeBackRecord        `json:"takeBacks"`
-	Metadata                shipment.Metadata       `json:"metadata"`
+	Content                 Content                    `json:"annex7"`
+	AnnouncedAt             *time.Time                 `json:"announcedAt"`
+	Corrections             []CorrectionRecord         `json:"corrections"`
+	CarrierTransfers        []CarrierTransferRecord    `json:"carrierTransfers"`
+	ConsigneeCertificate    *CertificateRecord         `json:"consigneeCertificate"`
+	FacilityCertificate     *CertificateRecord         `json:"facilityCertificate"`
+	CertificateOfCompletion *CompletionRecord          `json:"certificateOfCompletion"`
+	TakeBacks               []TakeBackRecord           `json:"takeBacks"`
+	Metadata                shipment.Metadata          `json:"metadata"`
+	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn"`
 }
 
 // Parties lists every organisation of the content with its roles.

@@ -23,6 +23,7 @@ const (
 	Expired              = "EXPIRED"
 	ConsentCancelled     = "CONSENT_CANCELLED"
 	Closed               = "CLOSED"
+	Withdrawn            = "WITHDRAWN"
 )
 
 // Party roles on a notification.
@@ -283,10 +284,13 @@ type CorrectionRecord struct {
 	AcceptedAt *time.Time `json:"acceptedAt"`
 }
 
-// Attachment and Metadata are the shared service-side data.
+// Attachment and Metadata are the shared service-side data; Withdrawal
+// the block that withdraws a draft.
 type (
-	Attachment = shipment.Attachment
-	Metadata   = shipment.Metadata
+	Withdrawal       = shipment.Withdrawal
+	WithdrawalRecord = shipment.WithdrawalRecord
+	Attachment       = shipment.Attachment
+	Metadata         = shipment.Metadata
 )
 
 // Notification is the whole aggregate stored for a document.
@@ -302,4 +306,5 @@ type Notification struct {
 	ConsentValidUntil   string                     `json:"consentValidUntil"`
 	Metadata            Metadata                   `json:"metadata"`
 	Article15           *Article15Record           `json:"article15Completion"`
+	Withdrawal          *WithdrawalRecord          `json:"withdrawn"`
 }

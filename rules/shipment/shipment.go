@@ -274,3 +274,17 @@ func CheckAuthorities(field string, a *CompetentAuthorities, p Places, countryOf
 func Missing(field, format string, args ...any) []BusinessError {
 	return []BusinessError{{Code: ErrRequiredMissing, Field: field, Message: fmt.Sprintf(format, args...)}}
 }
+
+// Withdrawal is the block of WITHDRAWAL (our design): the author withdraws
+// a draft that was never filed, a misspelt one say. The document keeps its
+// number and audit trail and leaves the lists of open work.
+type Withdrawal struct {
+	Reason string `json:"reason" doc:"optional: why the draft is withdrawn"`
+}
+
+// WithdrawalRecord is a withdrawal made.
+type WithdrawalRecord struct {
+	OrganisationID string    `json:"organisationId"`
+	At             time.Time `json:"at"`
+	Reason         string    `json:"reason"`
+}

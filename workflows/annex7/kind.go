@@ -24,13 +24,14 @@ type Certificates struct {
 // pre-filled with what was recorded.
 type Annex7Document struct {
 	documents.Header  `json:",inline"`
-	Annex7            a.Content                 `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
-	AnnouncedAt       *time.Time                `json:"announcedAt"`
-	Corrections       []a.CorrectionRecord      `json:"corrections" doc:"earlier versions of the announcement"`
-	CarrierTransfers  []a.CarrierTransferRecord `json:"carrierTransfers"`
-	Certificates      Certificates              `json:"certificates"`
-	TakeBacks         []a.TakeBackRecord        `json:"takeBacks"`
-	Metadata          shipment.Metadata         `json:"metadata"`
+	Annex7            a.Content                  `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
+	AnnouncedAt       *time.Time                 `json:"announcedAt"`
+	Corrections       []a.CorrectionRecord       `json:"corrections" doc:"earlier versions of the announcement"`
+	CarrierTransfers  []a.CarrierTransferRecord  `json:"carrierTransfers"`
+	Certificates      Certificates               `json:"certificates"`
+	TakeBacks         []a.TakeBackRecord         `json:"takeBacks"`
+	Metadata          shipment.Metadata          `json:"metadata"`
+	Withdrawn         *shipment.WithdrawalRecord `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer `json:",inline"`
 
 	CarrierTransfer         a.CarrierTransfer         `json:"carrierTransfer" doc:"input block of CARRIER_TRANSFER"`
@@ -38,6 +39,7 @@ type Annex7Document struct {
 	FacilityCertificate     a.ReceiptCertificate      `json:"facilityCertificate" doc:"input block of FACILITY_CERTIFICATE"`
 	CertificateOfCompletion a.CertificateOfCompletion `json:"certificateOfCompletion" doc:"input block of CERTIFICATE_OF_COMPLETION"`
 	TakeBack                a.TakeBack                `json:"takeBack" doc:"input block of TAKE_BACK"`
+	Withdrawal              shipment.Withdrawal       `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
 // NewKind registers the Annex VII document with the runner.
@@ -73,7 +75,7 @@ func document(v *documents.View) any {
 		Header: v.Header(), Trailer: v.Trailer(),
 		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,
 		Certificates: Certificates{Consignee: d.ConsigneeCertificate, Facility: d.FacilityCertificate, Completion: d.CertificateOfCompletion},
-		TakeBacks:    d.TakeBacks, Metadata: d.Metadata,
+		TakeBacks:    d.TakeBacks, Metadata: d.Metadata, Withdrawn: d.Withdrawal,
 	}
 	// Pre-filled blocks: what was recorded, or what a UI would start from.
 	if c := d.ConsigneeCertificate; c != nil {

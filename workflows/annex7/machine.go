@@ -30,6 +30,7 @@ const (
 	IntentFacilityCertificate     = "FACILITY_CERTIFICATE"
 	IntentCertificateOfCompletion = "CERTIFICATE_OF_COMPLETION"
 	IntentTakeBack                = "TAKE_BACK"
+	IntentWithdrawal              = "WITHDRAWAL"
 	IntentTakeBackCompleted       = "TAKE_BACK_COMPLETED"
 )
 
@@ -56,9 +57,9 @@ type CreateInput struct {
 // Definition is the Annex VII machine (domain/workflows.md section 4).
 var Definition = &engine.Definition{
 	Kind:    Kind,
-	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack},
+	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack, a.Withdrawn},
 	Initial: a.Draft,
-	Final:   []string{a.Completed, a.TakenBack},
+	Final:   []string{a.Completed, a.TakenBack, a.Withdrawn},
 	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
 		Summary: "create an Annex VII document (DRAFT); the caller's organisation is the arranger",
 		Input:   func() any { return new(CreateInput) },
@@ -192,6 +193,14 @@ var Definition = &engine.Definition{
 				if tb, by := doc(ev).OpenTakeBack(), ev.Input.(engine.Chained); tb != nil {
 					tb.CompletedAt, tb.CompletedBy = ev.Now, by.DocID
 				}
+				return nil
+			}},
+		{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{a.RoleArranger},
+			Summary:     "withdraw a draft never announced (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
+			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Withdrawn}},
+			Input:       func() any { return new(shipment.Withdrawal) },
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).Withdrawal = &shipment.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*shipment.Withdrawal).Reason}
 				return nil
 			}},
 	},

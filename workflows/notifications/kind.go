@@ -28,6 +28,7 @@ type NotificationDocument struct {
 	Metadata            n.Metadata                   `json:"metadata"`
 	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped"`
 	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
+	Withdrawn           *n.WithdrawalRecord          `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer   `json:",inline"`
 
 	Acknowledgement             n.Acknowledgement             `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
@@ -38,6 +39,7 @@ type NotificationDocument struct {
 	ReplyToRequestForChange     n.ReplyToRequestForChange     `json:"replyToRequestForChange" doc:"input block of REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT"`
 	NotificationSignal          n.NotificationSignal          `json:"notificationSignal" doc:"input block of NOTIFICATION_SIGNAL"`
 	FacilityCompletionArticle15 n.FacilityCompletionArticle15 `json:"facilityCompletionArticle15" doc:"input block of FACILITY_COMPLETION_ARTICLE15"`
+	Withdrawal                  n.Withdrawal                  `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
 // NewKind registers the notification with the runner.
@@ -70,7 +72,7 @@ func document(v *documents.View) any {
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
-		Article15Completion: d.Article15,
+		Article15Completion: d.Article15, Withdrawn: d.Withdrawal,
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {

@@ -43,6 +43,7 @@ const (
 	IntentConsentValidityExpiry = "CONSENT_VALIDITY_EXPIRY"
 	IntentCreateMovement        = "CREATE_MOVEMENT"
 	IntentArticle15             = "FACILITY_COMPLETION_ARTICLE15"
+	IntentWithdrawal            = "WITHDRAWAL"
 )
 
 var anyAuthority = []string{n.RoleAuthorityDispatch, n.RoleAuthorityDestination, n.RoleAuthorityTransit}
@@ -75,9 +76,9 @@ type CreateInput struct {
 var Definition = &engine.Definition{
 	Kind: Kind,
 	States: []string{n.Draft, n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested,
-		n.Objected, n.Expired, n.ConsentCancelled, n.Closed},
+		n.Objected, n.Expired, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Initial: n.Draft,
-	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed},
+	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
 		Summary:  "create a notification (DRAFT); the caller's organisation is the notifier",
 		Input:    func() any { return new(CreateInput) },
@@ -256,6 +257,14 @@ var Definition = &engine.Definition{
 			Effects: []engine.Effect{
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
+			}},
+		{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{n.RoleNotifier},
+			Summary:     "withdraw a draft never filed (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
+			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Withdrawn}},
+			Input:       func() any { return new(n.Withdrawal) },
+			Apply: func(ev *engine.Eval) error {
+				doc(ev).Withdrawal = &n.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*n.Withdrawal).Reason}
+				return nil
 			}},
 	},
 	Guards: map[string]func(*engine.Eval) bool{

@@ -27,13 +27,17 @@ func sampleInput(intent string, r *rand.Rand) any {
 	case IntentDecision:
 		return &n.Decision{Type: []n.DecisionType{n.DecisionConsent, n.DecisionObjection}[r.IntN(2)], Grounds: "g"}
 	case IntentRequestForChange:
-		return &n.RequestForChange{Changes: []string{"c"}}
+		c := sampleContent()
+		c.NumberOfShipments++
+		return &n.RequestForChange{Proposed: c}
 	case IntentReplyToChange:
 		return &n.ReplyToRequestForChange{Result: []n.ChangeResult{n.ChangeAccepted, n.ChangeRejected}[r.IntN(2)], Grounds: "g"}
 	case IntentNotificationSignal:
 		return &n.NotificationSignal{Type: n.SignalType(1 + r.IntN(3)), ValidUntil: "2028-01-01"}
 	case IntentArticle15:
 		return &n.FacilityCompletionArticle15{CompletedOn: "2027-02-01", OperationCode: "R4"}
+	case IntentWithdrawal:
+		return &n.Withdrawal{Reason: "misspelt"}
 	}
 	return nil
 }
