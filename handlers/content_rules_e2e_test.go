@@ -226,7 +226,7 @@ func TestWithdrawADraft(t *testing.T) {
 		d := startDocs(t, dbcfg)
 		for _, kind := range []struct {
 			name, create, get, key, set string
-			body                         map[string]any
+			body                        map[string]any
 		}{
 			{"notification", co + "CreateSubmission", co + "GetNotification", "notification", co + "SetSubmission", content()},
 			{"annex VII", co + "CreateAnnex7", co + "GetAnnex7", "annex7", co + "SetAnnex7", announcement()},
