@@ -96,6 +96,9 @@ func TestLapsedAndSuspendedDeadlinesInReports(t *testing.T) {
 			if total != "2" || len(got) != 2 || got["DECISION_DUE auth-be"] == nil || got["CONSENT_VALIDITY acme"] == nil {
 				t.Fatalf("LAPSED: total %s, %v", total, got)
 			}
+			if e := got["DECISION_DUE auth-be"]; e["timeZone"] != "Europe/Brussels" {
+				t.Errorf("the Belgian authority's deadline falls due in %v, want Europe/Brussels", e["timeZone"])
+			}
 			if e := got["DECISION_DUE auth-be"]; e["closedAt"] == nil || e["partyRole"] != "AUTHORITY_TRANSIT" || e["remaining"] != "" {
 				t.Errorf("tacit consent: %v", e)
 			}
@@ -155,6 +158,9 @@ func TestLapsedAndSuspendedDeadlinesInReports(t *testing.T) {
 			got := map[string]string{}
 			for _, r := range rows[1:] {
 				got[r[3]+" "+r[5]] = r[7] + "|" + r[11]
+				if zone := map[string]string{"auth-be": "Europe/Brussels", "auth-nl": "Europe/Amsterdam", "auth-de": "Europe/Berlin", "acme": "Europe/Berlin"}[r[5]]; zone != "" && r[12] != zone {
+					t.Errorf("time_zone of %s: %q, want %s", r[5], r[12], zone)
+				}
 				if r[7] == "LAPSED" && r[10] == "" {
 					t.Errorf("a LAPSED row without closed_at: %v", r)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -28,12 +29,14 @@ type DeadlineEntry struct {
 	SuspendedSince *time.Time `json:"suspendedSince"`
 	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended (dueAt minus suspendedSince), as a duration (e.g. 2677981s); empty otherwise"`
 	ClosedAt       *time.Time `json:"closedAt"`
+	TimeZone       string     `json:"timeZone" doc:"IANA time zone of the acting party's place: the deadline falls due at the end of its last day there (dueAt is that instant)"`
 }
 
 func entryOf(e *reports.Entry) DeadlineEntry {
 	return DeadlineEntry{DocumentID: e.DocumentID, DocumentNumber: e.DocumentNumber, Kind: e.DocumentKind, Rule: e.Rule,
 		LegalBasis: e.LegalBasis, Party: e.PartyOrg, PartyRole: e.PartyRole, State: e.State, StartedAt: e.StartedAt,
-		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, Remaining: reports.RemainingDuration(&e.Deadline), ClosedAt: e.ClosedAt}
+		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, Remaining: reports.RemainingDuration(&e.Deadline), ClosedAt: e.ClosedAt,
+		TimeZone: calendar.Location(e.PartyCountry).String()}
 }
 
 type ListDeadlinesRequest struct {
@@ -110,7 +113,7 @@ func ExportQuery(r *ExportDeadlinesRequest) *qpar.QueryParameter {
 
 // CSVHeader is the export's header row. remaining is filled for suspended
 // deadlines only, in days for people ("31 days left (suspended)").
-var CSVHeader = []string{"document_id", "document_number", "kind", "rule", "legal_basis", "party", "party_role", "state", "started_at", "due_at", "closed_at", "remaining"}
+var CSVHeader = []string{"document_id", "document_number", "kind", "rule", "legal_basis", "party", "party_role", "state", "started_at", "due_at", "closed_at", "remaining", "time_zone"}
 
 // CSVRow renders one entry.
 func CSVRow(e *reports.Entry) []string {
@@ -119,7 +122,8 @@ func CSVRow(e *reports.Entry) []string {
 		closed = e.ClosedAt.UTC().Format(time.RFC3339)
 	}
 	return []string{e.DocumentID, e.DocumentNumber, e.DocumentKind, e.Rule, e.LegalBasis, e.PartyOrg, e.PartyRole, e.State,
-		e.StartedAt.UTC().Format(time.RFC3339), e.DueAt.UTC().Format(time.RFC3339), closed, reports.RemainingText(&e.Deadline)}
+		e.StartedAt.UTC().Format(time.RFC3339), e.DueAt.UTC().Format(time.RFC3339), closed, reports.RemainingText(&e.Deadline),
+		calendar.Location(e.PartyCountry).String()}
 }
 
 func viewer(ctx context.Context) (reports.Viewer, error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -209,6 +210,11 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The viewer sits in New York; the deadlines fall due in Europe.
+	if _, err := chromedp.Call(bctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/New_York"}); err != nil {
+		t.Fatal(err)
+	}
+
 	do("open the page", chromedp.Navigate(d.url+"/ui/deadlines"))
 	wait("providers of the environment offered", `document.querySelector('#provider option[value="dev-1"]') !== null`)
 
@@ -232,6 +238,19 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	row := wait("overdue row", fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s).innerText`, jsString(overdueNo)))
 	if !strings.Contains(row, "Overdue") || !strings.Contains(row, "Acknowledgement due") || !(strings.Contains(row, " late") || strings.Contains(row, " left")) {
 		t.Fatalf("overdue row shows %q", row)
+	}
+	// The due time is shown in the acting party's zone, named, and in the
+	// viewer's own beside it.
+	dueCell := wait("due cell with zones", fmt.Sprintf(`(r => JSON.stringify({zone: r.querySelector('td.due time').dataset.zone,
+		text: r.querySelector('td.due time').textContent, note: r.querySelector('td.due small').textContent,
+		title: r.querySelector('td.due small').title}))([...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s))`, jsString(overdueNo)))
+	var cell struct{ Zone, Text, Note, Title string }
+	if err := json.Unmarshal([]byte(dueCell), &cell); err != nil {
+		t.Fatal(err)
+	}
+	if cell.Zone != "Europe/Amsterdam" || !strings.HasPrefix(cell.Note, "Europe/Amsterdam · yours: ") || !strings.Contains(cell.Title, "America/New_York") ||
+		!strings.Contains(cell.Text, "GMT+1") || !strings.Contains(cell.Note, "EST") {
+		t.Errorf("due cell %+v: want the time in Europe/Amsterdam (GMT+1) and the viewer's in America/New_York (EST)", cell)
 	}
 	if badge := wait("badge", `getComputedStyle(document.querySelector('#table tbody tr[data-state="OVERDUE"] .badge')).backgroundColor`); badge != "rgb(180, 35, 24)" {
 		t.Errorf("OVERDUE badge background %s, want red", badge)
@@ -343,7 +362,7 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	if err != nil || len(records) < 2 {
 		t.Fatalf("CSV %q: %v", raw, err)
 	}
-	if !slices.Equal(records[0], handlers.CSVHeader) || strings.Join(records[0], ",") != "document_id,document_number,kind,rule,legal_basis,party,party_role,state,started_at,due_at,closed_at,remaining" {
+	if !slices.Equal(records[0], handlers.CSVHeader) || strings.Join(records[0], ",") != "document_id,document_number,kind,rule,legal_basis,party,party_role,state,started_at,due_at,closed_at,remaining,time_zone" {
 		t.Fatalf("CSV header %v", records[0])
 	}
 	var overdueRows int

@@ -244,8 +244,11 @@
       tr.dataset.state = e.state;
       const rule = el('td', human(e.rule));
       rule.title = e.rule;
-      const due = el('time', formatDate(e.dueAt));
+      // The due time where it falls due (the acting party's place), and
+      // the viewer's own time when that is another zone.
+      const due = el('time', formatDate(e.dueAt, e.timeZone));
       due.dateTime = e.dueAt;
+      due.dataset.zone = e.timeZone || '';
       const days = daysLeft(e);
       const state = el('td', el('span', human(e.state), 'badge badge-' + e.state.toLowerCase()), 'state');
       if (e.state === 'LAPSED') state.append(el('small', LAPSED_MEANING[e.rule] || LAPSED_OTHERWISE, 'meaning'));
@@ -255,7 +258,7 @@
         rule,
         el('td', e.legalBasis, 'basis'),
         el('td', [e.party, el('small', human(e.partyRole))], 'party'),
-        el('td', due, 'due'),
+        el('td', [due, zoneNote(e)], 'due'),
         state,
         el('td', days.text, 'days' + (days.late ? ' late' : '')),
       );
@@ -346,8 +349,29 @@
     return LABELS[code] || code.charAt(0) + code.slice(1).toLowerCase().replace(/_/g, ' ');
   }
 
-  function formatDate(iso) {
-    return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // formatDate shows an instant in a time zone (the viewer's when none is
+  // given), with the zone's short name.
+  function formatDate(iso, zone) {
+    const opts = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+    if (zone) opts.timeZone = zone;
+    try {
+      return new Date(iso).toLocaleString(undefined, opts);
+    } catch (err) { // a zone this browser does not know
+      delete opts.timeZone;
+      return new Date(iso).toLocaleString(undefined, opts);
+    }
+  }
+
+  // zoneNote names the zone the deadline falls due in and, when the
+  // viewer is elsewhere, the same instant in the viewer's time.
+  function zoneNote(e) {
+    const viewer = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const note = el('small', '', 'zone');
+    note.title = 'Falls due at the end of its last day where the party acts; your time zone is ' + viewer;
+    if (!e.timeZone) note.textContent = 'your time (' + viewer + ')';
+    else if (e.timeZone === viewer) note.textContent = e.timeZone + ' (your zone too)';
+    else note.textContent = e.timeZone + ' · yours: ' + formatDate(e.dueAt, viewer);
+    return note;
   }
 
   async function init() {

@@ -62,6 +62,9 @@ type Entry struct {
 	models.Deadline
 	DocumentNumber string
 	DocumentKind   string
+	// PartyCountry is the country of the party that must act ("" when
+	// the organisation is unknown): where the deadline falls due.
+	PartyCountry string
 }
 
 // Service runs the reports.
@@ -72,8 +75,9 @@ type Service struct {
 
 func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
 	q := s.DB.WithContext(ctx).Table("deadlines").
-		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind").
-		Joins("JOIN documents ON documents.id = deadlines.document_id")
+		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind, COALESCE(po.country, '') AS party_country").
+		Joins("JOIN documents ON documents.id = deadlines.document_id").
+		Joins("LEFT JOIN organisations po ON po.provider_id = documents.provider_id AND po.id = deadlines.party_org")
 	if v.All && v.ProviderID != "" {
 		q = q.Where("documents.provider_id = ?", v.ProviderID)
 	}
