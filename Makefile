@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint bench bench-load fmt clean
+.PHONY: all build run test test-short lint openapi-lint bench bench-load fmt clean
 
 all: build
 
@@ -21,14 +21,24 @@ run: build
 
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).
-test:
+test: openapi-lint
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-lint:
+lint: openapi-lint
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# The OpenAPI description the server serves (wasteflow openapi) through a
+# well-kept linter, @redocly/cli, pinned in tools/openapi-lint: an error
+# fails the build, warnings are shown.
+OPENAPI_LINT := tools/openapi-lint
+openapi-lint: build
+	@command -v npm >/dev/null || { echo "openapi-lint needs Node.js and npm: the linter is @redocly/cli ($(OPENAPI_LINT)/package.json)"; exit 1; }
+	npm ci --prefix $(OPENAPI_LINT) --no-audit --no-fund --loglevel=error
+	./$(BIN) openapi > bin/openapi.yaml
+	$(OPENAPI_LINT)/node_modules/.bin/redocly lint bin/openapi.yaml --format=summary
 
 # Go benchmarks, then the load benchmark: every figure over real HTTP beside
 # its raw baseline, on SQLite and (with WASTEFLOW_TEST_DATABASE_URL) on

@@ -22,37 +22,37 @@ type CreateAnnex7Request struct {
 	Metadata shipment.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
 }
 type SetAnnex7Request struct {
-	DocumentID string    `json:"documentId"`
+	DocumentID string    `json:"documentId" required:"true"`
 	Version    *int64    `json:"version" doc:"expected version; a stale one answers 409, code 10"`
 	Annex7     a.Content `json:"annex7"`
 }
 type SetAnnex7CarrierTransferRequest struct {
-	DocumentID      string            `json:"documentId"`
+	DocumentID      string            `json:"documentId" required:"true"`
 	Version         *int64            `json:"version"`
 	CarrierTransfer a.CarrierTransfer `json:"carrierTransfer"`
 }
 type SetAnnex7ConsigneeCertificateRequest struct {
-	DocumentID           string               `json:"documentId"`
+	DocumentID           string               `json:"documentId" required:"true"`
 	Version              *int64               `json:"version"`
 	ConsigneeCertificate a.ReceiptCertificate `json:"consigneeCertificate"`
 }
 type SetAnnex7FacilityCertificateRequest struct {
-	DocumentID          string               `json:"documentId"`
+	DocumentID          string               `json:"documentId" required:"true"`
 	Version             *int64               `json:"version"`
 	FacilityCertificate a.ReceiptCertificate `json:"facilityCertificate"`
 }
 type SetAnnex7CertificateOfCompletionRequest struct {
-	DocumentID              string                    `json:"documentId"`
+	DocumentID              string                    `json:"documentId" required:"true"`
 	Version                 *int64                    `json:"version"`
 	CertificateOfCompletion a.CertificateOfCompletion `json:"certificateOfCompletion"`
 }
 type SetAnnex7TakeBackRequest struct {
-	DocumentID string     `json:"documentId"`
+	DocumentID string     `json:"documentId" required:"true"`
 	Version    *int64     `json:"version"`
 	TakeBack   a.TakeBack `json:"takeBack"`
 }
 type GetAnnex7Request struct {
-	DocumentID string `json:"documentId"`
+	DocumentID string `json:"documentId" required:"true"`
 }
 
 // Responses: one name per operation, one shape.

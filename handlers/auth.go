@@ -93,7 +93,7 @@ type ClientIdCredentials struct {
 type IssueRefreshTokenRequest struct {
 	UsernameCredentials *UsernameCredentials `json:"usernameCredentials"`
 	ClientIdCredentials *ClientIdCredentials `json:"clientIdCredentials"`
-	AppToken            string               `json:"appToken" doc:"token of the application, issued by the provider"`
+	AppToken            string               `json:"appToken" required:"true" doc:"token of the application, issued by the provider"`
 }
 
 type IssueRefreshTokenResponse struct {
@@ -136,7 +136,7 @@ func (s *Server) requestAccess(ctx context.Context, _ *RequestAccessRequest) (*R
 
 type ChangePasswordRequest struct {
 	UsernameCredentials *UsernameCredentials `json:"usernameCredentials" doc:"the caller's current credentials"`
-	NewPassword         string               `json:"newPassword"`
+	NewPassword         string               `json:"newPassword" required:"true"`
 	TargetUsername      string               `json:"targetUsername" doc:"another account of the caller's organisation; needs an access token with usermgt"`
 }
 
@@ -196,7 +196,7 @@ func (s *Server) listClientIDs(ctx context.Context, _ *ListClientIdsRequest) (*L
 }
 
 type RevokeClientIdRequest struct {
-	ClientID string `json:"clientId"`
+	ClientID string `json:"clientId" required:"true"`
 }
 
 type RevokeClientIdResponse struct{}
@@ -294,8 +294,8 @@ func groupOf(g *models.NotifierGroup) Group {
 }
 
 type RegisterGroupRequest struct {
-	Name       string      `json:"name"`
-	EventKinds []EventKind `json:"eventKinds"`
+	Name       string      `json:"name" required:"true"`
+	EventKinds []EventKind `json:"eventKinds" required:"true"`
 }
 
 type RegisterGroupResponse struct {
@@ -340,8 +340,8 @@ func (s *Server) listGroups(ctx context.Context, _ *ListGroupsRequest) (*ListGro
 }
 
 type GroupLoginRequest struct {
-	GroupID     string `json:"groupId"`
-	GroupSecret string `json:"groupSecret"`
+	GroupID     string `json:"groupId" required:"true"`
+	GroupSecret string `json:"groupSecret" required:"true"`
 }
 
 type GroupLoginResponse struct {

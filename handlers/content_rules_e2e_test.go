@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -267,6 +268,43 @@ func TestWithdrawADraft(t *testing.T) {
 				st, _, raw = withdraw("alice", filed)
 				wantError(t, 400, 9, st, raw)
 			})
+		}
+	})
+}
+
+// The description says what the server takes: each document operation that
+// lists required fields refuses a request without them (400, code 3, naming
+// the field), and what the schemas admit beyond names and strings, enum
+// numbers and numeric versions, the server takes.
+func TestDescriptionMatchesWhatTheServerTakes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		doc := d.openapi()
+		checked := 0
+		for path, item := range doc.Paths.Map() {
+			user := map[string]string{co: "alice", au: "noor"}[path[:strings.LastIndex(path, "/")+1]]
+			if item.Post == nil || user == "" {
+				continue
+			}
+			req := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+			if len(req.Required) == 0 {
+				continue
+			}
+			checked++
+			st, _, raw := d.call(t, user, path, map[string]any{})
+			wantError(t, 400, 3, st, raw, req.Required[0])
+		}
+		if checked < 20 {
+			t.Fatalf("only %d document operations list required fields", checked)
+		}
+
+		// A version as a number and an enum as a number, as the schemas admit.
+		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string)
+		d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "version": 1, "notification": content()})
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id, "version": 2})
+		got := d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": 1}})
+		if dec := got["decisions"].([]any)[0].(map[string]any); dec["type"] != "CONSENT" {
+			t.Fatalf("decision type 1 recorded as %v, want CONSENT", dec["type"])
 		}
 	})
 }

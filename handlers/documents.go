@@ -119,7 +119,7 @@ type Document struct {
 }
 
 type GetDocumentRequest struct {
-	DocumentID string `json:"documentId"`
+	DocumentID string `json:"documentId" required:"true"`
 }
 type GetDocumentResponse struct {
 	Document        Document         `json:"document"`
@@ -128,8 +128,8 @@ type GetDocumentResponse struct {
 }
 
 type SetByIntentRequest struct {
-	Document json.RawMessage `json:"document" doc:"the document as a retrieval operation returned it, with the intent's block filled in: the container of GetDocument (the server picks the sub-document that is set), or a kind's document as GetNotification or GetAnnex7 return it"`
-	Intent   string          `json:"intent" doc:"one of the caller's current followUpIntents"`
+	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in: the container of GetDocument (the server picks the sub-document that is set), or a kind's document as GetNotification or GetAnnex7 return it"`
+	Intent   string          `json:"intent" required:"true" doc:"one of the caller's current followUpIntents"`
 }
 
 // SetByIntentResponse answers with the container, like GetDocument.

@@ -31,7 +31,7 @@ type ListNotificationsResponse struct {
 }
 
 type AckNotificationsRequest struct {
-	Cursor string `json:"cursor" doc:"every event up to and including this one is acknowledged"`
+	Cursor string `json:"cursor" required:"true" doc:"every event up to and including this one is acknowledged"`
 }
 
 type AckNotificationsResponse struct{}

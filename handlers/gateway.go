@@ -194,7 +194,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		}
 		var decode func(any) error
 		if op.Verb == http.MethodGet {
-			decode = func(v any) error { return decodeErr(codec.UnmarshalQuery(c.Request.URL.Query(), v)) }
+			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
 			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.BodyLimit))
 			if err != nil {
@@ -206,7 +206,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 				renderError(c, status.Wrap(err, status.InvalidArgument, "could not read the request body"))
 				return
 			}
-			decode = func(v any) error { return decodeErr(codec.Unmarshal(body, v)) }
+			decode = func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
 		}
 		if op.download != nil {
 			name, write, err := op.download(ctx, decode)
@@ -240,6 +240,15 @@ func tooLarge(limit int64) *status.Error {
 	e := status.New(status.ResourceExhausted, "request body larger than %d bytes", limit)
 	e.HTTP = http.StatusRequestEntityTooLarge
 	return e
+}
+
+// requireFields checks the fields a request type marks required (the
+// description lists them) once it decoded.
+func requireFields(err error, v any) error {
+	if err != nil {
+		return err
+	}
+	return codec.CheckRequired(v)
 }
 
 func decodeErr(err error) error {

@@ -20,12 +20,12 @@ type MovementResponse struct {
 
 // DocumentRef names the document an intent operation acts on.
 type DocumentRef struct {
-	DocumentID string `json:"documentId"`
+	DocumentID string `json:"documentId" required:"true"`
 	Version    *int64 `json:"version" doc:"expected version; a stale one answers 409, code 10"`
 }
 
 type CreateMovementTemplateRequest struct {
-	NotificationID   string            `json:"notificationId" doc:"the consented notification the shipment is made under"`
+	NotificationID   string            `json:"notificationId" required:"true" doc:"the consented notification the shipment is made under"`
 	MovementTemplate m.Template        `json:"movementTemplate"`
 	Metadata         shipment.Metadata `json:"metadata"`
 }
@@ -58,7 +58,7 @@ type SetMovementTakeBackRequest struct {
 	TakeBack    m.TakeBack `json:"takeBack"`
 }
 type GetMovementRequest struct {
-	DocumentID string `json:"documentId"`
+	DocumentID string `json:"documentId" required:"true"`
 }
 
 // SubmitAcknowledgementResponse answers an acknowledgement of either kind.

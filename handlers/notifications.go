@@ -22,17 +22,17 @@ type CreateSubmissionRequest struct {
 	Metadata     n.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
 }
 type SetSubmissionRequest struct {
-	DocumentID   string    `json:"documentId"`
+	DocumentID   string    `json:"documentId" required:"true"`
 	Version      *int64    `json:"version" doc:"expected version; a stale one answers 409, code 10"`
 	Notification n.Content `json:"notification"`
 }
 type SetReplyToRequestInformationRequest struct {
-	DocumentID                string                      `json:"documentId"`
+	DocumentID                string                      `json:"documentId" required:"true"`
 	Version                   *int64                      `json:"version"`
 	ReplyToRequestInformation n.ReplyToRequestInformation `json:"replyToRequestInformation"`
 }
 type SetRequestForChangeAfterConsentRequest struct {
-	DocumentID       string             `json:"documentId"`
+	DocumentID       string             `json:"documentId" required:"true"`
 	Version          *int64             `json:"version"`
 	RequestForChange n.RequestForChange `json:"requestForChange"`
 }
@@ -41,30 +41,30 @@ type SetFacilityCompletionUnderArticle15Request struct {
 	FacilityCompletionArticle15 n.FacilityCompletionArticle15 `json:"facilityCompletionArticle15"`
 }
 type GetNotificationRequest struct {
-	DocumentID string `json:"documentId"`
+	DocumentID string `json:"documentId" required:"true"`
 }
 type SubmitAcknowledgementRequest struct {
-	DocumentID      string            `json:"documentId"`
+	DocumentID      string            `json:"documentId" required:"true"`
 	Version         *int64            `json:"version"`
 	Acknowledgement n.Acknowledgement `json:"acknowledgement"`
 }
 type SetRequestInformationRequest struct {
-	DocumentID         string               `json:"documentId"`
+	DocumentID         string               `json:"documentId" required:"true"`
 	Version            *int64               `json:"version"`
 	RequestInformation n.RequestInformation `json:"requestInformation"`
 }
 type SetDecisionRequest struct {
-	DocumentID string     `json:"documentId"`
+	DocumentID string     `json:"documentId" required:"true"`
 	Version    *int64     `json:"version"`
 	Decision   n.Decision `json:"decision"`
 }
 type ReplyToRequestForChangeAfterConsentRequest struct {
-	DocumentID              string                    `json:"documentId"`
+	DocumentID              string                    `json:"documentId" required:"true"`
 	Version                 *int64                    `json:"version"`
 	ReplyToRequestForChange n.ReplyToRequestForChange `json:"replyToRequestForChange"`
 }
 type SubmitNotificationSignalRequest struct {
-	DocumentID         string               `json:"documentId"`
+	DocumentID         string               `json:"documentId" required:"true"`
 	Version            *int64               `json:"version"`
 	NotificationSignal n.NotificationSignal `json:"notificationSignal"`
 }

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -78,6 +80,10 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		WithDescription("An error: gRPC code, message and details; the HTTP status follows the code.").
 		WithJSONSchemaRef(&openapi3.SchemaRef{Ref: "#/components/schemas/Status"})}
 
+	badRequest := &openapi3.ResponseRef{Value: openapi3.NewResponse().
+		WithDescription("The request cannot be taken: malformed JSON, a field of the wrong type or a required field missing (code 3), or a state that does not permit the intent (code 9).").
+		WithJSONSchemaRef(&openapi3.SchemaRef{Ref: "#/components/schemas/Status"})}
+
 	// First pass: every Go type in the description, so component names are
 	// fixed before any schema is built (a name shared by types of different
 	// packages is qualified for all of them, whatever the operation order).
@@ -149,6 +155,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			}
 			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithJSONSchemaRef(respRef)})
 		}
+		o.Responses.Set("400", badRequest)
 		o.Responses.Set("default", errResponse)
 		doc.AddOperation(op.Path(), op.Verb, o)
 	}
@@ -181,6 +188,9 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	for _, t := range names {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: t})
 	}
+	if err := pruneSchemas(doc); err != nil {
+		return nil, err
+	}
 	if err := openapi3.NewLoader().ResolveRefsIn(doc, nil); err != nil {
 		return nil, err
 	}
@@ -188,6 +198,27 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		return nil, err
 	}
 	return doc, nil
+}
+
+// pruneSchemas drops component schemas nothing refers to: a GET
+// operation's request type, whose fields became query parameters.
+func pruneSchemas(doc *openapi3.T) error {
+	for {
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		dropped := false
+		for name := range doc.Components.Schemas {
+			if !bytes.Contains(raw, []byte(`"#/components/schemas/`+name+`"`)) {
+				delete(doc.Components.Schemas, name)
+				dropped = true
+			}
+		}
+		if !dropped {
+			return nil
+		}
+	}
 }
 
 func statusSchema() *openapi3.SchemaRef {

@@ -72,6 +72,9 @@ type Server struct {
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
+// OpenAPIYAML is the description served at /openapi.yaml.
+func (s *Server) OpenAPIYAML() []byte { return s.openapi }
+
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
 	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}

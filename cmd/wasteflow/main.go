@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -48,6 +49,7 @@ Usage:
   wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
   wasteflow report deadlines [-format table|csv] [-state overdue]   the deadline report in a terminal
   wasteflow demo               migrate and apply the built-in demo data, print how to log in
+  wasteflow openapi            print the OpenAPI description the server serves at /openapi.yaml
   wasteflow version            print the version
 
 Configuration comes from WASTEFLOW_* environment variables and the optional
@@ -116,6 +118,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return workflowsCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(ctx, cfg, log, args[1:], stdout, stderr)
+	case "openapi":
+		cmdErr = openapiCmd(ctx, cfg, log, stdout)
 	default:
 		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
@@ -125,6 +129,44 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitError
 	}
 	return exitOK
+}
+
+// openapiCmd prints the OpenAPI description without a running server or
+// the configured database: it builds the server on a throw-away embedded
+// database (the description depends on the code and configuration only).
+func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.Writer) error {
+	dir, err := os.MkdirTemp("", "wasteflow-openapi-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	c := *cfg
+	path := filepath.Join(dir, "openapi.db")
+	c.Database = configs.Database{URL: "sqlite://" + path, Driver: "sqlite", DSN: path, MaxOpenConns: 1, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := models.Open(ctx, c.Database, quiet)
+	if err != nil {
+		return err
+	}
+	defer models.Close(db)
+	if _, err := models.Migrate(ctx, db, quiet); err != nil {
+		return err
+	}
+	authSvc, keys, err := newAuth(ctx, &c, db)
+	if err != nil {
+		return err
+	}
+	docs, err := newRunner(db, &c, nil)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs,
+		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(h.OpenAPIYAML())
+	return err
 }
 
 func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {

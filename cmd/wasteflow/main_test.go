@@ -384,3 +384,17 @@ func TestSweepAndReportCommands(t *testing.T) {
 		t.Fatalf("a dry run in production: exit %d %s %s", code, out, stderr)
 	}
 }
+
+// wasteflow openapi prints the served description without a server and
+// without touching the configured database.
+func TestOpenAPICommand(t *testing.T) {
+	db := dbtest.SQLite(t)
+	code, out, errs := runCmd(t, environment(t, db), "openapi")
+	if code != exitOK || !strings.Contains(out, "openapi: 3.0.3") || !strings.Contains(out, "/svc.core.v1.api.AuthApi/RequestAccess:") ||
+		!strings.Contains(out, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetByIntent:") {
+		t.Fatalf("exit %d, stderr %s\n%.500s", code, errs, out)
+	}
+	if _, err := os.Stat(db.DSN); !os.IsNotExist(err) {
+		t.Fatalf("the configured database was touched: %v", err)
+	}
+}

@@ -117,7 +117,11 @@ type field struct {
 	name  string // lowerCamel JSON name
 	key   []byte // `"name":`, pre-rendered for Marshal
 	doc   string // `doc` tag, used as schema description
-	info  *typeInfo
+	// required (tag `required:"true"`): the field must be present and not
+	// its zero value; the schema lists it as required, and CheckRequired
+	// enforces it after decoding.
+	required bool
+	info     *typeInfo
 }
 
 var (
@@ -276,7 +280,7 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 			return fmt.Errorf("%w (in field %v.%s)", err, t, sf.Name)
 		}
 		key := append(appendString(nil, name), ':')
-		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), info: fi})
+		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", info: fi})
 	}
 	ti.byName = make(map[string]*field, 2*len(ti.fields))
 	for i := range ti.fields {
@@ -313,4 +317,26 @@ func snakeCase(s string) string {
 		sb.WriteRune(r)
 	}
 	return sb.String()
+}
+
+// CheckRequired reports the first field of v (a pointer to a decoded
+// struct) tagged `required:"true"` that holds its zero value, as an *Error
+// naming it; nil when every required field is set.
+func CheckRequired(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	ti, err := infoOf(rv.Elem().Type())
+	if err != nil {
+		return err
+	}
+	for i := range ti.fields {
+		f := &ti.fields[i]
+		fv := rv.Elem().FieldByIndex(f.index)
+		if f.required && (fv.IsZero() || (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0) {
+			return &Error{Field: f.name, Reason: "required"}
+		}
+	}
+	return nil
 }

@@ -222,12 +222,16 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		s = schemaOf(openapi3.TypeInteger)
 		s.Format = "int64"
 		s.Min = new(float64)
-	case kInt64:
-		s = schemaOf(openapi3.TypeString)
-		s.Format = "int64"
+	case kInt64: // a string on output; a number is accepted on input too
+		s = &openapi3.Schema{AnyOf: openapi3.SchemaRefs{
+			openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Format: "int64", Pattern: `^-?[0-9]+$`}),
+			openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}, Format: "int64"}),
+		}}
 	case kUint64:
-		s = schemaOf(openapi3.TypeString)
-		s.Format = "uint64"
+		s = &openapi3.Schema{AnyOf: openapi3.SchemaRefs{
+			openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Format: "uint64", Pattern: `^[0-9]+$`}),
+			openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}, Format: "int64", Min: new(float64)}),
+		}}
 	case kFloat32:
 		s = schemaOf(openapi3.TypeNumber)
 		s.Format = "float"
@@ -244,14 +248,17 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		s.Format = "date-time"
 		s.Nullable = true
 	case kRaw, kAny: // any JSON value, including null
-		s = &openapi3.Schema{Nullable: true}
+		s = anyValue()
 	case kEnum:
 		return sb.component(ti, func(s *openapi3.Schema) error {
-			s.Type = &openapi3.Types{openapi3.TypeString}
-			s.Description = "Enum value name; the numeric value is also accepted on input."
+			// The name on output; the name or the number on input.
+			names := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}}
 			for _, n := range ti.enumNames {
-				s.Enum = append(s.Enum, n)
+				names.Enum = append(names.Enum, n)
 			}
+			number := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}, Format: "int32"}
+			s.AnyOf = openapi3.SchemaRefs{openapi3.NewSchemaRef("", names), openapi3.NewSchemaRef("", number)}
+			s.Description = "Enum value name; the numeric value is also accepted on input."
 			return nil
 		})
 	case kStruct:
@@ -268,12 +275,16 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if elem.Ref != "" { // siblings of $ref are ignored in 3.0: wrap it
+		if elem.Ref != "" { // siblings of $ref are ignored in 3.0: wrap it, with
+			// the component's type beside nullable (which needs one)
 			s = &openapi3.Schema{Nullable: true, AllOf: openapi3.SchemaRefs{elem}}
+			if ti.elem.kind == kStruct {
+				s.Type = &openapi3.Types{openapi3.TypeObject}
+			} else { // an enum: a name or a number, each alternative nullable
+				s = nullable(elem.Value)
+			}
 		} else {
-			c := *elem.Value // freshly built for this use, so a shallow copy suffices
-			c.Nullable = true
-			s = &c
+			s = nullable(elem.Value)
 		}
 	case kSlice: // never null: a nil slice renders []
 		items, err := sb.schema(ti.elem)
@@ -295,6 +306,36 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 	return openapi3.NewSchemaRef("", s), nil
 }
 
+// anyValue admits every JSON value. OpenAPI 3.0 has no type for null and
+// wants a type beside nullable, so null is admitted by the object
+// alternative.
+func anyValue() *openapi3.Schema {
+	alt := func(typ string) *openapi3.SchemaRef {
+		return openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{typ}})
+	}
+	obj := alt(openapi3.TypeObject)
+	obj.Value.Nullable = true
+	arr := alt(openapi3.TypeArray)
+	arr.Value.Items = openapi3.NewSchemaRef("", &openapi3.Schema{})
+	return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{obj, arr, alt(openapi3.TypeString), alt(openapi3.TypeNumber), alt(openapi3.TypeBoolean)}}
+}
+
+// nullable is a copy of s (freshly built for one use, so a shallow copy
+// suffices) that also admits null: nullable beside its type, or on each
+// alternative of a schema without one.
+func nullable(s *openapi3.Schema) *openapi3.Schema {
+	c := *s
+	if c.Type != nil || len(c.AnyOf) == 0 {
+		c.Nullable = true
+		return &c
+	}
+	c.AnyOf = make(openapi3.SchemaRefs, len(s.AnyOf))
+	for i, alt := range s.AnyOf {
+		c.AnyOf[i] = openapi3.NewSchemaRef("", nullable(alt.Value))
+	}
+	return &c
+}
+
 func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 	s.Type = &openapi3.Types{openapi3.TypeObject}
 	s.Properties = make(openapi3.Schemas, len(ti.fields))
@@ -309,6 +350,17 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 				prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}, Description: f.doc})
 			} else {
 				prop.Value.Description = f.doc
+			}
+		}
+		if f.required {
+			s.Required = append(s.Required, f.name)
+			if prop.Ref == "" && prop.Value != nil {
+				switch f.info.kind {
+				case kString:
+					prop.Value.MinLength = 1
+				case kSlice:
+					prop.Value.MinItems = 1
+				}
 			}
 		}
 		s.Properties[f.name] = prop

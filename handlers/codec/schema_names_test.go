@@ -84,13 +84,13 @@ func TestComponentNamesQualifySharedNames(t *testing.T) {
 		t.Errorf("components = %v\nwant %v", got, want)
 	}
 	for comp, want := range map[string]string{
-		"a.Decision": `{"description":"Enum value name; the numeric value is also accepted on input.","enum":["DECISION_UNSPECIFIED","CONSENT","OBJECTION"],"type":"string"}`,
+		"a.Decision": `{"anyOf":[{"enum":["DECISION_UNSPECIFIED","CONSENT","OBJECTION"],"type":"string"},{"format":"int32","type":"integer"}],"description":"Enum value name; the numeric value is also accepted on input."}`,
 		"b.Decision": `{"properties":{"accepted":{"type":"boolean"},"authority":{"type":"string"}},"type":"object"}`,
 		"Notification": `{"properties":{"decision":{"$ref":"#/components/schemas/a.Decision"},` +
 			`"history":{"items":{"$ref":"#/components/schemas/a.Decision"},"type":"array"},` +
 			`"notifier":{"$ref":"#/components/schemas/Notifier"}},"type":"object"}`,
 		"Annex7": `{"properties":{"byParty":{"additionalProperties":{"$ref":"#/components/schemas/b.Decision"},"type":"object"},` +
-			`"decision":{"allOf":[{"$ref":"#/components/schemas/b.Decision"}],"nullable":true}},"type":"object"}`,
+			`"decision":{"allOf":[{"$ref":"#/components/schemas/b.Decision"}],"nullable":true,"type":"object"}},"type":"object"}`,
 		wName: `{"properties":{"v":{"$ref":"#/components/schemas/b.Decision"}},"type":"object"}`,
 	} {
 		if got, _ := json.Marshal(comps[comp]); string(got) != want {

@@ -60,33 +60,33 @@ func TestSchemaShapes(t *testing.T) {
 		"i8":         `{"format":"int32","type":"integer"}`,
 		"nInt32":     `{"format":"int32","type":"integer"}`,
 		"u32":        `{"format":"int64","minimum":0,"type":"integer"}`,
-		"i64":        `{"format":"int64","type":"string"}`,
-		"int":        `{"format":"int64","type":"string"}`,
-		"u64":        `{"format":"uint64","type":"string"}`,
+		"i64":        `{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]}`,
+		"int":        `{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]}`,
+		"u64":        `{"anyOf":[{"format":"uint64","pattern":"^[0-9]+$","type":"string"},{"format":"int64","minimum":0,"type":"integer"}]}`,
 		"f32":        `{"format":"float","type":"number"}`,
 		"f64":        `{"format":"double","type":"number"}`,
 		"s":          `{"description":"A plain string.","type":"string"}`,
 		"data":       `{"format":"byte","type":"string"}`,
 		"state":      `{"allOf":[{"$ref":"#/components/schemas/State"}],"description":"Lifecycle state."}`,
 		"states":     `{"items":{"$ref":"#/components/schemas/State"},"type":"array"}`,
-		"statePtr":   `{"allOf":[{"$ref":"#/components/schemas/State"}],"nullable":true}`,
+		"statePtr":   `{"anyOf":[{"enum":["STATE_UNSPECIFIED","ACTIVE","ARCHIVED"],"nullable":true,"type":"string"},{"format":"int32","nullable":true,"type":"integer"}],"description":"Enum value name; the numeric value is also accepted on input."}`,
 		"at":         `{"format":"date-time","nullable":true,"type":"string"}`,
 		"atPtr":      `{"format":"date-time","nullable":true,"type":"string"}`,
 		"times":      `{"items":{"format":"date-time","nullable":true,"type":"string"},"type":"array"}`,
-		"raw":        `{"nullable":true}`,
-		"any":        `{"nullable":true}`,
-		"meta":       `{"nullable":true}`,
+		"raw":        `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
+		"any":        `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
+		"meta":       `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
 		"labels":     `{"additionalProperties":{"type":"string"},"type":"object"}`,
-		"refs":       `{"additionalProperties":{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true},"type":"object"}`,
-		"counts":     `{"additionalProperties":{"format":"int64","type":"string"},"type":"object"}`,
+		"refs":       `{"additionalProperties":{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true,"type":"object"},"type":"object"}`,
+		"counts":     `{"additionalProperties":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"object"}`,
 		"qpar":       `{"$ref":"#/components/schemas/QueryParams"}`,
-		"templateId": `{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true}`,
+		"templateId": `{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true,"type":"object"}`,
 		"ids":        `{"items":{"type":"string"},"type":"array"}`,
-		"nums":       `{"items":{"format":"int64","type":"string"},"type":"array"}`,
+		"nums":       `{"items":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"array"}`,
 		"opt":        `{"format":"int32","nullable":true,"type":"integer"}`,
 		"noTag":      `{"type":"string"}`,
 		"anon":       `{"properties":{"x":{"format":"int32","type":"integer"}},"type":"object"}`,
-		"next":       `{"allOf":[{"$ref":"#/components/schemas/Rich"}],"nullable":true}`,
+		"next":       `{"allOf":[{"$ref":"#/components/schemas/Rich"}],"nullable":true,"type":"object"}`,
 	}
 	for prop, want := range tests {
 		got, err := json.Marshal(rich.Properties[prop])
@@ -98,7 +98,7 @@ func TestSchemaShapes(t *testing.T) {
 		}
 	}
 	state, _ := json.Marshal(comps["State"])
-	if want := `{"description":"Enum value name; the numeric value is also accepted on input.","enum":["STATE_UNSPECIFIED","ACTIVE","ARCHIVED"],"type":"string"}`; string(state) != want {
+	if want := `{"anyOf":[{"enum":["STATE_UNSPECIFIED","ACTIVE","ARCHIVED"],"type":"string"},{"format":"int32","type":"integer"}],"description":"Enum value name; the numeric value is also accepted on input."}`; string(state) != want {
 		t.Errorf("State component\n got: %s\nwant: %s", state, want)
 	}
 	qp, _ := json.Marshal(comps["QueryParams"])
@@ -158,7 +158,8 @@ func TestSchemaValidatesOutput(t *testing.T) {
 	// The validation above must be able to fail: protojson-incompatible
 	// bodies are rejected by the same schema.
 	for _, bad := range []string{
-		`{"i64":5}`,                    // int64 must be a string
+		`{"i64":"5x"}`,                 // int64: digits, as a string or a number
+		`{"i64":5.5}`,                  // not an integer
 		`{"state":"NOPE"}`,             // not an enum name
 		`{"ids":null}`,                 // lists are never null
 		`{"qpar":null}`,                // non-pointer messages are never null
@@ -188,7 +189,7 @@ func TestSchemaScalarsAndReuse(t *testing.T) {
 		want string
 	}{
 		{reflect.TypeFor[int32](), `{"format":"int32","type":"integer"}`},
-		{reflect.TypeFor[*int64](), `{"format":"int64","nullable":true,"type":"string"}`},
+		{reflect.TypeFor[*int64](), `{"anyOf":[{"format":"int64","nullable":true,"pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","nullable":true,"type":"integer"}]}`},
 		{reflect.TypeFor[[]byte](), `{"format":"byte","type":"string"}`},
 		{reflect.TypeFor[time.Time](), `{"format":"date-time","nullable":true,"type":"string"}`},
 		{reflect.TypeFor[map[string][]State](), `{"additionalProperties":{"items":{"$ref":"#/components/schemas/State"},"type":"array"},"type":"object"}`},
