@@ -6,3 +6,8 @@ import _ "embed"
 //
 //go:embed demo.yaml
 var DemoBootstrap []byte
+
+// DemoDocuments is the scenario of documents `wasteflow demo` builds.
+//
+//go:embed demo_documents.yaml
+var DemoDocuments []byte

@@ -291,7 +291,19 @@ func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
+	var built int
+	if err := withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+		built, err = demoDocuments(ctx, db, cfg, "dev-1", time.Now(), configs.DemoDocuments)
+		return err
+	}); err != nil {
+		return fmt.Errorf("demo documents: %w", err)
+	}
+	fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
+	if built > 0 {
+		fmt.Fprintf(stdout, "demo documents: %d notifications, Annex VII documents and movements of provider dev-1 in several states, with deadlines open, due soon, overdue and lapsed\n\n", built)
+	} else {
+		fmt.Fprintf(stdout, "demo documents: provider dev-1 has documents already; none added\n\n")
+	}
 	printLogin(stdout, cfg, file)
 	return nil
 }

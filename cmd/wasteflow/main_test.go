@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,10 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 )
 
 // environment returns a lookup over vars plus a private key file.
@@ -101,11 +105,12 @@ func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
 	db := dbtest.SQLite(t)
 	env := environment(t, db)
 	code, out, stderr := runCmd(t, env, "demo")
-	if code != exitOK || !strings.Contains(out, "alice-demo-password") || !strings.Contains(out, "IssueRefreshToken") {
+	if code != exitOK || !strings.Contains(out, "alice-demo-password") || !strings.Contains(out, "IssueRefreshToken") ||
+		!strings.Contains(out, "demo documents: 14 ") {
 		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = runCmd(t, env, "demo")
-	if code != exitOK || !strings.Contains(out, "accounts: 0 created, 0 updated, 7 unchanged") {
+	if code != exitOK || !strings.Contains(out, "accounts: 0 created, 0 updated, 7 unchanged") || !strings.Contains(out, "has documents already; none added") {
 		t.Fatalf("second demo: exit %d\n%s", code, out)
 	}
 	prod := environment(t, dbtest.SQLite(t), "WASTEFLOW_ENVIRONMENT", "production")
@@ -396,5 +401,58 @@ func TestOpenAPICommand(t *testing.T) {
 	}
 	if _, err := os.Stat(db.DSN); !os.IsNotExist(err) {
 		t.Fatalf("the configured database was touched: %v", err)
+	}
+}
+
+// The demo's documents build on any day the demo may run (weekends, the
+// holidays around Christmas and Easter, late in the UTC day) and show every
+// kind, and deadlines in each state a newcomer should see.
+func TestDemoDocumentsOnAnyDay(t *testing.T) {
+	for _, day := range []string{"2026-11-23T09:00:00Z", "2026-11-28T23:30:00Z", "2026-12-24T08:00:00Z", "2027-01-04T00:15:00Z", "2027-03-29T12:00:00Z", "2027-05-01T16:00:00Z", "2026-12-27T23:59:00Z", "2027-04-02T10:00:00Z", "2027-12-31T22:00:00Z"} {
+		t.Run(day, func(t *testing.T) {
+			now, _ := time.Parse(time.RFC3339, day)
+			dbcfg := dbtest.SQLite(t)
+			cfg, err := configs.Load(environment(t, dbcfg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := bootstrap.Parse(bytes.NewReader(configs.DemoBootstrap))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, log := context.Background(), newLogger(cfg, io.Discard)
+			if _, err := applyBootstrap(ctx, cfg, log, file); err != nil {
+				t.Fatal(err)
+			}
+			err = withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+				n, err := demoDocuments(ctx, db, cfg, "dev-1", now, configs.DemoDocuments)
+				if err != nil {
+					return err
+				}
+				type count struct {
+					Key string
+					N   int
+				}
+				var kinds, states []count
+				db.Raw("SELECT kind || ' ' || state AS key, COUNT(*) AS n FROM documents GROUP BY kind, state ORDER BY 1").Scan(&kinds)
+				db.Raw("SELECT state AS key, COUNT(*) AS n FROM deadlines GROUP BY state ORDER BY 1").Scan(&states)
+				got := fmt.Sprint(kinds, states)
+				for _, want := range []string{"NOTIFICATION DRAFT", "NOTIFICATION SUBMITTED", "NOTIFICATION INFORMATION_REQUESTED", "NOTIFICATION CONSENTED",
+					"NOTIFICATION CHANGE_REQUESTED", "NOTIFICATION EXPIRED", "NOTIFICATION OBJECTED", "ANNEX_VII ANNOUNCED", "ANNEX_VII IN_TRANSIT",
+					"ANNEX_VII RECEIVED_BY_FACILITY", "ANNEX_VII COMPLETED", "MOVEMENT SUBMITTED", "MOVEMENT RECEIVED_BY_FACILITY",
+					"{OPEN ", "{DUE_SOON ", "{OVERDUE ", "{LAPSED ", "{SUSPENDED ", "{MET "} {
+					if !strings.Contains(got, want) {
+						t.Errorf("no %s among %s", strings.Trim(want, "{ "), got)
+					}
+				}
+				if n != 14 {
+					t.Errorf("%d documents, want 14", n)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
