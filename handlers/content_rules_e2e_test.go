@@ -1,12 +1,15 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/audit"
 )
 
 // A consent's end and a revalidation lie after today, within the legal
@@ -214,6 +217,17 @@ func TestChangeAfterConsentChangesTheTerms(t *testing.T) {
 		after := deadline(doc, "CONSENT_VALIDITY", "acme")["dueAt"]
 		if doc["state"] != "CONSENTED" || period["lastDeparture"] != "2027-09-30" || doc["consentValidUntil"] != "2027-09-30" || after == before {
 			t.Fatalf("amended: %v, period %v, consent until %v, validity due %v (before %v)", doc["state"], period, doc["consentValidUntil"], after, before)
+		}
+		// The audit trail says what was proposed and what became of it, in
+		// rows whose hashes cover it.
+		var rows []models.AuditEvent
+		d.db.Where("document_id = ? AND detail <> ''", id).Order("seq").Find(&rows)
+		if len(rows) != 2 || !strings.Contains(rows[0].Detail, "proposes new shipmentPeriod") ||
+			!strings.Contains(rows[1].Detail, "accepted by every authority: the proposed shipmentPeriod are the terms now") {
+			t.Fatalf("audit details: %+v", rows)
+		}
+		if breaks, _, err := audit.Verify(context.Background(), d.db); err != nil || len(breaks) > 0 {
+			t.Fatalf("audit chain: %v %v", breaks, err)
 		}
 	})
 }

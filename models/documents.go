@@ -71,6 +71,9 @@ type AuditEvent struct {
 	RequestID  string
 	PrevHash   string
 	Hash       string
+	// Detail says in words what the trigger did beyond its intent and
+	// states (hashed when set).
+	Detail string
 }
 
 // Event is a notification for an organisation (and its notifier groups).

@@ -44,7 +44,7 @@ func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
 		return false, err
 	}
 	a := t.Audit
-	audit, err := json.Marshal([]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash}})
+	audit, err := json.Marshal([]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash, a.Detail}})
 	if err != nil {
 		return false, err
 	}
@@ -116,6 +116,7 @@ type auditRow struct {
 	RequestID  string    `json:"request_id"`
 	PrevHash   string    `json:"prev_hash"`
 	Hash       string    `json:"hash"`
+	Detail     string    `json:"detail"`
 }
 
 type eventRow struct {

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -22,6 +24,7 @@ import (
 const adminUsage = `Usage:
   wasteflow admin apply FILE
   wasteflow admin verify-audit
+  wasteflow admin audit DOCUMENT   (an id or a number; -provider P when numbers repeat across providers)
   wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z] [-dry-run]
   wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
   wasteflow admin reset-password -provider P -username U [-password-stdin]
@@ -55,6 +58,9 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 	}
 	if args[0] == "sweep" {
 		return adminSweep(ctx, cfg, log, args[1:], stdout, stderr)
+	}
+	if args[0] == "audit" {
+		return adminAudit(ctx, cfg, log, args[1:], stdout, stderr)
 	}
 	if args[0] == "apply" {
 		if len(args) != 2 {
@@ -229,3 +235,69 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 }
 
 var errDryRun = errors.New("dry run: roll back")
+
+// adminAudit prints a document's audit trail, oldest first, and whether
+// its chain is intact.
+func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("admin audit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	provider := fs.String("provider", "", "the provider whose document number it is")
+	doc := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		doc, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil || (doc == "" && fs.NArg() != 1) {
+		fmt.Fprint(stderr, adminUsage)
+		return exitUsage
+	}
+	if doc == "" {
+		doc = fs.Arg(0)
+	}
+	return report(stderr, "admin audit", withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		q := db.WithContext(ctx).Model(&models.Document{}).Where("id = ? OR number = ?", doc, doc)
+		if *provider != "" {
+			q = q.Where("provider_id = ?", *provider)
+		}
+		var docs []models.Document
+		if err := q.Limit(2).Find(&docs).Error; err != nil {
+			return err
+		}
+		switch len(docs) {
+		case 0:
+			return fmt.Errorf("no document %q", doc)
+		case 2:
+			return fmt.Errorf("document number %q exists for several providers: add -provider", doc)
+		}
+		d := docs[0]
+		var rows []models.AuditEvent
+		if err := db.WithContext(ctx).Where("document_id = ?", d.ID).Order("seq").Find(&rows).Error; err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s %s (%s, provider %s), state %s\n", d.Kind, d.Number, d.ID, d.ProviderID, d.State)
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "SEQ\tAT (UTC)\tINTENT\tFROM\tTO\tACTOR\tDETAIL")
+		prev := audit.Genesis
+		intact := true
+		for _, r := range rows {
+			if r.PrevHash != prev || audit.Hash(&r) != r.Hash {
+				intact = false
+			}
+			prev = r.Hash
+			actor := r.ActorOrg
+			if r.Actor != "" && r.Actor != "system" {
+				actor += " (account " + r.Actor + ")"
+			} else if r.Actor == "system" {
+				actor = "system"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.At.UTC().Format("2006-01-02 15:04:05"), r.Intent, r.FromState, r.ToState, actor, r.Detail)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if !intact || (len(rows) > 0 && (rows[len(rows)-1].Hash != d.AuditHash || rows[len(rows)-1].Seq != d.AuditSeq)) {
+			return fmt.Errorf("the chain of %s is broken: run wasteflow admin verify-audit", d.Number)
+		}
+		fmt.Fprintf(stdout, "%d row(s), chain intact\n", len(rows))
+		return nil
+	}))
+}

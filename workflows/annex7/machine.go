@@ -201,6 +201,7 @@ var Definition = &engine.Definition{
 			Input:       func() any { return new(shipment.Withdrawal) },
 			Apply: func(ev *engine.Eval) error {
 				doc(ev).Withdrawal = &shipment.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*shipment.Withdrawal).Reason}
+				ev.Note = strings.TrimSpace("draft withdrawn before announcement. " + ev.Input.(*shipment.Withdrawal).Reason)
 				return nil
 			}},
 	},

@@ -30,6 +30,9 @@ func Hash(e *models.AuditEvent) string {
 		e.Actor, e.ActorOrg, e.At.UTC().Format(time.RFC3339Nano), e.RequestID, e.PrevHash} {
 		fmt.Fprintf(h, "%d:%s;", len(f), f)
 	}
+	if e.Detail != "" { // rows from before details existed keep their hashes
+		fmt.Fprintf(h, "detail%d:%s;", len(e.Detail), e.Detail)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -262,7 +262,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
 			Version: 1, Data: string(raw), ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
 		row := models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
-			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}
+			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
 		audit.Link(&row, 0, "")
 		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
 		if err := tx.Create(&doc).Error; err != nil {
@@ -674,7 +674,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		return nil, nil, err
 	}
 	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
-		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID}
+		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
 	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
 	parties := k.Parties(ev.Data)
 	if from != ev.State {

@@ -70,6 +70,9 @@ type Eval struct {
 	// Children are the documents under this one (kinds with child kinds),
 	// filled before Validate.
 	Children []*Related
+	// Note, set by Apply, says in words what the intent did beyond its
+	// block (recorded with the audit row).
+	Note string
 	// Apply records the intent's block in Data. Fire calls it once, after
 	// the guards passed and before the target is computed, so guards see
 	// the document before the intent and targets the document after it.

@@ -6,6 +6,7 @@
 package notifications
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -195,7 +196,10 @@ var Definition = &engine.Definition{
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}},
 			Input:       func() any { return new(n.RequestForChange) }, Validate: validateChange,
 			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyRequestForChange(*ev.Input.(*n.RequestForChange), ev.Now)
+				d := doc(ev)
+				d.ApplyRequestForChange(*ev.Input.(*n.RequestForChange), ev.Now)
+				ev.Note = fmt.Sprintf("change request %d proposes new %s; the terms in force stay until every authority accepts",
+					len(d.ChangeRequests), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
 				return nil
 			}},
 		{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
@@ -207,7 +211,12 @@ var Definition = &engine.Definition{
 			},
 			Input: func() any { return new(n.ReplyToRequestForChange) }, Validate: validateChangeReply,
 			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
+				d := doc(ev)
+				i := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open })
+				d.ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
+				if i >= 0 && !d.ChangeRequests[i].Open { // this reply closed the request
+					ev.Note = changeOutcome(i+1, &d.ChangeRequests[i])
+				}
 				return nil
 			}},
 		{Name: IntentCreateMovement, Operation: company + "CreateMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
@@ -264,6 +273,7 @@ var Definition = &engine.Definition{
 			Input:       func() any { return new(n.Withdrawal) },
 			Apply: func(ev *engine.Eval) error {
 				doc(ev).Withdrawal = &n.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*n.Withdrawal).Reason}
+				ev.Note = strings.TrimSpace("draft withdrawn before filing. " + ev.Input.(*n.Withdrawal).Reason)
 				return nil
 			}},
 	},
@@ -375,6 +385,21 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 	}
 	berrs = append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...)
 	return append(berrs, n.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...), nil
+}
+
+// changeOutcome says what closing change request number no did.
+func changeOutcome(no int, cr *n.ChangeRequestRecord) string {
+	if cr.Outcome == "AMENDED" {
+		return fmt.Sprintf("change request %d accepted by every authority: the proposed %s are the terms now; the replaced terms are kept in changeRequests[%d].replaced",
+			no, strings.Join(cr.ChangedFields, ", "), no-1)
+	}
+	var by []string
+	for _, r := range cr.Replies {
+		if r.Result == n.ChangeRejected {
+			by = append(by, r.Authority)
+		}
+	}
+	return fmt.Sprintf("change request %d rejected by %s: the terms in force stay", no, strings.Join(by, ", "))
 }
 
 // validateChange checks a change request's proposed terms like a
