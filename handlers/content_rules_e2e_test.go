@@ -322,3 +322,36 @@ func TestDescriptionMatchesWhatTheServerTakes(t *testing.T) {
 		}
 	})
 }
+
+// Once the consent is cancelled, no shipment under it starts: the first
+// carrier cannot take a movement over and its template cannot change (the
+// intents leave the follow-ups), while a shipment under way is received.
+func TestMovementsStopWhenTheConsentEnds(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.consented(t, shippable(3))
+		waiting := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 10)})["id"].(string)
+		moving := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 10)})["id"].(string)
+		if _, intents := d.movement(t, "tom", waiting); !hasIntent(intents, "CARRIER_TRANSPORT") {
+			t.Fatalf("before the cancellation the carrier is offered %v", intents)
+		}
+		d.advanceTo(t, "2026-12-07")
+		d.ok(t, "tom", co+"SetCarrierTransport", map[string]any{"documentId": moving, "carrierTransport": map[string]any{"takenOverOn": "2026-12-07"}})
+
+		d.ok(t, "bernd", au+"SubmitNotificationSignal", map[string]any{"documentId": nid, "notificationSignal": map[string]any{"type": "CANCELLATION_OF_CONSENT", "reason": "permit withdrawn"}})
+		if _, intents := d.movement(t, "tom", waiting); hasIntent(intents, "CARRIER_TRANSPORT") {
+			t.Fatalf("after the cancellation the carrier is still offered %v", intents)
+		}
+		if _, intents := d.movement(t, "alice", waiting); hasIntent(intents, "MOVEMENT_TEMPLATE") {
+			t.Fatalf("after the cancellation the notifier is still offered %v", intents)
+		}
+		st, _, raw := d.call(t, "tom", co+"SetCarrierTransport", map[string]any{"documentId": waiting, "carrierTransport": map[string]any{"takenOverOn": "2026-12-07"}})
+		wantError(t, 400, 9, st, raw, "CARRIER_TRANSPORT")
+		st, _, raw = d.call(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": waiting, "movementTemplate": template("2026-12-09", 10)})
+		wantError(t, 400, 9, st, raw, "MOVEMENT_TEMPLATE")
+		mv := d.ok(t, "rita", co+"SetConsigneeReception", map[string]any{"documentId": moving, "consigneeReception": map[string]any{"receivedOn": "2026-12-07", "quantity": map[string]any{"tonnes": map[string]any{"units": "10"}}}})
+		if mv["state"] != "RECEIVED_BY_CONSIGNEE" {
+			t.Fatalf("a shipment under way is received: %v", mv["state"])
+		}
+	})
+}

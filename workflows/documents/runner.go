@@ -105,6 +105,9 @@ type View struct {
 	// first (all of them, for totals); Visible says whether the caller is
 	// a party to each.
 	Children []Child
+	// parent is the document a child kind's document belongs to, as its
+	// follow-up intents' guards see it.
+	parent *engine.Related
 }
 
 // Child is a document under a parent.
@@ -241,7 +244,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if dir.err != nil {
 			return dir.err
 		}
-		view = &View{Kind: k, Doc: models.Document{Kind: k.Def.Kind, State: k.Def.Initial}, Data: ev.Data}
+		view = &View{Kind: k, Doc: models.Document{Kind: k.Def.Kind, State: k.Def.Initial}, Data: ev.Data, parent: ev.Parent}
 		if len(berrs) > 0 {
 			return nil // shown, not stored
 		}
@@ -479,6 +482,13 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	if err := r.withChildren(db, view, c.Org, false); err != nil {
 		return nil, err
 	}
+	if k.Parent != nil && doc.ParentID != nil { // guards may ask the parent's state
+		pdoc, err := models.FindDocument(db, *doc.ParentID, p.ProviderID, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		view.parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number}
+	}
 	c.Roles = k.RolesOf(data, c.Org)
 	return view, r.followUp(ctx, view, c)
 }
@@ -492,7 +502,8 @@ func views(ds []models.Deadline) []engine.DeadlineView {
 }
 
 func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
-	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: r.Now().UTC(), Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt}
+	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: r.Now().UTC(), Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
+		Parent: v.parent}
 	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
 	if err != nil {
 		return err
@@ -595,6 +606,15 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	m := k.Machine()
 	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
+	if k.Parent != nil && parentID != "" { // before the guards, which may ask the parent's state
+		sys := ev.Caller
+		sys.System = true // the parent is read for the rules, whoever the caller
+		pev := &engine.Eval{Caller: sys, Now: now}
+		if err := r.underParent(ctx, tx, k, pev, doc.ProviderID, parentID, doc.ID); err != nil {
+			return nil, nil, err
+		}
+		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
+	}
 	intent := intents[0]
 	if len(intents) > 1 { // the first the state permits
 		permitted, err := m.Permitted(ctx, ev)
@@ -620,15 +640,6 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
 	}
-	if k.Parent != nil && parentID != "" {
-		sys := ev.Caller
-		sys.System = true // the parent is read for the rules, whoever the caller
-		pev := &engine.Eval{Caller: sys, Now: now}
-		if err := r.underParent(ctx, tx, k, pev, doc.ProviderID, parentID, doc.ID); err != nil {
-			return nil, nil, err
-		}
-		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
-	}
 	var children []Child // a parent's intents do not change its children: read once
 	if doc.Children > 0 {
 		if children, err = r.children(tx, doc.ID); err != nil {
@@ -647,7 +658,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, dir.err
 		}
 		if len(berrs) > 0 {
-			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}
+			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines, parent: ev.Parent}
 			return view, berrs, r.markVisible(tx, view, children, c)
 		}
 	}
@@ -717,7 +728,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
 		}
 	}
-	view := &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines}
+	view := &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent}
 	if err := r.markVisible(tx, view, children, c); err != nil {
 		return nil, nil, err
 	}

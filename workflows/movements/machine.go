@@ -85,7 +85,7 @@ var Definition = &engine.Definition{
 		{Name: IntentTemplate, Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
 			Transitions: []engine.Transition{
-				{From: []string{m.Submitted}, To: m.Submitted}, {From: []string{m.Acknowledged}, To: m.Acknowledged},
+				{From: []string{m.Submitted}, To: m.Submitted, Guard: "underConsent"}, {From: []string{m.Acknowledged}, To: m.Acknowledged, Guard: "underConsent"},
 				{From: []string{m.InTransit}, To: m.InTransit, Guard: "correctionOpen"},
 				{From: []string{m.ReceivedByConsignee}, To: m.ReceivedByConsignee, Guard: "correctionOpen"},
 				{From: []string{m.ReceivedByFacility}, To: m.ReceivedByFacility, Guard: "correctionOpen"},
@@ -117,9 +117,13 @@ var Definition = &engine.Definition{
 				return nil
 			}},
 		{Name: IntentCarrierTransport, Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
-			Summary:     "a carrier of the movement takes custody (each carrier once, in turn)",
-			Transitions: []engine.Transition{{From: []string{m.Submitted, m.Acknowledged, m.InTransit}, To: m.InTransit, Guard: "callerNoLeg"}},
-			Input:       func() any { return new(m.CarrierTransport) },
+			Summary: "a carrier of the movement takes custody (each carrier once, in turn)",
+			Transitions: []engine.Transition{
+				// The first carrier starts the shipment: only under a consent in force.
+				{From: []string{m.Submitted, m.Acknowledged}, To: m.InTransit, Guard: "startUnderConsent"},
+				{From: []string{m.InTransit}, To: m.InTransit, Guard: "callerNoLeg"},
+			},
+			Input: func() any { return new(m.CarrierTransport) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
 				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
 				if in.CarrierOrganisationID == "" {
@@ -248,11 +252,16 @@ var Definition = &engine.Definition{
 			}},
 	},
 	Guards: map[string]func(*engine.Eval) bool{
-		"correctionOpen":   func(ev *engine.Eval) bool { return doc(ev).CorrectionOpen },
-		"callerNoLeg":      func(ev *engine.Eval) bool { return !doc(ev).HasLeg(ev.Caller.Org) },
-		"facilityRejected": func(ev *engine.Eval) bool { f := doc(ev).Facility; return f != nil && f.Rejected },
-		"takenBack":        func(ev *engine.Eval) bool { return ev.State == m.TakenBack },
-		"rejected":         func(ev *engine.Eval) bool { return ev.State == m.Rejected },
+		"correctionOpen": func(ev *engine.Eval) bool { return doc(ev).CorrectionOpen },
+		// The notification is still consented (CONSENTED, or CHANGE_REQUESTED,
+		// when shipments go on under the terms in force): not expired,
+		// cancelled or closed.
+		"underConsent":      underConsent,
+		"startUnderConsent": func(ev *engine.Eval) bool { return underConsent(ev) && !doc(ev).HasLeg(ev.Caller.Org) },
+		"callerNoLeg":       func(ev *engine.Eval) bool { return !doc(ev).HasLeg(ev.Caller.Org) },
+		"facilityRejected":  func(ev *engine.Eval) bool { f := doc(ev).Facility; return f != nil && f.Rejected },
+		"takenBack":         func(ev *engine.Eval) bool { return ev.State == m.TakenBack },
+		"rejected":          func(ev *engine.Eval) bool { return ev.State == m.Rejected },
 	},
 	Targets: map[string]func(*engine.Eval) string{
 		"facilityOutcome": func(ev *engine.Eval) string {
@@ -323,6 +332,10 @@ func confirmsReturn(ev *engine.Eval) bool {
 	d := doc(ev)
 	return in != nil && in.Type == m.SignalConfirm && d.TakeBack != nil && ev.State == m.TakeBackOrdered &&
 		slices.Contains(ev.Caller.Roles, shipment.RoleAuthorityDispatch)
+}
+
+func underConsent(ev *engine.Eval) bool {
+	return ev.Parent != nil && (ev.Parent.State == n.Consented || ev.Parent.State == n.ChangeRequested)
 }
 
 func doc(ev *engine.Eval) *m.Movement { return ev.Data.(*m.Movement) }
