@@ -77,6 +77,16 @@ func TestConsentDatesHoldUp(t *testing.T) {
 		past["shipmentPeriod"] = map[string]any{"firstDeparture": "2026-10-01", "lastDeparture": "2026-11-15"}
 		draft := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": past})
 		d.businessError(t, "alice", co+"SetSubmission", map[string]any{"documentId": draft["id"], "notification": past}, "SHIPMENT_PERIOD_INVALID", "1")
+
+		// Longer than a consent may last: 1 year, 3 for a pre-consented facility.
+		long := shippable(3)
+		long["shipmentPeriod"] = map[string]any{"firstDeparture": "2027-01-01", "lastDeparture": "2028-01-02"}
+		draft = d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": shippable(3)})
+		d.businessError(t, "alice", co+"SetSubmission", map[string]any{"documentId": draft["id"], "notification": long}, "SHIPMENT_PERIOD_INVALID", "1")
+		long["facility"] = map[string]any{"organisationId": "recyc", "preConsented": true}
+		if doc := d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": draft["id"], "notification": long}); doc["state"] != "SUBMITTED" {
+			t.Fatalf("a two-year period to a pre-consented facility: %v", doc["state"])
+		}
 	})
 }
 
