@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -243,18 +244,59 @@ func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, 
 
 // decodeDeadlines reads the JSON objects LoadDocument aggregates.
 func decodeDeadlines(raw []byte) ([]Deadline, error) {
-	var rows []deadlineRow
-	if err := json.Unmarshal(raw, &rows); err != nil {
-		return nil, err
+	var out []Deadline
+	var d Deadline
+	at := func(v flatValue) (*time.Time, error) {
+		if v.null {
+			return nil, nil
+		}
+		t, err := parseDBTime(v.str)
+		return &t, err
 	}
-	out := make([]Deadline, len(rows))
-	for i, r := range rows {
-		out[i] = Deadline{ID: r.ID, DocumentID: r.DocumentID, ProviderID: r.ProviderID, Rule: r.Rule, LegalBasis: r.LegalBasis,
-			PartyOrg: r.PartyOrg, PartyRole: r.PartyRole, State: r.State, StartedAt: time.Time(r.StartedAt), DueAt: time.Time(r.DueAt),
-			WarnAt: r.WarnAt.ptr(), SuspendedSince: r.SuspendedSince.ptr(), SuspendedDays: r.SuspendedDays, ClosedAt: r.ClosedAt.ptr(),
-			UpdatedAt: time.Time(r.UpdatedAt)}
-	}
-	return out, nil
+	p := flatJSON{b: raw}
+	err := p.objects(func(key string, v flatValue) error {
+		var err error
+		var t *time.Time
+		switch key {
+		case "id":
+			d.ID = v.str
+		case "document_id":
+			d.DocumentID = v.str
+		case "provider_id":
+			d.ProviderID = v.str
+		case "rule":
+			d.Rule = v.str
+		case "legal_basis":
+			d.LegalBasis = v.str
+		case "party_org":
+			d.PartyOrg = v.str
+		case "party_role":
+			d.PartyRole = v.str
+		case "state":
+			d.State = v.str
+		case "suspended_days":
+			d.SuspendedDays = int(v.num)
+		case "warn_at":
+			d.WarnAt, err = at(v)
+		case "suspended_since":
+			d.SuspendedSince, err = at(v)
+		case "closed_at":
+			d.ClosedAt, err = at(v)
+		case "started_at", "due_at", "updated_at":
+			if t, err = at(v); err == nil && t != nil {
+				switch key {
+				case "started_at":
+					d.StartedAt = *t
+				case "due_at":
+					d.DueAt = *t
+				default:
+					d.UpdatedAt = *t
+				}
+			}
+		}
+		return err
+	}, func() { out = append(out, d); d = Deadline{} })
+	return out, err
 }
 
 // jsonTime is a time as the databases render it in JSON: PostgreSQL's ISO
@@ -263,16 +305,14 @@ type jsonTime time.Time
 
 func (t *jsonTime) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		s = string(b[1 : n-1]) // a time has nothing to unescape: no second JSON pass
+	} else if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
-		if v, err := time.Parse(layout, s); err == nil {
-			*t = jsonTime(v.UTC())
-			return nil
-		}
-	}
-	return fmt.Errorf("time %q in an unknown format", s)
+	v, err := parseDBTime(s)
+	*t = jsonTime(v)
+	return err
 }
 
 func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
