@@ -18,6 +18,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"gopkg.in/yaml.v3"
+
+	"github.com/wasteflow/wasteflow/rules/bmu"
 )
 
 // Environments a server (and a provider) can belong to.
@@ -50,6 +52,11 @@ type Config struct {
 	WarnWorkingDays int    // DUE_SOON window
 	SweepWorkers    int    // deadlines a sweep processes at once
 	UIAppToken      string // app token the /ui pages log in with (public by nature)
+
+	// BMU transport documents: the check-digit method and the certificates
+	// whose XML signatures count as valid.
+	BMUCheckDigit   string
+	BMUTrustedCerts []string
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -204,6 +211,25 @@ var Settings = []Setting{
 	{"WASTEFLOW_DUE_SOON_WORKING_DAYS", "2", "a deadline is DUE_SOON this many working days (of the acting party) before it falls due", intSetter(func(c *Config) *int { return &c.WarnWorkingDays })},
 	{"WASTEFLOW_UI_APP_TOKEN", "", "app token the deadline page at /ui/deadlines logs in with (a browser app's token is public; give it only the scopes the page needs)", func(c *Config, v string) error {
 		c.UIAppToken = v
+		return nil
+	}},
+	{"WASTEFLOW_BMU_CHECK_DIGIT", "mod11-weighted", "check-digit method of transport-document numbers; mod11-weighted is our unverified assumption, not the BMU's documented method", func(c *Config, v string) error {
+		if _, err := bmu.CheckDigitMethod(v); err != nil {
+			return err
+		}
+		c.BMUCheckDigit = v
+		return nil
+	}},
+	{"WASTEFLOW_BMU_TRUSTED_CERTS", "", "comma-separated PEM files of certificates whose XML signatures on transport documents count (a signer's certificate, or a CA that issues them)", func(c *Config, v string) error {
+		c.BMUTrustedCerts = nil
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				if _, err := os.Stat(f); err != nil {
+					return err
+				}
+				c.BMUTrustedCerts = append(c.BMUTrustedCerts, f)
+			}
+		}
 		return nil
 	}},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},

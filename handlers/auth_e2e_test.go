@@ -22,7 +22,9 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	wbmu "github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -88,6 +90,7 @@ type authEnv struct {
 	keys   *tokens.Keys
 	issuer *tokens.Issuer
 	notes  *documents.Runner
+	trust  *wbmu.Trust // whose transport-document signatures count
 }
 
 func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
@@ -129,7 +132,10 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 		t.Fatal(err)
 	}
 	cfg.UIAppToken = appUI
+	trust := &wbmu.Trust{Now: clk.Now}
+	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+		BMU:     &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now},
 		Reports: &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +147,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes}
+	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust}
 }
 
 const (

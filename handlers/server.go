@@ -17,6 +17,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/events"
@@ -37,6 +38,8 @@ type Deps struct {
 	JWKS []byte
 	// Documents runs every document kind; nil serves no document operations.
 	Documents *documents.Runner
+	// BMU runs the transport-document operations; nil serves none.
+	BMU *bmu.Service
 	// Reports answers deadline reports; Events delivers group notifications.
 	Reports *reports.Service
 	Events  *events.Service
@@ -55,6 +58,7 @@ type Server struct {
 	auth     Authenticator
 	authSvc  *auth.Service
 	docs     *documents.Runner
+	bmu      *bmu.Service
 	reports  *reports.Service
 	events   *events.Service
 	machines []*engine.Machine
@@ -77,7 +81,7 @@ func (s *Server) OpenAPIYAML() []byte { return s.openapi }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}
@@ -181,6 +185,9 @@ func (s *Server) plainPaths() []PlainPath {
 		{Path: "/metrics", Summary: "Prometheus metrics", ContentType: "text/plain",
 			Description: "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format).",
 			handler:     gin.WrapH(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))},
+		{Path: "/bmu/eanv.xsd", Summary: "The XML schema of transport documents (our format)", ContentType: "application/xml",
+			Description: "Our design of the consignment and acceptance notes' XML (namespace urn:wasteflow:eanv:1) until the official BMU schema is available.",
+			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/xml", bmu.XSD) }},
 		{Path: "/openapi.yaml", Summary: "This OpenAPI description", ContentType: "application/yaml",
 			Description: "Generated from the server's operation table.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }},

@@ -23,8 +23,10 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
+	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/schedulers"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -131,6 +133,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitOK
 }
 
+// newBMU is the transport-document service the configuration asks for.
+func newBMU(cfg *configs.Config) (*bmu.Service, error) {
+	cd, err := rbmu.CheckDigitMethod(cfg.BMUCheckDigit)
+	if err != nil {
+		return nil, fmt.Errorf("WASTEFLOW_BMU_CHECK_DIGIT: %w", err)
+	}
+	trust, err := bmu.LoadTrust(cfg.BMUTrustedCerts)
+	if err != nil {
+		return nil, fmt.Errorf("WASTEFLOW_BMU_TRUSTED_CERTS: %w", err)
+	}
+	return &bmu.Service{Mapping: bmu.Ours{}, Trust: trust, CheckDigit: cd}, nil
+}
+
 // openapiCmd prints the OpenAPI description without a running server or
 // the configured database: it builds the server on a throw-away embedded
 // database (the description depends on the code and configuration only).
@@ -160,7 +175,11 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	if err != nil {
 		return err
 	}
-	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs,
+	transport, err := newBMU(&c)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err
@@ -353,7 +372,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs,
+	transport, err := newBMU(cfg)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err

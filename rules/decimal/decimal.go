@@ -47,3 +47,35 @@ func (d Decimal) String() string {
 	}
 	return s
 }
+
+// Parse reads plain decimal notation ("20.5", "-3", "0.000000001"): an
+// optional minus, digits, and at most nine decimals.
+func Parse(s string) (Decimal, error) {
+	bad := fmt.Errorf("%q is not a decimal number (digits, at most nine decimals, a point)", s)
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	if whole == "" || len(whole) > 18 || len(frac) > 9 || strings.Contains(s, ".") && frac == "" {
+		return Decimal{}, bad
+	}
+	for _, part := range []string{whole, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return Decimal{}, bad
+			}
+		}
+	}
+	var d Decimal
+	for _, c := range whole {
+		d.Units = d.Units*10 + int64(c-'0')
+	}
+	for i := 0; i < 9; i++ {
+		d.Nanos *= 10
+		if i < len(frac) {
+			d.Nanos += int32(frac[i] - '0')
+		}
+	}
+	if neg {
+		d.Units, d.Nanos = -d.Units, -d.Nanos
+	}
+	return d, nil
+}

@@ -1,0 +1,305 @@
+// Package bmu holds the German transport documents of the electronic record
+// procedure (NachwV): the consignment note (Begleitschein, BGS) and the
+// acceptance note (Übernahmeschein, UNS), as layers of fields. It is pure:
+// the document model of the API, the layered note, the order of layers,
+// validation at the levels the interface names, and the check digit.
+//
+// The official BMU schema is not public; the field names, the layer model's
+// details and the check-digit method are our design (see the README).
+package bmu
+
+import "github.com/wasteflow/wasteflow/rules/decimal"
+
+// Decimal is units plus nanos, as every decimal of the API.
+type Decimal = decimal.Decimal
+
+// Document types.
+const (
+	TypeBGS = "BGS" // consignment note
+	TypeUNS = "UNS" // acceptance note
+)
+
+// Validation is the validation level of an operation (xmlOptions.validation).
+type Validation int32
+
+// Validation levels (section 2.8 of the interface).
+const (
+	ValidationUnspecified Validation = iota // the call's default: full
+	ValidationFull                          // types, mandatory fields, code lists, check digits, cross-field rules
+	ValidationMandatory                     // types and mandatory fields
+	ValidationTypes                         // types only
+	ValidationNone                          // nothing
+)
+
+// EnumNames implements the codec's enum contract.
+func (Validation) EnumNames() []string {
+	return []string{"VALIDATION_UNSPECIFIED", "VALIDATION_FULL", "VALIDATION_MANDATORY", "VALIDATION_TYPES", "VALIDATION_NONE"}
+}
+
+// Pruefziffer says what happens to check digits (xmlOptions.pruefziffer).
+type Pruefziffer int32
+
+// Check-digit handling.
+const (
+	PruefzifferUnspecified Pruefziffer = iota // validate
+	PruefzifferValidate
+	PruefzifferCalculate
+)
+
+// EnumNames implements the codec's enum contract.
+func (Pruefziffer) EnumNames() []string {
+	return []string{"PRUEFZIFFER_UNSPECIFIED", "PRUEFZIFFER_VALIDATE", "PRUEFZIFFER_CALCULATE"}
+}
+
+// LayerType is the kind of a layer; layers come in the order of these
+// values.
+type LayerType int32
+
+// Layer types (section 2.8).
+const (
+	LayerUnspecified LayerType = iota // not set: VORLAGE
+	LayerVorlage
+	LayerErzeuger
+	LayerBefoerderer
+	LayerEntsorger
+	LayerBehoerde
+	LayerErgaenzung
+	LayerZwischenlager
+)
+
+// EnumNames implements the codec's enum contract.
+func (LayerType) EnumNames() []string {
+	return []string{"LAYER_TYPE_UNSPECIFIED", "VORLAGE", "ERZEUGER", "BEFOERDERER", "ENTSORGER", "BEHOERDE", "ERGAENZUNG", "ZWISCHENLAGER"}
+}
+
+// String is the layer type's name.
+func (t LayerType) String() string {
+	if n := t.EnumNames(); t >= 0 && int(t) < len(n) {
+		return n[t]
+	}
+	return "LAYER_TYPE_UNSPECIFIED"
+}
+
+// Abbreviation is the layer type's part of the layer element's name
+// (BGSBEFLayer: our design after the handbooks' BGSBEFLayer).
+func (t LayerType) Abbreviation() string {
+	switch t {
+	case LayerVorlage:
+		return "VOR"
+	case LayerErzeuger:
+		return "ERZ"
+	case LayerBefoerderer:
+		return "BEF"
+	case LayerEntsorger:
+		return "ENT"
+	case LayerBehoerde:
+		return "BEH"
+	case LayerErgaenzung:
+		return "ERG"
+	case LayerZwischenlager:
+		return "ZWL"
+	}
+	return ""
+}
+
+// Repeats reports whether layers of this type may follow each other
+// (several carriers, several supplements).
+func (t LayerType) Repeats() bool { return t == LayerBefoerderer || t == LayerErgaenzung }
+
+// Role is a party's role in the procedure (xmlOptions.atbRolle).
+type Role int32
+
+// Roles (section 2.8).
+const (
+	RoleUnspecified Role = iota
+	RoleERZ              // producer
+	RoleBEF              // carrier
+	RoleZWL              // interim storage
+	RoleENT              // disposer
+	RoleBEH              // authority
+	RolePROV             // provider
+	RoleBEVERZ           // producer's agent
+	RoleMAK              // broker
+	RoleSONST            // other
+)
+
+// EnumNames implements the codec's enum contract.
+func (Role) EnumNames() []string {
+	return []string{"ATB_ROLLE_UNSPECIFIED", "ERZ", "BEF", "ZWL", "ENT", "BEH", "PROV", "BEVERZ", "MAK", "SONST"}
+}
+
+// String is the role's name.
+func (r Role) String() string {
+	if n := r.EnumNames(); r >= 0 && int(r) < len(n) {
+		return n[r]
+	}
+	return "ATB_ROLLE_UNSPECIFIED"
+}
+
+// LayerFor is the layer a role writes its own part of a note in (0 when
+// the role has none of its own).
+func LayerFor(r Role) LayerType {
+	switch r {
+	case RoleERZ:
+		return LayerErzeuger
+	case RoleBEF:
+		return LayerBefoerderer
+	case RoleZWL:
+		return LayerZwischenlager
+	case RoleENT:
+		return LayerEntsorger
+	case RoleBEH:
+		return LayerBehoerde
+	}
+	return LayerUnspecified
+}
+
+// RoleFor is the role that owns a layer type (0 for templates and
+// supplements, whose role is given).
+func RoleFor(t LayerType) Role {
+	switch t {
+	case LayerErzeuger:
+		return RoleERZ
+	case LayerBefoerderer:
+		return RoleBEF
+	case LayerZwischenlager:
+		return RoleZWL
+	case LayerEntsorger:
+		return RoleENT
+	case LayerBehoerde:
+		return RoleBEH
+	}
+	return RoleUnspecified
+}
+
+// XMLOptions are the options of one call.
+type XMLOptions struct {
+	Validation  Validation  `json:"validation" doc:"VALIDATION_FULL when not set"`
+	Pruefziffer Pruefziffer `json:"pruefziffer" doc:"PRUEFZIFFER_VALIDATE when not set: a wrong check digit is a validation error; PRUEFZIFFER_CALCULATE fills them in. The check-digit method is our unverified assumption (weights 1, 2, 3, ... from the left, sum mod 11, (11 - r) mod 11; letters A=10 ... Z=35), not the BMU's official one"`
+	AtbRolle    Role        `json:"atbRolle" doc:"the role the call acts in: the base layer of CreateDocument (ERZ when not set for a BGS; ERZ, BEF or ENT required for a UNS), the role of an ERGAENZUNG layer"`
+}
+
+// FieldMeta says, in a response, whether the current top layer sets the
+// field; in an UpdateDocument request, whether to write it.
+type FieldMeta struct {
+	InLayer bool `json:"inLayer"`
+}
+
+// Text is a writable text field.
+type Text struct {
+	Value string    `json:"value"`
+	Meta  FieldMeta `json:"meta"`
+}
+
+// Date is a writable date field (YYYY-MM-DD).
+type Date struct {
+	Value string    `json:"value" doc:"YYYY-MM-DD"`
+	Meta  FieldMeta `json:"meta"`
+}
+
+// Amount is a writable decimal field.
+type Amount struct {
+	Value *Decimal  `json:"value"`
+	Meta  FieldMeta `json:"meta"`
+}
+
+// Producer is the waste producer (Erzeuger).
+type Producer struct {
+	Nummer    Text `json:"nummer" doc:"producer number: 9 characters and its check digit"`
+	Name      Text `json:"name"`
+	Anschrift Text `json:"anschrift"`
+}
+
+// Carrier is one carrier (Beförderer).
+type Carrier struct {
+	Nummer          Text `json:"nummer" doc:"carrier number: 9 characters and its check digit"`
+	Name            Text `json:"name"`
+	Kennzeichen     Text `json:"kennzeichen" doc:"vehicle registration"`
+	UebernahmeDatum Date `json:"uebernahmeDatum" doc:"day the carrier took the waste over"`
+}
+
+// Facility is the disposer (Entsorger) or an interim storage (Zwischenlager).
+type Facility struct {
+	Nummer       Text `json:"nummer" doc:"disposer number: 9 characters and its check digit"`
+	Name         Text `json:"name"`
+	AnnahmeDatum Date `json:"annahmeDatum" doc:"day the facility accepted the waste"`
+}
+
+// Bgs is the consignment note (Begleitschein).
+type Bgs struct {
+	Nummer           Text      `json:"nummer" doc:"note number (14 digits, issued by the Länder system)"`
+	Pruefziffer      Text      `json:"pruefziffer" doc:"check digit of the note number (our unverified method, see xmlOptions.pruefziffer)"`
+	Nachweisnummer   Text      `json:"nachweisnummer" doc:"number of the disposal proof (Entsorgungsnachweis) the note belongs to"`
+	Abfallschluessel Text      `json:"abfallschluessel" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)"`
+	Menge            Amount    `json:"menge" doc:"quantity in tonnes"`
+	Erzeuger         Producer  `json:"erzeuger"`
+	Befoerderer      []Carrier `json:"befoerderer"`
+	Zwischenlager    Facility  `json:"zwischenlager" doc:"interim storage, if the waste passes one"`
+	Entsorger        Facility  `json:"entsorger"`
+	UebergabeDatum   Date      `json:"uebergabeDatum" doc:"day the producer handed the waste over"`
+	UnsNrn           []Text    `json:"unsNrn" doc:"numbers of the acceptance notes of a collection run"`
+	Vermerke         Text      `json:"vermerke" doc:"remarks"`
+}
+
+// Uns is the acceptance note (Übernahmeschein): one carrier, no interim
+// storage.
+type Uns struct {
+	Nummer           Text     `json:"nummer"`
+	Pruefziffer      Text     `json:"pruefziffer"`
+	Nachweisnummer   Text     `json:"nachweisnummer"`
+	Abfallschluessel Text     `json:"abfallschluessel"`
+	Menge            Amount   `json:"menge"`
+	Erzeuger         Producer `json:"erzeuger"`
+	Befoerderer      Carrier  `json:"befoerderer"`
+	Entsorger        Facility `json:"entsorger"`
+	UebergabeDatum   Date     `json:"uebergabeDatum"`
+	Vermerke         Text     `json:"vermerke"`
+}
+
+// LayerInfo describes one layer of a note, innermost first.
+type LayerInfo struct {
+	Index     int32     `json:"index" doc:"1 for the innermost layer"`
+	LayerType LayerType `json:"layerType"`
+	AtbRolle  Role      `json:"atbRolle"`
+	Name      string    `json:"name" doc:"the layer element's name, e.g. BGSBEFLayer"`
+	Signed    bool      `json:"signed"`
+	SignedBy  string    `json:"signedBy" doc:"subject of the signing certificate"`
+	SignedAt  string    `json:"signedAt" doc:"signing time the signature states, if any"`
+}
+
+// SignatureInfo is one XML signature of a note, checked.
+type SignatureInfo struct {
+	LayerIndex   int32   `json:"layerIndex"`
+	Envelope     bool    `json:"envelope" doc:"the signature covers the whole document (the root element), not only the layer"`
+	Signer       string  `json:"signer"`
+	SignedAt     string  `json:"signedAt"`
+	Valid        bool    `json:"valid" doc:"the signed content is intact and the certificate is trusted"`
+	Reason       string  `json:"reason" doc:"why not valid"`
+	CoversLayers []int32 `json:"coversLayers"`
+}
+
+// SignaturePosition is a place a signature can go.
+type SignaturePosition struct {
+	ID         string    `json:"id" doc:"pass it to the signing service"`
+	LayerIndex int32     `json:"layerIndex"`
+	LayerType  LayerType `json:"layerType"`
+	AtbRolle   Role      `json:"atbRolle" doc:"who signs there"`
+	Envelope   bool      `json:"envelope" doc:"false: the signature covers the layer (and every layer beneath it); true: the whole document"`
+	Open       bool      `json:"open"`
+}
+
+// Meta is what a note is made of beside its fields.
+type Meta struct {
+	DocumentType       string              `json:"documentType" doc:"BGS or UNS"`
+	Layers             []LayerInfo         `json:"layers"`
+	Signatures         []SignatureInfo     `json:"signatures"`
+	SignaturePositions []SignaturePosition `json:"signaturePositions"`
+}
+
+// Document is the API's view of a note: exactly one of bgs and uns, and
+// its meta.
+type Document struct {
+	Bgs  *Bgs  `json:"bgs"`
+	Uns  *Uns  `json:"uns"`
+	Meta *Meta `json:"meta" doc:"in responses: layers, checked signatures, signature positions; ignored in requests"`
+}
