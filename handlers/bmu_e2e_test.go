@@ -10,10 +10,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -427,4 +430,71 @@ func TestBmuRoundTripAndGolden(t *testing.T) {
 	if doc, _ := d.bmuOK(t, "GetDocument", map[string]any{"docXml": want}); fmt.Sprint(doc["bgs"]) != fmt.Sprint(got["bgs"]) {
 		t.Fatal("the golden file reads differently")
 	}
+}
+
+// Hostile XML is refused with a 4xx naming what is wrong, never fetches
+// anything, and leaves the server answering.
+func TestBmuHostileXML(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	var fetched atomic.Int32
+	bait := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fetched.Add(1) }))
+	defer bait.Close()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("TOP SECRET"), 0o600)
+	const ns = `xmlns="urn:wasteflow:eanv:1"`
+	layer := func(felder string) string {
+		return `<BGS ` + ns + `><BGSERZLayer ` + ns + ` Id="layer-1" index="1" layerType="ERZEUGER" atbRolle="ERZ"><Felder>` + felder + `</Felder></BGSERZLayer></BGS>`
+	}
+	deep := strings.Repeat("<a>", 10001) + strings.Repeat("</a>", 10001)
+	laughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
+		`<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;"><!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;">]>` + layer(`<vermerke>&lol9;</vermerke>`)
+	for name, tc := range map[string]struct {
+		xml, want string
+	}{
+		"billion laughs":            {laughs, "DOCTYPE"},
+		"XXE with a file URL":       {`<!DOCTYPE BGS [<!ENTITY x SYSTEM "file://` + secret + `">]>` + layer(`<vermerke>&x;</vermerke>`), "DOCTYPE"},
+		"XXE with an http URL":      {`<!DOCTYPE BGS [<!ENTITY x SYSTEM "` + bait.URL + `/x">]>` + layer(`<vermerke>&x;</vermerke>`), "DOCTYPE"},
+		"external DTD":              {`<!DOCTYPE BGS SYSTEM "` + bait.URL + `/dtd">` + layer(``), "DOCTYPE"},
+		"an undeclared entity":      {layer(`<vermerke>&x;</vermerke>`), "malformed"},
+		"10,001 levels":             {deep, "nested deeper than 64"},
+		"garbage before the root":   {"junk" + layer(``), "text outside the root"},
+		"garbage after the root":    {layer(``) + "junk", "text outside the root"},
+		"a second root":             {layer(``) + layer(``), "second root"},
+		"an unclosed element":       {`<BGS ` + ns + `><BGSERZLayer ` + ns + ` Id="layer-1" index="1" layerType="ERZEUGER"><Felder><vermerke>x</Felder>`, "BGS/BGSERZLayer/Felder/vermerke"},
+		"a processing instruction":  {layer(`<?php system("id") ?>`), "processing instruction"},
+		"another root namespace":    {`<BGS xmlns="urn:evil"><BGSERZLayer/></BGS>`, "namespace urn:wasteflow:eanv:1"},
+		"a layer in a foreign ns":   {`<BGS ` + ns + `><e:BGSERZLayer xmlns:e="urn:evil" Id="layer-1" index="1" layerType="ERZEUGER"/></BGS>`, "not in namespace"},
+		"fields in a foreign ns":    {layer(`<vermerke xmlns="urn:evil">x</vermerke>`), "not in namespace"},
+		"ds bound to our namespace": {layer(`<ds:Signature xmlns:ds="urn:wasteflow:eanv:1"/>`), "not a field"},
+		"an unknown field":          {layer(`<passwort>x</passwort>`), "Felder/passwort: not a field"},
+		"a wrong layer name":        {`<BGS ` + ns + `><BGSXYZLayer ` + ns + ` Id="layer-1" index="1" layerType="ERZEUGER"/></BGS>`, "BGSERZLayer"},
+		"a list entry without pos":  {layer(`<befoerderer><name>x</name></befoerderer>`), "needs its position"},
+		"a huge list length":        {layer(`<liste feld="befoerderer" anzahl="999999999"/>`), "a length from 0"},
+		"a quantity that is text":   {layer(`<menge>viel</menge>`), "Felder/menge"},
+		"not UTF-8":                 {"<BGS " + ns + ">\xff\xfe</BGS>", "malformed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, _, raw := d.bmu(t, "GetDocument", map[string]any{"docXml": []byte(tc.xml)})
+			wantError(t, 400, 3, st, raw, tc.want)
+			if strings.Contains(string(raw), "TOP SECRET") {
+				t.Fatal("the file's content came back")
+			}
+		})
+	}
+	// 28 MB in one base64 text node: over the request limit (413, code 8).
+	big := layer(`<vermerke>` + strings.Repeat("QUFB", 7<<20) + `</vermerke>`)
+	st, _, raw := d.bmu(t, "GetDocument", map[string]any{"docXml": []byte(big)})
+	wantError(t, 413, 8, st, raw)
+	// Just over 21 MB of XML inside a body the gateway takes: 400 naming the limit.
+	over := []byte(layer(`<vermerke>` + strings.Repeat("x", wbmu.MaxXMLBytes) + `</vermerke>`))
+	st, _, raw = d.post(t, bmuAPI+"GetDocument", hdr("dev-1", d.token(t, "alice")), map[string]any{"docXml": string(over)}) // as text: no base64 growth
+	if st != 400 && st != 413 {
+		t.Fatalf("an XML over 21 MB: %d %.300s", st, raw)
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Fatalf("the server fetched %d URL(s) named in XML", n)
+	}
+	// The server still answers.
+	_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
+	d.bmuOK(t, "GetDocument", map[string]any{"docXml": x})
 }

@@ -122,6 +122,9 @@ func Check(data []byte) error {
 				return perr(strings.Join(stack[:8], "/")+"/…", "elements nested deeper than %d levels", MaxDepth)
 			}
 		case xml.EndElement:
+			if depth == 0 || stack[len(stack)-1] != t.Name.Local {
+				return perr(strings.Join(stack, "/"), "malformed XML: </%s> closes no open element", t.Name.Local)
+			}
 			depth--
 			stack = stack[:len(stack)-1]
 		case xml.Directive:
@@ -138,6 +141,9 @@ func Check(data []byte) error {
 	}
 	if roots == 0 {
 		return perr("", "no root element")
+	}
+	if depth > 0 {
+		return perr(strings.Join(stack, "/"), "malformed XML: the element is not closed")
 	}
 	return nil
 }
