@@ -353,6 +353,6 @@ func CanFollow(n *Note, t LayerType) error {
 			allowed = append(allowed, next.String())
 		}
 	}
-	return fmt.Errorf("a %s layer cannot follow a %s layer: layers come in the order of their types; after %s: %s",
+	return fmt.Errorf("layer type %s cannot follow layer type %s: layers come in the order of their types; after %s: %s",
 		t, top.Type, top.Type, strings.Join(allowed, ", "))
 }
