@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -497,4 +498,44 @@ func TestBmuHostileXML(t *testing.T) {
 	// The server still answers.
 	_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
 	d.bmuOK(t, "GetDocument", map[string]any{"docXml": x})
+}
+
+// A template layer holds a company's pre-filled fields; a note made from
+// it starts with a base layer holding them; the schema is served.
+func TestBmuTemplates(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	pre := map[string]any{"bgs": map[string]any{
+		"nachweisnummer": tv("ENI123456789"), "abfallschluessel": tv("170503*"),
+		"erzeuger":  map[string]any{"nummer": tv(numbered(t, "I123E4567")), "name": tv("ACME Elektronik GmbH")},
+		"entsorger": map[string]any{"nummer": tv(numbered(t, "I345G6789")), "name": tv("Deponie Süd GmbH")},
+	}}
+	tpl, tx := d.bmuOK(t, "CreateDocument", map[string]any{"document": pre, "vorlageLayer": true, "xmlOptions": map[string]any{"atbRolle": "ERZ"}})
+	if fmt.Sprint(layerTypes(tpl)) != "[VORLAGE]" || !strings.Contains(string(tx), "<BGSVORLayer") || len(tpl["meta"].(map[string]any)["signaturePositions"].([]any)) != 0 {
+		t.Fatalf("template: %v", tpl["meta"])
+	}
+	// A template with a wrong waste code is still refused (code lists).
+	bad := map[string]any{"bgs": map[string]any{"abfallschluessel": tv("999999")}}
+	st, m, raw := d.bmu(t, "CreateDocument", map[string]any{"document": bad, "vorlageLayer": true})
+	if got := violations(t, st, m, raw); fmt.Sprint(got) != "[bgs.abfallschluessel]" {
+		t.Errorf("template violations %v", got)
+	}
+
+	doc, x := d.bmuOK(t, "CreateDocumentFromTemplate", map[string]any{"templateXml": tx})
+	if fmt.Sprint(layerTypes(doc)) != "[ERZEUGER]" || field(doc, "bgs.erzeuger.name")["value"] != "ACME Elektronik GmbH" ||
+		field(doc, "bgs.erzeuger.name")["meta"].(map[string]any)["inLayer"] != true {
+		t.Fatalf("from the template: %v %v", layerTypes(doc), doc["bgs"])
+	}
+	// Not a template: the top layer is the producer's.
+	st, _, raw = d.bmu(t, "CreateDocumentFromTemplate", map[string]any{"templateXml": x})
+	wantError(t, 400, 9, st, raw, "not a template")
+
+	resp, err := http.Get(d.url + "/bmu/eanv.xsd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `targetNamespace="urn:wasteflow:eanv:1"`) || !strings.Contains(string(body), "OUR DESIGN") {
+		t.Fatalf("schema: %d %.200s", resp.StatusCode, body)
+	}
 }
