@@ -32,6 +32,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/kinds"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
+	"github.com/wasteflow/wasteflow/workflows/transport"
 )
 
 type clock struct {
@@ -51,11 +52,12 @@ providers:
   - {id: dev-1, environment: development, name: Dev}
   - {id: dev-2, environment: development, name: Dev two}
 organisations:
-  - {id: acme, provider: dev-1, kind: company, name: ACME, country: DE}
+  - {id: acme, provider: dev-1, kind: company, name: ACME, country: DE, numbers: [I123E45678]}
   - {id: auth-nl, provider: dev-1, kind: authority, name: ILT, country: NL}
   - {id: acme, provider: dev-2, kind: company, name: ACME two, country: DE}
   - {id: recyc, provider: dev-1, kind: company, name: Recycling, country: NL}
-  - {id: truck, provider: dev-1, kind: company, name: Carrier, country: DE, region: NW}
+  - {id: truck, provider: dev-1, kind: company, name: Carrier, country: DE, region: NW, numbers: [E234F56781]}
+  - {id: dump, provider: dev-1, kind: company, name: Deponie Sued, country: DE, region: BY, numbers: [I345G67898]}
   - {id: barge, provider: dev-1, kind: company, name: Barge carrier, country: NL}
   - {id: evil, provider: dev-1, kind: company, name: Not a party, country: DE}
   - {id: auth-de, provider: dev-1, kind: authority, name: LfU Bayern, country: DE, region: BY}
@@ -72,9 +74,12 @@ accounts:
   - {provider: dev-1, organisation: recyc, username: rita, password: "rita-password-1", scopes: [documents]}
   - {provider: dev-1, organisation: evil, username: eve, password: "eve-password-12", scopes: [documents]}
   - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents]}
+  - {provider: dev-1, organisation: dump, username: dora, password: "dora-password-1", scopes: [documents]}
   - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents]}
   - {provider: dev-1, organisation: truck, username: tom, password: "tom-password-123", scopes: [documents]}
   - {provider: dev-1, organisation: barge, username: sam, password: "sam-password-123", scopes: [documents]}
+templates:
+  - {id: tpl-acme, provider: dev-1, organisation: acme, interneBezeichnung: "Monitore Sammeltour", art: N, firstNumber: "11681570210290", count: 5}
 `
 
 const (
@@ -134,9 +139,11 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
+	store := &transport.Service{DB: db, Mapping: wbmu.Ours{}, Now: clk.Now}
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
-		BMU:     &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now},
-		Reports: &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
+		BMU:       &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber},
+		Transport: store,
+		Reports:   &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,9 +92,11 @@ func (s *Server) bmuOperations() []Operation {
 			}),
 		Unary(op("CreateDocumentFromTemplate", "Create a note from a template",
 			"templateXml is a note whose top layer is a template (VORLAGE): the new note's base layer, for the template's role (ERZ when it names none), "+
-				"holds the template's fields. It is checked for types only; complete it with UpdateDocument."),
-			func(_ context.Context, r *CreateDocumentFromTemplateRequest) (*CreateDocumentFromTemplateResponse, error) {
-				return bmuResult[CreateDocumentFromTemplateResponse](s.bmu.CreateFromTemplate(r.TemplateXML))
+				"holds the template's fields. A template exported from your store (DocumentTemplateApi/ExportTransportTemplate, its root carries templateId) "+
+				"gives the note the next number of its block and its check digit, atomically: a used-up block is 400, code 9. It is checked for types only; "+
+				"complete it with UpdateDocument."),
+			func(ctx context.Context, r *CreateDocumentFromTemplateRequest) (*CreateDocumentFromTemplateResponse, error) {
+				return bmuResult[CreateDocumentFromTemplateResponse](s.bmu.CreateFromTemplate(ctx, r.TemplateXML))
 			}),
 		Unary(op("UpdateDocument", "Write fields into the note's top layer",
 			"Only fields with meta.inLayer true are written, into the top layer, which must be unsigned (400, code 9: add a layer first); a field without the "+

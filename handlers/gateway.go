@@ -215,7 +215,9 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 				return
 			}
 			c.Header("Content-Type", op.ContentType)
-			c.Header("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+			if name != "" {
+				c.Header("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+			}
 			c.Status(http.StatusOK)
 			if err := write(c.Writer); err != nil {
 				info.Logger.Error("download interrupted", "error", err)

@@ -90,7 +90,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	roots := make([]reflect.Type, 0, 2*len(ops))
 	for _, op := range ops {
 		roots = append(roots, op.Request)
-		if op.download == nil {
+		if op.Response != nil {
 			roots = append(roots, op.Response)
 		}
 	}
@@ -141,7 +141,13 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				WithDescription("An empty body is an empty request.").
 				WithJSONSchemaRef(reqRef)}
 		}
-		if op.download != nil {
+		if op.download != nil && op.Response != nil { // a JSON answer written as a stream
+			respRef, err := compNames.SchemaRef(op.Response, comps)
+			if err != nil {
+				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
+			}
+			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK (streamed)").WithJSONSchemaRef(respRef)})
+		} else if op.download != nil {
 			ct := op.ContentType
 			if mt, _, err := mime.ParseMediaType(ct); err == nil {
 				ct = mt

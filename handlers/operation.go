@@ -93,3 +93,14 @@ func Download[Req any](o Operation, contentType string, fn func(ctx context.Cont
 	}
 	return o
 }
+
+// StreamJSON builds an operation whose JSON answer (described as Resp) is
+// written as a stream by fn's writer, for answers too large to hold twice.
+func StreamJSON[Req, Resp any](o Operation, fn func(ctx context.Context, req *Req) (func(io.Writer) error, error)) Operation {
+	o = Download(o, "application/json", func(ctx context.Context, req *Req) (string, func(io.Writer) error, error) {
+		w, err := fn(ctx, req)
+		return "", w, err
+	})
+	o.Response = reflect.TypeFor[Resp]()
+	return o
+}

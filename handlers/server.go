@@ -24,6 +24,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/transport"
 )
 
 // Deps are what the REST face needs from the rest of the program.
@@ -40,6 +41,9 @@ type Deps struct {
 	Documents *documents.Runner
 	// BMU runs the transport-document operations; nil serves none.
 	BMU *bmu.Service
+	// Transport keeps the stores, inboxes and templates of transport
+	// documents; nil serves none of their operations.
+	Transport *transport.Service
 	// Reports answers deadline reports; Events delivers group notifications.
 	Reports *reports.Service
 	Events  *events.Service
@@ -52,24 +56,25 @@ type Deps struct {
 
 // Server is the HTTP handler of wasteflow.
 type Server struct {
-	cfg      *configs.Config
-	db       *gorm.DB
-	log      *slog.Logger
-	auth     Authenticator
-	authSvc  *auth.Service
-	docs     *documents.Runner
-	bmu      *bmu.Service
-	reports  *reports.Service
-	events   *events.Service
-	machines []*engine.Machine
-	plains   []PlainPath
-	jwks     []byte
-	version  string
-	metrics  *metrics
-	ops      []Operation
-	engine   *gin.Engine
-	openapi  []byte
-	migrator *models.Migrator
+	cfg       *configs.Config
+	db        *gorm.DB
+	log       *slog.Logger
+	auth      Authenticator
+	authSvc   *auth.Service
+	docs      *documents.Runner
+	bmu       *bmu.Service
+	transport *transport.Service
+	reports   *reports.Service
+	events    *events.Service
+	machines  []*engine.Machine
+	plains    []PlainPath
+	jwks      []byte
+	version   string
+	metrics   *metrics
+	ops       []Operation
+	engine    *gin.Engine
+	openapi   []byte
+	migrator  *models.Migrator
 	// providers caches the provider directory for the gateway's check.
 	providers providerCache
 }
@@ -81,7 +86,7 @@ func (s *Server) OpenAPIYAML() []byte { return s.openapi }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}

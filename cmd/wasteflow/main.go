@@ -33,6 +33,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
+	tstore "github.com/wasteflow/wasteflow/workflows/transport"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -179,7 +180,9 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	if err != nil {
 		return err
 	}
-	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport,
+	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	transport.Numbers = store.TakeNumber
+	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err
@@ -376,7 +379,9 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport,
+	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	transport.Numbers = store.TakeNumber
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package bmu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -18,6 +19,9 @@ type Service struct {
 	Trust      *Trust
 	CheckDigit bmu.CheckDigit
 	Now        func() time.Time
+	// Numbers takes a fresh note number from a stored template's block
+	// (the store's); nil keeps a template's own number.
+	Numbers func(ctx context.Context, templateID string) (string, error)
 }
 
 // Result is a note after an operation: the API's document (with meta) and
@@ -178,7 +182,7 @@ func (s *Service) Create(doc *bmu.Document, vorlage bool, opts *bmu.XMLOptions) 
 // layer holds the template's fields, for the template's role (ERZ when it
 // names none). It is checked for types only: the producer completes it with
 // UpdateDocument (our design).
-func (s *Service) CreateFromTemplate(templateXML []byte) (*Result, error) {
+func (s *Service) CreateFromTemplate(ctx context.Context, templateXML []byte) (*Result, error) {
 	tpl, err := s.parse("templateXml", templateXML)
 	if err != nil {
 		return nil, err
@@ -199,6 +203,17 @@ func (s *Service) CreateFromTemplate(templateXML []byte) (*Result, error) {
 		}
 		for k, v := range tl.Lengths {
 			l.Lengths[k] = v
+		}
+	}
+	if id := tpl.TemplateID(); id != "" && s.Numbers != nil {
+		// A stored template: the note gets the next number of its block.
+		number, err := s.Numbers(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		l.Values["nummer"] = number
+		if d, err := s.CheckDigit.Digit(number); err == nil {
+			l.Values["pruefziffer"] = d
 		}
 	}
 	d, err := s.Mapping.New(&bmu.Note{Type: tn.Type, Layers: []*bmu.Layer{l}})

@@ -62,6 +62,9 @@ type Doc interface {
 	Layers(trust *Trust) []bmu.LayerInfo
 	// Tree is the XML tree, for signing (see Sign).
 	Tree() *etree.Document
+	// TemplateID is the stored template a template's XML came from (the
+	// root's templateId attribute, set by ExportTransportTemplate), or "".
+	TemplateID() string
 }
 
 // ParseError is XML the format refuses, naming where.
@@ -247,6 +250,7 @@ type doc struct {
 func (d *doc) Note() *bmu.Note          { return d.note }
 func (d *doc) Tree() *etree.Document    { return d.tree }
 func (d *doc) Sealed() bool             { return d.envelope != nil }
+func (d *doc) TemplateID() string       { return d.tree.Root().SelectAttrValue("templateId", "") }
 func (d *doc) Bytes() ([]byte, error)   { return d.tree.WriteToBytes() }
 func (d *doc) top() *etree.Element      { return d.layers[len(d.layers)-1] }
 func (d *doc) layerID(index int) string { return "layer-" + strconv.Itoa(index) }

@@ -28,6 +28,7 @@ type File struct {
 	Organisations []Organisation
 	Applications  []Application
 	Accounts      []Account
+	Templates     []Template
 }
 
 type entry struct {
@@ -55,6 +56,10 @@ type Organisation struct {
 	Name     string `yaml:"name"`
 	Country  string `yaml:"country"`
 	Region   string `yaml:"region"`
+	// Numbers are the official numbers the organisation holds (producer,
+	// carrier, disposer numbers with their check digit): transport
+	// documents find their parties by them.
+	Numbers []string `yaml:"numbers"`
 }
 
 // Application entry.
@@ -119,7 +124,8 @@ func (p *problems) err() error {
 
 var sectionFields = map[string][]string{
 	"providers":     {"id", "environment", "name"},
-	"organisations": {"id", "provider", "kind", "name", "country", "region"},
+	"organisations": {"id", "provider", "kind", "name", "country", "region", "numbers"},
+	"templates":     {"id", "provider", "organisation", "interneBezeichnung", "art", "firstNumber", "count"},
 	"applications":  {"provider", "name", "appToken", "scopes"},
 	"accounts":      {"provider", "organisation", "username", "password", "scopes"},
 }
@@ -143,14 +149,14 @@ func Parse(r io.Reader) (*File, error) {
 	f := &File{}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		ps.add(nil, "line %d: the file must be a mapping with the sections providers, organisations, applications, accounts", root.Line)
+		ps.add(nil, "line %d: the file must be a mapping with the sections providers, organisations, applications, accounts, templates", root.Line)
 		return nil, ps.err()
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
 		fields, ok := sectionFields[key.Value]
 		if !ok {
-			ps.add(nil, "line %d: unknown section %q (want providers, organisations, applications or accounts)", key.Line, key.Value)
+			ps.add(nil, "line %d: unknown section %q (want providers, organisations, applications, accounts or templates)", key.Line, key.Value)
 			continue
 		}
 		if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
@@ -194,6 +200,10 @@ func Parse(r io.Reader) (*File, error) {
 				v := Account{entry: at}
 				derr = item.Decode(&v)
 				f.Accounts = append(f.Accounts, v)
+			case "templates":
+				v := Template{entry: at}
+				derr = item.Decode(&v)
+				f.Templates = append(f.Templates, v)
 			}
 			if derr != nil {
 				ps.add(at, "%v", derr)
@@ -211,12 +221,12 @@ type Counts struct{ Created, Updated, Unchanged int }
 
 // Result of Apply, by section.
 type Result struct {
-	Providers, Organisations, Applications, Accounts Counts
+	Providers, Organisations, Applications, Accounts, Templates Counts
 }
 
 // Changed reports whether Apply wrote anything.
 func (r Result) Changed() bool {
-	for _, c := range []Counts{r.Providers, r.Organisations, r.Applications, r.Accounts} {
+	for _, c := range []Counts{r.Providers, r.Organisations, r.Applications, r.Accounts, r.Templates} {
 		if c.Created+c.Updated > 0 {
 			return true
 		}
@@ -230,7 +240,7 @@ func (r Result) String() string {
 	}
 	return strings.Join([]string{
 		line("providers", r.Providers), line("organisations", r.Organisations),
-		line("applications", r.Applications), line("accounts", r.Accounts),
+		line("applications", r.Applications), line("accounts", r.Accounts), line("templates", r.Templates),
 	}, "\n")
 }
 
@@ -260,7 +270,10 @@ func (a *Applier) Apply(ctx context.Context, f *File) (Result, error) {
 		if res.Applications, err = a.applyApplications(tx, f.Applications); err != nil {
 			return err
 		}
-		res.Accounts, err = a.applyAccounts(ctx, tx, f.Accounts)
+		if res.Accounts, err = a.applyAccounts(ctx, tx, f.Accounts); err != nil {
+			return err
+		}
+		res.Templates, err = a.applyTemplates(tx, f.Templates)
 		return err
 	})
 	if err != nil {
@@ -410,6 +423,7 @@ func (a *Applier) validate(tx *gorm.DB, f *File) error {
 			return err
 		}
 	}
+	a.validateTransport(&ps, f)
 	return ps.err()
 }
 
@@ -460,13 +474,17 @@ func (a *Applier) applyOrganisations(tx *gorm.DB, in []Organisation) (Counts, er
 			c.Created++
 		case err != nil:
 			return c, err
-		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region:
+		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region && a.numbersHeld(tx, o):
 			c.Unchanged++
+			continue
 		default:
 			if err := tx.Model(&cur).Updates(map[string]any{"kind": want.Kind, "name": want.Name, "country": want.Country, "region": want.Region}).Error; err != nil {
 				return c, fmt.Errorf("%s: %w", o.entry, err)
 			}
 			c.Updated++
+		}
+		if err := a.applyNumbers(tx, o); err != nil {
+			return c, err
 		}
 	}
 	return c, nil

@@ -1,0 +1,244 @@
+package handlers_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+const (
+	docAPI   = "/svc.core.v1.api.DocumentApi/"
+	queryAPI = "/svc.core.v1.api.QueryApi/"
+)
+
+func (d *docEnv) okAs(t *testing.T, user, path string, body any) map[string]any {
+	t.Helper()
+	st, m, raw := d.call(t, user, path, body)
+	if st != 200 {
+		t.Fatalf("%s %s: HTTP %d %.800s", user, path, st, raw)
+	}
+	return m
+}
+
+// get calls a GET operation with a query string as user.
+func (d *docEnv) getAs(t *testing.T, user, path string) (int, map[string]any, []byte) {
+	t.Helper()
+	st, _, raw := d.do(t, call{method: http.MethodGet, path: path, headers: hdr("dev-1", d.token(t, user))})
+	return st, decode(t, raw), raw
+}
+
+func b64(t *testing.T, s any) []byte {
+	t.Helper()
+	x, err := base64.StdEncoding.DecodeString(s.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// bmuAs is d.bmuOK as another user.
+func (d *docEnv) bmuAs(t *testing.T, user, method string, body any) (map[string]any, []byte) {
+	t.Helper()
+	m := d.okAs(t, user, bmuAPI+method, body)
+	return m["document"].(map[string]any), b64(t, m["docXml"])
+}
+
+func inLayer(v string) map[string]any {
+	return map[string]any{"value": v, "meta": map[string]any{"inLayer": true}}
+}
+
+// inbox lists user's inbox entries.
+func (d *docEnv) inbox(t *testing.T, user string, qpar map[string]any) []map[string]any {
+	t.Helper()
+	if qpar == nil {
+		qpar = map[string]any{}
+	}
+	m := d.okAs(t, user, queryAPI+"ListInboxDocuments", map[string]any{"qpar": qpar})
+	var out []map[string]any
+	for _, e := range m["entries"].([]any) {
+		out = append(out, e.(map[string]any))
+	}
+	return out
+}
+
+// A consignment note's life across parties: the producer makes it from its
+// template and imports it, the carrier and the disposer find it in their
+// inboxes, read it, add their layers and import their versions, the
+// disposer's version reaches the authority as a ten-day report, and a
+// cancellation is delivered but not reported. Nobody else sees any of it.
+func TestTransportNoteLife(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+
+		// The producer's template and its block of numbers.
+		m := d.okAs(t, "alice", queryAPI+"ListTransportTemplates", map[string]any{})
+		tpl := m["entries"].([]any)[0].(map[string]any)
+		if m["total"] != "1" || tpl["anzahl"] != "5" || tpl["art"] != "N" || tpl["templateId"].(map[string]any)["id"] != "tpl-acme" {
+			t.Fatalf("templates: %v", m)
+		}
+		st, tm, raw := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
+		if st != 200 || !strings.Contains(string(b64(t, tm["document"])), `templateId="tpl-acme"`) {
+			t.Fatalf("export template: %d %.300s", st, raw)
+		}
+		doc, x := d.bmuAs(t, "alice", "CreateDocumentFromTemplate", map[string]any{"templateXml": b64(t, tm["document"])})
+		number := field(doc, "bgs.nummer")["value"].(string)
+		if !strings.HasPrefix(number, "1168157021029") || field(doc, "bgs.erzeuger.nummer")["value"] != "I123E45678" {
+			t.Fatalf("note from the template: %v", doc["bgs"])
+		}
+		if m := d.okAs(t, "alice", queryAPI+"ListTransportTemplates", map[string]any{}); m["entries"].([]any)[0].(map[string]any)["anzahl"] != "4" {
+			t.Fatalf("a number was not consumed: %v", m)
+		}
+		full := map[string]any{"bgs": map[string]any{
+			"nachweisnummer": inLayer("ENI123456789"), "abfallschluessel": inLayer("170503*"),
+			"menge":          map[string]any{"value": map[string]any{"units": "12"}, "meta": map[string]any{"inLayer": true}},
+			"erzeuger":       map[string]any{"name": inLayer("ACME")},
+			"befoerderer":    []any{map[string]any{"nummer": inLayer("E234F56781"), "name": inLayer("Carrier")}},
+			"entsorger":      map[string]any{"nummer": inLayer("I345G67898"), "name": inLayer("Deponie Sued")},
+			"uebergabeDatum": inLayer("2026-12-01"),
+		}}
+		_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": full})
+
+		// The producer imports: delivered to carrier and disposer; not reported yet.
+		imp := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
+		aliceDoc := imp["docId"].(map[string]any)["id"].(string)
+		if imp["version"] != "1" || fmt.Sprint(imp["deliveredTo"]) != "[truck dump]" || imp["dekadenmeldung"] != false ||
+			!strings.Contains(imp["note"].(string), "ENTSORGER") || len(imp["unknownNumbers"].([]any)) != 0 {
+			t.Fatalf("producer's import: %v", imp)
+		}
+
+		// The carrier finds it, reads it, adds its layer and imports its version.
+		in := d.inbox(t, "tom", nil)
+		if len(in) != 1 || in[0]["sender"] != "acme" || in[0]["read"] != false || in[0]["kind"] != "DELIVERY" || in[0]["doc"].(map[string]any)["number"] != number {
+			t.Fatalf("carrier's inbox: %v", in)
+		}
+		r := d.okAs(t, "tom", docAPI+"SetInboxDocumentsRead", map[string]any{"ids": []string{in[0]["id"].(string), "ib_nope"}})
+		if r["changed"] != "1" || fmt.Sprint(r["unknown"]) != "[ib_nope]" {
+			t.Fatalf("read: %v", r)
+		}
+		if in = d.inbox(t, "tom", nil); in[0]["read"] != true {
+			t.Fatalf("not read: %v", in)
+		}
+		st, em, raw := d.getAs(t, "tom", docAPI+"ExportCurrentDocument?docId.id="+in[0]["id"].(string))
+		if st != 200 || string(b64(t, em["document"])) != string(x) {
+			t.Fatalf("carrier's export: %d %.200s", st, raw)
+		}
+		_, y := d.bmuAs(t, "tom", "AddLayer", map[string]any{"docXml": x, "layerType": "BEFOERDERER"})
+		_, y = d.bmuAs(t, "tom", "UpdateDocument", map[string]any{"docXml": y, "document": map[string]any{"bgs": map[string]any{
+			"befoerderer": []any{map[string]any{"uebernahmeDatum": inLayer("2026-12-02")}}}}})
+		imp = d.okAs(t, "tom", docAPI+"ImportTransportDocument", map[string]any{"document": y, "dekadenmeldung": map[string]any{"value": true}})
+		if imp["version"] != "1" || fmt.Sprint(imp["deliveredTo"]) != "[acme dump]" || imp["dekadenmeldung"] != false {
+			t.Fatalf("carrier's import: %v", imp)
+		}
+
+		// The disposer takes the carrier's version, adds its layer, imports:
+		// the ten-day report reaches the authority of its place.
+		in = d.inbox(t, "dora", map[string]any{"filter": []any{map[string]any{"path": "sender", "op": "EQUAL", "operands": []any{map[string]any{"s": "truck"}}}}})
+		if len(in) != 1 {
+			t.Fatalf("disposer's inbox from the carrier: %v", in)
+		}
+		_, em, _ = d.getAs(t, "dora", docAPI+"ExportCurrentDocument?docId.id="+in[0]["id"].(string))
+		_, z := d.bmuAs(t, "dora", "AddLayer", map[string]any{"docXml": b64(t, em["document"]), "layerType": "ENTSORGER"})
+		_, z = d.bmuAs(t, "dora", "UpdateDocument", map[string]any{"docXml": z, "document": map[string]any{"bgs": map[string]any{
+			"entsorger": map[string]any{"annahmeDatum": inLayer("2026-12-03")}}}})
+		imp = d.okAs(t, "dora", docAPI+"ImportTransportDocument", map[string]any{"document": z})
+		if imp["dekadenmeldung"] != true || fmt.Sprint(imp["reportedTo"]) != "[auth-de]" || fmt.Sprint(imp["deliveredTo"]) != "[acme truck]" {
+			t.Fatalf("disposer's import: %v", imp)
+		}
+		reports := d.inbox(t, "bernd", nil)
+		if len(reports) != 1 || reports[0]["kind"] != "DEKADENMELDUNG" || reports[0]["sender"] != "dump" {
+			t.Fatalf("authority's inbox: %v", reports)
+		}
+		// A cancellation: a new version, delivered, never reported.
+		imp = d.okAs(t, "dora", docAPI+"ImportTransportDocument", map[string]any{"document": z, "cancel": map[string]any{"value": true}})
+		if imp["version"] != "2" || imp["cancelled"] != true || imp["dekadenmeldung"] != false || fmt.Sprint(imp["deliveredTo"]) != "[acme truck]" {
+			t.Fatalf("cancellation: %v", imp)
+		}
+		if got := d.inbox(t, "bernd", nil); len(got) != 1 {
+			t.Fatalf("a cancellation was reported: %v", got)
+		}
+		cancelled := d.inbox(t, "alice", map[string]any{"filter": []any{map[string]any{"path": "cancelled", "op": "EQUAL", "operands": []any{map[string]any{"b": true}}}}})
+		if len(cancelled) != 1 || cancelled[0]["sender"] != "dump" {
+			t.Fatalf("producer's cancellations: %v", cancelled)
+		}
+		store := d.okAs(t, "dora", queryAPI+"ListTransportDocuments", map[string]any{})
+		if e := store["entries"].([]any)[0].(map[string]any); store["total"] != "1" || e["cancelled"] != true || e["doc"].(map[string]any)["version"] != "2" {
+			t.Fatalf("disposer's store: %v", store)
+		}
+
+		// The newest version exports as what BmuDocumentApi reads.
+		_, em, _ = d.getAs(t, "dora", docAPI+"ExportCurrentDocument?docId.id="+imp["docId"].(map[string]any)["id"].(string))
+		got := d.okAs(t, "dora", bmuAPI+"GetDocument", map[string]any{"docXml": b64(t, em["document"])})["document"].(map[string]any)
+		if fmt.Sprint(layerTypes(got)) != "[ERZEUGER BEFOERDERER ENTSORGER]" {
+			t.Fatalf("exported: %v", layerTypes(got))
+		}
+
+		// Nobody else sees any of it; recipients were told by events.
+		st, _, raw = d.getAs(t, "eve", docAPI+"ExportCurrentDocument?docId.id="+aliceDoc)
+		wantError(t, 404, 5, st, raw)
+		st, _, raw = d.getAs(t, "tom", docAPI+"ExportCurrentDocument?docId.id="+aliceDoc)
+		wantError(t, 404, 5, st, raw)
+		if m := d.okAs(t, "eve", queryAPI+"ListTransportDocuments", map[string]any{}); m["total"] != "0" || len(d.inbox(t, "eve", nil)) != 0 {
+			t.Fatalf("a stranger sees %v", m)
+		}
+		var events int64
+		d.db.Model(&models.Event{}).Where("organisation_id = ? AND kind = 'INBOX_ENTRY_ADDED'", "auth-de").Count(&events)
+		if events != 1 {
+			t.Fatalf("the authority got %d inbox events, want 1", events)
+		}
+		// Removing from the inbox hides the entry, unless asked for.
+		d.okAs(t, "bernd", docAPI+"RemoveDocumentsFromInbox", map[string]any{"ids": []string{reports[0]["id"].(string)}})
+		if len(d.inbox(t, "bernd", nil)) != 0 || len(d.inbox(t, "bernd", map[string]any{"filter": []any{map[string]any{"path": "removed", "op": "EQUAL", "operands": []any{map[string]any{"b": true}}}}})) != 1 {
+			t.Fatal("removal")
+		}
+
+		// A number nobody holds is reported back, not an error.
+		other := strings.Replace(string(x), "<nummer>E234F56781</nummer>", "<nummer>Z999Z99990</nummer>", 1)
+		imp = d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": []byte(other), "distribute": map[string]any{"value": true}})
+		if fmt.Sprint(imp["unknownNumbers"]) != "[Z999Z99990]" || fmt.Sprint(imp["deliveredTo"]) != "[dump]" || imp["version"] != "2" {
+			t.Fatalf("unknown number: %v", imp)
+		}
+	})
+}
+
+// Twenty concurrent creates from a template with five numbers left: five
+// notes with five distinct numbers, fifteen clear refusals.
+func TestTemplateNumbersAreTakenOnce(t *testing.T) {
+	d := startDocs(t, dbtest.Postgres(t))
+	_, tm, _ := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
+	tpl := b64(t, tm["document"])
+	var mu sync.Mutex
+	var numbers []string
+	refused := 0
+	var wg sync.WaitGroup
+	d.token(t, "alice")
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, m, raw := d.call(t, "alice", bmuAPI+"CreateDocumentFromTemplate", map[string]any{"templateXml": tpl})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case st == 200:
+				numbers = append(numbers, field(m["document"].(map[string]any), "bgs.nummer")["value"].(string))
+			case st == 400 && m["code"] == float64(9) && strings.Contains(m["message"].(string), "no note number left"):
+				refused++
+			default:
+				t.Errorf("unexpected answer %d %.300s", st, raw)
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(numbers)
+	if len(slices.Compact(slices.Clone(numbers))) != 5 || len(numbers) != 5 || refused != 15 {
+		t.Fatalf("numbers %v, refusals %d", numbers, refused)
+	}
+}

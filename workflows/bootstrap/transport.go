@@ -1,0 +1,149 @@
+package bootstrap
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
+	"github.com/wasteflow/wasteflow/workflows/bmu"
+)
+
+// Template entry: a transport template of an organisation with a block of
+// count note numbers from firstNumber (numbers without a usable check
+// digit are skipped, as the issuing system skips them).
+type Template struct {
+	entry
+	ID                 string `yaml:"id"`
+	Provider           string `yaml:"provider"`
+	Organisation       string `yaml:"organisation"`
+	InterneBezeichnung string `yaml:"interneBezeichnung"`
+	Art                string `yaml:"art"`
+	FirstNumber        string `yaml:"firstNumber"`
+	Count              int    `yaml:"count"`
+}
+
+var (
+	officialNumber = regexp.MustCompile(`^[A-Z][0-9A-Z]{8}[0-9]$`)
+	noteNumber     = regexp.MustCompile(`^[0-9]{14}$`)
+)
+
+func (a *Applier) validateTransport(ps *problems, f *File) {
+	seen := map[string]entry{}
+	for _, o := range f.Organisations {
+		for _, n := range o.Numbers {
+			if !officialNumber.MatchString(n) {
+				ps.add(o.entry, "number %q: an official number is a state letter, 8 letters or digits and a check digit", n)
+			}
+			key := o.Provider + "/" + n
+			if first, dup := seen[key]; dup {
+				ps.add(o.entry, "number %s is held twice (first at %s)", n, first)
+			}
+			seen[key] = o.entry
+		}
+	}
+	for _, t := range f.Templates {
+		required(ps, t.entry, map[string]string{"id": t.ID, "provider": t.Provider, "organisation": t.Organisation, "interneBezeichnung": t.InterneBezeichnung, "art": t.Art, "firstNumber": t.FirstNumber})
+		if t.Art != "" && t.Art != "N" && t.Art != "S" {
+			ps.add(t.entry, "art %q: N (consignment note) or S (acceptance note); record lists (L) are not supported yet", t.Art)
+		}
+		if t.FirstNumber != "" && !noteNumber.MatchString(t.FirstNumber) {
+			ps.add(t.entry, "firstNumber %q: a note number has 14 digits", t.FirstNumber)
+		}
+		if t.Count < 1 || t.Count > 100000 {
+			ps.add(t.entry, "count %d: from 1 to 100000 numbers", t.Count)
+		}
+	}
+}
+
+// numbersHeld reports whether the organisation holds exactly o.Numbers.
+func (a *Applier) numbersHeld(tx *gorm.DB, o Organisation) bool {
+	var cur []string
+	tx.Model(&models.OrganisationNumber{}).Where("provider_id = ? AND organisation_id = ?", o.Provider, o.ID).Pluck("number", &cur)
+	slices.Sort(cur)
+	want := slices.Clone(o.Numbers)
+	slices.Sort(want)
+	return slices.Equal(cur, want)
+}
+
+// applyNumbers makes the organisation hold exactly o.Numbers.
+func (a *Applier) applyNumbers(tx *gorm.DB, o Organisation) error {
+	if err := tx.Where("provider_id = ? AND organisation_id = ?", o.Provider, o.ID).Delete(&models.OrganisationNumber{}).Error; err != nil {
+		return err
+	}
+	rows := make([]models.OrganisationNumber, 0, len(o.Numbers))
+	for _, n := range o.Numbers {
+		rows = append(rows, models.OrganisationNumber{ProviderID: o.Provider, Number: n, OrganisationID: o.ID})
+	}
+	if err := models.UpsertOrganisationNumbers(tx, rows); err != nil {
+		return fmt.Errorf("%s: numbers: %w", o.entry, err)
+	}
+	return nil
+}
+
+// applyTemplates creates templates that do not exist; an existing one
+// (its numbers partly used) is left as it is.
+func (a *Applier) applyTemplates(tx *gorm.DB, in []Template) (Counts, error) {
+	var c Counts
+	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
+	for _, t := range in {
+		var n int64
+		if err := tx.Model(&models.TransportTemplate{}).Where("id = ?", t.ID).Count(&n).Error; err != nil {
+			return c, err
+		}
+		if n > 0 {
+			c.Unchanged++
+			continue
+		}
+		var org models.Organisation
+		if err := tx.Where("provider_id = ? AND id = ?", t.Provider, t.Organisation).Take(&org).Error; err != nil {
+			return c, fmt.Errorf("%s: organisation %q: %w", t.entry, t.Organisation, err)
+		}
+		docType, role, prefix := rbmu.TypeBGS, rbmu.RoleERZ, "erzeuger"
+		if t.Art == "S" {
+			docType = rbmu.TypeUNS
+		}
+		l := rbmu.NewLayer(1, rbmu.LayerVorlage, role)
+		l.Values[prefix+".name"] = org.Name
+		var own []string
+		tx.Model(&models.OrganisationNumber{}).Where("provider_id = ? AND organisation_id = ?", t.Provider, t.Organisation).Order("number").Pluck("number", &own)
+		if len(own) > 0 {
+			l.Values[prefix+".nummer"] = own[0]
+		}
+		d, err := bmu.Ours{}.New(&rbmu.Note{Type: docType, Layers: []*rbmu.Layer{l}})
+		if err != nil {
+			return c, err
+		}
+		x, err := d.Bytes()
+		if err != nil {
+			return c, err
+		}
+		now := time.Now().UTC()
+		if err := tx.Create(&models.TransportTemplate{ID: t.ID, ProviderID: t.Provider, OrganisationID: t.Organisation, InterneBezeichnung: t.InterneBezeichnung,
+			Art: t.Art, Format: "BMU", XML: x, CreatedAt: now, UpdatedAt: now}).Error; err != nil {
+			return c, fmt.Errorf("%s: %w", t.entry, err)
+		}
+		first, _ := strconv.ParseInt(t.FirstNumber, 10, 64)
+		var numbers []models.TemplateNumber
+		for v := first; len(numbers) < t.Count; v++ {
+			s := fmt.Sprintf("%014d", v)
+			if len(s) > 14 {
+				return c, fmt.Errorf("%s: the block runs past 99999999999999", t.entry)
+			}
+			if _, err := cd.Digit(s); err != nil {
+				continue // unusable: never issued
+			}
+			numbers = append(numbers, models.TemplateNumber{TemplateID: t.ID, Number: s})
+		}
+		if err := tx.CreateInBatches(&numbers, 500).Error; err != nil {
+			return c, fmt.Errorf("%s: %w", t.entry, err)
+		}
+		c.Created++
+	}
+	return c, nil
+}
