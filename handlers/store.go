@@ -26,9 +26,14 @@ type BoolValue struct {
 	Value bool `json:"value"`
 }
 
-// DocID names a stored document ({id}).
+// DocID names a stored document ({id}) in a request.
 type DocID struct {
 	ID string `json:"id" required:"true"`
+}
+
+// StoredDocID names a stored document ({id}) in an answer.
+type StoredDocID struct {
+	ID string `json:"id"`
 }
 
 type ImportTransportDocumentRequest struct {
@@ -39,16 +44,16 @@ type ImportTransportDocumentRequest struct {
 }
 
 type ImportTransportDocumentResponse struct {
-	DocID          DocID    `json:"docId" doc:"the document in your store (the same for every version of its number)"`
-	Number         string   `json:"number" doc:"the note number: the transport identifier"`
-	DocumentType   string   `json:"documentType"`
-	Version        int64    `json:"version" doc:"1 for a new document, one more for each import of the same number"`
-	Cancelled      bool     `json:"cancelled"`
-	DeliveredTo    []string `json:"deliveredTo" doc:"organisations whose inbox received this version"`
-	UnknownNumbers []string `json:"unknownNumbers" doc:"official numbers in the note that no organisation here holds (not an error)"`
-	Dekadenmeldung bool     `json:"dekadenmeldung" doc:"the version is marked for the ten-day report"`
-	ReportedTo     []string `json:"reportedTo" doc:"authorities whose inbox received the ten-day report: those of the disposer's place (our design)"`
-	Note           string   `json:"note" doc:"why a report asked for did not take effect"`
+	DocID          StoredDocID `json:"docId" doc:"the document in your store (the same for every version of its number)"`
+	Number         string      `json:"number" doc:"the note number: the transport identifier"`
+	DocumentType   string      `json:"documentType"`
+	Version        int64       `json:"version" doc:"1 for a new document, one more for each import of the same number"`
+	Cancelled      bool        `json:"cancelled"`
+	DeliveredTo    []string    `json:"deliveredTo" doc:"organisations whose inbox received this version"`
+	UnknownNumbers []string    `json:"unknownNumbers" doc:"official numbers in the note that no organisation here holds (not an error)"`
+	Dekadenmeldung bool        `json:"dekadenmeldung" doc:"the version is marked for the ten-day report"`
+	ReportedTo     []string    `json:"reportedTo" doc:"authorities whose inbox received the ten-day report: those of the disposer's place (our design)"`
+	Note           string      `json:"note" doc:"why a report asked for did not take effect"`
 }
 
 type ExportCurrentDocumentRequest struct {
@@ -61,13 +66,13 @@ type ExportCurrentDocumentResponse struct {
 
 // DocRow describes a stored note in list rows.
 type DocRow struct {
-	DocumentID   DocID     `json:"documentId"`
-	DocumentType string    `json:"documentType" doc:"BGS, UNS (RGB, a record list entry, is a value of the filter)"`
-	Number       string    `json:"number"`
-	Version      int64     `json:"version"`
-	TopLayer     string    `json:"topLayer"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	DocumentID   StoredDocID `json:"documentId"`
+	DocumentType string      `json:"documentType" doc:"BGS, UNS (RGB, a record list entry, is a value of the filter)"`
+	Number       string      `json:"number"`
+	Version      int64       `json:"version"`
+	TopLayer     string      `json:"topLayer"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	UpdatedAt    time.Time   `json:"updatedAt"`
 }
 
 type TransportDocumentEntry struct {
@@ -156,7 +161,7 @@ type PreviewListRequest struct {
 }
 
 func docRow(id, typ, number, top string, version int64, created, updated time.Time) DocRow {
-	return DocRow{DocumentID: DocID{ID: id}, DocumentType: typ, Number: number, Version: version, TopLayer: top, CreatedAt: created, UpdatedAt: updated}
+	return DocRow{DocumentID: StoredDocID{ID: id}, DocumentType: typ, Number: number, Version: version, TopLayer: top, CreatedAt: created, UpdatedAt: updated}
 }
 
 // masked keeps what the field mask selects (all without a mask): fields it
@@ -179,7 +184,7 @@ var templateMask = []string{"templateId", "interneBezeichnung", "art", "format",
 
 func clearDoc(d *DocRow, keep map[string]bool) {
 	if !keep["doc.documentId"] {
-		d.DocumentID = DocID{}
+		d.DocumentID = StoredDocID{}
 	}
 	if !keep["doc.documentType"] {
 		d.DocumentType = ""
@@ -306,7 +311,7 @@ func (s *Server) storeOperations() []Operation {
 					return nil, err
 				}
 				d := res.Document
-				return &ImportTransportDocumentResponse{DocID: DocID{ID: d.ID}, Number: d.Number, DocumentType: d.DocumentType, Version: d.Version,
+				return &ImportTransportDocumentResponse{DocID: StoredDocID{ID: d.ID}, Number: d.Number, DocumentType: d.DocumentType, Version: d.Version,
 					Cancelled: d.Cancelled, DeliveredTo: nonNil(res.DeliveredTo), UnknownNumbers: nonNil(res.UnknownNumbers), Dekadenmeldung: res.Reported,
 					ReportedTo: nonNil(res.ReportedTo), Note: res.ReportNote}, nil
 			}),

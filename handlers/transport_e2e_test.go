@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
@@ -241,4 +242,101 @@ func TestTemplateNumbersAreTakenOnce(t *testing.T) {
 	if len(slices.Compact(slices.Clone(numbers))) != 5 || len(numbers) != 5 || refused != 15 {
 		t.Fatalf("numbers %v, refusals %d", numbers, refused)
 	}
+}
+
+// The lists take every qpar operator with typed operands, several sort
+// paths, paging, the mask and the document-type filter; a path a list does
+// not have is 400 naming it; the preview lists take mask and paging in the
+// query string; the operations without a REST route answer as unroutable.
+func TestTransportLists(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	base := fullBGS(t)
+	var ids []string
+	for i := range 5 {
+		b := fullBGS(t)
+		b["bgs"].(map[string]any)["nummer"] = tv(fmt.Sprintf("1168157021%04d", i))
+		b["bgs"].(map[string]any)["pruefziffer"] = tv("")
+		_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": b, "xmlOptions": map[string]any{"pruefziffer": "PRUEFZIFFER_CALCULATE", "validation": "VALIDATION_NONE"}})
+		imp := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x, "distribute": map[string]any{"value": false}, "cancel": map[string]any{"value": i == 4}})
+		ids = append(ids, imp["docId"].(map[string]any)["id"].(string))
+		d.advance(time.Hour)
+	}
+	_ = base
+	list := func(qpar map[string]any) (int, map[string]any, []byte) {
+		return d.call(t, "alice", queryAPI+"ListTransportDocuments", map[string]any{"qpar": qpar})
+	}
+	numbers := func(m map[string]any) string {
+		var out []string
+		for _, e := range m["entries"].([]any) {
+			out = append(out, strings.TrimPrefix(e.(map[string]any)["doc"].(map[string]any)["number"].(string), "1168157021"))
+		}
+		return strings.Join(out, ",")
+	}
+	s := func(v string) map[string]any { return map[string]any{"s": v} }
+	f := func(path, op string, operands ...map[string]any) map[string]any {
+		if operands == nil {
+			operands = []map[string]any{}
+		}
+		return map[string]any{"filter": []any{map[string]any{"path": path, "op": op, "operands": operands}}, "sort": []any{map[string]any{"path": "doc.number"}}}
+	}
+	for name, tc := range map[string]struct {
+		qpar      map[string]any
+		want, tot string
+	}{
+		"all, newest first":     {map[string]any{}, "0004,0003,0002,0001,0000", "5"},
+		"EQUAL":                 {f("doc.number", "EQUAL", s("11681570210002")), "0002", "1"},
+		"NOT_EQUAL":             {f("doc.number", "NOT_EQUAL", s("11681570210002")), "0000,0001,0003,0004", "4"},
+		"IS_NULL":               {f("doc.number", "IS_NULL"), "", "0"},
+		"IS_NOT_NULL":           {f("doc.number", "IS_NOT_NULL"), "0000,0001,0002,0003,0004", "5"},
+		"CONTAINS":              {f("doc.number", "CONTAINS", s("0210003")), "0003", "1"},
+		"BEGINS_WITH":           {f("doc.number", "BEGINS_WITH", s("116815702100")), "0000,0001,0002,0003,0004", "5"},
+		"ENDS_WITH":             {f("doc.number", "ENDS_WITH", s("04")), "0004", "1"},
+		"LESSER_THAN":           {f("doc.number", "LESSER_THAN", s("11681570210002")), "0000,0001", "2"},
+		"GREATER_THAN":          {f("doc.number", "GREATER_THAN", s("11681570210002")), "0003,0004", "2"},
+		"LESSER_OR_EQUAL_THAN":  {f("doc.number", "LESSER_OR_EQUAL_THAN", s("11681570210001")), "0000,0001", "2"},
+		"GREATER_OR_EQUAL_THAN": {f("doc.number", "GREATER_OR_EQUAL_THAN", s("11681570210003")), "0003,0004", "2"},
+		"BETWEEN":               {f("doc.number", "BETWEEN", s("11681570210001"), s("11681570210003")), "0001,0002,0003", "3"},
+		"IN_LIST":               {f("doc.number", "IN_LIST", s("11681570210000"), s("11681570210004")), "0000,0004", "2"},
+		"a Boolean":             {f("cancelled", "EQUAL", map[string]any{"b": true}), "0004", "1"},
+		"an integer":            {f("doc.version", "EQUAL", map[string]any{"nInt32": 1}), "0000,0001,0002,0003,0004", "5"},
+		"a time":                {f("doc.created_at", "GREATER_OR_EQUAL_THAN", map[string]any{"utc": "2026-12-01T11:00:00Z"}), "0002,0003,0004", "3"},
+		"the document type":     {f("doc.document_type", "IN_LIST", s("BGS"), s("RGB")), "0000,0001,0002,0003,0004", "5"},
+		"UNS only":              {f("doc.document_type", "EQUAL", s("UNS")), "", "0"},
+		"two sorts and a page":  {map[string]any{"sort": []any{map[string]any{"path": "cancelled", "direction": "DESC"}, map[string]any{"path": "doc.number"}}, "pageStart": 1, "pageSize": 2}, "0000,0001", "5"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, m, raw := list(tc.qpar)
+			if st != 200 || numbers(m) != tc.want || m["total"] != tc.tot {
+				t.Fatalf("got %d %s total %v, want %s total %s: %.300s", st, numbers(m), m["total"], tc.want, tc.tot, raw)
+			}
+		})
+	}
+	st, _, raw := list(f("doc.colour", "EQUAL", s("red")))
+	wantError(t, 400, 3, st, raw, "doc.colour")
+	st, _, raw = list(f("doc.document_type", "EQUAL", s("PDF")))
+	wantError(t, 400, 3, st, raw, "BGS")
+	// The mask keeps what it names.
+	_, m, _ := list(map[string]any{"mask": "doc.number,cancelled", "pageSize": 1})
+	e := m["entries"].([]any)[0].(map[string]any)
+	if e["doc"].(map[string]any)["number"] == "" || e["doc"].(map[string]any)["documentId"].(map[string]any)["id"] != "" {
+		t.Fatalf("masked row: %v", e)
+	}
+	st, _, raw = list(map[string]any{"mask": "doc.colour"})
+	wantError(t, 400, 3, st, raw, "qpar.mask")
+
+	// Preview lists: GET with mask and paging.
+	st, pm, raw := d.getAs(t, "alice", "/svc.core.preview.api.PreviewApi/ListTransportDocument?qpar.pageSize=2&qpar.pageStart=0&qpar.mask=doc.number")
+	if st != 200 || len(pm["entries"].([]any)) != 2 || pm["total"] != "5" {
+		t.Fatalf("preview: %d %.300s", st, raw)
+	}
+	st, pm, raw = d.getAs(t, "alice", "/svc.core.preview.api.PreviewApi/ListTransportTemplates?qpar.pageSize=10")
+	if st != 200 || pm["total"] != "1" {
+		t.Fatalf("preview templates: %d %.300s", st, raw)
+	}
+	// No REST route: as any path the gateway cannot route.
+	for _, p := range []string{docAPI + "SendDocument", docAPI + "ImportTransportDocumentFromInbox", queryAPI + "ListFiles", docAPI + "MergeFiles"} {
+		st, _, raw := d.call(t, "alice", p, map[string]any{})
+		wantError(t, 404, 5, st, raw)
+	}
+	_ = ids
 }

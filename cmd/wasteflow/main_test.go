@@ -110,7 +110,7 @@ func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = runCmd(t, env, "demo")
-	if code != exitOK || !strings.Contains(out, "accounts: 0 created, 0 updated, 7 unchanged") || !strings.Contains(out, "has documents already; none added") {
+	if code != exitOK || !strings.Contains(out, "accounts: 0 created, 0 updated, 8 unchanged") || !strings.Contains(out, "has documents already; none added") {
 		t.Fatalf("second demo: exit %d\n%s", code, out)
 	}
 	prod := environment(t, dbtest.SQLite(t), "WASTEFLOW_ENVIRONMENT", "production")
