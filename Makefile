@@ -46,6 +46,7 @@ openapi-lint: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestStoreAtScale$$' -count=1 -timeout 15m -v ./handlers/
 
 # The load benchmark alone.
 bench-load:
