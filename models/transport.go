@@ -119,3 +119,22 @@ func UpsertOrganisationNumbers(tx *gorm.DB, rows []OrganisationNumber) error {
 	return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "provider_id"}, {Name: "number"}},
 		DoUpdates: clause.AssignmentColumns([]string{"organisation_id"})}).Create(&rows).Error
 }
+
+// SigningProcess is a document waiting for one person's signature.
+type SigningProcess struct {
+	ID             string `gorm:"primaryKey"`
+	ProviderID     string
+	OrganisationID string
+	CreatedBy      int64
+	SignerID       int64
+	SignerName     string
+	Position       string
+	Document       []byte
+	Result         []byte
+	State          string
+	Reason         string
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	OpenedAt       *time.Time
+	CompletedAt    *time.Time
+}

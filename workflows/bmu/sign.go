@@ -1,10 +1,12 @@
 package bmu
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -267,4 +269,58 @@ func parsePEMCerts(raw []byte) ([]*x509.Certificate, error) {
 		return nil, errors.New("no PEM certificate")
 	}
 	return out, nil
+}
+
+// IsNote reports whether data's root is a note of our format (BGS or UNS in
+// our namespace), so a signer knows whether to look for layer positions.
+func IsNote(data []byte) bool {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			return se.Name.Space == Namespace && (se.Name.Local == bmu.TypeBGS || se.Name.Local == bmu.TypeUNS)
+		}
+	}
+}
+
+// SignRoot signs any XML document: an enveloped signature of its root
+// element (given an Id attribute when it has none).
+func SignRoot(tree *etree.Document, signer crypto.Signer, cert *x509.Certificate, at time.Time) error {
+	root := tree.Root()
+	if root == nil {
+		return errors.New("no root element")
+	}
+	if signatureOf(root) != nil {
+		return errors.New("the document is signed already")
+	}
+	ctx, err := dsig.NewSigningContext(signer, [][]byte{cert.Raw})
+	if err != nil {
+		return err
+	}
+	ctx.IdAttribute = "Id"
+	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
+	if root.SelectAttr("Id") == nil {
+		root.CreateAttr("Id", "document")
+	}
+	sig, err := ctx.ConstructSignature(root.Copy(), true)
+	if err != nil {
+		return err
+	}
+	root.AddChild(sig)
+	return nil
+}
+
+// CheckRoot verifies the enveloped signature of any XML document's root.
+func CheckRoot(data []byte, trust *Trust) (signer string, err error) {
+	if err := Check(data); err != nil {
+		return "", err
+	}
+	tree := etree.NewDocument()
+	if err := tree.ReadFromBytes(data); err != nil {
+		return "", err
+	}
+	return check(tree.Root(), trust)
 }

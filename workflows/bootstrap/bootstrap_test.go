@@ -49,7 +49,7 @@ func TestDemoAppliesIdempotently(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if first.Providers.Created != 2 || first.Accounts.Created != 7 || first.Organisations.Created != 7 || first.Applications.Created != 2 {
+		if first.Providers.Created != 2 || first.Accounts.Created != 8 || first.Organisations.Created != 8 || first.Applications.Created != 2 || first.Templates.Created != 1 {
 			t.Fatalf("first apply: %+v", first)
 		}
 		var before []models.Account
@@ -59,7 +59,7 @@ func TestDemoAppliesIdempotently(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if second.Changed() || second.Accounts.Unchanged != 7 || second.Providers.Unchanged != 2 {
+		if second.Changed() || second.Accounts.Unchanged != 8 || second.Providers.Unchanged != 2 || second.Organisations.Unchanged != 8 || second.Templates.Unchanged != 1 {
 			t.Fatalf("second apply changed something: %+v", second)
 		}
 		var after []models.Account
