@@ -17,7 +17,7 @@ build:
 # app token). The demo step prints how to log in.
 run: build
 	./$(BIN) demo
-	WASTEFLOW_UI_APP_TOKEN=demo-app-token-dev-1-0123456789abcdef ./$(BIN) serve
+	WASTEFLOW_UI_APP_TOKEN=demo-app-token-dev-1-0123456789abcdef WASTEFLOW_SIGNER_KEYS=./data/signer-keys ./$(BIN) serve
 
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).

@@ -57,6 +57,11 @@ type Config struct {
 	// whose XML signatures count as valid.
 	BMUCheckDigit   string
 	BMUTrustedCerts []string
+
+	// SignerKeys is the directory of signing keys (<provider>/<username>.pem);
+	// PublicURL the server's address as people reach it (signing links).
+	SignerKeys string
+	PublicURL  string
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -230,6 +235,25 @@ var Settings = []Setting{
 				c.BMUTrustedCerts = append(c.BMUTrustedCerts, f)
 			}
 		}
+		return nil
+	}},
+	{"WASTEFLOW_SIGNER_KEYS", "", "directory of signing keys: <provider>/<username>.pem holds a person's PKCS#8 PRIVATE KEY and CERTIFICATE; their certificates count as trusted for transport-document signatures (`wasteflow demo` makes self-signed test keys in ./data/signer-keys: not qualified signatures)", func(c *Config, v string) error {
+		if v != "" {
+			if st, err := os.Stat(v); err != nil || !st.IsDir() {
+				return fmt.Errorf("%q is not a directory", v)
+			}
+		}
+		c.SignerKeys = v
+		return nil
+	}},
+	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes; relative links when empty", func(c *Config, v string) error {
+		if v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return errors.New("want an http or https URL")
+			}
+		}
+		c.PublicURL = strings.TrimSuffix(v, "/")
 		return nil
 	}},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},

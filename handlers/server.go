@@ -23,6 +23,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/status"
 	"github.com/wasteflow/wasteflow/workflows/transport"
 )
@@ -44,6 +45,8 @@ type Deps struct {
 	// Transport keeps the stores, inboxes and templates of transport
 	// documents; nil serves none of their operations.
 	Transport *transport.Service
+	// Signer runs signing processes; nil serves none.
+	Signer *signer.Service
 	// Reports answers deadline reports; Events delivers group notifications.
 	Reports *reports.Service
 	Events  *events.Service
@@ -64,6 +67,7 @@ type Server struct {
 	docs      *documents.Runner
 	bmu       *bmu.Service
 	transport *transport.Service
+	signer    *signer.Service
 	reports   *reports.Service
 	events    *events.Service
 	machines  []*engine.Machine
@@ -86,7 +90,7 @@ func (s *Server) OpenAPIYAML() []byte { return s.openapi }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}

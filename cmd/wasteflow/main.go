@@ -32,6 +32,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/reports"
+	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	tstore "github.com/wasteflow/wasteflow/workflows/transport"
 )
@@ -147,6 +148,20 @@ func newBMU(cfg *configs.Config) (*bmu.Service, error) {
 	return &bmu.Service{Mapping: bmu.Ours{}, Trust: trust, CheckDigit: cd}, nil
 }
 
+// newSigner is the signing service with the configured keys; their
+// certificates count as trusted for transport-document signatures.
+func newSigner(cfg *configs.Config, db *gorm.DB, b *bmu.Service) (*signer.Service, error) {
+	keys := signer.DirKeys{Dir: cfg.SignerKeys}
+	certs, err := keys.Certificates()
+	if err != nil {
+		return nil, fmt.Errorf("WASTEFLOW_SIGNER_KEYS: %w", err)
+	}
+	for _, c := range certs {
+		b.Trust.Add(c)
+	}
+	return &signer.Service{DB: db, BMU: b, Keys: keys}, nil
+}
+
 // openapiCmd prints the OpenAPI description without a running server or
 // the configured database: it builds the server on a throw-away embedded
 // database (the description depends on the code and configuration only).
@@ -182,7 +197,11 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	}
 	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
-	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store,
+	signing, err := newSigner(&c, db, transport)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err
@@ -320,7 +339,17 @@ func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.
 	}); err != nil {
 		return fmt.Errorf("demo documents: %w", err)
 	}
+	keyDir := cfg.SignerKeys
+	if keyDir == "" {
+		keyDir = filepath.Join("data", "signer-keys")
+	}
+	for _, a := range file.Accounts {
+		if err := (signer.DirKeys{Dir: keyDir}).WriteTestKey(a.Provider, a.Username, a.Organisation); err != nil {
+			return fmt.Errorf("signing keys: %w", err)
+		}
+	}
 	fmt.Fprintf(stdout, "demo data applied to %s (%s)\n%s\n", configs.RedactURL(cfg.Database.URL), cfg.Environment, res)
+	fmt.Fprintf(stdout, "signing keys of the demo accounts: %s (self-signed test certificates, not qualified signatures; serve with WASTEFLOW_SIGNER_KEYS=%s)\n", keyDir, keyDir)
 	if built > 0 {
 		fmt.Fprintf(stdout, "demo documents: %d notifications, Annex VII documents and movements of provider dev-1 in several states, with deadlines open, due soon, overdue and lapsed\n\n", built)
 	} else {
@@ -381,7 +410,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
-	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store,
+	signing, err := newSigner(cfg, db, transport)
+	if err != nil {
+		return err
+	}
+	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
 		Reports: &reports.Service{DB: db, Now: time.Now}, Events: &events.Service{DB: db}})
 	if err != nil {
 		return err

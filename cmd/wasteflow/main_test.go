@@ -33,6 +33,7 @@ func environment(t *testing.T, db configs.Database, vars ...string) func(string)
 		"WASTEFLOW_SECRET_KEY_FILE":      filepath.Join(t.TempDir(), "secret.key"),
 		"WASTEFLOW_JWT_SIGNING_KEY_FILE": filepath.Join(t.TempDir(), "jwt.pem"),
 		"WASTEFLOW_LOG_LEVEL":            "warn",
+		"WASTEFLOW_SIGNER_KEYS":          t.TempDir(),
 	}
 	for i := 0; i+1 < len(vars); i += 2 {
 		m[vars[i]] = vars[i+1]

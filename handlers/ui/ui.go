@@ -19,6 +19,12 @@ var (
 	script []byte
 	//go:embed deadlines.css
 	style []byte
+	//go:embed sign.html
+	signHTML []byte
+	//go:embed sign.js
+	signScript []byte
+	//go:embed sign.css
+	signStyle []byte
 )
 
 // Pages lists the files of the deadline page.
@@ -27,5 +33,8 @@ func Pages() []Page {
 		{Path: "/ui/deadlines", ContentType: "text/html; charset=utf-8", Summary: "Deadline report page", Body: html},
 		{Path: "/ui/deadlines.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the deadline page", Body: script},
 		{Path: "/ui/deadlines.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the deadline page", Body: style},
+		{Path: "/ui/sign", ContentType: "text/html; charset=utf-8", Summary: "Signing page (?process=<id>): the named person logs in, sees what they sign, signs or declines", Body: signHTML},
+		{Path: "/ui/sign.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the signing page", Body: signScript},
+		{Path: "/ui/sign.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the signing page", Body: signStyle},
 	}
 }

@@ -1,0 +1,116 @@
+// wasteflow signing page: the person named in a signing process logs in,
+// sees what they are asked to sign (a note's layers with the fields each
+// sets, and what the signature covers) and signs or declines. It talks
+// only to the public API of the server that serves it.
+'use strict';
+(() => {
+  const API = {
+    login: '/svc.core.v1.api.AuthApi/IssueRefreshToken',
+    access: '/svc.core.v1.api.AuthApi/RequestAccess',
+    open: '/svc.signer.sign.v1.SigningProcessApi/OpenSigningProcess',
+    sign: '/svc.signer.sign.v1.SigningProcessApi/SignSigningProcess',
+    decline: '/svc.signer.sign.v1.SigningProcessApi/DeclineSigningProcess',
+  };
+  const $ = (id) => document.getElementById(id);
+  const processId = new URLSearchParams(location.search).get('process') || '';
+  let provider = '';
+  let accessToken = ''; // in memory only
+
+  async function call(path, body, token) {
+    const headers = { 'Content-Type': 'application/json', provider_id: provider };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    const resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body || {}) });
+    const data = await resp.json().catch(() => ({}));
+    if (!resp.ok) throw new Error(data.message || `The server answered HTTP ${resp.status}.`);
+    return data;
+  }
+
+  function show(id, text) {
+    const el = $(id);
+    el.textContent = text;
+    el.hidden = !text;
+  }
+
+  function el(tag, text, cls) {
+    const n = document.createElement(tag);
+    if (text !== undefined) n.textContent = text;
+    if (cls) n.className = cls;
+    return n;
+  }
+
+  function render(r) {
+    const p = r.process;
+    $('state').textContent = p.state;
+    $('covers').textContent = r.covers;
+    const layers = $('layers');
+    layers.replaceChildren();
+    r.layers.forEach((l, i) => {
+      const box = el('section', undefined, 'card layer' + (i === r.layers.length - 1 ? ' top' : ''));
+      box.dataset.index = l.index;
+      box.dataset.signed = l.signed;
+      box.append(el('h3', `Layer ${l.index}: ${l.layerType} (${l.atbRolle}) ` + (l.signed ? `signed by ${l.signedBy}` : 'not signed')));
+      const table = el('table');
+      for (const f of l.fields) {
+        const tr = el('tr');
+        tr.append(el('td', f.path, 'path'), el('td', f.value));
+        table.append(tr);
+      }
+      if (!l.fields.length) table.append(el('tr', 'no fields of its own'));
+      box.append(table);
+      layers.append(box);
+    });
+    $('xml').hidden = !r.xml;
+    $('xml').textContent = r.xml || '';
+    const open = p.state === 'CREATED' || p.state === 'OPENED';
+    $('sign').disabled = $('decline').disabled = !open;
+    if (!open) show('done', `This process is ${p.state}.` + (p.reason ? ` ${p.reason}` : ''));
+  }
+
+  async function login(ev) {
+    ev.preventDefault();
+    show('login-error', '');
+    provider = $('provider').value;
+    try {
+      const cfg = await (await fetch('/ui/config.json', { cache: 'no-store' })).json();
+      const rt = await call(API.login, {
+        usernameCredentials: { username: $('username').value.trim(), password: $('password').value }, appToken: cfg.appToken,
+      });
+      const at = await call(API.access, {}, rt.refreshToken);
+      accessToken = at.accessToken;
+      $('password').value = '';
+      render(await call(API.open, { processId }, accessToken));
+      $('login-view').hidden = true;
+      $('process-view').hidden = false;
+      show('who', $('username').value.trim());
+    } catch (e) {
+      show('login-error', e.message);
+    }
+  }
+
+  async function act(path, body, message) {
+    show('error', '');
+    try {
+      const r = await call(path, body, accessToken);
+      $('state').textContent = r.process.state;
+      $('sign').disabled = $('decline').disabled = true;
+      show('done', message);
+    } catch (e) {
+      show('error', e.message);
+    }
+  }
+
+  async function init() {
+    $('login-form').addEventListener('submit', login);
+    $('sign').addEventListener('click', () => act(API.sign, { processId }, 'Signed. The document went back to whoever asked for your signature.'));
+    $('decline').addEventListener('click', () => act(API.decline, { processId, reason: $('reason').value }, 'Declined.'));
+    if (!processId) show('login-error', 'This link names no signing process.');
+    try {
+      const cfg = await (await fetch('/ui/config.json', { cache: 'no-store' })).json();
+      const select = $('provider');
+      for (const id of cfg.providers) select.append(new Option(id, id));
+    } catch (e) {
+      show('login-error', 'The server settings could not be read: ' + e.message);
+    }
+  }
+  init();
+})();
