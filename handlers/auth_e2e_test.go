@@ -3,8 +3,10 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
 	"github.com/wasteflow/wasteflow/workflows/reports"
+	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	"github.com/wasteflow/wasteflow/workflows/transport"
 )
@@ -90,12 +93,36 @@ const (
 
 type authEnv struct {
 	*env
-	db     *gorm.DB
-	clock  *clock
-	keys   *tokens.Keys
-	issuer *tokens.Issuer
-	notes  *documents.Runner
-	trust  *wbmu.Trust // whose transport-document signatures count
+	db       *gorm.DB
+	clock    *clock
+	keys     *tokens.Keys
+	issuer   *tokens.Issuer
+	notes    *documents.Runner
+	trust    *wbmu.Trust // whose transport-document signatures count
+	signKeys *testKeys   // the signing keys of accounts
+}
+
+// testKeys are signing keys by username (and trusted when added).
+type testKeys struct {
+	mu    sync.Mutex
+	m     map[string]*signer.Key
+	trust *wbmu.Trust
+}
+
+func (k *testKeys) KeyFor(provider, username string) (*signer.Key, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if key, ok := k.m[username]; ok {
+		return key, nil
+	}
+	return nil, fmt.Errorf("no signing key for %s", username)
+}
+
+func (k *testKeys) add(username string, key crypto.Signer, cert *x509.Certificate) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[username] = &signer.Key{Signer: key, Cert: cert}
+	k.trust.Add(cert)
 }
 
 func startAuth(t testing.TB, dbcfg configs.Database, maxFailures int) *authEnv {
@@ -140,9 +167,12 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
 	store := &transport.Service{DB: db, Mapping: wbmu.Ours{}, Now: clk.Now}
+	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
+	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
-		BMU:       &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber},
+		BMU:       bmuSvc,
 		Transport: store,
+		Signer:    &signer.Service{DB: db, BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
 		Reports:   &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +184,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust}
+	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys}
 }
 
 const (
