@@ -85,4 +85,5 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.60.1 // indirect
+	software.sslmate.com/src/go-pkcs12 v0.7.4 // indirect
 )

@@ -237,7 +237,7 @@ var Settings = []Setting{
 		}
 		return nil
 	}},
-	{"WASTEFLOW_SIGNER_KEYS", "", "directory of signing keys: <provider>/<username>.pem holds a person's PKCS#8 PRIVATE KEY and CERTIFICATE; their certificates count as trusted for transport-document signatures (`wasteflow demo` makes self-signed test keys in ./data/signer-keys: not qualified signatures)", func(c *Config, v string) error {
+	{"WASTEFLOW_SIGNER_KEYS", "", "directory of signing keys: <provider>/<username>.pem holds a person's PKCS#8 PRIVATE KEY and CERTIFICATE (or <username>.p12 with its password in <username>.p12.password); their certificates count as trusted for transport-document signatures (`wasteflow demo` makes self-signed test keys in ./data/signer-keys: not qualified signatures)", func(c *Config, v string) error {
 		if v != "" {
 			if st, err := os.Stat(v); err != nil || !st.IsDir() {
 				return fmt.Errorf("%q is not a directory", v)

@@ -24,7 +24,7 @@ func (k DirKeys) Certificates() ([]*x509.Certificate, error) {
 	}
 	var out []*x509.Certificate
 	err := filepath.WalkDir(k.Dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".pem") {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".pem") && !strings.HasSuffix(path, ".p12")) {
 			return err
 		}
 		rel, _ := filepath.Rel(k.Dir, path)
@@ -32,7 +32,7 @@ func (k DirKeys) Certificates() ([]*x509.Certificate, error) {
 		if len(parts) != 2 {
 			return nil
 		}
-		key, err := k.KeyFor(parts[0], strings.TrimSuffix(parts[1], ".pem"))
+		key, err := k.KeyFor(parts[0], strings.TrimSuffix(strings.TrimSuffix(parts[1], ".pem"), ".p12"))
 		if err != nil {
 			return err
 		}

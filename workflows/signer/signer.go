@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/beevik/etree"
 	"gorm.io/gorm"
+	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/wasteflow/wasteflow/models"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
@@ -57,7 +59,8 @@ type Keys interface {
 }
 
 // DirKeys reads <Dir>/<provider>/<username>.pem: a PKCS#8 PRIVATE KEY
-// (RSA or ECDSA) and its CERTIFICATE.
+// (RSA or ECDSA) and its CERTIFICATE; or <username>.p12, a PKCS#12 file
+// whose password is in <username>.p12.password (empty when missing).
 type DirKeys struct{ Dir string }
 
 // KeyFor implements Keys.
@@ -65,7 +68,11 @@ func (k DirKeys) KeyFor(provider, username string) (*Key, error) {
 	if k.Dir == "" {
 		return nil, errors.New("no signing keys are configured (WASTEFLOW_SIGNER_KEYS)")
 	}
-	raw, err := os.ReadFile(filepath.Join(k.Dir, filepath.Base(provider), filepath.Base(username)+".pem"))
+	base := filepath.Join(k.Dir, filepath.Base(provider), filepath.Base(username))
+	raw, err := os.ReadFile(base + ".pem")
+	if errors.Is(err, os.ErrNotExist) {
+		return readP12(base)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no signing key for %s: %w", username, err)
 	}
@@ -403,4 +410,24 @@ func (p *Prepared) View(s *Service) *rbmu.Document {
 	}
 	doc, _ := s.BMU.Get(b)
 	return doc
+}
+
+func readP12(base string) (*Key, error) {
+	raw, err := os.ReadFile(base + ".p12")
+	if err != nil {
+		return nil, fmt.Errorf("no signing key (%s.pem or .p12): %w", filepath.Base(base), err)
+	}
+	pass, err := os.ReadFile(base + ".p12.password")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	pk, cert, _, err := pkcs12.DecodeChain(raw, strings.TrimRight(string(pass), "\r\n"))
+	if err != nil {
+		return nil, fmt.Errorf("%s.p12: %w", filepath.Base(base), err)
+	}
+	s, ok := pk.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("the PKCS#12 key cannot sign")
+	}
+	return &Key{Signer: s, Cert: cert}, nil
 }
