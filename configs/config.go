@@ -62,6 +62,12 @@ type Config struct {
 	// PublicURL the server's address as people reach it (signing links).
 	SignerKeys string
 	PublicURL  string
+
+	// Bounded resources: the body of an unauthenticated call, how many
+	// large bodies are read at once, how many connections are open.
+	UnauthenticatedBodyLimit int64
+	LargeBodySlots           int
+	MaxConnections           int
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -145,6 +151,16 @@ var Settings = []Setting{
 		c.BodyLimit = n
 		return nil
 	}},
+	{"WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT", "65536", "largest body of a call without a token (login, password change, provider directory); larger gets 413", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return errors.New("want a positive number of bytes")
+		}
+		c.UnauthenticatedBodyLimit = n
+		return nil
+	}},
+	{"WASTEFLOW_LARGE_BODY_SLOTS", "4", "how many bodies over 1 MiB are read at once; the next waits up to 2 s for a slot, then gets 503 with Retry-After", intSetter(func(c *Config) *int { return &c.LargeBodySlots })},
+	{"WASTEFLOW_MAX_CONNECTIONS", "1024", "open connections the server accepts at once; more wait in the listen queue", intSetter(func(c *Config) *int { return &c.MaxConnections })},
 	{"WASTEFLOW_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default: none)", func(c *Config, v string) error {
 		c.TrustedProxies = nil
 		for _, p := range strings.Split(v, ",") {

@@ -81,6 +81,11 @@ type errorBody struct {
 // renderError is the one place an error becomes a response.
 func renderError(c *gin.Context, err error) {
 	se := status.From(err)
+	if (se.Code == status.Internal || se.Code == status.Unknown) && models.IsUnavailable(err) {
+		// The database's failure, not the request's: the client may retry.
+		reqctx.From(c.Request.Context()).Logger.Warn("database unavailable", "error", err)
+		se = status.Wrap(err, status.Unavailable, "the database is not reachable right now; retry the request").RetryAfter(time.Second)
+	}
 	info := reqctx.From(c.Request.Context())
 	msg := se.Message
 	if se.Code == status.Internal || se.Code == status.Unknown || se.Code == status.DataLoss {
@@ -166,8 +171,18 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		info.Operation = name
 		info.Logger = info.Logger.With("operation", name)
 
-		if c.Request.ContentLength > s.cfg.BodyLimit {
-			renderError(c, tooLarge(s.cfg.BodyLimit))
+		limit := s.cfg.BodyLimit
+		if op.Security == NoToken && s.cfg.UnauthenticatedBodyLimit > 0 {
+			limit = min(limit, s.cfg.UnauthenticatedBodyLimit) // no token: no reason for a large body
+		}
+		if c.Request.ContentLength > limit {
+			renderError(c, tooLarge(limit))
+			return
+		}
+		if size := headerBytes(c.Request); size > maxHeaderBytes {
+			e := status.New(status.ResourceExhausted, "request headers of %d bytes, more than the %d allowed", size, maxHeaderBytes)
+			e.HTTP = http.StatusRequestHeaderFieldsTooLarge
+			renderError(c, e)
 			return
 		}
 		if !op.NoProvider {
@@ -196,11 +211,20 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		if op.Verb == http.MethodGet {
 			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
-			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.BodyLimit))
+			// Bodies over 1 MiB (or of unknown length) are read a few at once.
+			if c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody {
+				release, err := s.largeBodySlot(ctx)
+				if err != nil {
+					renderError(c, err)
+					return
+				}
+				defer release()
+			}
+			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
-					renderError(c, tooLarge(s.cfg.BodyLimit))
+					renderError(c, tooLarge(limit))
 					return
 				}
 				renderError(c, status.Wrap(err, status.InvalidArgument, "could not read the request body"))
@@ -359,4 +383,38 @@ func (c *providerCache) get(ctx context.Context, db *gorm.DB, id string) (*model
 	c.entries[id] = cachedProvider{p: p, expires: now.Add(providerTTL)}
 	c.mu.Unlock()
 	return p, nil
+}
+
+// maxHeaderBytes bounds the request headers the gateway takes (the server
+// reads up to 4 MiB so that what lies between gets the error shape).
+const maxHeaderBytes = 1 << 20
+
+// largeBody is the size from which a body needs a slot to be read.
+const largeBody = 1 << 20
+
+func headerBytes(r *http.Request) int {
+	n := len(r.RequestURI)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
+// largeBodySlot waits up to 2 s for one of the large-body slots.
+func (s *Server) largeBodySlot(ctx context.Context) (func(), error) {
+	if s.largeBodies == nil {
+		return func() {}, nil
+	}
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case s.largeBodies <- struct{}{}:
+		return func() { <-s.largeBodies }, nil
+	case <-t.C:
+		return nil, status.New(status.Unavailable, "too many large requests at once (WASTEFLOW_LARGE_BODY_SLOTS); retry shortly").RetryAfter(time.Second)
+	case <-ctx.Done():
+		return nil, status.New(status.Unavailable, "the request ended while waiting to be read")
+	}
 }

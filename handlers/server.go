@@ -68,17 +68,19 @@ type Server struct {
 	bmu       *bmu.Service
 	transport *transport.Service
 	signer    *signer.Service
-	reports   *reports.Service
-	events    *events.Service
-	machines  []*engine.Machine
-	plains    []PlainPath
-	jwks      []byte
-	version   string
-	metrics   *metrics
-	ops       []Operation
-	engine    *gin.Engine
-	openapi   []byte
-	migrator  *models.Migrator
+	// largeBodies holds a slot per large body being read.
+	largeBodies chan struct{}
+	reports     *reports.Service
+	events      *events.Service
+	machines    []*engine.Machine
+	plains      []PlainPath
+	jwks        []byte
+	version     string
+	metrics     *metrics
+	ops         []Operation
+	engine      *gin.Engine
+	openapi     []byte
+	migrator    *models.Migrator
 	// providers caches the provider directory for the gateway's check.
 	providers providerCache
 }
@@ -90,7 +92,8 @@ func (s *Server) OpenAPIYAML() []byte { return s.openapi }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer, reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
+		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -425,7 +426,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    1 << 20,
+		MaxHeaderBytes:    4 << 20, // the gateway refuses more than 1 MiB with the error shape
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -433,6 +434,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return fmt.Errorf("WASTEFLOW_ADDR=%s: %w", cfg.Addr, err)
 	}
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	log.Info("wasteflow listening", "url", "http://"+ln.Addr().String(), "environment", cfg.Environment,
 		"database", models.Dialect(db), "version", version)
 	if ready != nil {

@@ -294,7 +294,7 @@ func TestVerifyAuditCommand(t *testing.T) {
 		}
 		doc.AuditSeq, doc.AuditHash = e.Seq, e.Hash
 	}
-	gdb.Model(&doc).Updates(map[string]any{"audit_seq": doc.AuditSeq, "audit_hash": doc.AuditHash})
+	gdb.Model(&doc).Updates(map[string]any{"audit_seq": doc.AuditSeq, "audit_hash": doc.AuditHash, "version": doc.AuditSeq, "state": "ACKNOWLEDGED"})
 	code, out, stderr := runCmd(t, env, "admin", "verify-audit")
 	if code != exitOK || !strings.Contains(out, "intact: 3 rows") {
 		t.Fatalf("intact chain: exit %d %s %s", code, out, stderr)

@@ -118,7 +118,7 @@ func verify(db *gorm.DB) ([]Break, int, error) {
 			broken = true
 		}
 		prev, seq = e.Hash, e.Seq
-		last[doc] = head{seq, prev}
+		last[doc] = head{seq, prev, e.ToState}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, checked, err
@@ -126,7 +126,7 @@ func verify(db *gorm.DB) ([]Break, int, error) {
 	// The head each document keeps must be its chain's last row: a chain
 	// cut short at its end shows here.
 	var docs []models.Document
-	if err := db.Select("id", "audit_seq", "audit_hash").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
+	if err := db.Select("id", "audit_seq", "audit_hash", "version", "state").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
 		return nil, checked, err
 	}
 	for _, d := range docs {
@@ -134,15 +134,24 @@ func verify(db *gorm.DB) ([]Break, int, error) {
 		if slices.ContainsFunc(breaks, func(b Break) bool { return b.DocumentID == d.ID }) {
 			continue
 		}
-		if !ok || h.seq != d.AuditSeq || h.hash != d.AuditHash {
+		switch {
+		case !ok || h.seq != d.AuditSeq || h.hash != d.AuditHash:
 			breaks = append(breaks, Break{DocumentID: d.ID, Seq: h.seq + 1,
 				Reason: fmt.Sprintf("the chain ends at row %d but the document's head is row %d (rows are missing at the end)", h.seq, d.AuditSeq)})
+		case d.Version != h.seq:
+			// Every write of a document appends one row: its version counts them.
+			breaks = append(breaks, Break{DocumentID: d.ID, Seq: h.seq,
+				Reason: fmt.Sprintf("the document is at version %d but its chain has %d rows", d.Version, h.seq)})
+		case d.State != h.state:
+			breaks = append(breaks, Break{DocumentID: d.ID, Seq: h.seq,
+				Reason: fmt.Sprintf("the chain ends in state %s but the document is %s", h.state, d.State)})
 		}
 	}
 	return breaks, checked, nil
 }
 
 type head struct {
-	seq  int64
-	hash string
+	seq   int64
+	hash  string
+	state string
 }

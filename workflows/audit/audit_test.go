@@ -35,7 +35,7 @@ func chain(t *testing.T, db *gorm.DB, id string, rows int) {
 				return err
 			}
 			doc.AuditSeq, doc.AuditHash = e.Seq, e.Hash
-			return tx.Model(&doc).Updates(map[string]any{"audit_seq": e.Seq, "audit_hash": e.Hash}).Error
+			return tx.Model(&doc).Updates(map[string]any{"audit_seq": e.Seq, "audit_hash": e.Hash, "version": e.Seq, "state": e.ToState}).Error
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -50,10 +50,12 @@ func TestVerifyFindsTheFirstBrokenLink(t *testing.T) {
 		seq     int64
 		because string
 	}{
-		"update": {"UPDATE audit_events SET actor = 'mallory' WHERE document_id = ? AND seq = 3", 3, "changed"},
-		"delete": {"DELETE FROM audit_events WHERE document_id = ? AND seq = 2", 3, "missing"},
-		"cut":    {"DELETE FROM audit_events WHERE document_id = ? AND seq = 5", 5, "missing at the end"},
-		"swap":   {"UPDATE audit_events SET to_state = CASE seq WHEN 2 THEN 'ACKNOWLEDGED' ELSE 'SUBMITTED' END WHERE document_id = ? AND seq IN (2, 3)", 2, "changed"},
+		"update":  {"UPDATE audit_events SET actor = 'mallory' WHERE document_id = ? AND seq = 3", 3, "changed"},
+		"delete":  {"DELETE FROM audit_events WHERE document_id = ? AND seq = 2", 3, "missing"},
+		"cut":     {"DELETE FROM audit_events WHERE document_id = ? AND seq = 5", 5, "missing at the end"},
+		"version": {"UPDATE documents SET version = version + 1 WHERE id = ?", 5, "version 6 but its chain has 5 rows"},
+		"state":   {"UPDATE documents SET state = 'OBJECTED' WHERE id = ?", 5, "the chain ends in state CLOSED but the document is OBJECTED"},
+		"swap":    {"UPDATE audit_events SET to_state = CASE seq WHEN 2 THEN 'ACKNOWLEDGED' ELSE 'SUBMITTED' END WHERE document_id = ? AND seq IN (2, 3)", 2, "changed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dbtest.Each(t, func(t *testing.T, cfg configs.Database) {

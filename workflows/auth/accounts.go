@@ -32,6 +32,10 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 	case in.NewPassword == "":
 		return status.Invalid("newPassword", "the new password is required")
 	}
+	if err := checkLengths(map[string]string{"usernameCredentials.username": in.Username, "usernameCredentials.password": in.Password,
+		"newPassword": in.NewPassword, "targetUsername": in.TargetUsername}); err != nil {
+		return err
+	}
 	release, err := s.attempt(ctx, accountKey(provider, in.Username), ipKey(info.ClientIP))
 	if err != nil {
 		return err

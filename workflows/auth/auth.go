@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -107,6 +108,10 @@ func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string,
 		return "", time.Time{}, status.Invalid("usernameCredentials", "credentials are required: usernameCredentials or clientIdCredentials")
 	case in.AppToken == "":
 		return "", time.Time{}, status.Invalid("appToken", "the app token is required")
+	}
+	if err := checkLengths(map[string]string{"usernameCredentials.username": in.Username, "usernameCredentials.password": in.Password,
+		"clientIdCredentials.clientId": in.ClientID, "clientIdCredentials.clientSecret": in.ClientSecret, "appToken": in.AppToken}); err != nil {
+		return "", time.Time{}, err
 	}
 	key := accountKey(provider, in.Username)
 	if byClient {
@@ -425,4 +430,31 @@ func (s *Service) ProvidersOfAppToken(ctx context.Context, token string) ([]stri
 		Where("app_token_hash = ? AND revoked_at IS NULL", s.Keyring.MAC(credentials.PurposeAppToken, token)).
 		Order("provider_id").Pluck("provider_id", &out).Error
 	return out, err
+}
+
+// Lengths of unauthenticated input: nothing longer is a real credential,
+// and nothing longer reaches the database or a log line.
+const (
+	MaxNameBytes   = 200  // usernames, client ids
+	MaxSecretBytes = 1024 // passwords, secrets, tokens
+)
+
+// checkLengths refuses credential fields over their limit (400 naming the
+// field, without echoing it).
+func checkLengths(fields map[string]string) error {
+	for _, f := range []string{"usernameCredentials.username", "clientIdCredentials.clientId", "groupId", "targetUsername",
+		"usernameCredentials.password", "clientIdCredentials.clientSecret", "appToken", "groupSecret", "newPassword"} {
+		v, ok := fields[f]
+		if !ok {
+			continue
+		}
+		limit := MaxSecretBytes
+		if strings.HasSuffix(f, "username") || strings.HasSuffix(f, "clientId") || f == "groupId" || f == "targetUsername" {
+			limit = MaxNameBytes
+		}
+		if len(v) > limit {
+			return status.Invalid(f, fmt.Sprintf("at most %d bytes (%d given)", limit, len(v)))
+		}
+	}
+	return nil
 }

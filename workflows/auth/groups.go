@@ -107,6 +107,9 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 	if id == "" || secret == "" {
 		return "", time.Time{}, status.Invalid("groupId", "groupId and groupSecret are required")
 	}
+	if err := checkLengths(map[string]string{"groupId": id, "groupSecret": secret}); err != nil {
+		return "", time.Time{}, err
+	}
 	release, err := s.attempt(ctx, "group:"+info.ProviderID+":"+id, ipKey(info.ClientIP))
 	if err != nil {
 		return "", time.Time{}, err

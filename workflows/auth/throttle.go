@@ -49,6 +49,10 @@ RETURNING failures, window_start`, key, now, now-window, now-window, now).Scan(&
 			}
 		}
 	}
+	// Counters whose window ended long ago count nothing: expire a few with
+	// each attempt, so a stream of new usernames cannot grow the table.
+	s.DB.WithContext(context.WithoutCancel(ctx)).Exec(
+		"DELETE FROM auth_throttle WHERE key IN (SELECT key FROM auth_throttle WHERE window_start < ? LIMIT 100)", now-2*window)
 	if retry > 0 {
 		reqctx.Logger(ctx).Warn("credential attempts throttled", "retry_after_s", retry)
 		return nil, status.New(status.ResourceExhausted, "too many failed attempts; try again later").
