@@ -68,6 +68,8 @@ type Config struct {
 	UnauthenticatedBodyLimit int64
 	LargeBodySlots           int
 	MaxConnections           int
+	// IdempotencyRetention is how long an Idempotency-Key's answer is kept.
+	IdempotencyRetention time.Duration
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -161,6 +163,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_LARGE_BODY_SLOTS", "4", "how many bodies over 1 MiB are read at once; the next waits up to 2 s for a slot, then gets 503 with Retry-After", intSetter(func(c *Config) *int { return &c.LargeBodySlots })},
 	{"WASTEFLOW_MAX_CONNECTIONS", "1024", "open connections the server accepts at once; more wait in the listen queue", intSetter(func(c *Config) *int { return &c.MaxConnections })},
+	{"WASTEFLOW_IDEMPOTENCY_RETENTION", "24h", "how long the answer of a mutation sent with an Idempotency-Key is kept for its retries", durationSetter(func(c *Config) *time.Duration { return &c.IdempotencyRetention })},
 	{"WASTEFLOW_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default: none)", func(c *Config, v string) error {
 		c.TrustedProxies = nil
 		for _, p := range strings.Split(v, ",") {

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,6 +210,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			}
 		}
 		var decode func(any) error
+		var rawBody []byte
 		if op.Verb == http.MethodGet {
 			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
@@ -230,7 +233,12 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 				renderError(c, status.Wrap(err, status.InvalidArgument, "could not read the request body"))
 				return
 			}
+			rawBody = body
 			decode = func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
+		}
+		if key := c.GetHeader(idempotencyHeader); key != "" && op.idempotent() {
+			s.idempotently(c, op, key, rawBody, decode)
+			return
 		}
 		if op.download != nil {
 			name, write, err := op.download(ctx, decode)
@@ -418,3 +426,98 @@ func (s *Server) largeBodySlot(ctx context.Context) (func(), error) {
 		return nil, status.New(status.Unavailable, "the request ended while waiting to be read")
 	}
 }
+
+// idempotencyHeader names a mutation so that a retry has one effect.
+const idempotencyHeader = "Idempotency-Key"
+
+// mutationPrefixes are the method names of operations that change state.
+var mutationPrefixes = []string{"Create", "Set", "Submit", "Reply", "Import", "Add", "Update", "Remove", "Cancel", "Sign", "Decline",
+	"Request", "Issue", "Revoke", "Register", "Unregister", "Ack"}
+
+// idempotent reports whether the operation takes an Idempotency-Key: every
+// POST that changes state, but the logins (IssueRefreshToken, the group's
+// Login, ChangePassword), whose failed attempts must count whatever
+// becomes of the request (a retried login makes its own session).
+func (op Operation) idempotent() bool {
+	if op.Verb != http.MethodPost || op.download != nil || op.Method == "IssueRefreshToken" || op.Method == "ChangePassword" {
+		return false
+	}
+	for _, p := range mutationPrefixes {
+		if strings.HasPrefix(op.Method, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// idempotently runs a mutation with an Idempotency-Key in one transaction
+// with the key: the first request with a key claims it, runs, and records
+// its answer in the transaction of its effect; a later one with the same
+// key and the same request gets that answer again (Idempotent-Replay:
+// true); the same key with another request is refused (409, code 6). A
+// request that fails records nothing (nothing happened), so its retry runs
+// again. Keys are scoped to the caller's provider and organisation and kept
+// for WASTEFLOW_IDEMPOTENCY_RETENTION.
+func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []byte, decode func(any) error) {
+	ctx := c.Request.Context()
+	info := reqctx.From(ctx)
+	if len(key) > 200 {
+		renderError(c, status.Invalid(idempotencyHeader, "at most 200 characters"))
+		return
+	}
+	org := ""
+	if info.Principal != nil {
+		org = info.Principal.OrganisationID
+	}
+	sum := sha256.Sum256(append([]byte(op.FullName()+"\n"), body...))
+	hash := hex.EncodeToString(sum[:])
+	now := time.Now().UTC()
+	var replay *models.IdempotencyKey
+	var out []byte
+	var callErr error
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// A key past its retention is free again; a few other expired ones go too.
+		tx.Where("provider_id = ? AND organisation_id = ? AND key = ? AND created_at < ?", info.ProviderID, org, key, now.Add(-s.cfg.IdempotencyRetention)).
+			Delete(&models.IdempotencyKey{})
+		claimed, existing, err := models.ClaimIdempotencyKey(tx, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: key,
+			Operation: op.FullName(), RequestHash: hash, CreatedAt: now})
+		if err != nil {
+			return err
+		}
+		if !claimed {
+			replay = existing
+			return errReplay
+		}
+		resp, err := op.call(models.WithTx(ctx, tx), decode)
+		if err != nil {
+			callErr = err
+			return err
+		}
+		if out, err = codec.Marshal(resp); err != nil {
+			return err
+		}
+		return tx.Model(&models.IdempotencyKey{}).Where("provider_id = ? AND organisation_id = ? AND key = ?", info.ProviderID, org, key).
+			Updates(map[string]any{"status": http.StatusOK, "body": out}).Error
+	})
+	switch {
+	case replay != nil:
+		switch {
+		case replay.RequestHash != hash:
+			renderError(c, status.New(status.AlreadyExists, "Idempotency-Key %q was used for another request (%s) within its retention: use a new key", key, replay.Operation).
+				WithDetails(status.Info("IDEMPOTENCY_KEY_REUSED", map[string]string{"operation": replay.Operation})))
+		case replay.Status == 0:
+			renderError(c, status.New(status.Aborted, "a request with Idempotency-Key %q is still running", key))
+		default:
+			c.Header("Idempotent-Replay", "true")
+			c.Data(replay.Status, "application/json", replay.Body)
+		}
+	case callErr != nil:
+		renderError(c, callErr)
+	case err != nil:
+		renderError(c, err)
+	default:
+		c.Data(http.StatusOK, "application/json", out)
+	}
+}
+
+var errReplay = errors.New("idempotency key held by an earlier request")

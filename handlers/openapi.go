@@ -65,6 +65,15 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				}},
 			},
 			Parameters: openapi3.ParametersMap{
+				"IdempotencyKey": &openapi3.ParameterRef{Value: &openapi3.Parameter{
+					Name: "Idempotency-Key", In: openapi3.ParameterInHeader,
+					Description: "Makes a retry safe: the first request with a key runs and its answer is kept, in the transaction of its effect, for " +
+						"WASTEFLOW_IDEMPOTENCY_RETENTION (24 h); the same key with the same request answers that again (header Idempotent-Replay: true) without " +
+						"a second effect; the same key with another request is refused (409, code 6, IDEMPOTENCY_KEY_REUSED); concurrent requests with one " +
+						"key run once. Keys are scoped to the provider and the caller's organisation, at most 200 characters. A request that fails keeps " +
+						"nothing (it had no effect), so its retry runs again.",
+					Schema: openapi3.NewStringSchema().WithMaxLength(200).NewRef(),
+				}},
 				"ProviderId": &openapi3.ParameterRef{Value: &openapi3.Parameter{
 					Name: "provider_id", In: openapi3.ParameterInHeader, Required: true,
 					Description: "Provider of this host's environment (see DiscoveryApi/ListProvider).",
@@ -125,6 +134,9 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		}
 		if !op.NoProvider {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ProviderId"})
+		}
+		if op.idempotent() {
+			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/IdempotencyKey"})
 		}
 		reqRef, err := compNames.SchemaRef(op.Request, comps)
 		if err != nil {

@@ -64,7 +64,7 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 				WithDetails(status.Info("INSUFFICIENT_SCOPE", map[string]string{"scope": "usermgt"}))
 		}
 		var t models.Account
-		err := s.DB.WithContext(ctx).Where("provider_id = ? AND username = ? AND organisation_id = ?", provider, in.TargetUsername, acc.OrganisationID).Take(&t).Error
+		err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND organisation_id = ?", provider, in.TargetUsername, acc.OrganisationID).Take(&t).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return status.New(status.NotFound, "no account %q in your organisation", in.TargetUsername)
 		}
@@ -84,7 +84,7 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 		return busy(err)
 	}
 	now := s.now()
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Model(&models.Account{}).Where("id = ?", target.ID).
 			Updates(map[string]any{"password_hash": hash, "password_changed_at": now}).Error; err != nil {
 			return err
@@ -118,7 +118,7 @@ func (s *Service) IssueClientID(ctx context.Context, description string) (id, se
 	secret = randomSecret()
 	c := models.ClientID{ID: id, ProviderID: p.ProviderID, AccountID: acc, Description: description,
 		SecretHash: s.Keyring.MAC(credentials.PurposeClientSecret, secret), CreatedAt: s.now()}
-	if err := s.DB.WithContext(ctx).Create(&c).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Create(&c).Error; err != nil {
 		return "", "", err
 	}
 	return id, secret, nil
@@ -131,7 +131,7 @@ func (s *Service) ListClientIDs(ctx context.Context) ([]models.ClientID, error) 
 		return nil, err
 	}
 	var out []models.ClientID
-	err = s.DB.WithContext(ctx).Where("account_id = ? AND revoked_at IS NULL", acc).Order("created_at, id").Find(&out).Error
+	err = models.Conn(ctx, s.DB).Where("account_id = ? AND revoked_at IS NULL", acc).Order("created_at, id").Find(&out).Error
 	return out, err
 }
 
@@ -145,7 +145,7 @@ func (s *Service) RevokeClientID(ctx context.Context, id string) error {
 		return status.Invalid("clientId", "required")
 	}
 	now := s.now()
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.ClientID{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", id, acc).Update("revoked_at", now)
 		if res.Error != nil {
 			return res.Error
@@ -171,7 +171,7 @@ func (s *Service) ListSessions(ctx context.Context) ([]SessionView, error) {
 		return nil, err
 	}
 	var out []SessionView
-	err = s.DB.WithContext(ctx).Table("sessions").
+	err = models.Conn(ctx, s.DB).Table("sessions").
 		Select("sessions.*, applications.name AS application_name").
 		Joins("JOIN applications ON applications.id = sessions.application_id").
 		Where("sessions.account_id = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?", acc, s.now()).
@@ -199,7 +199,7 @@ func (s *Service) RevokeSession(ctx context.Context, sessionID, refreshToken str
 		}
 		sessionID = c.SessionID
 	}
-	res := s.DB.WithContext(ctx).Model(&models.Session{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", sessionID, acc).
+	res := models.Conn(ctx, s.DB).Model(&models.Session{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", sessionID, acc).
 		Updates(map[string]any{"revoked_at": s.now(), "revoked_reason": "revoked"})
 	if res.Error != nil {
 		return res.Error

@@ -123,7 +123,7 @@ func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string,
 	}
 
 	var app models.Application
-	appErr := s.DB.WithContext(ctx).Where("provider_id = ? AND app_token_hash = ? AND revoked_at IS NULL",
+	appErr := models.Conn(ctx, s.DB).Where("provider_id = ? AND app_token_hash = ? AND revoked_at IS NULL",
 		provider, s.Keyring.MAC(credentials.PurposeAppToken, in.AppToken)).Take(&app).Error
 	if appErr != nil && !errors.Is(appErr, gorm.ErrRecordNotFound) {
 		release(false)
@@ -162,7 +162,7 @@ func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string,
 	}
 	var token string
 	var exp time.Time
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&sess).Error; err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func truncate(s string, n int) string {
 // An unknown user costs one hash too.
 func (s *Service) verifyPassword(ctx context.Context, provider, username, password string) (*models.Account, error) {
 	var acc models.Account
-	err := s.DB.WithContext(ctx).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", provider, username).Take(&acc).Error
+	err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", provider, username).Take(&acc).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		_, herr := s.Hasher.Verify(ctx, password, s.dummyHash)
 		return nil, busy(herr)
@@ -221,7 +221,7 @@ func busy(err error) error {
 
 func (s *Service) verifyClient(ctx context.Context, provider, clientID, secret string) (*models.Account, error) {
 	var c models.ClientID
-	err := s.DB.WithContext(ctx).Where("id = ? AND provider_id = ? AND revoked_at IS NULL", clientID, provider).Take(&c).Error
+	err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND revoked_at IS NULL", clientID, provider).Take(&c).Error
 	mac := s.Keyring.MAC(credentials.PurposeClientSecret, secret)
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
@@ -233,7 +233,7 @@ func (s *Service) verifyClient(ctx context.Context, provider, clientID, secret s
 		return nil, nil
 	}
 	var acc models.Account
-	err = s.DB.WithContext(ctx).Where("id = ? AND disabled_at IS NULL", c.AccountID).Take(&acc).Error
+	err = models.Conn(ctx, s.DB).Where("id = ? AND disabled_at IS NULL", c.AccountID).Take(&acc).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
 	}
@@ -299,7 +299,7 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 	now := s.now()
 	var out Access
 	reused := false
-	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec("UPDATE refresh_tokens SET consumed_at = ? WHERE jti = ? AND session_id = ? AND consumed_at IS NULL",
 			now, p.TokenID, p.SessionID)
 		if res.Error != nil {
@@ -388,7 +388,7 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 	switch kind {
 	case tokens.Group:
 		var n int64
-		if err := s.DB.WithContext(ctx).Model(&models.NotifierGroup{}).Where("id = ? AND provider_id = ?", c.Subject, provider).Count(&n).Error; err != nil {
+		if err := models.Conn(ctx, s.DB).Model(&models.NotifierGroup{}).Where("id = ? AND provider_id = ?", c.Subject, provider).Count(&n).Error; err != nil {
 			return nil, err
 		}
 		if n == 0 {
@@ -399,7 +399,7 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 		return p, nil
 	case tokens.Access:
 		var sess models.Session
-		err := s.DB.WithContext(ctx).Where("id = ?", c.SessionID).Take(&sess).Error
+		err := models.Conn(ctx, s.DB).Where("id = ?", c.SessionID).Take(&sess).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && (!sess.Active(s.now()) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
 			return nil, invalidToken("the session has ended")
 		}
@@ -426,7 +426,7 @@ func (s *Service) ProvidersOfAppToken(ctx context.Context, token string) ([]stri
 	if token == "" {
 		return out, nil
 	}
-	err := s.DB.WithContext(ctx).Model(&models.Application{}).
+	err := models.Conn(ctx, s.DB).Model(&models.Application{}).
 		Where("app_token_hash = ? AND revoked_at IS NULL", s.Keyring.MAC(credentials.PurposeAppToken, token)).
 		Order("provider_id").Pluck("provider_id", &out).Error
 	return out, err

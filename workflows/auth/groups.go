@@ -48,7 +48,7 @@ func (s *Service) RegisterGroup(ctx context.Context, name string, kinds []string
 		EventKinds: models.NewScopes(kinds...), SecretHash: s.Keyring.MAC(credentials.PurposeGroupSecret, secret),
 		CreatedBy: acc, CreatedAt: s.now(),
 	}
-	if err := s.DB.WithContext(ctx).Create(&g).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Create(&g).Error; err != nil {
 		if errors.Is(err, gorm.ErrDuplicatedKey) {
 			return nil, "", status.New(status.AlreadyExists, "your organisation already has a group named %q", name)
 		}
@@ -64,7 +64,7 @@ func (s *Service) ListGroups(ctx context.Context) ([]models.NotifierGroup, error
 		return nil, err
 	}
 	var out []models.NotifierGroup
-	err := s.DB.WithContext(ctx).Where("provider_id = ? AND organisation_id = ?", p.ProviderID, p.OrganisationID).
+	err := models.Conn(ctx, s.DB).Where("provider_id = ? AND organisation_id = ?", p.ProviderID, p.OrganisationID).
 		Order("name").Find(&out).Error
 	return out, err
 }
@@ -76,7 +76,7 @@ func (s *Service) GetGroup(ctx context.Context) (*models.NotifierGroup, error) {
 		return nil, status.New(status.PermissionDenied, "this operation needs a group token")
 	}
 	var g models.NotifierGroup
-	err := s.DB.WithContext(ctx).Where("id = ? AND provider_id = ?", p.GroupID, p.ProviderID).Take(&g).Error
+	err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", p.GroupID, p.ProviderID).Take(&g).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, invalidToken("the group is no longer registered")
 	}
@@ -90,7 +90,7 @@ func (s *Service) UnregisterGroup(ctx context.Context, id string) error {
 	if _, err := needAccount(p); err != nil {
 		return err
 	}
-	res := s.DB.WithContext(ctx).Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).
+	res := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).
 		Delete(&models.NotifierGroup{})
 	if res.Error != nil {
 		return res.Error
@@ -115,7 +115,7 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 		return "", time.Time{}, err
 	}
 	var g models.NotifierGroup
-	err = s.DB.WithContext(ctx).Where("id = ? AND provider_id = ?", id, info.ProviderID).Take(&g).Error
+	err = models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", id, info.ProviderID).Take(&g).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		release(false)
 		return "", time.Time{}, err
@@ -126,7 +126,7 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 	}
 	release(true)
 	var org models.Organisation
-	if err := s.DB.WithContext(ctx).Where("provider_id = ? AND id = ?", g.ProviderID, g.OrganisationID).Take(&org).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Where("provider_id = ? AND id = ?", g.ProviderID, g.OrganisationID).Take(&org).Error; err != nil {
 		return "", time.Time{}, err
 	}
 	c := tokens.Claims{Provider: g.ProviderID, Organisation: g.OrganisationID, OrganisationKind: org.Kind}
@@ -136,7 +136,7 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	if err := s.DB.WithContext(ctx).Model(&models.NotifierGroup{}).Where("id = ?", g.ID).Update("last_login_at", s.now()).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Model(&models.NotifierGroup{}).Where("id = ?", g.ID).Update("last_login_at", s.now()).Error; err != nil {
 		return "", time.Time{}, err
 	}
 	return token, exp, nil

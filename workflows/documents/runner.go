@@ -222,7 +222,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	in := k.Def.Create
 	var view *View
 	var berrs []engine.BusinessError
-	err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
 		dir := r.newDirectory(tx, p.ProviderID, c.Org)
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
 		if k.Parent != nil {
@@ -473,7 +473,7 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	if err != nil {
 		return nil, err
 	}
-	db := r.DB.WithContext(ctx)
+	db := models.Conn(ctx, r.DB)
 	k, doc, data, deadlines, err := r.load(db, Target{ID: id, Kinds: kinds}, p.ProviderID, c, false)
 	if err != nil {
 		return nil, err
@@ -554,7 +554,7 @@ func (r *Runner) FireSystem(ctx context.Context, id, intent string, input any) (
 func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t Target, intents []string, input any) (*View, []engine.BusinessError, error) {
 	var view *View
 	var berrs []engine.BusinessError
-	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
 		var err error
 		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, r.Now().UTC())
 		return err

@@ -42,7 +42,7 @@ func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 		return nil, status.New(status.PermissionDenied, "notifications are read with a group token")
 	}
 	var g models.NotifierGroup
-	if err := s.DB.WithContext(ctx).Where("id = ?", p.GroupID).Take(&g).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Where("id = ?", p.GroupID).Take(&g).Error; err != nil {
 		return nil, status.New(status.Unauthenticated, "invalid token: the group is no longer registered")
 	}
 	return &g, nil
@@ -61,7 +61,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 	}
 	if cursor == "" {
 		var c models.GroupCursor
-		if err := s.DB.WithContext(ctx).Where("group_id = ?", g.ID).Take(&c).Error; err == nil {
+		if err := models.Conn(ctx, s.DB).Where("group_id = ?", g.ID).Take(&c).Error; err == nil {
 			after = c.AckedID
 		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, "", err
@@ -81,7 +81,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 	deadline := time.Now().Add(wait)
 	for {
 		var list []models.Event
-		err := s.DB.WithContext(ctx).Where("provider_id = ? AND organisation_id = ? AND id > ? AND kind IN ?",
+		err := models.Conn(ctx, s.DB).Where("provider_id = ? AND organisation_id = ? AND id > ? AND kind IN ?",
 			g.ProviderID, g.OrganisationID, after, []string(g.EventKinds)).Order("id").Limit(limit).Find(&list).Error
 		if err != nil {
 			return nil, "", err
@@ -110,7 +110,7 @@ func (s *Service) Ack(ctx context.Context, cursor string) error {
 	if err != nil || cursor == "" {
 		return status.Invalid("cursor", "a cursor from ListNotifications is required")
 	}
-	return s.DB.WithContext(ctx).Clauses(clause.OnConflict{
+	return models.Conn(ctx, s.DB).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "group_id"}},
 		DoUpdates: clause.Set{{Column: clause.Column{Name: "acked_id"}, Value: gorm.Expr("CASE WHEN group_cursors.acked_id > excluded.acked_id THEN group_cursors.acked_id ELSE excluded.acked_id END")}},
 	}).Create(&models.GroupCursor{GroupID: g.ID, AckedID: id}).Error

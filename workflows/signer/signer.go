@@ -199,7 +199,7 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 		return nil, err
 	}
 	var acc models.Account
-	if err := s.DB.WithContext(ctx).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", p.ProviderID, username).Take(&acc).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", p.ProviderID, username).Take(&acc).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, status.Invalid("signer", fmt.Sprintf("no account %q here", username))
 		}
@@ -214,7 +214,7 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	now := s.now()
 	sp := &models.SigningProcess{ID: newID(), ProviderID: p.ProviderID, OrganisationID: p.OrganisationID, CreatedBy: p.AccountID,
 		SignerID: acc.ID, SignerName: acc.Username, Position: prep.Position, Document: xml, State: Created, CreatedAt: now, ExpiresAt: now.Add(ttl)}
-	return sp, s.DB.WithContext(ctx).Create(sp).Error
+	return sp, models.Conn(ctx, s.DB).Create(sp).Error
 }
 
 // load reads a process the caller may see: its creator's organisation or
@@ -225,7 +225,7 @@ func (s *Service) load(ctx context.Context, id string, signerOnly bool) (*models
 		return nil, nil, err
 	}
 	var sp models.SigningProcess
-	err = s.DB.WithContext(ctx).Where("id = ? AND provider_id = ?", id, p.ProviderID).Take(&sp).Error
+	err = models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", id, p.ProviderID).Take(&sp).Error
 	isSigner := err == nil && sp.SignerID == p.AccountID
 	isCreator := err == nil && sp.OrganisationID == p.OrganisationID
 	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !isSigner && !isCreator) {
@@ -248,13 +248,13 @@ func (s *Service) load(ctx context.Context, id string, signerOnly bool) (*models
 // finish moves a process from one of the states from to state, once.
 func (s *Service) finish(ctx context.Context, sp *models.SigningProcess, from []string, state string, result []byte, reason string) (bool, error) {
 	now := s.now()
-	r := s.DB.WithContext(ctx).Model(&models.SigningProcess{}).Where("id = ? AND state IN ?", sp.ID, from).
+	r := models.Conn(ctx, s.DB).Model(&models.SigningProcess{}).Where("id = ? AND state IN ?", sp.ID, from).
 		Updates(map[string]any{"state": state, "result": result, "reason": reason, "completed_at": now})
 	if r.Error != nil {
 		return false, r.Error
 	}
 	if r.RowsAffected == 0 { // someone else moved it first: read what it is now
-		return false, s.DB.WithContext(ctx).Where("id = ?", sp.ID).Take(sp).Error
+		return false, models.Conn(ctx, s.DB).Where("id = ?", sp.ID).Take(sp).Error
 	}
 	sp.State, sp.Result, sp.Reason, sp.CompletedAt = state, result, reason, &now
 	return true, nil
@@ -274,7 +274,7 @@ func (s *Service) Open(ctx context.Context, id string) (*models.SigningProcess, 
 	}
 	if sp.State == Created {
 		now := s.now()
-		if err := s.DB.WithContext(ctx).Model(sp).Where("state = ?", Created).Updates(map[string]any{"state": Opened, "opened_at": now}).Error; err != nil {
+		if err := models.Conn(ctx, s.DB).Model(sp).Where("state = ?", Created).Updates(map[string]any{"state": Opened, "opened_at": now}).Error; err != nil {
 			return nil, nil, err
 		}
 		sp.State, sp.OpenedAt = Opened, &now
@@ -384,7 +384,7 @@ func (s *Service) List(ctx context.Context) ([]models.SigningProcess, error) {
 		return nil, err
 	}
 	var out []models.SigningProcess
-	err = s.DB.WithContext(ctx).Where("provider_id = ? AND (organisation_id = ? OR signer_id = ?) AND state IN ?", p.ProviderID, p.OrganisationID, p.AccountID,
+	err = models.Conn(ctx, s.DB).Where("provider_id = ? AND (organisation_id = ? OR signer_id = ?) AND state IN ?", p.ProviderID, p.OrganisationID, p.AccountID,
 		[]string{Created, Opened}).Order("created_at").Find(&out).Error
 	var live []models.SigningProcess
 	for i := range out {

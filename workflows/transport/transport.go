@@ -137,7 +137,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			res.Reported = true
 		}
 	}
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		var doc models.TransportDocument
 		q := tx.Where("provider_id = ? AND organisation_id = ? AND number = ?", p.ProviderID, p.OrganisationID, number)
 		if models.IsPostgres(tx) {
@@ -256,7 +256,7 @@ func (s *Service) Export(ctx context.Context, id string) ([]byte, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	db := s.DB.WithContext(ctx)
+	db := models.Conn(ctx, s.DB)
 	var docID string
 	var version int64
 	var number string
@@ -379,7 +379,7 @@ func (s *Service) ListStore(ctx context.Context, q *qpar.QueryParameter) ([]Stor
 	if err != nil {
 		return nil, 0, err
 	}
-	base := s.DB.WithContext(ctx).Table("transport_documents td").
+	base := models.Conn(ctx, s.DB).Table("transport_documents td").
 		Select("td.id, td.document_type, td.number, td.top_layer, td.version, td.cancelled, td.created_at, td.updated_at").
 		Where("td.provider_id = ? AND td.organisation_id = ?", p.ProviderID, p.OrganisationID)
 	return list[StoreRow](base, q, StoreSchema)
@@ -392,7 +392,7 @@ func (s *Service) ListInbox(ctx context.Context, q *qpar.QueryParameter) ([]Inbo
 	if err != nil {
 		return nil, 0, err
 	}
-	base := s.DB.WithContext(ctx).Table("inbox_entries ib").
+	base := models.Conn(ctx, s.DB).Table("inbox_entries ib").
 		Select("ib.id, ib.document_id, ib.document_type, ib.number, ib.kind, ib.sender_id, ib.version, ib.cancelled, ib.read, ib.removed, ib.created_at").
 		Where("ib.provider_id = ? AND ib.organisation_id = ?", p.ProviderID, p.OrganisationID)
 	if q == nil || !slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "removed" }) {
@@ -407,7 +407,7 @@ func (s *Service) ListTemplates(ctx context.Context, q *qpar.QueryParameter) ([]
 	if err != nil {
 		return nil, 0, err
 	}
-	base := s.DB.WithContext(ctx).Table("transport_templates tt").
+	base := models.Conn(ctx, s.DB).Table("transport_templates tt").
 		Select("tt.id, tt.interne_bezeichnung, tt.art, tt.format, "+anzahlSQL+" AS anzahl, tt.created_at").
 		Where("tt.provider_id = ? AND tt.organisation_id = ?", p.ProviderID, p.OrganisationID)
 	return list[TemplateRow](base, q, TemplateSchema)
@@ -425,7 +425,7 @@ func (s *Service) MarkInbox(ctx context.Context, ids []string, column string, va
 	}
 	var changed int64
 	var unknown []string
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		var found []string
 		if err := tx.Model(&models.InboxEntry{}).Where("provider_id = ? AND organisation_id = ? AND id IN ?", p.ProviderID, p.OrganisationID, ids).
 			Pluck("id", &found).Error; err != nil {
@@ -453,7 +453,7 @@ func (s *Service) Template(ctx context.Context, id string) (*models.TransportTem
 		return nil, 0, err
 	}
 	var t models.TransportTemplate
-	db := s.DB.WithContext(ctx)
+	db := models.Conn(ctx, s.DB)
 	if err := db.Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&t).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, 0, status.New(status.NotFound, "no transport template %q of your organisation", id)
@@ -471,7 +471,7 @@ func (s *Service) TakeNumber(ctx context.Context, templateID string) (string, er
 		return "", err
 	}
 	var number string
-	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
 		var err error
 		number, err = models.TakeTemplateNumber(tx, templateID, s.now())
 		return err
