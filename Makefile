@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint openapi-lint bench bench-load fmt clean
+.PHONY: all build run test test-short lint openapi-lint bench bench-load stress fmt clean
 
 all: build
 
@@ -47,6 +47,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestStoreAtScale$$' -count=1 -timeout 15m -v ./handlers/
+
+# The crash suite (PostgreSQL: WASTEFLOW_TEST_DATABASE_URL, and the right to
+# restart the local cluster with pg_ctlcluster): a server process under
+# mixed load killed with SIGKILL every 300-800 ms, PostgreSQL restarted
+# once, then the invariants; and the fuzz targets for longer than make
+# test runs their seeds. WASTEFLOW_STRESS_SECONDS sets the load's length.
+stress:
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
 
 # The load benchmark alone.
 bench-load:

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/audit"
+)
+
+// TestCrashSuite is `make stress`: a PostgreSQL-backed server process under
+// mixed load from 8 clients (creates and filings of notifications with
+// Idempotency-Keys, token rotation, imports of transport documents) is
+// killed with SIGKILL every 300-800 ms and restarted, PostgreSQL is
+// restarted once, and afterwards every acknowledged write must be there
+// once, every audit chain intact, every document's version its audit rows.
+func TestCrashSuite(t *testing.T) {
+	if os.Getenv("WASTEFLOW_STRESS") == "" {
+		t.Skip("the crash suite runs with WASTEFLOW_STRESS=1 (make stress)")
+	}
+	duration := 60 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_STRESS_SECONDS")); err == nil && s > 0 {
+		duration = time.Duration(s) * time.Second
+	}
+	bin := filepath.Join(t.TempDir(), "wasteflow")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db := dbtest.Postgres(t)
+	dir := t.TempDir()
+	env := append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
+		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
+	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	base := "http://" + addr
+	env = append(env, "WASTEFLOW_ADDR="+addr)
+
+	// The server, restarted by the killer.
+	var mu sync.Mutex
+	var proc *exec.Cmd
+	start := func() {
+		cmd := &exec.Cmd{Path: bin, Args: []string{bin, "serve", "-no-scheduler"}, Env: env}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		proc = cmd
+		mu.Unlock()
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if resp, err := http.Get(base + "/healthz"); err == nil {
+				resp.Body.Close()
+				return
+			}
+		}
+	}
+	start()
+	defer func() {
+		mu.Lock()
+		_ = proc.Process.Kill()
+		_ = proc.Wait()
+		mu.Unlock()
+	}()
+
+	client := &http.Client{Timeout: 5 * time.Second}
+	post := func(path, token, key string, body any) (int, map[string]any) {
+		raw, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(raw))
+		req.Header.Set("provider_id", "dev-1")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		var m map[string]any
+		_ = json.Unmarshal(out, &m)
+		return resp.StatusCode, m
+	}
+	// until retries a request through crashes until it is acknowledged.
+	until := func(ctx context.Context, path, token, key string, body any) (map[string]any, int) {
+		for tries := 1; ; tries++ {
+			st, m := post(path, token, key, body)
+			if st == 200 {
+				return m, tries
+			}
+			if ctx.Err() != nil && tries > 200 {
+				return nil, tries
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	login := func() string {
+		m, _ := until(context.Background(), "/svc.core.v1.api.AuthApi/IssueRefreshToken", "", "", map[string]any{
+			"usernameCredentials": map[string]string{"username": "alice", "password": "alice-demo-password"}, "appToken": "demo-app-token-dev-1-0123456789abcdef"})
+		rt := m["refreshToken"].(string)
+		m, _ = until(context.Background(), "/svc.core.v1.api.AuthApi/RequestAccess", rt, "", nil)
+		return m["accessToken"].(string)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), duration)
+	defer cancel()
+	var kills, creates, filings, imports, retries atomic.Int64
+	var acked sync.Map // key -> document id
+	var importsAcked sync.Map
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := login()
+			for i := 0; ctx.Err() == nil; i++ {
+				if time.Now().Unix()%200 == 0 { // access tokens last 5 minutes: fresh ones now and then
+					at = login()
+				}
+				key := fmt.Sprintf("c%d-%d", c, i)
+				m, tries := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateSubmission", at, key, map[string]any{"notification": map[string]any{}})
+				if m == nil {
+					return
+				}
+				retries.Add(int64(tries - 1))
+				id := m["document"].(map[string]any)["id"].(string)
+				acked.Store(key, id)
+				creates.Add(1)
+				if c%2 == 0 {
+					if _, t := until(ctx, "/svc.core.v1.api.DocumentApi/ImportTransportDocument", at, key+"-imp", map[string]any{
+						"document":   []byte(fmt.Sprintf(`<BGS xmlns="urn:wasteflow:eanv:1"><BGSERZLayer xmlns="urn:wasteflow:eanv:1" Id="layer-1" index="1" layerType="ERZEUGER" atbRolle="ERZ"><Felder><nummer>%014d</nummer></Felder></BGSERZLayer></BGS>`, c*1_000_000+i)),
+						"distribute": map[string]any{"value": false}}); t > 0 {
+						importsAcked.Store(key, true)
+						imports.Add(1)
+					}
+				} else {
+					// A metadata-only filing change: a correction of the draft is not possible,
+					// so withdraw every tenth draft (one transition, once).
+					if i%10 == 0 {
+						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetByIntent", at, key+"-wd", map[string]any{
+							"document": map[string]any{"notification": map[string]any{"id": id, "version": "1", "withdrawal": map[string]any{"reason": "stress"}}}, "intent": "WITHDRAWAL"}); m != nil {
+							filings.Add(1)
+						}
+					}
+				}
+			}
+		}()
+	}
+	// The killer: SIGKILL every 300-800 ms, restart at once; PostgreSQL restarted once.
+	pgRestarted := false
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			time.Sleep(time.Duration(300+rand.IntN(500)) * time.Millisecond)
+			mu.Lock()
+			_ = proc.Process.Kill()
+			_ = proc.Wait()
+			mu.Unlock()
+			kills.Add(1)
+			if !pgRestarted && kills.Load() == 20 {
+				pgRestarted = true
+				if out, err := exec.Command("sh", "-c", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main restart").CombinedOutput(); err != nil {
+					t.Logf("PostgreSQL restart: %v %s", err, out)
+					pgRestarted = false
+				}
+			}
+			start()
+		}
+	}()
+	wg.Wait()
+
+	// Invariants.
+	gdb, err := models.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer models.Close(gdb)
+	var lost, duplicated []string
+	ids := map[string]string{}
+	acked.Range(func(k, v any) bool {
+		ids[k.(string)] = v.(string)
+		var n int64
+		gdb.Model(&models.Document{}).Where("id = ?", v).Count(&n)
+		if n != 1 {
+			lost = append(lost, k.(string))
+		}
+		return true
+	})
+	var keys int64
+	gdb.Model(&models.IdempotencyKey{}).Where("operation LIKE '%CreateSubmission'").Count(&keys)
+	if keys != int64(len(ids)) {
+		duplicated = append(duplicated, fmt.Sprintf("%d create keys recorded for %d acknowledged creates", keys, len(ids)))
+	}
+	var importRows, importVersions int64
+	importsAcked.Range(func(_, _ any) bool { importRows++; return true })
+	gdb.Model(&models.TransportDocumentVersion{}).Count(&importVersions)
+	if importVersions != importRows {
+		duplicated = append(duplicated, fmt.Sprintf("%d note versions stored for %d acknowledged imports", importVersions, importRows))
+	}
+	breaks, rows, err := audit.Verify(context.Background(), gdb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("\ncrash suite (%s, 8 clients, PostgreSQL restarted: %v)\n", duration, pgRestarted)
+	fmt.Printf("  %-36s %d\n", "SIGKILLs and restarts", kills.Load())
+	fmt.Printf("  %-36s %d (%d retries)\n", "acknowledged creates", creates.Load(), retries.Load())
+	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
+	fmt.Printf("  %-36s %d\n", "acknowledged imports", imports.Load())
+	fmt.Printf("  %-36s %d\n", "lost acknowledged creates", len(lost))
+	fmt.Printf("  %-36s %d\n", "duplicate effects", len(duplicated))
+	fmt.Printf("  %-36s %d rows, %d broken chains\n", "audit trail", rows, len(breaks))
+	if len(lost) > 0 || len(duplicated) > 0 || len(breaks) > 0 {
+		t.Fatalf("lost %v, duplicated %v, broken %v", lost, duplicated, breaks)
+	}
+}
