@@ -166,6 +166,28 @@ func TestCrashSuite(t *testing.T) {
 			}
 		}()
 	}
+	// Token rotation through crashes: each RequestAccess carries a key made
+	// of the refresh token it consumes, so a retry after a lost answer gets
+	// the same successor instead of a refused, already consumed token.
+	var rotations atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m, _ := until(ctx, "/svc.core.v1.api.AuthApi/IssueRefreshToken", "", "", map[string]any{
+			"usernameCredentials": map[string]string{"username": "rita", "password": "rita-demo-password"}, "appToken": "demo-app-token-dev-1-0123456789abcdef"})
+		if m == nil {
+			return
+		}
+		rt := m["refreshToken"].(string)
+		for ctx.Err() == nil {
+			m, _ := until(ctx, "/svc.core.v1.api.AuthApi/RequestAccess", rt, "ra-"+rt[len(rt)-16:], nil)
+			if m == nil {
+				return
+			}
+			rt = m["refreshToken"].(string)
+			rotations.Add(1)
+		}
+	}()
 	// The killer: SIGKILL every 300-800 ms, restart at once; PostgreSQL restarted once.
 	pgRestarted := false
 	wg.Add(1)
@@ -218,6 +240,11 @@ func TestCrashSuite(t *testing.T) {
 	if importVersions != importRows {
 		duplicated = append(duplicated, fmt.Sprintf("%d note versions stored for %d acknowledged imports", importVersions, importRows))
 	}
+	var forked int64
+	gdb.Raw("SELECT COUNT(*) FROM (SELECT session_id FROM refresh_tokens WHERE consumed_at IS NULL GROUP BY session_id HAVING COUNT(*) > 1) f").Scan(&forked)
+	if forked > 0 {
+		duplicated = append(duplicated, fmt.Sprintf("%d sessions with two live refresh tokens", forked))
+	}
 	breaks, rows, err := audit.Verify(context.Background(), gdb)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +254,7 @@ func TestCrashSuite(t *testing.T) {
 	fmt.Printf("  %-36s %d (%d retries)\n", "acknowledged creates", creates.Load(), retries.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged imports", imports.Load())
+	fmt.Printf("  %-36s %d (sessions with two live tokens: %d)\n", "acknowledged token rotations", rotations.Load(), forked)
 	fmt.Printf("  %-36s %d\n", "lost acknowledged creates", len(lost))
 	fmt.Printf("  %-36s %d\n", "duplicate effects", len(duplicated))
 	fmt.Printf("  %-36s %d rows, %d broken chains\n", "audit trail", rows, len(breaks))
