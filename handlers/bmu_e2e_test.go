@@ -241,7 +241,7 @@ func TestBmuUpdateAndLayers(t *testing.T) {
 		t.Fatalf("carrier's fields: %v", doc["bgs"].(map[string]any)["befoerderer"])
 	}
 	for _, lt := range []string{"BEFOERDERER", "ENTSORGER"} {
-		doc, x = d.bmuOK(t, "AddLayer", map[string]any{"docXml": x, "layerType": lt})
+		_, x = d.bmuOK(t, "AddLayer", map[string]any{"docXml": x, "layerType": lt})
 	}
 	doc, x = d.bmuOK(t, "AddLayer", map[string]any{"docXml": x, "layerType": "ERGAENZUNG", "xmlOptions": map[string]any{"atbRolle": "ENT", "validation": "VALIDATION_NONE"}})
 	if fmt.Sprint(layerTypes(doc)) != "[ERZEUGER BEFOERDERER BEFOERDERER ENTSORGER ERGAENZUNG]" || !strings.Contains(string(x), `<BGSERGLayer xmlns="urn:wasteflow:eanv:1" Id="layer-5" index="5" layerType="ERGAENZUNG" atbRolle="ENT">`) {

@@ -317,14 +317,6 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 
 func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
 
-func (t *jsonTime) ptr() *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := time.Time(*t)
-	return &v
-}
-
 // SaveDeadlines writes new and changed deadlines in one statement (an
 // upsert on the id).
 func SaveDeadlines(tx *gorm.DB, ds []Deadline) error {

@@ -97,14 +97,15 @@ func signatureOf(el *etree.Element) *etree.Element {
 
 // certOf reads the first X509Certificate of a signature's KeyInfo.
 func certOf(sig *etree.Element) (*x509.Certificate, error) {
-	for _, c := range sig.FindElements(".//X509Certificate") {
-		der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), ""))
-		if err != nil {
-			return nil, errors.New("the signature's certificate is not base64")
-		}
-		return x509.ParseCertificate(der)
+	c := sig.FindElement(".//X509Certificate")
+	if c == nil {
+		return nil, errors.New("the signature carries no certificate")
 	}
-	return nil, errors.New("the signature carries no certificate")
+	der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), ""))
+	if err != nil {
+		return nil, errors.New("the signature's certificate is not base64")
+	}
+	return x509.ParseCertificate(der)
 }
 
 // check verifies the signature directly under el (which has an Id): the
