@@ -114,13 +114,32 @@ func TestCrashSuite(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	login := func() string {
+	loginAs := func(user string) string {
 		m, _ := until(context.Background(), "/svc.core.v1.api.AuthApi/IssueRefreshToken", "", "", map[string]any{
-			"usernameCredentials": map[string]string{"username": "alice", "password": "alice-demo-password"}, "appToken": "demo-app-token-dev-1-0123456789abcdef"})
+			"usernameCredentials": map[string]string{"username": user, "password": user + "-demo-password"}, "appToken": "demo-app-token-dev-1-0123456789abcdef"})
 		rt := m["refreshToken"].(string)
 		m, _ = until(context.Background(), "/svc.core.v1.api.AuthApi/RequestAccess", rt, "", nil)
 		return m["accessToken"].(string)
 	}
+	login := func() string { return loginAs("alice") }
+	day := func(n int) string { return time.Now().UTC().AddDate(0, 0, n).Format(time.DateOnly) }
+	org := func(id string) map[string]any { return map[string]any{"organisationId": id} }
+	notification := map[string]any{
+		"notifier": org("acme"), "consignee": org("recyc"), "facility": org("recyc"), "producers": []any{org("acme")}, "carriers": []any{org("truck")},
+		"competentAuthorities":  map[string]any{"dispatch": org("auth-de-by"), "destination": org("auth-nl"), "transit": []any{org("auth-be")}},
+		"wasteClassifications":  []any{map[string]any{"list": "EU_LIST_OF_WASTE", "code": "16 02 13*"}},
+		"recoveryDisposalCodes": []any{"R4"}, "totalQuantity": map[string]any{"tonnes": map[string]any{"units": "100"}}, "numberOfShipments": 5,
+		"shipmentPeriod": map[string]any{"firstDeparture": day(7), "lastDeparture": day(300)}, "packagingTypes": []any{"BULK"},
+		"route": map[string]any{"transitCountries": []any{"BE"}, "meansOfTransport": []any{"ROAD"}},
+	}
+	annex7 := map[string]any{
+		"arranger": org("acme"), "consignee": org("recyc"), "facility": org("recyc"), "producers": []any{org("acme")},
+		"carriers":             []any{map[string]any{"organisationId": "truck", "meansOfTransport": "ROAD"}},
+		"competentAuthorities": map[string]any{"dispatch": org("auth-de-by"), "destination": org("auth-nl")},
+		"wasteClassifications": []any{map[string]any{"list": "BASEL_ANNEX_IX", "code": "B3011"}}, "usualDescription": "PET flakes",
+		"recoveryCode": "R3", "actualQuantity": map[string]any{"tonnes": map[string]any{"units": "20"}}, "actualDateOfShipment": day(7),
+	}
+	var submissions, acks, annexes atomic.Int64
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
 	defer cancel()
@@ -133,6 +152,7 @@ func TestCrashSuite(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			at := login()
+			authority := loginAs("noor")
 			for i := 0; ctx.Err() == nil; i++ {
 				if time.Now().Unix()%200 == 0 { // access tokens last 5 minutes: fresh ones now and then
 					at = login()
@@ -156,10 +176,27 @@ func TestCrashSuite(t *testing.T) {
 				} else {
 					// A metadata-only filing change: a correction of the draft is not possible,
 					// so withdraw every tenth draft (one transition, once).
-					if i%10 == 0 {
+					switch {
+					case i%10 == 0:
 						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetByIntent", at, key+"-wd", map[string]any{
 							"document": map[string]any{"notification": map[string]any{"id": id, "version": "1", "withdrawal": map[string]any{"reason": "stress"}}}, "intent": "WITHDRAWAL"}); m != nil {
 							filings.Add(1)
+						}
+					case i%3 == 1: // filed, and every other one acknowledged: deadlines start and stop
+						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, key+"-sub", map[string]any{"documentId": id, "notification": notification}); m != nil {
+							submissions.Add(1)
+							if i%2 == 1 {
+								if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-ack", map[string]any{"documentId": id}); m != nil {
+									acks.Add(1)
+								}
+							}
+						}
+					case i%3 == 2: // an Annex VII document announced
+						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateAnnex7", at, key+"-a7", map[string]any{"annex7": annex7}); m != nil {
+							a7 := m["document"].(map[string]any)["id"].(string)
+							if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetAnnex7", at, key+"-a7s", map[string]any{"documentId": a7, "annex7": annex7}); m != nil {
+								annexes.Add(1)
+							}
 						}
 					}
 				}
@@ -245,6 +282,25 @@ func TestCrashSuite(t *testing.T) {
 	if forked > 0 {
 		duplicated = append(duplicated, fmt.Sprintf("%d sessions with two live refresh tokens", forked))
 	}
+	// Deadlines and events agree with the states.
+	var inconsistent []string
+	for what, q := range map[string]string{
+		"SUBMITTED notifications without exactly one unmet ACKNOWLEDGEMENT_DUE": `SELECT COUNT(*) FROM documents d WHERE d.kind = 'NOTIFICATION' AND d.state = 'SUBMITTED'
+			AND (SELECT COUNT(*) FROM deadlines x WHERE x.document_id = d.id AND x.rule = 'ACKNOWLEDGEMENT_DUE' AND x.state IN ('OPEN', 'DUE_SOON', 'OVERDUE')) <> 1`,
+		"ACKNOWLEDGED notifications without a met acknowledgement and three unmet decisions": `SELECT COUNT(*) FROM documents d WHERE d.kind = 'NOTIFICATION' AND d.state = 'ACKNOWLEDGED'
+			AND ((SELECT COUNT(*) FROM deadlines x WHERE x.document_id = d.id AND x.rule = 'ACKNOWLEDGEMENT_DUE' AND x.state IN ('MET', 'MET_LATE')) <> 1
+			  OR (SELECT COUNT(*) FROM deadlines x WHERE x.document_id = d.id AND x.rule = 'DECISION_DUE' AND x.state IN ('OPEN', 'DUE_SOON', 'OVERDUE')) <> 3)`,
+		"state changes without their events": `SELECT COUNT(*) FROM audit_events a WHERE a.from_state <> '' AND a.from_state <> a.to_state
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.dedup_key LIKE a.document_id || ':' || a.seq || ':%')`,
+	} {
+		var n int64
+		if err := gdb.Raw(q).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			inconsistent = append(inconsistent, fmt.Sprintf("%d %s", n, what))
+		}
+	}
 	breaks, rows, err := audit.Verify(context.Background(), gdb)
 	if err != nil {
 		t.Fatal(err)
@@ -253,12 +309,15 @@ func TestCrashSuite(t *testing.T) {
 	fmt.Printf("  %-36s %d\n", "SIGKILLs and restarts", kills.Load())
 	fmt.Printf("  %-36s %d (%d retries)\n", "acknowledged creates", creates.Load(), retries.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
+	fmt.Printf("  %-36s %d filed, %d acknowledged\n", "notification transitions", submissions.Load(), acks.Load())
+	fmt.Printf("  %-36s %d\n", "Annex VII documents announced", annexes.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged imports", imports.Load())
 	fmt.Printf("  %-36s %d (sessions with two live tokens: %d)\n", "acknowledged token rotations", rotations.Load(), forked)
 	fmt.Printf("  %-36s %d\n", "lost acknowledged creates", len(lost))
 	fmt.Printf("  %-36s %d\n", "duplicate effects", len(duplicated))
+	fmt.Printf("  %-36s %d\n", "deadline or event inconsistencies", len(inconsistent))
 	fmt.Printf("  %-36s %d rows, %d broken chains\n", "audit trail", rows, len(breaks))
-	if len(lost) > 0 || len(duplicated) > 0 || len(breaks) > 0 {
-		t.Fatalf("lost %v, duplicated %v, broken %v", lost, duplicated, breaks)
+	if len(lost) > 0 || len(duplicated) > 0 || len(breaks) > 0 || len(inconsistent) > 0 {
+		t.Fatalf("lost %v, duplicated %v, inconsistent %v, broken %v", lost, duplicated, inconsistent, breaks)
 	}
 }
