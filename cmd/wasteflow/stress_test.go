@@ -139,7 +139,7 @@ func TestCrashSuite(t *testing.T) {
 		"wasteClassifications": []any{map[string]any{"list": "BASEL_ANNEX_IX", "code": "B3011"}}, "usualDescription": "PET flakes",
 		"recoveryCode": "R3", "actualQuantity": map[string]any{"tonnes": map[string]any{"units": "20"}}, "actualDateOfShipment": day(7),
 	}
-	var submissions, acks, annexes atomic.Int64
+	var submissions, acks, annexes, consents, movementsAcked atomic.Int64
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
 	defer cancel()
@@ -153,6 +153,10 @@ func TestCrashSuite(t *testing.T) {
 			defer wg.Done()
 			at := login()
 			authority := loginAs("noor")
+			var dispatch, transit string
+			if c == 7 { // this client also takes notifications to consent and ships under them
+				dispatch, transit = loginAs("bernd"), loginAs("bart")
+			}
 			for i := 0; ctx.Err() == nil; i++ {
 				if time.Now().Unix()%200 == 0 { // access tokens last 5 minutes: fresh ones now and then
 					at = login()
@@ -188,6 +192,26 @@ func TestCrashSuite(t *testing.T) {
 							if i%2 == 1 {
 								if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-ack", map[string]any{"documentId": id}); m != nil {
 									acks.Add(1)
+									if c == 7 {
+										consented := true
+										for j, tok := range []string{dispatch, authority, transit} {
+											if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetDecision", tok, fmt.Sprintf("%s-dec%d", key, j),
+												map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}}); m == nil {
+												consented = false
+											}
+										}
+										if consented {
+											consents.Add(1)
+											if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateMovementTemplate", at, key+"-mv", map[string]any{"notificationId": id,
+												"movementTemplate": map[string]any{"actualDateOfShipment": day(7), "actualQuantity": map[string]any{"tonnes": map[string]any{"units": "10"}},
+													"packagingTypes": []any{"BULK"}, "carriers": []any{map[string]any{"organisationId": "truck", "meansOfTransport": "ROAD"}}}}); m != nil {
+												mv := m["document"].(map[string]any)["id"].(string)
+												if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-mvack", map[string]any{"documentId": mv}); m != nil {
+													movementsAcked.Add(1)
+												}
+											}
+										}
+									}
 								}
 							}
 						}
@@ -311,6 +335,7 @@ func TestCrashSuite(t *testing.T) {
 	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
 	fmt.Printf("  %-36s %d filed, %d acknowledged\n", "notification transitions", submissions.Load(), acks.Load())
 	fmt.Printf("  %-36s %d\n", "Annex VII documents announced", annexes.Load())
+	fmt.Printf("  %-36s %d consented, %d movements acknowledged\n", "consents and movements", consents.Load(), movementsAcked.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged imports", imports.Load())
 	fmt.Printf("  %-36s %d (sessions with two live tokens: %d)\n", "acknowledged token rotations", rotations.Load(), forked)
 	fmt.Printf("  %-36s %d\n", "lost acknowledged creates", len(lost))
