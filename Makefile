@@ -57,6 +57,7 @@ stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalQuery$$' -fuzztime 30s ./handlers/codec/
 
 # The load benchmark alone.
 bench-load:

@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -81,4 +82,28 @@ func BenchmarkUnmarshal(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzUnmarshalQuery: any query string either decodes into a request or
+// fails with *codec.Error, never panics (GET operations' decoder).
+func FuzzUnmarshalQuery(f *testing.F) {
+	for _, seed := range []string{
+		"", "s=a", "qpar.pageSize=10&qpar.mask=doc.number", "i64=-9223372036854775808&u64=18446744073709551615", "state=ARCHIVED&states=1&states=ACTIVE",
+		"at=2024-01-02T03:04:05Z", "next.next.s=deep", "labels[a]=b", "qpar.filter=x", "%zz", "data=aGk_Pg", "b=maybe", "opt=7&opt=8",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		var r Rich
+		if err := codec.UnmarshalQuery(q, &r); err != nil {
+			var ce *codec.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error is %T, want *codec.Error: %v", err, err)
+			}
+		}
+	})
 }
