@@ -173,7 +173,7 @@ func (s *Server) signerOperations() []Operation {
 					out.XML = string(sp.Document)
 					return out, nil
 				}
-				infos := prep.Doc.Layers(nil)
+				infos := prep.Doc.Layers()
 				for i, l := range prep.Doc.Note().Layers {
 					lf := LayerFields{Index: int32(l.Index), LayerType: l.Type.String(), AtbRolle: l.Role.String(), Name: infos[i].Name, Signed: l.Signed,
 						SignedBy: infos[i].SignedBy, Fields: []FieldValue{}}

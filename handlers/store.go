@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models/qpar"
@@ -344,7 +345,7 @@ func (s *Server) storeOperations() []Operation {
 				return &RemoveDocumentsFromInboxResponse{Changed: n, Unknown: nonNil(unknown)}, err
 			}),
 		Unary(op(pkgCore, query, "ListTransportDocuments", http.MethodPost, "Your stored notes", qpar.Describe(transport.StoreSchema)+
-			" The mask selects among "+joinPaths(storeMask)+"; fields it leaves out are empty."),
+			" The mask selects among "+strings.Join(storeMask, ", ")+"; fields it leaves out are empty."),
 			func(ctx context.Context, r *ListTransportDocumentsRequest) (*ListTransportDocumentsResponse, error) {
 				return s.listStore(ctx, &r.Qpar)
 			}),
@@ -353,7 +354,7 @@ func (s *Server) storeOperations() []Operation {
 				return s.listInbox(ctx, &r.Qpar)
 			}),
 		Unary(op(pkgCore, query, "ListTransportTemplates", http.MethodPost, "Your organisation's transport templates", qpar.Describe(transport.TemplateSchema)+
-			" The mask selects among "+joinPaths(templateMask)+"."),
+			" The mask selects among "+strings.Join(templateMask, ", ")+"."),
 			func(ctx context.Context, r *ListTransportTemplatesRequest) (*ListTransportTemplatesResponse, error) {
 				return s.listTemplates(ctx, &r.Qpar)
 			}),
@@ -385,17 +386,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func joinPaths(p []string) string {
-	out := ""
-	for i, s := range p {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 func qparErr(err error) error {

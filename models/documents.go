@@ -1,9 +1,7 @@
 package models
 
 import (
-	"bytes"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -299,21 +297,9 @@ func decodeDeadlines(raw []byte) ([]Deadline, error) {
 	return out, err
 }
 
-// jsonTime is a time as the databases render it in JSON: PostgreSQL's ISO
-// 8601, or the text SQLite stores.
+// jsonTime is a time as WriteTransition sends it in JSON (the deadlines
+// LoadDocument reads back go through decodeDeadlines).
 type jsonTime time.Time
-
-func (t *jsonTime) UnmarshalJSON(b []byte) error {
-	var s string
-	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
-		s = string(b[1 : n-1]) // a time has nothing to unescape: no second JSON pass
-	} else if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	v, err := parseDBTime(s)
-	*t = jsonTime(v)
-	return err
-}
 
 func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
 

@@ -104,13 +104,6 @@ func TakeTemplateNumber(tx *gorm.DB, templateID string, now time.Time) (string, 
 	return got[0], nil
 }
 
-// FreeTemplateNumbers counts a template's unused numbers (anzahl).
-func FreeTemplateNumbers(tx *gorm.DB, templateID string) (int64, error) {
-	var n int64
-	err := tx.Model(&TemplateNumber{}).Where("template_id = ? AND used_at IS NULL", templateID).Count(&n).Error
-	return n, err
-}
-
 // UpsertOrganisationNumbers records the numbers an organisation holds.
 func UpsertOrganisationNumbers(tx *gorm.DB, rows []OrganisationNumber) error {
 	if len(rows) == 0 {

@@ -36,7 +36,7 @@ func Calculate(n *Note, cd CheckDigit) {
 			}
 		}
 	}
-	for _, path := range partyNumberPaths(n) {
+	for _, path := range PartyNumberPaths(n) {
 		num, _ := n.Value(path)
 		base := num
 		switch len(num) {
@@ -52,17 +52,27 @@ func Calculate(n *Note, cd CheckDigit) {
 	}
 }
 
-func partyNumberPaths(n *Note) []string {
-	paths := []string{"erzeuger.nummer", "entsorger.nummer"}
+// PartyNumberPaths are the fields of a note's official numbers, in the
+// order of the chain: producer, carriers, interim storage, disposer.
+func PartyNumberPaths(n *Note) []string {
+	paths := []string{"erzeuger.nummer"}
 	if n.Type == TypeUNS {
-		return append(paths, "befoerderer.nummer")
+		paths = append(paths, "befoerderer.nummer")
+	} else {
+		for i := range n.Length("befoerderer") {
+			paths = append(paths, fmt.Sprintf("befoerderer[%d].nummer", i))
+		}
+		paths = append(paths, "zwischenlager.nummer")
 	}
-	paths = append(paths, "zwischenlager.nummer")
-	for i := range n.Length("befoerderer") {
-		paths = append(paths, fmt.Sprintf("befoerderer[%d].nummer", i))
-	}
-	return paths
+	return append(paths, "entsorger.nummer")
 }
+
+// IsNoteNumber reports whether s has the form of a note number (14 digits).
+func IsNoteNumber(s string) bool { return noteNumber.MatchString(s) }
+
+// IsPartyNumber reports whether s has the form of a producer, carrier or
+// disposer number: a state letter, 8 letters or digits, a check digit.
+func IsPartyNumber(s string) bool { return partyNumber.MatchString(s) }
 
 // Validate checks the note's current fields at a level (the unspecified
 // level is full) and returns every violation. A note that is only a
@@ -118,7 +128,7 @@ func Validate(n *Note, level Validation, cd CheckDigit, on time.Time) []Violatio
 	if v := get("pruefziffer"); v != "" && !oneDigit.MatchString(v) {
 		add("pruefziffer", "a check digit is one digit, not %q", v)
 	}
-	for _, p := range partyNumberPaths(n) {
+	for _, p := range PartyNumberPaths(n) {
 		if v := get(p); v != "" && !partyNumber.MatchString(v) {
 			add(p, "a producer, carrier or disposer number is a state letter, 8 more letters or digits and its check digit (10 characters), not %q", v)
 		}
@@ -179,7 +189,7 @@ func Validate(n *Note, level Validation, cd CheckDigit, on time.Time) []Violatio
 				add("pruefziffer", "%s is not the check digit of %s (our method gives %s)", pz, num, d)
 			}
 		}
-		for _, p := range partyNumberPaths(n) {
+		for _, p := range PartyNumberPaths(n) {
 			if v := get(p); partyNumber.MatchString(v) {
 				if d, err := cd.Digit(v[:9]); err != nil {
 					add(p, "%v", err)

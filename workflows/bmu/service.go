@@ -104,7 +104,7 @@ func (s *Service) result(d Doc) (*Result, error) {
 
 func (s *Service) view(d Doc) *bmu.Document {
 	doc := bmu.View(d.Note())
-	doc.Meta = &bmu.Meta{DocumentType: d.Note().Type, Layers: d.Layers(s.Trust), Signatures: d.Signatures(s.Trust),
+	doc.Meta = &bmu.Meta{DocumentType: d.Note().Type, Layers: d.Layers(), Signatures: d.Signatures(s.Trust),
 		SignaturePositions: Positions(d)}
 	return doc
 }

@@ -166,7 +166,7 @@ func (d *doc) Signatures(trust *Trust) []bmu.SignatureInfo {
 }
 
 // Layers implements Doc.
-func (d *doc) Layers(trust *Trust) []bmu.LayerInfo {
+func (d *doc) Layers() []bmu.LayerInfo {
 	out := make([]bmu.LayerInfo, 0, len(d.layers))
 	for i, el := range d.layers {
 		l := d.note.Layers[i]
@@ -216,31 +216,17 @@ func Sign(d Doc, position string, signer crypto.Signer, cert *x509.Certificate, 
 	if open == nil {
 		return fmt.Errorf("signature position %q is not open", position)
 	}
-	ctx, err := dsig.NewSigningContext(signer, [][]byte{cert.Raw})
-	if err != nil {
-		return err
-	}
-	ctx.IdAttribute = "Id"
-	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
 	od := d.(*doc)
 	target := od.top()
 	if open.Envelope {
 		target = od.tree.Root()
 	}
-	if target.SelectAttr("Id") == nil { // the root of a document made elsewhere
-		target.CreateAttr("Id", "document")
-	}
 	target.CreateAttr("signedAt", at.UTC().Format(time.RFC3339))
-	// The signature is computed over a copy: goxmldsig canonicalises the
-	// element it signs in place, which would rewrite the layers inside it
-	// (and break their signatures). Every layer declares its namespace, so
-	// the copy canonicalises as the element does in the document.
-	sig, err := ctx.ConstructSignature(target.Copy(), true)
+	sig, err := signElement(target, signer, cert)
 	if err != nil {
 		target.RemoveAttr("signedAt")
 		return err
 	}
-	target.AddChild(sig)
 	if open.Envelope {
 		od.envelope = sig
 	} else {
@@ -297,21 +283,32 @@ func SignRoot(tree *etree.Document, signer crypto.Signer, cert *x509.Certificate
 	if signatureOf(root) != nil {
 		return errors.New("the document is signed already")
 	}
+	_, err := signElement(root, signer, cert)
+	return err
+}
+
+// signElement appends an enveloped signature of el (given an Id when it
+// has none: the root of a document made elsewhere). The signature is
+// computed over a copy: goxmldsig canonicalises the element it signs in
+// place, which would rewrite the layers inside it (and break their
+// signatures). Every layer declares its namespace, so the copy
+// canonicalises as the element does in the document.
+func signElement(el *etree.Element, signer crypto.Signer, cert *x509.Certificate) (*etree.Element, error) {
 	ctx, err := dsig.NewSigningContext(signer, [][]byte{cert.Raw})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx.IdAttribute = "Id"
 	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
-	if root.SelectAttr("Id") == nil {
-		root.CreateAttr("Id", "document")
+	if el.SelectAttr("Id") == nil {
+		el.CreateAttr("Id", "document")
 	}
-	sig, err := ctx.ConstructSignature(root.Copy(), true)
+	sig, err := ctx.ConstructSignature(el.Copy(), true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	root.AddChild(sig)
-	return nil
+	el.AddChild(sig)
+	return sig, nil
 }
 
 // CheckRoot verifies the enveloped signature of any XML document's root.

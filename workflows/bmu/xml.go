@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ type Doc interface {
 	// Signatures checks every signature against trust.
 	Signatures(trust *Trust) []bmu.SignatureInfo
 	// Layers describes the layers, innermost first.
-	Layers(trust *Trust) []bmu.LayerInfo
+	Layers() []bmu.LayerInfo
 	// Tree is the XML tree, for signing (see Sign).
 	Tree() *etree.Document
 	// TemplateID is the stored template a template's XML came from (the
@@ -340,7 +341,7 @@ func (d *doc) render(el *etree.Element, l *bmu.Layer) error {
 	for k := range l.Lengths {
 		lists = append(lists, k)
 	}
-	sortStrings(lists)
+	slices.Sort(lists)
 	for _, k := range lists {
 		le := f.CreateElement("liste")
 		le.CreateAttr("feld", k)
@@ -355,8 +356,8 @@ func (d *doc) parseLayer(el *etree.Element, index int) (*bmu.Layer, error) {
 	if el.NamespaceURI() != Namespace {
 		return nil, perr(where, "not in namespace %s", Namespace)
 	}
-	lt, ok := enumValue(bmu.LayerType(0).EnumNames(), el.SelectAttrValue("layerType", ""))
-	if !ok || lt == 0 {
+	lt := slices.Index(bmu.LayerType(0).EnumNames(), el.SelectAttrValue("layerType", ""))
+	if lt <= 0 {
 		return nil, perr(where, "layerType %q is not a layer type", el.SelectAttrValue("layerType", ""))
 	}
 	l := bmu.NewLayer(index, bmu.LayerType(lt), 0)
@@ -370,8 +371,8 @@ func (d *doc) parseLayer(el *etree.Element, index int) (*bmu.Layer, error) {
 		return nil, perr(where, "Id %q, want %s", id, d.layerID(index))
 	}
 	if r := el.SelectAttrValue("atbRolle", ""); r != "" {
-		rv, ok := enumValue(bmu.Role(0).EnumNames(), r)
-		if !ok {
+		rv := slices.Index(bmu.Role(0).EnumNames(), r)
+		if rv < 0 {
 			return nil, perr(where, "atbRolle %q is not a role", r)
 		}
 		l.Role = bmu.Role(rv)
@@ -449,23 +450,6 @@ func (d *doc) parseFields(el *etree.Element, path, pattern string, l *bmu.Layer,
 		}
 	}
 	return nil
-}
-
-func enumValue(names []string, s string) (int, bool) {
-	for i, n := range names {
-		if n == s {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // XSD is our format's schema (served at /bmu/eanv.xsd).

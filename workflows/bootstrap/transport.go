@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -28,16 +27,11 @@ type Template struct {
 	Count              int    `yaml:"count"`
 }
 
-var (
-	officialNumber = regexp.MustCompile(`^[A-Z][0-9A-Z]{8}[0-9]$`)
-	noteNumber     = regexp.MustCompile(`^[0-9]{14}$`)
-)
-
 func (a *Applier) validateTransport(ps *problems, f *File) {
 	seen := map[string]entry{}
 	for _, o := range f.Organisations {
 		for _, n := range o.Numbers {
-			if !officialNumber.MatchString(n) {
+			if !rbmu.IsPartyNumber(n) {
 				ps.add(o.entry, "number %q: an official number is a state letter, 8 letters or digits and a check digit", n)
 			}
 			key := o.Provider + "/" + n
@@ -52,7 +46,7 @@ func (a *Applier) validateTransport(ps *problems, f *File) {
 		if t.Art != "" && t.Art != "N" && t.Art != "S" {
 			ps.add(t.entry, "art %q: N (consignment note) or S (acceptance note); record lists (L) are not supported yet", t.Art)
 		}
-		if t.FirstNumber != "" && !noteNumber.MatchString(t.FirstNumber) {
+		if t.FirstNumber != "" && !rbmu.IsNoteNumber(t.FirstNumber) {
 			ps.add(t.entry, "firstNumber %q: a note number has 14 digits", t.FirstNumber)
 		}
 		if t.Count < 1 || t.Count > 100000 {

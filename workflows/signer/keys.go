@@ -1,6 +1,7 @@
 package signer
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,12 +9,15 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"software.sslmate.com/src/go-pkcs12"
 )
 
 // Certificates reads every certificate of the key files under dir (to
@@ -73,4 +77,24 @@ func (k DirKeys) WriteTestKey(provider, username, organisation string) error {
 	}
 	data := append(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
 	return os.WriteFile(path, data, 0o600)
+}
+
+func readP12(base string) (*Key, error) {
+	raw, err := os.ReadFile(base + ".p12")
+	if err != nil {
+		return nil, fmt.Errorf("no signing key (%s.pem or .p12): %w", filepath.Base(base), err)
+	}
+	pass, err := os.ReadFile(base + ".p12.password")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	pk, cert, _, err := pkcs12.DecodeChain(raw, strings.TrimRight(string(pass), "\r\n"))
+	if err != nil {
+		return nil, fmt.Errorf("%s.p12: %w", filepath.Base(base), err)
+	}
+	s, ok := pk.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("the PKCS#12 key cannot sign")
+	}
+	return &Key{Signer: s, Cert: cert}, nil
 }

@@ -15,15 +15,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/beevik/etree"
 	"gorm.io/gorm"
-	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/wasteflow/wasteflow/models"
-	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -109,13 +106,12 @@ func (k DirKeys) KeyFor(provider, username string) (*Key, error) {
 
 // Service runs the processes.
 type Service struct {
-	DB    *gorm.DB
-	BMU   *bmu.Service
-	Keys  Keys
-	Now   func() time.Time
-	Poll  time.Duration // how often Wait looks
-	TTL   time.Duration // default lifetime of a process
-	Pages string        // URL prefix of the signing page, e.g. http://host:8080/sign/
+	DB   *gorm.DB
+	BMU  *bmu.Service
+	Keys Keys
+	Now  func() time.Time
+	Poll time.Duration // how often Wait looks
+	TTL  time.Duration // default lifetime of a process
 }
 
 func (s *Service) now() time.Time {
@@ -397,37 +393,4 @@ func (s *Service) List(ctx context.Context) ([]models.SigningProcess, error) {
 		live = append(live, out[i])
 	}
 	return live, err
-}
-
-// View renders a BMU note for the page (nil for other XML).
-func (p *Prepared) View(s *Service) *rbmu.Document {
-	if p.Doc == nil {
-		return nil
-	}
-	b, err := p.Doc.Bytes()
-	if err != nil {
-		return nil
-	}
-	doc, _ := s.BMU.Get(b)
-	return doc
-}
-
-func readP12(base string) (*Key, error) {
-	raw, err := os.ReadFile(base + ".p12")
-	if err != nil {
-		return nil, fmt.Errorf("no signing key (%s.pem or .p12): %w", filepath.Base(base), err)
-	}
-	pass, err := os.ReadFile(base + ".p12.password")
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	pk, cert, _, err := pkcs12.DecodeChain(raw, strings.TrimRight(string(pass), "\r\n"))
-	if err != nil {
-		return nil, fmt.Errorf("%s.p12: %w", filepath.Base(base), err)
-	}
-	s, ok := pk.(crypto.Signer)
-	if !ok {
-		return nil, errors.New("the PKCS#12 key cannot sign")
-	}
-	return &Key{Signer: s, Cert: cert}, nil
 }

@@ -80,20 +80,11 @@ type ImportResult struct {
 	ReportNote     string   // why it was not reported, when asked for
 }
 
-// partyNumbers are the official numbers a note names, with where.
+// partyNumbers are the official numbers a note names, in the order of the
+// chain.
 func partyNumbers(n *rbmu.Note) []string {
-	// In the order of the chain: producer, carriers, interim storage, disposer.
-	paths := []string{"erzeuger.nummer"}
-	if n.Type == rbmu.TypeUNS {
-		paths = append(paths, "befoerderer.nummer")
-	} else {
-		for i := range n.Length("befoerderer") {
-			paths = append(paths, fmt.Sprintf("befoerderer[%d].nummer", i))
-		}
-	}
-	paths = append(paths, "zwischenlager.nummer", "entsorger.nummer")
 	var out []string
-	for _, p := range paths {
+	for _, p := range rbmu.PartyNumberPaths(n) {
 		if v, _ := n.Value(p); v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -447,27 +438,25 @@ func (s *Service) MarkInbox(ctx context.Context, ids []string, column string, va
 }
 
 // Template is a stored template of the caller's organisation.
-func (s *Service) Template(ctx context.Context, id string) (*models.TransportTemplate, int64, error) {
+func (s *Service) Template(ctx context.Context, id string) (*models.TransportTemplate, error) {
 	p, err := caller(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var t models.TransportTemplate
-	db := models.Conn(ctx, s.DB)
-	if err := db.Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&t).Error; err != nil {
+	if err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&t).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, 0, status.New(status.NotFound, "no transport template %q of your organisation", id)
+			return nil, status.New(status.NotFound, "no transport template %q of your organisation", id)
 		}
-		return nil, 0, err
+		return nil, err
 	}
-	n, err := models.FreeTemplateNumbers(db, id)
-	return &t, n, err
+	return &t, nil
 }
 
 // TakeNumber consumes one note number of a template of the caller's
 // organisation, atomically; a used-up block is a clear refusal.
 func (s *Service) TakeNumber(ctx context.Context, templateID string) (string, error) {
-	if _, _, err := s.Template(ctx, templateID); err != nil {
+	if _, err := s.Template(ctx, templateID); err != nil {
 		return "", err
 	}
 	var number string
@@ -485,7 +474,7 @@ func (s *Service) TakeNumber(ctx context.Context, templateID string) (string, er
 // ExportTemplate is a template's XML with its id on the root, so a note
 // created from it takes a number of its block.
 func (s *Service) ExportTemplate(ctx context.Context, id string) ([]byte, error) {
-	t, _, err := s.Template(ctx, id)
+	t, err := s.Template(ctx, id)
 	if err != nil {
 		return nil, err
 	}
