@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -363,5 +364,50 @@ func TestMovementsStopWhenTheConsentEnds(t *testing.T) {
 		if mv["state"] != "RECEIVED_BY_CONSIGNEE" {
 			t.Fatalf("a shipment under way is received: %v", mv["state"])
 		}
+	})
+}
+
+// TestEveryConsentAllowsAShipment: the packaging types (and carriers) of
+// Annex IA are required at filing, and a consent is refused when the
+// terms it would put in force allow no movement (a notification filed
+// before the rule, a consent ending before the shipment period).
+func TestEveryConsentAllowsAShipment(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		c := content()
+		delete(c, "packagingTypes")
+		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": c})["id"].(string)
+		d.businessError(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c}, "REQUIRED_FIELD_MISSING", "1")
+
+		// A notification filed before packaging types were required.
+		nid := d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+		var doc models.Document
+		if err := d.db.Where("id = ?", nid).Take(&doc).Error; err != nil {
+			t.Fatal(err)
+		}
+		var data map[string]any
+		_ = json.Unmarshal([]byte(doc.Data), &data)
+		delete(data["notification"].(map[string]any), "packagingTypes")
+		raw, _ := json.Marshal(data)
+		if err := d.db.Model(&models.Document{}).Where("id = ?", nid).Update("data", string(raw)).Error; err != nil {
+			t.Fatal(err)
+		}
+		_, m, _ := d.call(t, "bernd", au+"SetDecision", map[string]any{"documentId": nid, "decision": map[string]any{"type": "CONSENT"}})
+		be := m["businessErrors"].([]any)
+		if len(be) != 1 || be[0].(map[string]any)["code"] != "NO_SHIPMENT_POSSIBLE" || !strings.Contains(be[0].(map[string]any)["message"].(string), "packaging") {
+			t.Fatalf("consent to terms without packaging: %v", be)
+		}
+		// An objection needs no shippable terms.
+		d.ok(t, "bart", au+"SetDecision", map[string]any{"documentId": nid, "decision": map[string]any{"type": "OBJECTION", "grounds": "incomplete"}})
+
+		// A consent that would end before the shipment period begins.
+		nid = d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+		_, m, _ = d.call(t, "bernd", au+"SetDecision", map[string]any{"documentId": nid, "decision": map[string]any{"type": "CONSENT", "validUntil": "2027-01-05"}})
+		if be := m["businessErrors"].([]any); len(be) != 1 || be[0].(map[string]any)["code"] != "NO_SHIPMENT_POSSIBLE" {
+			t.Fatalf("consent ending before the period: %v", be)
+		}
+		d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": nid, "decision": map[string]any{"type": "CONSENT", "validUntil": "2027-03-31"}})
 	})
 }

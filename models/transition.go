@@ -18,6 +18,9 @@ type Transition struct {
 	Audit     *AuditEvent
 	Deadlines []Deadline
 	Events    []Event
+	// Entries are the document's list entries after the transition, one
+	// per party organisation.
+	Entries []DocumentEntry
 }
 
 // WriteTransition writes t in tx and reports whether the document was still
@@ -35,6 +38,9 @@ func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
 			return ok, err
 		}
 		if err := tx.Create(t.Audit).Error; err != nil {
+			return false, err
+		}
+		if err := SaveEntries(tx, t.Entries); err != nil {
 			return false, err
 		}
 		return true, InsertEvents(tx, t.Events)
@@ -56,6 +62,10 @@ func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	entries, err := json.Marshal(entryRows(t.Entries))
+	if err != nil {
+		return false, err
+	}
 	res := tx.Exec(`WITH dl AS (
     INSERT INTO deadlines SELECT * FROM json_populate_recordset(NULL::deadlines, ?::json)
     ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, started_at = EXCLUDED.started_at, due_at = EXCLUDED.due_at,
@@ -68,10 +78,12 @@ func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
     SELECT provider_id, organisation_id, kind, document_id, deadline_id, dedup_key, payload, created_at
     FROM json_populate_recordset(NULL::events, ?::json)
     ON CONFLICT DO NOTHING
+), en AS (
+    `+entriesUpsert+`
 )
 UPDATE documents SET state = ?, data = ?, version = version + 1, updated_at = ?, audit_seq = ?, audit_hash = ?
 WHERE id = ? AND version = ?`,
-		string(deadlines), string(audit), string(eventsJSON),
+		string(deadlines), string(audit), string(eventsJSON), string(entries),
 		t.State, t.Data, t.Now, t.Audit.Seq, t.Audit.Hash, t.Doc.ID, t.Doc.Version)
 	if res.Error != nil || res.RowsAffected != 1 {
 		return false, res.Error

@@ -405,6 +405,12 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
+	// Documents stored before the list entries existed get theirs.
+	if n, err := docs.IndexEntries(ctx); err != nil {
+		return fmt.Errorf("index the document lists: %w", err)
+	} else if n > 0 {
+		log.Info("document lists indexed", "documents", n)
+	}
 	transport, err := newBMU(cfg)
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification, ErrNoShipmentPossible}
 
 // ErrConsentValidity: a consent's or a revalidation's end (validUntil)
 // that is not a date after today, lies more than the law allows after the
@@ -64,6 +64,41 @@ func CheckValidUntil(field, validUntil string, c *Content, consentedOn, today st
 		return bad("%s is after the notified shipment period's end (%s); set extendsShipmentPeriod to extend it", validUntil, last)
 	}
 	return nil
+}
+
+// ErrNoShipmentPossible: the terms a consent would put in force allow no
+// movement at all (our design): no packaging type or carrier to declare,
+// no shipment or quantity, or a validity that ends before the shipment
+// period begins. Submission requires the fields, so this catches what was
+// filed before they were required and consent ends that fall short.
+const ErrNoShipmentPossible = "NO_SHIPMENT_POSSIBLE"
+
+// CheckShippable reports why the terms c, in force until validUntil (a
+// date YYYY-MM-DD; "" when the consent sets none), would make every
+// movement under them impossible; field names the block that would put
+// them in force.
+func CheckShippable(field string, c *Content, validUntil string) []BusinessError {
+	var reasons []string
+	if len(c.PackagingTypes) == 0 {
+		reasons = append(reasons, "no packaging type is notified")
+	}
+	if len(c.Carriers) == 0 {
+		reasons = append(reasons, "no carrier is notified")
+	}
+	if c.NumberOfShipments < 1 {
+		reasons = append(reasons, "no shipment is notified")
+	}
+	if q := c.TotalQuantity; q.Tonnes == nil && q.CubicMetres == nil {
+		reasons = append(reasons, "no quantity is notified")
+	}
+	if first := c.ShipmentPeriod.FirstDeparture; validUntil != "" && first != "" && validUntil < first {
+		reasons = append(reasons, fmt.Sprintf("the consent would end on %s, before the shipment period begins (%s)", validUntil, first))
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	return []BusinessError{{Code: ErrNoShipmentPossible, Field: field,
+		Message: "under these terms no movement could ever be made: " + strings.Join(reasons, "; ") + "; the notifier corrects the notification (SetSubmission) or the consent's end moves"}}
 }
 
 // ErrMovementsOpen: the dossier cannot close while a movement under it is
@@ -136,6 +171,12 @@ func validate(c *Content, dir Directory, complete bool, on time.Time) []Business
 		if _, ok := wastecodes.LookupOperation(code); !ok {
 			k.Add(ErrOperationCode, fmt.Sprintf("notification.recoveryDisposalCodes[%d]", i), "%q is not a recovery (R1-R13) or disposal (D1-D15) operation", code)
 		}
+	}
+	if complete && len(c.PackagingTypes) == 0 {
+		k.Add(ErrRequiredMissing, "notification.packagingTypes", "at least one packaging type is required (Annex IA, point 7): every movement declares its packaging among the notified types (%s)", strings.Join(PackagingTypes, ", "))
+	}
+	if complete && len(c.Carriers) == 0 {
+		k.Add(ErrRequiredMissing, "notification.carriers", "at least one carrier is required (Annex IA, point 8): every movement's carriers are among the notified ones")
 	}
 	for i, p := range c.PackagingTypes {
 		if !slices.Contains(PackagingTypes, p) {

@@ -282,6 +282,13 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
+		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, now)
+		if err != nil {
+			return err
+		}
+		if err := models.SaveEntries(tx, es); err != nil {
+			return err
+		}
 		view.Doc = doc
 		return nil
 	})
@@ -510,22 +517,27 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 	}
 	v.FollowUp = nil
 	for _, in := range intents {
-		f := FollowUp{Intent: in.Name, Operation: in.Operation, Block: in.Block}
-		// dueAt: the caller's open deadline that this intent stops.
-		for _, e := range in.Effects {
-			if e.Op != engine.Stop {
-				continue
-			}
-			for _, d := range v.Deadlines {
-				if d.Rule == e.Rule && d.PartyOrg == c.Org && (running(&d) || d.State == DeadlineSuspended) {
-					due := d.DueAt
-					f.DueAt = &due
-				}
-			}
-		}
-		v.FollowUp = append(v.FollowUp, f)
+		v.FollowUp = append(v.FollowUp, followUpOf(in, v.Deadlines, c.Org))
 	}
 	return nil
+}
+
+// followUpOf is intent in as offered to org, with dueAt the open deadline
+// of org's that the intent stops.
+func followUpOf(in *engine.Intent, deadlines []models.Deadline, org string) FollowUp {
+	f := FollowUp{Intent: in.Name, Operation: in.Operation, Block: in.Block}
+	for _, e := range in.Effects {
+		if e.Op != engine.Stop {
+			continue
+		}
+		for _, d := range deadlines {
+			if d.Rule == e.Rule && d.PartyOrg == org && (running(&d) || d.State == DeadlineSuspended) {
+				due := d.DueAt
+				f.DueAt = &due
+			}
+		}
+	}
+	return f
 }
 
 // Fire executes on the target the first of intents the document's state
@@ -702,16 +714,30 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			}
 		}
 	}
+	after := *doc
+	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
+	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, now)
+	if err != nil {
+		return nil, nil, err
+	}
 	if ok, err := models.WriteTransition(tx, &models.Transition{Doc: doc, State: ev.State, Data: string(raw), Now: now,
-		Audit: &row, Deadlines: f.changed, Events: f.out}); err != nil || !ok {
+		Audit: &row, Deadlines: f.changed, Events: f.out, Entries: entries}); err != nil || !ok {
 		if err != nil {
 			return nil, nil, err
 		}
 		// Only reachable without row locks (SQLite serialises writers instead).
 		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
 	}
-	if after := partyRows(doc.ID, parties); !slices.Equal(after, partiesBefore) {
-		if err := models.ReplaceParties(tx, doc.ID, after); err != nil {
+	if rows := partyRows(doc.ID, parties); !slices.Equal(rows, partiesBefore) {
+		if err := models.ReplaceParties(tx, doc.ID, rows); err != nil {
+			return nil, nil, err
+		}
+		if err := models.KeepEntries(tx, doc.ID, partyOrgs(parties)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if from != ev.State { // the children's guards read their parent's state
+		if err := r.childIntents(ctx, tx, doc, ev.State, children, now); err != nil {
 			return nil, nil, err
 		}
 	}

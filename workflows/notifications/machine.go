@@ -438,11 +438,16 @@ func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if in.Type == n.DecisionConsentWithConditions && len(in.Conditions) == 0 {
 		return shipment.Missing("decision.conditions", "a conditional consent needs conditions"), nil
 	}
-	if in.ValidUntil != "" && in.Type != n.DecisionObjection {
-		today := localToday(ev)
-		return n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod), nil
+	if in.Type == n.DecisionObjection {
+		return nil, nil
 	}
-	return nil, nil
+	var berrs []engine.BusinessError
+	if in.ValidUntil != "" {
+		today := localToday(ev)
+		berrs = n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod)
+	}
+	// A consent never puts terms in force under which no movement is possible.
+	return append(berrs, n.CheckShippable("decision", &doc(ev).Content, in.ValidUntil)...), nil
 }
 
 // localToday is today at the caller's place.
@@ -477,7 +482,8 @@ func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 		if consented == "" {
 			consented = localToday(ev)
 		}
-		return n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod), nil
+		berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod)
+		return append(berrs, n.CheckShippable("notificationSignal", &d.Content, in.ValidUntil)...), nil
 	default:
 		return shipment.Missing("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required"), nil
 	}

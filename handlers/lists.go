@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// The document lists and work queues of companies and authorities (our
+// design: the interface names no list of DIWASS documents).
+
+type ListDocumentsRequest struct {
+	Qpar       qpar.QueryParameter `json:"qpar" doc:"filter, sort, paging and mask, as in the store lists"`
+	Actionable bool                `json:"actionable" doc:"keep only the documents on which you have at least one follow-up intent now: your work queue (then sorted by your nearest deadline unless qpar.sort says otherwise)"`
+}
+
+// NextDeadline is the earliest running deadline the caller must meet.
+type NextDeadline struct {
+	Rule       string    `json:"rule"`
+	LegalBasis string    `json:"legalBasis"`
+	DueAt      time.Time `json:"dueAt"`
+	State      string    `json:"state" doc:"OPEN, DUE_SOON or OVERDUE"`
+}
+
+// DocumentListEntry is one document of a list.
+type DocumentListEntry struct {
+	DocumentID      string           `json:"documentId" doc:"what GetNotification, GetAnnex7, GetMovement and GetDocument take"`
+	Number          string           `json:"number"`
+	Kind            string           `json:"kind"`
+	State           string           `json:"state"`
+	Version         int64            `json:"version"`
+	NotificationID  string           `json:"notificationId" doc:"the notification a movement belongs to; empty for other kinds"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	UpdatedAt       time.Time        `json:"updatedAt"`
+	Roles           []string         `json:"roles" doc:"your organisation's roles on the document"`
+	FollowUpIntents []FollowUpIntent `json:"followUpIntents" doc:"your follow-up intents, as the retrieval document carries them"`
+	NextDeadline    *NextDeadline    `json:"nextDeadline" doc:"the earliest running deadline your organisation must meet (OPEN, DUE_SOON or OVERDUE); null when none"`
+}
+
+type ListDocumentsResponse struct {
+	Entries []DocumentListEntry `json:"entries"`
+	Total   int64               `json:"total" doc:"documents that match the filter, over all pages"`
+}
+
+// documentListMask lists the entry fields qpar.mask may select.
+var documentListMask = func() []string {
+	var out []string
+	t := reflect.TypeFor[DocumentListEntry]()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
+}()
+
+func (s *Server) listDocuments(orgKind string) func(ctx context.Context, r *ListDocumentsRequest) (*ListDocumentsResponse, error) {
+	return func(ctx context.Context, r *ListDocumentsRequest) (*ListDocumentsResponse, error) {
+		if err := needOrgKind(ctx, orgKind); err != nil {
+			return nil, err
+		}
+		keep, err := qpar.MaskSelects(r.Qpar.Mask, documentListMask)
+		if err != nil {
+			return nil, qparErr(err)
+		}
+		rows, total, err := s.docs.List(ctx, documents.ListQuery{Qpar: &r.Qpar, Actionable: r.Actionable})
+		if err != nil {
+			return nil, err
+		}
+		out := &ListDocumentsResponse{Entries: make([]DocumentListEntry, 0, len(rows)), Total: total}
+		for _, e := range rows {
+			le := DocumentListEntry{DocumentID: e.DocumentID, Number: e.Number, Kind: e.Kind, State: e.State, Version: e.Version,
+				CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Roles: e.Roles, FollowUpIntents: []FollowUpIntent{}}
+			if e.ParentID != nil {
+				le.NotificationID = *e.ParentID
+			}
+			for _, f := range e.FollowUp {
+				le.FollowUpIntents = append(le.FollowUpIntents, FollowUpIntent{Intent: f.Intent, Operation: f.Operation, Block: f.Block, DueAt: utc(f.DueAt)})
+			}
+			if d := e.Next; d != nil {
+				le.NextDeadline = &NextDeadline{Rule: d.Rule, LegalBasis: d.LegalBasis, DueAt: d.DueAt.UTC(), State: d.State}
+			}
+			if keep != nil {
+				clearUnmasked(&le, keep)
+			}
+			out.Entries = append(out.Entries, le)
+		}
+		return out, nil
+	}
+}
+
+// clearUnmasked empties the fields of v (a pointer to a struct) whose JSON
+// names keep does not hold.
+func clearUnmasked(v any, keep map[string]bool) {
+	rv := reflect.ValueOf(v).Elem()
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); !keep[name] {
+			rv.Field(i).SetZero()
+		}
+	}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// needOrgKind refuses callers whose organisation is not of kind
+// ("company" or "authority"): each face serves its own.
+func needOrgKind(ctx context.Context, kind string) error {
+	p := reqctx.From(ctx).Principal
+	if p == nil || p.OrganisationKind == kind {
+		return nil
+	}
+	if kind == "authority" {
+		return status.New(status.PermissionDenied, "AuthorityDocumentApi is for authority accounts; companies use CompanyDocumentApi")
+	}
+	return status.New(status.PermissionDenied, "CompanyDocumentApi/ListDocuments is for company accounts; authorities use AuthorityDocumentApi/ListDocuments")
+}
+
+func (s *Server) listOperations() []Operation {
+	if s.docs == nil {
+		return nil
+	}
+	desc := func(who string) string {
+		return "The documents of every kind (notifications, Annex VII documents, movements) that your organisation is a party to, " + who + " " +
+			"Only documents your organisation is a party to are listed (the rule of GetNotification and GetDocument). " +
+			"With actionable true, only those on which you have at least one follow-up intent now: your work queue, by default sorted by your nearest deadline. " +
+			"qpar as in the store lists: every operator, typed operands, a sort of one or more keys, pageStart and pageSize (default 50, at most 500), and mask " +
+			"(entry fields to return). Filter and sort paths: document_id, kind, state, number, version, notification_id, created_at, updated_at, " +
+			"next_deadline.due_at, actionable; kinds and states are taken in any case; an unknown path is 400, code 3, naming it. " +
+			"Default order: updated_at descending (work queue: next_deadline.due_at ascending, documents without a deadline last)."
+	}
+	return []Operation{
+		Unary(Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "ListDocuments", Summary: "Your organisation's documents, or your work queue",
+			Description: desc("as a company (an authority account gets 403, code 7: authorities use AuthorityDocumentApi/ListDocuments).")}, s.listDocuments("company")),
+		Unary(Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "ListDocuments", Summary: "The documents your authority is concerned with, or your work queue",
+			Description: desc("as a competent authority (a company account gets 403, code 7).")}, s.listDocuments("authority")),
+	}
+}

@@ -1,0 +1,160 @@
+package documents
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// A document's list entries (models.DocumentEntry) are written in the
+// transaction of every change: on create, on every fired intent (the
+// sweep's automatic ones included), and for a parent's children when the
+// parent's state changes (their guards read it). Follow-up intents depend
+// on nothing else: guards of intents offered to callers read the
+// document, the caller's roles and the parent's state, never the clock.
+
+// entries computes the list entries of a document as it is after a change:
+// one per party organisation, with its roles, the intents the machine
+// offers it and the earliest running deadline it must meet.
+func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, now time.Time) ([]models.DocumentEntry, error) {
+	var out []models.DocumentEntry
+	for _, org := range partyOrgs(k.Parties(data)) {
+		if org == "" || slices.ContainsFunc(out, func(e models.DocumentEntry) bool { return e.OrganisationID == org }) {
+			continue
+		}
+		roles := k.RolesOf(data, org)
+		intents, err := r.intentsOf(ctx, k, doc, data, deadlines, parent, org, roles, now)
+		if err != nil {
+			return nil, err
+		}
+		e := models.DocumentEntry{DocumentID: doc.ID, OrganisationID: org, ProviderID: doc.ProviderID, Kind: doc.Kind, Number: doc.Number,
+			State: doc.State, Version: doc.Version, ParentID: doc.ParentID, Roles: strings.Join(roles, ","), Intents: strings.Join(intents, ","),
+			Actionable: len(intents) > 0, CreatedAt: doc.CreatedAt, UpdatedAt: doc.UpdatedAt}
+		if d := nextDeadline(deadlines, org); d != nil {
+			due := d.DueAt
+			e.NextDueAt = &due
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// intentsOf lists the intents the machine offers org (in roles) now.
+func (r *Runner) intentsOf(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, org string, roles []string, now time.Time) ([]string, error) {
+	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: engine.Caller{Org: org, Roles: roles}, Now: now,
+		Deadlines: views(deadlines), CreatedAt: doc.CreatedAt, Parent: parent}
+	ins, err := k.Machine().FollowUp(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(ins))
+	for _, in := range ins {
+		names = append(names, in.Name)
+	}
+	return names, nil
+}
+
+// nextDeadline is the earliest running deadline org must meet, if any.
+func nextDeadline(ds []models.Deadline, org string) *models.Deadline {
+	var next *models.Deadline
+	for i := range ds {
+		if d := &ds[i]; d.PartyOrg == org && running(d) && (next == nil || d.DueAt.Before(next.DueAt)) {
+			next = d
+		}
+	}
+	return next
+}
+
+// childIntents recomputes the follow-up intents of a parent's children
+// after the parent's state changed to state.
+func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.Document, state string, children []Child, now time.Time) error {
+	if len(children) == 0 {
+		return nil
+	}
+	rel := &engine.Related{ID: parent.ID, Kind: parent.Kind, State: state, Number: parent.Number}
+	var rows []models.EntryIntents
+	for _, c := range children {
+		ck, ok := r.Kinds.Kind(c.Kind)
+		if !ok {
+			continue
+		}
+		doc := &models.Document{ID: c.ID, Kind: c.Kind, State: c.State, Number: c.Number}
+		for _, org := range partyOrgs(c.Parties) {
+			if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.DocumentID == c.ID && e.OrganisationID == org }) {
+				continue
+			}
+			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, org, ck.RolesOf(c.Data, org), now)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, models.EntryIntents{DocumentID: c.ID, OrganisationID: org, Intents: strings.Join(intents, ","), Actionable: len(intents) > 0})
+		}
+	}
+	return models.SetEntryIntents(tx, rows)
+}
+
+// entryBatch is how many documents IndexEntries reads at once.
+const entryBatch = 500
+
+// IndexEntries writes the list entries of every document that has none
+// (those written before the entries existed) and reports how many
+// documents it indexed. The server runs it at start; it is safe to run on
+// several instances at once.
+func (r *Runner) IndexEntries(ctx context.Context) (int, error) {
+	n, after := 0, ""
+	for {
+		docs, err := models.DocumentsWithoutEntries(r.DB.WithContext(ctx), after, entryBatch)
+		if err != nil || len(docs) == 0 {
+			return n, err
+		}
+		after = docs[len(docs)-1].ID
+		err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			for i := range docs {
+				if err := r.reindex(ctx, tx, &docs[i]); err != nil {
+					return fmt.Errorf("document %s: %w", docs[i].ID, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += len(docs)
+	}
+}
+
+// reindex writes the list entries of doc from its stored state.
+func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document) error {
+	k, ok := r.Kinds.Kind(doc.Kind)
+	if !ok {
+		return nil // a kind this server does not run
+	}
+	data, err := k.decode(doc.Data)
+	if err != nil {
+		return fmt.Errorf("stored data: %w", err)
+	}
+	deadlines, err := models.DeadlinesOf(tx, []string{doc.ID})
+	if err != nil {
+		return err
+	}
+	var parent *engine.Related
+	if doc.ParentID != nil {
+		p, err := models.FindDocument(tx, *doc.ParentID, doc.ProviderID, nil, false)
+		if err != nil {
+			return err
+		}
+		parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number}
+	}
+	es, err := r.entries(ctx, k, doc, data, deadlines, parent, r.Now().UTC())
+	if err != nil {
+		return err
+	}
+	return models.SaveEntries(tx, es)
+}
