@@ -29,6 +29,7 @@ import (
 	wbmu "github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	wclock "github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
@@ -163,6 +164,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	if err != nil {
 		t.Fatal(err)
 	}
+	notes.Clocks = &wclock.Clocks{DB: db}
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
@@ -173,7 +175,7 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{DB: db, BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
-		Reports:   &reports.Service{DB: db, Now: clk.Now}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
+		Reports:   &reports.Service{DB: db, Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,11 @@ func (s *Server) reportOperations() []Operation {
 				if _, _, err := s.reports.List(ctx, v, &qpar.QueryParameter{Filter: q.Filter, PageSize: 1}); err != nil {
 					return "", nil, err
 				}
-				name := "deadlines-" + s.reports.Now().UTC().Format("20060102T150405Z") + ".csv"
+				now, err := s.reports.NowFor(ctx, v)
+				if err != nil {
+					return "", nil, err
+				}
+				name := "deadlines-" + now.Format("20060102T150405Z") + ".csv"
 				return name, func(w io.Writer) error {
 					cw := csv.NewWriter(w)
 					if err := cw.Write(CSVHeader); err != nil {

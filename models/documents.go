@@ -390,16 +390,47 @@ RETURNING last_value`, provider, prefix).Scan(&last).Error
 
 // DueDeadlines is one page of the deadlines due at now, entering their
 // warning window or past due, in (due_at, id) order after the keyset
-// (after, afterID). It reads two partial indexes, so its cost follows the
-// due deadlines, not all of them.
-func DueDeadlines(tx *gorm.DB, now, after time.Time, afterID string, limit int) ([]Deadline, error) {
+// (after, afterID), of provider only when only is set and of no provider
+// in except. It reads two partial indexes, so its cost follows the due
+// deadlines, not all of them.
+func DueDeadlines(tx *gorm.DB, now, after time.Time, afterID string, limit int, only string, except []string) ([]Deadline, error) {
 	var out []Deadline
-	err := tx.Raw(`
+	scope, args := "", []any{}
+	if only != "" {
+		scope, args = " AND provider_id = ?", append(args, only)
+	}
+	if len(except) > 0 {
+		scope, args = scope+" AND provider_id NOT IN ?", append(args, except)
+	}
+	q := `
 SELECT id, document_id, due_at FROM (
-  SELECT id, document_id, due_at FROM deadlines WHERE state = 'OPEN' AND warn_at <= ?
+  SELECT id, document_id, due_at FROM deadlines WHERE state = 'OPEN' AND warn_at <= ?` + scope + `
   UNION
-  SELECT id, document_id, due_at FROM deadlines WHERE state IN ('OPEN', 'DUE_SOON') AND due_at < ?
+  SELECT id, document_id, due_at FROM deadlines WHERE state IN ('OPEN', 'DUE_SOON') AND due_at < ?` + scope + `
 ) due WHERE due_at > ? OR (due_at = ? AND id > ?)
-ORDER BY due_at, id LIMIT ?`, now, now, after, after, afterID, limit).Scan(&out).Error
+ORDER BY due_at, id LIMIT ?`
+	all := append(append(append([]any{now}, args...), now), args...)
+	all = append(all, after, after, afterID, limit)
+	err := tx.Raw(q, all...).Scan(&out).Error
 	return out, err
+}
+
+// NextDeadlineChange is the earliest time at which a deadline of provider
+// enters its warning window or falls due (nil: none is waiting).
+func NextDeadlineChange(tx *gorm.DB, provider string) (*time.Time, error) {
+	var next *time.Time
+	for _, q := range []string{
+		"SELECT warn_at FROM deadlines WHERE provider_id = ? AND state = 'OPEN' AND warn_at IS NOT NULL ORDER BY warn_at LIMIT 1",
+		"SELECT due_at FROM deadlines WHERE provider_id = ? AND state IN ('OPEN', 'DUE_SOON') ORDER BY due_at LIMIT 1",
+	} {
+		var ts []time.Time
+		if err := tx.Raw(q, provider).Scan(&ts).Error; err != nil {
+			return nil, err
+		}
+		if len(ts) > 0 && (next == nil || ts[0].Before(*next)) {
+			t := ts[0]
+			next = &t
+		}
+	}
+	return next, nil
 }

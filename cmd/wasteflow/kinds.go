@@ -6,6 +6,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
 )
@@ -20,5 +21,15 @@ func newRunner(db *gorm.DB, cfg *configs.Config, now func() time.Time) (*documen
 	}
 	r.WarnWorkingDays = cfg.WarnWorkingDays
 	r.SweepWorkers = cfg.SweepWorkers
+	r.Clocks = newClocks(db, cfg)
 	return r, nil
+}
+
+// newClocks keeps the providers' test clocks in the development and test
+// environments; elsewhere there are none (nil: real time, never read).
+func newClocks(db *gorm.DB, cfg *configs.Config) *clock.Clocks {
+	if cfg.Environment != "development" && cfg.Environment != "test" {
+		return nil
+	}
+	return &clock.Clocks{DB: db}
 }

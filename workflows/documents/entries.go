@@ -152,7 +152,11 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 		}
 		parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number}
 	}
-	es, err := r.entries(ctx, k, doc, data, deadlines, parent, r.Now().UTC())
+	now, err := r.now(ctx, doc.ProviderID)
+	if err != nil {
+		return err
+	}
+	es, err := r.entries(ctx, k, doc, data, deadlines, parent, now)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -26,6 +27,9 @@ type Runner struct {
 	DB    *gorm.DB
 	Kinds *Registry
 	Now   func() time.Time
+	// Clocks moves the time of providers with a test clock (sandbox
+	// environments); nil: real time everywhere.
+	Clocks *clock.Clocks
 	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
 	WarnWorkingDays int
 	// SweepWorkers is how many deadlines a sweep processes at once, each in
@@ -77,6 +81,16 @@ func New(db *gorm.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
 		now = time.Now
 	}
 	return &Runner{DB: db, Kinds: reg, Now: now}, nil
+}
+
+// now is provider's time: real time, moved forward by the provider's test
+// clock.
+func (r *Runner) now(ctx context.Context, provider string) (time.Time, error) {
+	off, err := r.Clocks.Offset(ctx, provider)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return r.Now().Add(off).UTC(), nil
 }
 
 func (r *Runner) warnDays() int {
@@ -218,7 +232,10 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	if err != nil {
 		return nil, nil, err
 	}
-	now := r.Now().UTC()
+	now, err := r.now(ctx, p.ProviderID)
+	if err != nil {
+		return nil, nil, err
+	}
 	in := k.Def.Create
 	var view *View
 	var berrs []engine.BusinessError
@@ -509,7 +526,11 @@ func views(ds []models.Deadline) []engine.DeadlineView {
 }
 
 func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
-	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: r.Now().UTC(), Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
+	now, err := r.now(ctx, v.Doc.ProviderID)
+	if err != nil {
+		return err
+	}
+	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: now, Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
 		Parent: v.parent}
 	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
 	if err != nil {
@@ -568,7 +589,7 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 	var berrs []engine.BusinessError
 	err := models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
 		var err error
-		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, r.Now().UTC())
+		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, time.Time{})
 		return err
 	})
 	if err != nil {
@@ -584,7 +605,8 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 }
 
 // fireIn runs one intent inside tx (which the sweep and chained intents
-// share). Business errors come back with a nil error: nothing was written.
+// share) at now (zero: the provider's time). Business errors come back
+// with a nil error: nothing was written.
 func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
 	if c.System && provider == "" {
 		var err error
@@ -592,6 +614,12 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			if errors.Is(err, models.ErrNotFound) {
 				return nil, nil, notFound(t.ID)
 			}
+			return nil, nil, err
+		}
+	}
+	if now.IsZero() {
+		var err error
+		if now, err = r.now(ctx, provider); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,14 +37,76 @@ const sweepBatch = 200
 // SKIP LOCKED (the same lock order as every mutation: document, then
 // deadlines) and the deadline's state is re-checked under the lock.
 // Deadlines that fell due while every instance was down are simply due now.
+//
+// A provider with a test clock is swept as of its own time: now moved
+// forward by its clock's offset.
 func (r *Runner) Sweep(ctx context.Context, now time.Time) (SweepResult, error) {
+	offsets, err := r.Clocks.Offsets(ctx)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	var clocked []string
+	for p := range offsets {
+		clocked = append(clocked, p)
+	}
+	slices.Sort(clocked)
+	res, err := r.sweep(ctx, now, "", clocked)
+	for _, p := range clocked {
+		if err != nil {
+			break
+		}
+		var one SweepResult
+		one, err = r.sweep(ctx, now.Add(offsets[p]), p, nil)
+		res = res.add(one)
+	}
+	return res, err
+}
+
+// SweepThrough sweeps provider's deadlines from its clock's time before an
+// advance up to `to`, each change at its own time: a deadline that falls
+// due on the way is processed as of its due time, so what it fires (a
+// tacit consent, the end of a consent) happens then and starts its own
+// periods from then, as if the clock had run there.
+func (r *Runner) SweepThrough(ctx context.Context, provider string, to time.Time) (SweepResult, error) {
+	var res SweepResult
+	at := time.Time{}
+	for range maxSweepSteps {
+		next, err := models.NextDeadlineChange(r.DB.WithContext(ctx), provider)
+		if err != nil {
+			return res, err
+		}
+		if next == nil || !next.Before(to) {
+			break
+		}
+		step := next.Add(time.Microsecond) // past due: due_at < now
+		if !step.After(at) {
+			break // held by another instance: the last sweep below passes it
+		}
+		at = step
+		one, err := r.sweep(ctx, at, provider, nil)
+		if err != nil {
+			return res, err
+		}
+		res = res.add(one)
+	}
+	one, err := r.sweep(ctx, to, provider, nil)
+	return res.add(one), err
+}
+
+// maxSweepSteps bounds the changes one advance of a test clock walks
+// through one by one.
+const maxSweepSteps = 10_000
+
+// sweep sweeps as of now the deadlines of provider only (when set) and of
+// no provider in except.
+func (r *Runner) sweep(ctx context.Context, now time.Time, only string, except []string) (SweepResult, error) {
 	var res SweepResult
 	now = now.UTC()
 	// Keyset paging over (due_at, id): processed rows leave the result set,
 	// rows held by another instance are passed over, never re-read.
 	after, afterID := time.Time{}, ""
 	for {
-		cands, err := models.DueDeadlines(r.DB.WithContext(ctx), now, after, afterID, sweepBatch)
+		cands, err := models.DueDeadlines(r.DB.WithContext(ctx), now, after, afterID, sweepBatch, only, except)
 		if err != nil {
 			return res, err
 		}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -71,6 +72,17 @@ type Entry struct {
 type Service struct {
 	DB  *gorm.DB
 	Now func() time.Time
+	// Clocks moves the time of providers with a test clock (nil: real time).
+	Clocks *clock.Clocks
+}
+
+// NowFor is the viewer's provider's time.
+func (s *Service) NowFor(ctx context.Context, v Viewer) (time.Time, error) {
+	off, err := s.Clocks.Offset(ctx, v.ProviderID)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return s.Now().Add(off).UTC(), nil
 }
 
 func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
@@ -204,7 +216,10 @@ const (
 // counts as LAPSED from its due time on (its period ended then, as
 // foreseen, even if the sweep closed it a little later), never as OVERDUE.
 func (s *Service) Summarize(ctx context.Context, v Viewer, from, to, asOf time.Time) (*Summary, error) {
-	now := s.Now().UTC()
+	now, err := s.NowFor(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	if asOf.IsZero() || asOf.After(now) {
 		asOf = now
 	}

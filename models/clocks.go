@@ -1,0 +1,68 @@
+package models
+
+import (
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// TestClock is a provider's test clock: real time plus OffsetNs.
+type TestClock struct {
+	ProviderID string `gorm:"primaryKey"`
+	OffsetNs   int64
+	UpdatedAt  time.Time
+}
+
+// TestClockAdvance records who moved a test clock from when to when.
+type TestClockAdvance struct {
+	ID             int64 `gorm:"primaryKey"`
+	ProviderID     string
+	AccountID      int64
+	OrganisationID string
+	FromTime       time.Time
+	ToTime         time.Time
+	RequestID      string
+	At             time.Time
+}
+
+// ClockOffset is provider's test clock offset (0 without a clock), its row
+// locked for the transaction when lock is set (PostgreSQL).
+func ClockOffset(tx *gorm.DB, provider string, lock bool) (time.Duration, error) {
+	q := tx.Where("provider_id = ?", provider)
+	if lock && IsPostgres(tx) {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var c TestClock
+	if err := q.Take(&c).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return time.Duration(c.OffsetNs), nil
+}
+
+// ClockOffsets lists the providers with a test clock and their offsets.
+func ClockOffsets(tx *gorm.DB) (map[string]time.Duration, error) {
+	var cs []TestClock
+	if err := tx.Find(&cs).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Duration, len(cs))
+	for _, c := range cs {
+		out[c.ProviderID] = time.Duration(c.OffsetNs)
+	}
+	return out, nil
+}
+
+// SetClockOffset moves provider's test clock to offset and records the
+// advance a.
+func SetClockOffset(tx *gorm.DB, provider string, offset time.Duration, a *TestClockAdvance) error {
+	if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "provider_id"}}, DoUpdates: clause.AssignmentColumns([]string{"offset_ns", "updated_at"})}).
+		Create(&TestClock{ProviderID: provider, OffsetNs: int64(offset), UpdatedAt: a.At}).Error; err != nil {
+		return err
+	}
+	return tx.Create(a).Error
+}

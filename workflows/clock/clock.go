@@ -1,0 +1,118 @@
+// Package clock keeps the test clocks of sandbox environments: in the
+// development and test environments each provider may move its own time
+// forward (Stripe's test clocks are the model), so an integrator walks a
+// shipment through its dates and deadlines in one sitting. A provider's
+// documents, content rules, deadlines, sweep, reports and events read
+// Clocks.Now; token lifetimes, login throttling and idempotency keys stay
+// on real time. Production builds no Clocks: a nil *Clocks is real time.
+package clock
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+)
+
+// Clocks reads the providers' test clocks: real time plus an offset that
+// only ever grows. Offsets are remembered for TTL, so a second instance
+// follows an advance made on another within that time; the instance that
+// advanced follows at once.
+type Clocks struct {
+	DB *gorm.DB
+	// TTL is how long an offset is remembered (default 1 s).
+	TTL time.Duration
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	offset  time.Duration
+	expires time.Time
+}
+
+func (c *Clocks) ttl() time.Duration {
+	if c.TTL <= 0 {
+		return time.Second
+	}
+	return c.TTL
+}
+
+// Offset is how far provider's clock runs ahead of real time (0 for a nil
+// Clocks or a provider without a clock).
+func (c *Clocks) Offset(ctx context.Context, provider string) (time.Duration, error) {
+	if c == nil || provider == "" {
+		return 0, nil
+	}
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.cache[provider]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.offset, nil
+	}
+	off, err := models.ClockOffset(models.Conn(ctx, c.DB), provider, false)
+	if err != nil {
+		return 0, err
+	}
+	c.remember(provider, off)
+	return off, nil
+}
+
+func (c *Clocks) remember(provider string, off time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cache == nil || len(c.cache) > 10_000 {
+		c.cache = map[string]cached{}
+	}
+	c.cache[provider] = cached{offset: off, expires: time.Now().Add(c.ttl())}
+}
+
+// Offsets lists the providers whose clock runs ahead (nil for a nil Clocks).
+func (c *Clocks) Offsets(ctx context.Context) (map[string]time.Duration, error) {
+	if c == nil {
+		return nil, nil
+	}
+	return models.ClockOffsets(c.DB.WithContext(ctx))
+}
+
+// Advance moves provider's clock, whose real time is real, to the time
+// target gives for the clock's time before (from), in tx, recording a:
+// it returns from and the new time. A time that is not after from is
+// refused with *BackwardsError (the clock's row is locked meanwhile on
+// PostgreSQL, so two advances take turns).
+func (c *Clocks) Advance(tx *gorm.DB, provider string, real time.Time, target func(from time.Time) time.Time, a models.TestClockAdvance) (from, to time.Time, err error) {
+	off, err := models.ClockOffset(tx, provider, true)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	from = real.Add(off).UTC()
+	to = target(from).UTC()
+	if !to.After(from) {
+		return from, to, &BackwardsError{At: from}
+	}
+	a.ProviderID, a.FromTime, a.ToTime, a.At = provider, from, to, real.UTC()
+	if err := models.SetClockOffset(tx, provider, to.Sub(real), &a); err != nil {
+		return from, to, err
+	}
+	return from, to, nil
+}
+
+// Forget drops the remembered offset of provider (after an advance, once
+// committed).
+func (c *Clocks) Forget(provider string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cache, provider)
+}
+
+// BackwardsError refuses a move that is not forward.
+type BackwardsError struct{ At time.Time }
+
+func (e *BackwardsError) Error() string {
+	return "the test clock only moves forward: it is at " + e.At.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,80 @@
+package documents
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/clock"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// ClockState is a provider's test clock.
+type ClockState struct {
+	Now        time.Time
+	AdvancedBy time.Duration
+	// Swept is what the advance's sweep did (zero for a read).
+	Swept SweepResult
+}
+
+// ErrNoClocks: this server runs no test clocks (production, staging).
+var ErrNoClocks = errors.New("no test clocks")
+
+// TestClock reads the caller's provider's test clock.
+func (r *Runner) TestClock(ctx context.Context) (*ClockState, error) {
+	if r.Clocks == nil {
+		return nil, ErrNoClocks
+	}
+	_, p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	real := r.Now().UTC()
+	off, err := r.Clocks.Offset(ctx, p.ProviderID)
+	if err != nil {
+		return nil, err
+	}
+	return &ClockState{Now: real.Add(off), AdvancedBy: off}, nil
+}
+
+// AdvanceTestClock moves the caller's provider's test clock forward to
+// the time target gives for the clock's time before, records who moved
+// it from when to when, and sweeps the provider's deadlines up to the new
+// time, each change at its own time, before it returns: what the passing
+// time brings (due soon, overdue, tacit consents, ends of consents) is
+// there when the call answers. Backwards or standing still is 400, code 3.
+func (r *Runner) AdvanceTestClock(ctx context.Context, target func(from time.Time) time.Time) (*ClockState, error) {
+	if r.Clocks == nil {
+		return nil, ErrNoClocks
+	}
+	c, p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	real := r.Now().UTC()
+	var from, to time.Time
+	err = models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
+		var err error
+		from, to, err = r.Clocks.Advance(tx, p.ProviderID, real, target, models.TestClockAdvance{
+			AccountID: p.AccountID, OrganisationID: c.Org, RequestID: reqctx.From(ctx).RequestID})
+		return err
+	})
+	var back *clock.BackwardsError
+	if errors.As(err, &back) {
+		return nil, status.Invalid("to", back.Error()+"; it cannot be set to "+to.Format(time.RFC3339Nano))
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Clocks.Forget(p.ProviderID)
+	reqctx.Logger(ctx).Info("test clock advanced", "provider", p.ProviderID, "account", p.AccountID, "from", from, "to", to)
+	res, err := r.SweepThrough(ctx, p.ProviderID, to)
+	if err != nil {
+		return nil, err
+	}
+	return &ClockState{Now: to, AdvancedBy: to.Sub(real), Swept: res}, nil
+}
