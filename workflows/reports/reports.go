@@ -14,8 +14,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
-	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
