@@ -78,7 +78,7 @@ func (r *Runner) SweepThrough(ctx context.Context, provider string, to time.Time
 		if next == nil || !next.Before(to) {
 			break
 		}
-		step := next.Add(time.Microsecond) // past due: due_at < now
+		step := next.Truncate(time.Microsecond).Add(time.Microsecond) // past due (due_at < now), in the databases' precision
 		if !step.After(at) {
 			break // held by another instance: the last sweep below passes it
 		}
