@@ -136,10 +136,17 @@ func startAuthLimits(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP
 
 func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int, accessTTL time.Duration) *authEnv {
 	t.Helper()
+	return startServerIn(t, dbcfg, "development", maxFailures, maxPerIP, accessTTL)
+}
+
+// startServerIn starts a server of environment (the fixture's providers
+// belong to it).
+func startServerIn(t testing.TB, dbcfg configs.Database, environment string, maxFailures, maxPerIP int, accessTTL time.Duration) *authEnv {
+	t.Helper()
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
 	hasher := credentials.NewHasher(runtime.NumCPU()) // the default of WASTEFLOW_PASSWORD_HASH_CONCURRENCY
-	f, err := bootstrap.Parse(strings.NewReader(authFixture))
+	f, err := bootstrap.Parse(strings.NewReader(strings.ReplaceAll(authFixture, "environment: development", "environment: "+environment)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +167,12 @@ func startServer(t testing.TB, dbcfg configs.Database, maxFailures, maxPerIP int
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
+	cfg.Environment = environment
 	notes, err := documents.New(db, clk.Now, kinds.All()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes.Clocks = &wclock.Clocks{DB: db}
+	notes.Clocks = wclock.New(db, environment)
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)

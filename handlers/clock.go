@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -53,7 +54,7 @@ func seconds(d time.Duration) string {
 
 // sandbox refuses test clocks outside development and test.
 func (s *Server) sandbox() error {
-	if s.cfg.Environment != "development" && s.cfg.Environment != "test" {
+	if !clock.Sandbox(s.cfg.Environment) {
 		return status.New(status.PermissionDenied, "test clocks exist only in the development and test environments; this server runs %s", s.cfg.Environment).
 			WithDetails(status.Info("NO_TEST_CLOCKS", map[string]string{"environment": s.cfg.Environment}))
 	}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -170,10 +171,40 @@ func TestTestClockWalksShipmentsThroughTime(t *testing.T) {
 		if today := d.clockToday(t); today != "2027-03-21" {
 			t.Fatalf("clock today %s", today)
 		}
+		// The scheduled sweep reads the provider's clock too: real time runs
+		// on 20 days, and a filing made on the clock's today is overdue.
+		late := d.submitted(t)
+		d.clock.Advance(20 * 24 * time.Hour)
+		if res, err := d.notes.Sweep(context.Background(), d.clock.Now()); err != nil || res.Overdue != 1 {
+			t.Fatalf("the scheduled sweep 20 days on: %v %v", res, err)
+		}
+		if doc, _ = d.get(t, "noor", late); deadline(doc, "ACKNOWLEDGEMENT_DUE", "auth-nl")["state"] != "OVERDUE" {
+			t.Fatalf("the filing of the clock's today after the sweep: %v", doc["deadlines"])
+		}
 		var advances int64
 		d.db.Raw("SELECT COUNT(*) FROM test_clock_advances WHERE provider_id = 'dev-1' AND organisation_id = 'acme'").Scan(&advances)
 		if advances != 9 {
 			t.Fatalf("%d advances recorded, want 9", advances)
 		}
 	})
+}
+
+// In production (and staging) there are no test clocks: both operations
+// answer 403, code 7, and no clock is ever read or written.
+func TestNoTestClocksInProduction(t *testing.T) {
+	d := &docEnv{authEnv: startServerIn(t, dbtest.SQLite(t), "production", 1000, 100000, time.Hour), tokens: map[string]string{}}
+	for _, op := range []string{"GetTestClock", "AdvanceTestClock"} {
+		st, _, raw := d.call(t, "alice", clockAPI+op, map[string]any{"days": 30})
+		wantError(t, 403, 7, st, raw, "development and test")
+	}
+	if d.notes.Clocks != nil {
+		t.Fatal("a production runner reads test clocks")
+	}
+	var n int64
+	d.db.Raw("SELECT COUNT(*) FROM test_clocks").Scan(&n)
+	if n != 0 {
+		t.Fatalf("%d test clocks in production", n)
+	}
+	// The documents run on real time as ever.
+	d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
 }

@@ -21,15 +21,6 @@ func newRunner(db *gorm.DB, cfg *configs.Config, now func() time.Time) (*documen
 	}
 	r.WarnWorkingDays = cfg.WarnWorkingDays
 	r.SweepWorkers = cfg.SweepWorkers
-	r.Clocks = newClocks(db, cfg)
+	r.Clocks = clock.New(db, cfg.Environment)
 	return r, nil
-}
-
-// newClocks keeps the providers' test clocks in the development and test
-// environments; elsewhere there are none (nil: real time, never read).
-func newClocks(db *gorm.DB, cfg *configs.Config) *clock.Clocks {
-	if cfg.Environment != "development" && cfg.Environment != "test" {
-		return nil
-	}
-	return &clock.Clocks{DB: db}
 }

@@ -17,6 +17,19 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 )
 
+// Sandbox reports whether an environment has test clocks: development and
+// test have, production and staging have not.
+func Sandbox(environment string) bool { return environment == "development" || environment == "test" }
+
+// New keeps the test clocks of a server in environment: nil (real time,
+// no clock ever read) outside the sandbox environments.
+func New(db *gorm.DB, environment string) *Clocks {
+	if !Sandbox(environment) {
+		return nil
+	}
+	return &Clocks{DB: db}
+}
+
 // Clocks reads the providers' test clocks: real time plus an offset that
 // only ever grows. Offsets are remembered for TTL, so a second instance
 // follows an advance made on another within that time; the instance that
