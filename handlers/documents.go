@@ -391,6 +391,25 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 		}
 		p.Description = b.String()
 	}
+	// The list entries: the kinds and states of every machine.
+	if c := doc.Components.Schemas["DocumentListEntry"]; c != nil && c.Value != nil {
+		var kindNames, states []any
+		for _, k := range kinds {
+			kindNames = append(kindNames, k.Def.Kind)
+			for _, st := range k.Def.States {
+				if !slices.Contains(states, any(st)) {
+					states = append(states, st)
+				}
+			}
+		}
+		if p := c.Value.Properties["kind"]; p != nil && p.Value != nil {
+			p.Value.Enum = kindNames
+		}
+		if p := c.Value.Properties["state"]; p != nil && p.Value != nil {
+			p.Value.Enum = states
+			p.Value.Description = "the state in its kind's machine (diagrams: /workflows/<kind>.mmd)"
+		}
+	}
 	// Each kind's retrieval document: kind, states and number format from
 	// its declaration, the rules of its deadlines.
 	for _, k := range kinds {

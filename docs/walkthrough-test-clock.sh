@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# A shipment walked through time from outside, with curl and jq, against a
+# server in the development environment with the demo data (make run): a
+# notification filed, acknowledged, consented by two authorities and,
+# when the test clock passes the decision period, tacitly by the transit
+# authority; a movement taken over on its date, received and completed;
+# the documents found again in the lists and work queues. Nothing here
+# reaches into the server: every step is an API call. The README shows it;
+# cmd/wasteflow's TestClockWalkthroughScript runs it against the real
+# binary, so it cannot rot.
+#
+#   WASTEFLOW_URL   the server (default http://127.0.0.1:8080)
+set -euo pipefail
+B=${WASTEFLOW_URL:-http://127.0.0.1:8080}
+APP=demo-app-token-dev-1-0123456789abcdef
+CO=svc.bxa.diwass.v1.api.CompanyDocumentApi
+AU=svc.bxa.diwass.v1.api.AuthorityDocumentApi
+CLOCK=svc.core.v1.api.TestClockApi
+
+# login USER PASSWORD: an access token (refresh token, then access).
+login() {
+  local rt
+  rt=$(curl -sf -X POST "$B/svc.core.v1.api.AuthApi/IssueRefreshToken" -H 'provider_id: dev-1' \
+    -d "{\"usernameCredentials\":{\"username\":\"$1\",\"password\":\"$2\"},\"appToken\":\"$APP\"}" | jq -r .refreshToken)
+  curl -sf -X POST "$B/svc.core.v1.api.AuthApi/RequestAccess" -H 'provider_id: dev-1' -H "Authorization: Bearer $rt" | jq -r .accessToken
+}
+
+# call TOKEN OPERATION BODY: the answer; stops on an error or a business error.
+call() {
+  local out
+  out=$(curl -s -X POST "$B/$2" -H 'provider_id: dev-1' -H "Authorization: Bearer $1" -d "$3")
+  if ! jq -e '(.code == null) and ((.businessErrors // []) | length == 0)' <<<"$out" >/dev/null; then
+    echo "$2: $out" >&2
+    return 1
+  fi
+  echo "$out"
+}
+
+ALICE=$(login alice alice-demo-password) # notifier (ACME); her app token carries usermgt: she moves the clock
+NOOR=$(login noor noor-demo-password)    # authority of destination
+BERND=$(login bernd bernd-demo-password) # authority of dispatch
+TOM=$(login tom tom-demo-password)       # carrier
+RITA=$(login rita rita-demo-password)    # consignee and facility
+
+# The provider's clock: its today, and N days from it.
+today=$(call "$ALICE" $CLOCK/GetTestClock '{}' | jq -r '.now[:10]')
+day() { date -u -d "$today + $1 days" +%F; }
+echo "clock: $today"
+
+# 1. alice files a notification (create the draft, then submit it).
+n=$(jq -n --arg first "$(day 1)" --arg last "$(day 200)" '{notification: {
+  notifier: {organisationId: "acme"}, consignee: {organisationId: "recyc"}, facility: {organisationId: "recyc"},
+  producers: [{organisationId: "acme"}], carriers: [{organisationId: "truck"}],
+  competentAuthorities: {dispatch: {organisationId: "auth-de-by"}, destination: {organisationId: "auth-nl"},
+                         transit: [{organisationId: "auth-be"}]},
+  wasteClassifications: [{list: "EU_LIST_OF_WASTE", code: "16 02 13*"}], recoveryDisposalCodes: ["R4"],
+  totalQuantity: {tonnes: {units: "60"}}, numberOfShipments: 3, packagingTypes: ["BULK"],
+  shipmentPeriod: {firstDeparture: $first, lastDeparture: $last}}}')
+id=$(call "$ALICE" $CO/CreateSubmission "$n" | jq -r .document.id)
+call "$ALICE" $CO/SetSubmission "$(jq --arg id "$id" '. + {documentId: $id}' <<<"$n")" | jq -r '"filed: " + .document.number'
+
+# 2. noor finds it in her work queue and acknowledges it; dispatch and destination consent.
+call "$NOOR" $AU/ListDocuments '{"actionable": true, "qpar": {"filter": [{"path": "state", "op": "EQUAL", "operands": [{"s": "submitted"}]}]}}' |
+  jq -r --arg id "$id" '.entries[] | select(.documentId == $id) | "noor may: " + ([.followUpIntents[].intent] | join(", ")) + "; due " + .nextDeadline.dueAt'
+call "$NOOR" $AU/SubmitAcknowledgement "{\"documentId\": \"$id\"}" >/dev/null
+call "$BERND" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" >/dev/null
+call "$NOOR" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" | jq -r '"after two consents: " + .document.state'
+
+# 3. The transit authority stays silent: 31 days on, its period has ended and it consented tacitly.
+call "$ALICE" $CLOCK/AdvanceTestClock '{"days": 31}' | jq -c '{now, swept}'
+call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}" | jq -r '"now: " + .document.state + ", may: " + ([.followUpIntents[].intent] | join(", "))'
+today=$(call "$ALICE" $CLOCK/GetTestClock '{}' | jq -r '.now[:10]')
+
+# 4. A movement a week ahead; the clock moves to its date; the carrier takes it over.
+ship=$(day 7)
+m=$(call "$ALICE" $CO/CreateMovementTemplate "$(jq -n --arg id "$id" --arg d "$ship" '{notificationId: $id, movementTemplate: {
+  actualDateOfShipment: $d, actualQuantity: {tonnes: {units: "20"}}, packagingTypes: ["BULK"],
+  carriers: [{organisationId: "truck", meansOfTransport: "ROAD"}]}}')" | jq -r .document.id)
+call "$ALICE" $CLOCK/AdvanceTestClock "{\"to\": \"${ship}T08:00:00Z\"}" | jq -c '{now}'
+call "$TOM" $CO/SetCarrierTransport "{\"documentId\": \"$m\", \"carrierTransport\": {\"takenOverOn\": \"$ship\", \"vehicleId\": \"M-WF 2027\"}}" |
+  jq -r '"movement: " + .document.state'
+
+# 5. Two days later the consignee and the facility receive it, and the facility completes the recovery.
+call "$ALICE" $CLOCK/AdvanceTestClock '{"days": 2}' >/dev/null
+got=$(day 9)
+call "$RITA" $CO/SetConsigneeReception "{\"documentId\": \"$m\", \"consigneeReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
+call "$RITA" $CO/SetFacilityReception "{\"documentId\": \"$m\", \"facilityReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
+call "$RITA" $CO/SetFacilityCompletion "{\"documentId\": \"$m\", \"facilityCompletion\": {\"completedOn\": \"$got\", \"operationCode\": \"R4\"}}" |
+  jq -r '"movement: " + .document.state'
+
+# 6. Found again: alice's movements under the notification, and what is left of it.
+call "$ALICE" $CO/ListDocuments "{\"qpar\": {\"filter\": [{\"path\": \"notification_id\", \"op\": \"EQUAL\", \"operands\": [{\"s\": \"$id\"}]}]}}" |
+  jq -r '.entries[] | "listed: " + .number + " " + .state'
+call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}" |
+  jq -r '"shipments left: \(.document.movements.shipmentsLeft), tonnes left: \(.document.movements.quantityLeft.tonnes.units)"'
