@@ -177,8 +177,14 @@ func TestDocumentLists(t *testing.T) {
 		if err := d.db.Exec("DELETE FROM document_entries").Error; err != nil {
 			t.Fatal(err)
 		}
-		if n, err := d.notes.IndexEntries(context.Background()); err != nil || n != 4 {
+		if n, err := d.notes.IndexEntries(context.Background(), false); err != nil || n != 4 {
 			t.Fatalf("indexed %d documents: %v", n, err)
+		}
+		if n, err := d.notes.IndexEntries(context.Background(), false); err != nil || n != 0 {
+			t.Fatalf("indexed %d documents once more: the migration's task runs once (%v)", n, err)
+		}
+		if n, err := d.notes.IndexEntries(context.Background(), true); err != nil || n != 4 { // admin reindex
+			t.Fatalf("reindexed %d documents: %v", n, err)
 		}
 		var n int64
 		d.db.Model(&models.DocumentEntry{}).Count(&n)

@@ -190,3 +190,22 @@ func DocumentsByID(tx *gorm.DB, ids []string) ([]Document, error) {
 	err := tx.Where("id IN ?", ids).Find(&docs).Error
 	return docs, err
 }
+
+// TaskPending reports whether maintenance task name waits to be done.
+func TaskPending(tx *gorm.DB, name string) (bool, error) {
+	var n int64
+	err := tx.Table("maintenance_tasks").Where("name = ?", name).Count(&n).Error
+	return n > 0, err
+}
+
+// TaskDone removes maintenance task name.
+func TaskDone(tx *gorm.DB, name string) error {
+	return tx.Exec("DELETE FROM maintenance_tasks WHERE name = ?", name).Error
+}
+
+// DocumentsAfter is up to limit documents after id, in id order.
+func DocumentsAfter(tx *gorm.DB, after string, limit int) ([]Document, error) {
+	var docs []Document
+	err := tx.Where("id > ?", after).Order("id").Limit(limit).Find(&docs).Error
+	return docs, err
+}

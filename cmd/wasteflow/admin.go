@@ -26,6 +26,7 @@ const adminUsage = `Usage:
   wasteflow admin verify-audit
   wasteflow admin audit DOCUMENT   (an id or a number; -provider P when numbers repeat across providers)
   wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z] [-dry-run]
+  wasteflow admin reindex
   wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
   wasteflow admin reset-password -provider P -username U [-password-stdin]
   wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
@@ -53,6 +54,21 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 				return fmt.Errorf("%d broken chain(s) among %d rows", len(breaks), rows)
 			}
 			fmt.Fprintf(stdout, "audit trail intact: %d rows verified\n", rows)
+			return nil
+		}))
+	}
+	if args[0] == "reindex" {
+		return report(stderr, "admin reindex", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+			docs, err := newRunner(db, cfg, nil)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			n, err := docs.IndexEntries(ctx, true)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "list entries of %d documents rewritten (%s)\n", n, time.Since(start).Round(time.Millisecond))
 			return nil
 		}))
 	}

@@ -406,7 +406,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		return err
 	}
 	// Documents stored before the list entries existed get theirs.
-	if n, err := docs.IndexEntries(ctx); err != nil {
+	if n, err := docs.IndexEntries(ctx, false); err != nil {
 		return fmt.Errorf("index the document lists: %w", err)
 	} else if n > 0 {
 		log.Info("document lists indexed", "documents", n)

@@ -63,3 +63,16 @@ func TestClockWalkthroughScript(t *testing.T) {
 		t.Logf("%s", got)
 	})
 }
+
+// admin reindex rewrites every document's list entries (after an upgrade
+// that changed what a machine offers).
+func TestAdminReindex(t *testing.T) {
+	env := environment(t, dbtest.SQLite(t))
+	if code, _, stderr := runCmd(t, env, "demo"); code != exitOK {
+		t.Fatalf("demo: %s", stderr)
+	}
+	code, out, stderr := runCmd(t, env, "admin", "reindex")
+	if code != exitOK || !strings.HasPrefix(out, "list entries of ") || strings.HasPrefix(out, "list entries of 0 ") {
+		t.Fatalf("admin reindex: exit %d %s %s", code, out, stderr)
+	}
+}

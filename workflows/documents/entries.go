@@ -103,19 +103,40 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 // entryBatch is how many documents IndexEntries reads at once.
 const entryBatch = 500
 
+// indexTask is the maintenance task of migration 00013: the documents
+// stored before the list entries existed get theirs.
+const indexTask = "index-document-entries"
+
 // IndexEntries writes the list entries of every document that has none
-// (those written before the entries existed) and reports how many
-// documents it indexed. The server runs it at start; it is safe to run on
-// several instances at once.
-func (r *Runner) IndexEntries(ctx context.Context) (int, error) {
+// when a migration asked for it (once), or of every document when all is
+// set (wasteflow admin reindex: after an upgrade that changed what a
+// machine offers), and reports how many documents it indexed. The server
+// runs it at start; it is safe to run on several instances at once.
+func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
+	db := r.DB.WithContext(ctx)
+	if !all {
+		pending, err := models.TaskPending(db, indexTask)
+		if err != nil || !pending {
+			return 0, err
+		}
+	}
 	n, after := 0, ""
 	for {
-		docs, err := models.DocumentsWithoutEntries(r.DB.WithContext(ctx), after, entryBatch)
-		if err != nil || len(docs) == 0 {
+		var docs []models.Document
+		var err error
+		if all {
+			docs, err = models.DocumentsAfter(db, after, entryBatch)
+		} else {
+			docs, err = models.DocumentsWithoutEntries(db, after, entryBatch)
+		}
+		if err != nil {
 			return n, err
 		}
+		if len(docs) == 0 {
+			return n, models.TaskDone(db, indexTask)
+		}
 		after = docs[len(docs)-1].ID
-		err = r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err = db.Transaction(func(tx *gorm.DB) error {
 			for i := range docs {
 				if err := r.reindex(ctx, tx, &docs[i]); err != nil {
 					return fmt.Errorf("document %s: %w", docs[i].ID, err)
@@ -158,6 +179,13 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 	}
 	es, err := r.entries(ctx, k, doc, data, deadlines, parent, now)
 	if err != nil {
+		return err
+	}
+	orgs := make([]string, 0, len(es))
+	for _, e := range es {
+		orgs = append(orgs, e.OrganisationID)
+	}
+	if err := models.KeepEntries(tx, doc.ID, orgs); err != nil {
 		return err
 	}
 	return models.SaveEntries(tx, es)
