@@ -391,23 +391,23 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 		}
 		p.Description = b.String()
 	}
-	// The list entries: the kinds and states of every machine.
+	// The list entries: the kinds and states of every machine (named, not
+	// an enum: a field the mask leaves out is empty).
 	if c := doc.Components.Schemas["DocumentListEntry"]; c != nil && c.Value != nil {
-		var kindNames, states []any
+		var kindNames, states []string
 		for _, k := range kinds {
 			kindNames = append(kindNames, k.Def.Kind)
 			for _, st := range k.Def.States {
-				if !slices.Contains(states, any(st)) {
+				if !slices.Contains(states, st) {
 					states = append(states, st)
 				}
 			}
 		}
 		if p := c.Value.Properties["kind"]; p != nil && p.Value != nil {
-			p.Value.Enum = kindNames
+			p.Value.Description = "the document's kind: " + strings.Join(kindNames, ", ") + " (empty when qpar.mask leaves it out)"
 		}
 		if p := c.Value.Properties["state"]; p != nil && p.Value != nil {
-			p.Value.Enum = states
-			p.Value.Description = "the state in its kind's machine (diagrams: /workflows/<kind>.mmd)"
+			p.Value.Description = "the state in its kind's machine (diagrams: /workflows/<kind>.mmd): " + strings.Join(states, ", ") + " (empty when qpar.mask leaves it out)"
 		}
 	}
 	// Each kind's retrieval document: kind, states and number format from

@@ -441,13 +441,14 @@ func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
 	if in.Type == n.DecisionObjection {
 		return nil, nil
 	}
-	var berrs []engine.BusinessError
 	if in.ValidUntil != "" {
 		today := localToday(ev)
-		berrs = n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod)
+		if berrs := n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod); len(berrs) > 0 {
+			return berrs, nil
+		}
 	}
 	// A consent never puts terms in force under which no movement is possible.
-	return append(berrs, n.CheckShippable("decision", &doc(ev).Content, in.ValidUntil)...), nil
+	return n.CheckShippable("decision", &doc(ev).Content, in.ValidUntil), nil
 }
 
 // localToday is today at the caller's place.
@@ -482,8 +483,10 @@ func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 		if consented == "" {
 			consented = localToday(ev)
 		}
-		berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod)
-		return append(berrs, n.CheckShippable("notificationSignal", &d.Content, in.ValidUntil)...), nil
+		if berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod); len(berrs) > 0 {
+			return berrs, nil
+		}
+		return n.CheckShippable("notificationSignal", &d.Content, in.ValidUntil), nil
 	default:
 		return shipment.Missing("notificationSignal.type", "CANCELLATION_OF_CONSENT, CLOSURE or REVALIDATION is required"), nil
 	}
