@@ -296,8 +296,8 @@ func resolve(ref *openapi3.SchemaRef, comps openapi3.Schemas) *openapi3.Schema {
 	if ref == nil || ref.Value == nil {
 		return &openapi3.Schema{}
 	}
-	if len(ref.Value.AllOf) == 1 { // nullable wrapper around a $ref
-		return resolve(ref.Value.AllOf[0], comps)
+	if inner := codec.Unwrap(ref); inner != ref { // a nullable or described $ref
+		return resolve(inner, comps)
 	}
 	return ref.Value
 }

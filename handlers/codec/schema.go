@@ -24,6 +24,12 @@ import (
 // values outside them are NaN/±Infinity floats (strings on the wire) and
 // enum numbers without a name (numbers on the wire).
 //
+// A value that renders null (a nil pointer, the zero time, an empty
+// json.RawMessage) has a schema that admits null in a form JSON Schema
+// validators read the same way as OpenAPI 3.0.3 does: nullable beside a
+// type of the same schema object, or, for a pointer to a message, anyOf
+// the message's $ref and a schema admitting null alone (see nullRef).
+//
 // It returns an error for unsupported Go types, or if a component name is
 // already used by a different Go type (or a schema SchemaRef did not make).
 // On error comps is left unchanged. To let types of different packages share
@@ -275,15 +281,9 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if elem.Ref != "" { // siblings of $ref are ignored in 3.0: wrap it, with
-			// the component's type beside nullable (which needs one)
-			s = &openapi3.Schema{Nullable: true, AllOf: openapi3.SchemaRefs{elem}}
-			if ti.elem.kind == kStruct {
-				s.Type = &openapi3.Types{openapi3.TypeObject}
-			} else { // an enum: a name or a number, each alternative nullable
-				s = nullable(elem.Value)
-			}
-		} else {
+		if elem.Ref != "" && ti.elem.kind == kStruct {
+			s = &openapi3.Schema{AnyOf: openapi3.SchemaRefs{elem, nullRef()}}
+		} else { // an enum is inlined: a name or a number, each alternative nullable
 			s = nullable(elem.Value)
 		}
 	case kSlice: // never null: a nil slice renders []
@@ -304,6 +304,43 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		return nil, fmt.Errorf("codec: no schema for %v", ti.t)
 	}
 	return openapi3.NewSchemaRef("", s), nil
+}
+
+// nullRef is a schema that admits null and nothing else, for a nil pointer
+// to a message: anyOf its $ref and this. nullable only adds null to the type
+// of its own schema object (OpenAPI 3.0.3), so the obvious
+// {nullable: true, allOf: [$ref]} admits no null where validators apply
+// JSON Schema rules (Prism's ajv, after it turns nullable into a type
+// list); and siblings of $ref are ignored. Here nullable widens type object
+// to object or null, and the enum keeps null alone; kin-openapi and ajv
+// read it alike.
+func nullRef() *openapi3.SchemaRef {
+	return openapi3.NewSchemaRef("", &openapi3.Schema{
+		Type: &openapi3.Types{openapi3.TypeObject}, Nullable: true, Enum: []any{nil},
+	})
+}
+
+// IsNullRef tells whether s is the null alternative of a nil pointer to a
+// message (see nullRef).
+func IsNullRef(s *openapi3.Schema) bool {
+	return s != nil && s.Nullable && len(s.Enum) == 1 && s.Enum[0] == nil
+}
+
+// Unwrap returns the message $ref of the schema of a pointer to a message
+// (anyOf the $ref and null), or of a field with a description (allOf the
+// $ref); ref itself otherwise.
+func Unwrap(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if ref == nil || ref.Ref != "" || ref.Value == nil {
+		return ref
+	}
+	s := ref.Value
+	switch {
+	case len(s.AnyOf) == 2 && s.AnyOf[0].Ref != "" && IsNullRef(s.AnyOf[1].Value):
+		return s.AnyOf[0]
+	case len(s.AllOf) == 1 && s.AllOf[0].Ref != "":
+		return s.AllOf[0]
+	}
+	return ref
 }
 
 // anyValue admits every JSON value. OpenAPI 3.0 has no type for null and
