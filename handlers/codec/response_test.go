@@ -41,10 +41,10 @@ func TestResponseForm(t *testing.T) {
 		t.Errorf("request form requires %v", comps["Rich"].Value.Required)
 	}
 	for prop, want := range map[string]string{
-		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich-Output"},{"enum":[null],"nullable":true,"type":"object"}]}`,
+		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich-Output"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 		"qpar":       `{"$ref":"#/components/schemas/QueryParams-Output"}`,
 		"state":      `{"allOf":[{"$ref":"#/components/schemas/State"}],"description":"Lifecycle state."}`,
-		"templateId": `{"anyOf":[{"$ref":"#/components/schemas/Ref-Output"},{"enum":[null],"nullable":true,"type":"object"}]}`,
+		"templateId": `{"anyOf":[{"$ref":"#/components/schemas/Ref-Output"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 	} {
 		if got, _ := json.Marshal(rich.Properties[prop]); string(got) != want {
 			t.Errorf("property %s\n got: %s\nwant: %s", prop, got, want)

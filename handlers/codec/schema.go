@@ -427,18 +427,22 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 // {nullable: true, allOf: [$ref]} admits no null where validators apply
 // JSON Schema rules (Prism's ajv, after it turns nullable into a type
 // list); and siblings of $ref are ignored. Here nullable widens type object
-// to object or null, and the enum keeps null alone; kin-openapi and ajv
-// read it alike.
+// to object or null, and not excludes the object; kin-openapi and ajv read
+// it alike. (Not enum: [null]: Prism appends null to the enum of a
+// nullable schema, ajv refuses the duplicate, and Prism then silently
+// validates nothing against the whole body.)
 func nullRef() *openapi3.SchemaRef {
 	return openapi3.NewSchemaRef("", &openapi3.Schema{
-		Type: &openapi3.Types{openapi3.TypeObject}, Nullable: true, Enum: []any{nil},
+		Type: &openapi3.Types{openapi3.TypeObject}, Nullable: true,
+		Not: openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}}),
 	})
 }
 
 // IsNullRef tells whether s is the null alternative of a nil pointer to a
 // message (see nullRef).
 func IsNullRef(s *openapi3.Schema) bool {
-	return s != nil && s.Nullable && len(s.Enum) == 1 && s.Enum[0] == nil
+	return s != nil && s.Nullable && s.Type.Is(openapi3.TypeObject) && s.Not != nil && s.Not.Value != nil &&
+		s.Not.Value.Type.Is(openapi3.TypeObject) && len(s.Properties) == 0
 }
 
 // Unwrap returns the message $ref of the schema of a pointer to a message

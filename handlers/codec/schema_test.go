@@ -77,16 +77,16 @@ func TestSchemaShapes(t *testing.T) {
 		"any":        `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
 		"meta":       `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
 		"labels":     `{"additionalProperties":{"type":"string"},"type":"object"}`,
-		"refs":       `{"additionalProperties":{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"enum":[null],"nullable":true,"type":"object"}]},"type":"object"}`,
+		"refs":       `{"additionalProperties":{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"not":{"type":"object"},"nullable":true,"type":"object"}]},"type":"object"}`,
 		"counts":     `{"additionalProperties":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"object"}`,
 		"qpar":       `{"$ref":"#/components/schemas/QueryParams"}`,
-		"templateId": `{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"enum":[null],"nullable":true,"type":"object"}]}`,
+		"templateId": `{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 		"ids":        `{"items":{"type":"string"},"type":"array"}`,
 		"nums":       `{"items":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"array"}`,
 		"opt":        `{"format":"int32","nullable":true,"type":"integer"}`,
 		"noTag":      `{"type":"string"}`,
 		"anon":       `{"properties":{"x":{"format":"int32","type":"integer"}},"type":"object"}`,
-		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich"},{"enum":[null],"nullable":true,"type":"object"}]}`,
+		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 	}
 	for prop, want := range tests {
 		got, err := json.Marshal(rich.Properties[prop])
