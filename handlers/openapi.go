@@ -96,14 +96,26 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	// First pass: every Go type in the description, so component names are
 	// fixed before any schema is built (a name shared by types of different
 	// packages is qualified for all of them, whatever the operation order).
-	roots := make([]reflect.Type, 0, 2*len(ops))
+	//
+	// Requests and responses get different schemas for one message type.
+	// The server emits every field, so in a response every property is
+	// required (a client may rely on its presence, null included); a
+	// client may leave any field out of a request (proto3), and clients
+	// send back what they read (SetByIntent takes the container GetDocument
+	// answered), so a request schema requires only the fields tagged
+	// required. A message both use has two components: the request form
+	// under its name, the response form as <name>-Output; a message only
+	// responses use has its response form under its name (codec.
+	// ResponseSchemaRef). So requests stay lenient and responses strict,
+	// without a second set of Go types.
+	var reqRoots, respRoots []reflect.Type
 	for _, op := range ops {
-		roots = append(roots, op.Request)
+		reqRoots = append(reqRoots, op.Request)
 		if op.Response != nil {
-			roots = append(roots, op.Response)
+			respRoots = append(respRoots, op.Response)
 		}
 	}
-	compNames, err := codec.NewComponentNames(roots...)
+	compNames, err := codec.NewComponentNamesFor(reqRoots, respRoots)
 	if err != nil {
 		return nil, fmt.Errorf("component schema names: %w", err)
 	}
@@ -154,7 +166,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				WithJSONSchemaRef(reqRef)}
 		}
 		if op.download != nil && op.Response != nil { // a JSON answer written as a stream
-			respRef, err := compNames.SchemaRef(op.Response, comps)
+			respRef, err := compNames.ResponseSchemaRef(op.Response, comps)
 			if err != nil {
 				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
 			}
@@ -167,7 +179,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("The file, streamed.").
 				WithContent(openapi3.NewContentWithSchema(openapi3.NewStringSchema(), []string{ct}))})
 		} else {
-			respRef, err := compNames.SchemaRef(op.Response, comps)
+			respRef, err := compNames.ResponseSchemaRef(op.Response, comps)
 			if err != nil {
 				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
 			}
@@ -296,8 +308,8 @@ func resolve(ref *openapi3.SchemaRef, comps openapi3.Schemas) *openapi3.Schema {
 	if ref == nil || ref.Value == nil {
 		return &openapi3.Schema{}
 	}
-	if len(ref.Value.AllOf) == 1 { // nullable wrapper around a $ref
-		return resolve(ref.Value.AllOf[0], comps)
+	if inner := codec.Unwrap(ref); inner != ref { // a nullable or described $ref
+		return resolve(inner, comps)
 	}
 	return ref.Value
 }

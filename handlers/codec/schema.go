@@ -11,18 +11,27 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// SchemaRef derives the OpenAPI 3.0.3 schema of t by the rules Marshal and
-// Unmarshal apply, so documents and wire never disagree. Named struct and
-// enum types become component schemas in comps, keyed by Go type name (type
-// arguments of generic types are sanitised to [A-Za-z0-9._-]), and are
-// referenced as "#/components/schemas/<Name>". Returned refs also carry the
-// resolved Value, so they can validate values without a loader.
+// SchemaRef derives the OpenAPI 3.0.3 schema of t, in its request form, by
+// the rules Marshal and Unmarshal apply, so documents and wire never
+// disagree. Named struct and enum types become component schemas in comps,
+// keyed by Go type name (type arguments of generic types are sanitised to
+// [A-Za-z0-9._-]), and are referenced as "#/components/schemas/<Name>".
+// Returned refs also carry the resolved Value, so they can validate values
+// without a loader.
 //
-// No property is required (proto3 has no required fields) and
-// additionalProperties is left at its default. A field's `doc` struct tag
-// becomes its description. Schemas describe the normal output; the few
-// values outside them are NaN/±Infinity floats (strings on the wire) and
-// enum numbers without a name (numbers on the wire).
+// In the request form only fields tagged `required:"true"` are required
+// (proto3 has no required fields: a client may leave any other out); see
+// ResponseSchemaRef for the form answers have. additionalProperties is left
+// at its default. A field's `doc` struct tag becomes its description.
+// Schemas describe the normal output; the few values outside them are
+// NaN/±Infinity floats (strings on the wire) and enum numbers without a
+// name (numbers on the wire).
+//
+// A value that renders null (a nil pointer, the zero time, an empty
+// json.RawMessage) has a schema that admits null in a form JSON Schema
+// validators read the same way as OpenAPI 3.0.3 does: nullable beside a
+// type of the same schema object, or, for a pointer to a message, anyOf
+// the message's $ref and a schema admitting null alone (see nullRef).
 //
 // It returns an error for unsupported Go types, or if a component name is
 // already used by a different Go type (or a schema SchemaRef did not make).
@@ -30,12 +39,35 @@ import (
 // a name, derive the names first with NewComponentNames and use its
 // SchemaRef method instead.
 func SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
-	return schemaRef(t, comps, bareName)
+	return schemaRef(t, comps, bareName, false)
 }
 
-func bareName(t reflect.Type) (string, error) { return componentName(t), nil }
+// ResponseSchemaRef is SchemaRef for the response form of t: every property
+// of every message is required, because the server emits every field (unset
+// ones as 0, "", false, [], {} or null). Requests stay lenient, so a message
+// type that both requests and responses use has two component schemas:
+// the request form under its name, the response form under its name with
+// the suffix "-Output" (the convention of pydantic and FastAPI). Enums are
+// the same both ways and keep one component. With the package-level
+// functions every message of a response form gets the suffix; a
+// ComponentNames built by NewComponentNamesFor gives it only to the
+// messages requests use too.
+func ResponseSchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
+	return schemaRef(t, comps, bareName, true)
+}
 
-func schemaRef(t reflect.Type, comps openapi3.Schemas, name func(reflect.Type) (string, error)) (*openapi3.SchemaRef, error) {
+// OutputSuffix marks the response form of a message whose request form
+// has the bare name.
+const OutputSuffix = "-Output"
+
+func bareName(t reflect.Type, response bool) (string, error) {
+	if response {
+		return componentName(t) + OutputSuffix, nil
+	}
+	return componentName(t), nil
+}
+
+func schemaRef(t reflect.Type, comps openapi3.Schemas, name func(reflect.Type, bool) (string, error), response bool) (*openapi3.SchemaRef, error) {
 	if comps == nil {
 		return nil, errors.New("codec: SchemaRef needs a non-nil comps map")
 	}
@@ -43,7 +75,7 @@ func schemaRef(t reflect.Type, comps openapi3.Schemas, name func(reflect.Type) (
 	if err != nil {
 		return nil, err
 	}
-	sb := schemaBuilder{comps: comps, pending: openapi3.Schemas{}, name: name}
+	sb := schemaBuilder{comps: comps, pending: openapi3.Schemas{}, name: name, response: response}
 	ref, err := sb.schema(ti)
 	if err != nil {
 		return nil, err
@@ -65,9 +97,16 @@ func schemaRef(t reflect.Type, comps openapi3.Schemas, name func(reflect.Type) (
 // of their type arguments in their name, so they are told apart by the
 // generic type's package like any other type.
 //
+// A message type that requests and responses both use has two forms (see
+// ResponseSchemaRef); its response form's name is the request form's with
+// OutputSuffix. A message only responses use has only the response form,
+// under the bare name.
+//
 // A ComponentNames is immutable and safe for concurrent use.
 type ComponentNames struct {
-	names map[reflect.Type]string
+	names     map[reflect.Type]string
+	requests  map[reflect.Type]bool // reached from a request root
+	responses map[reflect.Type]bool // reached from a response root
 }
 
 // NewComponentNames collects the named struct and enum types reachable from
@@ -75,24 +114,52 @@ type ComponentNames struct {
 // slice and map elements, and so generic type arguments wherever a field
 // uses them) and assigns their component names. The result depends only on
 // the set of types, not on the order or repetition of roots; nil roots are
-// skipped.
+// skipped. The roots are request types: see NewComponentNamesFor for a
+// description with responses.
 //
 // It returns an error for unsupported Go types, and if two distinct types
 // would still share a name after qualification: equal package name and type
 // name from different import paths (the error names both), or two local
 // types of the same name in one package.
 func NewComponentNames(roots ...reflect.Type) (*ComponentNames, error) {
+	return NewComponentNamesFor(roots, nil)
+}
+
+// NewComponentNamesFor is NewComponentNames for a description whose
+// requests have the types requests and whose responses have the types
+// responses: the names of both forms of every message are fixed (see
+// ResponseSchemaRef), those of the request form as NewComponentNames
+// gives them.
+func NewComponentNamesFor(requests, responses []reflect.Type) (*ComponentNames, error) {
+	collect := func(roots []reflect.Type) (map[reflect.Type]bool, error) {
+		named := map[reflect.Type]bool{}
+		seen := map[*typeInfo]bool{}
+		for _, t := range roots {
+			if t == nil {
+				continue
+			}
+			ti, err := infoOf(t)
+			if err != nil {
+				return nil, err
+			}
+			collectNamed(ti, seen, named)
+		}
+		return named, nil
+	}
+	inReq, err := collect(requests)
+	if err != nil {
+		return nil, err
+	}
+	inResp, err := collect(responses)
+	if err != nil {
+		return nil, err
+	}
 	named := map[reflect.Type]bool{}
-	seen := map[*typeInfo]bool{}
-	for _, t := range roots {
-		if t == nil {
-			continue
-		}
-		ti, err := infoOf(t)
-		if err != nil {
-			return nil, err
-		}
-		collectNamed(ti, seen, named)
+	for t := range inReq {
+		named[t] = true
+	}
+	for t := range inResp {
+		named[t] = true
 	}
 
 	groups := map[string][]reflect.Type{} // bare component name -> types
@@ -106,7 +173,7 @@ func NewComponentNames(roots ...reflect.Type) (*ComponentNames, error) {
 	}
 	sort.Strings(bares)
 
-	n := &ComponentNames{names: make(map[reflect.Type]string, len(named))}
+	n := &ComponentNames{names: make(map[reflect.Type]string, len(named)), requests: inReq, responses: inResp}
 	owner := map[string]reflect.Type{} // assigned name -> type
 	for _, bare := range bares {
 		ts := groups[bare]
@@ -126,6 +193,13 @@ func NewComponentNames(roots ...reflect.Type) (*ComponentNames, error) {
 			}
 			owner[name] = t
 			n.names[t] = name
+		}
+	}
+	for t, name := range n.names { // the response forms' names must be free too
+		if out, ok := n.responseName(t); ok && out != name {
+			if other, dup := owner[out]; dup {
+				return nil, duplicateError(out, other, t)
+			}
 		}
 	}
 	return n, nil
@@ -161,27 +235,60 @@ func collectNamed(ti *typeInfo, seen map[*typeInfo]bool, named map[reflect.Type]
 	}
 }
 
-// Name returns the component name assigned to t, and whether t is one of
-// the named types NewComponentNames collected.
+// Name returns the component name assigned to t (of its request form, for
+// a message that has two), and whether t is one of the named types
+// NewComponentNames collected.
 func (n *ComponentNames) Name(t reflect.Type) (string, bool) {
 	name, ok := n.names[t]
 	return name, ok
 }
 
+// ResponseName returns the component name of t's response form, and
+// whether t was collected from a response type.
+func (n *ComponentNames) ResponseName(t reflect.Type) (string, bool) {
+	return n.responseName(t)
+}
+
+func (n *ComponentNames) responseName(t reflect.Type) (string, bool) {
+	name, ok := n.names[t]
+	if !ok || !n.responses[t] {
+		return "", false
+	}
+	if n.requests[t] && t.Kind() == reflect.Struct {
+		name += OutputSuffix
+	}
+	return name, true
+}
+
 // SchemaRef is the package-level SchemaRef with the component names fixed
 // by n. Every named struct or enum type reached from t must have been
-// collected by NewComponentNames; another one is an error. Components
+// collected from a request type; another one is an error. Components
 // already in comps are reused if the same Go type made them, and are an
 // error otherwise (as for SchemaRef).
 func (n *ComponentNames) SchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
-	return schemaRef(t, comps, n.lookup)
+	return schemaRef(t, comps, n.lookup, false)
 }
 
-func (n *ComponentNames) lookup(t reflect.Type) (string, error) {
-	if name, ok := n.names[t]; ok {
+// ResponseSchemaRef is the package-level ResponseSchemaRef with the
+// component names fixed by n; every named type reached from t must have
+// been collected from a response type.
+func (n *ComponentNames) ResponseSchemaRef(t reflect.Type, comps openapi3.Schemas) (*openapi3.SchemaRef, error) {
+	return schemaRef(t, comps, n.lookup, true)
+}
+
+// lookup names the component of a message's request or response form, or
+// of an enum (one form).
+func (n *ComponentNames) lookup(t reflect.Type, response bool) (string, error) {
+	if response {
+		if name, ok := n.responseName(t); ok {
+			return name, nil
+		}
+		return "", fmt.Errorf("codec: %v (%s) was not collected from a response type by NewComponentNamesFor", t, t.PkgPath())
+	}
+	if name, ok := n.names[t]; ok && (n.requests[t] || t.Kind() != reflect.Struct) {
 		return name, nil
 	}
-	return "", fmt.Errorf("codec: %v (%s) was not collected by NewComponentNames", t, t.PkgPath())
+	return "", fmt.Errorf("codec: %v (%s) was not collected from a request type by NewComponentNames", t, t.PkgPath())
 }
 
 // packageName is the name in t's package clause, which reflect shows as the
@@ -195,15 +302,29 @@ func packageName(t reflect.Type) string {
 	return p[strings.LastIndex(p, "/")+1:]
 }
 
-// schemaOwner records which Go type each component schema was generated
-// from (*openapi3.Schema -> reflect.Type), to detect two types sharing a name
-// across calls without leaking an extension into the documents.
+// schemaOwner records which Go type, in which form, each component schema
+// was generated from (*openapi3.Schema -> schemaForm), to detect two types
+// or forms sharing a name across calls without leaking an extension into
+// the documents.
 var schemaOwner sync.Map
 
+type schemaForm struct {
+	t        reflect.Type
+	response bool // the response form of a message
+}
+
+func (f schemaForm) String() string {
+	if f.response {
+		return f.t.String() + " (response form)"
+	}
+	return f.t.String()
+}
+
 type schemaBuilder struct {
-	comps   openapi3.Schemas // caller's components, only written on success
-	pending openapi3.Schemas // components created by this call
-	name    func(reflect.Type) (string, error)
+	comps    openapi3.Schemas // caller's components, only written on success
+	pending  openapi3.Schemas // components created by this call
+	name     func(t reflect.Type, response bool) (string, error)
+	response bool // build the response form of messages
 }
 
 func schemaOf(typ string) *openapi3.Schema {
@@ -275,15 +396,9 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if elem.Ref != "" { // siblings of $ref are ignored in 3.0: wrap it, with
-			// the component's type beside nullable (which needs one)
-			s = &openapi3.Schema{Nullable: true, AllOf: openapi3.SchemaRefs{elem}}
-			if ti.elem.kind == kStruct {
-				s.Type = &openapi3.Types{openapi3.TypeObject}
-			} else { // an enum: a name or a number, each alternative nullable
-				s = nullable(elem.Value)
-			}
-		} else {
+		if elem.Ref != "" && ti.elem.kind == kStruct {
+			s = &openapi3.Schema{AnyOf: openapi3.SchemaRefs{elem, nullRef()}}
+		} else { // an enum is inlined: a name or a number, each alternative nullable
 			s = nullable(elem.Value)
 		}
 	case kSlice: // never null: a nil slice renders []
@@ -304,6 +419,47 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 		return nil, fmt.Errorf("codec: no schema for %v", ti.t)
 	}
 	return openapi3.NewSchemaRef("", s), nil
+}
+
+// nullRef is a schema that admits null and nothing else, for a nil pointer
+// to a message: anyOf its $ref and this. nullable only adds null to the type
+// of its own schema object (OpenAPI 3.0.3), so the obvious
+// {nullable: true, allOf: [$ref]} admits no null where validators apply
+// JSON Schema rules (Prism's ajv, after it turns nullable into a type
+// list); and siblings of $ref are ignored. Here nullable widens type object
+// to object or null, and not excludes the object; kin-openapi and ajv read
+// it alike. (Not enum: [null]: Prism appends null to the enum of a
+// nullable schema, ajv refuses the duplicate, and Prism then silently
+// validates nothing against the whole body.)
+func nullRef() *openapi3.SchemaRef {
+	return openapi3.NewSchemaRef("", &openapi3.Schema{
+		Type: &openapi3.Types{openapi3.TypeObject}, Nullable: true,
+		Not: openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}}),
+	})
+}
+
+// IsNullRef tells whether s is the null alternative of a nil pointer to a
+// message (see nullRef).
+func IsNullRef(s *openapi3.Schema) bool {
+	return s != nil && s.Nullable && s.Type.Is(openapi3.TypeObject) && s.Not != nil && s.Not.Value != nil &&
+		s.Not.Value.Type.Is(openapi3.TypeObject) && len(s.Properties) == 0
+}
+
+// Unwrap returns the message $ref of the schema of a pointer to a message
+// (anyOf the $ref and null), or of a field with a description (allOf the
+// $ref); ref itself otherwise.
+func Unwrap(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if ref == nil || ref.Ref != "" || ref.Value == nil {
+		return ref
+	}
+	s := ref.Value
+	switch {
+	case len(s.AnyOf) == 2 && s.AnyOf[0].Ref != "" && IsNullRef(s.AnyOf[1].Value):
+		return s.AnyOf[0]
+	case len(s.AllOf) == 1 && s.AllOf[0].Ref != "":
+		return s.AllOf[0]
+	}
+	return ref
 }
 
 // anyValue admits every JSON value. OpenAPI 3.0 has no type for null and
@@ -336,6 +492,10 @@ func nullable(s *openapi3.Schema) *openapi3.Schema {
 	return &c
 }
 
+// object fills the schema of a message. In the response form every property
+// is required (every field is emitted) and the tags' input rules (a
+// required string not empty, a required list not empty) do not apply: they
+// are what the server checks, not what it promises.
 func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 	s.Type = &openapi3.Types{openapi3.TypeObject}
 	s.Properties = make(openapi3.Schemas, len(ti.fields))
@@ -352,7 +512,9 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 				prop.Value.Description = f.doc
 			}
 		}
-		if f.required {
+		if sb.response {
+			s.Required = append(s.Required, f.name)
+		} else if f.required {
 			s.Required = append(s.Required, f.name)
 			if prop.Ref == "" && prop.Value != nil {
 				switch f.info.kind {
@@ -372,7 +534,8 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 // it with fill on first use. The entry is registered before fill runs, so
 // recursive types refer to themselves instead of recursing forever.
 func (sb *schemaBuilder) component(ti *typeInfo, fill func(*openapi3.Schema) error) (*openapi3.SchemaRef, error) {
-	name, err := sb.name(ti.t)
+	form := schemaForm{t: ti.t, response: sb.response && ti.kind == kStruct} // an enum has one form
+	name, err := sb.name(form.t, form.response)
 	if err != nil {
 		return nil, err
 	}
@@ -386,13 +549,13 @@ func (sb *schemaBuilder) component(ti *typeInfo, fill func(*openapi3.Schema) err
 		if !ok {
 			return nil, fmt.Errorf("codec: component schema %q for %v is already defined elsewhere", name, ti.t)
 		}
-		if owner != ti.t {
-			return nil, fmt.Errorf("codec: component schema %q is used by both %v and %v", name, owner, ti.t)
+		if owner != form {
+			return nil, fmt.Errorf("codec: component schema %q is used by both %v and %v", name, owner, form)
 		}
 		return openapi3.NewSchemaRef(ref, existing.Value), nil
 	}
 	s := &openapi3.Schema{}
-	schemaOwner.Store(s, ti.t)
+	schemaOwner.Store(s, form)
 	sb.pending[name] = openapi3.NewSchemaRef("", s)
 	if err := fill(s); err != nil {
 		return nil, err

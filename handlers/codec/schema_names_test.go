@@ -90,7 +90,7 @@ func TestComponentNamesQualifySharedNames(t *testing.T) {
 			`"history":{"items":{"$ref":"#/components/schemas/a.Decision"},"type":"array"},` +
 			`"notifier":{"$ref":"#/components/schemas/Notifier"}},"type":"object"}`,
 		"Annex7": `{"properties":{"byParty":{"additionalProperties":{"$ref":"#/components/schemas/b.Decision"},"type":"object"},` +
-			`"decision":{"allOf":[{"$ref":"#/components/schemas/b.Decision"}],"nullable":true,"type":"object"}},"type":"object"}`,
+			`"decision":{"anyOf":[{"$ref":"#/components/schemas/b.Decision"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}},"type":"object"}`,
 		wName: `{"properties":{"v":{"$ref":"#/components/schemas/b.Decision"}},"type":"object"}`,
 	} {
 		if got, _ := json.Marshal(comps[comp]); string(got) != want {

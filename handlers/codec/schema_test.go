@@ -77,16 +77,16 @@ func TestSchemaShapes(t *testing.T) {
 		"any":        `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
 		"meta":       `{"anyOf":[{"nullable":true,"type":"object"},{"items":{},"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"}]}`,
 		"labels":     `{"additionalProperties":{"type":"string"},"type":"object"}`,
-		"refs":       `{"additionalProperties":{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true,"type":"object"},"type":"object"}`,
+		"refs":       `{"additionalProperties":{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"not":{"type":"object"},"nullable":true,"type":"object"}]},"type":"object"}`,
 		"counts":     `{"additionalProperties":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"object"}`,
 		"qpar":       `{"$ref":"#/components/schemas/QueryParams"}`,
-		"templateId": `{"allOf":[{"$ref":"#/components/schemas/Ref"}],"nullable":true,"type":"object"}`,
+		"templateId": `{"anyOf":[{"$ref":"#/components/schemas/Ref"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 		"ids":        `{"items":{"type":"string"},"type":"array"}`,
 		"nums":       `{"items":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"array"}`,
 		"opt":        `{"format":"int32","nullable":true,"type":"integer"}`,
 		"noTag":      `{"type":"string"}`,
 		"anon":       `{"properties":{"x":{"format":"int32","type":"integer"}},"type":"object"}`,
-		"next":       `{"allOf":[{"$ref":"#/components/schemas/Rich"}],"nullable":true,"type":"object"}`,
+		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 	}
 	for prop, want := range tests {
 		got, err := json.Marshal(rich.Properties[prop])
@@ -242,5 +242,36 @@ func TestSchemaNameCollision(t *testing.T) {
 	}
 	if _, err := codec.SchemaRef(reflect.TypeFor[Ref](), nil); err == nil {
 		t.Error("nil comps accepted")
+	}
+}
+
+// A nil pointer to a message is null: the null alternative admits null and
+// nothing else, and Unwrap finds the message behind it.
+func TestNullableMessage(t *testing.T) {
+	comps := openapi3.Schemas{}
+	ref, err := codec.SchemaRef(reflect.TypeFor[*Ref](), comps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inner := codec.Unwrap(ref); inner.Ref != "#/components/schemas/Ref" {
+		t.Fatalf("Unwrap = %+v", inner)
+	}
+	null := ref.Value.AnyOf[1].Value
+	if !codec.IsNullRef(null) || codec.IsNullRef(comps["Ref"].Value) {
+		t.Fatal("IsNullRef")
+	}
+	for value, ok := range map[string]bool{`null`: true, `{}`: true, `{"id":"x"}`: true, `{"id":5}`: false, `"x"`: false, `[]`: false} {
+		var v any
+		if err := json.Unmarshal([]byte(value), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Value.VisitJSON(v); (err == nil) != ok {
+			t.Errorf("%s: %v, want valid %v", value, err, ok)
+		}
+		if value != "null" {
+			if err := null.VisitJSON(v); err == nil {
+				t.Errorf("%s is valid against the null alternative", value)
+			}
+		}
 	}
 }
