@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint openapi-lint bench bench-load stress fmt clean
+.PHONY: all build run test test-short lint openapi-lint contract bench bench-load stress fmt clean
 
 all: build
 
@@ -39,6 +39,12 @@ openapi-lint: build
 	npm ci --prefix $(OPENAPI_LINT) --no-audit --no-fund --loglevel=error
 	./$(BIN) openapi > bin/openapi.yaml
 	$(OPENAPI_LINT)/node_modules/.bin/redocly lint bin/openapi.yaml --format=summary
+
+# The end-to-end flows through Stoplight Prism's validating proxy
+# (tools/prism): any violation of the description fails. make test runs
+# the same tests with the rest.
+contract:
+	$(GO) test -count=1 -v -run '^(TestContractThroughPrism|TestPrismHarnessCatchesViolations)$$' ./handlers/
 
 # Go benchmarks, then the load benchmark: every figure over real HTTP beside
 # its raw baseline, on SQLite and (with WASTEFLOW_TEST_DATABASE_URL) on

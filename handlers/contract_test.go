@@ -63,6 +63,9 @@ func TestContractThroughPrism(t *testing.T) {
 	flow("transport documents and the store", contractTransport)
 	flow("deadline reports and group notifications", contractDeadlines)
 	flow("signing processes", contractSigning)
+	flow("lists and work queues", listsFlow)
+	flow("work queues through a lifecycle", workQueueFlow)
+	flow("test clocks", clockFlow)
 	p.checkLog(t)
 }
 
