@@ -347,15 +347,7 @@ func contractTransport(t *testing.T, d *docEnv) {
 		t.Fatalf("export template: %d %.300s", st, raw)
 	}
 	_, x = d.bmuAs(t, "alice", "CreateDocumentFromTemplate", map[string]any{"templateXml": b64(t, tm["document"])})
-	full := map[string]any{"bgs": map[string]any{
-		"nachweisnummer": inLayer("ENI123456789"), "abfallschluessel": inLayer("170503*"),
-		"menge":          map[string]any{"value": map[string]any{"units": "12"}, "meta": map[string]any{"inLayer": true}},
-		"erzeuger":       map[string]any{"name": inLayer("ACME")},
-		"befoerderer":    []any{map[string]any{"nummer": inLayer("E234F56781"), "name": inLayer("Carrier")}},
-		"entsorger":      map[string]any{"nummer": inLayer("I345G67898"), "name": inLayer("Deponie Sued")},
-		"uebergabeDatum": inLayer("2026-12-01"),
-	}}
-	_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": full})
+	_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": completeNote()})
 	imp := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
 	in := d.inbox(t, "tom", nil)
 	if len(in) != 1 {

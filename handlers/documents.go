@@ -45,9 +45,11 @@ type BusinessError struct {
 	Field   string `json:"field"`
 }
 
-func followUps(v *documents.View) []FollowUpIntent {
+func followUps(v *documents.View) []FollowUpIntent { return followUpIntents(v.FollowUp) }
+
+func followUpIntents(fs []documents.FollowUp) []FollowUpIntent {
 	out := []FollowUpIntent{}
-	for _, f := range v.FollowUp {
+	for _, f := range fs {
 		out = append(out, FollowUpIntent{Intent: f.Intent, Operation: f.Operation, Block: f.Block, DueAt: f.DueAt})
 	}
 	return out

@@ -75,15 +75,12 @@ func (s *Server) listDocuments(orgKind string) func(ctx context.Context, r *List
 		out := &ListDocumentsResponse{Entries: make([]DocumentListEntry, 0, len(rows)), Total: total}
 		for _, e := range rows {
 			le := DocumentListEntry{DocumentID: e.DocumentID, Number: e.Number, Kind: e.Kind, State: e.State, Version: e.Version,
-				CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Roles: e.Roles, FollowUpIntents: []FollowUpIntent{}}
+				CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Roles: e.Roles, FollowUpIntents: followUpIntents(e.FollowUp)}
 			if e.ParentID != nil {
 				le.NotificationID = *e.ParentID
 			}
-			for _, f := range e.FollowUp {
-				le.FollowUpIntents = append(le.FollowUpIntents, FollowUpIntent{Intent: f.Intent, Operation: f.Operation, Block: f.Block, DueAt: utc(f.DueAt)})
-			}
 			if d := e.Next; d != nil {
-				le.NextDeadline = &NextDeadline{Rule: d.Rule, LegalBasis: d.LegalBasis, DueAt: d.DueAt.UTC(), State: d.State}
+				le.NextDeadline = &NextDeadline{Rule: d.Rule, LegalBasis: d.LegalBasis, DueAt: d.DueAt, State: d.State}
 			}
 			if keep != nil {
 				clearUnmasked(&le, keep)
@@ -104,14 +101,6 @@ func clearUnmasked(v any, keep map[string]bool) {
 			rv.Field(i).SetZero()
 		}
 	}
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 // needOrgKind refuses callers whose organisation is not of kind

@@ -97,15 +97,7 @@ func TestTransportNoteLife(t *testing.T) {
 		if m := d.okAs(t, "alice", queryAPI+"ListTransportTemplates", map[string]any{}); m["entries"].([]any)[0].(map[string]any)["anzahl"] != "4" {
 			t.Fatalf("a number was not consumed: %v", m)
 		}
-		full := map[string]any{"bgs": map[string]any{
-			"nachweisnummer": inLayer("ENI123456789"), "abfallschluessel": inLayer("170503*"),
-			"menge":          map[string]any{"value": map[string]any{"units": "12"}, "meta": map[string]any{"inLayer": true}},
-			"erzeuger":       map[string]any{"name": inLayer("ACME")},
-			"befoerderer":    []any{map[string]any{"nummer": inLayer("E234F56781"), "name": inLayer("Carrier")}},
-			"entsorger":      map[string]any{"nummer": inLayer("I345G67898"), "name": inLayer("Deponie Sued")},
-			"uebergabeDatum": inLayer("2026-12-01"),
-		}}
-		_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": full})
+		_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": completeNote()})
 
 		// The producer imports: delivered to carrier and disposer; not reported yet.
 		imp := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
@@ -334,4 +326,17 @@ func TestTransportLists(t *testing.T) {
 		st, _, raw := d.call(t, "alice", p, map[string]any{})
 		wantError(t, 404, 5, st, raw)
 	}
+}
+
+// completeNote fills the fields a consignment note of acme needs before
+// its import: waste, quantity, the parties' numbers, the hand-over date.
+func completeNote() map[string]any {
+	return map[string]any{"bgs": map[string]any{
+		"nachweisnummer": inLayer("ENI123456789"), "abfallschluessel": inLayer("170503*"),
+		"menge":          map[string]any{"value": map[string]any{"units": "12"}, "meta": map[string]any{"inLayer": true}},
+		"erzeuger":       map[string]any{"name": inLayer("ACME")},
+		"befoerderer":    []any{map[string]any{"nummer": inLayer("E234F56781"), "name": inLayer("Carrier")}},
+		"entsorger":      map[string]any{"nummer": inLayer("I345G67898"), "name": inLayer("Deponie Sued")},
+		"uebergabeDatum": inLayer("2026-12-01"),
+	}}
 }

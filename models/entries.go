@@ -172,25 +172,6 @@ func DeadlinesOf(tx *gorm.DB, ids []string) ([]Deadline, error) {
 	return out, err
 }
 
-// DocumentsWithoutEntries is up to limit documents after id (in id order)
-// that have no entry yet: those written before the entries existed.
-func DocumentsWithoutEntries(tx *gorm.DB, after string, limit int) ([]Document, error) {
-	var docs []Document
-	err := tx.Where("id > ? AND NOT EXISTS (SELECT 1 FROM document_entries e WHERE e.document_id = documents.id)", after).
-		Order("id").Limit(limit).Find(&docs).Error
-	return docs, err
-}
-
-// DocumentsByID reads documents ids.
-func DocumentsByID(tx *gorm.DB, ids []string) ([]Document, error) {
-	var docs []Document
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	err := tx.Where("id IN ?", ids).Find(&docs).Error
-	return docs, err
-}
-
 // TaskPending reports whether maintenance task name waits to be done.
 func TaskPending(tx *gorm.DB, name string) (bool, error) {
 	var n int64
@@ -203,9 +184,15 @@ func TaskDone(tx *gorm.DB, name string) error {
 	return tx.Exec("DELETE FROM maintenance_tasks WHERE name = ?", name).Error
 }
 
-// DocumentsAfter is up to limit documents after id, in id order.
-func DocumentsAfter(tx *gorm.DB, after string, limit int) ([]Document, error) {
+// DocumentsAfter is up to limit documents after id, in id order; only
+// those without a list entry yet (written before the entries existed) when
+// withoutEntries is set.
+func DocumentsAfter(tx *gorm.DB, after string, limit int, withoutEntries bool) ([]Document, error) {
+	q := tx.Where("id > ?", after)
+	if withoutEntries {
+		q = q.Where("NOT EXISTS (SELECT 1 FROM document_entries e WHERE e.document_id = documents.id)")
+	}
 	var docs []Document
-	err := tx.Where("id > ?", after).Order("id").Limit(limit).Find(&docs).Error
+	err := q.Order("id").Limit(limit).Find(&docs).Error
 	return docs, err
 }

@@ -85,6 +85,16 @@ func (c *Clocks) remember(provider string, off time.Duration) {
 	c.cache[provider] = cached{offset: off, expires: time.Now().Add(c.ttl())}
 }
 
+// At is provider's time when real time is real: real moved forward by the
+// provider's clock (real itself for a nil Clocks).
+func (c *Clocks) At(ctx context.Context, provider string, real time.Time) (time.Time, error) {
+	off, err := c.Offset(ctx, provider)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return real.Add(off).UTC(), nil
+}
+
 // Offsets lists the providers whose clock runs ahead (nil for a nil Clocks).
 func (c *Clocks) Offsets(ctx context.Context) (map[string]time.Duration, error) {
 	if c == nil {

@@ -34,11 +34,11 @@ func (r *Runner) TestClock(ctx context.Context) (*ClockState, error) {
 		return nil, err
 	}
 	real := r.Now().UTC()
-	off, err := r.Clocks.Offset(ctx, p.ProviderID)
+	now, err := r.Clocks.At(ctx, p.ProviderID, real)
 	if err != nil {
 		return nil, err
 	}
-	return &ClockState{Now: real.Add(off), AdvancedBy: off}, nil
+	return &ClockState{Now: now, AdvancedBy: now.Sub(real)}, nil
 }
 
 // AdvanceTestClock moves the caller's provider's test clock forward to

@@ -122,13 +122,7 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 	}
 	n, after := 0, ""
 	for {
-		var docs []models.Document
-		var err error
-		if all {
-			docs, err = models.DocumentsAfter(db, after, entryBatch)
-		} else {
-			docs, err = models.DocumentsWithoutEntries(db, after, entryBatch)
-		}
+		docs, err := models.DocumentsAfter(db, after, entryBatch, !all)
 		if err != nil {
 			return n, err
 		}

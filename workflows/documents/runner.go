@@ -86,11 +86,7 @@ func New(db *gorm.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
 // now is provider's time: real time, moved forward by the provider's test
 // clock.
 func (r *Runner) now(ctx context.Context, provider string) (time.Time, error) {
-	off, err := r.Clocks.Offset(ctx, provider)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return r.Now().Add(off).UTC(), nil
+	return r.Clocks.At(ctx, provider, r.Now())
 }
 
 func (r *Runner) warnDays() int {

@@ -78,11 +78,7 @@ type Service struct {
 
 // NowFor is the viewer's provider's time.
 func (s *Service) NowFor(ctx context.Context, v Viewer) (time.Time, error) {
-	off, err := s.Clocks.Offset(ctx, v.ProviderID)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return s.Now().Add(off).UTC(), nil
+	return s.Clocks.At(ctx, v.ProviderID, s.Now())
 }
 
 func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
