@@ -67,21 +67,22 @@ organisations:
   - {id: auth-de, provider: dev-1, kind: authority, name: LfU Bayern, country: DE, region: BY}
   - {id: auth-be, provider: dev-1, kind: authority, name: OVAM, country: BE}
 applications:
-  - {provider: dev-1, name: ui, appToken: "app-token-ui-0123456789abcdef", scopes: [usermgt, documents]}
-  - {provider: dev-1, name: viewer, appToken: "app-token-viewer-0123456789ab", scopes: [documents]}
+  - {provider: dev-1, name: ui, appToken: "app-token-ui-0123456789abcdef", scopes: [usermgt, documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, name: viewer, appToken: "app-token-viewer-0123456789ab", scopes: [documents:read, documents:write, transport, signing]}
   - {provider: dev-2, name: ui, appToken: "app-token-dev2-0123456789abcde", scopes: [usermgt]}
 accounts:
-  - {provider: dev-1, organisation: acme, username: alice, password: "alice-password-1", scopes: [usermgt, documents]}
-  - {provider: dev-1, organisation: acme, username: bob, password: "bob-password-12", scopes: [documents]}
-  - {provider: dev-1, organisation: auth-nl, username: noor, password: "noor-password-1", scopes: [usermgt]}
+  - {provider: dev-1, organisation: acme, username: alice, password: "alice-password-1", scopes: [usermgt, documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: acme, username: bob, password: "bob-password-12", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: auth-nl, username: noor, password: "noor-password-1", scopes: [usermgt, documents:read, documents:write, transport, signing]}
   - {provider: dev-2, organisation: acme, username: alice, password: "alice-two-pass", scopes: [usermgt]}
-  - {provider: dev-1, organisation: recyc, username: rita, password: "rita-password-1", scopes: [documents]}
-  - {provider: dev-1, organisation: evil, username: eve, password: "eve-password-12", scopes: [documents]}
-  - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents]}
-  - {provider: dev-1, organisation: dump, username: dora, password: "dora-password-1", scopes: [documents]}
-  - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents]}
-  - {provider: dev-1, organisation: truck, username: tom, password: "tom-password-123", scopes: [documents]}
-  - {provider: dev-1, organisation: barge, username: sam, password: "sam-password-123", scopes: [documents]}
+  - {provider: dev-1, organisation: recyc, username: rita, password: "rita-password-1", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: evil, username: eve, password: "eve-password-12", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: auth-de, username: bernd, password: "bernd-password-1", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: dump, username: dora, password: "dora-password-1", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: auth-be, username: bart, password: "bart-password-12", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: truck, username: tom, password: "tom-password-123", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: barge, username: sam, password: "sam-password-123", scopes: [documents:read, documents:write, transport, signing]}
+  - {provider: dev-1, organisation: acme, username: nina, password: "nina-password-12", scopes: []}
 templates:
   - {id: tpl-acme, provider: dev-1, organisation: acme, interneBezeichnung: "Monitore Sammeltour", art: N, firstNumber: "11681570210290", count: 5}
 `

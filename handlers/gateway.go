@@ -203,9 +203,8 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 				return
 			}
 			info.Principal = p
-			if op.Scope != "" && !p.HasScope(op.Scope) {
-				renderError(c, status.New(status.PermissionDenied, "this operation needs the scope %q, which the token does not carry", op.Scope).
-					WithDetails(status.Info("INSUFFICIENT_SCOPE", map[string]string{"scope": op.Scope})))
+			if err := checkAccess(&op, p); err != nil {
+				renderError(c, err)
 				return
 			}
 		}

@@ -8,8 +8,6 @@ import (
 
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/documents"
-	"github.com/wasteflow/wasteflow/workflows/reqctx"
-	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // The document lists and work queues of companies and authorities (our
@@ -59,36 +57,33 @@ var documentListMask = func() []string {
 	return out
 }()
 
-func (s *Server) listDocuments(orgKind string) func(ctx context.Context, r *ListDocumentsRequest) (*ListDocumentsResponse, error) {
-	return func(ctx context.Context, r *ListDocumentsRequest) (*ListDocumentsResponse, error) {
-		if err := needOrgKind(ctx, orgKind); err != nil {
-			return nil, err
-		}
-		keep, err := qpar.MaskSelects(r.Qpar.Mask, documentListMask)
-		if err != nil {
-			return nil, qparErr(err)
-		}
-		rows, total, err := s.docs.List(ctx, documents.ListQuery{Qpar: &r.Qpar, Actionable: r.Actionable})
-		if err != nil {
-			return nil, err
-		}
-		out := &ListDocumentsResponse{Entries: make([]DocumentListEntry, 0, len(rows)), Total: total}
-		for _, e := range rows {
-			le := DocumentListEntry{DocumentID: e.DocumentID, Number: e.Number, Kind: e.Kind, State: e.State, Version: e.Version,
-				CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Roles: e.Roles, FollowUpIntents: followUpIntents(e.FollowUp)}
-			if e.ParentID != nil {
-				le.NotificationID = *e.ParentID
-			}
-			if d := e.Next; d != nil {
-				le.NextDeadline = &NextDeadline{Rule: d.Rule, LegalBasis: d.LegalBasis, DueAt: d.DueAt, State: d.State}
-			}
-			if keep != nil {
-				clearUnmasked(&le, keep)
-			}
-			out.Entries = append(out.Entries, le)
-		}
-		return out, nil
+// listDocuments serves both faces: the gateway admits each kind of
+// organisation to its own (access.go).
+func (s *Server) listDocuments(ctx context.Context, r *ListDocumentsRequest) (*ListDocumentsResponse, error) {
+	keep, err := qpar.MaskSelects(r.Qpar.Mask, documentListMask)
+	if err != nil {
+		return nil, qparErr(err)
 	}
+	rows, total, err := s.docs.List(ctx, documents.ListQuery{Qpar: &r.Qpar, Actionable: r.Actionable})
+	if err != nil {
+		return nil, err
+	}
+	out := &ListDocumentsResponse{Entries: make([]DocumentListEntry, 0, len(rows)), Total: total}
+	for _, e := range rows {
+		le := DocumentListEntry{DocumentID: e.DocumentID, Number: e.Number, Kind: e.Kind, State: e.State, Version: e.Version,
+			CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Roles: e.Roles, FollowUpIntents: followUpIntents(e.FollowUp)}
+		if e.ParentID != nil {
+			le.NotificationID = *e.ParentID
+		}
+		if d := e.Next; d != nil {
+			le.NextDeadline = &NextDeadline{Rule: d.Rule, LegalBasis: d.LegalBasis, DueAt: d.DueAt, State: d.State}
+		}
+		if keep != nil {
+			clearUnmasked(&le, keep)
+		}
+		out.Entries = append(out.Entries, le)
+	}
+	return out, nil
 }
 
 // clearUnmasked empties the fields of v (a pointer to a struct) whose JSON
@@ -101,19 +96,6 @@ func clearUnmasked(v any, keep map[string]bool) {
 			rv.Field(i).SetZero()
 		}
 	}
-}
-
-// needOrgKind refuses callers whose organisation is not of kind
-// ("company" or "authority"): each face serves its own.
-func needOrgKind(ctx context.Context, kind string) error {
-	p := reqctx.From(ctx).Principal
-	if p == nil || p.OrganisationKind == kind {
-		return nil
-	}
-	if kind == "authority" {
-		return status.New(status.PermissionDenied, "AuthorityDocumentApi is for authority accounts; companies use CompanyDocumentApi")
-	}
-	return status.New(status.PermissionDenied, "CompanyDocumentApi/ListDocuments is for company accounts; authorities use AuthorityDocumentApi/ListDocuments")
 }
 
 func (s *Server) listOperations() []Operation {
@@ -131,8 +113,8 @@ func (s *Server) listOperations() []Operation {
 	}
 	return []Operation{
 		Unary(Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "ListDocuments", Summary: "Your organisation's documents, or your work queue",
-			Description: desc("as a company (an authority account gets 403, code 7: authorities use AuthorityDocumentApi/ListDocuments).")}, s.listDocuments("company")),
+			Description: desc("as a company (an authority account gets 403, code 7: authorities use AuthorityDocumentApi/ListDocuments).")}, s.listDocuments),
 		Unary(Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "ListDocuments", Summary: "The documents your authority is concerned with, or your work queue",
-			Description: desc("as a competent authority (a company account gets 403, code 7).")}, s.listDocuments("authority")),
+			Description: desc("as a competent authority (a company account gets 403, code 7).")}, s.listDocuments),
 	}
 }

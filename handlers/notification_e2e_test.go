@@ -26,7 +26,7 @@ const (
 var passwords = map[string]string{
 	"alice": "alice-password-1", "rita": "rita-password-1", "eve": "eve-password-12", "bob": "bob-password-12",
 	"bernd": "bernd-password-1", "noor": "noor-password-1", "bart": "bart-password-12", "tom": "tom-password-123", "dora": "dora-password-1",
-	"sam": "sam-password-123",
+	"sam": "sam-password-123", "nina": "nina-password-12",
 }
 
 // docEnv is a server whose access tokens outlive the months the tests move

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/rules"
 )
 
 const apiDescription = `wasteflow: electronic handling of transboundary waste shipments (Regulation (EU) 2024/1157) and
@@ -53,7 +54,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			SecuritySchemes: openapi3.SecuritySchemes{
 				"AccessToken": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
 					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
-					Description: "Short-lived access token from AuthApi/RequestAccess. The default for every operation.",
+					Description: accessTokenDescription(),
 				}},
 				"RefreshToken": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
 					Type: "http", Scheme: "bearer", BearerFormat: "JWT",
@@ -131,8 +132,16 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			Responses:   openapi3.NewResponses(),
 		}
 		tags[op.Package+"."+op.Service] = true
+		if op.Org != "" {
+			o.Description = strings.TrimSpace(o.Description + "\n\nFor " + op.Org + " accounts only (403, code 7, WRONG_ORGANISATION_KIND, for others).")
+			o.Extensions = map[string]any{"x-organisation-kind": op.Org}
+		}
 		if op.Scope != "" {
-			o.Description = strings.TrimSpace(o.Description + "\n\nRequires the scope `" + op.Scope + "` in the access token (403, code 7, without it).")
+			o.Description = strings.TrimSpace(o.Description + "\n\nRequires the scope `" + op.Scope + "` in the access token (403, code 7, INSUFFICIENT_SCOPE, without it).")
+			if o.Extensions == nil {
+				o.Extensions = map[string]any{}
+			}
+			o.Extensions["x-scope"] = op.Scope
 		}
 		switch op.Security {
 		case NoToken:
@@ -352,4 +361,19 @@ func needsQuotes(v string) bool {
 	}
 	s, ok := probe.(string)
 	return !ok || s != v || strings.ContainsAny(v, ":#\n") || v == ""
+}
+
+// accessTokenDescription lists the scopes an access token can carry (an
+// HTTP bearer scheme has no place for them in OpenAPI 3.0; each operation
+// names its scope in x-scope and in its description).
+func accessTokenDescription() string {
+	var b strings.Builder
+	b.WriteString("Short-lived access token from AuthApi/RequestAccess; the default for every operation. It carries scopes " +
+		"(its session's application's scopes intersected with its account's); each operation needs the one it names (x-scope):\n")
+	for _, sc := range rules.Scopes {
+		b.WriteString("\n- `" + sc.Name + "`: " + sc.Description)
+	}
+	b.WriteString("\n\nThe document faces serve one kind of organisation each (x-organisation-kind): CompanyDocumentApi companies, " +
+		"AuthorityDocumentApi authorities. A token without the scope, or of the other kind of organisation, gets 403, code 7.")
+	return b.String()
 }

@@ -38,8 +38,11 @@ type Operation struct {
 	Security Security
 	// NoProvider exempts the operation from the provider_id header (only the
 	// provider directory).
-	NoProvider  bool
-	Scope       string // required scope; "" for none
+	NoProvider bool
+	Scope      string // required scope; "" for none (access.go assigns it)
+	// Org is the kind of organisation the operation serves ("company",
+	// "authority"; "" for both): the one rule of access.go.
+	Org         string
 	Summary     string
 	Description string
 	Deprecated  bool

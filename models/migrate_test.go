@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
@@ -103,4 +104,56 @@ func TestScopesNormalise(t *testing.T) {
 	if !s.Equal(models.Scopes{"usermgt", "documents"}) || s.Equal(models.Scopes{"usermgt"}) {
 		t.Fatal("Equal is wrong")
 	}
+}
+
+// TestMigrationSplitsTheDocumentsScope: migration 00015 replaces the former
+// umbrella scope "documents" with the scopes operations check, in
+// applications, accounts and sessions alike, and leaves other scopes be.
+func TestMigrationSplitsTheDocumentsScope(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		ctx := context.Background()
+		db, err := models.Open(ctx, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer models.Close(db)
+		m, err := models.NewMigrator(db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.UpTo(ctx, 14); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(db.Create(&models.Provider{ID: "p", Environment: "development", Name: "P"}).Error)
+		must(db.Create(&models.Organisation{ProviderID: "p", ID: "o", Kind: "company", Name: "O", Country: "DE"}).Error)
+		app := models.Application{ProviderID: "p", Name: "ui", AppTokenHash: "h", Scopes: models.Scopes{"documents", "usermgt"}}
+		must(db.Create(&app).Error)
+		acc := models.Account{ProviderID: "p", OrganisationID: "o", Username: "u", PasswordHash: "x", Scopes: models.Scopes{"documents"}, PasswordChangedAt: now}
+		must(db.Create(&acc).Error)
+		other := models.Account{ProviderID: "p", OrganisationID: "o", Username: "v", PasswordHash: "x", Scopes: models.Scopes{"usermgt"}, PasswordChangedAt: now}
+		must(db.Create(&other).Error)
+		must(db.Create(&models.Session{ID: "s", ProviderID: "p", AccountID: acc.ID, ApplicationID: app.ID, CredentialType: "USERNAME_PASSWORD",
+			Scopes: models.Scopes{"documents"}, CreatedAt: now, LastUsedAt: now, ExpiresAt: now.Add(time.Hour)}).Error)
+		if _, err := m.Up(ctx); err != nil {
+			t.Fatal(err)
+		}
+		split := models.Scopes{"documents:read", "documents:write", "signing", "transport"}
+		var gotApp models.Application
+		var gotAcc, gotOther models.Account
+		var gotSess models.Session
+		must(db.First(&gotApp, app.ID).Error)
+		must(db.First(&gotAcc, acc.ID).Error)
+		must(db.First(&gotOther, other.ID).Error)
+		must(db.First(&gotSess, "id = ?", "s").Error)
+		if !gotApp.Scopes.Equal(append(split, "usermgt")) || !gotAcc.Scopes.Equal(split) || !gotSess.Scopes.Equal(split) || !gotOther.Scopes.Equal(models.Scopes{"usermgt"}) {
+			t.Fatalf("after 00015: app %v, account %v, session %v, other %v", gotApp.Scopes, gotAcc.Scopes, gotSess.Scopes, gotOther.Scopes)
+		}
+	})
 }

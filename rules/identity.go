@@ -44,14 +44,40 @@ func CheckIdentifier(v string) error {
 	return nil
 }
 
-var scopeName = regexp.MustCompile(`^[a-z][a-z0-9_:.-]{0,62}$`)
+// The scopes an access token can carry. The interface names only usermgt;
+// the others are our design. A session's scopes are its application's
+// intersected with its account's; every operation that takes an access
+// token names the one scope it needs (the OpenAPI lists it).
+const (
+	ScopeUserMgt        = "usermgt"         // accounts, client ids, sessions, notifier groups, test clocks
+	ScopeDocumentsRead  = "documents:read"  // read notifications, Annex VII documents, movements, lists, deadline reports
+	ScopeDocumentsWrite = "documents:write" // create documents and fire their intents
+	ScopeTransport      = "transport"       // BMU transport documents, the store, the inbox, templates
+	ScopeSigning        = "signing"         // signing processes
+)
 
-// CheckScope validates a scope name.
+// ScopeInfo describes one scope.
+type ScopeInfo struct{ Name, Description string }
+
+// Scopes lists every scope, in the order the OpenAPI lists them.
+var Scopes = []ScopeInfo{
+	{ScopeDocumentsRead, "Read notifications, Annex VII documents and movements, the document lists and work queues, and deadline reports."},
+	{ScopeDocumentsWrite, "Create notifications, Annex VII documents and movements and act on them (every Set, Submit, Reply and SetByIntent operation)."},
+	{ScopeTransport, "German transport documents (BMU consignment and acceptance notes): create, update, sign layers, the store, the inbox and templates."},
+	{ScopeSigning, "Signing processes: ask for, open, sign, decline, cancel and list signatures."},
+	{ScopeUserMgt, "Manage accounts and their credentials: client ids, sessions, other accounts' passwords, notifier groups and test clocks."},
+}
+
+// CheckScope refuses a name that is not one of Scopes.
 func CheckScope(v string) error {
-	if !scopeName.MatchString(v) {
-		return fmt.Errorf("%q is not a valid scope name", v)
+	names := make([]string, 0, len(Scopes))
+	for _, s := range Scopes {
+		if s.Name == v {
+			return nil
+		}
+		names = append(names, s.Name)
 	}
-	return nil
+	return fmt.Errorf("%q is not a scope; the scopes are %s", v, strings.Join(names, ", "))
 }
 
 // CheckCountry validates an ISO 3166-1 alpha-2 country code (upper case).

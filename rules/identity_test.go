@@ -42,7 +42,8 @@ func TestCheckIdentifierAndScope(t *testing.T) {
 			t.Errorf("CheckIdentifier(%q) = %v, want ok=%v", v, err, ok)
 		}
 	}
-	for v, ok := range map[string]bool{"usermgt": true, "documents:read": true, "User": false, "": false} {
+	for v, ok := range map[string]bool{"usermgt": true, "documents:read": true, "documents:write": true, "transport": true, "signing": true,
+		"documents": false, "frobnicate": false, "User": false, "": false} {
 		if err := rules.CheckScope(v); (err == nil) != ok {
 			t.Errorf("CheckScope(%q) = %v, want ok=%v", v, err, ok)
 		}

@@ -59,6 +59,7 @@ var Definition = &engine.Definition{
 	Kind:    Kind,
 	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack, a.Withdrawn},
 	Initial: a.Draft,
+	Private: []string{a.Draft},
 	Final:   []string{a.Completed, a.TakenBack, a.Withdrawn},
 	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
 		Summary: "create an Annex VII document (DRAFT); the caller's organisation is the arranger",

@@ -123,8 +123,10 @@ func TestInvalidFileNamesEntryAndLineAndAppliesNothing(t *testing.T) {
 organisations:
   - {id: o1, provider: nope, kind: company, name: Org, country: DE}
   - {id: o2, provider: p1, kind: company, country: XX}
+applications:
+  - {provider: p1, name: ui, appToken: "an-app-token-that-is-long-enough", scopes: [documents]}
 accounts:
-  - {provider: p1, organisation: o9, username: u1, password: short}
+  - {provider: p1, organisation: o9, username: u1, password: short, scopes: [frobnicate]}
 `
 		_, err := apply(t, a, file)
 		var be *bootstrap.Error
@@ -137,8 +139,10 @@ accounts:
 			`organisations[0] (line 5): unknown provider "nope"`,
 			`organisations[1] (line 6): missing field "name"`,
 			`organisations[1] (line 6): country: "XX" is not an ISO 3166-1 alpha-2 country code`,
-			`accounts[0] (line 8): password must be at least 12 characters`,
-			`accounts[0] (line 8): unknown organisation "o9" of provider "p1"`,
+			`applications[0] (line 8): scopes: "documents" is not a scope; the scopes are documents:read, documents:write, transport, signing, usermgt`,
+			`accounts[0] (line 10): password must be at least 12 characters`,
+			`accounts[0] (line 10): unknown organisation "o9" of provider "p1"`,
+			`accounts[0] (line 10): scopes: "frobnicate" is not a scope`,
 		} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("error lacks %q:\n%s", want, msg)

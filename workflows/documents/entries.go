@@ -25,7 +25,7 @@ import (
 // offers it and the earliest running deadline it must meet.
 func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, now time.Time) ([]models.DocumentEntry, error) {
 	var out []models.DocumentEntry
-	for _, org := range partyOrgs(k.Parties(data)) {
+	for _, org := range partyOrgs(k.Visible(doc.State, data)) {
 		if org == "" || slices.ContainsFunc(out, func(e models.DocumentEntry) bool { return e.OrganisationID == org }) {
 			continue
 		}
@@ -86,7 +86,7 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 			continue
 		}
 		doc := &models.Document{ID: c.ID, Kind: c.Kind, State: c.State, Number: c.Number}
-		for _, org := range partyOrgs(c.Parties) {
+		for _, org := range partyOrgs(ck.Visible(c.State, c.Data)) {
 			if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.DocumentID == c.ID && e.OrganisationID == org }) {
 				continue
 			}
@@ -104,8 +104,13 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 const entryBatch = 500
 
 // indexTask is the maintenance task of migration 00013: the documents
-// stored before the list entries existed get theirs.
-const indexTask = "index-document-entries"
+// stored before the list entries existed get theirs. visibilityTask is
+// migration 00015's: every document's parties and entries are rewritten
+// once (drafts became private).
+const (
+	indexTask      = "index-document-entries"
+	visibilityTask = "reindex-document-visibility"
+)
 
 // IndexEntries writes the list entries of every document that has none
 // when a migration asked for it (once), or of every document when all is
@@ -115,10 +120,15 @@ const indexTask = "index-document-entries"
 func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 	db := r.DB.WithContext(ctx)
 	if !all {
-		pending, err := models.TaskPending(db, indexTask)
-		if err != nil || !pending {
+		everything, err := models.TaskPending(db, visibilityTask)
+		if err != nil {
 			return 0, err
 		}
+		pending, err := models.TaskPending(db, indexTask)
+		if err != nil || !pending && !everything {
+			return 0, err
+		}
+		all = everything
 	}
 	n, after := 0, ""
 	for {
@@ -127,6 +137,9 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 			return n, err
 		}
 		if len(docs) == 0 {
+			if err := models.TaskDone(db, visibilityTask); err != nil {
+				return n, err
+			}
 			return n, models.TaskDone(db, indexTask)
 		}
 		after = docs[len(docs)-1].ID
@@ -145,7 +158,8 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 	}
 }
 
-// reindex writes the list entries of doc from its stored state.
+// reindex writes the parties and list entries of doc from its stored
+// state.
 func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document) error {
 	k, ok := r.Kinds.Kind(doc.Kind)
 	if !ok {
@@ -169,6 +183,9 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 	}
 	now, err := r.now(ctx, doc.ProviderID)
 	if err != nil {
+		return err
+	}
+	if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Visible(doc.State, data))); err != nil {
 		return err
 	}
 	es, err := r.entries(ctx, k, doc, data, deadlines, parent, now)

@@ -79,6 +79,24 @@ func (k *Kind) decode(raw string) (any, error) {
 	return data, nil
 }
 
+// Visible lists the parties that see a document with data in state: all
+// of them, or in a private state (a draft) only those in the author's
+// roles (the create intent's). Visibility is the document's party rows:
+// reads, lists, events and reports all follow them.
+func (k *Kind) Visible(state string, data any) []engine.Party {
+	parties := k.Parties(data)
+	if !slices.Contains(k.Def.Private, state) {
+		return parties
+	}
+	out := parties[:0:0]
+	for _, p := range parties {
+		if slices.Contains(k.Def.Create.Roles, p.Role) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // RolesOf lists org's roles on a document with data.
 func (k *Kind) RolesOf(data any, org string) []string {
 	var out []string

@@ -289,7 +289,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 				return err
 			}
 		}
-		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Parties(ev.Data))); err != nil {
+		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Visible(doc.State, ev.Data))); err != nil {
 			return err
 		}
 		if err := tx.Create(&row).Error; err != nil {
@@ -698,7 +698,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return view, berrs, r.markVisible(tx, view, children, c)
 		}
 	}
-	partiesBefore := partyRows(doc.ID, k.Parties(data))
+	partiesBefore := partyRows(doc.ID, k.Visible(doc.State, data))
 	from := doc.State
 	if in.Apply != nil {
 		ev.Apply = func() error { return in.Apply(ev) }
@@ -723,7 +723,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
 		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
 	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
-	parties := k.Parties(ev.Data)
+	parties := k.Visible(ev.State, ev.Data) // who sees it now: told of the change, listed
 	if from != ev.State {
 		var orgs []string
 		for _, p := range parties {

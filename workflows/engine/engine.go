@@ -228,6 +228,10 @@ type Definition struct {
 	States  []string
 	Initial string
 	Final   []string
+	// Private are the states (a DRAFT) in which the document is the
+	// author's alone: only the organisations in a role of Create.Roles
+	// see it; the other parties learn of it when it leaves them.
+	Private []string
 	// Create makes a new document in Initial: no transitions, its Validate
 	// and Apply see an empty Data.
 	Create  *Intent
@@ -413,6 +417,14 @@ func Validate(def *Definition) error {
 	states := map[string]bool{}
 	for _, s := range def.States {
 		states[s] = true
+	}
+	for _, st := range def.Private {
+		if !states[st] {
+			bad("private state %q is not declared", st)
+		}
+	}
+	if len(def.Private) > 0 && (def.Create == nil || len(def.Create.Roles) == 0) {
+		bad("private states need a create intent with roles (its roles are the author's)")
 	}
 	if !states[def.Initial] {
 		bad("initial state %q is not declared", def.Initial)

@@ -79,6 +79,7 @@ var Definition = &engine.Definition{
 	States: []string{n.Draft, n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested,
 		n.Objected, n.Expired, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Initial: n.Draft,
+	Private: []string{n.Draft},
 	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
 		Summary:  "create a notification (DRAFT); the caller's organisation is the notifier",
