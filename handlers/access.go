@@ -77,6 +77,9 @@ func withAccess(ops []Operation) []Operation {
 	return ops
 }
 
+// onBothFaces are the methods both document faces have.
+var onBothFaces = map[string]bool{"GetDocument": true, "ListDocuments": true, "SetByIntent": true}
+
 func isRead(method string) bool {
 	for _, p := range []string{"Get", "List", "Export", "Wait"} {
 		if strings.HasPrefix(method, p) {
@@ -89,11 +92,14 @@ func isRead(method string) bool {
 // checkAccess applies the rule to the authenticated principal p.
 func checkAccess(op *Operation, p *reqctx.Principal) error {
 	if op.Org != "" && p.GroupID == "" && p.OrganisationKind != op.Org {
-		msg := "%s is for companies; your organisation is an authority: use AuthorityDocumentApi"
+		msg, other := "%s is for companies; your organisation is an authority: use %s", "AuthorityDocumentApi"
 		if op.Org == orgAuthority {
-			msg = "%s is for authorities; your organisation is a company: use CompanyDocumentApi"
+			msg, other = "%s is for authorities; your organisation is a company: use %s", "CompanyDocumentApi"
 		}
-		return status.New(status.PermissionDenied, msg, op.Service).
+		if onBothFaces[op.Method] {
+			other += "/" + op.Method
+		}
+		return status.New(status.PermissionDenied, msg, op.Service, other).
 			WithDetails(status.Info("WRONG_ORGANISATION_KIND", map[string]string{"required": op.Org, "organisationKind": p.OrganisationKind}))
 	}
 	if op.Scope != "" && !p.HasScope(op.Scope) {

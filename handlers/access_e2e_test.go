@@ -131,7 +131,7 @@ func TestAuthoritySetByIntentRefusesCompanies(t *testing.T) {
 		if after["version"] != before["version"] {
 			t.Fatalf("version %v → %v: the refused call changed the document", before["version"], after["version"])
 		}
-		st, _, raw = d.call(t, "noor", co+"GetNotification", map[string]any{"documentId": id})
+		st, _, raw = d.post(t, co+"GetNotification", hdr("dev-1", d.token(t, "noor")), map[string]any{"documentId": id}) // not docEnv.call: it routes authorities to their face
 		wantError(t, 403, 7, st, raw, "companies")
 	})
 }

@@ -82,7 +82,7 @@ func TestMovementLife(t *testing.T) {
 		wantError(t, 403, 7, st, raw, "NOTIFIER")
 		st, _, raw = d.call(t, "eve", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 10)})
 		wantError(t, 404, 5, st, raw)
-		st, _, raw = d.call(t, "alice", au+"SetByIntent", map[string]any{"document": map[string]any{"notification": ndoc}, "intent": "CREATE_MOVEMENT"})
+		st, _, raw = d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"notification": ndoc}, "intent": "CREATE_MOVEMENT"})
 		wantError(t, 400, 9, st, raw, "CreateMovementTemplate")
 
 		// Content no authority would take: nothing is created.
