@@ -269,3 +269,56 @@ func TestSignerListsEndedProcesses(t *testing.T) {
 		wantError(t, 400, 3, st, raw, "qpar.mask")
 	})
 }
+
+// Inbox rows carry the delivered version's top layer, as store rows carry
+// their newest version's, and two deliveries of the same note differ by
+// version, top layer and time (ListInboxDocuments and ListInbox alike).
+func TestInboxRowsTellDeliveriesApart(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		_, tm, _ := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
+		_, x := d.bmuAs(t, "alice", "CreateDocumentFromTemplate", map[string]any{"templateXml": b64(t, tm["document"])})
+		_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": completeNote()})
+		first := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
+		d.advance(time.Hour)
+		second := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x, "cancel": map[string]any{"value": true}})
+		if first["version"] != "1" || second["version"] != "2" {
+			t.Fatalf("versions: %v %v", first, second)
+		}
+
+		for _, op := range []string{queryAPI + "ListInboxDocuments", docAPI + "ListInbox"} {
+			rows := d.okAs(t, "tom", op, map[string]any{})["entries"].([]any)
+			if len(rows) != 2 {
+				t.Fatalf("%s: %v", op, rows)
+			}
+			newer, older := rows[0].(map[string]any), rows[1].(map[string]any) // newest first
+			nd, od := newer["doc"].(map[string]any), older["doc"].(map[string]any)
+			if nd["number"] != od["number"] || nd["documentId"].(map[string]any)["id"] != od["documentId"].(map[string]any)["id"] {
+				t.Fatalf("%s: not the same note: %v %v", op, nd, od)
+			}
+			if nd["version"] != "2" || od["version"] != "1" || nd["topLayer"] != "ERZEUGER" || od["topLayer"] != "ERZEUGER" ||
+				newer["cancelled"] != true || older["cancelled"] != false {
+				t.Fatalf("%s: rows %v / %v", op, newer, older)
+			}
+			if nd["updatedAt"] == od["updatedAt"] || newer["receivedAt"] == older["receivedAt"] || nd["createdAt"] != od["createdAt"] ||
+				nd["updatedAt"] != newer["receivedAt"] {
+				t.Fatalf("%s: times do not tell them apart: %v / %v", op, newer, older)
+			}
+		}
+
+		// The carrier's own version reaches the producer with its top layer,
+		// as the carrier's store row shows it.
+		_, y := d.bmuAs(t, "tom", "AddLayer", map[string]any{"docXml": x, "layerType": "BEFOERDERER"})
+		_, y = d.bmuAs(t, "tom", "UpdateDocument", map[string]any{"docXml": y, "document": map[string]any{"bgs": map[string]any{
+			"befoerderer": []any{map[string]any{"uebernahmeDatum": inLayer("2026-12-02")}}}}})
+		d.okAs(t, "tom", docAPI+"ImportTransportDocument", map[string]any{"document": y})
+		store := d.okAs(t, "tom", queryAPI+"ListTransportDocuments", map[string]any{})["entries"].([]any)[0].(map[string]any)["doc"].(map[string]any)
+		in := d.inbox(t, "alice", map[string]any{"filter": []any{map[string]any{"path": "doc.top_layer", "op": "EQUAL", "operands": []any{map[string]any{"s": "BEFOERDERER"}}}}})
+		if len(in) != 1 || in[0]["sender"] != "truck" || in[0]["doc"].(map[string]any)["topLayer"] != store["topLayer"] || store["topLayer"] != "BEFOERDERER" {
+			t.Fatalf("the carrier's delivery: %v (store %v)", in, store)
+		}
+		if got := d.inbox(t, "tom", map[string]any{"filter": []any{map[string]any{"path": "doc.top_layer", "op": "EQUAL", "operands": []any{map[string]any{"s": "ERZEUGER"}}}}}); len(got) != 2 {
+			t.Fatalf("filter on the top layer: %v", got)
+		}
+	})
+}
