@@ -3,10 +3,12 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
-	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/signer"
+	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 const pkgSigner = "svc.signer.sign.v1"
@@ -20,23 +22,31 @@ const signerDesign = " Paths and fields of the signing service are our design (t
 
 // SigningProcess is a process as the API shows it.
 type SigningProcess struct {
-	ID             string     `json:"id"`
-	State          string     `json:"state"`
-	Signer         string     `json:"signer" doc:"username of the one person who may sign"`
-	Position       string     `json:"position"`
-	SigningURL     string     `json:"signingUrl" doc:"the page the signer opens (absolute when WASTEFLOW_PUBLIC_URL is set)"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	ExpiresAt      time.Time  `json:"expiresAt"`
-	OpenedAt       *time.Time `json:"openedAt"`
-	CompletedAt    *time.Time `json:"completedAt"`
-	Reason         string     `json:"reason" doc:"why it was declined, cancelled or expired"`
-	SignedDocument []byte     `json:"signedDocument" doc:"SIGNED: the complete signed XML, base64"`
+	ID             string           `json:"id"`
+	State          string           `json:"state" doc:"CREATED, OPENED, SIGNED, DECLINED, EXPIRED or CANCELLED"`
+	Signer         string           `json:"signer" doc:"username of the one person who may sign"`
+	Position       string           `json:"position"`
+	SigningURL     string           `json:"signingUrl" doc:"the page the signer opens (absolute when WASTEFLOW_PUBLIC_URL is set)"`
+	RequestedBy    SigningRequester `json:"requestedBy" doc:"who asked for the signature: the account that created the process and its organisation"`
+	CreatedAt      time.Time        `json:"createdAt" doc:"when the signature was asked for"`
+	ExpiresAt      time.Time        `json:"expiresAt"`
+	OpenedAt       *time.Time       `json:"openedAt"`
+	CompletedAt    *time.Time       `json:"completedAt" doc:"when it was signed, declined, cancelled or expired"`
+	Reason         string           `json:"reason" doc:"why it was declined, cancelled or expired"`
+	SignedDocument []byte           `json:"signedDocument" doc:"SIGNED: the complete signed XML, base64 (empty in ListSigningProcesses: GetSigningProcess returns it)"`
+}
+
+// SigningRequester is who asked for a signature.
+type SigningRequester struct {
+	Username         string `json:"username" doc:"the account that created the process"`
+	OrganisationID   string `json:"organisationId" doc:"its organisation"`
+	OrganisationName string `json:"organisationName" doc:"its organisation's name"`
 }
 
 type CreateSigningProcessRequest struct {
 	Document         []byte `json:"document" required:"true" doc:"the current XML, base64: a BMU note or any other XML document"`
 	Position         string `json:"position" doc:"a signature position id of the note (layer-2, layer-2+envelope); the first open one when empty; \"document\" for other XML"`
-	Signer           string `json:"signer" required:"true" doc:"username of the person who is to sign (an account of this provider)"`
+	Signer           string `json:"signer" required:"true" doc:"username of the person who is to sign: an account of this provider in your organisation, or in the organisation that holds the position by its official number in the note (403, code 7, otherwise)"`
 	ExpiresInSeconds int32  `json:"expiresInSeconds" doc:"lifetime of the process; 24 hours when not set, at most 30 days"`
 }
 
@@ -67,10 +77,13 @@ type (
 	DeclineSigningProcessResponse SigningProcessResponse
 )
 
-type ListSigningProcessesRequest struct{}
+type ListSigningProcessesRequest struct {
+	Qpar qpar.QueryParameter `json:"qpar" doc:"filter, sort and paging, as in the store lists; without a filter on state only the processes that have not ended (CREATED, OPENED); no mask"`
+}
 
 type ListSigningProcessesResponse struct {
-	Processes []SigningProcess `json:"processes" doc:"the processes of your organisation, and those you are to sign, that have not ended"`
+	Processes []SigningProcess `json:"processes" doc:"the processes of your organisation and those you are to sign that qpar selects (without a filter on state: those that have not ended)"`
+	Total     int64            `json:"total" doc:"processes that match, over all pages"`
 }
 
 // LayerFields is one layer of a note as the signing page shows it.
@@ -93,20 +106,22 @@ type FieldValue struct {
 type OpenSigningProcessResponse struct {
 	Process SigningProcess `json:"process"`
 	Covers  string         `json:"covers" doc:"what the signature will cover, in words"`
-	Layers  []LayerFields  `json:"layers" doc:"a BMU note's layers, innermost first, each with the fields it sets"`
-	XML     string         `json:"xml" doc:"a document that is not a BMU note: its XML as text"`
+	Layers  []LayerFields  `json:"layers" doc:"a BMU note's layers, innermost first, each with the fields it sets; once SIGNED, those of the signed note"`
+	XML     string         `json:"xml" doc:"a document that is not a BMU note: its XML as text (once SIGNED, the signed XML)"`
+	Sealed  bool           `json:"sealed" doc:"a BMU note carries a signature of the whole document (a +envelope position was signed)"`
 }
 
-func (s *Server) process(sp *models.SigningProcess) SigningProcess {
+func (s *Server) process(sp *signer.Process) SigningProcess {
 	p := SigningProcess{ID: sp.ID, State: sp.State, Signer: sp.SignerName, Position: sp.Position, SigningURL: s.cfg.PublicURL + "/ui/sign?process=" + sp.ID,
-		CreatedAt: sp.CreatedAt, ExpiresAt: sp.ExpiresAt, OpenedAt: sp.OpenedAt, CompletedAt: sp.CompletedAt, Reason: sp.Reason}
+		RequestedBy: SigningRequester{Username: sp.RequestedBy, OrganisationID: sp.OrganisationID, OrganisationName: sp.OrganisationName},
+		CreatedAt:   sp.CreatedAt, ExpiresAt: sp.ExpiresAt, OpenedAt: sp.OpenedAt, CompletedAt: sp.CompletedAt, Reason: sp.Reason}
 	if sp.State == signer.Signed {
 		p.SignedDocument = sp.Result
 	}
 	return p
 }
 
-func (s *Server) processResponse(sp *models.SigningProcess, err error) (*SigningProcessResponse, error) {
+func (s *Server) processResponse(sp *signer.Process, err error) (*SigningProcessResponse, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +146,14 @@ func (s *Server) signerOperations() []Operation {
 	}
 	return []Operation{
 		Unary(op("CreateSigningProcess", "Ask a person to sign a document",
-			"Creates a process with the current XML for one named person, who signs through the signing page at signingUrl."),
+			"Creates a process with the current XML for one named person, who signs through the signing page at signingUrl. Who may be asked: "+
+				signer.AskRule+"; for any other XML, only a person of your own organisation. Anyone else is refused with 403, code 7 "+
+				"(google.rpc.ErrorInfo reason SIGNER_NOT_PERMITTED, metadata signer and position), and no process is created; an unknown "+
+				"username is 400, code 3."),
 			func(ctx context.Context, r *CreateSigningProcessRequest) (*CreateSigningProcessResponse, error) {
 				return signerResult[CreateSigningProcessResponse](s.processResponse(s.signer.Create(ctx, r.Document, r.Position, r.Signer, time.Duration(r.ExpiresInSeconds)*time.Second)))
 			}),
-		Unary(op("GetSigningProcess", "Read a signing process", "For the organisation that created it and for its signer."),
+		Unary(op("GetSigningProcess", "Read a signing process", "For the organisation that created it and for its signer; requestedBy and createdAt say who asked and when."),
 			func(ctx context.Context, r *SigningProcessRequest) (*GetSigningProcessResponse, error) {
 				return signerResult[GetSigningProcessResponse](s.processResponse(s.signer.Get(ctx, r.ProcessID)))
 			}),
@@ -149,13 +167,21 @@ func (s *Server) signerOperations() []Operation {
 			func(ctx context.Context, r *SigningProcessRequest) (*CancelSigningProcessResponse, error) {
 				return signerResult[CancelSigningProcessResponse](s.processResponse(s.signer.Cancel(ctx, r.ProcessID)))
 			}),
-		Unary(op("ListSigningProcesses", "The signing processes that have not ended", "Those your organisation created and those you are to sign."),
-			func(ctx context.Context, _ *ListSigningProcessesRequest) (*ListSigningProcessesResponse, error) {
-				list, err := s.signer.List(ctx)
+		Unary(op("ListSigningProcesses", "Signing processes: those that have not ended, or as the filter selects",
+			"Those your organisation created and those you are to sign, each with who asked (requestedBy) and when (createdAt). Without a filter on "+
+				"`state` the list keeps the processes that have not ended (CREATED, OPENED), as before; a filter on `state` selects among all of them, "+
+				"ended ones included (e.g. `{\"path\":\"state\",\"op\":\"IN_LIST\",\"operands\":[{\"s\":\"SIGNED\"},{\"s\":\"DECLINED\"}]}`; "+
+				"IN_LIST with all six states lists every process). Rows leave signedDocument empty: GetSigningProcess returns it. qpar.mask is not supported (400). "+
+				qpar.Describe(signer.ListSchema)),
+			func(ctx context.Context, r *ListSigningProcessesRequest) (*ListSigningProcessesResponse, error) {
+				if strings.TrimSpace(r.Qpar.Mask) != "" {
+					return nil, status.Invalid("qpar.mask", "ListSigningProcesses returns whole rows: no mask")
+				}
+				list, total, err := s.signer.List(ctx, &r.Qpar)
 				if err != nil {
 					return nil, err
 				}
-				out := &ListSigningProcessesResponse{Processes: []SigningProcess{}}
+				out := &ListSigningProcessesResponse{Processes: []SigningProcess{}, Total: total}
 				for i := range list {
 					out.Processes = append(out.Processes, s.process(&list[i]))
 				}
@@ -171,8 +197,12 @@ func (s *Server) signerOperations() []Operation {
 				out := &OpenSigningProcessResponse{Process: s.process(sp), Covers: prep.Covers, Layers: []LayerFields{}}
 				if prep.Doc == nil {
 					out.XML = string(sp.Document)
+					if sp.State == signer.Signed {
+						out.XML = string(sp.Result)
+					}
 					return out, nil
 				}
+				out.Sealed = prep.Doc.Sealed()
 				infos := prep.Doc.Layers()
 				for i, l := range prep.Doc.Note().Layers {
 					lf := LayerFields{Index: int32(l.Index), LayerType: l.Type.String(), AtbRolle: l.Role.String(), Name: infos[i].Name, Signed: l.Signed,

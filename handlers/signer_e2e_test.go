@@ -124,9 +124,10 @@ func TestSigningProcesses(t *testing.T) {
 	st, _, raw = d.call(t, "tom", signAPI+"CancelSigningProcess", map[string]any{"processId": pid})
 	wantError(t, 403, 7, st, raw)
 
-	// Any XML: an enveloped signature of its root.
+	// Any XML: an enveloped signature of its root (asked of a person of
+	// one's own organisation: here tom himself).
 	invoice := []byte(`<?xml version="1.0"?><invoice xmlns="urn:example:invoice"><total currency="EUR">1200.00</total></invoice>`)
-	pid = process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": invoice, "signer": "tom"}))["id"]
+	pid = process(d.okAs(t, "tom", signAPI+"CreateSigningProcess", map[string]any{"document": invoice, "signer": "tom"}))["id"]
 	o := d.okAs(t, "tom", signAPI+"OpenSigningProcess", map[string]any{"processId": pid})
 	if !strings.Contains(o["xml"].(string), "<total") || !strings.Contains(o["covers"].(string), "whole document") {
 		t.Fatalf("other XML opened: %v", o)
@@ -198,6 +199,11 @@ func TestSigningPageInChromium(t *testing.T) {
 		!strings.Contains(layers, "2026-12-02") || !strings.Contains(layers, "ACME Elektronik GmbH") {
 		t.Fatalf("page shows covers %q, layers %q", covers, layers)
 	}
+	// Who asked, and when (the page shows it; the element carries createdAt).
+	asked := wait("who asked", `document.getElementById('requested-by').textContent + '|' + document.getElementById('requested-at').dateTime`)
+	if by, at, _ := strings.Cut(asked, "|"); by != "alice (ACME)" || at != p["createdAt"] {
+		t.Fatalf("the page says it was asked by %q at %q, want alice (ACME) at %v", by, at, p["createdAt"])
+	}
 	if os.Getenv("WASTEFLOW_SCREENSHOT") != "" {
 		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 		if err != nil {
@@ -209,6 +215,11 @@ func TestSigningPageInChromium(t *testing.T) {
 	}
 	do("sign", chromedp.Click(chromedp.ID("sign")))
 	wait("done", `!document.getElementById('done').hidden && document.getElementById('state').textContent === 'SIGNED'`)
+	// The page now shows the signed note: the carrier's layer signed by him.
+	top := wait("the signed layer", `(s => s && s.dataset.signed === 'true' && s.innerText)(document.querySelector('#layers section[data-index="2"]'))`)
+	if !strings.Contains(top, "signed by Tom (Spedition Schnell)") || strings.Contains(top, "not signed") {
+		t.Fatalf("after signing the page shows the carrier's layer as %q", top)
+	}
 
 	var got map[string]any
 	select {

@@ -83,13 +83,13 @@ type TransportDocumentEntry struct {
 
 type InboxEntry struct {
 	ID         string    `json:"id" doc:"the inbox entry: ExportCurrentDocument takes it as docId.id"`
-	Doc        DocRow    `json:"doc" doc:"the sender's document and the version delivered"`
+	Doc        DocRow    `json:"doc" doc:"the sender's document and the version delivered: doc.version is that version (a new import of the same note is a new version, a new entry), doc.topLayer its top layer (as in the store's rows), doc.createdAt when the sender's document was first stored, doc.updatedAt when the delivered version was"`
 	Kind       string    `json:"kind" doc:"DELIVERY, or DEKADENMELDUNG for an authority's ten-day report"`
 	Sender     string    `json:"sender"`
 	Cancelled  bool      `json:"cancelled"`
 	Read       bool      `json:"read"`
 	Removed    bool      `json:"removed"`
-	ReceivedAt time.Time `json:"receivedAt"`
+	ReceivedAt time.Time `json:"receivedAt" doc:"when this version reached your inbox"`
 }
 
 type TemplateID struct {
@@ -261,7 +261,14 @@ func (s *Server) listInbox(ctx context.Context, q *qpar.QueryParameter) (*ListIn
 	}
 	out := &ListInboxDocumentsResponse{Entries: make([]InboxEntry, 0, len(rows)), Total: total}
 	for _, r := range rows {
-		out.Entries = append(out.Entries, InboxEntry{ID: r.ID, Doc: docRow(r.DocumentID, r.DocumentType, r.Number, "", r.Version, r.CreatedAt, r.CreatedAt),
+		created, updated := r.CreatedAt, r.CreatedAt
+		if r.DocCreatedAt != nil {
+			created = *r.DocCreatedAt
+		}
+		if r.VersionCreatedAt != nil {
+			updated = *r.VersionCreatedAt
+		}
+		out.Entries = append(out.Entries, InboxEntry{ID: r.ID, Doc: docRow(r.DocumentID, r.DocumentType, r.Number, r.TopLayer, r.Version, created, updated),
 			Kind: r.Kind, Sender: r.SenderID, Cancelled: r.Cancelled, Read: r.Read, Removed: r.Removed, ReceivedAt: r.CreatedAt})
 	}
 	return out, nil

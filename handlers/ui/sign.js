@@ -40,8 +40,15 @@
 
   function render(r) {
     const p = r.process;
+    const by = p.requestedBy || {};
+    $('requested-by').textContent = by.username
+      ? `${by.username} (${by.organisationName || by.organisationId})` : (by.organisationName || by.organisationId || 'unknown');
+    const at = $('requested-at');
+    at.dateTime = p.createdAt;
+    at.textContent = p.createdAt ? new Date(p.createdAt).toLocaleString() : '';
     $('state').textContent = p.state;
     $('covers').textContent = r.covers;
+    show('sealed', r.sealed ? 'The whole document carries a signature: no layer or field can follow it.' : '');
     const layers = $('layers');
     layers.replaceChildren();
     r.layers.forEach((l, i) => {
@@ -87,12 +94,14 @@
     }
   }
 
+  // act signs or declines, then shows the process as it now is: once
+  // signed, the signed document with its new signature.
   async function act(path, body, message) {
     show('error', '');
     try {
-      const r = await call(path, body, accessToken);
-      $('state').textContent = r.process.state;
+      await call(path, body, accessToken);
       $('sign').disabled = $('decline').disabled = true;
+      render(await call(API.open, { processId }, accessToken));
       show('done', message);
     } catch (e) {
       show('error', e.message);

@@ -67,6 +67,52 @@ func PartyNumberPaths(n *Note) []string {
 	return append(paths, "entsorger.nummer")
 }
 
+// HolderNumberPaths are the fields naming the official number of the party
+// that holds a signature position of n (a position from
+// GetValidSignaturePositions): the producer for its layer, the carrier of
+// that carrier layer (the k-th BEFOERDERER layer is the k-th carrier), the
+// interim storage facility, the disposer; a supplement by the role that
+// wrote it. A position of an authority, a template or a role that has no
+// number in a note (provider, broker, agent, other) has none.
+func HolderNumberPaths(n *Note, p SignaturePosition) []string {
+	role := RoleFor(p.LayerType)
+	if role == RoleUnspecified {
+		role = p.AtbRolle
+	}
+	switch role {
+	case RoleERZ:
+		return []string{"erzeuger.nummer"}
+	case RoleENT:
+		return []string{"entsorger.nummer"}
+	case RoleZWL:
+		if n.Type == TypeBGS {
+			return []string{"zwischenlager.nummer"}
+		}
+	case RoleBEF:
+		if n.Type != TypeBGS {
+			return []string{"befoerderer.nummer"}
+		}
+		if p.LayerType == LayerBefoerderer {
+			k := 0
+			for _, l := range n.Layers {
+				if l.Type == LayerBefoerderer && l.Index <= int(p.LayerIndex) {
+					k++
+				}
+			}
+			if k > 0 {
+				return []string{fmt.Sprintf("befoerderer[%d].nummer", k-1)}
+			}
+			return nil
+		}
+		var out []string
+		for i := range n.Length("befoerderer") {
+			out = append(out, fmt.Sprintf("befoerderer[%d].nummer", i))
+		}
+		return out
+	}
+	return nil
+}
+
 // IsNoteNumber reports whether s has the form of a note number (14 digits).
 func IsNoteNumber(s string) bool { return noteNumber.MatchString(s) }
 

@@ -15,12 +15,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/beevik/etree"
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/models/qpar"
+	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -36,8 +40,18 @@ const (
 	Cancelled = "CANCELLED" // the caller withdrew it
 )
 
+// States are every state, in the order of a process's life.
+var States = []string{Created, Opened, Signed, Declined, Expired, Cancelled}
+
 // Final reports whether a process's state no longer changes.
 func Final(state string) bool { return state != Created && state != Opened }
+
+// Process is a signing process with the names of who asked for it.
+type Process struct {
+	models.SigningProcess
+	RequestedBy      string // the username of the account that created it
+	OrganisationName string // the name of the organisation that created it
+}
 
 // DocumentPosition is the position of a document that is not a BMU note:
 // an enveloped signature of its root element.
@@ -140,8 +154,9 @@ func principal(ctx context.Context) (*reqctx.Principal, error) {
 type Prepared struct {
 	Position string
 	Covers   string
-	Doc      bmu.Doc         // a BMU note
-	Tree     *etree.Document // any other XML
+	Doc      bmu.Doc                 // a BMU note
+	Slot     *rbmu.SignaturePosition // a BMU note's position
+	Tree     *etree.Document         // any other XML
 }
 
 // prepare checks that position is open in the document: a BMU note's
@@ -175,14 +190,16 @@ func (s *Service) prepare(xml []byte, position string) (*Prepared, error) {
 			if p.Envelope {
 				covers = "the whole document: no layer or field can follow it"
 			}
-			return &Prepared{Position: position, Covers: covers, Doc: d}, nil
+			return &Prepared{Position: position, Covers: covers, Doc: d, Slot: &p}, nil
 		}
 	}
 	return nil, status.New(status.FailedPrecondition, "signature position %q is not open in this note (see BmuDocumentApi/GetValidSignaturePositions)", position)
 }
 
 // Create starts a process for the person username of the caller's provider.
-func (s *Service) Create(ctx context.Context, xml []byte, position, username string, ttl time.Duration) (*models.SigningProcess, error) {
+// Only a person of the caller's organisation, or of the organisation that
+// holds the position by its official number in the note, may be asked.
+func (s *Service) Create(ctx context.Context, xml []byte, position, username string, ttl time.Duration) (*Process, error) {
 	p, err := principal(ctx)
 	if err != nil {
 		return nil, err
@@ -201,6 +218,9 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 		}
 		return nil, err
 	}
+	if err := s.mayAsk(ctx, p, prep, &acc); err != nil {
+		return nil, err
+	}
 	if ttl <= 0 {
 		ttl = s.TTL
 	}
@@ -210,7 +230,78 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	now := s.now()
 	sp := &models.SigningProcess{ID: newID(), ProviderID: p.ProviderID, OrganisationID: p.OrganisationID, CreatedBy: p.AccountID,
 		SignerID: acc.ID, SignerName: acc.Username, Position: prep.Position, Document: xml, State: Created, CreatedAt: now, ExpiresAt: now.Add(ttl)}
-	return sp, models.Conn(ctx, s.DB).Create(sp).Error
+	if err := models.Conn(ctx, s.DB).Create(sp).Error; err != nil {
+		return nil, err
+	}
+	return s.named(ctx, sp, nil)
+}
+
+// AskRule is the rule of who may be asked to sign, as refusals state it.
+const AskRule = "a signature may be asked only of a person of your own organisation, or of the organisation that holds the " +
+	"signature position by its official number in the note (the producer's, carrier's, interim storage's or disposer's number of that layer)"
+
+// mayAsk applies AskRule: the signer acc is of the caller's organisation,
+// or of an organisation holding one of the official numbers the note names
+// for the position being signed (rules/bmu.HolderNumberPaths over the
+// position GetValidSignaturePositions gives).
+func (s *Service) mayAsk(ctx context.Context, p *reqctx.Principal, prep *Prepared, acc *models.Account) error {
+	if acc.OrganisationID == p.OrganisationID {
+		return nil
+	}
+	refuse := func(why string) error {
+		return status.New(status.PermissionDenied, "%s: %s", AskRule, why).
+			WithDetails(status.Info("SIGNER_NOT_PERMITTED", map[string]string{"signer": acc.Username, "position": prep.Position}))
+	}
+	if prep.Doc == nil {
+		return refuse(fmt.Sprintf("%s is not of your organisation, and a document that is not a BMU note names no holder of its position", acc.Username))
+	}
+	n := prep.Doc.Note()
+	var numbers, named []string
+	for _, path := range rbmu.HolderNumberPaths(n, *prep.Slot) {
+		if v, _ := n.Value(path); v != "" {
+			numbers = append(numbers, v)
+			named = append(named, path+" = "+v)
+		}
+	}
+	where := fmt.Sprintf("position %s (%s, %s)", prep.Position, prep.Slot.LayerType, prep.Slot.AtbRolle)
+	if len(numbers) == 0 {
+		return refuse(fmt.Sprintf("%s is not of your organisation, and the note names no official number for %s", acc.Username, where))
+	}
+	var held int64
+	if err := models.Conn(ctx, s.DB).Model(&models.OrganisationNumber{}).
+		Where("provider_id = ? AND organisation_id = ? AND number IN ?", p.ProviderID, acc.OrganisationID, numbers).Count(&held).Error; err != nil {
+		return err
+	}
+	if held == 0 {
+		return refuse(fmt.Sprintf("%s is neither of your organisation nor of the organisation holding the number the note names for %s (%s)",
+			acc.Username, where, strings.Join(named, ", ")))
+	}
+	return nil
+}
+
+// named adds who asked for sp: the creating account's username and its
+// organisation's name (one lookup each; the list reads them in its query).
+func (s *Service) named(ctx context.Context, sp *models.SigningProcess, err error) (*Process, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := &Process{SigningProcess: *sp}
+	db := models.Conn(ctx, s.DB)
+	var names []string
+	if err := db.Model(&models.Account{}).Where("id = ?", sp.CreatedBy).Limit(1).Pluck("username", &names).Error; err != nil {
+		return nil, err
+	}
+	if len(names) > 0 {
+		out.RequestedBy = names[0]
+	}
+	names = names[:0]
+	if err := db.Model(&models.Organisation{}).Where("provider_id = ? AND id = ?", sp.ProviderID, sp.OrganisationID).Limit(1).Pluck("name", &names).Error; err != nil {
+		return nil, err
+	}
+	if len(names) > 0 {
+		out.OrganisationName = names[0]
+	}
+	return out, nil
 }
 
 // load reads a process the caller may see: its creator's organisation or
@@ -257,13 +348,14 @@ func (s *Service) finish(ctx context.Context, sp *models.SigningProcess, from []
 }
 
 // Get reads a process (its creator's organisation or its signer).
-func (s *Service) Get(ctx context.Context, id string) (*models.SigningProcess, error) {
+func (s *Service) Get(ctx context.Context, id string) (*Process, error) {
 	sp, _, err := s.load(ctx, id, false)
-	return sp, err
+	return s.named(ctx, sp, err)
 }
 
-// Open is the signer opening the page: it shows what they would sign.
-func (s *Service) Open(ctx context.Context, id string) (*models.SigningProcess, *Prepared, error) {
+// Open is the signer opening the page: it shows what they would sign, or,
+// once signed, what they signed: the signed document.
+func (s *Service) Open(ctx context.Context, id string) (*Process, *Prepared, error) {
 	sp, _, err := s.load(ctx, id, true)
 	if err != nil {
 		return nil, nil, err
@@ -276,11 +368,37 @@ func (s *Service) Open(ctx context.Context, id string) (*models.SigningProcess, 
 		sp.State, sp.OpenedAt = Opened, &now
 	}
 	prep, err := s.prepare(sp.Document, sp.Position)
-	return sp, prep, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if sp.State == Signed && len(sp.Result) > 0 {
+		if prep, err = s.signed(sp.Result, prep); err != nil {
+			return nil, nil, err
+		}
+	}
+	named, err := s.named(ctx, sp, nil)
+	return named, prep, err
+}
+
+// signed is what a signed process shows: the signed document in place of
+// the one that waited, with what the signature covers.
+func (s *Service) signed(result []byte, before *Prepared) (*Prepared, error) {
+	out := &Prepared{Position: before.Position, Covers: before.Covers, Slot: before.Slot}
+	var err error
+	if before.Doc != nil {
+		out.Doc, err = s.BMU.Mapping.Parse(result)
+	} else {
+		out.Tree = etree.NewDocument()
+		err = out.Tree.ReadFromBytes(result)
+	}
+	if err != nil {
+		return nil, status.New(status.Internal, "the signed document cannot be read: %v", err)
+	}
+	return out, nil
 }
 
 // Sign signs the process's document as its signer, with their key.
-func (s *Service) Sign(ctx context.Context, id string) (*models.SigningProcess, error) {
+func (s *Service) Sign(ctx context.Context, id string) (*Process, error) {
 	sp, p, err := s.load(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -317,11 +435,11 @@ func (s *Service) Sign(ctx context.Context, id string) (*models.SigningProcess, 
 		}
 		return nil, err
 	}
-	return sp, nil
+	return s.named(ctx, sp, nil)
 }
 
 // Decline records the signer's refusal.
-func (s *Service) Decline(ctx context.Context, id, reason string) (*models.SigningProcess, error) {
+func (s *Service) Decline(ctx context.Context, id, reason string) (*Process, error) {
 	sp, _, err := s.load(ctx, id, true)
 	if err != nil {
 		return nil, err
@@ -332,11 +450,11 @@ func (s *Service) Decline(ctx context.Context, id, reason string) (*models.Signi
 		}
 		return nil, err
 	}
-	return sp, nil
+	return s.named(ctx, sp, nil)
 }
 
 // Cancel withdraws a process (its creator's organisation).
-func (s *Service) Cancel(ctx context.Context, id string) (*models.SigningProcess, error) {
+func (s *Service) Cancel(ctx context.Context, id string) (*Process, error) {
 	sp, p, err := s.load(ctx, id, false)
 	if err != nil {
 		return nil, err
@@ -350,47 +468,97 @@ func (s *Service) Cancel(ctx context.Context, id string) (*models.SigningProcess
 		}
 		return nil, err
 	}
-	return sp, nil
+	return s.named(ctx, sp, nil)
 }
 
 // Wait returns the process once it is final, or after wait.
-func (s *Service) Wait(ctx context.Context, id string, wait time.Duration) (*models.SigningProcess, error) {
+func (s *Service) Wait(ctx context.Context, id string, wait time.Duration) (*Process, error) {
 	deadline := time.Now().Add(wait)
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 250 * time.Millisecond
 	}
 	for {
-		sp, err := s.Get(ctx, id)
+		sp, _, err := s.load(ctx, id, false)
 		if err != nil || Final(sp.State) || !time.Now().Before(deadline) {
-			return sp, err
+			return s.named(ctx, sp, err)
 		}
 		select {
 		case <-ctx.Done():
-			return sp, nil
+			return s.named(ctx, sp, nil)
 		case <-time.After(min(poll, time.Until(deadline))):
 		}
 	}
 }
 
-// List is the caller's organisation's processes that are not final.
-func (s *Service) List(ctx context.Context) ([]models.SigningProcess, error) {
+// ListSchema is the filter and sort paths of List.
+var ListSchema = &qpar.Schema{Fields: []qpar.Field{
+	{Path: "id", Column: "sp.id", Kind: qpar.Text, Sortable: true},
+	{Path: "state", Column: "sp.state", Kind: qpar.Enum, Values: States, Sortable: true},
+	{Path: "signer", Column: "sp.signer_name", Kind: qpar.Text, Sortable: true},
+	{Path: "position", Column: "sp.position", Kind: qpar.Text, Sortable: true},
+	{Path: "requested_by.username", Column: "a.username", Kind: qpar.Text, Sortable: true},
+	{Path: "requested_by.organisation_id", Column: "sp.organisation_id", Kind: qpar.Text, Sortable: true},
+	{Path: "created_at", Column: "sp.created_at", Kind: qpar.Time, Sortable: true},
+	{Path: "expires_at", Column: "sp.expires_at", Kind: qpar.Time, Sortable: true},
+	{Path: "opened_at", Column: "sp.opened_at", Kind: qpar.Time, Sortable: true},
+	{Path: "completed_at", Column: "sp.completed_at", Kind: qpar.Time, Sortable: true},
+}, DefaultSort: []qpar.Sort{{Path: "created_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}}, DefaultPageSize: 50, MaxPageSize: 500}
+
+// List is the processes the caller's organisation created and those the
+// caller is to sign, as q selects them. Without a filter on state it keeps
+// those that have not ended (CREATED, OPENED), as the list always did; a
+// filter on state selects among all, ended ones included. Rows leave out
+// the documents (Get has them). Processes past their expiry become EXPIRED
+// first.
+func (s *Service) List(ctx context.Context, q *qpar.QueryParameter) ([]Process, int64, error) {
 	p, err := principal(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []models.SigningProcess
-	err = models.Conn(ctx, s.DB).Where("provider_id = ? AND (organisation_id = ? OR signer_id = ?) AND state IN ?", p.ProviderID, p.OrganisationID, p.AccountID,
-		[]string{Created, Opened}).Order("created_at").Find(&out).Error
-	var live []models.SigningProcess
-	for i := range out {
-		if s.now().After(out[i].ExpiresAt) {
-			if _, err := s.finish(ctx, &out[i], []string{Created, Opened}, Expired, nil, "nobody signed in time"); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		live = append(live, out[i])
+	if q == nil {
+		q = &qpar.QueryParameter{}
 	}
-	return live, err
+	db := models.Conn(ctx, s.DB)
+	now := s.now()
+	if err := db.Model(&models.SigningProcess{}).
+		Where("provider_id = ? AND (organisation_id = ? OR signer_id = ?) AND state IN ? AND expires_at < ?", p.ProviderID, p.OrganisationID, p.AccountID,
+			[]string{Created, Opened}, now).
+		Updates(map[string]any{"state": Expired, "reason": "nobody signed in time", "completed_at": now}).Error; err != nil {
+		return nil, 0, err
+	}
+	base := db.Table("signing_processes sp").
+		Select("sp.id, sp.provider_id, sp.organisation_id, sp.created_by, sp.signer_id, sp.signer_name, sp.position, sp.state, sp.reason, "+
+			"sp.created_at, sp.expires_at, sp.opened_at, sp.completed_at, a.username AS requested_by, o.name AS organisation_name").
+		Joins("LEFT JOIN accounts a ON a.id = sp.created_by").
+		Joins("LEFT JOIN organisations o ON o.provider_id = sp.provider_id AND o.id = sp.organisation_id").
+		Where("sp.provider_id = ? AND (sp.organisation_id = ? OR sp.signer_id = ?)", p.ProviderID, p.OrganisationID, p.AccountID)
+	if !slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "state" }) {
+		base = base.Where("sp.state IN ?", []string{Created, Opened})
+	}
+	counted, err := qpar.Where(base.Session(&gorm.Session{}), q, ListSchema)
+	if err != nil {
+		return nil, 0, qparErr(err)
+	}
+	var total int64
+	if err := counted.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	paged, _, err := qpar.Apply(base, q, ListSchema)
+	if err != nil {
+		return nil, 0, qparErr(err)
+	}
+	var out []Process
+	if err := paged.Scan(&out).Error; err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+func qparErr(err error) error {
+	var qe *qpar.Error
+	if errors.As(err, &qe) {
+		return status.Invalid(qe.Field, qe.Reason)
+	}
+	return err
 }

@@ -281,12 +281,15 @@ type StoreRow struct {
 	CreatedAt, UpdatedAt               time.Time
 }
 
-// InboxRow is one row of an inbox list.
+// InboxRow is one row of an inbox list: the entry, and the version it
+// delivered (its number, top layer and import time) of the sender's
+// document (created at DocCreatedAt).
 type InboxRow struct {
-	ID, DocumentID, DocumentType, Number, Kind, SenderID string
-	Version                                              int64
-	Cancelled, Read, Removed                             bool
-	CreatedAt                                            time.Time
+	ID, DocumentID, DocumentType, Number, Kind, SenderID, TopLayer string
+	Version                                                        int64
+	Cancelled, Read, Removed                                       bool
+	CreatedAt                                                      time.Time
+	DocCreatedAt, VersionCreatedAt                                 *time.Time // nil when the sender's rows are gone
 }
 
 // TemplateRow is one row of ListTransportTemplates.
@@ -314,6 +317,7 @@ var (
 		{Path: "doc.document_type", Column: "ib.document_type", Kind: qpar.Enum, Values: []string{"BGS", "RGB", "UNS"}, Sortable: true},
 		{Path: "doc.number", Column: "ib.number", Kind: qpar.Text, Sortable: true},
 		{Path: "doc.version", Column: "ib.version", Kind: qpar.Integer, Sortable: true},
+		{Path: "doc.top_layer", Column: "v.top_layer", Kind: qpar.Enum, Values: layerNames(), Sortable: true},
 		{Path: "kind", Column: "ib.kind", Kind: qpar.Enum, Values: []string{KindDelivery, KindDekadenmeldung}, Sortable: true},
 		{Path: "sender", Column: "ib.sender_id", Kind: qpar.Text, Sortable: true},
 		{Path: "cancelled", Column: "ib.cancelled", Kind: qpar.Bool, Sortable: true},
@@ -384,7 +388,10 @@ func (s *Service) ListInbox(ctx context.Context, q *qpar.QueryParameter) ([]Inbo
 		return nil, 0, err
 	}
 	base := models.Conn(ctx, s.DB).Table("inbox_entries ib").
-		Select("ib.id, ib.document_id, ib.document_type, ib.number, ib.kind, ib.sender_id, ib.version, ib.cancelled, ib.read, ib.removed, ib.created_at").
+		Select("ib.id, ib.document_id, ib.document_type, ib.number, ib.kind, ib.sender_id, ib.version, ib.cancelled, ib.read, ib.removed, ib.created_at, "+
+			"COALESCE(v.top_layer, '') AS top_layer, td.created_at AS doc_created_at, v.created_at AS version_created_at").
+		Joins("LEFT JOIN transport_document_versions v ON v.document_id = ib.document_id AND v.version = ib.version").
+		Joins("LEFT JOIN transport_documents td ON td.id = ib.document_id").
 		Where("ib.provider_id = ? AND ib.organisation_id = ?", p.ProviderID, p.OrganisationID)
 	if q == nil || !slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "removed" }) {
 		base = base.Where("ib.removed = ?", false)
