@@ -2,10 +2,12 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -90,5 +92,41 @@ func TestDraftsArePrivate(t *testing.T) {
 		}
 		// The Annex VII draft is still the arranger's alone.
 		missing("rita", co+"GetAnnex7", a7ID)
+	})
+}
+
+// TestDraftsStoredBeforeTheUpgradeBecomePrivate: a draft stored when every
+// named party could see it (its party rows and list entries) is hidden
+// from them by the server's first start after migration 00015.
+func TestDraftsStoredBeforeTheUpgradeBecomePrivate(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string)
+		// As an older release left it: the destination authority a party.
+		if err := d.db.Create(&models.DocumentParty{DocumentID: id, OrganisationID: "auth-nl", Role: "AUTHORITY_DESTINATION"}).Error; err != nil {
+			t.Fatal(err)
+		}
+		var e models.DocumentEntry
+		if err := d.db.Where("document_id = ? AND organisation_id = ?", id, "acme").First(&e).Error; err != nil {
+			t.Fatal(err)
+		}
+		e.OrganisationID, e.Roles, e.Intents, e.Actionable = "auth-nl", "AUTHORITY_DESTINATION", "", false
+		if err := d.db.Create(&e).Error; err != nil {
+			t.Fatal(err)
+		}
+		d.read(t, "noor", au+"GetDocument", id) // visible, as before the upgrade
+		// The migration asked for the rewrite; the server's start does it.
+		if n, err := d.notes.IndexEntries(context.Background(), false); err != nil || n != 1 {
+			t.Fatalf("IndexEntries: %d, %v", n, err)
+		}
+		st, _, raw := d.call(t, "noor", au+"GetDocument", map[string]any{"documentId": id})
+		wantError(t, 404, 5, st, raw)
+		if l, _ := d.list(t, "noor", map[string]any{}); slices.Contains(ids(l), id) {
+			t.Fatalf("noor still lists the draft: %v", ids(l))
+		}
+		d.get(t, "alice", id)
+		if n, err := d.notes.IndexEntries(context.Background(), false); err != nil || n != 0 {
+			t.Fatalf("IndexEntries again: %d, %v (the task runs once)", n, err)
+		}
 	})
 }
