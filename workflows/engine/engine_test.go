@@ -51,6 +51,10 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 		`unknown effect "PAUSE"`:                       func(d *engine.Definition) { d.Intents[0].Effects[0].Op = "PAUSE" },
 		"has no Input or no Apply":                     func(d *engine.Definition) { d.Intents[0].Apply = nil },
 		"no Create intent":                             func(d *engine.Definition) { d.Create = nil },
+		`private state "Z" is not declared`:            func(d *engine.Definition) { d.Private = []string{"Z"} },
+		"private states need a create intent with roles": func(d *engine.Definition) {
+			d.Private, d.Create.Roles = []string{"A"}, nil
+		},
 		`unknown target function "nowhere"`: func(d *engine.Definition) {
 			d.Intents[0].Transitions[0] = engine.Transition{From: []string{"A"}, Target: "nowhere", Targets: []string{"B"}}
 		},
