@@ -10,15 +10,15 @@ import (
 
 // Annex7Response is every Annex VII operation's answer.
 type Annex7Response struct {
-	Document        annex7.Annex7Document `json:"document"`
-	FollowUpIntents []FollowUpIntent      `json:"followUpIntents"`
-	BusinessErrors  []BusinessError       `json:"businessErrors"`
+	Document        *annex7.Annex7Document `json:"document" doc:"null when a create is refused (businessErrors say why)"`
+	FollowUpIntents []FollowUpIntent       `json:"followUpIntents"`
+	BusinessErrors  []BusinessError        `json:"businessErrors"`
 }
 
 // Requests: the document, optionally the version it expects, and its block.
 
 type CreateAnnex7Request struct {
-	Annex7   a.Content         `json:"annex7"`
+	Annex7   *a.Content        `json:"annex7" required:"true" doc:"the announcement, complete or not ({} for an empty draft); a create without it is refused and uses no number"`
 	Metadata shipment.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
 }
 type SetAnnex7Request struct {
@@ -83,7 +83,7 @@ func (s *Server) annex7Operations() []Operation {
 				"recovery only (RECOVERY_DISPOSAL_CODE_INVALID for a D code). takeBackOf names the document whose initiated take-back this shipment carries out "+
 				"(TAKE_BACK_REFERENCE_INVALID otherwise). The human number is our design: DE-A7-2026-000001."+intents),
 			func(ctx context.Context, r *CreateAnnex7Request) (*CreateAnnex7Response, error) {
-				return respond[CreateAnnex7Response](s.docs.Create(ctx, kind, &annex7.CreateInput{Content: r.Annex7, Metadata: r.Metadata}))
+				return respond[CreateAnnex7Response](s.docs.Create(ctx, kind, &annex7.CreateInput{Content: *r.Annex7, Metadata: r.Metadata}))
 			}),
 		Unary(op("SetAnnex7", "Announce (SUBMISSION) or correct (CORRECTION) an Annex VII document",
 			"Chooses SUBMISSION for a DRAFT and CORRECTION for an ANNOUNCED document (before any carrier took the waste over). The content must be "+

@@ -63,14 +63,18 @@ func businessErrors(berrs []engine.BusinessError) []BusinessError {
 }
 
 // respond turns a runner answer into a kind's response type R, whose
-// document is the kind's retrieval document D.
+// document is the kind's retrieval document D: null when there is none (a
+// create refused by business errors).
 func respond[R ~struct {
-	Document        D                `json:"document"`
+	Document        *D               `json:"document" doc:"null when a create is refused (businessErrors say why)"`
 	FollowUpIntents []FollowUpIntent `json:"followUpIntents"`
 	BusinessErrors  []BusinessError  `json:"businessErrors"`
 }, D any](v *documents.View, berrs []engine.BusinessError, err error) (*R, error) {
 	if err != nil {
 		return nil, err
+	}
+	if v == nil {
+		return &R{FollowUpIntents: []FollowUpIntent{}, BusinessErrors: businessErrors(berrs)}, nil
 	}
 	d, ok := v.Kind.Document(v).(*D)
 	if !ok {
@@ -78,7 +82,7 @@ func respond[R ~struct {
 		// target's kinds keep this from happening.
 		return nil, status.New(status.Internal, "document %s is a %s", v.Doc.ID, v.Kind.Name())
 	}
-	r := R{Document: *d, FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}
+	r := R{Document: d, FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}
 	return &r, nil
 }
 

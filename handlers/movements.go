@@ -13,9 +13,9 @@ import (
 
 // MovementResponse is every movement operation's answer.
 type MovementResponse struct {
-	Document        movements.MovementDocument `json:"document"`
-	FollowUpIntents []FollowUpIntent           `json:"followUpIntents"`
-	BusinessErrors  []BusinessError            `json:"businessErrors"`
+	Document        *movements.MovementDocument `json:"document" doc:"null when a create is refused (businessErrors say why)"`
+	FollowUpIntents []FollowUpIntent            `json:"followUpIntents"`
+	BusinessErrors  []BusinessError             `json:"businessErrors"`
 }
 
 // DocumentRef names the document an intent operation acts on.

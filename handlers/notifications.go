@@ -9,16 +9,16 @@ import (
 
 // NotificationResponse is every notification operation's answer.
 type NotificationResponse struct {
-	Document        notifications.NotificationDocument `json:"document"`
-	FollowUpIntents []FollowUpIntent                   `json:"followUpIntents"`
-	BusinessErrors  []BusinessError                    `json:"businessErrors"`
+	Document        *notifications.NotificationDocument `json:"document" doc:"null when a create is refused (businessErrors say why)"`
+	FollowUpIntents []FollowUpIntent                    `json:"followUpIntents"`
+	BusinessErrors  []BusinessError                     `json:"businessErrors"`
 }
 
 // Requests. Each names the document, optionally the version it expects,
 // and its block.
 
 type CreateSubmissionRequest struct {
-	Notification n.Content  `json:"notification"`
+	Notification *n.Content `json:"notification" required:"true" doc:"the content, complete or not ({} for an empty draft); a create without it is refused and uses no number"`
 	Metadata     n.Metadata `json:"metadata" doc:"addresses, additional data and file attachments (by reference) kept beside the content"`
 }
 type SetSubmissionRequest struct {
@@ -97,7 +97,7 @@ func (s *Server) notificationOperations() []Operation {
 		Unary(op(co, "CreateSubmission", "Create a prior written notification (DRAFT)",
 			"The caller's organisation is the notifier. The content may be incomplete; codes and parties given are checked."+intents),
 			func(ctx context.Context, r *CreateSubmissionRequest) (*CreateSubmissionResponse, error) {
-				return respond[CreateSubmissionResponse](s.docs.Create(ctx, kind, &notifications.CreateInput{Content: r.Notification, Metadata: r.Metadata}))
+				return respond[CreateSubmissionResponse](s.docs.Create(ctx, kind, &notifications.CreateInput{Content: *r.Notification, Metadata: r.Metadata}))
 			}),
 		Unary(op(co, "SetSubmission", "File (SUBMISSION) or correct (CORRECTION) a notification",
 			"Chooses SUBMISSION for a DRAFT and CORRECTION for a filed notification. Before acknowledgement a correction replaces the content; "+

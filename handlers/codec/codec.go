@@ -30,6 +30,11 @@
 // stand in the outer object at its place (the names must not clash).
 // Custom json.Marshaler / json.Unmarshaler implementations are ignored;
 // only the rules above apply.
+//
+// Struct tags beside `json` declare, once for the decoder and the schemas:
+// `doc` (the description), `required:"true"` (see CheckRequired) and the
+// input limits maxLength, maxItems, maxProperties, maxKeyLength and minimum
+// (see limits).
 package codec
 
 import (
@@ -121,6 +126,7 @@ type field struct {
 	// its zero value; the schema lists it as required, and CheckRequired
 	// enforces it after decoding.
 	required bool
+	lim      limits
 	info     *typeInfo
 }
 
@@ -279,8 +285,12 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		if err != nil {
 			return fmt.Errorf("%w (in field %v.%s)", err, t, sf.Name)
 		}
+		lim, err := parseLimits(sf.Tag, fi)
+		if err != nil {
+			return fmt.Errorf("codec: field %v.%s: %w", t, sf.Name, err)
+		}
 		key := append(appendString(nil, name), ':')
-		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", info: fi})
+		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi})
 	}
 	ti.byName = make(map[string]*field, 2*len(ti.fields))
 	for i := range ti.fields {

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -66,31 +67,51 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) e
 		}
 	}
 	last := fields[len(fields)-1]
-	return setQueryValue(last.info, v.FieldByIndex(last.index), vals, strings.Join(names, "."))
+	return setQueryValue(last.info, v.FieldByIndex(last.index), vals, strings.Join(names, "."), &last.lim)
 }
 
-func setQueryValue(ti *typeInfo, v reflect.Value, vals []string, path string) error {
+func setQueryValue(ti *typeInfo, v reflect.Value, vals []string, path string, lim *limits) error {
 	switch {
 	case ti.kind == kSlice && ti.elem.kind.scalar():
+		if reason := lim.tooMany(kSlice, len(vals)); reason != "" {
+			return &Error{Field: path, Reason: reason}
+		}
 		s := reflect.MakeSlice(ti.t, len(vals), len(vals))
 		for i, val := range vals {
-			if err := setFromString(ti.elem, s.Index(i), val, true); err != nil {
+			if err := setQueryScalar(ti.elem, s.Index(i), val, lim, false); err != nil {
 				return &Error{Field: fmt.Sprintf("%s[%d]", path, i), Reason: err.Error()}
 			}
 		}
 		v.Set(s)
 	case ti.kind == kPtr && ti.elem.kind.scalar():
 		p := reflect.New(ti.elem.t)
-		if err := setFromString(ti.elem, p.Elem(), vals[len(vals)-1], true); err != nil {
+		if err := setQueryScalar(ti.elem, p.Elem(), vals[len(vals)-1], lim, true); err != nil {
 			return &Error{Field: path, Reason: err.Error()}
 		}
 		v.Set(p)
 	case ti.kind.scalar():
-		if err := setFromString(ti, v, vals[len(vals)-1], true); err != nil {
+		if err := setQueryScalar(ti, v, vals[len(vals)-1], lim, false); err != nil {
 			return &Error{Field: path, Reason: err.Error()}
 		}
 	default:
 		return &Error{Field: path, Reason: notSettable(ti)}
+	}
+	return nil
+}
+
+// setQueryScalar sets a scalar from a query value within the field's
+// limits (set: as for limits.checkMinimum).
+func setQueryScalar(ti *typeInfo, v reflect.Value, val string, lim *limits, set bool) error {
+	if ti.kind == kString {
+		if reason := lim.checkString(val); reason != "" {
+			return errors.New(reason)
+		}
+	}
+	if err := setFromString(ti, v, val, true); err != nil {
+		return err
+	}
+	if reason := lim.checkMinimum(v, set); reason != "" {
+		return errors.New(reason)
 	}
 	return nil
 }

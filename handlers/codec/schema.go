@@ -462,6 +462,20 @@ func Unwrap(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 	return ref
 }
 
+// nonNull is the schema of a pointer without its null alternative: the
+// message's $ref, or the scalar's schema without nullable.
+func nonNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if inner := Unwrap(ref); inner != ref {
+		return inner
+	}
+	if ref.Ref == "" && ref.Value != nil && ref.Value.Nullable {
+		c := *ref.Value
+		c.Nullable = false
+		return openapi3.NewSchemaRef("", &c)
+	}
+	return ref
+}
+
 // anyValue admits every JSON value. OpenAPI 3.0 has no type for null and
 // wants a type beside nullable, so null is admitted by the object
 // alternative.
@@ -505,12 +519,18 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 		if err != nil {
 			return err
 		}
+		if !sb.response && f.required && f.info.kind == kPtr {
+			prop = nonNull(prop) // null is absent, which required refuses
+		}
 		if f.doc != "" {
 			if prop.Ref != "" {
 				prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}, Description: f.doc})
 			} else {
 				prop.Value.Description = f.doc
 			}
+		}
+		if !sb.response {
+			boundSchema(prop, f.info, &f.lim, false)
 		}
 		if sb.response {
 			s.Required = append(s.Required, f.name)

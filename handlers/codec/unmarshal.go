@@ -149,7 +149,7 @@ func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 			continue
 		}
 		d.push(pathSeg{name: f.name, index: -1})
-		if err := d.value(f.info, v.FieldByIndex(f.index)); err != nil {
+		if err := d.value(f.info, v.FieldByIndex(f.index), &f.lim); err != nil {
 			return err
 		}
 		d.pop()
@@ -157,9 +157,10 @@ func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 	return nil
 }
 
-// value decodes the next JSON value into v. null leaves v untouched
-// (proto3: a null field is an absent field).
-func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
+// value decodes the next JSON value into v, within the limits of the field
+// it belongs to. null leaves v untouched (proto3: a null field is an absent
+// field).
+func (d *decoder) value(ti *typeInfo, v reflect.Value, lim *limits) error {
 	c := d.r.peek()
 	if c == 'n' {
 		d.r.pos += len("null")
@@ -180,8 +181,11 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
 		return d.object(ti, v)
 	case kPtr:
 		p := reflect.New(ti.elem.t)
-		if err := d.value(ti.elem, p.Elem()); err != nil {
+		if err := d.value(ti.elem, p.Elem(), lim); err != nil {
 			return err
+		}
+		if reason := lim.checkMinimum(p.Elem(), true); reason != "" {
+			return d.fieldErr(reason)
 		}
 		v.Set(p)
 		return nil
@@ -193,10 +197,13 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
 		s := reflect.New(ti.t).Elem() // settable, so it can Grow
 		s.Set(reflect.MakeSlice(ti.t, 0, 0))
 		for i := 0; d.r.more(); i++ {
+			if reason := lim.tooMany(kSlice, i+1); reason != "" {
+				return d.fieldErr(reason) // before building more of it
+			}
 			s.Grow(1)
 			s.SetLen(i + 1)
 			d.push(pathSeg{index: i})
-			if err := d.value(ti.elem, s.Index(i)); err != nil {
+			if err := d.value(ti.elem, s.Index(i), lim); err != nil {
 				return err
 			}
 			d.pop()
@@ -211,18 +218,24 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value) error {
 		m := reflect.MakeMap(ti.t)
 		for d.r.more() {
 			key := string(d.r.key())
+			if reason := lim.checkKey(key); reason != "" {
+				return d.fieldErr(reason)
+			}
 			ev := reflect.New(ti.elem.t).Elem()
 			d.push(pathSeg{name: key, index: -1, isKey: true})
-			if err := d.value(ti.elem, ev); err != nil {
+			if err := d.value(ti.elem, ev, lim); err != nil {
 				return err
 			}
 			d.pop()
 			m.SetMapIndex(reflect.ValueOf(key).Convert(ti.t.Key()), ev)
+			if reason := lim.tooMany(kMap, m.Len()); reason != "" {
+				return d.fieldErr(reason)
+			}
 		}
 		v.Set(m)
 		return nil
 	}
-	return d.scalar(ti, v, c)
+	return d.scalar(ti, v, c, lim)
 }
 
 // generic hands free-form values (any, map[string]any) to encoding/json;
@@ -242,14 +255,20 @@ func (d *decoder) generic(ti *typeInfo, v reflect.Value, c byte) error {
 	return nil
 }
 
-func (d *decoder) scalar(ti *typeInfo, v reflect.Value, c byte) error {
+func (d *decoder) scalar(ti *typeInfo, v reflect.Value, c byte, lim *limits) error {
 	var err error
 	switch {
 	case c == '"':
 		if ti.kind == kBool { // proto3 JSON bools are never strings in a body
 			return d.typeErr("boolean", c)
 		}
-		err = setFromString(ti, v, d.r.str(), false)
+		s := d.r.str()
+		if ti.kind == kString {
+			if reason := lim.checkString(s); reason != "" {
+				return d.fieldErr(reason)
+			}
+		}
+		err = setFromString(ti, v, s, false)
 	case c == 't' || c == 'f':
 		if ti.kind != kBool {
 			return d.typeErr(expected(ti), c)
@@ -268,6 +287,9 @@ func (d *decoder) scalar(ti *typeInfo, v reflect.Value, c byte) error {
 	}
 	if err != nil {
 		return d.fieldErr(err.Error())
+	}
+	if reason := lim.checkMinimum(v, false); reason != "" {
+		return d.fieldErr(reason)
 	}
 	return nil
 }

@@ -49,14 +49,14 @@ var MeansOfTransport = shipment.MeansOfTransport
 
 // Facility is the recovery facility or laboratory (Annex VII, box 7).
 type Facility struct {
-	OrganisationID string `json:"organisationId"`
+	OrganisationID string `json:"organisationId" maxLength:"128"`
 	Laboratory     bool   `json:"laboratory" doc:"a laboratory receiving waste for experimental analysis (Art. 18(1)(b)): box 7 names it instead of a recovery facility"`
 }
 
 // Carrier is one carrier in order of the shipment (Annex VII, box 5).
 type Carrier struct {
-	OrganisationID   string `json:"organisationId"`
-	MeansOfTransport string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+	OrganisationID   string `json:"organisationId" maxLength:"128"`
+	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
 }
 
 // Content is the announcement: the information of Annex VII boxes 1-12.
@@ -64,39 +64,39 @@ type Content struct {
 	Arranger             shipment.PartyRef              `json:"arranger" doc:"the person who arranges the shipment (box 1); the creating organisation"`
 	Consignee            shipment.PartyRef              `json:"consignee" doc:"box 2"`
 	Facility             Facility                       `json:"facility" doc:"box 7"`
-	Producers            []shipment.PartyRef            `json:"producers" doc:"waste generators (box 6)"`
-	Carriers             []Carrier                      `json:"carriers" doc:"box 5, in order"`
+	Producers            []shipment.PartyRef            `json:"producers" maxItems:"200" doc:"waste generators (box 6)"`
+	Carriers             []Carrier                      `json:"carriers" maxItems:"100" doc:"box 5, in order"`
 	CompetentAuthorities shipment.CompetentAuthorities  `json:"competentAuthorities"`
-	WasteClassifications []shipment.WasteClassification `json:"wasteClassifications" doc:"green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)"`
-	UsualDescription     string                         `json:"usualDescription" doc:"usual description of the waste (box 9)"`
-	RecoveryCode         string                         `json:"recoveryCode" doc:"recovery operation R1-R13 (box 8)"`
+	WasteClassifications []shipment.WasteClassification `json:"wasteClassifications" maxItems:"100" doc:"green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)"`
+	UsualDescription     string                         `json:"usualDescription" maxLength:"4000" doc:"usual description of the waste (box 9)"`
+	RecoveryCode         string                         `json:"recoveryCode" maxLength:"64" doc:"recovery operation R1-R13 (box 8)"`
 	ActualQuantity       shipment.Quantity              `json:"actualQuantity" doc:"box 3"`
-	ActualDateOfShipment string                         `json:"actualDateOfShipment" doc:"YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement"`
-	TakeBackOf           string                         `json:"takeBackOf" doc:"id of the Annex VII document whose take-back this shipment carries out; empty otherwise"`
+	ActualDateOfShipment string                         `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement"`
+	TakeBackOf           string                         `json:"takeBackOf" maxLength:"128" doc:"id of the Annex VII document whose take-back this shipment carries out; empty otherwise"`
 }
 
 // CarrierTransfer is a carrier taking over the waste.
 type CarrierTransfer struct {
-	CarrierOrganisationID string `json:"carrierOrganisationId" doc:"the carrier taking over; default the caller's organisation"`
-	MeansOfTransport      string `json:"meansOfTransport"`
-	TransferDate          string `json:"transferDate" doc:"YYYY-MM-DD, not in the future"`
+	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"the carrier taking over; default the caller's organisation"`
+	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64"`
+	TransferDate          string `json:"transferDate" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
 }
 
 // ReceiptCertificate is the consignee's or the facility's receipt (box 14).
 type ReceiptCertificate struct {
-	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
 	Quantity   shipment.Quantity `json:"quantity"`
 }
 
 // CertificateOfCompletion of the recovery (box 14, Art. 18 and 15(4)).
 type CertificateOfCompletion struct {
-	CompletedOn  string `json:"completedOn" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
-	RecoveryCode string `json:"recoveryCode" doc:"R1-R13; default the announced recoveryCode"`
+	CompletedOn  string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
+	RecoveryCode string `json:"recoveryCode" maxLength:"64" doc:"R1-R13; default the announced recoveryCode"`
 }
 
 // TakeBack initiates the take-back of a shipment that cannot be completed.
 type TakeBack struct {
-	Reason string `json:"reason"`
+	Reason string `json:"reason" maxLength:"4000"`
 }
 
 // History records. They repeat the block's fields instead of embedding it:

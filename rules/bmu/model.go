@@ -187,13 +187,13 @@ type FieldMeta struct {
 
 // Text is a writable text field.
 type Text struct {
-	Value string    `json:"value"`
+	Value string    `json:"value" maxLength:"4000"`
 	Meta  FieldMeta `json:"meta"`
 }
 
 // Date is a writable date field (YYYY-MM-DD).
 type Date struct {
-	Value string    `json:"value" doc:"YYYY-MM-DD"`
+	Value string    `json:"value" maxLength:"64" doc:"YYYY-MM-DD"`
 	Meta  FieldMeta `json:"meta"`
 }
 
@@ -233,11 +233,11 @@ type Bgs struct {
 	Abfallschluessel Text      `json:"abfallschluessel" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)"`
 	Menge            Amount    `json:"menge" doc:"quantity in tonnes"`
 	Erzeuger         Producer  `json:"erzeuger"`
-	Befoerderer      []Carrier `json:"befoerderer"`
+	Befoerderer      []Carrier `json:"befoerderer" maxItems:"100000"`
 	Zwischenlager    Facility  `json:"zwischenlager" doc:"interim storage, if the waste passes one"`
 	Entsorger        Facility  `json:"entsorger"`
 	UebergabeDatum   Date      `json:"uebergabeDatum" doc:"day the producer handed the waste over"`
-	UnsNrn           []Text    `json:"unsNrn" doc:"numbers of the acceptance notes of a collection run"`
+	UnsNrn           []Text    `json:"unsNrn" maxItems:"100000" doc:"numbers of the acceptance notes of a collection run"`
 	Vermerke         Text      `json:"vermerke" doc:"remarks"`
 }
 

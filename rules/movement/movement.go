@@ -39,47 +39,47 @@ var Codes = []string{n.ErrShipmentCount, n.ErrQuantityExceeded, n.ErrConsentNotV
 
 // Carrier is a carrier of this shipment, one of the notified carriers.
 type Carrier struct {
-	OrganisationID   string `json:"organisationId"`
-	MeansOfTransport string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+	OrganisationID   string `json:"organisationId" maxLength:"128"`
+	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
 }
 
 // Template is the movement document as the notifier fills it in.
 type Template struct {
 	SequenceNumber       int32             `json:"sequenceNumber" doc:"1, 2, ... per notification; assigned by the server when 0 or absent; unique per notification"`
-	ActualDateOfShipment string            `json:"actualDateOfShipment" doc:"YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead"`
+	ActualDateOfShipment string            `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead"`
 	ActualQuantity       shipment.Quantity `json:"actualQuantity" doc:"in the notified unit; all movements together at most the notified totalQuantity"`
-	PackagingTypes       []string          `json:"packagingTypes" doc:"among the notified packaging types"`
-	Carriers             []Carrier         `json:"carriers" doc:"in order; each one of the notified carriers"`
+	PackagingTypes       []string          `json:"packagingTypes" maxItems:"100" maxLength:"64" doc:"among the notified packaging types"`
+	Carriers             []Carrier         `json:"carriers" maxItems:"100" doc:"in order; each one of the notified carriers"`
 }
 
 // Input blocks.
 
 // CarrierTransport is a carrier taking custody (one leg).
 type CarrierTransport struct {
-	CarrierOrganisationID string `json:"carrierOrganisationId" doc:"default the caller's organisation"`
-	MeansOfTransport      string `json:"meansOfTransport" doc:"default the template's for this carrier"`
-	VehicleID             string `json:"vehicleId" doc:"registration number, wagon or vessel"`
-	TakenOverOn           string `json:"takenOverOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date or the previous leg"`
+	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"default the caller's organisation"`
+	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64" doc:"default the template's for this carrier"`
+	VehicleID             string `json:"vehicleId" maxLength:"200" doc:"registration number, wagon or vessel"`
+	TakenOverOn           string `json:"takenOverOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date or the previous leg"`
 }
 
 // ConsigneeReception is the consignee's receipt.
 type ConsigneeReception struct {
-	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
 	Quantity   shipment.Quantity `json:"quantity"`
 }
 
 // FacilityReception is the facility's receipt or rejection.
 type FacilityReception struct {
-	ReceivedOn string            `json:"receivedOn" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
 	Quantity   shipment.Quantity `json:"quantity"`
 	Rejected   bool              `json:"rejected" doc:"the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told"`
-	Reason     string            `json:"reason" doc:"required with rejected"`
+	Reason     string            `json:"reason" maxLength:"4000" doc:"required with rejected"`
 }
 
 // FacilityCompletion certifies the recovery or disposal completed.
 type FacilityCompletion struct {
-	CompletedOn   string `json:"completedOn" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
-	OperationCode string `json:"operationCode" doc:"one of the notification's R or D codes"`
+	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
+	OperationCode string `json:"operationCode" maxLength:"64" doc:"one of the notification's R or D codes"`
 }
 
 // SignalType of an authority's movement signal.
@@ -101,13 +101,13 @@ func (SignalType) EnumNames() []string {
 // Signal is an authority's signal on a movement.
 type Signal struct {
 	Type   SignalType `json:"type" doc:"CONFIRM: recorded (by the authority of dispatch on a TAKE_BACK_ORDERED movement: the waste is back, TAKEN_BACK); REJECT: the movement is REJECTED; REQUEST_CORRECTION: the notifier may change the template once"`
-	Reason string     `json:"reason" doc:"required for REJECT and REQUEST_CORRECTION"`
+	Reason string     `json:"reason" maxLength:"4000" doc:"required for REJECT and REQUEST_CORRECTION"`
 }
 
 // TakeBack is the authority of dispatch ordering the waste back (Art. 22).
 type TakeBack struct {
-	Reason string `json:"reason"`
-	DueOn  string `json:"dueOn" doc:"YYYY-MM-DD agreed for the take-back; default 90 days after the order"`
+	Reason string `json:"reason" maxLength:"4000"`
+	DueOn  string `json:"dueOn" maxLength:"64" doc:"YYYY-MM-DD agreed for the take-back; default 90 days after the order"`
 }
 
 // History records.

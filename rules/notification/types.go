@@ -49,21 +49,21 @@ type (
 
 // Facility is the recovery or disposal facility.
 type Facility struct {
-	OrganisationID string `json:"organisationId"`
+	OrganisationID string `json:"organisationId" maxLength:"128"`
 	PreConsented   bool   `json:"preConsented" doc:"pre-consented facility under Art. 14: consent may last up to 3 years"`
 }
 
 // ShipmentPeriod bounds the departures (dates YYYY-MM-DD).
 type ShipmentPeriod struct {
-	FirstDeparture string `json:"firstDeparture"`
-	LastDeparture  string `json:"lastDeparture"`
+	FirstDeparture string `json:"firstDeparture" maxLength:"64"`
+	LastDeparture  string `json:"lastDeparture" maxLength:"64"`
 }
 
 // Route is the intended itinerary.
 type Route struct {
-	TransitCountries []string `json:"transitCountries" doc:"ISO 3166-1 alpha-2 codes in order of passage"`
-	EntryExitPoints  []string `json:"entryExitPoints"`
-	MeansOfTransport []string `json:"meansOfTransport" doc:"ROAD, RAIL, SEA, AIR, INLAND_WATERWAYS"`
+	TransitCountries []string `json:"transitCountries" maxItems:"100" maxLength:"64" doc:"ISO 3166-1 alpha-2 codes in order of passage"`
+	EntryExitPoints  []string `json:"entryExitPoints" maxItems:"100" maxLength:"200"`
+	MeansOfTransport []string `json:"meansOfTransport" maxItems:"100" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR, INLAND_WATERWAYS"`
 }
 
 // Content is the notification as the notifier submits it (Annex IA).
@@ -71,16 +71,16 @@ type Content struct {
 	Notifier              PartyRef              `json:"notifier"`
 	Consignee             PartyRef              `json:"consignee"`
 	Facility              Facility              `json:"facility"`
-	Producers             []PartyRef            `json:"producers"`
-	Carriers              []PartyRef            `json:"carriers"`
+	Producers             []PartyRef            `json:"producers" maxItems:"200"`
+	Carriers              []PartyRef            `json:"carriers" maxItems:"100"`
 	CompetentAuthorities  CompetentAuthorities  `json:"competentAuthorities"`
-	WasteClassifications  []WasteClassification `json:"wasteClassifications"`
-	WasteDescription      string                `json:"wasteDescription"`
-	RecoveryDisposalCodes []string              `json:"recoveryDisposalCodes" doc:"R1-R13 or D1-D15"`
+	WasteClassifications  []WasteClassification `json:"wasteClassifications" maxItems:"100"`
+	WasteDescription      string                `json:"wasteDescription" maxLength:"4000"`
+	RecoveryDisposalCodes []string              `json:"recoveryDisposalCodes" maxItems:"100" maxLength:"64" doc:"R1-R13 or D1-D15"`
 	TotalQuantity         Quantity              `json:"totalQuantity"`
-	NumberOfShipments     int32                 `json:"numberOfShipments"`
+	NumberOfShipments     int32                 `json:"numberOfShipments" minimum:"1"`
 	ShipmentPeriod        ShipmentPeriod        `json:"shipmentPeriod"`
-	PackagingTypes        []string              `json:"packagingTypes" doc:"DRUM, WOODEN_BARREL, JERRICAN, BOX, BAG, COMPOSITE, PRESSURE_RECEPTACLE, BULK, OTHER"`
+	PackagingTypes        []string              `json:"packagingTypes" maxItems:"100" maxLength:"64" doc:"DRUM, WOODEN_BARREL, JERRICAN, BOX, BAG, COMPOSITE, PRESSURE_RECEPTACLE, BULK, OTHER"`
 	Route                 Route                 `json:"route"`
 }
 
@@ -88,17 +88,17 @@ type Content struct {
 
 // Acknowledgement of receipt (authority of destination).
 type Acknowledgement struct {
-	Remarks string `json:"remarks"`
+	Remarks string `json:"remarks" maxLength:"4000"`
 }
 
 // RequestInformation asks the notifier for more information.
 type RequestInformation struct {
-	Questions []string `json:"questions"`
+	Questions []string `json:"questions" maxItems:"100" maxLength:"4000"`
 }
 
 // ReplyToRequestInformation answers the open request.
 type ReplyToRequestInformation struct {
-	Answers  []string `json:"answers"`
+	Answers  []string `json:"answers" maxItems:"100" maxLength:"4000"`
 	Complete bool     `json:"complete" doc:"true resumes the suspended decision periods"`
 }
 
@@ -121,9 +121,9 @@ func (DecisionType) EnumNames() []string {
 // Decision of one competent authority.
 type Decision struct {
 	Type       DecisionType `json:"type"`
-	Conditions []string     `json:"conditions"`
-	Grounds    string       `json:"grounds" doc:"required for an objection"`
-	ValidUntil string       `json:"validUntil" doc:"end of the consent (YYYY-MM-DD): after today, at most 1 year after the consent (3 for a pre-consented facility), not after the shipment period's end unless extendsShipmentPeriod; default the earliest of those limits (CONSENT_VALIDITY_INVALID otherwise)"`
+	Conditions []string     `json:"conditions" maxItems:"100" maxLength:"4000"`
+	Grounds    string       `json:"grounds" maxLength:"4000" doc:"required for an objection"`
+	ValidUntil string       `json:"validUntil" maxLength:"64" doc:"end of the consent (YYYY-MM-DD): after today, at most 1 year after the consent (3 for a pre-consented facility), not after the shipment period's end unless extendsShipmentPeriod; default the earliest of those limits (CONSENT_VALIDITY_INVALID otherwise)"`
 	// ExtendsShipmentPeriod lets validUntil pass the notified shipment
 	// period's end (our design).
 	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"the authority extends the shipment period: validUntil may pass its end"`
@@ -135,8 +135,8 @@ type Decision struct {
 // so a UI edits what changes and sends the rest back).
 type RequestForChange struct {
 	Proposed Content  `json:"proposed" doc:"the whole notification content as it would be after the change (carriers, route, quantity, shipment period, ...); pre-filled with the terms in force. The notifier and the competent authorities cannot change (Art. 17(3): a new notification)"`
-	Changes  []string `json:"changes" doc:"optional remarks on the change; the server lists the changed fields itself (changedFields)"`
-	Reason   string   `json:"reason"`
+	Changes  []string `json:"changes" maxItems:"100" maxLength:"4000" doc:"optional remarks on the change; the server lists the changed fields itself (changedFields)"`
+	Reason   string   `json:"reason" maxLength:"4000"`
 }
 
 // ChangeResult of an authority's reply to a change request.
@@ -158,8 +158,8 @@ func (ChangeResult) EnumNames() []string {
 // ReplyToRequestForChange of one authority.
 type ReplyToRequestForChange struct {
 	Result     ChangeResult `json:"result"`
-	Conditions []string     `json:"conditions"`
-	Grounds    string       `json:"grounds"`
+	Conditions []string     `json:"conditions" maxItems:"100" maxLength:"4000"`
+	Grounds    string       `json:"grounds" maxLength:"4000"`
 }
 
 // SignalType of a notification-level signal.
@@ -181,8 +181,8 @@ func (SignalType) EnumNames() []string {
 // NotificationSignal of a concerned authority.
 type NotificationSignal struct {
 	Type       SignalType `json:"type"`
-	ValidUntil string     `json:"validUntil" doc:"new end of consent for REVALIDATION (YYYY-MM-DD): after today, within the legal maximum from the consent, not after the shipment period's end unless extendsShipmentPeriod (CONSENT_VALIDITY_INVALID otherwise)"`
-	Reason     string     `json:"reason"`
+	ValidUntil string     `json:"validUntil" maxLength:"64" doc:"new end of consent for REVALIDATION (YYYY-MM-DD): after today, within the legal maximum from the consent, not after the shipment period's end unless extendsShipmentPeriod (CONSENT_VALIDITY_INVALID otherwise)"`
+	Reason     string     `json:"reason" maxLength:"4000"`
 	// ExtendsShipmentPeriod: as in Decision.
 	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"REVALIDATION only: the authority extends the shipment period, validUntil may pass its end"`
 }
@@ -191,8 +191,8 @@ type NotificationSignal struct {
 // that the operations under the notification are completed (Art. 14 and
 // 15): it closes the notification dossier.
 type FacilityCompletionArticle15 struct {
-	CompletedOn   string `json:"completedOn" doc:"YYYY-MM-DD, not in the future"`
-	OperationCode string `json:"operationCode" doc:"one of the notification's R or D codes"`
+	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
+	OperationCode string `json:"operationCode" maxLength:"64" doc:"one of the notification's R or D codes"`
 }
 
 // History records.

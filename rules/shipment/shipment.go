@@ -31,20 +31,20 @@ var AuthorityRoles = []string{RoleAuthorityDispatch, RoleAuthorityDestination, R
 
 // PartyRef names an organisation of the document's provider.
 type PartyRef struct {
-	OrganisationID string `json:"organisationId"`
+	OrganisationID string `json:"organisationId" maxLength:"128"`
 }
 
 // CompetentAuthorities of dispatch, destination and transit.
 type CompetentAuthorities struct {
 	Dispatch    PartyRef   `json:"dispatch"`
 	Destination PartyRef   `json:"destination"`
-	Transit     []PartyRef `json:"transit"`
+	Transit     []PartyRef `json:"transit" maxItems:"100"`
 }
 
 // WasteClassification is one code with the list it belongs to.
 type WasteClassification struct {
-	List string `json:"list" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
-	Code string `json:"code" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or B3011 (Basel)"`
+	List string `json:"list" maxLength:"64" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
+	Code string `json:"code" maxLength:"64" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or B3011 (Basel)"`
 }
 
 // Decimal is units plus nanos (10^-9), like google.type.Money without currency.
@@ -185,17 +185,17 @@ func (c *Checker) Quantity(field string, q Quantity) {
 
 // Attachment is a file referenced by the document.
 type Attachment struct {
-	Name      string `json:"name"`
-	MediaType string `json:"mediaType"`
-	Reference string `json:"reference" doc:"where the file is stored (URI)"`
+	Name      string `json:"name" maxLength:"200"`
+	MediaType string `json:"mediaType" maxLength:"200"`
+	Reference string `json:"reference" maxLength:"2048" doc:"where the file is stored (URI)"`
 	Size      int64  `json:"size"`
 }
 
 // Metadata is service-side data beside the content.
 type Metadata struct {
-	Addresses       map[string]string `json:"addresses" doc:"postal or electronic addresses by party role"`
-	AdditionalData  map[string]string `json:"additionalData"`
-	FileAttachments []Attachment      `json:"fileAttachments"`
+	Addresses       map[string]string `json:"addresses" maxProperties:"100" maxKeyLength:"100" maxLength:"500" doc:"postal or electronic addresses by party role"`
+	AdditionalData  map[string]string `json:"additionalData" maxProperties:"100" maxKeyLength:"100" maxLength:"4000"`
+	FileAttachments []Attachment      `json:"fileAttachments" maxItems:"100"`
 }
 
 // ParseDate reads a YYYY-MM-DD date.
@@ -279,7 +279,7 @@ func Missing(field, format string, args ...any) []BusinessError {
 // a draft that was never filed, a misspelt one say. The document keeps its
 // number and audit trail and leaves the lists of open work.
 type Withdrawal struct {
-	Reason string `json:"reason" doc:"optional: why the draft is withdrawn"`
+	Reason string `json:"reason" maxLength:"4000" doc:"optional: why the draft is withdrawn"`
 }
 
 // WithdrawalRecord is a withdrawal made.

@@ -218,7 +218,9 @@ func (d *directory) lookup(id string) (engine.Org, bool) {
 }
 
 // Create makes a new document of kind from the Create intent's block,
-// created by the caller's organisation.
+// created by the caller's organisation. A create refused by business
+// errors stores nothing, uses no number and answers no view: there is no
+// document to show.
 func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []engine.BusinessError, error) {
 	k, ok := r.Kinds.Kind(kind)
 	if !ok {
@@ -257,10 +259,10 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if dir.err != nil {
 			return dir.err
 		}
-		view = &View{Kind: k, Doc: models.Document{Kind: k.Def.Kind, State: k.Def.Initial}, Data: ev.Data, parent: ev.Parent}
 		if len(berrs) > 0 {
-			return nil // shown, not stored
+			return nil // refused: nothing stored
 		}
+		view = &View{Kind: k, Data: ev.Data, parent: ev.Parent}
 		var number string
 		var parentID *string
 		if k.Parent != nil {
@@ -308,13 +310,14 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(berrs) == 0 {
-		c.Roles = k.RolesOf(view.Data, c.Org)
-		if err := r.followUp(ctx, view, c); err != nil {
-			return nil, nil, err
-		}
+	if len(berrs) > 0 {
+		return nil, berrs, nil
 	}
-	return view, berrs, nil
+	c.Roles = k.RolesOf(view.Data, c.Org)
+	if err := r.followUp(ctx, view, c); err != nil {
+		return nil, nil, err
+	}
+	return view, nil, nil
 }
 
 func partyRows(id string, parties []engine.Party) []models.DocumentParty {
