@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -216,5 +217,16 @@ func TestLimitMistakes(t *testing.T) {
 		if err == nil || errors.As(err, &ce) {
 			t.Errorf("%s: %v, want a programmer error", name, err)
 		}
+	}
+}
+
+func TestErrorsDoNotEchoLargeValues(t *testing.T) {
+	type msg struct {
+		At time.Time `json:"at"`
+	}
+	big := strings.Repeat("x", 100000)
+	err := codec.Unmarshal([]byte(`{"at":"`+big+`"}`), new(msg))
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "100000 characters") {
+		t.Fatalf("error for a 100000-character timestamp: %.400v", err)
 	}
 }

@@ -27,7 +27,7 @@ func setFromString(ti *typeInfo, v reflect.Value, s string, query bool) error {
 		case "false", "0":
 			v.SetBool(false)
 		default:
-			return fmt.Errorf("invalid boolean %q", s)
+			return fmt.Errorf("invalid boolean %s", quoted(s))
 		}
 	case kInt, kInt64, kUint, kUint64:
 		return setNumber(ti, v, s, true)
@@ -50,7 +50,7 @@ func setFromString(ti *typeInfo, v reflect.Value, s string, query bool) error {
 		if s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
 			return setNumber(ti, v, s, true)
 		}
-		return fmt.Errorf("unknown enum value %q for %s", s, ti.t.Name())
+		return fmt.Errorf("unknown enum value %s for %s", quoted(s), ti.t.Name())
 	case kBytes:
 		b, err := decodeBytes(s)
 		if err != nil {
@@ -60,10 +60,10 @@ func setFromString(ti *typeInfo, v reflect.Value, s string, query bool) error {
 	case kTime:
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return fmt.Errorf("invalid RFC 3339 timestamp %q", s)
+			return fmt.Errorf("invalid RFC 3339 timestamp %s", quoted(s))
 		}
 		if t = t.UTC(); t.Year() < 1 { // google.protobuf.Timestamp starts at 0001
-			return fmt.Errorf("timestamp %q is before 0001-01-01T00:00:00Z", s)
+			return fmt.Errorf("timestamp %s is before 0001-01-01T00:00:00Z", quoted(s))
 		}
 		v.Set(reflect.ValueOf(t))
 	default:
@@ -78,7 +78,7 @@ func setNumber(ti *typeInfo, v reflect.Value, s string, fromString bool) error {
 	switch ti.kind {
 	case kFloat32, kFloat64:
 		if fromString && !validNumber(s) {
-			return fmt.Errorf("invalid number %q", s)
+			return fmt.Errorf("invalid number %s", quoted(s))
 		}
 		bits := v.Type().Bits()
 		f, err := strconv.ParseFloat(s, bits)
@@ -148,7 +148,7 @@ var errOverflow = errors.New("overflow")
 func integerMagnitude(s string) (mag uint64, neg bool, err error) {
 	n, ok := splitNumber(s)
 	if !ok {
-		return 0, false, fmt.Errorf("invalid number %q", s)
+		return 0, false, fmt.Errorf("invalid number %s", quoted(s))
 	}
 	digits, exp := n.intPart, 0
 	if n.fracPart != "" || n.exp != 0 {
@@ -254,4 +254,14 @@ func decodeBytes(s string) ([]byte, error) {
 		return nil, fmt.Errorf("invalid base64 data: %v", err)
 	}
 	return b, nil
+}
+
+// quoted quotes a value the client sent for an error message, cut to its
+// first 64 characters: an answer never echoes a large value back.
+func quoted(s string) string {
+	const most = 64
+	if n := []rune(s); len(n) > most {
+		return strconv.Quote(string(n[:most])) + fmt.Sprintf("… (%d characters)", len(n))
+	}
+	return strconv.Quote(s)
 }
