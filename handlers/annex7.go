@@ -109,7 +109,8 @@ func (s *Server) annex7Operations() []Operation {
 				return respond[SetAnnex7FacilityCertificateResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.FacilityCertificate, annex7.IntentFacilityCertificate))
 			}),
 		Unary(op("SetAnnex7CertificateOfCompletion", "The facility certifies the recovery completed (CERTIFICATE_OF_COMPLETION); closes the document",
-			"completedOn not in the future, not before the facility's receipt; recoveryCode R1-R13 (default the announced one). The certificate is due "+
+			"completedOn not in the future, not before the facility's receipt; recoveryCode the announced one (its default; another is "+
+				"RECOVERY_DISPOSAL_CODE_INVALID, as a movement's completion names a notified operation). The certificate is due "+
 				"30 days after completion and at most 1 year after receipt (COMPLETION_CERTIFICATE_DUE); a later one is recorded as MET_LATE. "+
 				"For a document with takeBackOf, completion marks the original TAKEN_BACK."+intents),
 			func(ctx context.Context, r *SetAnnex7CertificateOfCompletionRequest) (*SetAnnex7CertificateOfCompletionResponse, error) {

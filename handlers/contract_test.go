@@ -194,7 +194,7 @@ func contractNotification(t *testing.T, d *docEnv) {
 	d.ok(t, "bernd", au+"SetRequestInformation", map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"analysis?"}}})
 	d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": true}})
 	d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
-	d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{"sealed drums"}}})
+	d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{"sealed drums"}, "validUntil": "2027-03-31"}})
 	d.ok(t, "bart", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
 
 	// A change after consent: the proposed terms are set while it is open.

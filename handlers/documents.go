@@ -112,7 +112,8 @@ func (s *Server) get(ctx context.Context, kind, id string) (*documents.View, []e
 }
 
 const intentsDescription = " Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. " +
-	"An intent the state does not permit: 400, code 9 (the message names the state and what is permitted); a wrong party role: 403, code 7; " +
+	"An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision " +
+	"of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; " +
 	"a document the caller is not a party to: 404, code 5; a stale version: 409, code 10."
 
 // Document is the generic container of GetDocument: the field of the

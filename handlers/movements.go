@@ -114,8 +114,9 @@ func (s *Server) movementOperations() []Operation {
 	}
 	return []Operation{
 		Unary(op(co, "CreateMovementTemplate", "Announce one shipment under a consented notification (SUBMITTED)",
-			"The notifier, while the notification is CONSENTED or CHANGE_REQUESTED (it offers CREATE_MOVEMENT then; otherwise 400, code 9). "+
-				"In one transaction that locks the notification: the number of movements stays within numberOfShipments (SHIPMENT_COUNT_EXCEEDED) "+
+			"The notifier, while the notification is CONSENTED or CHANGE_REQUESTED and a shipment and some quantity are left (it offers "+
+				"CREATE_MOVEMENT then; otherwise 400, code 9, saying why). "+
+				"In one transaction that locks the notification: the number of movements stays within numberOfShipments "+
 				"and their quantities within totalQuantity (QUANTITY_EXCEEDS_NOTIFIED_TOTAL); every movement created counts, whatever its state. "+
 				"actualDateOfShipment within the consent's validity and the shipment period (CONSENT_NOT_VALID_ON_DATE) and at least 2 working days "+
 				"ahead (PRIOR_NOTICE_TOO_LATE); carriers and packaging among the notified. sequenceNumber is assigned when absent. "+

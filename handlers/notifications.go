@@ -101,7 +101,9 @@ func (s *Server) notificationOperations() []Operation {
 			}),
 		Unary(op(co, "SetSubmission", "File (SUBMISSION) or correct (CORRECTION) a notification",
 			"Chooses SUBMISSION for a DRAFT and CORRECTION for a filed notification. Before acknowledgement a correction replaces the content; "+
-				"afterwards it stays pending until the authority of destination accepts it with an acknowledgement, which restarts the decision periods. "+
+				"afterwards it stays pending until the authority of destination accepts it with an acknowledgement, which restarts the decision periods; "+
+				"meanwhile no authority decides (DECISION is not offered). A correction equal to the content it would replace (the pending correction, "+
+				"else the content filed) corrects nothing: CHANGE_PROPOSES_NOTHING. "+
 				"Submission starts ACKNOWLEDGEMENT_DUE (10 working days, Art. 8(2))."+intents),
 			func(ctx context.Context, r *SetSubmissionRequest) (*SetSubmissionResponse, error) {
 				return respond[SetSubmissionResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Notification, notifications.IntentSubmission, notifications.IntentCorrection))
@@ -118,8 +120,9 @@ func (s *Server) notificationOperations() []Operation {
 			}),
 		Unary(op(co, "SetFacilityCompletionUnderArticle15", "A pre-consented facility closes the dossier (FACILITY_COMPLETION_ARTICLE15)",
 			"Offered only to the facility of a notification whose facility is pre-consented (Art. 14), while CONSENTED, CHANGE_REQUESTED or EXPIRED. "+
-				"completedOn not in the future, operationCode one of the notified R or D codes; every movement under the notification must be COMPLETED or "+
-				"TAKEN_BACK (MOVEMENTS_NOT_COMPLETED, our design). The notification becomes CLOSED and CONSENT_VALIDITY is met."+intents),
+				"completedOn not in the future and not before the last movement's completion (DATE_OUT_OF_RANGE), operationCode one of the notified R or D codes; "+
+				"at least one movement under the notification completed (NO_MOVEMENT_COMPLETED) and every one COMPLETED or TAKEN_BACK "+
+				"(MOVEMENTS_NOT_COMPLETED; both our design). The notification becomes CLOSED and CONSENT_VALIDITY is met."+intents),
 			func(ctx context.Context, r *SetFacilityCompletionUnderArticle15Request) (*SetFacilityCompletionUnderArticle15Response, error) {
 				return respond[SetFacilityCompletionUnderArticle15Response](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.FacilityCompletionArticle15, notifications.IntentArticle15))
 			}),
@@ -139,8 +142,10 @@ func (s *Server) notificationOperations() []Operation {
 				return respond[SetRequestInformationResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.RequestInformation, notifications.IntentRequestInformation))
 			}),
 		Unary(op(au, "SetDecision", "Decide: CONSENT, CONSENT_WITH_CONDITIONS or OBJECTION (DECISION)",
-			"Once per concerned authority. Consent needs dispatch and destination consent and each transit authority's consent or tacit consent "+
-				"(its decision period expired); any objection (grounds required) ends in OBJECTED. Consent starts CONSENT_VALIDITY."+intents),
+			"Once per concerned authority (a second one: 400, code 9, saying what it decided), and not while a correction awaits acknowledgement. "+
+				"Consent needs dispatch and destination consent and each transit authority's consent or tacit consent "+
+				"(its decision period expired); any objection (grounds required) ends in OBJECTED. Consent starts CONSENT_VALIDITY; a consent with "+
+				"extendsShipmentPeriod moves the shipment period's end to the consent's end."+intents),
 			func(ctx context.Context, r *SetDecisionRequest) (*SetDecisionResponse, error) {
 				return respond[SetDecisionResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.Decision, notifications.IntentDecision))
 			}),
@@ -151,7 +156,10 @@ func (s *Server) notificationOperations() []Operation {
 				return respond[ReplyToRequestForChangeAfterConsentResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.ReplyToRequestForChange, notifications.IntentReplyToChange))
 			}),
 		Unary(op(au, "SubmitNotificationSignal", "Cancel the consent, close, or revalidate (NOTIFICATION_SIGNAL)",
-			"CANCELLATION_OF_CONSENT ends in CONSENT_CANCELLED, CLOSURE in CLOSED, REVALIDATION (new validUntil) in CONSENTED."+intents),
+			"CANCELLATION_OF_CONSENT ends in CONSENT_CANCELLED: by an authority that consented (403, code 7, otherwise), stating its grounds in reason "+
+				"(REQUIRED_FIELD_MISSING without). CLOSURE ends in CLOSED. REVALIDATION (new validUntil) in CONSENTED: it extends the consent, a validUntil "+
+				"on or before the present end is CONSENT_VALIDITY_INVALID (end a consent sooner by cancelling it); with extendsShipmentPeriod the shipment "+
+				"period ends with the consent."+intents),
 			func(ctx context.Context, r *SubmitNotificationSignalRequest) (*SubmitNotificationSignalResponse, error) {
 				return respond[SubmitNotificationSignalResponse](s.fireBlock(ctx, kind, r.DocumentID, r.Version, &r.NotificationSignal, notifications.IntentNotificationSignal))
 			}),

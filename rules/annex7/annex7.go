@@ -91,7 +91,7 @@ type ReceiptCertificate struct {
 // CertificateOfCompletion of the recovery (box 14, Art. 18 and 15(4)).
 type CertificateOfCompletion struct {
 	CompletedOn  string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
-	RecoveryCode string `json:"recoveryCode" maxLength:"64" doc:"R1-R13; default the announced recoveryCode"`
+	RecoveryCode string `json:"recoveryCode" maxLength:"64" doc:"the announced recoveryCode (its default; RECOVERY_DISPOSAL_CODE_INVALID for another)"`
 }
 
 // TakeBack initiates the take-back of a shipment that cannot be completed.
@@ -290,6 +290,11 @@ func CheckCompletion(in *CertificateOfCompletion, d *Annex7, place calendar.Plac
 	}
 	k := &shipment.Checker{Errors: errs}
 	checkRecovery(k, "certificateOfCompletion.recoveryCode", in.RecoveryCode, true)
+	if len(k.Errors) == len(errs) && in.RecoveryCode != d.Content.RecoveryCode {
+		// As a movement's completion names one of the notified operations:
+		// the operation completed is the one announced (box 8).
+		k.Add(shipment.ErrOperationCode, "certificateOfCompletion.recoveryCode", "%s is not the announced recovery operation (%s)", in.RecoveryCode, d.Content.RecoveryCode)
+	}
 	return k.Errors
 }
 

@@ -180,3 +180,21 @@ func TestParties(t *testing.T) {
 		t.Fatalf("parties %v, want %v", got, want)
 	}
 }
+
+// The operation completed is the one announced, as a movement's is one of
+// the notified.
+func TestCompletionIsTheAnnouncedOperation(t *testing.T) {
+	d := &annex7.Annex7{Content: content(), FacilityCertificate: &annex7.CertificateRecord{ReceivedOn: "2026-12-04"}}
+	nl, now := calendar.Place{Country: "NL"}, time.Date(2026, 12, 8, 10, 0, 0, 0, time.UTC)
+	for code, want := range map[string][]string{
+		"":   nil, // the announced one by default
+		"R3": nil,
+		"R4": {"RECOVERY_DISPOSAL_CODE_INVALID certificateOfCompletion.recoveryCode"},
+		"D1": {"RECOVERY_DISPOSAL_CODE_INVALID certificateOfCompletion.recoveryCode"},
+	} {
+		in := &annex7.CertificateOfCompletion{CompletedOn: "2026-12-07", RecoveryCode: code}
+		if got := codes(annex7.CheckCompletion(in, d, nl, now)); !slices.Equal(got, want) {
+			t.Errorf("completion with %q: %v, want %v", code, got, want)
+		}
+	}
+}

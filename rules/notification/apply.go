@@ -61,12 +61,14 @@ func (n *Notification) ApplyReply(r ReplyToRequestInformation, now time.Time) {
 }
 
 // ApplyDecision records an authority's decision; consent by every
-// authority fixes the consent's conditions and validity.
-func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit bool, now time.Time) {
+// authority fixes the consent's conditions and validity. A consent an
+// authority gave with extendsShipmentPeriod moves the shipment period's
+// end to the consent's end when that is later (it reports whether it did).
+func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit bool, now time.Time) bool {
 	n.Decisions = append(n.Decisions, DecisionRecord{Authority: authority, Role: role, At: now, Type: d.Type,
 		Conditions: d.Conditions, Grounds: d.Grounds, ValidUntil: d.ValidUntil, Tacit: tacit, ExtendsShipmentPeriod: d.ExtendsShipmentPeriod})
 	if n.AfterDecision() != Consented {
-		return
+		return false
 	}
 	n.ConsentConditions = nil
 	// The legal maximum, and the shipment period's end unless an authority
@@ -83,6 +85,17 @@ func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit b
 		}
 	}
 	n.ConsentValidUntil = valid
+	return extended && n.extendShipmentPeriod(valid)
+}
+
+// extendShipmentPeriod moves the shipment period's end to until when that
+// is later: the authorities extended it (extendsShipmentPeriod).
+func (n *Notification) extendShipmentPeriod(until string) bool {
+	if until <= n.Content.ShipmentPeriod.LastDeparture {
+		return false
+	}
+	n.Content.ShipmentPeriod.LastDeparture = until
+	return true
 }
 
 // ApplyRequestForChange opens a change request; the terms in force stay
@@ -145,11 +158,15 @@ func (n *Notification) ConsentEndMoved() bool {
 	return !cr.Open && cr.Replaced != nil && slices.Contains(cr.ChangedFields, "shipmentPeriod")
 }
 
-// ApplySignal records a signal; a revalidation moves the consent's end.
-func (n *Notification) ApplySignal(authority string, s NotificationSignal, now time.Time) {
+// ApplySignal records a signal; a revalidation moves the consent's end,
+// and with extendsShipmentPeriod the shipment period's end to it (it
+// reports whether it did).
+func (n *Notification) ApplySignal(authority string, s NotificationSignal, now time.Time) bool {
 	n.Signals = append(n.Signals, SignalRecord{Authority: authority, At: now, Type: s.Type, ValidUntil: s.ValidUntil, Reason: s.Reason})
+	extended := false
 	if s.Type == SignalRevalidation {
 		n.ConsentValidUntil = s.ValidUntil
+		extended = s.ExtendsShipmentPeriod && n.extendShipmentPeriod(s.ValidUntil)
 	}
 	if s.Type == SignalCancellationOfConsent || s.Type == SignalClosure {
 		if cr := n.OpenChangeRequest(); cr != nil {
@@ -157,4 +174,5 @@ func (n *Notification) ApplySignal(authority string, s NotificationSignal, now t
 			cr.Outcome = "UNCHANGED"
 		}
 	}
+	return extended
 }

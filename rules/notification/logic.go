@@ -32,7 +32,7 @@ const (
 
 // BusinessErrorCodes lists every code for the API description.
 var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification, ErrNoShipmentPossible}
+	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification, ErrNoShipmentPossible, ErrNoMovementCompleted}
 
 // ErrConsentValidity: a consent's or a revalidation's end (validUntil)
 // that is not a date after today, lies more than the law allows after the
@@ -64,6 +64,43 @@ func CheckValidUntil(field, validUntil string, c *Content, consentedOn, today st
 		return bad("%s is after the notified shipment period's end (%s); set extendsShipmentPeriod to extend it", validUntil, last)
 	}
 	return nil
+}
+
+// CheckRevalidation checks a revalidation's new end (after
+// CheckValidUntil): a revalidation extends the consent. A new end on or
+// before the present one would end the consent sooner, a cancellation in
+// part, which is made with grounds as a cancellation.
+func CheckRevalidation(field, validUntil, current string) []BusinessError {
+	if current == "" || validUntil > current {
+		return nil
+	}
+	return []BusinessError{{Code: ErrConsentValidity, Field: field, Message: fmt.Sprintf(
+		"a revalidation extends the consent beyond its present end (%s); to end it sooner, cancel the consent with its grounds (CANCELLATION_OF_CONSENT)", current)}}
+}
+
+// CheckCancellation checks a cancellation of consent: it states its
+// grounds (in reason), as an objection does.
+func CheckCancellation(s *NotificationSignal) []BusinessError {
+	if strings.TrimSpace(s.Reason) == "" {
+		return shipment.Missing("notificationSignal.reason", "a cancellation of consent states its grounds (reason), as an objection does")
+	}
+	return nil
+}
+
+// CheckCorrection checks that a correction corrects something: it differs
+// from the content it would replace (the pending correction, if any, or
+// the content filed). An identical one would be an act that does nothing
+// but restart the acknowledgement and the decision periods.
+func CheckCorrection(n *Notification, c *Content) []BusinessError {
+	latest, what := &n.Content, "the content filed"
+	if pc := n.PendingCorrection(); pc != nil {
+		latest, what = &pc.Content, "the correction awaiting acknowledgement"
+	}
+	if len(ChangedFields(latest, c)) > 0 {
+		return nil
+	}
+	return []BusinessError{{Code: ErrChangeEmpty, Field: "notification",
+		Message: "the correction is " + what + ": change what the correction is for"}}
 }
 
 // ErrNoShipmentPossible: the terms a consent would put in force allow no
@@ -104,6 +141,11 @@ func CheckShippable(field string, c *Content, validUntil string) []BusinessError
 // ErrMovementsOpen: the dossier cannot close while a movement under it is
 // neither completed nor taken back (our design).
 const ErrMovementsOpen = "MOVEMENTS_NOT_COMPLETED"
+
+// ErrNoMovementCompleted: a completion under Art. 15 states the operations
+// carried out under the notification; with no movement under it completed
+// there is none to state (our design).
+const ErrNoMovementCompleted = "NO_MOVEMENT_COMPLETED"
 
 // PackagingTypes of Annex IA, point 7.
 var PackagingTypes = []string{"DRUM", "WOODEN_BARREL", "JERRICAN", "BOX", "BAG", "COMPOSITE", "PRESSURE_RECEPTACLE", "BULK", "OTHER"}
@@ -264,6 +306,32 @@ func (n *Notification) decisionOf(org string) *DecisionRecord {
 	return nil
 }
 
+// MayDecide reports whether the authority org may decide now: it has not
+// decided since the decision period (re)started, and no correction awaits
+// acknowledgement (its acceptance restarts every decision period, so a
+// decision would be on content about to change). Otherwise it says why.
+func (n *Notification) MayDecide(org string) (bool, string) {
+	if d := n.decisionOf(org); d != nil {
+		how := "decided"
+		if d.Tacit {
+			how = "consented tacitly (its decision period expired)"
+		}
+		return false, fmt.Sprintf("%s has %s already: %s on %s; an authority decides once (its decision stands until an accepted correction restarts the decision periods)",
+			org, how, d.Type.EnumNames()[d.Type], d.At.Format(time.DateOnly))
+	}
+	if pc := n.PendingCorrection(); pc != nil {
+		return false, fmt.Sprintf("a correction filed on %s awaits the acknowledgement of the authority of destination, which restarts the decision periods: decisions wait for it", pc.At.Format(time.DateOnly))
+	}
+	return true, ""
+}
+
+// HasConsented reports whether the authority org consented (expressly,
+// with conditions or tacitly) in the decisions recorded.
+func (n *Notification) HasConsented(org string) bool {
+	d := n.decisionOf(org)
+	return d != nil && d.Type != DecisionObjection
+}
+
 // HasRepliedToChange reports whether the authority replied to the open change request.
 func (n *Notification) HasRepliedToChange(org string) bool {
 	cr := n.OpenChangeRequest()
@@ -385,26 +453,62 @@ func CountMovements(c *Content, shipped []Shipped) Movements {
 // Shipped is a movement as its notification counts it.
 type Shipped = shipment.Shipped
 
-// CheckArticle15 checks a pre-consented facility's closure: a date that
-// happened (today given at the facility's place), one of the notified
-// operations, and no movement still open (openMovements names them).
-func CheckArticle15(in *FacilityCompletionArticle15, c *Content, today string, openMovements []string) []BusinessError {
+// MovementsDone is what the movements under a notification tell its
+// closure under Art. 15.
+type MovementsDone struct {
+	// Open names the movements neither completed nor taken back (number
+	// and state).
+	Open []string
+	// Completed counts the movements completed; LastCompletedOn is the
+	// latest completion date they certify (YYYY-MM-DD).
+	Completed       int
+	LastCompletedOn string
+}
+
+// CheckArticle15 checks a pre-consented facility's closure: operations to
+// state (at least one movement completed) and none still under way, a
+// date that happened (today given at the facility's place) and not before
+// the last movement's completion, and one of the notified operations.
+func CheckArticle15(in *FacilityCompletionArticle15, c *Content, today string, done MovementsDone) []BusinessError {
 	k := &shipment.Checker{}
+	const f = "facilityCompletionArticle15"
 	switch _, err := shipment.ParseDate(in.CompletedOn); {
 	case in.CompletedOn == "":
-		k.Add(ErrRequiredMissing, "facilityCompletionArticle15.completedOn", "the completion date is required")
+		k.Add(ErrRequiredMissing, f+".completedOn", "the completion date is required")
 	case err != nil:
-		k.Add(shipment.ErrDateOutOfRange, "facilityCompletionArticle15.completedOn", "dates must be YYYY-MM-DD")
+		k.Add(shipment.ErrDateOutOfRange, f+".completedOn", "dates must be YYYY-MM-DD")
 	case in.CompletedOn > today:
-		k.Add(shipment.ErrDateOutOfRange, "facilityCompletionArticle15.completedOn", "%s is in the future (today is %s where you are)", in.CompletedOn, today)
+		k.Add(shipment.ErrDateOutOfRange, f+".completedOn", "%s is in the future (today is %s where you are)", in.CompletedOn, today)
+	case in.CompletedOn < done.LastCompletedOn:
+		k.Add(shipment.ErrDateOutOfRange, f+".completedOn", "%s is before the completion of the last movement (%s): the operations under the notification were completed on that day at the earliest", in.CompletedOn, done.LastCompletedOn)
 	}
 	if !slices.Contains(c.RecoveryDisposalCodes, in.OperationCode) {
-		k.Add(ErrOperationCode, "facilityCompletionArticle15.operationCode", "%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(c.RecoveryDisposalCodes, ", "))
+		k.Add(ErrOperationCode, f+".operationCode", "%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(c.RecoveryDisposalCodes, ", "))
 	}
-	if len(openMovements) > 0 {
-		k.Add(ErrMovementsOpen, "facilityCompletionArticle15", "movements still under way: %s", strings.Join(openMovements, ", "))
+	switch {
+	case len(done.Open) > 0:
+		k.Add(ErrMovementsOpen, f, "movements still under way: %s", strings.Join(done.Open, ", "))
+	case done.Completed == 0:
+		k.Add(ErrNoMovementCompleted, f, "no movement under the notification has been completed: the completion under Art. 15 states the operations carried out under it, so it follows at least one completed movement; while the consent runs the notifier may still ship, and the authorities end a notification under which nothing was shipped (CLOSURE)")
 	}
 	return k.Errors
+}
+
+// ShipmentLeft reports whether a movement may still be made under the
+// terms c after the shipments made: a shipment of the notified number and
+// some of the notified quantity left; otherwise why not (the guard of
+// CREATE_MOVEMENT: the intent is offered only when it can pass).
+func ShipmentLeft(c *Content, shipped []Shipped) (bool, string) {
+	m := CountMovements(c, shipped)
+	if m.ShipmentsLeft <= 0 {
+		return false, fmt.Sprintf("all %d notified shipments have been made (%s): a further shipment needs a change of the notification (REQUEST_FOR_CHANGE_AFTER_CONSENT)", c.NumberOfShipments, ErrShipmentCount)
+	}
+	for _, left := range []*Decimal{m.QuantityLeft.Tonnes, m.QuantityLeft.CubicMetres} {
+		if left != nil && left.Cmp(Decimal{}) <= 0 {
+			return false, fmt.Sprintf("the movements made carry the whole notified quantity (%s): a further shipment needs a change of the notification (REQUEST_FOR_CHANGE_AFTER_CONSENT)", ErrQuantityExceeded)
+		}
+	}
+	return true, ""
 }
 
 // ConsentedOn is the day the notification was consented: the latest

@@ -125,8 +125,8 @@ type Decision struct {
 	Grounds    string       `json:"grounds" maxLength:"4000" doc:"required for an objection"`
 	ValidUntil string       `json:"validUntil" maxLength:"64" doc:"end of the consent (YYYY-MM-DD): after today, at most 1 year after the consent (3 for a pre-consented facility), not after the shipment period's end unless extendsShipmentPeriod; default the earliest of those limits (CONSENT_VALIDITY_INVALID otherwise)"`
 	// ExtendsShipmentPeriod lets validUntil pass the notified shipment
-	// period's end (our design).
-	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"the authority extends the shipment period: validUntil may pass its end"`
+	// period's end, and moves that end to the consent's (our design).
+	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"the authority extends the shipment period: validUntil may pass its end, and once every authority consented the shipment period ends with the consent (notification.shipmentPeriod.lastDeparture moves to consentValidUntil when that is later)"`
 }
 
 // RequestForChange after consent (Art. 17): the terms as they would be
@@ -181,17 +181,18 @@ func (SignalType) EnumNames() []string {
 // NotificationSignal of a concerned authority.
 type NotificationSignal struct {
 	Type       SignalType `json:"type"`
-	ValidUntil string     `json:"validUntil" maxLength:"64" doc:"new end of consent for REVALIDATION (YYYY-MM-DD): after today, within the legal maximum from the consent, not after the shipment period's end unless extendsShipmentPeriod (CONSENT_VALIDITY_INVALID otherwise)"`
-	Reason     string     `json:"reason" maxLength:"4000"`
+	ValidUntil string     `json:"validUntil" maxLength:"64" doc:"new end of consent for REVALIDATION (YYYY-MM-DD): after today and after the consent's present end (a revalidation extends; to end the consent sooner, cancel it), within the legal maximum from the consent, not after the shipment period's end unless extendsShipmentPeriod (CONSENT_VALIDITY_INVALID otherwise)"`
+	Reason     string     `json:"reason" maxLength:"4000" doc:"the grounds: required for CANCELLATION_OF_CONSENT (REQUIRED_FIELD_MISSING), as an objection's; a remark otherwise"`
 	// ExtendsShipmentPeriod: as in Decision.
-	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"REVALIDATION only: the authority extends the shipment period, validUntil may pass its end"`
+	ExtendsShipmentPeriod bool `json:"extendsShipmentPeriod" doc:"REVALIDATION only: the authority extends the shipment period: validUntil may pass its end, and the shipment period then ends with the consent"`
 }
 
 // FacilityCompletionArticle15 is a pre-consented facility's statement
 // that the operations under the notification are completed (Art. 14 and
-// 15): it closes the notification dossier.
+// 15): it closes the notification dossier. It follows at least one
+// completed movement and none still under way.
 type FacilityCompletionArticle15 struct {
-	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
+	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the last movement's completion"`
 	OperationCode string `json:"operationCode" maxLength:"64" doc:"one of the notification's R or D codes"`
 }
 

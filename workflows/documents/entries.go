@@ -15,22 +15,26 @@ import (
 
 // A document's list entries (models.DocumentEntry) are written in the
 // transaction of every change: on create, on every fired intent (the
-// sweep's automatic ones included), and for a parent's children when the
-// parent's state changes (their guards read it). Follow-up intents depend
-// on nothing else: guards of intents offered to callers read the
-// document, the caller's roles and the parent's state, never the clock.
+// sweep's automatic ones included), for a parent's children when the
+// parent's state changes (their guards read it), and for the parent when
+// a child is created or changes (its guards read the children: no
+// CREATE_MOVEMENT once the shipments or the quantity are used up).
+// Follow-up intents depend on nothing else: guards of intents offered to
+// callers read the document, its children, the caller's roles and the
+// parent's state, never the clock.
 
 // entries computes the list entries of a document as it is after a change:
 // one per party organisation, with its roles, the intents the machine
-// offers it and the earliest running deadline it must meet.
-func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, now time.Time) ([]models.DocumentEntry, error) {
+// offers it and the earliest running deadline it must meet; children are
+// the documents under it.
+func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, now time.Time) ([]models.DocumentEntry, error) {
 	var out []models.DocumentEntry
 	for _, org := range partyOrgs(k.Visible(doc.State, data)) {
 		if org == "" || slices.ContainsFunc(out, func(e models.DocumentEntry) bool { return e.OrganisationID == org }) {
 			continue
 		}
 		roles := k.RolesOf(data, org)
-		intents, err := r.intentsOf(ctx, k, doc, data, deadlines, parent, org, roles, now)
+		intents, err := r.intentsOf(ctx, k, doc, data, deadlines, parent, children, org, roles, now)
 		if err != nil {
 			return nil, err
 		}
@@ -47,9 +51,9 @@ func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, dat
 }
 
 // intentsOf lists the intents the machine offers org (in roles) now.
-func (r *Runner) intentsOf(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, org string, roles []string, now time.Time) ([]string, error) {
+func (r *Runner) intentsOf(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, org string, roles []string, now time.Time) ([]string, error) {
 	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: engine.Caller{Org: org, Roles: roles}, Now: now,
-		Deadlines: views(deadlines), CreatedAt: doc.CreatedAt, Parent: parent}
+		Deadlines: views(deadlines), CreatedAt: doc.CreatedAt, Parent: parent, Children: children}
 	ins, err := k.Machine().FollowUp(ctx, ev)
 	if err != nil {
 		return nil, err
@@ -90,7 +94,7 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 			if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.DocumentID == c.ID && e.OrganisationID == org }) {
 				continue
 			}
-			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, org, ck.RolesOf(c.Data, org), now)
+			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, nil, org, ck.RolesOf(c.Data, org), now)
 			if err != nil {
 				return err
 			}
@@ -98,6 +102,39 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 		}
 	}
 	return models.SetEntryIntents(tx, rows)
+}
+
+// parentIntents recomputes the follow-up intents of parent (locked, with
+// its data) after one of its children was created or changed: children
+// are all of them as they are now. Guards of the parent that read
+// deadlines are the system's, whose intents no entry lists.
+func (r *Runner) parentIntents(ctx context.Context, tx *gorm.DB, parent *engine.Related, children []*engine.Related, now time.Time) error {
+	pk, ok := r.Kinds.Kind(parent.Kind)
+	if !ok || parent.Data == nil {
+		return nil
+	}
+	doc := &models.Document{ID: parent.ID, Kind: parent.Kind, State: parent.State, Number: parent.Number}
+	var rows []models.EntryIntents
+	for _, org := range partyOrgs(parent.Parties) {
+		if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.OrganisationID == org }) {
+			continue
+		}
+		intents, err := r.intentsOf(ctx, pk, doc, parent.Data, nil, nil, children, org, pk.RolesOf(parent.Data, org), now)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, models.EntryIntents{DocumentID: parent.ID, OrganisationID: org, Intents: strings.Join(intents, ","), Actionable: len(intents) > 0})
+	}
+	return models.SetEntryIntents(tx, rows)
+}
+
+// relatedOf lists the children as the engine sees them.
+func relatedOf(children []Child) []*engine.Related {
+	out := make([]*engine.Related, 0, len(children))
+	for i := range children {
+		out = append(out, &children[i].Related)
+	}
+	return out
 }
 
 // entryBatch is how many documents IndexEntries reads at once.
@@ -181,6 +218,12 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 		}
 		parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number}
 	}
+	var children []Child
+	if doc.Children > 0 {
+		if children, err = r.children(tx, doc.ID); err != nil {
+			return err
+		}
+	}
 	now, err := r.now(ctx, doc.ProviderID)
 	if err != nil {
 		return err
@@ -188,7 +231,7 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 	if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Visible(doc.State, data))); err != nil {
 		return err
 	}
-	es, err := r.entries(ctx, k, doc, data, deadlines, parent, now)
+	es, err := r.entries(ctx, k, doc, data, deadlines, parent, relatedOf(children), now)
 	if err != nil {
 		return err
 	}

@@ -297,12 +297,18 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, now)
+		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, nil, now)
 		if err != nil {
 			return err
 		}
 		if err := models.SaveEntries(tx, es); err != nil {
 			return err
+		}
+		if ev.Parent != nil { // the parent's guards count its children
+			self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Number: doc.Number, Data: ev.Data}
+			if err := r.parentIntents(ctx, tx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
+				return err
+			}
 		}
 		view.Doc = doc
 		return nil
@@ -343,23 +349,23 @@ func (r *Runner) underParent(ctx context.Context, tx *gorm.DB, k *Kind, ev *engi
 	if err != nil {
 		return err
 	}
+	var children []Child
+	if pdoc.Children > 0 {
+		if children, err = r.children(tx, pdoc.ID); err != nil {
+			return err
+		}
+	}
 	if self == "" { // create: the parent must offer it
 		if !c.System {
 			c.Roles = pk.RolesOf(pdata, c.Org)
 		}
-		pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(pds), CreatedAt: pdoc.CreatedAt}
+		pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(pds), CreatedAt: pdoc.CreatedAt,
+			Children: relatedOf(children)}
 		if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
 			return r.refusal(ctx, pk.Machine(), err, pev, k.Parent.Intent)
 		}
 	}
 	ev.Parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number, Data: pdata, Parties: pk.Parties(pdata)}
-	if pdoc.Children == 0 {
-		return nil
-	}
-	children, err := r.children(tx, pdoc.ID)
-	if err != nil {
-		return err
-	}
 	for i := range children {
 		if children[i].ID != self {
 			ev.Siblings = append(ev.Siblings, &children[i].Related)
@@ -530,7 +536,7 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 		return err
 	}
 	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: now, Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
-		Parent: v.parent}
+		Parent: v.parent, Children: relatedOf(v.Children)}
 	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
 	if err != nil {
 		return err
@@ -654,6 +660,13 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
 	}
+	var children []Child // a parent's intents do not change its children: read once, before the guards that count them
+	if doc.Children > 0 {
+		if children, err = r.children(tx, doc.ID); err != nil {
+			return nil, nil, err
+		}
+		ev.Children = relatedOf(children)
+	}
 	intent := intents[0]
 	if len(intents) > 1 { // the first the state permits
 		permitted, err := m.Permitted(ctx, ev)
@@ -678,15 +691,6 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	ev.Dir = dir.lookup
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
-	}
-	var children []Child // a parent's intents do not change its children: read once
-	if doc.Children > 0 {
-		if children, err = r.children(tx, doc.ID); err != nil {
-			return nil, nil, err
-		}
-		for i := range children {
-			ev.Children = append(ev.Children, &children[i].Related)
-		}
 	}
 	if in.Validate != nil {
 		berrs, err := in.Validate(ev)
@@ -743,7 +747,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
-	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, now)
+	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -765,6 +769,12 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	if from != ev.State { // the children's guards read their parent's state
 		if err := r.childIntents(ctx, tx, doc, ev.State, children, now); err != nil {
+			return nil, nil, err
+		}
+	}
+	if ev.Parent != nil { // and the parent's guards count its children
+		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: ev.Data}
+		if err := r.parentIntents(ctx, tx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -808,8 +818,13 @@ func (r *Runner) refusal(ctx context.Context, m *engine.Machine, err error, ev *
 		if len(permitted) > 0 {
 			list = strings.Join(permitted, ", ")
 		}
-		return status.New(status.FailedPrecondition, "intent %s is not permitted in state %s; permitted for you now: %s", intent, ev.State, list).
-			WithDetails(status.Info("INTENT_NOT_PERMITTED", map[string]string{"state": ev.State, "intent": intent, "permitted": strings.Join(permitted, ",")}))
+		meta := map[string]string{"state": ev.State, "intent": intent, "permitted": strings.Join(permitted, ",")}
+		why := ""
+		if np.Reason != "" { // a guard blocked it and says why
+			why, meta["guard"], meta["reason"] = ": "+np.Reason, np.Guard, np.Reason
+		}
+		return status.New(status.FailedPrecondition, "intent %s is not permitted in state %s%s; permitted for you now: %s", intent, ev.State, why, list).
+			WithDetails(status.Info("INTENT_NOT_PERMITTED", meta))
 	}
 	return err
 }

@@ -237,7 +237,12 @@ type Definition struct {
 	Create  *Intent
 	Intents []Intent
 	Guards  map[string]func(*Eval) bool
-	Targets map[string]func(*Eval) string
+	// Refusals say, for a guard (by the expression a transition names)
+	// that does not hold, why not, in words the caller can act on ("you
+	// decided on ... already"); Check's refusal of an intent that guard
+	// blocks carries the sentence.
+	Refusals map[string]func(*Eval) string
+	Targets  map[string]func(*Eval) string
 	// Rules are the deadline rules; Selectors name the parties effects and
 	// rules address; Dates the dates a rule or effect reads from the data
 	// (YYYY-MM-DD, "" when unknown); Refs the other documents a document
@@ -326,11 +331,33 @@ func Build(def *Definition) (*Machine, error) {
 	return m, nil
 }
 
-// NotPermittedError is an intent the state (with its guards) does not permit.
-type NotPermittedError struct{ State, Intent string }
+// NotPermittedError is an intent the state (with its guards) does not
+// permit. When the state has the intent and a guard blocked it, Guard names
+// that guard and Reason says why it does not hold (Definition.Refusals).
+type NotPermittedError struct{ State, Intent, Guard, Reason string }
 
 func (e *NotPermittedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("intent %s is not permitted in state %s: %s", e.Intent, e.State, e.Reason)
+	}
 	return fmt.Sprintf("intent %s is not permitted in state %s", e.Intent, e.State)
+}
+
+// notPermitted is the refusal of intent in ev's state, with the guard
+// that blocked it and, if declared, why.
+func (m *Machine) notPermitted(ev *Eval, in *Intent) *NotPermittedError {
+	np := &NotPermittedError{State: ev.State, Intent: in.Name}
+	for _, t := range in.Transitions {
+		if !slices.Contains(t.From, ev.State) || t.Guard == "" || m.Def.Holds(t.Guard, ev) {
+			continue
+		}
+		np.Guard = t.Guard
+		if why := m.Def.Refusals[t.Guard]; why != nil {
+			np.Reason = why(ev)
+		}
+		break
+	}
+	return np
 }
 
 // Intent returns the declaration of name.
@@ -394,7 +421,7 @@ func (m *Machine) Check(ctx context.Context, ev *Eval, intent string) error {
 		return err
 	}
 	if !ok {
-		return &NotPermittedError{State: ev.State, Intent: intent}
+		return m.notPermitted(ev, in)
 	}
 	if in.System != ev.Caller.System || (!in.System && !ev.Caller.HasRole(in.Roles)) {
 		return ErrRole
@@ -524,6 +551,11 @@ func Validate(def *Definition) error {
 			if c.When != "" && def.Guards[strings.TrimPrefix(c.When, "!")] == nil {
 				bad("intent %s: chain: unknown guard %q", in.Name, c.When)
 			}
+		}
+	}
+	for expr := range def.Refusals {
+		if def.Guards[strings.TrimPrefix(expr, "!")] == nil {
+			bad("refusal for unknown guard %q", expr)
 		}
 	}
 	if c := def.Create; c == nil || c.Input == nil || c.Apply == nil {

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -55,6 +57,9 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 		"private states need a create intent with roles": func(d *engine.Definition) {
 			d.Private, d.Create.Roles = []string{"A"}, nil
 		},
+		`refusal for unknown guard "gone"`: func(d *engine.Definition) {
+			d.Refusals = map[string]func(*engine.Eval) string{"gone": func(*engine.Eval) string { return "" }}
+		},
 		`unknown target function "nowhere"`: func(d *engine.Definition) {
 			d.Intents[0].Transitions[0] = engine.Transition{From: []string{"A"}, Target: "nowhere", Targets: []string{"B"}}
 		},
@@ -81,5 +86,31 @@ func TestGraphs(t *testing.T) {
 	}
 	if mmd := m.Mermaid(); !strings.Contains(mmd, "[*] --> A") || !strings.Contains(mmd, "B --> A : END (not ok)") || !strings.Contains(mmd, "C --> [*]") {
 		t.Fatalf("mermaid:\n%s", mmd)
+	}
+}
+
+// A refusal names the guard that blocked the intent and, when the
+// definition says why it does not hold, why.
+func TestRefusalSaysWhy(t *testing.T) {
+	d := valid()
+	d.Intents[0].Transitions[0].Guard = "ok"
+	d.Refusals = map[string]func(*engine.Eval) string{"ok": func(*engine.Eval) string { return "not ok yet" }}
+	m, err := engine.Build(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &engine.Eval{State: "A", Caller: engine.Caller{Org: "o", Roles: []string{"R"}}}
+	var np *engine.NotPermittedError
+	if err := m.Check(context.Background(), ev, "GO"); !errors.As(err, &np) || np.Guard != "ok" || np.Reason != "not ok yet" ||
+		!strings.Contains(err.Error(), "not ok yet") {
+		t.Fatalf("guarded refusal: %#v", err)
+	}
+	ev.State = "C"
+	if err := m.Check(context.Background(), ev, "GO"); !errors.As(err, &np) || np.Guard != "" || np.Reason != "" {
+		t.Fatalf("a state without the intent: %#v", err)
+	}
+	ev.State, ev.Input = "A", true
+	if err := m.Check(context.Background(), ev, "GO"); err != nil {
+		t.Fatalf("guard holds: %v", err)
 	}
 }

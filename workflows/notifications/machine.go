@@ -104,7 +104,7 @@ var Definition = &engine.Definition{
 				{From: []string{n.Acknowledged}, To: n.Acknowledged},
 				{From: []string{n.InformationRequested}, To: n.InformationRequested},
 			},
-			Input: func() any { return new(n.Content) }, Validate: validateContent,
+			Input: func() any { return new(n.Content) }, Validate: validateCorrection,
 			Apply: func(ev *engine.Eval) error {
 				doc(ev).ApplyCorrection(*ev.Input.(*n.Content), ev.State, ev.Now)
 				return nil
@@ -163,7 +163,7 @@ var Definition = &engine.Definition{
 			}},
 		{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
 			Summary:     "consent, consent with conditions, or object; once per authority",
-			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerUndecided"}},
+			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerMayDecide"}},
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
 				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
@@ -177,7 +177,9 @@ var Definition = &engine.Definition{
 						role = r
 					}
 				}
-				doc(ev).ApplyDecision(ev.Caller.Org, role, *ev.Input.(*n.Decision), false, ev.Now)
+				if doc(ev).ApplyDecision(ev.Caller.Org, role, *ev.Input.(*n.Decision), false, ev.Now) {
+					ev.Note = periodExtended(doc(ev))
+				}
 				return nil
 			}},
 		{Name: IntentTacitConsent, System: true,
@@ -188,7 +190,9 @@ var Definition = &engine.Definition{
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
 			},
 			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyDecision(ev.Input.(engine.Party).Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now)
+				if doc(ev).ApplyDecision(ev.Input.(engine.Party).Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now) {
+					ev.Note = periodExtended(doc(ev))
+				}
 				return nil
 			}},
 		{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
@@ -223,7 +227,7 @@ var Definition = &engine.Definition{
 		{Name: IntentCreateMovement, Operation: company + "CreateMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary:     "announce a shipment under the consent: creates a movement document (CreateMovementTemplate)",
 			Creates:     "MOVEMENT",
-			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested}}},
+			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented, Guard: "shipmentLeft"}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested, Guard: "shipmentLeft"}}},
 		{Name: IntentArticle15, Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
 			Summary:     "a pre-consented facility (Art. 14) states the operations completed and closes the dossier (Art. 15)",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
@@ -233,15 +237,19 @@ var Definition = &engine.Definition{
 			},
 			Input: func() any { return new(n.FacilityCompletionArticle15) },
 			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				var open []string
+				var done n.MovementsDone
 				for _, c := range ev.Children {
-					if c.State != movement.Completed && c.State != movement.TakenBack {
-						open = append(open, c.Number+" ("+c.State+")")
+					switch mv, _ := c.Data.(*movement.Movement); {
+					case c.State == movement.Completed:
+						done.Completed++
+						if mv != nil && mv.Completion != nil {
+							done.LastCompletedOn = max(done.LastCompletedOn, mv.Completion.CompletedOn)
+						}
+					case c.State != movement.TakenBack:
+						done.Open = append(done.Open, c.Number+" ("+c.State+")")
 					}
 				}
-				o, _ := ev.Dir(ev.Caller.Org)
-				today := ev.Now.In(calendar.Location(o.Country)).Format(time.DateOnly)
-				return n.CheckArticle15(ev.Input.(*n.FacilityCompletionArticle15), &doc(ev).Content, today, open), nil
+				return n.CheckArticle15(ev.Input.(*n.FacilityCompletionArticle15), &doc(ev).Content, localToday(ev), done), nil
 			},
 			Apply: func(ev *engine.Eval) error {
 				in := ev.Input.(*n.FacilityCompletionArticle15)
@@ -258,7 +266,9 @@ var Definition = &engine.Definition{
 			},
 			Input: func() any { return new(n.NotificationSignal) }, Validate: validateSignal,
 			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplySignal(ev.Caller.Org, *ev.Input.(*n.NotificationSignal), ev.Now)
+				if doc(ev).ApplySignal(ev.Caller.Org, *ev.Input.(*n.NotificationSignal), ev.Now) {
+					ev.Note = periodExtended(doc(ev))
+				}
 				return nil
 			}},
 		{Name: IntentConsentValidityExpiry, System: true,
@@ -281,7 +291,8 @@ var Definition = &engine.Definition{
 	Guards: map[string]func(*engine.Eval) bool{
 		"correctionPending":        func(ev *engine.Eval) bool { return doc(ev).PendingCorrection() != nil },
 		"preConsentedFacility":     func(ev *engine.Eval) bool { return doc(ev).Content.Facility.PreConsented },
-		"callerUndecided":          func(ev *engine.Eval) bool { return !doc(ev).HasDecided(ev.Caller.Org) },
+		"callerMayDecide":          func(ev *engine.Eval) bool { ok, _ := doc(ev).MayDecide(ev.Caller.Org); return ok },
+		"shipmentLeft":             func(ev *engine.Eval) bool { ok, _ := shipmentLeft(ev); return ok },
 		"callerNotRepliedToChange": func(ev *engine.Eval) bool { return !doc(ev).HasRepliedToChange(ev.Caller.Org) },
 		"informationOpen":          func(ev *engine.Eval) bool { return doc(ev).OpenInformationRequest() != nil },
 		"consented":                func(ev *engine.Eval) bool { return ev.State == n.Consented },
@@ -298,8 +309,23 @@ var Definition = &engine.Definition{
 				return false
 			}
 			d := doc(ev)
+			may, _ := d.MayDecide(p.Org) // undecided, and no correction awaits acknowledgement
 			return slices.Contains(n.Authorities(&d.Content), n.Party{OrganisationID: p.Org, Role: n.RoleAuthorityTransit}) &&
-				!d.HasDecided(p.Org) && ev.Overdue(ruleDecision, p.Org)
+				may && ev.Overdue(ruleDecision, p.Org)
+		},
+	},
+	// Why a guard blocks an intent, for the caller's refusal (400, code 9).
+	Refusals: map[string]func(*engine.Eval) string{
+		"callerMayDecide": func(ev *engine.Eval) string { _, why := doc(ev).MayDecide(ev.Caller.Org); return why },
+		"shipmentLeft":    func(ev *engine.Eval) string { _, why := shipmentLeft(ev); return why },
+		"correctionPending": func(ev *engine.Eval) string {
+			return "no correction awaits acknowledgement: the notification is acknowledged already"
+		},
+		"callerNotRepliedToChange": func(ev *engine.Eval) string {
+			return ev.Caller.Org + " has replied to the open change request already; an authority replies once"
+		},
+		"preConsentedFacility": func(ev *engine.Eval) string {
+			return "the facility is not pre-consented (Art. 14): the competent authorities close the notification (CLOSURE)"
 		},
 	},
 	Targets: map[string]func(*engine.Eval) string{
@@ -339,6 +365,25 @@ var Definition = &engine.Definition{
 }
 
 func doc(ev *engine.Eval) *n.Notification { return ev.Data.(*n.Notification) }
+
+// shipmentLeft: the movements under the notification leave a shipment and
+// some quantity (guard of CREATE_MOVEMENT; the runner gives every
+// evaluation of the notification its children).
+func shipmentLeft(ev *engine.Eval) (bool, string) {
+	var shipped []n.Shipped
+	for _, c := range ev.Children {
+		if s, ok := c.Data.(n.Shipped); ok {
+			shipped = append(shipped, s)
+		}
+	}
+	return n.ShipmentLeft(&doc(ev).Content, shipped)
+}
+
+// periodExtended is the audit note of a consent or revalidation that
+// moved the shipment period's end.
+func periodExtended(d *n.Notification) string {
+	return "the authorities extended the shipment period: it ends on " + d.Content.ShipmentPeriod.LastDeparture + ", with the consent"
+}
 
 func callerParties(ev *engine.Eval) []engine.Party {
 	var out []engine.Party
@@ -386,6 +431,16 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 	}
 	berrs = append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...)
 	return append(berrs, n.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...), nil
+}
+
+// validateCorrection checks a correction like a filing, and that it
+// corrects something.
+func validateCorrection(ev *engine.Eval) ([]engine.BusinessError, error) {
+	berrs, err := validateContent(ev)
+	if err != nil {
+		return nil, err
+	}
+	return append(berrs, n.CheckCorrection(doc(ev), ev.Input.(*n.Content))...), nil
 }
 
 // changeOutcome says what closing change request number no did.
@@ -476,15 +531,24 @@ func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
 
 func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
 	in := ev.Input.(*n.NotificationSignal)
+	d := doc(ev)
 	switch in.Type {
-	case n.SignalCancellationOfConsent, n.SignalClosure:
+	case n.SignalCancellationOfConsent:
+		// Each authority revokes its own consent: the one cancelling consented.
+		if !d.HasConsented(ev.Caller.Org) {
+			return nil, status.New(status.PermissionDenied, "only an authority that consented may cancel the consent; %s has no consent recorded", ev.Caller.Org)
+		}
+		return n.CheckCancellation(in), nil
+	case n.SignalClosure:
 	case n.SignalRevalidation:
-		d := doc(ev)
 		consented := d.ConsentedOn()
 		if consented == "" {
 			consented = localToday(ev)
 		}
 		if berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod); len(berrs) > 0 {
+			return berrs, nil
+		}
+		if berrs := n.CheckRevalidation("notificationSignal.validUntil", in.ValidUntil, d.ConsentValidUntil); len(berrs) > 0 {
 			return berrs, nil
 		}
 		return n.CheckShippable("notificationSignal", &d.Content, in.ValidUntil), nil

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // sampleInput is a valid block for each intent.
@@ -45,7 +47,7 @@ func sampleInput(intent string, r *rand.Rand) any {
 func sampleContent() n.Content {
 	return n.Content{
 		Notifier: n.PartyRef{OrganisationID: "acme"}, Consignee: n.PartyRef{OrganisationID: "recyc"},
-		Facility: n.Facility{OrganisationID: "recyc"},
+		Facility: n.Facility{OrganisationID: "recyc"}, NumberOfShipments: 2, TotalQuantity: n.Quantity{Tonnes: &n.Decimal{Units: 10}},
 		CompetentAuthorities: n.CompetentAuthorities{Dispatch: n.PartyRef{OrganisationID: "de"},
 			Destination: n.PartyRef{OrganisationID: "nl"}, Transit: []n.PartyRef{{OrganisationID: "be"}}},
 	}
@@ -105,7 +107,14 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			org := callers[r.IntN(len(callers))]
 			c = engine.Caller{Actor: "1", Org: org, Roles: NewKind().RolesOf(data, org)}
 		}
-		ev := &engine.Eval{State: state, Data: data, Caller: c, Now: now, Deadlines: dls}
+		// Zero to two movements of 3 to 5 tonnes: some leave no shipment or quantity.
+		var children []*engine.Related
+		for range r.IntN(3) {
+			q := n.Decimal{Units: 3 + int64(r.IntN(3))}
+			children = append(children, &engine.Related{Kind: "MOVEMENT", State: movement.Submitted,
+				Data: &movement.Movement{Template: movement.Template{ActualQuantity: n.Quantity{Tonnes: &q}}}})
+		}
+		ev := &engine.Eval{State: state, Data: data, Caller: c, Now: now, Deadlines: dls, Children: children}
 		if c.System { // an automatic trigger names the party whose deadline ran out
 			ev.Input = engine.Party{Org: "be", Role: n.RoleAuthorityTransit}
 		}
@@ -126,6 +135,9 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if err != nil && !errors.As(err, &np) && !errors.Is(err, engine.ErrRole) {
 				t.Fatalf("unexpected error %v", err)
 			}
+			if np != nil && Definition.Refusals[np.Guard] != nil && np.Reason == "" {
+				t.Fatalf("state %s: %s refused by guard %s without saying why", state, in.Name, np.Guard)
+			}
 		}
 		for _, in := range follow {
 			// Fire on a copy: each listed intent must fire to a declared state.
@@ -135,7 +147,7 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if in.System {
 				input = engine.Party{Org: "be", Role: n.RoleAuthorityTransit}
 			}
-			fe := &engine.Eval{State: state, Data: copyData, Caller: c, Now: now, Deadlines: dls, Input: input}
+			fe := &engine.Eval{State: state, Data: copyData, Caller: c, Now: now, Deadlines: dls, Input: input, Children: children}
 			if in.Apply != nil {
 				fe.Apply = func() error { return in.Apply(fe) }
 			}
@@ -166,4 +178,30 @@ func cloneData(d *n.Notification) n.Notification {
 		c.ChangeRequests = append(c.ChangeRequests, cr)
 	}
 	return c
+}
+
+// Each authority cancels its own consent: one with no consent recorded
+// may not (403); one that consented states its grounds.
+func TestCancellationIsByAConsentingAuthorityWithGrounds(t *testing.T) {
+	var signal *engine.Intent
+	for i := range Definition.Intents {
+		if Definition.Intents[i].Name == IntentNotificationSignal {
+			signal = &Definition.Intents[i]
+		}
+	}
+	d := &n.Notification{Content: sampleContent(), Decisions: []n.DecisionRecord{{Authority: "de", Type: n.DecisionConsent}, {Authority: "nl", Type: n.DecisionConsent}}}
+	validate := func(org, reason string) ([]engine.BusinessError, error) {
+		return signal.Validate(&engine.Eval{State: n.Consented, Data: d, Caller: engine.Caller{Org: org, Roles: NewKind().RolesOf(d, org)},
+			Input: &n.NotificationSignal{Type: n.SignalCancellationOfConsent, Reason: reason}})
+	}
+	var se *status.Error
+	if _, err := validate("be", "grounds"); !errors.As(err, &se) || se.Code != status.PermissionDenied {
+		t.Fatalf("a cancellation by an authority without consent: %v", err)
+	}
+	if berrs, err := validate("de", ""); err != nil || len(berrs) != 1 || berrs[0].Field != "notificationSignal.reason" {
+		t.Fatalf("a cancellation without grounds: %v %v", berrs, err)
+	}
+	if berrs, err := validate("de", "Art. 13(1)(b)"); err != nil || len(berrs) != 0 {
+		t.Fatalf("a cancellation with grounds by a consenting authority: %v %v", berrs, err)
+	}
 }
