@@ -171,7 +171,8 @@ func (s *Server) reportOperations() []Operation {
 	}
 	return []Operation{
 		asSent(Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
-			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities."),
+			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities. "+
+				"The path urgency is 0 for OVERDUE, 1 for DUE_SOON and 2 for any other state: sort by urgency, then due_at, for what needs acting on first (the deadline page's default)."),
 			func(ctx context.Context, r *ListDeadlinesRequest) (*ListDeadlinesResponse, error) {
 				v, err := viewer(ctx)
 				if err != nil {
