@@ -3,8 +3,11 @@ package handlers
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models/qpar"
@@ -81,8 +84,17 @@ type ExportDeadlinesRequest struct {
 
 // ExportQuery turns the export's simple filters into a query parameter.
 func ExportQuery(r *ExportDeadlinesRequest) *qpar.QueryParameter {
+	q, _ := exportFilters(r)
+	return q
+}
+
+// exportFilters is ExportQuery, and names the request field behind each
+// filter: a mistake in one is reported under the parameter's name, not as
+// the filter it became ("state", not "qpar.filter[0].operands[0].s").
+func exportFilters(r *ExportDeadlinesRequest) (*qpar.QueryParameter, []string) {
 	q := &qpar.QueryParameter{}
-	list := func(path string, vals []string) {
+	var params []string
+	list := func(param, path string, vals []string) {
 		if len(vals) == 0 {
 			return
 		}
@@ -91,24 +103,40 @@ func ExportQuery(r *ExportDeadlinesRequest) *qpar.QueryParameter {
 			f.Operands = append(f.Operands, qpar.Operand{S: &vals[i]})
 		}
 		q.Filter = append(q.Filter, f)
+		params = append(params, param)
 	}
-	list("state", r.State)
-	list("rule", r.Rule)
-	list("party", r.Party)
-	list("authority", r.Authority)
-	list("kind", r.Kind)
+	list("state", "state", r.State)
+	list("rule", "rule", r.Rule)
+	list("party", "party", r.Party)
+	list("authority", "authority", r.Authority)
+	list("kind", "kind", r.Kind)
 	if r.DocumentID != "" {
-		list("document_id", []string{r.DocumentID})
+		list("documentId", "document_id", []string{r.DocumentID})
 	}
-	if r.DueFrom != nil {
-		s := r.DueFrom.UTC().Format(time.RFC3339Nano)
-		q.Filter = append(q.Filter, qpar.Filter{Path: "due_at", Op: qpar.GreaterOrEqualThan, Operands: []qpar.Operand{{UTC: &s}}})
+	due := func(param string, op qpar.Op, t *time.Time) {
+		if t != nil {
+			s := t.UTC().Format(time.RFC3339Nano)
+			q.Filter = append(q.Filter, qpar.Filter{Path: "due_at", Op: op, Operands: []qpar.Operand{{UTC: &s}}})
+			params = append(params, param)
+		}
 	}
-	if r.DueTo != nil {
-		s := r.DueTo.UTC().Format(time.RFC3339Nano)
-		q.Filter = append(q.Filter, qpar.Filter{Path: "due_at", Op: qpar.LesserThan, Operands: []qpar.Operand{{UTC: &s}}})
-	}
-	return q
+	due("dueFrom", qpar.GreaterOrEqualThan, r.DueFrom)
+	due("dueTo", qpar.LesserThan, r.DueTo)
+	return q, params
+}
+
+var filterIndex = regexp.MustCompile(`^qpar\.filter\[([0-9]+)\]`)
+
+// exportParamError names the parameter behind the filter an error is about.
+func exportParamError(err error, params []string) error {
+	return renameViolations(err, func(field, description string) (string, string) {
+		if m := filterIndex.FindStringSubmatch(field); m != nil {
+			if i, _ := strconv.Atoi(m[1]); i < len(params) {
+				return params[i], description
+			}
+		}
+		return field, description
+	})
 }
 
 // CSVHeader is the export's header row. remaining is filled for suspended
@@ -142,8 +170,9 @@ func (s *Server) reportOperations() []Operation {
 		return Operation{Package: pkgCore, Service: "DeadlineReportApi", Method: method, Verb: verb, Summary: summary, Description: desc}
 	}
 	return []Operation{
-		Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
-			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities."),
+		asSent(Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
+			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities. "+
+				"The path urgency is 0 for OVERDUE, 1 for DUE_SOON and 2 for any other state: sort by urgency, then due_at, for what needs acting on first (the deadline page's default)."),
 			func(ctx context.Context, r *ListDeadlinesRequest) (*ListDeadlinesResponse, error) {
 				v, err := viewer(ctx)
 				if err != nil {
@@ -158,13 +187,17 @@ func (s *Server) reportOperations() []Operation {
 					out.Entries = append(out.Entries, entryOf(&list[i]))
 				}
 				return out, nil
-			}),
-		Unary(op("GetDeadlineSummary", http.MethodPost, "Deadline counts by rule and state and by authority",
-			"For deadlines started in [from, to); asOf a past date shows what was running then."),
+			})),
+		asSent(Unary(op("GetDeadlineSummary", http.MethodPost, "Deadline counts by rule and state and by authority",
+			"For deadlines started in [from, to) (to after from); asOf a past date shows what was running then."),
 			func(ctx context.Context, r *GetDeadlineSummaryRequest) (*GetDeadlineSummaryResponse, error) {
 				v, err := viewer(ctx)
 				if err != nil {
 					return nil, err
+				}
+				if r.From != nil && r.To != nil && !r.To.After(*r.From) {
+					return nil, status.Invalid("to", fmt.Sprintf("%s is not after from (%s): the period [from, to) is empty",
+						r.To.UTC().Format(time.RFC3339Nano), r.From.UTC().Format(time.RFC3339Nano)))
 				}
 				var from, to, asOf time.Time
 				if r.From != nil {
@@ -188,8 +221,8 @@ func (s *Server) reportOperations() []Operation {
 					out.ByAuthority = append(out.ByAuthority, SummaryCount{Rule: c.Rule, Authority: c.Authority, State: c.State, Count: c.Count})
 				}
 				return out, nil
-			}),
-		Download(op("ExportDeadlines", http.MethodGet, "The deadline report as CSV",
+			})),
+		asSent(Download(op("ExportDeadlines", http.MethodGet, "The deadline report as CSV",
 			"A header row, then one row per deadline in due order, streamed. Takes the same filters as simple query parameters (repeat a key for several values)."),
 			"text/csv; charset=utf-8",
 			func(ctx context.Context, r *ExportDeadlinesRequest) (string, func(io.Writer) error, error) {
@@ -197,10 +230,16 @@ func (s *Server) reportOperations() []Operation {
 				if err != nil {
 					return "", nil, err
 				}
-				q := ExportQuery(r)
+				for i, t := range []*time.Time{r.DueFrom, r.DueTo} {
+					if t != nil && (t.UTC().Year() < 1 || t.UTC().Year() > 9999) {
+						return "", nil, status.Invalid([]string{"dueFrom", "dueTo"}[i],
+							fmt.Sprintf("%s is out of range: years 0001 to 9999 in UTC", t.Format(time.RFC3339Nano)))
+					}
+				}
+				q, params := exportFilters(r)
 				// Validate before the first byte, so a bad filter is a clean 400.
 				if _, _, err := s.reports.List(ctx, v, &qpar.QueryParameter{Filter: q.Filter, PageSize: 1}); err != nil {
-					return "", nil, err
+					return "", nil, exportParamError(err, params)
 				}
 				now, err := s.reports.NowFor(ctx, v)
 				if err != nil {
@@ -226,6 +265,6 @@ func (s *Server) reportOperations() []Operation {
 					}
 					return err
 				}, nil
-			}),
+			})),
 	}
 }

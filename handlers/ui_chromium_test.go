@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -54,7 +55,9 @@ func jsString(s string) string {
 // lapsed periods (tacit consent, end of validity) shown apart from it in
 // words and a suspended deadline's days left, sorting, one shared token
 // refresh for concurrent calls, the state filter, the CSV download with the
-// table's filter, and logging out.
+// table's filter, and logging out; overdue and due soon first by default, a
+// document number opening the document (GetDocument of the authority or
+// the company service), and no clipped column at 1200 px.
 // Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for the README.
 func TestDeadlinePageInChromium(t *testing.T) {
 	exe := chromium(t)
@@ -63,7 +66,8 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		doc, _ := d.get(t, "alice", id)
 		return doc["number"].(string)
 	}
-	overdueNo := number(d.submitted(t)) // acknowledgement due from auth-nl in 10 working days
+	overdueID := d.submitted(t) // acknowledgement due from auth-nl in 10 working days
+	overdueNo := number(overdueID)
 	d.advance(20 * 24 * time.Hour)
 	openID := d.submitted(t)
 	openNo := number(openID) // its acknowledgement period has just begun
@@ -91,6 +95,14 @@ func TestDeadlinePageInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Due soon, though later than the lapsed periods: the default order
+	// still puts it right after the overdue one.
+	warned := now.AddDate(0, 0, -1)
+	if err := d.db.Create(&models.Deadline{ID: "dl_soon", DocumentID: openID, ProviderID: "dev-1", Rule: "INFORMATION_REPLY_DUE",
+		LegalBasis: "Art. 8(3) Regulation (EU) 2024/1157", PartyOrg: "acme", PartyRole: "NOTIFIER", State: "DUE_SOON",
+		StartedAt: began, DueAt: now.AddDate(0, 0, 4), WarnAt: &warned, UpdatedAt: now}).Error; err != nil {
+		t.Fatal(err)
+	}
 
 	downloads := t.TempDir()
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
@@ -117,9 +129,10 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	// Uncaught exceptions of the page fail the test; calls of RequestAccess
 	// are counted.
 	var (
-		mu         sync.Mutex
-		exceptions []string
-		refreshes  int
+		mu            sync.Mutex
+		exceptions    []string
+		refreshes     int
+		documentCalls []string // Service/Method of each GetDocument
 	)
 	cctx, stopWatching := context.WithCancel(bctx)
 	var watchers sync.WaitGroup
@@ -145,6 +158,11 @@ func TestDeadlinePageInChromium(t *testing.T) {
 			if strings.HasSuffix(ev.Request.URL, opAccess) {
 				mu.Lock()
 				refreshes++
+				mu.Unlock()
+			}
+			if strings.HasSuffix(ev.Request.URL, "DocumentApi/GetDocument") {
+				mu.Lock()
+				documentCalls = append(documentCalls, ev.Request.URL[strings.LastIndex(ev.Request.URL, ".")+1:])
 				mu.Unlock()
 			}
 		}
@@ -239,6 +257,63 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	if !strings.Contains(row, "Overdue") || !strings.Contains(row, "Acknowledgement due") || !(strings.Contains(row, " late") || strings.Contains(row, " left")) {
 		t.Fatalf("overdue row shows %q", row)
 	}
+	// By default what needs acting on comes first: OVERDUE, then DUE_SOON,
+	// then the rest, each by due date, whatever the due dates of the rest.
+	idle := `document.getElementById('table').getAttribute('aria-busy') === 'false' && document.getElementById('error').hidden`
+	order := wait("the default order", idle+` && (rows => rows.length >= 6 && JSON.stringify({
+		order: document.getElementById('order').textContent,
+		sorted: [...document.querySelectorAll('#table th[aria-sort]')].length,
+		rows: rows.map(r => ({state: r.dataset.state, due: r.querySelector('td.due time').dateTime}))}))([...document.querySelectorAll('#table tbody tr')])`)
+	var listed struct {
+		Order  string
+		Sorted int
+		Rows   []struct{ State, Due string }
+	}
+	if err := json.Unmarshal([]byte(order), &listed); err != nil {
+		t.Fatal(err)
+	}
+	urgency := map[string]int{"OVERDUE": 0, "DUE_SOON": 1}
+	rank := func(state string) int {
+		if r, ok := urgency[state]; ok {
+			return r
+		}
+		return 2
+	}
+	if listed.Order != "Overdue and due soon first, each by due date" || listed.Sorted != 0 ||
+		listed.Rows[0].State != "OVERDUE" || listed.Rows[1].State != "DUE_SOON" {
+		t.Errorf("default order: %s", order)
+	}
+	for i := 1; i < len(listed.Rows); i++ {
+		a, b := listed.Rows[i-1], listed.Rows[i]
+		if rank(a.State) > rank(b.State) || rank(a.State) == rank(b.State) && a.Due > b.Due {
+			t.Errorf("row %d (%s due %s) before row %d (%s due %s): %s", i, a.State, a.Due, i+1, b.State, b.Due, order)
+		}
+	}
+
+	// At 1200 px every column shows in full: no cell clips its content and
+	// the table needs no sideways scrolling.
+	if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1200, Height: 800, DeviceScaleFactor: 1}); err != nil {
+		t.Fatal(err)
+	}
+	width := wait("the table at 1200 px", `innerWidth === 1200 && JSON.stringify({
+		clipped: [...document.querySelectorAll('#table th, #table td')].filter(c => c.scrollWidth > c.clientWidth)
+			.map(c => c.closest('table').tHead.rows[0].cells[c.cellIndex].textContent.trim() + ': ' + c.textContent.slice(0, 60)),
+		wrap: document.querySelector('.table-wrap').clientWidth, table: document.getElementById('table').scrollWidth,
+		page: document.documentElement.scrollWidth})`)
+	var layout struct {
+		Clipped           []string
+		Wrap, Table, Page int
+	}
+	if err := json.Unmarshal([]byte(width), &layout); err != nil {
+		t.Fatal(err)
+	}
+	if len(layout.Clipped) > 0 || layout.Table > layout.Wrap || layout.Page > 1200 {
+		t.Errorf("at 1200 px: clipped cells %q; table %d px in a %d px frame; page %d px wide", layout.Clipped, layout.Table, layout.Wrap, layout.Page)
+	}
+	if _, err := chromedp.Call(bctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+
 	// The due time is shown in the acting party's zone, named, and in the
 	// viewer's own beside it.
 	dueCell := wait("due cell with zones", fmt.Sprintf(`(r => JSON.stringify({zone: r.querySelector('td.due time').dataset.zone,
@@ -306,13 +381,52 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		}
 	}
 
+	// A document number opens the document as the API returns it; noor's
+	// organisation is an authority, so through AuthorityDocumentApi.
+	openDocument := func(who, no, id, service string) {
+		t.Helper()
+		link := wait(who+": link of "+no, fmt.Sprintf(`(a => a && a.getAttribute('href'))([...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s)?.querySelector('td.number a.doc-link'))`, jsString(no)))
+		if link != "#document="+id {
+			t.Errorf("%s: link of %s is %q, want #document=%s", who, no, link, id)
+		}
+		do(who+": open "+no, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#table tbody tr[data-number=%s] a.doc-link`, jsString(no)))))
+		shownDoc := wait(who+": the document shown", `document.getElementById('document-view').open && document.getElementById('document-json').textContent &&
+			JSON.stringify({title: document.getElementById('document-title').textContent, status: document.getElementById('document-status').textContent,
+				json: document.getElementById('document-json').textContent})`)
+		var got struct{ Title, Status, JSON string }
+		if err := json.Unmarshal([]byte(shownDoc), &got); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Document struct{ Notification struct{ ID, Number string } }
+		}
+		if err := json.Unmarshal([]byte(got.JSON), &doc); err != nil || doc.Document.Notification.ID != id || doc.Document.Notification.Number != no ||
+			!strings.Contains(got.JSON, "\n  \"document\": {") || got.Title != "Document "+no || !strings.Contains(got.Status, service+"/GetDocument") {
+			t.Errorf("%s: document %s shown as %+v (%v); want its JSON pretty-printed from %s/GetDocument", who, no, got, err, service)
+		}
+		do(who+": close the document", chromedp.Click(chromedp.ID("document-close")))
+		wait(who+": document closed", `!document.getElementById('document-view').open && location.hash === ''`)
+		mu.Lock()
+		calls := slices.Clone(documentCalls)
+		documentCalls = nil
+		mu.Unlock()
+		if len(calls) != 1 || calls[0] != service+"/GetDocument" {
+			t.Errorf("%s: GetDocument calls %v, want one of %s", who, calls, service)
+		}
+	}
+	openDocument("noor", overdueNo, overdueID, "AuthorityDocumentApi")
+
 	// Sorting by a header asks the API (a bad sort path would show #error).
-	idle := `document.getElementById('table').getAttribute('aria-busy') === 'false' && document.getElementById('error').hidden`
 	for _, dir := range []string{"ascending", "descending"} {
 		do("sort by document number", chromedp.Click(chromedp.CSS(`th button[data-sort="document_number"]`)))
 		wait("sorted "+dir, fmt.Sprintf(`document.querySelector('th[data-sort="document_number"]').getAttribute('aria-sort') === %q && %s`, dir, idle))
 	}
 	wait("rows after sorting", rowIn(overdueNo, "OVERDUE"))
+	if got := wait("order named", `document.getElementById('order').textContent`); got != "Sorted by document, descending" {
+		t.Errorf("order shown as %q after sorting by document twice", got)
+	}
+	do("back to the default order", chromedp.Click(chromedp.ID("order-default")))
+	wait("default order again", idle+` && document.getElementById('order-default').hidden && document.querySelector('#table tbody tr').dataset.state === 'OVERDUE'`)
 
 	// LAPSED is a state of its own in the filter.
 	do("filter LAPSED", chromedp.SetValue(chromedp.ID("filter-state"), "LAPSED"), chromedp.Click(chromedp.ID("apply")))
@@ -403,6 +517,12 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+
+	// A company's account reads documents through CompanyDocumentApi.
+	do("log in as alice", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), "alice-password-1"),
+		chromedp.Click(chromedp.ID("login")))
+	wait("alice's table", idle+` && `+rowIn(overdueNo, "OVERDUE"))
+	openDocument("alice", overdueNo, overdueID, "CompanyDocumentApi")
 
 	stopWatching()
 	watchers.Wait()

@@ -21,25 +21,14 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
-const adminUsage = `Usage:
-  wasteflow admin apply FILE
-  wasteflow admin verify-audit
-  wasteflow admin audit DOCUMENT   (an id or a number; -provider P when numbers repeat across providers)
-  wasteflow admin sweep [-as-of 2027-03-01T12:00:00Z] [-dry-run]
-  wasteflow admin reindex
-  wasteflow admin create-account -provider P -organisation O -username U [-scopes a,b] [-password-stdin]
-  wasteflow admin reset-password -provider P -username U [-password-stdin]
-  wasteflow admin issue-app-token -provider P -name N [-scopes a,b]
-
-Without -password-stdin a password is generated and printed once.
-issue-app-token creates the application or replaces its token; the token is printed once.
-`
-
 // admin runs `wasteflow admin ...` (args without "admin").
 func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, adminUsage)
+		fmt.Fprint(stderr, groupUsage("admin"))
 		return exitUsage
+	}
+	if c := findCommand("admin " + args[0]); c != nil && c.args == "" && len(args) > 1 {
+		return unexpected(c, args[1], stderr)
 	}
 	if args[0] == "verify-audit" {
 		return report(stderr, "admin verify-audit", withDB(ctx, cfg, log, func(db *gorm.DB) error {
@@ -80,43 +69,37 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 	}
 	if args[0] == "apply" {
 		if len(args) != 2 {
-			fmt.Fprint(stderr, adminUsage)
+			fmt.Fprintf(stderr, "usage: %s\n", findCommand("admin apply").synopsis())
 			return exitUsage
 		}
-		return report(stderr, "admin apply", adminApply(ctx, cfg, log, args[1], stdout))
+		return report(stderr, "admin apply", adminApply(ctx, cfg, log, args[1], stdin, stdout))
 	}
-	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	provider := fs.String("provider", "", "provider id")
-	var organisation, username, name, scopes *string
-	var fromStdin *bool
 	switch args[0] {
-	case "create-account":
-		organisation = fs.String("organisation", "", "organisation id")
-		username = fs.String("username", "", "username")
-		scopes = fs.String("scopes", "", "comma-separated scopes")
-		fromStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
-	case "reset-password":
-		username = fs.String("username", "", "username")
-		fromStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
-	case "issue-app-token":
-		name = fs.String("name", "", "application name")
-		scopes = fs.String("scopes", "", "comma-separated scopes (default: keep the application's)")
+	case "create-account", "reset-password", "issue-app-token":
 	default:
-		fmt.Fprintf(stderr, "wasteflow: unknown admin command %q\n\n%s", args[0], adminUsage)
+		fmt.Fprintf(stderr, "wasteflow: unknown admin command %q\n\n%s", args[0], groupUsage("admin"))
 		return exitUsage
 	}
+	fs := newFlags("admin "+args[0], stderr)
+	f := accountFlags(args[0], fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
-	missing := []string{}
-	for flagName, v := range map[string]*string{"provider": provider, "organisation": organisation, "username": username, "name": name} {
-		if v != nil && *v == "" {
-			missing = append(missing, "-"+flagName)
+	if fs.NArg() > 0 {
+		return unexpected(findCommand("admin "+args[0]), fs.Arg(0), stderr)
+	}
+	provider, organisation, username, name, scopes, fromStdin := f.provider, f.organisation, f.username, f.name, f.scopes, f.passwordStdin
+	var missing []string
+	for _, v := range []struct {
+		flag  string
+		value *string
+	}{{"provider", provider}, {"organisation", organisation}, {"username", username}, {"name", name}} {
+		if v.value != nil && *v.value == "" {
+			missing = append(missing, "-"+v.flag)
 		}
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(stderr, "wasteflow admin %s: missing %s\n", args[0], strings.Join(missing, ", "))
+		fmt.Fprintf(stderr, "wasteflow admin %s: missing %s\nusage: %s\n", args[0], strings.Join(missing, ", "), findCommand("admin "+args[0]).synopsis())
 		return exitUsage
 	}
 	password := ""
@@ -167,6 +150,34 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 	return report(stderr, "admin "+args[0], err)
 }
 
+// accountOpts are the flags of the account commands; a flag the command
+// does not take is nil.
+type accountOpts struct {
+	provider, organisation, username, name, scopes *string
+	passwordStdin                                  *bool
+}
+
+func accountFlags(cmd string, fs *flag.FlagSet) *accountOpts {
+	o := &accountOpts{provider: fs.String("provider", "", "provider id")}
+	stdinFlag := func() *bool {
+		return fs.Bool("password-stdin", false, "read the password from the first line of standard input (default: generate one and print it once)")
+	}
+	switch cmd {
+	case "create-account":
+		o.organisation = fs.String("organisation", "", "organisation id")
+		o.username = fs.String("username", "", "username")
+		o.scopes = fs.String("scopes", "", "comma-separated scopes")
+		o.passwordStdin = stdinFlag()
+	case "reset-password":
+		o.username = fs.String("username", "", "username")
+		o.passwordStdin = stdinFlag()
+	case "issue-app-token":
+		o.name = fs.String("name", "", "application name")
+		o.scopes = fs.String("scopes", "", "comma-separated scopes (default: keep the application's)")
+	}
+	return o
+}
+
 func splitList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
@@ -191,12 +202,13 @@ func report(stderr io.Writer, what string, err error) int {
 // fired) in this database, so it is refused in production. With -dry-run
 // it reports what the sweep would do and writes nothing.
 func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("admin sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asOf := fs.String("as-of", "", "RFC 3339 time to sweep as of; without -dry-run this WRITES that time's outcome (overdue deadlines, automatic transitions) into the database (refused in production)")
-	dry := fs.Bool("dry-run", false, "report what the sweep would do, write nothing (any environment)")
+	fs := newFlags("admin sweep", stderr)
+	asOf, dry := sweepFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return unexpected(findCommand("admin sweep"), fs.Arg(0), stderr)
 	}
 	now := time.Now().UTC()
 	if *asOf != "" {
@@ -250,20 +262,27 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 	}))
 }
 
+func sweepFlags(fs *flag.FlagSet) (asOf *string, dryRun *bool) {
+	return fs.String("as-of", "", "RFC 3339 time to sweep as of; without -dry-run this WRITES that time's outcome (overdue deadlines, automatic transitions) into the database (refused in production)"),
+		fs.Bool("dry-run", false, "report what the sweep would do, write nothing (any environment)")
+}
+
 var errDryRun = errors.New("dry run: roll back")
 
 // adminAudit prints a document's audit trail, oldest first, and whether
 // its chain is intact.
 func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("admin audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	provider := fs.String("provider", "", "the provider whose document number it is")
+	fs := newFlags("admin audit", stderr)
+	provider := auditFlags(fs)
 	doc := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		doc, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil || (doc == "" && fs.NArg() != 1) {
-		fmt.Fprint(stderr, adminUsage)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if (doc == "" && fs.NArg() != 1) || (doc != "" && fs.NArg() != 0) {
+		fs.Usage()
 		return exitUsage
 	}
 	if doc == "" {
@@ -316,4 +335,8 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		fmt.Fprintf(stdout, "%d row(s), chain intact\n", len(rows))
 		return nil
 	}))
+}
+
+func auditFlags(fs *flag.FlagSet) (provider *string) {
+	return fs.String("provider", "", "the provider whose document number it is (when a number exists for several)")
 }

@@ -41,26 +41,6 @@ import (
 // version is set by the Makefile (-ldflags "-X main.version=...").
 var version = "dev"
 
-const usage = `wasteflow: waste-shipment document workflow server
-
-Usage:
-  wasteflow serve [-no-scheduler]   run the HTTP server (migrates the database first)
-  wasteflow migrate            apply database migrations and exit
-  wasteflow admin apply FILE   apply a bootstrap file (YAML or JSON; - for stdin), idempotently
-  wasteflow admin create-account | reset-password | issue-app-token   (see wasteflow admin)
-  wasteflow admin sweep [-as-of TIME] [-dry-run]   run one deadline sweep now; -as-of: as of another time, and WRITES
-                               that time's outcome into the database (not in production); -dry-run: report only
-  wasteflow admin verify-audit check every document's audit chain; exit 1 at a broken link
-  wasteflow workflows graph KIND [-format dot|mermaid]   print a document kind's state machine
-  wasteflow report deadlines [-format table|csv] [-state overdue]   the deadline report in a terminal
-  wasteflow demo               migrate and apply the built-in demo data, print how to log in
-  wasteflow openapi            print the OpenAPI description the server serves at /openapi.yaml
-  wasteflow version            print the version
-
-Configuration comes from WASTEFLOW_* environment variables and the optional
-file named by WASTEFLOW_CONFIG; see README.md.
-`
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv, nil)
@@ -78,12 +58,17 @@ const (
 // run is the whole program; ready, when not nil, receives the address the
 // server listens on (tests use it).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, usage)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage())
+		return exitUsage
+	}
+	// Help comes before the configuration is read: it opens no database,
+	// starts nothing and writes no file, and works with any configuration.
+	if wantsHelp(args) {
+		return helpCmd(args, stdout, stderr)
+	}
+	if args[0] == "help" {
+		return helpCmd(args[1:], stdout, stderr)
 	}
 	if args[0] == "version" {
 		fmt.Fprintf(stdout, "wasteflow %s (%s)\n", version, runtime.Version())
@@ -97,11 +82,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	log := newLogger(cfg, stderr)
 
 	var cmdErr error
+	if c := findCommand(args[0]); c != nil && c.args == "" && len(args) > 1 {
+		return unexpected(c, args[1], stderr)
+	}
 	switch args[0] {
 	case "serve":
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		noScheduler := fs.Bool("no-scheduler", false, "serve the API only; run no deadline sweeps on this instance")
+		fs := newFlags("serve", stderr)
+		noScheduler := serveFlags(fs)
 		if err := fs.Parse(args[1:]); err != nil {
 			return exitUsage
 		}
@@ -126,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "openapi":
 		cmdErr = openapiCmd(ctx, cfg, log, stdout)
 	default:
-		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage())
 		return exitUsage
 	}
 	if cmdErr != nil {
@@ -134,6 +121,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitError
 	}
 	return exitOK
+}
+
+// unexpected refuses an argument a command does not take.
+func unexpected(c *command, arg string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "wasteflow %s: unexpected argument %q\nusage: %s\n", c.name, arg, c.synopsis())
+	return exitUsage
+}
+
+func serveFlags(fs *flag.FlagSet) (noScheduler *bool) {
+	return fs.Bool("no-scheduler", false, "serve the API only; run no deadline sweeps on this instance")
 }
 
 // newBMU is the transport-document service the configuration asks for.
@@ -296,8 +293,8 @@ func newAuth(ctx context.Context, cfg *configs.Config, db *gorm.DB) (*auth.Servi
 	return svc, keys, nil
 }
 
-func adminApply(ctx context.Context, cfg *configs.Config, log *slog.Logger, path string, stdout io.Writer) error {
-	var in io.Reader = os.Stdin
+func adminApply(ctx context.Context, cfg *configs.Config, log *slog.Logger, path string, stdin io.Reader, stdout io.Writer) error {
+	in := stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {

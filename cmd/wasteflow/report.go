@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,21 +24,34 @@ import (
 // operators at a terminal.
 func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "deadlines" {
-		fmt.Fprintln(stderr, "usage: wasteflow report deadlines [-format table|csv] [-state overdue] [-rule DECISION_DUE] [-provider dev-1]")
+		fmt.Fprint(stderr, groupUsage("report"))
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("report deadlines", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "table", "table or csv")
-	state := fs.String("state", "", "only this state (e.g. overdue, due_soon, suspended, lapsed; comma-separated for several)")
-	rule := fs.String("rule", "", "only this rule (comma-separated for several)")
-	provider := fs.String("provider", "", "only this provider's documents")
+	fs := newFlags("report deadlines", stderr)
+	f := reportFlags(fs)
+	format, state, rule, provider := f.format, f.state, f.rule, f.provider
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return unexpected(findCommand("report deadlines"), fs.Arg(0), stderr)
 	}
 	if *format != "table" && *format != "csv" {
 		fmt.Fprintln(stderr, "wasteflow report deadlines: -format must be table or csv")
 		return exitUsage
+	}
+	// Values are checked here, so that a mistake names the flag typed.
+	for _, l := range []struct {
+		flag    string
+		values  []string
+		allowed []string
+	}{{"-state", upperList(*state), reports.DeadlineStates}, {"-rule", upperList(*rule), reports.Rules}} {
+		for _, v := range l.values {
+			if !slices.Contains(l.allowed, v) {
+				fmt.Fprintf(stderr, "wasteflow report deadlines: %s: unknown value %q; allowed (in any case): %s\n", l.flag, v, strings.Join(l.allowed, ", "))
+				return exitUsage
+			}
+		}
 	}
 	req := &handlers.ExportDeadlinesRequest{State: upperList(*state), Rule: upperList(*rule)}
 	q := handlers.ExportQuery(req)
@@ -75,6 +89,17 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 		fmt.Fprintf(stdout, "%d deadline(s)\n", n)
 		return nil
 	}))
+}
+
+type reportOpts struct{ format, state, rule, provider *string }
+
+func reportFlags(fs *flag.FlagSet) *reportOpts {
+	return &reportOpts{
+		format:   fs.String("format", "table", "table or csv"),
+		state:    fs.String("state", "", "only this state (e.g. overdue, due_soon, suspended, lapsed; comma-separated for several)"),
+		rule:     fs.String("rule", "", "only this rule (e.g. decision_due; comma-separated for several)"),
+		provider: fs.String("provider", "", "only this provider's documents"),
+	}
 }
 
 func upperList(v string) []string {

@@ -12,21 +12,25 @@ import (
 // workflowsCmd runs `wasteflow workflows graph KIND [-format dot|mermaid]`.
 func workflowsCmd(args []string, stdout, stderr io.Writer) int {
 	machines := map[string]*engine.Definition{}
-	var kinds []string
 	for _, k := range documentKinds() {
-		name := strings.ToLower(k.Def.Kind)
-		machines[name] = k.Def
-		kinds = append(kinds, name)
+		machines[strings.ToLower(k.Def.Kind)] = k.Def
 	}
-	if len(args) < 2 || args[0] != "graph" {
-		fmt.Fprintf(stderr, "usage: wasteflow workflows graph KIND [-format dot|mermaid]  (kinds: %s)\n", strings.Join(kinds, ", "))
+	kinds := graphKinds()
+	if len(args) == 0 || args[0] != "graph" {
+		fmt.Fprint(stderr, groupUsage("workflows"))
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("workflows graph", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "dot", "dot or mermaid")
+	fs := newFlags("workflows graph", stderr)
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+		fs.Usage()
+		return exitUsage
+	}
+	format := graphFlags(fs)
 	if err := fs.Parse(args[2:]); err != nil {
 		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return unexpected(findCommand("workflows graph"), fs.Arg(0), stderr)
 	}
 	def, ok := machines[strings.ToLower(args[1])]
 	if !ok {
@@ -47,4 +51,17 @@ func workflowsCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+func graphFlags(fs *flag.FlagSet) (format *string) {
+	return fs.String("format", "dot", "dot or mermaid")
+}
+
+// graphKinds names the kinds workflows graph draws.
+func graphKinds() []string {
+	var kinds []string
+	for _, k := range documentKinds() {
+		kinds = append(kinds, strings.ToLower(k.Def.Kind))
+	}
+	return kinds
 }

@@ -1,5 +1,6 @@
 // wasteflow deadline page: log in, then list the deadlines of your
-// organisation (filter, sort, page), a summary by state and a CSV download.
+// organisation (filter, sort, page; overdue and due soon first), a summary
+// by state, a CSV download, and each document as the API returns it.
 // It talks only to the public API of the server that serves it.
 'use strict';
 (() => {
@@ -11,7 +12,14 @@
     list: '/svc.core.v1.api.DeadlineReportApi/ListDeadlines',
     summary: '/svc.core.v1.api.DeadlineReportApi/GetDeadlineSummary',
     export: '/svc.core.v1.api.DeadlineReportApi/ExportDeadlines',
+    companyDocument: '/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocument',
+    authorityDocument: '/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument',
   };
+  // What needs acting on first: OVERDUE, then DUE_SOON, then the rest, each
+  // by due date (urgency is 0, 1 or 2 by state; the server sorts, so paging
+  // keeps the order).
+  const DEFAULT_SORT = [{ path: 'urgency', direction: 'ASC' }, { path: 'due_at', direction: 'ASC' }];
+  const DEFAULT_ORDER = 'Overdue and due soon first, each by due date';
   const PAGE_SIZE = 50;
   const DAY = 24 * 60 * 60 * 1000;
   const CLOSED = new Set(['MET', 'MET_LATE', 'LAPSED', 'CANCELLED']);
@@ -38,7 +46,7 @@
   let refreshTimer = 0;
 
   let filters = { state: '', rule: '', party: '' }; // as last applied
-  let sort = { path: 'due_at', direction: 'ASC' };
+  let sort = DEFAULT_SORT; // qpar sort entries, earlier ones first
   let pageStart = 0;
   let total = 0;
   let loadSeq = 0;
@@ -99,11 +107,18 @@
   // read from the token (exp - iat) and counted from now; the server's
   // accessTokenExpiresAt is only the fallback.
   function lifetime(token, expiresAt) {
-    try {
-      const claims = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-      if (claims.exp > claims.iat) return (claims.exp - claims.iat) * 1000;
-    } catch { /* not a JWT we can read */ }
+    const c = claims(token);
+    if (c.exp > c.iat) return (c.exp - c.iat) * 1000;
     return Math.max(Date.parse(expiresAt) - Date.now(), 0) || 60 * 1000;
+  }
+
+  // claims reads a token's payload ({} when it is not a JWT we can read).
+  function claims(token) {
+    try {
+      return JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) || {};
+    } catch {
+      return {};
+    }
   }
 
   // scheduleRefresh refreshes shortly before the access token expires: a
@@ -161,12 +176,15 @@
     $('who').textContent = `${username} · ${$('provider').selectedOptions[0].textContent}`;
     setLoggedIn(true);
     run(() => Promise.all([loadTable(), loadSummary()]));
+    if (documentInHash()) showDocument(); // a link followed before logging in
   }
 
   function endSession(message) {
     clearTimeout(refreshTimer);
     refreshToken = accessToken = '';
     accessValidUntil = 0;
+    if ($('document-view').open) $('document-view').close();
+    $('document-json').textContent = '';
     $('table').tBodies[0].replaceChildren();
     $('summary').replaceChildren();
     setLoggedIn(false);
@@ -203,7 +221,7 @@
     $('table').setAttribute('aria-busy', 'true');
     try {
       const r = await api('POST', API.list, {
-        qpar: { filter: qparFilter(filters), sort: [sort], pageStart, pageSize: PAGE_SIZE },
+        qpar: { filter: qparFilter(filters), sort, pageStart, pageSize: PAGE_SIZE },
       });
       const data = await r.json();
       if (seq !== loadSeq) return; // a newer request replaced this one
@@ -246,14 +264,20 @@
       rule.title = e.rule;
       // The due time where it falls due (the acting party's place), and
       // the viewer's own time when that is another zone.
-      const due = el('time', formatDate(e.dueAt, e.timeZone));
+      // Date and time may go on two lines, so that the table fits narrower windows.
+      const due = el('time', [el('span', formatDate(e.dueAt, e.timeZone, DATE) + ','), ' ', el('span', formatDate(e.dueAt, e.timeZone, TIME))]);
       due.dateTime = e.dueAt;
       due.dataset.zone = e.timeZone || '';
       const days = daysLeft(e);
       const state = el('td', el('span', human(e.state), 'badge badge-' + e.state.toLowerCase()), 'state');
       if (e.state === 'LAPSED') state.append(el('small', LAPSED_MEANING[e.rule] || LAPSED_OTHERWISE, 'meaning'));
+      // The number opens the document (see showDocument).
+      const link = el('a', e.documentNumber, 'doc-link');
+      link.href = '#document=' + encodeURIComponent(e.documentId);
+      link.dataset.documentId = e.documentId;
+      link.title = 'Show document ' + e.documentNumber;
       tr.append(
-        el('td', e.documentNumber, 'number'),
+        el('td', link, 'number'),
         el('td', human(e.kind)),
         rule,
         el('td', e.legalBasis, 'basis'),
@@ -296,10 +320,57 @@
     $('next').disabled = last >= total;
   }
 
+  // markSort marks the sorted column and says the order above the table.
   function markSort() {
+    const byDefault = sort === DEFAULT_SORT;
+    let column = '';
     for (const th of $('table').tHead.rows[0].cells) {
-      if (th.dataset.sort === sort.path) th.setAttribute('aria-sort', sort.direction === 'ASC' ? 'ascending' : 'descending');
-      else th.removeAttribute('aria-sort');
+      if (!byDefault && th.dataset.sort === sort[0].path) {
+        th.setAttribute('aria-sort', sort[0].direction === 'ASC' ? 'ascending' : 'descending');
+        column = th.textContent.trim();
+      } else th.removeAttribute('aria-sort');
+    }
+    $('order').textContent = byDefault ? DEFAULT_ORDER
+      : `Sorted by ${column.toLowerCase()}, ${sort[0].direction === 'ASC' ? 'ascending' : 'descending'}`;
+    $('order-default').hidden = byDefault;
+  }
+
+  // --- Document ------------------------------------------------------------
+  // A document number links to #document=<id> on this page: the tokens live
+  // in this page's memory only, so another page or tab could not read the
+  // document. Following the link shows the document as the API returns it
+  // (GetDocument of the service for the caller's kind of organisation:
+  // companies and authorities read documents through different ones),
+  // pretty-printed, until a console shows documents properly.
+  let documentSeq = 0;
+
+  function documentInHash() {
+    const m = /^#document=(.+)$/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : '';
+  }
+
+  async function showDocument() {
+    const id = documentInHash();
+    const view = $('document-view');
+    if (!id || !refreshToken) {
+      if (view.open) view.close();
+      return;
+    }
+    const seq = ++documentSeq;
+    const link = [...document.querySelectorAll('a.doc-link')].find((a) => a.dataset.documentId === id);
+    const path = claims(accessToken).okd === 'authority' ? API.authorityDocument : API.companyDocument;
+    const operation = path.split('.').pop(); // CompanyDocumentApi/GetDocument
+    $('document-title').textContent = 'Document ' + (link ? link.textContent : id);
+    $('document-json').textContent = '';
+    $('document-status').textContent = 'Loading…';
+    if (!view.open) view.showModal();
+    try {
+      const data = await (await api('POST', path, { documentId: id })).json();
+      if (seq !== documentSeq) return;
+      $('document-status').textContent = `As ${operation} returns it:`;
+      $('document-json').textContent = JSON.stringify(data, null, 2);
+    } catch (e) {
+      if (seq === documentSeq) $('document-status').textContent = `${operation}: ${e.message}`;
     }
   }
 
@@ -349,10 +420,14 @@
     return LABELS[code] || code.charAt(0) + code.slice(1).toLowerCase().replace(/_/g, ' ');
   }
 
+  const DATE = { year: 'numeric', month: 'short', day: 'numeric' };
+  const TIME = { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+
   // formatDate shows an instant in a time zone (the viewer's when none is
-  // given), with the zone's short name.
-  function formatDate(iso, zone) {
-    const opts = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+  // given): its date and time with the zone's short name, or the fields
+  // asked for.
+  function formatDate(iso, zone, fields = { ...DATE, ...TIME }) {
+    const opts = { ...fields };
     if (zone) opts.timeZone = zone;
     try {
       return new Date(iso).toLocaleString(undefined, opts);
@@ -387,11 +462,24 @@
     $('table').tHead.addEventListener('click', (ev) => {
       const b = ev.target.closest('button[data-sort]');
       if (!b) return;
-      const same = sort.path === b.dataset.sort && sort.direction === 'ASC';
-      sort = { path: b.dataset.sort, direction: same ? 'DESC' : 'ASC' };
+      const same = sort !== DEFAULT_SORT && sort[0].path === b.dataset.sort && sort[0].direction === 'ASC';
+      sort = [{ path: b.dataset.sort, direction: same ? 'DESC' : 'ASC' }];
       pageStart = 0;
       markSort();
       run(loadTable);
+    });
+    $('order-default').addEventListener('click', () => {
+      sort = DEFAULT_SORT;
+      pageStart = 0;
+      markSort();
+      run(loadTable);
+    });
+    window.addEventListener('hashchange', showDocument);
+    $('document-close').addEventListener('click', () => $('document-view').close());
+    // Closed by the button or Escape: the link may be followed again.
+    $('document-view').addEventListener('close', () => {
+      documentSeq++;
+      if (documentInHash()) history.replaceState(null, '', location.pathname + location.search);
     });
     $('prev').addEventListener('click', () => { pageStart = Math.max(0, pageStart - PAGE_SIZE); run(loadTable); });
     $('next').addEventListener('click', () => { pageStart += PAGE_SIZE; run(loadTable); });

@@ -42,7 +42,9 @@ func (s *Service) CreateAccount(ctx context.Context, provider, organisation, use
 		return err
 	}
 	now := s.now()
-	err = s.DB.WithContext(ctx).Create(&models.Account{ProviderID: provider, OrganisationID: organisation, Username: username,
+	// A duplicate is the operator's mistake, reported once below: not
+	// also logged as a failed statement.
+	err = models.ExpectDuplicates(s.DB.WithContext(ctx)).Create(&models.Account{ProviderID: provider, OrganisationID: organisation, Username: username,
 		PasswordHash: hash, Scopes: models.NewScopes(scopes...), PasswordChangedAt: now}).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return fmt.Errorf("account %q of provider %q already exists (use reset-password)", username, provider)

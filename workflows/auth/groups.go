@@ -48,7 +48,7 @@ func (s *Service) RegisterGroup(ctx context.Context, name string, kinds []string
 		EventKinds: models.NewScopes(kinds...), SecretHash: s.Keyring.MAC(credentials.PurposeGroupSecret, secret),
 		CreatedBy: acc, CreatedAt: s.now(),
 	}
-	if err := models.Conn(ctx, s.DB).Create(&g).Error; err != nil {
+	if err := models.ExpectDuplicates(models.Conn(ctx, s.DB)).Create(&g).Error; err != nil {
 		if errors.Is(err, gorm.ErrDuplicatedKey) {
 			return nil, "", status.New(status.AlreadyExists, "your organisation already has a group named %q", name)
 		}

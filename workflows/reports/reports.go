@@ -44,11 +44,19 @@ var Schema = &qpar.Schema{
 		{Path: "state", Column: "deadlines.state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
 		{Path: "started_at", Column: "deadlines.started_at", Kind: qpar.Time, Sortable: true},
 		{Path: "due_at", Column: "deadlines.due_at", Kind: qpar.Time, Sortable: true},
+		// urgency puts what needs acting on first: sorted by it and then
+		// by due_at, OVERDUE comes first, then DUE_SOON, then the rest,
+		// each by due date (the deadline page's default order).
+		{Path: "urgency", Column: urgencyColumn, Kind: qpar.Integer, Sortable: true},
 	},
 	DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
 	DefaultPageSize: 50,
 	MaxPageSize:     1000,
 }
+
+// urgencyColumn ranks a deadline's state: 0 OVERDUE, 1 DUE_SOON, 2 any
+// other (running, suspended or closed).
+const urgencyColumn = "(CASE deadlines.state WHEN 'OVERDUE' THEN 0 WHEN 'DUE_SOON' THEN 1 ELSE 2 END)"
 
 // Viewer is whose deadlines a report shows: an organisation of a provider,
 // or, with All, every document (of ProviderID when set): operators at the
