@@ -326,7 +326,7 @@ func TestWorkflowsGraphCommand(t *testing.T) {
 		t.Fatalf("dot: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCmd(t, env, "workflows", "graph", "NOTIFICATION", "-format", "mermaid")
-	if code != exitOK || !strings.Contains(out, "ACKNOWLEDGED --> CONSENTED : DECISION (callerUndecided)") {
+	if code != exitOK || !strings.Contains(out, "ACKNOWLEDGED --> CONSENTED : DECISION (callerMayDecide)") {
 		t.Fatalf("mermaid: exit %d\n%s", code, out)
 	}
 	if code, _, _ := runCmd(t, env, "workflows", "graph", "unicorn"); code != exitUsage {
