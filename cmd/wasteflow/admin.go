@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -166,7 +167,7 @@ func accountFlags(cmd string, fs *flag.FlagSet) *accountOpts {
 	case "create-account":
 		o.organisation = fs.String("organisation", "", "organisation id")
 		o.username = fs.String("username", "", "username")
-		o.scopes = fs.String("scopes", "", "comma-separated scopes")
+		o.scopes = fs.String("scopes", "", "comma-separated scopes, of "+scopeNames())
 		o.passwordStdin = stdinFlag()
 	case "reset-password":
 		o.username = fs.String("username", "", "username")
@@ -339,4 +340,13 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 
 func auditFlags(fs *flag.FlagSet) (provider *string) {
 	return fs.String("provider", "", "the provider whose document number it is (when a number exists for several)")
+}
+
+// scopeNames lists the scopes an account or application can hold.
+func scopeNames() string {
+	names := make([]string, 0, len(rules.Scopes))
+	for _, s := range rules.Scopes {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
 }
