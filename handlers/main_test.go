@@ -1,0 +1,20 @@
+package handlers_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/alexedwards/argon2id"
+
+	"github.com/wasteflow/wasteflow/workflows/credentials"
+)
+
+// TestMain hashes passwords with argon2id's smallest parameters: every
+// test server applies the fixture's dozen accounts and every test logs in
+// several of them, and what these tests check is the HTTP face, not the
+// hash's cost (workflows/credentials tests the production parameters,
+// which the PHC strings carry, so a stored hash verifies either way).
+func TestMain(m *testing.M) {
+	credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+	os.Exit(m.Run())
+}
