@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -84,7 +85,7 @@ func newSpellingProbe(req reflect.Type, query bool) *spellingProbe {
 			name = string(unicode.ToLower(r)) + sf.Name[n:]
 		}
 		add(name)
-		add(snakeCase(name))
+		add(codec.SnakeCase(name))
 	}
 	p.t = reflect.StructOf(fields)
 	return p
@@ -148,7 +149,7 @@ func spell(field, description string, sent map[string]any) (string, string) {
 		name, key := m[1], m[1]
 		obj, _ := node.(map[string]any)
 		if _, ok := obj[name]; !ok {
-			if s := snakeCase(name); s != name {
+			if s := codec.SnakeCase(name); s != name {
 				if _, ok := obj[s]; ok {
 					key = s
 				}
@@ -241,21 +242,6 @@ func replaceWord(s, old, repl string) string {
 		}
 		s = s[end:]
 	}
-}
-
-// snakeCase is the codec's input alias of a lowerCamel name.
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // lowerCamel is the field name a snake_case key stands for.

@@ -303,7 +303,7 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 	// snake_case aliases are input-only; a real field name always wins.
 	for i := range ti.fields {
 		f := &ti.fields[i]
-		if s := snakeCase(f.name); s != f.name {
+		if s := SnakeCase(f.name); s != f.name {
 			if _, taken := ti.byName[s]; !taken {
 				ti.byName[s] = f
 			}
@@ -312,10 +312,11 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 	return nil
 }
 
-// snakeCase derives the proto field name from its lowerCamel JSON name, the
+// SnakeCase derives the proto field name from its lowerCamel JSON name, the
 // inverse of protoc's json_name rule: "documentId" -> "document_id",
-// "nInt32" -> "n_int32" (digits stay with the preceding letters).
-func snakeCase(s string) string {
+// "nInt32" -> "n_int32" (digits stay with the preceding letters). The
+// codec accepts both spellings.
+func SnakeCase(s string) string {
 	var sb strings.Builder
 	for i, r := range s {
 		if unicode.IsUpper(r) {

@@ -17,8 +17,8 @@ func TestSnakeCase(t *testing.T) {
 		"a1B2":       "a1_b2",
 		"x":          "x",
 	} {
-		if got := snakeCase(in); got != want {
-			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		if got := SnakeCase(in); got != want {
+			t.Errorf("SnakeCase(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
