@@ -54,10 +54,10 @@ var serviceAccess = map[string]struct {
 func withAccess(ops []Operation) []Operation {
 	for i := range ops {
 		op := &ops[i]
+		if unscoped[op.FullName()] {
+			op.Scope = ""
+		}
 		if op.Security != AccessToken || unscoped[op.FullName()] {
-			if unscoped[op.FullName()] {
-				op.Scope = ""
-			}
 			continue
 		}
 		a, ok := serviceAccess[op.Package+"."+op.Service]
