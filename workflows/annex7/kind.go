@@ -2,7 +2,6 @@ package annex7
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
@@ -44,9 +43,9 @@ type Annex7Document struct {
 
 // NewKind registers the Annex VII document with the runner.
 func NewKind() *documents.Kind {
-	return &documents.Kind{
-		Def:      Definition,
-		IDPrefix: "a7_",
+	return documents.KindOf[a.Annex7, Annex7Document]{
+		Declaration: declaration,
+		IDPrefix:    "a7_",
 		NumberPrefix: func(country string, at time.Time) string {
 			if country == "" {
 				country = "XX"
@@ -55,22 +54,13 @@ func NewKind() *documents.Kind {
 		},
 		NumberFormat: "country of the arranger, A7, year, sequence: DE-A7-2026-000001",
 		ContainerKey: "annex7",
-		NewData:      func() any { return new(a.Annex7) },
-		Parties: func(data any) []engine.Party {
-			var out []engine.Party
-			for _, p := range a.Parties(&data.(*a.Annex7).Content) {
-				out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
-			}
-			return out
-		},
+		Parties:      func(d *a.Annex7) []engine.Party { return engine.PartiesOf(a.Parties(&d.Content)) },
 		Document:     document,
-		DocumentType: reflect.TypeFor[Annex7Document](),
 		Codes:        a.Codes,
-	}
+	}.Kind()
 }
 
-func document(v *documents.View) any {
-	d := v.Data.(*a.Annex7)
+func document(v *documents.View, d *a.Annex7) *Annex7Document {
 	doc := &Annex7Document{
 		Header: v.Header(), Trailer: v.Trailer(),
 		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,

@@ -55,17 +55,25 @@ type CreateInput struct {
 }
 
 // Definition is the Annex VII machine (domain/workflows.md section 4).
-var Definition = &engine.Definition{
+var Definition = declaration.Build()
+
+// The kind's functions see the document as a *a.Annex7 (engine.On), and each
+// intent its block as the type it takes.
+type (
+	on            = engine.On[a.Annex7]
+	intent[I any] = engine.IntentOf[a.Annex7, I]
+)
+
+// declaration is the machine with its types.
+var declaration = &engine.Declaration[a.Annex7]{
 	Kind:    Kind,
 	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack, a.Withdrawn},
 	Initial: a.Draft,
 	Private: []string{a.Draft},
 	Final:   []string{a.Completed, a.TakenBack, a.Withdrawn},
-	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
+	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
 		Summary: "create an Annex VII document (DRAFT); the caller's organisation is the arranger",
-		Input:   func() any { return new(CreateInput) },
-		Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-			in := ev.Input.(*CreateInput)
+		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 			if o, _ := ev.Dir(ev.Caller.Org); o.Kind != "company" {
 				return nil, status.New(status.PermissionDenied, "only companies arrange shipments")
 			}
@@ -77,37 +85,32 @@ var Definition = &engine.Definition{
 			}
 			return append(a.Check(&in.Content, kindOf(ev.Dir), false, ev.Now), takeBackReference(ev, &in.Content)...), nil
 		},
-		Apply: func(ev *engine.Eval) error {
-			in := ev.Input.(*CreateInput)
-			doc(ev).Content, doc(ev).Metadata = in.Content, in.Metadata
+		Apply: func(ev *on, in *CreateInput) error {
+			ev.Doc.Content, ev.Doc.Metadata = in.Content, in.Metadata
 			return nil
 		}},
-	Intents: []engine.Intent{
-		{Name: IntentSubmission, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
+	Intents: []engine.Step[a.Annex7]{
+		intent[a.Content]{Name: IntentSubmission, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "announce the shipment (at least 2 working days before it starts)",
-			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Announced}},
-			Input:       func() any { return new(a.Content) }, Validate: validateAnnouncement,
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
-				d.Content, d.AnnouncedAt = *ev.Input.(*a.Content), &ev.Now
+			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Announced}}, Validate: validateAnnouncement,
+			Apply: func(ev *on, in *a.Content) error {
+				d := ev.Doc
+				d.Content, d.AnnouncedAt = *in, &ev.Now
 				return nil
 			}},
-		{Name: IntentCorrection, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
+		intent[a.Content]{Name: IntentCorrection, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "correct the announcement before a carrier took the waste over",
-			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}},
-			Input:       func() any { return new(a.Content) }, Validate: validateAnnouncement,
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
+			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}}, Validate: validateAnnouncement,
+			Apply: func(ev *on, in *a.Content) error {
+				d := ev.Doc
 				d.Corrections = append(d.Corrections, a.CorrectionRecord{At: ev.Now, Previous: d.Content})
-				d.Content = *ev.Input.(*a.Content)
+				d.Content = *in
 				return nil
 			}},
-		{Name: IntentCarrierTransfer, Operation: company + "SetAnnex7CarrierTransfer", Block: "carrierTransfer", Roles: []string{shipment.RoleCarrier},
+		intent[a.CarrierTransfer]{Name: IntentCarrierTransfer, Operation: company + "SetAnnex7CarrierTransfer", Block: "carrierTransfer", Roles: []string{shipment.RoleCarrier},
 			Summary:     "a carrier takes the waste over (each announced carrier once, in turn)",
 			Transitions: []engine.Transition{{From: []string{a.Announced, a.InTransit}, To: a.InTransit, Guard: "callerNotTransferred"}},
-			Input:       func() any { return new(a.CarrierTransfer) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in := ev.Input.(*a.CarrierTransfer)
+			Validate: func(ev *on, in *a.CarrierTransfer) ([]engine.BusinessError, error) {
 				if in.CarrierOrganisationID == "" {
 					in.CarrierOrganisationID = ev.Caller.Org
 				}
@@ -115,151 +118,152 @@ var Definition = &engine.Definition{
 					return nil, status.New(status.PermissionDenied, "a carrier records its own transfer: carrierOrganisationId must be %q", ev.Caller.Org)
 				}
 				if in.MeansOfTransport == "" {
-					for _, c := range doc(ev).Content.Carriers {
+					for _, c := range ev.Doc.Content.Carriers {
 						if c.OrganisationID == ev.Caller.Org {
 							in.MeansOfTransport = c.MeansOfTransport
 						}
 					}
 				}
-				return shipment.PastDate("carrierTransfer.transferDate", in.TransferDate, place(ev, ev.Caller.Org), ev.Now, doc(ev).LastHandOver(), "the announced date of shipment or the previous transfer"), nil
+				return shipment.PastDate("carrierTransfer.transferDate", in.TransferDate, place(ev, ev.Caller.Org), ev.Now, ev.Doc.LastHandOver(), "the announced date of shipment or the previous transfer"), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
-				d.CarrierTransfers = append(d.CarrierTransfers, ev.Input.(*a.CarrierTransfer).Record(ev.Now))
+			Apply: func(ev *on, in *a.CarrierTransfer) error {
+				d := ev.Doc
+				d.CarrierTransfers = append(d.CarrierTransfers, in.Record(ev.Now))
 				return nil
 			}},
-		{Name: IntentConsigneeCertificate, Operation: company + "SetAnnex7ConsigneeCertificate", Block: "consigneeCertificate", Roles: []string{shipment.RoleConsignee},
+		intent[a.ReceiptCertificate]{Name: IntentConsigneeCertificate, Operation: company + "SetAnnex7ConsigneeCertificate", Block: "consigneeCertificate", Roles: []string{shipment.RoleConsignee},
 			Summary:     "the consignee certifies receipt of the waste",
 			Transitions: []engine.Transition{{From: []string{a.InTransit}, To: a.ReceivedByConsignee}},
 			Effects: []engine.Effect{ // the certificate is due 3 working days after the receipt it states
 				{Op: engine.Start, Rule: ruleReceipt, Party: partyConsignee, Since: "consigneeReceivedOn"},
 				{Op: engine.Stop, Rule: ruleReceipt, Party: partyConsignee},
-			},
-			Input: func() any { return new(a.ReceiptCertificate) }, Validate: validateReceipt("consigneeCertificate"),
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).ConsigneeCertificate = ev.Input.(*a.ReceiptCertificate).Record(ev.Now)
+			}, Validate: validateReceipt("consigneeCertificate"),
+			Apply: func(ev *on, in *a.ReceiptCertificate) error {
+				ev.Doc.ConsigneeCertificate = in.Record(ev.Now)
 				return nil
 			}},
-		{Name: IntentFacilityCertificate, Operation: company + "SetAnnex7FacilityCertificate", Block: "facilityCertificate", Roles: []string{shipment.RoleFacility},
+		intent[a.ReceiptCertificate]{Name: IntentFacilityCertificate, Operation: company + "SetAnnex7FacilityCertificate", Block: "facilityCertificate", Roles: []string{shipment.RoleFacility},
 			Summary:     "the recovery facility or laboratory certifies receipt; the certificate of completion falls due",
 			Transitions: []engine.Transition{{From: []string{a.InTransit, a.ReceivedByConsignee}, To: a.ReceivedByFacility}},
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleReceipt, Party: partyFacility, Since: "facilityReceivedOn"},
 				{Op: engine.Stop, Rule: ruleReceipt, Party: partyFacility},
 				{Op: engine.Start, Rule: ruleCompletion, Since: "facilityReceivedOn"},
-			},
-			Input: func() any { return new(a.ReceiptCertificate) }, Validate: validateReceipt("facilityCertificate"),
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).FacilityCertificate = ev.Input.(*a.ReceiptCertificate).Record(ev.Now)
+			}, Validate: validateReceipt("facilityCertificate"),
+			Apply: func(ev *on, in *a.ReceiptCertificate) error {
+				ev.Doc.FacilityCertificate = in.Record(ev.Now)
 				return nil
 			}},
-		{Name: IntentCertificateOfCompletion, Operation: company + "SetAnnex7CertificateOfCompletion", Block: "certificateOfCompletion", Roles: []string{shipment.RoleFacility},
+		intent[a.CertificateOfCompletion]{Name: IntentCertificateOfCompletion, Operation: company + "SetAnnex7CertificateOfCompletion", Block: "certificateOfCompletion", Roles: []string{shipment.RoleFacility},
 			Summary:     "the facility certifies that the recovery is completed; closes the document",
 			Transitions: []engine.Transition{{From: []string{a.ReceivedByFacility}, To: a.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
-			Input:       func() any { return new(a.CertificateOfCompletion) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				return a.CheckCompletion(ev.Input.(*a.CertificateOfCompletion), doc(ev), place(ev, ev.Caller.Org), ev.Now), nil
+			Validate: func(ev *on, in *a.CertificateOfCompletion) ([]engine.BusinessError, error) {
+				return a.CheckCompletion(in, ev.Doc, place(ev, ev.Caller.Org), ev.Now), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).CertificateOfCompletion = ev.Input.(*a.CertificateOfCompletion).Record(ev.Now)
+			Apply: func(ev *on, in *a.CertificateOfCompletion) error {
+				ev.Doc.CertificateOfCompletion = in.Record(ev.Now)
 				return nil
 			},
 			// A completed take-back shipment marks its original TAKEN_BACK.
 			Then: []engine.Chain{{Ref: "takeBackOf", Intent: IntentTakeBackCompleted}}},
-		{Name: IntentTakeBack, Operation: company + "SetAnnex7TakeBack", Block: "takeBack", Roles: []string{a.RoleArranger},
+		intent[a.TakeBack]{Name: IntentTakeBack, Operation: company + "SetAnnex7TakeBack", Block: "takeBack", Roles: []string{a.RoleArranger},
 			Summary:     "initiate the take-back of a shipment that cannot be completed; a new Annex VII document with takeBackOf carries it out",
 			Transitions: []engine.Transition{{From: []string{a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility}, To: a.TakeBackInitiated}},
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleTakeBack},
 				{Op: engine.Cancel, Rule: ruleCompletion},
 			},
-			Input: func() any { return new(a.TakeBack) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				if strings.TrimSpace(ev.Input.(*a.TakeBack).Reason) == "" {
+			Validate: func(ev *on, in *a.TakeBack) ([]engine.BusinessError, error) {
+				if strings.TrimSpace(in.Reason) == "" {
 					return shipment.Missing("takeBack.reason", "a take-back needs a reason"), nil
 				}
 				return nil, nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
-				d.TakeBacks = append(d.TakeBacks, a.TakeBackRecord{Reason: ev.Input.(*a.TakeBack).Reason, At: ev.Now})
+			Apply: func(ev *on, in *a.TakeBack) error {
+				d := ev.Doc
+				d.TakeBacks = append(d.TakeBacks, a.TakeBackRecord{Reason: in.Reason, At: ev.Now})
 				return nil
 			}},
-		{Name: IntentTakeBackCompleted, System: true,
+		intent[engine.Chained]{Name: IntentTakeBackCompleted, System: true,
 			Summary:     "the Annex VII document carrying out the take-back completed (fired by its CERTIFICATE_OF_COMPLETION)",
 			Transitions: []engine.Transition{{From: []string{a.TakeBackInitiated}, To: a.TakenBack}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleTakeBack}},
-			Apply: func(ev *engine.Eval) error {
-				if tb, by := doc(ev).OpenTakeBack(), ev.Input.(engine.Chained); tb != nil {
-					tb.CompletedAt, tb.CompletedBy = ev.Now, by.DocID
+			Apply: func(ev *on, in *engine.Chained) error {
+				if tb := ev.Doc.OpenTakeBack(); tb != nil {
+					tb.CompletedAt, tb.CompletedBy = ev.Now, in.DocID
 				}
 				return nil
 			}},
-		{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{a.RoleArranger},
+		intent[shipment.Withdrawal]{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{a.RoleArranger},
 			Summary:     "withdraw a draft never announced (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
 			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Withdrawn}},
-			Input:       func() any { return new(shipment.Withdrawal) },
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).Withdrawal = &shipment.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*shipment.Withdrawal).Reason}
-				ev.Note = strings.TrimSpace("draft withdrawn before announcement. " + ev.Input.(*shipment.Withdrawal).Reason)
+			Apply: func(ev *on, in *shipment.Withdrawal) error {
+				ev.Doc.Withdrawal = &shipment.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: in.Reason}
+				ev.Note = strings.TrimSpace("draft withdrawn before announcement. " + in.Reason)
 				return nil
 			}},
 	},
-	Guards: map[string]func(*engine.Eval) bool{
-		"callerNotTransferred": func(ev *engine.Eval) bool { return !doc(ev).HasTransferred(ev.Caller.Org) },
+	Guards: map[string]func(*on) bool{
+		"callerNotTransferred": func(ev *on) bool { return !ev.Doc.HasTransferred(ev.Caller.Org) },
 	},
 	Rules: []engine.Rule{
 		{Name: ruleReceipt, LegalBasis: "Art. 18 Regulation (EU) 2024/1157 (Annex VII, box 14); service interface section 8", Days: 3, Working: true, Party: partyConsignee},
 		{Name: ruleCompletion, LegalBasis: "Art. 15(4) and 18 Regulation (EU) 2024/1157; service interface section 8", Until: "completionCertificateDue", Party: partyFacility},
 		{Name: ruleTakeBack, LegalBasis: "Art. 22(2) Regulation (EU) 2024/1157", Days: 90, Party: partyArranger},
 	},
-	Selectors: map[string]func(*engine.Eval) []engine.Party{
-		partyArranger: func(ev *engine.Eval) []engine.Party {
-			return []engine.Party{{Org: doc(ev).Content.Arranger.OrganisationID, Role: a.RoleArranger}}
+	Selectors: map[string]func(*on) []engine.Party{
+		partyArranger: func(ev *on) []engine.Party {
+			return []engine.Party{{Org: ev.Doc.Content.Arranger.OrganisationID, Role: a.RoleArranger}}
 		},
-		partyConsignee: func(ev *engine.Eval) []engine.Party {
-			return []engine.Party{{Org: doc(ev).Content.Consignee.OrganisationID, Role: shipment.RoleConsignee}}
+		partyConsignee: func(ev *on) []engine.Party {
+			return []engine.Party{{Org: ev.Doc.Content.Consignee.OrganisationID, Role: shipment.RoleConsignee}}
 		},
-		partyFacility: func(ev *engine.Eval) []engine.Party {
-			return []engine.Party{{Org: doc(ev).Content.Facility.OrganisationID, Role: shipment.RoleFacility}}
+		partyFacility: func(ev *on) []engine.Party {
+			return []engine.Party{{Org: ev.Doc.Content.Facility.OrganisationID, Role: shipment.RoleFacility}}
 		},
 	},
-	Dates: map[string]func(*engine.Eval) string{
-		"consigneeReceivedOn": func(ev *engine.Eval) string {
-			if c := doc(ev).ConsigneeCertificate; c != nil {
+	Dates: map[string]func(*on) string{
+		"consigneeReceivedOn": func(ev *on) string {
+			if c := ev.Doc.ConsigneeCertificate; c != nil {
 				return c.ReceivedOn
 			}
 			return ""
 		},
-		"facilityReceivedOn": func(ev *engine.Eval) string {
-			if c := doc(ev).FacilityCertificate; c != nil {
+		"facilityReceivedOn": func(ev *on) string {
+			if c := ev.Doc.FacilityCertificate; c != nil {
 				return c.ReceivedOn
 			}
 			return ""
 		},
-		"completionCertificateDue": func(ev *engine.Eval) string { return doc(ev).CompletionCertificateDue() },
+		"completionCertificateDue": func(ev *on) string { return ev.Doc.CompletionCertificateDue() },
 	},
-	Refs: map[string]func(*engine.Eval) string{
-		"takeBackOf": func(ev *engine.Eval) string {
-			if in, ok := ev.Input.(*CreateInput); ok { // on create the data is still empty
+	Refs: map[string]func(*on) string{
+		"takeBackOf": func(ev *on) string {
+			if in, ok := engine.InputOf[CreateInput](ev.Eval); ok { // on create the data is still empty
 				return in.Content.TakeBackOf
 			}
-			if in, ok := ev.Input.(*a.Content); ok {
+			if in, ok := engine.InputOf[a.Content](ev.Eval); ok {
 				return in.TakeBackOf
 			}
-			return doc(ev).Content.TakeBackOf
+			return ev.Doc.Content.TakeBackOf
 		},
 	},
 }
 
-func doc(ev *engine.Eval) *a.Annex7 { return ev.Data.(*a.Annex7) }
+// arranger is the arranger of a related Annex VII document.
+func arranger(r *engine.Related) string {
+	if d, ok := engine.DataOf[*a.Annex7](r); ok {
+		return d.Content.Arranger.OrganisationID
+	}
+	return ""
+}
 
 func kindOf(dir engine.Directory) shipment.Directory {
 	return func(id string) (string, bool) { o, ok := dir(id); return o.Kind, ok }
 }
 
-func place(ev *engine.Eval, org string) calendar.Place {
+func place(ev *on, org string) calendar.Place {
 	o, _ := ev.Dir(org)
 	return calendar.Place{Country: o.Country, Region: o.Region}
 }
@@ -267,8 +271,8 @@ func place(ev *engine.Eval, org string) calendar.Place {
 // validateAnnouncement checks a SUBMISSION or CORRECTION: the content in
 // full, green-listed, for recovery, the arranger unchanged, the prior
 // notice (when the date is new), the take-back reference.
-func validateAnnouncement(ev *engine.Eval) ([]engine.BusinessError, error) {
-	c, d := ev.Input.(*a.Content), doc(ev)
+func validateAnnouncement(ev *on, c *a.Content) ([]engine.BusinessError, error) {
+	d := ev.Doc
 	var berrs []engine.BusinessError
 	if c.Arranger.OrganisationID == "" {
 		c.Arranger.OrganisationID = d.Content.Arranger.OrganisationID
@@ -286,8 +290,8 @@ func validateAnnouncement(ev *engine.Eval) ([]engine.BusinessError, error) {
 
 // takeBackReference: takeBackOf must name an Annex VII document of the
 // same arranger whose take-back was initiated; it cannot change later.
-func takeBackReference(ev *engine.Eval, c *a.Content) []engine.BusinessError {
-	if ev.DocID != "" && c.TakeBackOf != doc(ev).Content.TakeBackOf {
+func takeBackReference(ev *on, c *a.Content) []engine.BusinessError {
+	if ev.DocID != "" && c.TakeBackOf != ev.Doc.Content.TakeBackOf {
 		return []engine.BusinessError{{Code: a.ErrTakeBackReference, Field: "annex7.takeBackOf", Message: "takeBackOf is fixed when the document is created"}}
 	}
 	if c.TakeBackOf == "" {
@@ -297,7 +301,7 @@ func takeBackReference(ev *engine.Eval, c *a.Content) []engine.BusinessError {
 	switch {
 	case orig == nil || orig.Kind != Kind:
 		return []engine.BusinessError{{Code: a.ErrTakeBackReference, Field: "annex7.takeBackOf", Message: "no Annex VII document " + c.TakeBackOf + " of yours"}}
-	case orig.Data.(*a.Annex7).Content.Arranger.OrganisationID != c.Arranger.OrganisationID:
+	case arranger(orig) != c.Arranger.OrganisationID:
 		return []engine.BusinessError{{Code: a.ErrTakeBackReference, Field: "annex7.takeBackOf", Message: "the original shipment has another arranger"}}
 	case orig.State != a.TakeBackInitiated:
 		return []engine.BusinessError{{Code: a.ErrTakeBackReference, Field: "annex7.takeBackOf", Message: "the take-back of " + c.TakeBackOf + " has not been initiated (state " + orig.State + ")"}}
@@ -307,10 +311,9 @@ func takeBackReference(ev *engine.Eval, c *a.Content) []engine.BusinessError {
 
 // validateReceipt checks a receipt certificate: a date that happened, not
 // before the shipment started.
-func validateReceipt(block string) func(ev *engine.Eval) ([]engine.BusinessError, error) {
-	return func(ev *engine.Eval) ([]engine.BusinessError, error) {
-		in := ev.Input.(*a.ReceiptCertificate)
-		k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", in.ReceivedOn, place(ev, ev.Caller.Org), ev.Now, doc(ev).Content.ActualDateOfShipment, "the announced date of shipment")}
+func validateReceipt(block string) func(ev *on, in *a.ReceiptCertificate) ([]engine.BusinessError, error) {
+	return func(ev *on, in *a.ReceiptCertificate) ([]engine.BusinessError, error) {
+		k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", in.ReceivedOn, place(ev, ev.Caller.Org), ev.Now, ev.Doc.Content.ActualDateOfShipment, "the announced date of shipment")}
 		k.Quantity(block+".quantity", in.Quantity)
 		return k.Errors, nil
 	}

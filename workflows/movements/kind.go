@@ -2,7 +2,6 @@ package movements
 
 import (
 	"fmt"
-	"reflect"
 
 	m "github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -51,36 +50,24 @@ type MovementDocument struct {
 // NewKind registers the movement with the runner, as a child of the
 // notification.
 func NewKind() *documents.Kind {
-	return &documents.Kind{
-		Def:          Definition,
+	return documents.KindOf[m.Movement, MovementDocument]{
+		Declaration:  declaration,
 		IDPrefix:     "mvt_",
 		NumberFormat: "the notification's number, M and the sequence number: DE-2026-000001-M001",
 		ContainerKey: "movement",
-		NewData:      func() any { return new(m.Movement) },
-		Parties: func(data any) []engine.Party {
-			var out []engine.Party
-			for _, p := range data.(*m.Movement).Parties() {
-				out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
-			}
-			return out
-		},
+		Parties:      func(d *m.Movement) []engine.Party { return engine.PartiesOf(d.Parties()) },
 		Document:     document,
-		DocumentType: reflect.TypeFor[MovementDocument](),
 		Codes:        m.Codes,
 		NotByIntent:  true,
-		Parent: &documents.Parent{
-			Kind:   "NOTIFICATION",
-			Intent: IntentCreateMovement,
-			Ref:    func(input any) string { return input.(*CreateInput).NotificationID },
-			Number: func(parent string, data any) string {
-				return fmt.Sprintf("%s-M%03d", parent, data.(*m.Movement).Template.SequenceNumber)
-			},
-		},
-	}
+		Parent: documents.ParentOf("NOTIFICATION", IntentCreateMovement,
+			func(in *CreateInput) string { return in.NotificationID },
+			func(parent string, d *m.Movement) string {
+				return fmt.Sprintf("%s-M%03d", parent, d.Template.SequenceNumber)
+			}),
+	}.Kind()
 }
 
-func document(v *documents.View) any {
-	d := v.Data.(*m.Movement)
+func document(v *documents.View, d *m.Movement) *MovementDocument {
 	doc := &MovementDocument{
 		Header: v.Header(), Trailer: v.Trailer(),
 		NotificationID: d.NotificationID, MovementTemplate: d.Template, CorrectionOpen: d.CorrectionOpen, Corrections: d.Corrections,

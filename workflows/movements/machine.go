@@ -63,26 +63,34 @@ var (
 )
 
 // Definition is the movement machine (domain/workflows.md section 5).
-var Definition = &engine.Definition{
+var Definition = declaration.Build()
+
+// The kind's functions see the document as a *m.Movement (engine.On), and each
+// intent its block as the type it takes.
+type (
+	on            = engine.On[m.Movement]
+	intent[I any] = engine.IntentOf[m.Movement, I]
+)
+
+// declaration is the machine with its types.
+var declaration = &engine.Declaration[m.Movement]{
 	Kind:    Kind,
 	States:  []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Completed, m.Rejected, m.TakeBackOrdered, m.TakenBack},
 	Initial: m.Submitted,
 	Final:   []string{m.Completed, m.TakenBack},
-	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
+	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
 		Summary: "announce one shipment under a consented notification (SUBMITTED)",
-		Input:   func() any { return new(CreateInput) },
-		Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-			in := ev.Input.(*CreateInput)
+		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 			return m.CheckTemplate(&in.Template, under(ev, true, "")), nil
 		},
-		Apply: func(ev *engine.Eval) error {
-			in, d := ev.Input.(*CreateInput), doc(ev)
+		Apply: func(ev *on, in *CreateInput) error {
+			d := ev.Doc
 			d.Snapshot(ev.Parent.ID, notification(ev))
 			d.Template, d.Metadata = in.Template, in.Metadata
 			return nil
 		}},
-	Intents: []engine.Intent{
-		{Name: IntentTemplate, Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
+	Intents: []engine.Step[m.Movement]{
+		intent[m.Template]{Name: IntentTemplate, Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
 			Transitions: []engine.Transition{
 				{From: []string{m.Submitted}, To: m.Submitted, Guard: "underConsent"}, {From: []string{m.Acknowledged}, To: m.Acknowledged, Guard: "underConsent"},
@@ -90,9 +98,8 @@ var Definition = &engine.Definition{
 				{From: []string{m.ReceivedByConsignee}, To: m.ReceivedByConsignee, Guard: "correctionOpen"},
 				{From: []string{m.ReceivedByFacility}, To: m.ReceivedByFacility, Guard: "correctionOpen"},
 			},
-			Input: func() any { return new(m.Template) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				t, d := ev.Input.(*m.Template), doc(ev)
+			Validate: func(ev *on, in *m.Template) ([]engine.BusinessError, error) {
+				t, d := in, ev.Doc
 				if t.SequenceNumber == 0 {
 					t.SequenceNumber = d.Template.SequenceNumber
 				}
@@ -101,31 +108,29 @@ var Definition = &engine.Definition{
 				}
 				return m.CheckTemplate(t, under(ev, false, d.Template.ActualDateOfShipment)), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
+			Apply: func(ev *on, in *m.Template) error {
+				d := ev.Doc
 				d.Corrections = append(d.Corrections, m.CorrectionRecord{At: ev.Now, Previous: d.Template})
-				d.Template, d.CorrectionOpen = *ev.Input.(*m.Template), false
+				d.Template, d.CorrectionOpen = *in, false
 				return nil
 			}},
-		{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: authorities,
+		intent[n.Acknowledgement]{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: authorities,
 			Summary:     "a concerned authority acknowledges the movement document",
 			Transitions: []engine.Transition{{From: []string{m.Submitted}, To: m.Acknowledged}},
-			Input:       func() any { return new(n.Acknowledgement) },
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
-				d.Acknowledgements = append(d.Acknowledgements, m.AcknowledgementRecord{AuthorityOrganisationID: ev.Caller.Org, Remarks: ev.Input.(*n.Acknowledgement).Remarks, At: ev.Now})
+			Apply: func(ev *on, in *n.Acknowledgement) error {
+				d := ev.Doc
+				d.Acknowledgements = append(d.Acknowledgements, m.AcknowledgementRecord{AuthorityOrganisationID: ev.Caller.Org, Remarks: in.Remarks, At: ev.Now})
 				return nil
 			}},
-		{Name: IntentCarrierTransport, Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
+		intent[m.CarrierTransport]{Name: IntentCarrierTransport, Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
 			Summary: "a carrier of the movement takes custody (each carrier once, in turn)",
 			Transitions: []engine.Transition{
 				// The first carrier starts the shipment: only under a consent in force.
 				{From: []string{m.Submitted, m.Acknowledged}, To: m.InTransit, Guard: "startUnderConsent"},
 				{From: []string{m.InTransit}, To: m.InTransit, Guard: "callerNoLeg"},
 			},
-			Input: func() any { return new(m.CarrierTransport) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
+			Validate: func(ev *on, in *m.CarrierTransport) ([]engine.BusinessError, error) {
+				d := ev.Doc
 				if in.CarrierOrganisationID == "" {
 					in.CarrierOrganisationID = ev.Caller.Org
 				}
@@ -139,29 +144,26 @@ var Definition = &engine.Definition{
 				}
 				return shipment.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, place(ev, ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in, d := ev.Input.(*m.CarrierTransport), doc(ev)
+			Apply: func(ev *on, in *m.CarrierTransport) error {
+				d := ev.Doc
 				d.Legs = append(d.Legs, m.LegRecord{CarrierOrganisationID: in.CarrierOrganisationID, MeansOfTransport: in.MeansOfTransport, VehicleID: in.VehicleID, TakenOverOn: in.TakenOverOn, At: ev.Now})
 				return nil
 			}},
-		{Name: IntentConsigneeReception, Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
+		intent[m.ConsigneeReception]{Name: IntentConsigneeReception, Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
 			Summary:     "the consignee certifies receipt",
 			Transitions: []engine.Transition{{From: []string{m.InTransit}, To: m.ReceivedByConsignee}},
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleReceipt, Party: partyConsignee, Since: "consigneeReceivedOn"},
 				{Op: engine.Stop, Rule: ruleReceipt, Party: partyConsignee},
 			},
-			Input: func() any { return new(m.ConsigneeReception) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in := ev.Input.(*m.ConsigneeReception)
+			Validate: func(ev *on, in *m.ConsigneeReception) ([]engine.BusinessError, error) {
 				return receipt(ev, "consigneeReception", in.ReceivedOn, in.Quantity), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in := ev.Input.(*m.ConsigneeReception)
-				doc(ev).Consignee = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, At: ev.Now}
+			Apply: func(ev *on, in *m.ConsigneeReception) error {
+				ev.Doc.Consignee = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, At: ev.Now}
 				return nil
 			}},
-		{Name: IntentFacilityReception, Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
+		intent[m.FacilityReception]{Name: IntentFacilityReception, Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
 			Summary:     "the facility certifies receipt (the completion certificate falls due) or rejects the shipment (REJECTED)",
 			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee}, Target: "facilityOutcome", Targets: []string{m.ReceivedByFacility, m.Rejected}}},
 			Effects: []engine.Effect{
@@ -169,42 +171,35 @@ var Definition = &engine.Definition{
 				{Op: engine.Stop, Rule: ruleReceipt, Party: partyFacility},
 				{Op: engine.Start, Rule: ruleCompletion, Since: "facilityReceivedOn", When: "!facilityRejected"},
 			},
-			Input: func() any { return new(m.FacilityReception) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in := ev.Input.(*m.FacilityReception)
+			Validate: func(ev *on, in *m.FacilityReception) ([]engine.BusinessError, error) {
 				if in.Rejected && strings.TrimSpace(in.Reason) == "" {
 					return shipment.Missing("facilityReception.reason", "a rejection needs a reason"), nil
 				}
 				return receipt(ev, "facilityReception", in.ReceivedOn, in.Quantity), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in := ev.Input.(*m.FacilityReception)
-				doc(ev).Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
+			Apply: func(ev *on, in *m.FacilityReception) error {
+				ev.Doc.Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
 				return nil
 			}},
-		{Name: IntentFacilityCompletion, Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
+		intent[m.FacilityCompletion]{Name: IntentFacilityCompletion, Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
 			Summary:     "the facility certifies the recovery or disposal completed, with one of the notified operations",
 			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
-			Input:       func() any { return new(m.FacilityCompletion) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				return m.CheckCompletion(ev.Input.(*m.FacilityCompletion), doc(ev), place(ev, ev.Caller.Org), ev.Now), nil
+			Validate: func(ev *on, in *m.FacilityCompletion) ([]engine.BusinessError, error) {
+				return m.CheckCompletion(in, ev.Doc, place(ev, ev.Caller.Org), ev.Now), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in := ev.Input.(*m.FacilityCompletion)
-				doc(ev).Completion = &m.CompletionRecord{CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
+			Apply: func(ev *on, in *m.FacilityCompletion) error {
+				ev.Doc.Completion = &m.CompletionRecord{CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
 				return nil
 			}},
-		{Name: IntentSignal, Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
+		intent[m.Signal]{Name: IntentSignal, Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
 			Summary:     "CONFIRM (recorded; the authority of dispatch's on a TAKE_BACK_ORDERED movement: the waste is back), REJECT, or REQUEST_CORRECTION of the template",
 			Transitions: signalTransitions(),
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleTakeBack, When: "takenBack"},
 				{Op: engine.Cancel, Rule: ruleCompletion, When: "rejected"}, // no completion for a rejected shipment
 			},
-			Input: func() any { return new(m.Signal) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in := ev.Input.(*m.Signal)
+			Validate: func(ev *on, in *m.Signal) ([]engine.BusinessError, error) {
 				switch {
 				case in.Type == m.SignalUnspecified:
 					return shipment.Missing("movementSignal.type", "CONFIRM, REJECT or REQUEST_CORRECTION"), nil
@@ -213,8 +208,8 @@ var Definition = &engine.Definition{
 				}
 				return nil, nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in, d := ev.Input.(*m.Signal), doc(ev)
+			Apply: func(ev *on, in *m.Signal) error {
+				d := ev.Doc
 				d.Signals = append(d.Signals, m.SignalRecord{AuthorityOrganisationID: ev.Caller.Org, Type: in.Type, Reason: in.Reason, At: ev.Now})
 				switch {
 				case in.Type == m.SignalRequestCorrection:
@@ -224,16 +219,14 @@ var Definition = &engine.Definition{
 				}
 				return nil
 			}},
-		{Name: IntentTakeBack, Operation: authority + "SetMovementTakeBack", Block: "takeBack", Roles: []string{shipment.RoleAuthorityDispatch},
+		intent[m.TakeBack]{Name: IntentTakeBack, Operation: authority + "SetMovementTakeBack", Block: "takeBack", Roles: []string{shipment.RoleAuthorityDispatch},
 			Summary:     "the authority of dispatch orders the waste back (90 days or the agreed date)",
 			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected}, To: m.TakeBackOrdered}},
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleTakeBack},
 				{Op: engine.Cancel, Rule: ruleCompletion},
 			},
-			Input: func() any { return new(m.TakeBack) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				in := ev.Input.(*m.TakeBack)
+			Validate: func(ev *on, in *m.TakeBack) ([]engine.BusinessError, error) {
 				if strings.TrimSpace(in.Reason) == "" {
 					return shipment.Missing("takeBack.reason", "a take-back order needs a reason"), nil
 				}
@@ -245,33 +238,32 @@ var Definition = &engine.Definition{
 				}
 				return nil, nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in := ev.Input.(*m.TakeBack)
-				doc(ev).TakeBack = &m.TakeBackRecord{AuthorityOrganisationID: ev.Caller.Org, Reason: in.Reason, DueOn: in.DueOn, At: ev.Now}
+			Apply: func(ev *on, in *m.TakeBack) error {
+				ev.Doc.TakeBack = &m.TakeBackRecord{AuthorityOrganisationID: ev.Caller.Org, Reason: in.Reason, DueOn: in.DueOn, At: ev.Now}
 				return nil
 			}},
 	},
-	Guards: map[string]func(*engine.Eval) bool{
-		"correctionOpen": func(ev *engine.Eval) bool { return doc(ev).CorrectionOpen },
+	Guards: map[string]func(*on) bool{
+		"correctionOpen": func(ev *on) bool { return ev.Doc.CorrectionOpen },
 		// The notification is still consented (CONSENTED, or CHANGE_REQUESTED,
 		// when shipments go on under the terms in force): not expired,
 		// cancelled or closed.
 		"underConsent":      underConsent,
-		"startUnderConsent": func(ev *engine.Eval) bool { return underConsent(ev) && !doc(ev).HasLeg(ev.Caller.Org) },
-		"callerNoLeg":       func(ev *engine.Eval) bool { return !doc(ev).HasLeg(ev.Caller.Org) },
-		"facilityRejected":  func(ev *engine.Eval) bool { f := doc(ev).Facility; return f != nil && f.Rejected },
-		"takenBack":         func(ev *engine.Eval) bool { return ev.State == m.TakenBack },
-		"rejected":          func(ev *engine.Eval) bool { return ev.State == m.Rejected },
+		"startUnderConsent": func(ev *on) bool { return underConsent(ev) && !ev.Doc.HasLeg(ev.Caller.Org) },
+		"callerNoLeg":       func(ev *on) bool { return !ev.Doc.HasLeg(ev.Caller.Org) },
+		"facilityRejected":  func(ev *on) bool { f := ev.Doc.Facility; return f != nil && f.Rejected },
+		"takenBack":         func(ev *on) bool { return ev.State == m.TakenBack },
+		"rejected":          func(ev *on) bool { return ev.State == m.Rejected },
 	},
-	Targets: map[string]func(*engine.Eval) string{
-		"facilityOutcome": func(ev *engine.Eval) string {
-			if f := doc(ev).Facility; f != nil && f.Rejected {
+	Targets: map[string]func(*on) string{
+		"facilityOutcome": func(ev *on) string {
+			if f := ev.Doc.Facility; f != nil && f.Rejected {
 				return m.Rejected
 			}
 			return m.ReceivedByFacility
 		},
-		"signalOutcome": func(ev *engine.Eval) string {
-			in, _ := ev.Input.(*m.Signal)
+		"signalOutcome": func(ev *on) string {
+			in, _ := engine.InputOf[m.Signal](ev.Eval)
 			switch {
 			case in != nil && in.Type == m.SignalReject && ev.State != m.TakeBackOrdered:
 				return m.Rejected
@@ -286,26 +278,26 @@ var Definition = &engine.Definition{
 		{Name: ruleCompletion, LegalBasis: "Art. 15(4) and 16(1)(f) Regulation (EU) 2024/1157; service interface section 8", Until: "completionCertificateDue", Party: partyFacility},
 		{Name: ruleTakeBack, LegalBasis: "Art. 22(2) Regulation (EU) 2024/1157", Until: "takeBackDue", Party: partyNotifier},
 	},
-	Selectors: map[string]func(*engine.Eval) []engine.Party{
-		partyNotifier:  func(ev *engine.Eval) []engine.Party { return role(ev, n.RoleNotifier) },
-		partyConsignee: func(ev *engine.Eval) []engine.Party { return role(ev, shipment.RoleConsignee) },
-		partyFacility:  func(ev *engine.Eval) []engine.Party { return role(ev, shipment.RoleFacility) },
+	Selectors: map[string]func(*on) []engine.Party{
+		partyNotifier:  func(ev *on) []engine.Party { return role(ev, n.RoleNotifier) },
+		partyConsignee: func(ev *on) []engine.Party { return role(ev, shipment.RoleConsignee) },
+		partyFacility:  func(ev *on) []engine.Party { return role(ev, shipment.RoleFacility) },
 	},
-	Dates: map[string]func(*engine.Eval) string{
-		"consigneeReceivedOn": func(ev *engine.Eval) string {
-			if r := doc(ev).Consignee; r != nil {
+	Dates: map[string]func(*on) string{
+		"consigneeReceivedOn": func(ev *on) string {
+			if r := ev.Doc.Consignee; r != nil {
 				return r.ReceivedOn
 			}
 			return ""
 		},
-		"facilityReceivedOn": func(ev *engine.Eval) string {
-			if r := doc(ev).Facility; r != nil {
+		"facilityReceivedOn": func(ev *on) string {
+			if r := ev.Doc.Facility; r != nil {
 				return r.ReceivedOn
 			}
 			return ""
 		},
-		"completionCertificateDue": func(ev *engine.Eval) string { return doc(ev).CompletionCertificateDue() },
-		"takeBackDue":              func(ev *engine.Eval) string { return doc(ev).TakeBackDue() },
+		"completionCertificateDue": func(ev *on) string { return ev.Doc.CompletionCertificateDue() },
+		"takeBackDue":              func(ev *on) string { return ev.Doc.TakeBackDue() },
 	},
 }
 
@@ -327,36 +319,39 @@ func signalTransitions() []engine.Transition {
 }
 
 // confirmsReturn: the authority of dispatch confirms a take-back done.
-func confirmsReturn(ev *engine.Eval) bool {
-	in, _ := ev.Input.(*m.Signal)
-	d := doc(ev)
+func confirmsReturn(ev *on) bool {
+	in, _ := engine.InputOf[m.Signal](ev.Eval)
+	d := ev.Doc
 	return in != nil && in.Type == m.SignalConfirm && d.TakeBack != nil && ev.State == m.TakeBackOrdered &&
 		slices.Contains(ev.Caller.Roles, shipment.RoleAuthorityDispatch)
 }
 
-func underConsent(ev *engine.Eval) bool {
+func underConsent(ev *on) bool {
 	return ev.Parent != nil && (ev.Parent.State == n.Consented || ev.Parent.State == n.ChangeRequested)
 }
 
-func doc(ev *engine.Eval) *m.Movement { return ev.Data.(*m.Movement) }
-
-func notification(ev *engine.Eval) *n.Notification { return ev.Parent.Data.(*n.Notification) }
-
-func role(ev *engine.Eval, r string) []engine.Party {
-	return []engine.Party{{Org: doc(ev).Org(r), Role: r}}
+// notification is the movement's notification (the runner loads it with
+// every evaluation of a movement).
+func notification(ev *on) *n.Notification {
+	nf, _ := engine.DataOf[*n.Notification](ev.Parent)
+	return nf
 }
 
-func place(ev *engine.Eval, org string) calendar.Place {
+func role(ev *on, r string) []engine.Party {
+	return []engine.Party{{Org: ev.Doc.Org(r), Role: r}}
+}
+
+func place(ev *on, org string) calendar.Place {
 	o, _ := ev.Dir(org)
 	return calendar.Place{Country: o.Country, Region: o.Region}
 }
 
 // under gathers what a template is checked against.
-func under(ev *engine.Eval, create bool, previousDate string) m.Under {
+func under(ev *on, create bool, previousDate string) m.Under {
 	nf := notification(ev)
 	others := make([]*m.Movement, 0, len(ev.Siblings))
 	for _, s := range ev.Siblings {
-		if o, ok := s.Data.(*m.Movement); ok {
+		if o, ok := engine.DataOf[*m.Movement](s); ok {
 			others = append(others, o)
 		}
 	}
@@ -365,8 +360,8 @@ func under(ev *engine.Eval, create bool, previousDate string) m.Under {
 }
 
 // receipt: a date that happened, not before the shipment date, and a quantity.
-func receipt(ev *engine.Eval, block, date string, q shipment.Quantity) []engine.BusinessError {
-	k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, doc(ev).Template.ActualDateOfShipment, "the shipment date")}
+func receipt(ev *on, block, date string, q shipment.Quantity) []engine.BusinessError {
+	k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, ev.Doc.Template.ActualDateOfShipment, "the shipment date")}
 	k.Quantity(block+".quantity", q)
 	return k.Errors
 }

@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -44,18 +43,16 @@ type NotificationDocument struct {
 
 // NewKind registers the notification with the runner.
 func NewKind() *documents.Kind {
-	return &documents.Kind{
-		Def:          Definition,
+	return documents.KindOf[n.Notification, NotificationDocument]{
+		Declaration:  declaration,
 		IDPrefix:     "ntf_",
 		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-%d", orXX(country), at.Year()) },
 		NumberFormat: "country of the notifier, year, sequence: DE-2026-000001",
 		ContainerKey: "notification",
-		NewData:      func() any { return new(n.Notification) },
-		Parties:      func(data any) []engine.Party { return parties(n.Parties(&data.(*n.Notification).Content)) },
+		Parties:      func(d *n.Notification) []engine.Party { return engine.PartiesOf(n.Parties(&d.Content)) },
 		Document:     document,
-		DocumentType: reflect.TypeFor[NotificationDocument](),
 		Codes:        n.BusinessErrorCodes,
-	}
+	}.Kind()
 }
 
 func orXX(country string) string {
@@ -65,8 +62,7 @@ func orXX(country string) string {
 	return country
 }
 
-func document(v *documents.View) any {
-	d := v.Data.(*n.Notification)
+func document(v *documents.View, d *n.Notification) *NotificationDocument {
 	doc := &NotificationDocument{
 		Header: v.Header(), Trailer: v.Trailer(),
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
@@ -76,7 +72,7 @@ func document(v *documents.View) any {
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {
-		s, ok := c.Data.(n.Shipped)
+		s, ok := engine.DataOf[n.Shipped](&c.Related)
 		if !ok {
 			continue
 		}

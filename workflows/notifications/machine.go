@@ -74,42 +74,48 @@ type CreateInput struct {
 }
 
 // Definition is the notification machine (domain/workflows.md section 3).
-var Definition = &engine.Definition{
+var Definition = declaration.Build()
+
+// The kind's functions see the document as a *n.Notification (engine.On), and each
+// intent its block as the type it takes.
+type (
+	on            = engine.On[n.Notification]
+	intent[I any] = engine.IntentOf[n.Notification, I]
+)
+
+// declaration is the machine with its types.
+var declaration = &engine.Declaration[n.Notification]{
 	Kind: Kind,
 	States: []string{n.Draft, n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested,
 		n.Objected, n.Expired, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Initial: n.Draft,
 	Private: []string{n.Draft},
 	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed, n.Withdrawn},
-	Create: &engine.Intent{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
+	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
 		Summary:  "create a notification (DRAFT); the caller's organisation is the notifier",
-		Input:    func() any { return new(CreateInput) },
 		Validate: validateCreate,
-		Apply: func(ev *engine.Eval) error {
-			in := ev.Input.(*CreateInput)
-			doc(ev).Content, doc(ev).Metadata = in.Content, in.Metadata
+		Apply: func(ev *on, in *CreateInput) error {
+			ev.Doc.Content, ev.Doc.Metadata = in.Content, in.Metadata
 			return nil
 		}},
-	Intents: []engine.Intent{
-		{Name: IntentSubmission, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
+	Intents: []engine.Step[n.Notification]{
+		intent[n.Content]{Name: IntentSubmission, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary:     "file the notification",
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Submitted}},
-			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleAcknowledgement}},
-			Input:       func() any { return new(n.Content) }, Validate: validateContent,
-			Apply: func(ev *engine.Eval) error { doc(ev).Content = *ev.Input.(*n.Content); return nil }},
-		{Name: IntentCorrection, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
+			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleAcknowledgement}}, Validate: validateContent,
+			Apply: func(ev *on, in *n.Content) error { ev.Doc.Content = *in; return nil }},
+		intent[n.Content]{Name: IntentCorrection, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary: "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
 			Transitions: []engine.Transition{
 				{From: []string{n.Submitted}, To: n.Submitted},
 				{From: []string{n.Acknowledged}, To: n.Acknowledged},
 				{From: []string{n.InformationRequested}, To: n.InformationRequested},
-			},
-			Input: func() any { return new(n.Content) }, Validate: validateCorrection,
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyCorrection(*ev.Input.(*n.Content), ev.State, ev.Now)
+			}, Validate: validateCorrection,
+			Apply: func(ev *on, in *n.Content) error {
+				ev.Doc.ApplyCorrection(*in, ev.State, ev.Now)
 				return nil
 			}},
-		{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: []string{n.RoleAuthorityDestination},
+		intent[n.Acknowledgement]{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: []string{n.RoleAuthorityDestination},
 			Summary: "acknowledge receipt (not consent); in ACKNOWLEDGED it accepts a pending correction",
 			Transitions: []engine.Transition{
 				{From: []string{n.Submitted}, To: n.Acknowledged},
@@ -119,12 +125,11 @@ var Definition = &engine.Definition{
 				{Op: engine.Stop, Rule: ruleAcknowledgement, Party: partyCaller},
 				{Op: engine.Restart, Rule: ruleDecision},
 			},
-			Input: func() any { return new(n.Acknowledgement) },
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyAcknowledgement(ev.Caller.Org, *ev.Input.(*n.Acknowledgement), ev.Now)
+			Apply: func(ev *on, in *n.Acknowledgement) error {
+				ev.Doc.ApplyAcknowledgement(ev.Caller.Org, *in, ev.Now)
 				return nil
 			}},
-		{Name: IntentRequestInformation, Operation: authority + "SetRequestInformation", Block: "requestInformation", Roles: anyAuthority,
+		intent[n.RequestInformation]{Name: IntentRequestInformation, Operation: authority + "SetRequestInformation", Block: "requestInformation", Roles: anyAuthority,
 			Summary:     "ask the notifier for information; suspends every running decision period",
 			Transitions: []engine.Transition{{From: []string{n.Submitted, n.Acknowledged, n.InformationRequested}, To: n.InformationRequested}},
 			Effects: []engine.Effect{
@@ -132,114 +137,108 @@ var Definition = &engine.Definition{
 				{Op: engine.Suspend, Rule: ruleDecision},
 				{Op: engine.Restart, Rule: ruleInformation},
 			},
-			Input: func() any { return new(n.RequestInformation) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				if len(ev.Input.(*n.RequestInformation).Questions) == 0 {
+			Validate: func(ev *on, in *n.RequestInformation) ([]engine.BusinessError, error) {
+				if len(in.Questions) == 0 {
 					return shipment.Missing("requestInformation.questions", "at least one question is required"), nil
 				}
 				return nil, nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyRequestInformation(ev.Caller.Org, *ev.Input.(*n.RequestInformation), ev.State, ev.Now)
+			Apply: func(ev *on, in *n.RequestInformation) error {
+				ev.Doc.ApplyRequestInformation(ev.Caller.Org, *in, ev.State, ev.Now)
 				return nil
 			}},
-		{Name: IntentReplyToRequestInfo, Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
+		intent[n.ReplyToRequestInformation]{Name: IntentReplyToRequestInfo, Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
 			Summary:     "answer the open information request; complete: true resumes the decision periods",
 			Transitions: []engine.Transition{{From: []string{n.InformationRequested}, Target: "afterReply", Targets: []string{n.InformationRequested, n.Submitted, n.Acknowledged}}},
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleInformation, When: "!informationOpen"},
 				{Op: engine.Resume, Rule: ruleDecision, When: "!informationOpen"},
 			},
-			Input: func() any { return new(n.ReplyToRequestInformation) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
-				if len(ev.Input.(*n.ReplyToRequestInformation).Answers) == 0 {
+			Validate: func(ev *on, in *n.ReplyToRequestInformation) ([]engine.BusinessError, error) {
+				if len(in.Answers) == 0 {
 					return shipment.Missing("replyToRequestInformation.answers", "at least one answer is required"), nil
 				}
 				return nil, nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).ApplyReply(*ev.Input.(*n.ReplyToRequestInformation), ev.Now)
+			Apply: func(ev *on, in *n.ReplyToRequestInformation) error {
+				ev.Doc.ApplyReply(*in, ev.Now)
 				return nil
 			}},
-		{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
+		intent[n.Decision]{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
 			Summary:     "consent, consent with conditions, or object; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerMayDecide"}},
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
 				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
-			},
-			Input: func() any { return new(n.Decision) }, Validate: validateDecision,
-			Apply: func(ev *engine.Eval) error {
+			}, Validate: validateDecision,
+			Apply: func(ev *on, in *n.Decision) error {
 				role := ""
 				for _, r := range ev.Caller.Roles { // the caller's authority role
 					if slices.Contains(anyAuthority, r) {
 						role = r
 					}
 				}
-				if doc(ev).ApplyDecision(ev.Caller.Org, role, *ev.Input.(*n.Decision), false, ev.Now) {
-					ev.Note = periodExtended(doc(ev))
+				if ev.Doc.ApplyDecision(ev.Caller.Org, role, *in, false, ev.Now) {
+					ev.Note = periodExtended(ev.Doc)
 				}
 				return nil
 			}},
-		{Name: IntentTacitConsent, System: true,
+		intent[engine.Party]{Name: IntentTacitConsent, System: true,
 			Summary:     "a transit authority's decision period expired: tacit consent",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented}, Guard: "tacitConsentDue"}},
 			Effects: []engine.Effect{
 				{Op: engine.Lapse, Rule: ruleDecision, Party: partyInput},
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
 			},
-			Apply: func(ev *engine.Eval) error {
-				if doc(ev).ApplyDecision(ev.Input.(engine.Party).Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now) {
-					ev.Note = periodExtended(doc(ev))
+			Apply: func(ev *on, in *engine.Party) error {
+				if ev.Doc.ApplyDecision(in.Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now) {
+					ev.Note = periodExtended(ev.Doc)
 				}
 				return nil
 			}},
-		{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
+		intent[n.RequestForChange]{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
 			Summary:     "ask for a change of the consented terms; shipments go on under the existing terms",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.ChangeRequested}},
-			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}},
-			Input:       func() any { return new(n.RequestForChange) }, Validate: validateChange,
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
-				d.ApplyRequestForChange(*ev.Input.(*n.RequestForChange), ev.Now)
+			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}}, Validate: validateChange,
+			Apply: func(ev *on, in *n.RequestForChange) error {
+				d := ev.Doc
+				d.ApplyRequestForChange(*in, ev.Now)
 				ev.Note = fmt.Sprintf("change request %d proposes new %s; the terms in force stay until every authority accepts",
 					len(d.ChangeRequests), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
 				return nil
 			}},
-		{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
+		intent[n.ReplyToRequestForChange]{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
 			Summary:     "accept, accept with conditions, or reject the change; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.ChangeRequested}, Target: "afterChangeReply", Targets: []string{n.ChangeRequested, n.Consented}, Guard: "callerNotRepliedToChange"}},
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller},
 				{Op: engine.Restart, Rule: ruleValidity, When: "consentEndMoved"},
-			},
-			Input: func() any { return new(n.ReplyToRequestForChange) }, Validate: validateChangeReply,
-			Apply: func(ev *engine.Eval) error {
-				d := doc(ev)
+			}, Validate: validateChangeReply,
+			Apply: func(ev *on, in *n.ReplyToRequestForChange) error {
+				d := ev.Doc
 				i := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open })
-				d.ApplyChangeReply(ev.Caller.Org, *ev.Input.(*n.ReplyToRequestForChange), ev.Now)
+				d.ApplyChangeReply(ev.Caller.Org, *in, ev.Now)
 				if i >= 0 && !d.ChangeRequests[i].Open { // this reply closed the request
 					ev.Note = changeOutcome(i+1, &d.ChangeRequests[i])
 				}
 				return nil
 			}},
-		{Name: IntentCreateMovement, Operation: company + "CreateMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
+		intent[engine.None]{Name: IntentCreateMovement, Operation: company + "CreateMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary:     "announce a shipment under the consent: creates a movement document (CreateMovementTemplate)",
 			Creates:     "MOVEMENT",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented, Guard: "shipmentLeft"}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested, Guard: "shipmentLeft"}}},
-		{Name: IntentArticle15, Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
+		intent[n.FacilityCompletionArticle15]{Name: IntentArticle15, Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
 			Summary:     "a pre-consented facility (Art. 14) states the operations completed and closes the dossier (Art. 15)",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
 			Effects: []engine.Effect{
 				{Op: engine.Cancel, Rule: ruleChangeReply},
 				{Op: engine.Stop, Rule: ruleValidity},
 			},
-			Input: func() any { return new(n.FacilityCompletionArticle15) },
-			Validate: func(ev *engine.Eval) ([]engine.BusinessError, error) {
+			Validate: func(ev *on, in *n.FacilityCompletionArticle15) ([]engine.BusinessError, error) {
 				var done n.MovementsDone
 				for _, c := range ev.Children {
-					switch mv, _ := c.Data.(*movement.Movement); {
+					switch mv, _ := engine.DataOf[*movement.Movement](c); {
 					case c.State == movement.Completed:
 						done.Completed++
 						if mv != nil && mv.Completion != nil {
@@ -249,91 +248,91 @@ var Definition = &engine.Definition{
 						done.Open = append(done.Open, c.Number+" ("+c.State+")")
 					}
 				}
-				return n.CheckArticle15(ev.Input.(*n.FacilityCompletionArticle15), &doc(ev).Content, localToday(ev), done), nil
+				return n.CheckArticle15(in, &ev.Doc.Content, localToday(ev), done), nil
 			},
-			Apply: func(ev *engine.Eval) error {
-				in := ev.Input.(*n.FacilityCompletionArticle15)
-				doc(ev).Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
+			Apply: func(ev *on, in *n.FacilityCompletionArticle15) error {
+				ev.Doc.Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
 				return nil
 			}},
-		{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
+		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
 			Effects: []engine.Effect{
 				{Op: engine.Cancel, Rule: ruleChangeReply},
 				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
 				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
-			},
-			Input: func() any { return new(n.NotificationSignal) }, Validate: validateSignal,
-			Apply: func(ev *engine.Eval) error {
-				if doc(ev).ApplySignal(ev.Caller.Org, *ev.Input.(*n.NotificationSignal), ev.Now) {
-					ev.Note = periodExtended(doc(ev))
+			}, Validate: validateSignal,
+			Apply: func(ev *on, in *n.NotificationSignal) error {
+				if ev.Doc.ApplySignal(ev.Caller.Org, *in, ev.Now) {
+					ev.Note = periodExtended(ev.Doc)
 				}
 				return nil
 			}},
-		{Name: IntentConsentValidityExpiry, System: true,
+		intent[engine.None]{Name: IntentConsentValidityExpiry, System: true,
 			Summary:     "the consent's validity ended",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested}, To: n.Expired, Guard: "consentExpired"}},
 			Effects: []engine.Effect{
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
 			}},
-		{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{n.RoleNotifier},
+		intent[n.Withdrawal]{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{n.RoleNotifier},
 			Summary:     "withdraw a draft never filed (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Withdrawn}},
-			Input:       func() any { return new(n.Withdrawal) },
-			Apply: func(ev *engine.Eval) error {
-				doc(ev).Withdrawal = &n.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: ev.Input.(*n.Withdrawal).Reason}
-				ev.Note = strings.TrimSpace("draft withdrawn before filing. " + ev.Input.(*n.Withdrawal).Reason)
+			Apply: func(ev *on, in *n.Withdrawal) error {
+				ev.Doc.Withdrawal = &n.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: in.Reason}
+				ev.Note = strings.TrimSpace("draft withdrawn before filing. " + in.Reason)
 				return nil
 			}},
 	},
-	Guards: map[string]func(*engine.Eval) bool{
-		"correctionPending":        func(ev *engine.Eval) bool { return doc(ev).PendingCorrection() != nil },
-		"preConsentedFacility":     func(ev *engine.Eval) bool { return doc(ev).Content.Facility.PreConsented },
-		"callerMayDecide":          func(ev *engine.Eval) bool { ok, _ := doc(ev).MayDecide(ev.Caller.Org); return ok },
-		"shipmentLeft":             func(ev *engine.Eval) bool { ok, _ := shipmentLeft(ev); return ok },
-		"callerNotRepliedToChange": func(ev *engine.Eval) bool { return !doc(ev).HasRepliedToChange(ev.Caller.Org) },
-		"informationOpen":          func(ev *engine.Eval) bool { return doc(ev).OpenInformationRequest() != nil },
-		"consented":                func(ev *engine.Eval) bool { return ev.State == n.Consented },
-		"objected":                 func(ev *engine.Eval) bool { return ev.State == n.Objected },
-		"revalidated":              func(ev *engine.Eval) bool { return ev.State == n.Consented },
-		"consentEndMoved":          func(ev *engine.Eval) bool { return doc(ev).ConsentEndMoved() },
-		"consentExpired": func(ev *engine.Eval) bool {
-			return ev.Overdue(ruleValidity, doc(ev).Content.Notifier.OrganisationID) || doc(ev).ConsentExpired(ev.Now)
+	Guards: map[string]func(*on) bool{
+		"correctionPending":        func(ev *on) bool { return ev.Doc.PendingCorrection() != nil },
+		"preConsentedFacility":     func(ev *on) bool { return ev.Doc.Content.Facility.PreConsented },
+		"callerMayDecide":          func(ev *on) bool { ok, _ := ev.Doc.MayDecide(ev.Caller.Org); return ok },
+		"shipmentLeft":             func(ev *on) bool { ok, _ := shipmentLeft(ev); return ok },
+		"callerNotRepliedToChange": func(ev *on) bool { return !ev.Doc.HasRepliedToChange(ev.Caller.Org) },
+		"informationOpen":          func(ev *on) bool { return ev.Doc.OpenInformationRequest() != nil },
+		"consented":                func(ev *on) bool { return ev.State == n.Consented },
+		"objected":                 func(ev *on) bool { return ev.State == n.Objected },
+		"revalidated":              func(ev *on) bool { return ev.State == n.Consented },
+		"consentEndMoved":          func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
+		"consentExpired": func(ev *on) bool {
+			return ev.Overdue(ruleValidity, ev.Doc.Content.Notifier.OrganisationID) || ev.Doc.ConsentExpired(ev.Now)
 		},
-		"tacitConsentDue": func(ev *engine.Eval) bool {
+		"tacitConsentDue": func(ev *on) bool {
 			// The authority whose period ran out is an undecided transit authority.
-			p, ok := ev.Input.(engine.Party)
+			p, ok := engine.InputOf[engine.Party](ev.Eval)
 			if !ok {
 				return false
 			}
-			d := doc(ev)
+			d := ev.Doc
 			may, _ := d.MayDecide(p.Org) // undecided, and no correction awaits acknowledgement
 			return slices.Contains(n.Authorities(&d.Content), n.Party{OrganisationID: p.Org, Role: n.RoleAuthorityTransit}) &&
 				may && ev.Overdue(ruleDecision, p.Org)
 		},
 	},
 	// Why a guard blocks an intent, for the caller's refusal (400, code 9).
-	Refusals: map[string]func(*engine.Eval) string{
-		"callerMayDecide": func(ev *engine.Eval) string { _, why := doc(ev).MayDecide(ev.Caller.Org); return why },
-		"shipmentLeft":    func(ev *engine.Eval) string { _, why := shipmentLeft(ev); return why },
-		"correctionPending": func(ev *engine.Eval) string {
+	Refusals: map[string]func(*on) string{
+		"callerMayDecide": func(ev *on) string { _, why := ev.Doc.MayDecide(ev.Caller.Org); return why },
+		"shipmentLeft":    func(ev *on) string { _, why := shipmentLeft(ev); return why },
+		"correctionPending": func(ev *on) string {
 			return "no correction awaits acknowledgement: the notification is acknowledged already"
 		},
-		"callerNotRepliedToChange": func(ev *engine.Eval) string {
+		"callerNotRepliedToChange": func(ev *on) string {
 			return ev.Caller.Org + " has replied to the open change request already; an authority replies once"
 		},
-		"preConsentedFacility": func(ev *engine.Eval) string {
+		"preConsentedFacility": func(ev *on) string {
 			return "the facility is not pre-consented (Art. 14): the competent authorities close the notification (CLOSURE)"
 		},
 	},
-	Targets: map[string]func(*engine.Eval) string{
-		"afterReply":       func(ev *engine.Eval) string { return doc(ev).AfterReply() },
-		"afterDecision":    func(ev *engine.Eval) string { return doc(ev).AfterDecision() },
-		"afterChangeReply": func(ev *engine.Eval) string { return doc(ev).AfterChangeReply() },
-		"afterSignal": func(ev *engine.Eval) string {
-			return n.AfterSignal(ev.Input.(*n.NotificationSignal).Type)
+	Targets: map[string]func(*on) string{
+		"afterReply":       func(ev *on) string { return ev.Doc.AfterReply() },
+		"afterDecision":    func(ev *on) string { return ev.Doc.AfterDecision() },
+		"afterChangeReply": func(ev *on) string { return ev.Doc.AfterChangeReply() },
+		"afterSignal": func(ev *on) string {
+			if in, ok := engine.InputOf[n.NotificationSignal](ev.Eval); ok {
+				return n.AfterSignal(in.Type)
+			}
+			return ev.State
 		},
 	},
 	Rules: []engine.Rule{
@@ -343,40 +342,38 @@ var Definition = &engine.Definition{
 		{Name: ruleChangeReply, LegalBasis: "Art. 17(2) Regulation (EU) 2024/1157", Days: 5, Working: true, Party: partyEachAuthority},
 		{Name: ruleValidity, LegalBasis: "Art. 9 and 14 Regulation (EU) 2024/1157", Until: "consentEnd", Party: partyNotifier, OnExpiry: IntentConsentValidityExpiry},
 	},
-	Selectors: map[string]func(*engine.Eval) []engine.Party{
-		partyEachAuthority: func(ev *engine.Eval) []engine.Party { return parties(n.Authorities(&doc(ev).Content)) },
-		partyDestination: func(ev *engine.Eval) []engine.Party {
-			return []engine.Party{{Org: doc(ev).Content.CompetentAuthorities.Destination.OrganisationID, Role: n.RoleAuthorityDestination}}
+	Selectors: map[string]func(*on) []engine.Party{
+		partyEachAuthority: func(ev *on) []engine.Party { return engine.PartiesOf(n.Authorities(&ev.Doc.Content)) },
+		partyDestination: func(ev *on) []engine.Party {
+			return []engine.Party{{Org: ev.Doc.Content.CompetentAuthorities.Destination.OrganisationID, Role: n.RoleAuthorityDestination}}
 		},
-		partyNotifier: func(ev *engine.Eval) []engine.Party {
-			return []engine.Party{{Org: doc(ev).Content.Notifier.OrganisationID, Role: n.RoleNotifier}}
+		partyNotifier: func(ev *on) []engine.Party {
+			return []engine.Party{{Org: ev.Doc.Content.Notifier.OrganisationID, Role: n.RoleNotifier}}
 		},
 		partyCaller: callerParties,
-		partyInput: func(ev *engine.Eval) []engine.Party {
-			if p, ok := ev.Input.(engine.Party); ok {
-				return []engine.Party{p}
+		partyInput: func(ev *on) []engine.Party {
+			if p, ok := engine.InputOf[engine.Party](ev.Eval); ok {
+				return []engine.Party{*p}
 			}
 			return nil
 		},
 	},
-	Dates: map[string]func(*engine.Eval) string{
-		"consentEnd": func(ev *engine.Eval) string { return doc(ev).ConsentValidUntil },
+	Dates: map[string]func(*on) string{
+		"consentEnd": func(ev *on) string { return ev.Doc.ConsentValidUntil },
 	},
 }
-
-func doc(ev *engine.Eval) *n.Notification { return ev.Data.(*n.Notification) }
 
 // shipmentLeft: the movements under the notification leave a shipment and
 // some quantity (guard of CREATE_MOVEMENT; the runner gives every
 // evaluation of the notification its children).
-func shipmentLeft(ev *engine.Eval) (bool, string) {
+func shipmentLeft(ev *on) (bool, string) {
 	var shipped []n.Shipped
 	for _, c := range ev.Children {
-		if s, ok := c.Data.(n.Shipped); ok {
+		if s, ok := engine.DataOf[n.Shipped](c); ok {
 			shipped = append(shipped, s)
 		}
 	}
-	return n.ShipmentLeft(&doc(ev).Content, shipped)
+	return n.ShipmentLeft(&ev.Doc.Content, shipped)
 }
 
 // periodExtended is the audit note of a consent or revalidation that
@@ -385,18 +382,10 @@ func periodExtended(d *n.Notification) string {
 	return "the authorities extended the shipment period: it ends on " + d.Content.ShipmentPeriod.LastDeparture + ", with the consent"
 }
 
-func callerParties(ev *engine.Eval) []engine.Party {
+func callerParties(ev *on) []engine.Party {
 	var out []engine.Party
 	for _, r := range ev.Caller.Roles {
 		out = append(out, engine.Party{Org: ev.Caller.Org, Role: r})
-	}
-	return out
-}
-
-func parties(ps []n.Party) []engine.Party {
-	out := make([]engine.Party, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, engine.Party{Org: p.OrganisationID, Role: p.Role})
 	}
 	return out
 }
@@ -405,8 +394,7 @@ func kindOf(dir engine.Directory) func(string) (string, bool) {
 	return func(id string) (string, bool) { o, ok := dir(id); return o.Kind, ok }
 }
 
-func validateCreate(ev *engine.Eval) ([]engine.BusinessError, error) {
-	in := ev.Input.(*CreateInput)
+func validateCreate(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 	if o, _ := ev.Dir(ev.Caller.Org); o.Kind != "company" {
 		return nil, status.New(status.PermissionDenied, "only companies file notifications")
 	}
@@ -420,8 +408,8 @@ func validateCreate(ev *engine.Eval) ([]engine.BusinessError, error) {
 }
 
 // validateContent checks a filed or corrected notification.
-func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
-	c, notifier := ev.Input.(*n.Content), doc(ev).Content.Notifier.OrganisationID
+func validateContent(ev *on, c *n.Content) ([]engine.BusinessError, error) {
+	notifier := ev.Doc.Content.Notifier.OrganisationID
 	var berrs []engine.BusinessError
 	if c.Notifier.OrganisationID == "" {
 		c.Notifier.OrganisationID = notifier
@@ -435,12 +423,12 @@ func validateContent(ev *engine.Eval) ([]engine.BusinessError, error) {
 
 // validateCorrection checks a correction like a filing, and that it
 // corrects something.
-func validateCorrection(ev *engine.Eval) ([]engine.BusinessError, error) {
-	berrs, err := validateContent(ev)
+func validateCorrection(ev *on, c *n.Content) ([]engine.BusinessError, error) {
+	berrs, err := validateContent(ev, c)
 	if err != nil {
 		return nil, err
 	}
-	return append(berrs, n.CheckCorrection(doc(ev), ev.Input.(*n.Content))...), nil
+	return append(berrs, n.CheckCorrection(ev.Doc, c)...), nil
 }
 
 // changeOutcome says what closing change request number no did.
@@ -460,8 +448,8 @@ func changeOutcome(no int, cr *n.ChangeRequestRecord) string {
 
 // validateChange checks a change request's proposed terms like a
 // submission, and what a change may not do (rules/notification.CheckChange).
-func validateChange(ev *engine.Eval) ([]engine.BusinessError, error) {
-	in, d := ev.Input.(*n.RequestForChange), doc(ev)
+func validateChange(ev *on, in *n.RequestForChange) ([]engine.BusinessError, error) {
+	d := ev.Doc
 	if reflect.ValueOf(in.Proposed).IsZero() {
 		return shipment.Missing("requestForChange.proposed", "the proposed terms are required: the notification content as it would be after the change"), nil
 	}
@@ -474,15 +462,14 @@ func validateChange(ev *engine.Eval) ([]engine.BusinessError, error) {
 	berrs = append(berrs, n.CheckPlaces(p, countryOf)...)
 	var shipped []n.Shipped
 	for _, c := range ev.Children {
-		if s, ok := c.Data.(n.Shipped); ok {
+		if s, ok := engine.DataOf[n.Shipped](c); ok {
 			shipped = append(shipped, s)
 		}
 	}
 	return append(n.Refield(berrs, "requestForChange.proposed."), n.CheckChange(&d.Content, p, shipped)...), nil
 }
 
-func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
-	in := ev.Input.(*n.Decision)
+func validateDecision(ev *on, in *n.Decision) ([]engine.BusinessError, error) {
 	switch in.Type {
 	case n.DecisionConsent, n.DecisionConsentWithConditions, n.DecisionObjection:
 	default:
@@ -499,22 +486,21 @@ func validateDecision(ev *engine.Eval) ([]engine.BusinessError, error) {
 	}
 	if in.ValidUntil != "" {
 		today := localToday(ev)
-		if berrs := n.CheckValidUntil("decision.validUntil", in.ValidUntil, &doc(ev).Content, today, today, in.ExtendsShipmentPeriod); len(berrs) > 0 {
+		if berrs := n.CheckValidUntil("decision.validUntil", in.ValidUntil, &ev.Doc.Content, today, today, in.ExtendsShipmentPeriod); len(berrs) > 0 {
 			return berrs, nil
 		}
 	}
 	// A consent never puts terms in force under which no movement is possible.
-	return n.CheckShippable("decision", &doc(ev).Content, in.ValidUntil), nil
+	return n.CheckShippable("decision", &ev.Doc.Content, in.ValidUntil), nil
 }
 
 // localToday is today at the caller's place.
-func localToday(ev *engine.Eval) string {
+func localToday(ev *on) string {
 	o, _ := ev.Dir(ev.Caller.Org)
 	return ev.Now.In(calendar.Location(o.Country)).Format(time.DateOnly)
 }
 
-func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
-	in := ev.Input.(*n.ReplyToRequestForChange)
+func validateChangeReply(ev *on, in *n.ReplyToRequestForChange) ([]engine.BusinessError, error) {
 	switch in.Result {
 	case n.ChangeAccepted, n.ChangeAcceptedWithConditions, n.ChangeRejected:
 	default:
@@ -529,9 +515,8 @@ func validateChangeReply(ev *engine.Eval) ([]engine.BusinessError, error) {
 	return nil, nil
 }
 
-func validateSignal(ev *engine.Eval) ([]engine.BusinessError, error) {
-	in := ev.Input.(*n.NotificationSignal)
-	d := doc(ev)
+func validateSignal(ev *on, in *n.NotificationSignal) ([]engine.BusinessError, error) {
+	d := ev.Doc
 	switch in.Type {
 	case n.SignalCancellationOfConsent:
 		// Each authority revokes its own consent: the one cancelling consented.
