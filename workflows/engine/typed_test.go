@@ -38,12 +38,17 @@ func typedToy() *engine.Declaration[counter] {
 				}},
 			engine.IntentOf[counter, engine.Party]{Name: "CLOSE", System: true,
 				Transitions: []engine.Transition{{From: []string{"OPEN"}, To: "FULL"}},
-				Apply: func(ev *engine.On[counter], p *engine.Party) error { ev.Doc.By = append(ev.Doc.By, "closed for "+p.Org); return nil }},
+				Apply: func(ev *engine.On[counter], p *engine.Party) error {
+					ev.Doc.By = append(ev.Doc.By, "closed for "+p.Org)
+					return nil
+				}},
 			engine.IntentOf[counter, engine.None]{Name: "NOOP", System: true,
 				Transitions: []engine.Transition{{From: []string{"OPEN"}, To: "OPEN"}}},
 		},
-		Guards:  map[string]func(*engine.On[counter]) bool{"notFull": func(ev *engine.On[counter]) bool { return ev.Doc.Total < 10 }},
-		Targets: map[string]func(*engine.On[counter]) string{"fullness": func(ev *engine.On[counter]) string { return map[bool]string{true: "FULL", false: "OPEN"}[ev.Doc.Total >= 10] }},
+		Guards: map[string]func(*engine.On[counter]) bool{"notFull": func(ev *engine.On[counter]) bool { return ev.Doc.Total < 10 }},
+		Targets: map[string]func(*engine.On[counter]) string{"fullness": func(ev *engine.On[counter]) string {
+			return map[bool]string{true: "FULL", false: "OPEN"}[ev.Doc.Total >= 10]
+		}},
 	}
 }
 
