@@ -41,6 +41,12 @@ type Annex7Document struct {
 	Withdrawal              shipment.Withdrawal       `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
+// CreateInput is what CreateAnnex7 takes.
+type CreateInput struct {
+	Content  a.Content
+	Metadata shipment.Metadata
+}
+
 // NewKind registers the Annex VII document with the runner.
 func NewKind() *documents.Kind {
 	return documents.KindOf[a.Annex7, Annex7Document]{

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
-	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -48,23 +48,12 @@ const (
 	partyFacility  = "FACILITY"
 )
 
-// CreateInput is what CreateAnnex7 takes.
-type CreateInput struct {
-	Content  a.Content
-	Metadata shipment.Metadata
-}
-
-// Definition is the Annex VII machine (domain/workflows.md section 4).
-var Definition = declaration.Build()
-
-// The kind's functions see the document as a *a.Annex7 (engine.On), and each
-// intent its block as the type it takes.
 type (
-	on            = engine.On[a.Annex7]
-	intent[I any] = engine.IntentOf[a.Annex7, I]
+	on            = engine.On[a.Annex7]          // what the kind's functions see
+	intent[I any] = engine.IntentOf[a.Annex7, I] // an intent taking a block of type I
 )
 
-// declaration is the machine with its types.
+// declaration is the Annex VII machine (domain/workflows.md section 4).
 var declaration = &engine.Declaration[a.Annex7]{
 	Kind:    Kind,
 	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack, a.Withdrawn},
@@ -74,7 +63,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
 		Summary: "create an Annex VII document (DRAFT); the caller's organisation is the arranger",
 		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
-			if o, _ := ev.Dir(ev.Caller.Org); o.Kind != "company" {
+			if kind, _ := ev.OrgKind(ev.Caller.Org); kind != "company" {
 				return nil, status.New(status.PermissionDenied, "only companies arrange shipments")
 			}
 			if in.Content.Arranger.OrganisationID == "" {
@@ -83,7 +72,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 			if in.Content.Arranger.OrganisationID != ev.Caller.Org {
 				return nil, status.New(status.PermissionDenied, "the arranger must be your organisation %q", ev.Caller.Org)
 			}
-			return append(a.Check(&in.Content, kindOf(ev.Dir), false, ev.Now), takeBackReference(ev, &in.Content)...), nil
+			return append(a.Check(&in.Content, ev.OrgKind, false, ev.Now), takeBackReference(ev, &in.Content)...), nil
 		},
 		Apply: func(ev *on, in *CreateInput) error {
 			ev.Doc.Content, ev.Doc.Metadata = in.Content, in.Metadata
@@ -124,7 +113,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 						}
 					}
 				}
-				return shipment.PastDate("carrierTransfer.transferDate", in.TransferDate, place(ev, ev.Caller.Org), ev.Now, ev.Doc.LastHandOver(), "the announced date of shipment or the previous transfer"), nil
+				return shipment.PastDate("carrierTransfer.transferDate", in.TransferDate, ev.Place(ev.Caller.Org), ev.Now, ev.Doc.LastHandOver(), "the announced date of shipment or the previous transfer"), nil
 			},
 			Apply: func(ev *on, in *a.CarrierTransfer) error {
 				d := ev.Doc
@@ -159,7 +148,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 			Transitions: []engine.Transition{{From: []string{a.ReceivedByFacility}, To: a.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
 			Validate: func(ev *on, in *a.CertificateOfCompletion) ([]engine.BusinessError, error) {
-				return a.CheckCompletion(in, ev.Doc, place(ev, ev.Caller.Org), ev.Now), nil
+				return a.CheckCompletion(in, ev.Doc, ev.Place(ev.Caller.Org), ev.Now), nil
 			},
 			Apply: func(ev *on, in *a.CertificateOfCompletion) error {
 				ev.Doc.CertificateOfCompletion = in.Record(ev.Now)
@@ -195,14 +184,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 				}
 				return nil
 			}},
-		intent[shipment.Withdrawal]{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{a.RoleArranger},
-			Summary:     "withdraw a draft never announced (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
-			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Withdrawn}},
-			Apply: func(ev *on, in *shipment.Withdrawal) error {
-				ev.Doc.Withdrawal = &shipment.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: in.Reason}
-				ev.Note = strings.TrimSpace("draft withdrawn before announcement. " + in.Reason)
-				return nil
-			}},
+		documents.Withdrawal(a.RoleArranger, a.Draft, a.Withdrawn, "announced", "announcement", func(d *a.Annex7) **shipment.WithdrawalRecord { return &d.Withdrawal }),
 	},
 	Guards: map[string]func(*on) bool{
 		"callerNotTransferred": func(ev *on) bool { return !ev.Doc.HasTransferred(ev.Caller.Org) },
@@ -259,15 +241,6 @@ func arranger(r *engine.Related) string {
 	return ""
 }
 
-func kindOf(dir engine.Directory) shipment.Directory {
-	return func(id string) (string, bool) { o, ok := dir(id); return o.Kind, ok }
-}
-
-func place(ev *on, org string) calendar.Place {
-	o, _ := ev.Dir(org)
-	return calendar.Place{Country: o.Country, Region: o.Region}
-}
-
 // validateAnnouncement checks a SUBMISSION or CORRECTION: the content in
 // full, green-listed, for recovery, the arranger unchanged, the prior
 // notice (when the date is new), the take-back reference.
@@ -280,10 +253,10 @@ func validateAnnouncement(ev *on, c *a.Content) ([]engine.BusinessError, error) 
 	if c.Arranger.OrganisationID != d.Content.Arranger.OrganisationID {
 		berrs = append(berrs, engine.BusinessError{Code: shipment.ErrPartyUnknown, Field: "annex7.arranger.organisationId", Message: "the arranger of an Annex VII document cannot change"})
 	}
-	berrs = append(berrs, a.Check(c, kindOf(ev.Dir), true, ev.Now)...)
-	berrs = append(berrs, a.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...)
+	berrs = append(berrs, a.Check(c, ev.OrgKind, true, ev.Now)...)
+	berrs = append(berrs, a.CheckPlaces(c, ev.Country)...)
 	if d.AnnouncedAt == nil || c.ActualDateOfShipment != d.Content.ActualDateOfShipment {
-		berrs = append(berrs, a.PriorNotice(c, place(ev, c.Arranger.OrganisationID), ev.Now)...)
+		berrs = append(berrs, a.PriorNotice(c, ev.Place(c.Arranger.OrganisationID), ev.Now)...)
 	}
 	return append(berrs, takeBackReference(ev, c)...), nil
 }
@@ -313,7 +286,7 @@ func takeBackReference(ev *on, c *a.Content) []engine.BusinessError {
 // before the shipment started.
 func validateReceipt(block string) func(ev *on, in *a.ReceiptCertificate) ([]engine.BusinessError, error) {
 	return func(ev *on, in *a.ReceiptCertificate) ([]engine.BusinessError, error) {
-		k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", in.ReceivedOn, place(ev, ev.Caller.Org), ev.Now, ev.Doc.Content.ActualDateOfShipment, "the announced date of shipment")}
+		k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", in.ReceivedOn, ev.Place(ev.Caller.Org), ev.Now, ev.Doc.Content.ActualDateOfShipment, "the announced date of shipment")}
 		k.Quantity(block+".quantity", in.Quantity)
 		return k.Errors, nil
 	}

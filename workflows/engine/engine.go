@@ -15,6 +15,8 @@ import (
 
 	"github.com/qmuntal/stateless"
 
+	"github.com/wasteflow/wasteflow/rules/calendar"
+
 	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
@@ -616,4 +618,28 @@ func findIntent(def *Definition, name string) *Intent {
 		}
 	}
 	return nil
+}
+
+// OrgKind is the kind of organisation id ("company", "authority"), when
+// the directory knows it.
+func (ev *Eval) OrgKind(id string) (string, bool) {
+	o, ok := ev.Dir(id)
+	return o.Kind, ok
+}
+
+// Country is organisation id's country ("" when unknown).
+func (ev *Eval) Country(id string) string {
+	o, _ := ev.Dir(id)
+	return o.Country
+}
+
+// Place is where organisation id is, for its working days and local date.
+func (ev *Eval) Place(id string) calendar.Place {
+	o, _ := ev.Dir(id)
+	return calendar.Place{Country: o.Country, Region: o.Region}
+}
+
+// Today is the date (YYYY-MM-DD) at organisation id's place now.
+func (ev *Eval) Today(id string) string {
+	return ev.Now.In(calendar.Location(ev.Country(id))).Format(time.DateOnly)
 }

@@ -47,6 +47,13 @@ type MovementDocument struct {
 	TakeBack           m.TakeBack           `json:"takeBack" doc:"input block of MOVEMENT_TAKE_BACK"`
 }
 
+// CreateInput is what CreateMovementTemplate takes.
+type CreateInput struct {
+	NotificationID string
+	Template       m.Template
+	Metadata       shipment.Metadata
+}
+
 // NewKind registers the movement with the runner, as a child of the
 // notification.
 func NewKind() *documents.Kind {

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wasteflow/wasteflow/rules/calendar"
 	m "github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -50,29 +49,17 @@ const (
 	partyFacility  = "FACILITY"
 )
 
-// CreateInput is what CreateMovementTemplate takes.
-type CreateInput struct {
-	NotificationID string
-	Template       m.Template
-	Metadata       shipment.Metadata
-}
-
 var (
 	authorities = []string{shipment.RoleAuthorityDispatch, shipment.RoleAuthorityDestination, shipment.RoleAuthorityTransit}
 	nonFinal    = []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected, m.TakeBackOrdered}
 )
 
-// Definition is the movement machine (domain/workflows.md section 5).
-var Definition = declaration.Build()
-
-// The kind's functions see the document as a *m.Movement (engine.On), and each
-// intent its block as the type it takes.
 type (
-	on            = engine.On[m.Movement]
-	intent[I any] = engine.IntentOf[m.Movement, I]
+	on            = engine.On[m.Movement]          // what the kind's functions see
+	intent[I any] = engine.IntentOf[m.Movement, I] // an intent taking a block of type I
 )
 
-// declaration is the machine with its types.
+// declaration is the movement machine (domain/workflows.md section 5).
 var declaration = &engine.Declaration[m.Movement]{
 	Kind:    Kind,
 	States:  []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Completed, m.Rejected, m.TakeBackOrdered, m.TakenBack},
@@ -142,7 +129,7 @@ var declaration = &engine.Declaration[m.Movement]{
 						in.MeansOfTransport = c.MeansOfTransport
 					}
 				}
-				return shipment.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, place(ev, ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
+				return shipment.PastDate("carrierTransport.takenOverOn", in.TakenOverOn, ev.Place(ev.Caller.Org), ev.Now, d.LastHandOver(), "the shipment date or the previous leg"), nil
 			},
 			Apply: func(ev *on, in *m.CarrierTransport) error {
 				d := ev.Doc
@@ -186,7 +173,7 @@ var declaration = &engine.Declaration[m.Movement]{
 			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
 			Validate: func(ev *on, in *m.FacilityCompletion) ([]engine.BusinessError, error) {
-				return m.CheckCompletion(in, ev.Doc, place(ev, ev.Caller.Org), ev.Now), nil
+				return m.CheckCompletion(in, ev.Doc, ev.Place(ev.Caller.Org), ev.Now), nil
 			},
 			Apply: func(ev *on, in *m.FacilityCompletion) error {
 				ev.Doc.Completion = &m.CompletionRecord{CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
@@ -231,7 +218,7 @@ var declaration = &engine.Declaration[m.Movement]{
 					return shipment.Missing("takeBack.reason", "a take-back order needs a reason"), nil
 				}
 				if in.DueOn != "" {
-					today := ev.Now.In(calendar.Location(place(ev, ev.Caller.Org).Country)).Format("2006-01-02")
+					today := ev.Today(ev.Caller.Org)
 					if _, err := shipment.ParseDate(in.DueOn); err != nil || in.DueOn <= today {
 						return []engine.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: "takeBack.dueOn", Message: "the agreed date must be a YYYY-MM-DD date after today"}}, nil
 					}
@@ -341,11 +328,6 @@ func role(ev *on, r string) []engine.Party {
 	return []engine.Party{{Org: ev.Doc.Org(r), Role: r}}
 }
 
-func place(ev *on, org string) calendar.Place {
-	o, _ := ev.Dir(org)
-	return calendar.Place{Country: o.Country, Region: o.Region}
-}
-
 // under gathers what a template is checked against.
 func under(ev *on, create bool, previousDate string) m.Under {
 	nf := notification(ev)
@@ -355,13 +337,13 @@ func under(ev *on, create bool, previousDate string) m.Under {
 			others = append(others, o)
 		}
 	}
-	return m.Under{Notification: nf, Others: others, Dir: func(id string) (string, bool) { o, ok := ev.Dir(id); return o.Kind, ok },
-		Notifier: place(ev, nf.Content.Notifier.OrganisationID), Now: ev.Now, PreviousDate: previousDate, Create: create}
+	return m.Under{Notification: nf, Others: others, Dir: ev.OrgKind,
+		Notifier: ev.Place(nf.Content.Notifier.OrganisationID), Now: ev.Now, PreviousDate: previousDate, Create: create}
 }
 
 // receipt: a date that happened, not before the shipment date, and a quantity.
 func receipt(ev *on, block, date string, q shipment.Quantity) []engine.BusinessError {
-	k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", date, place(ev, ev.Caller.Org), ev.Now, ev.Doc.Template.ActualDateOfShipment, "the shipment date")}
+	k := &shipment.Checker{Errors: shipment.PastDate(block+".receivedOn", date, ev.Place(ev.Caller.Org), ev.Now, ev.Doc.Template.ActualDateOfShipment, "the shipment date")}
 	k.Quantity(block+".quantity", q)
 	return k.Errors
 }

@@ -41,6 +41,12 @@ type NotificationDocument struct {
 	Withdrawal                  n.Withdrawal                  `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
+// CreateInput is what CreateSubmission takes.
+type CreateInput struct {
+	Content  n.Content
+	Metadata n.Metadata
+}
+
 // NewKind registers the notification with the runner.
 func NewKind() *documents.Kind {
 	return documents.KindOf[n.Notification, NotificationDocument]{

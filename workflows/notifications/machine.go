@@ -10,12 +10,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -67,23 +66,12 @@ const (
 	ruleValidity        = "CONSENT_VALIDITY"
 )
 
-// CreateInput is what CreateSubmission takes.
-type CreateInput struct {
-	Content  n.Content
-	Metadata n.Metadata
-}
-
-// Definition is the notification machine (domain/workflows.md section 3).
-var Definition = declaration.Build()
-
-// The kind's functions see the document as a *n.Notification (engine.On), and each
-// intent its block as the type it takes.
 type (
-	on            = engine.On[n.Notification]
-	intent[I any] = engine.IntentOf[n.Notification, I]
+	on            = engine.On[n.Notification]          // what the kind's functions see
+	intent[I any] = engine.IntentOf[n.Notification, I] // an intent taking a block of type I
 )
 
-// declaration is the machine with its types.
+// declaration is the notification machine (domain/workflows.md section 3).
 var declaration = &engine.Declaration[n.Notification]{
 	Kind: Kind,
 	States: []string{n.Draft, n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested,
@@ -248,7 +236,7 @@ var declaration = &engine.Declaration[n.Notification]{
 						done.Open = append(done.Open, c.Number+" ("+c.State+")")
 					}
 				}
-				return n.CheckArticle15(in, &ev.Doc.Content, localToday(ev), done), nil
+				return n.CheckArticle15(in, &ev.Doc.Content, ev.Today(ev.Caller.Org), done), nil
 			},
 			Apply: func(ev *on, in *n.FacilityCompletionArticle15) error {
 				ev.Doc.Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
@@ -275,14 +263,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
 			}},
-		intent[n.Withdrawal]{Name: IntentWithdrawal, Operation: company + "SetByIntent", Block: "withdrawal", Roles: []string{n.RoleNotifier},
-			Summary:     "withdraw a draft never filed (our design): it keeps its number and audit trail and leaves the lists; through SetByIntent",
-			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Withdrawn}},
-			Apply: func(ev *on, in *n.Withdrawal) error {
-				ev.Doc.Withdrawal = &n.WithdrawalRecord{OrganisationID: ev.Caller.Org, At: ev.Now, Reason: in.Reason}
-				ev.Note = strings.TrimSpace("draft withdrawn before filing. " + in.Reason)
-				return nil
-			}},
+		documents.Withdrawal(n.RoleNotifier, n.Draft, n.Withdrawn, "filed", "filing", func(d *n.Notification) **n.WithdrawalRecord { return &d.Withdrawal }),
 	},
 	Guards: map[string]func(*on) bool{
 		"correctionPending":        func(ev *on) bool { return ev.Doc.PendingCorrection() != nil },
@@ -390,12 +371,8 @@ func callerParties(ev *on) []engine.Party {
 	return out
 }
 
-func kindOf(dir engine.Directory) func(string) (string, bool) {
-	return func(id string) (string, bool) { o, ok := dir(id); return o.Kind, ok }
-}
-
 func validateCreate(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
-	if o, _ := ev.Dir(ev.Caller.Org); o.Kind != "company" {
+	if kind, _ := ev.OrgKind(ev.Caller.Org); kind != "company" {
 		return nil, status.New(status.PermissionDenied, "only companies file notifications")
 	}
 	if in.Content.Notifier.OrganisationID == "" {
@@ -404,7 +381,7 @@ func validateCreate(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 	if in.Content.Notifier.OrganisationID != ev.Caller.Org {
 		return nil, status.New(status.PermissionDenied, "the notifier must be your organisation %q", ev.Caller.Org)
 	}
-	return n.ValidateDraft(&in.Content, kindOf(ev.Dir), ev.Now), nil
+	return n.ValidateDraft(&in.Content, ev.OrgKind, ev.Now), nil
 }
 
 // validateContent checks a filed or corrected notification.
@@ -417,8 +394,8 @@ func validateContent(ev *on, c *n.Content) ([]engine.BusinessError, error) {
 	if c.Notifier.OrganisationID != notifier {
 		berrs = append(berrs, n.BusinessError{Code: n.ErrPartyUnknown, Field: "notification.notifier.organisationId", Message: "the notifier of a notification cannot change"})
 	}
-	berrs = append(berrs, n.ValidateSubmission(c, kindOf(ev.Dir), ev.Now)...)
-	return append(berrs, n.CheckPlaces(c, func(id string) string { o, _ := ev.Dir(id); return o.Country })...), nil
+	berrs = append(berrs, n.ValidateSubmission(c, ev.OrgKind, ev.Now)...)
+	return append(berrs, n.CheckPlaces(c, ev.Country)...), nil
 }
 
 // validateCorrection checks a correction like a filing, and that it
@@ -457,9 +434,8 @@ func validateChange(ev *on, in *n.RequestForChange) ([]engine.BusinessError, err
 	if p.Notifier.OrganisationID == "" {
 		p.Notifier.OrganisationID = d.Content.Notifier.OrganisationID
 	}
-	countryOf := func(id string) string { o, _ := ev.Dir(id); return o.Country }
-	berrs := n.ValidateSubmission(p, kindOf(ev.Dir), ev.Now)
-	berrs = append(berrs, n.CheckPlaces(p, countryOf)...)
+	berrs := n.ValidateSubmission(p, ev.OrgKind, ev.Now)
+	berrs = append(berrs, n.CheckPlaces(p, ev.Country)...)
 	var shipped []n.Shipped
 	for _, c := range ev.Children {
 		if s, ok := engine.DataOf[n.Shipped](c); ok {
@@ -485,19 +461,13 @@ func validateDecision(ev *on, in *n.Decision) ([]engine.BusinessError, error) {
 		return nil, nil
 	}
 	if in.ValidUntil != "" {
-		today := localToday(ev)
+		today := ev.Today(ev.Caller.Org)
 		if berrs := n.CheckValidUntil("decision.validUntil", in.ValidUntil, &ev.Doc.Content, today, today, in.ExtendsShipmentPeriod); len(berrs) > 0 {
 			return berrs, nil
 		}
 	}
 	// A consent never puts terms in force under which no movement is possible.
 	return n.CheckShippable("decision", &ev.Doc.Content, in.ValidUntil), nil
-}
-
-// localToday is today at the caller's place.
-func localToday(ev *on) string {
-	o, _ := ev.Dir(ev.Caller.Org)
-	return ev.Now.In(calendar.Location(o.Country)).Format(time.DateOnly)
 }
 
 func validateChangeReply(ev *on, in *n.ReplyToRequestForChange) ([]engine.BusinessError, error) {
@@ -528,9 +498,9 @@ func validateSignal(ev *on, in *n.NotificationSignal) ([]engine.BusinessError, e
 	case n.SignalRevalidation:
 		consented := d.ConsentedOn()
 		if consented == "" {
-			consented = localToday(ev)
+			consented = ev.Today(ev.Caller.Org)
 		}
-		if berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, localToday(ev), in.ExtendsShipmentPeriod); len(berrs) > 0 {
+		if berrs := n.CheckValidUntil("notificationSignal.validUntil", in.ValidUntil, &d.Content, consented, ev.Today(ev.Caller.Org), in.ExtendsShipmentPeriod); len(berrs) > 0 {
 			return berrs, nil
 		}
 		if berrs := n.CheckRevalidation("notificationSignal.validUntil", in.ValidUntil, d.ConsentValidUntil); len(berrs) > 0 {

@@ -57,7 +57,8 @@ func sampleContent() n.Content {
 func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []engine.DeadlineView) {
 	d := &n.Notification{Content: sampleContent()}
 	d.Content.Facility.PreConsented = r.IntN(2) == 0
-	state := Definition.States[r.IntN(len(Definition.States))]
+	def := declaration.Build()
+	state := def.States[r.IntN(len(def.States))]
 	auths := []string{"de", "nl", "be"}
 	for _, a := range auths {
 		if r.IntN(3) == 0 {
@@ -90,7 +91,7 @@ func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []eng
 // The property: for any document and caller, the follow-up intents are
 // exactly the intents that Check admits, and each of them fires.
 func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
-	m, err := engine.Build(Definition)
+	m, err := engine.Build(declaration.Build())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 		for _, in := range follow {
 			listed[in.Name] = true
 		}
-		for _, in := range Definition.Intents {
+		for _, in := range declaration.Build().Intents {
 			err := m.Check(context.Background(), ev, in.Name)
 			if listed[in.Name] != (err == nil) {
 				t.Fatalf("state %s caller %+v: intent %s listed=%v but Check=%v", state, c, in.Name, listed[in.Name], err)
@@ -135,7 +136,7 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if err != nil && !errors.As(err, &np) && !errors.Is(err, engine.ErrRole) {
 				t.Fatalf("unexpected error %v", err)
 			}
-			if np != nil && Definition.Refusals[np.Guard] != nil && np.Reason == "" {
+			if np != nil && declaration.Build().Refusals[np.Guard] != nil && np.Reason == "" {
 				t.Fatalf("state %s: %s refused by guard %s without saying why", state, in.Name, np.Guard)
 			}
 		}
@@ -154,13 +155,13 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if err := m.Fire(context.Background(), fe, in.Name); err != nil {
 				t.Fatalf("listed intent %s from %s failed to fire: %v", in.Name, state, err)
 			}
-			if !slices.Contains(Definition.States, fe.State) {
+			if !slices.Contains(declaration.Build().States, fe.State) {
 				t.Fatalf("%s led to undeclared state %s", in.Name, fe.State)
 			}
 			fired[in.Name]++
 		}
 	}
-	for _, in := range Definition.Intents {
+	for _, in := range declaration.Build().Intents {
 		if fired[in.Name] == 0 {
 			t.Errorf("intent %s was never listed: the generator misses its states", in.Name)
 		}
@@ -184,9 +185,9 @@ func cloneData(d *n.Notification) n.Notification {
 // may not (403); one that consented states its grounds.
 func TestCancellationIsByAConsentingAuthorityWithGrounds(t *testing.T) {
 	var signal *engine.Intent
-	for i := range Definition.Intents {
-		if Definition.Intents[i].Name == IntentNotificationSignal {
-			signal = &Definition.Intents[i]
+	for i := range declaration.Build().Intents {
+		if declaration.Build().Intents[i].Name == IntentNotificationSignal {
+			signal = &declaration.Build().Intents[i]
 		}
 	}
 	d := &n.Notification{Content: sampleContent(), Decisions: []n.DecisionRecord{{Authority: "de", Type: n.DecisionConsent}, {Authority: "nl", Type: n.DecisionConsent}}}
