@@ -66,6 +66,7 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		DocumentType: reflect.TypeFor[Annex7Document](),
 		Codes:        a.Codes,
+		Face:         face,
 	}
 }
 

@@ -68,6 +68,7 @@ func NewKind() *documents.Kind {
 		DocumentType: reflect.TypeFor[MovementDocument](),
 		Codes:        m.Codes,
 		NotByIntent:  true,
+		Face:         face,
 		Parent: &documents.Parent{
 			Kind:   "NOTIFICATION",
 			Intent: IntentCreateMovement,

@@ -55,6 +55,7 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		DocumentType: reflect.TypeFor[NotificationDocument](),
 		Codes:        n.BusinessErrorCodes,
+		Face:         face,
 	}
 }
 
