@@ -131,7 +131,7 @@ type GetDocumentRequest struct {
 	DocumentID string `json:"documentId" required:"true"`
 }
 type SetByIntentRequest struct {
-	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in: the container of GetDocument (the server picks the sub-document that is set), or a kind's document as GetNotification or GetAnnex7 return it"`
+	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in (describeFaces names the operations)"`
 	Intent   string          `json:"intent" required:"true" doc:"one of the caller's current followUpIntents"`
 }
 
@@ -265,6 +265,12 @@ func (s *Server) sharedDocumentOperations() []Operation {
 		"picks the sub-document that is set, one of " + strings.Join(kinds, ", ") + ") or what the kind's Get operation returned, with the block filled in " +
 		"and nothing else touched. The intent must be one of the caller's current followUpIntents (400, code 9 otherwise). " +
 		"Movement documents are excluded (400, code 9). Answers in GetDocument's container." + intentsDescription
+	_, gets, others := getMethods(s.docs.Kinds.Kinds())
+	deprecatedGet := "Deprecated: use " + strings.Join(gets, " or ")
+	if len(others) > 0 {
+		deprecatedGet += " (" + strings.Join(others, ", ") + ")"
+	}
+	deprecatedGet += "."
 	c := s.containers()
 	byIntentOp := func(o Operation) Operation {
 		return Made(o, reflect.TypeFor[SetByIntentRequest](), c.byIntent, func(ctx context.Context, r reflect.Value) (any, error) {
@@ -285,8 +291,7 @@ func (s *Server) sharedDocumentOperations() []Operation {
 		byIntentOp(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document", byIntent)),
 		byIntentOp(op(au, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document",
 			"As CompanyDocumentApi/SetByIntent, for authorities. "+byIntent)),
-		deprecated(getOp(op(co, "GetDocument", "Deprecated: a document in the generic container",
-			"Deprecated: use GetNotification or GetAnnex7 (GetMovement for movements)."))),
+		deprecated(getOp(op(co, "GetDocument", "Deprecated: a document in the generic container", deprecatedGet))),
 		getOp(op(au, "GetDocument", "A document the authority is concerned with, in the generic container",
 			"Authority accounts only (a company account gets 403, code 7: companies use CompanyDocumentApi); only the document's "+
 				"concerned authorities see it; the container's field of the document's kind is set.")),
@@ -340,6 +345,10 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 		if prop(c[0], c[1]) == nil {
 			return fmt.Errorf("the OpenAPI description has no component %s with field %s to describe the document kinds in", c[0], c[1])
 		}
+	}
+	describeFaces(doc, kinds)
+	if err := checkReportValues(kinds); err != nil {
+		return err
 	}
 	if p := prop("FollowUpIntent", "intent"); p != nil {
 		var b strings.Builder

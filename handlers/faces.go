@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -233,4 +235,49 @@ func (s *Server) contain(t reflect.Type, v *documents.View, berrs []engine.Busin
 	}
 	f.Set(reflect.ValueOf(v.Kind.Document(v)))
 	return fill(reflect.New(t), c, v, berrs), nil
+}
+
+// getMethods names the Get operations of the kinds with a face: of those
+// SetByIntent takes, and of the others by their nouns ("GetMovement for
+// movements").
+func getMethods(kinds []*documents.Kind) (all, byIntent, others []string) {
+	for _, k := range kinds {
+		if k.Face == nil {
+			continue
+		}
+		m := k.Face.Get.Method()
+		all = append(all, m)
+		if k.NotByIntent {
+			others = append(others, m+" for "+k.Face.Noun)
+		} else {
+			byIntent = append(byIntent, m)
+		}
+	}
+	return all, byIntent, others
+}
+
+// nouns names the documents of the kinds with a face.
+func nouns(kinds []*documents.Kind) []string {
+	var out []string
+	for _, k := range kinds {
+		if k.Face != nil {
+			out = append(out, k.Face.Noun)
+		}
+	}
+	return out
+}
+
+// describeFaces names the kinds' Get operations where a field's
+// description speaks of all of them.
+func describeFaces(doc *openapi3.T, kinds []*documents.Kind) {
+	all, byIntent, _ := getMethods(kinds)
+	prop := func(component, field string) *openapi3.Schema {
+		if c := doc.Components.Schemas[component]; c != nil && c.Value != nil && c.Value.Properties[field] != nil {
+			return c.Value.Properties[field].Value
+		}
+		return &openapi3.Schema{}
+	}
+	prop("DocumentListEntry", "documentId").Description = "what " + strings.Join(all, ", ") + " and GetDocument take"
+	prop("SetByIntentRequest", "document").Description = "the document as a retrieval operation returned it, with the intent's block filled in: " +
+		"the container of GetDocument (the server picks the sub-document that is set), or a kind's document as " + strings.Join(byIntent, " or ") + " return it"
 }

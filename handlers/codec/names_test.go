@@ -12,9 +12,10 @@ import (
 	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
+// namedRef is inlined into the made request.
 type namedRef struct {
-	DocumentID string `json:"documentId" required:"true"`
-	Version    *int64 `json:"version" doc:"expected version"`
+	ID  string `json:"documentId" required:"true"`
+	Rev int32  `json:"rev"`
 }
 
 type namedBlock struct {
@@ -65,10 +66,10 @@ func TestNameTypeMakesAComponentOfAMadeType(t *testing.T) {
 
 	// The wire: inline fields, required, limits and field names as for a Go type.
 	v := reflect.New(a)
-	if err := codec.Unmarshal([]byte(`{"document_id":"d1","version":"3","push":{"note":"hi"}}`), v.Interface()); err != nil {
+	if err := codec.Unmarshal([]byte(`{"document_id":"d1","rev":"3","push":{"note":"hi"}}`), v.Interface()); err != nil {
 		t.Fatal(err)
 	}
-	if ref := v.Elem().Field(0).Interface().(namedRef); ref.DocumentID != "d1" || *ref.Version != 3 {
+	if ref := v.Elem().Field(0).Interface().(namedRef); ref.ID != "d1" || ref.Rev != 3 {
 		t.Fatalf("decoded %+v", ref)
 	}
 	err = codec.Unmarshal([]byte(`{"push":{"note":"too long"}}`), reflect.New(a).Interface())
@@ -80,7 +81,7 @@ func TestNameTypeMakesAComponentOfAMadeType(t *testing.T) {
 		t.Fatalf("required: %v", err)
 	}
 	out, err := codec.Marshal(v.Interface())
-	if err != nil || string(out) != `{"documentId":"d1","version":"3","push":{"note":"hi"}}` {
+	if err != nil || string(out) != `{"documentId":"d1","rev":3,"push":{"note":"hi"}}` {
 		t.Fatalf("marshal %s %v", out, err)
 	}
 }
