@@ -302,8 +302,10 @@ func deprecated(o Operation) Operation { o.Deprecated = true; return o }
 
 func withService(service string, o Operation) Operation { o.Service = service; return o }
 
-// checkIntentRoutes ties every intent's operation to a served route: a
-// declaration naming an operation the server does not serve stops it.
+// checkIntentRoutes ties every intent's operation to a served route, and
+// each operation of a kind's face to the intents it fires: a declaration
+// naming an operation the server does not serve, or a face operation
+// firing an intent that names another, stops it.
 func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
 	served := map[string]bool{}
 	for _, o := range ops {
@@ -320,6 +322,7 @@ func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
 				problems = append(problems, fmt.Sprintf("%s intent %s: operation %s is not served", k.Name(), in.Name, in.Operation))
 			}
 		}
+		problems = append(problems, faceMismatches(k)...)
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -43,11 +44,34 @@ func (s *Server) kindOperations() []Operation {
 			continue
 		}
 		ops = append(ops, s.createOperation(k), s.getOperation(k))
-		for _, o := range k.IntentOperations() {
+		for _, o := range k.Face.Operations {
 			ops = append(ops, s.intentOperation(k, o))
 		}
 	}
 	return ops
+}
+
+// faceMismatches lists the operations of k's face that fire an intent
+// naming another operation (the create's is Def.Create).
+func faceMismatches(k *documents.Kind) []string {
+	if k.Face == nil {
+		return nil
+	}
+	var out []string
+	mismatch := func(o documents.OperationDecl, in *engine.Intent) {
+		if in.Operation != o.Operation {
+			out = append(out, fmt.Sprintf("%s: operation %s fires intent %s, which names operation %s", k.Name(), o.Operation, in.Name, in.Operation))
+		}
+	}
+	mismatch(k.Face.Create, k.Def.Create)
+	for _, o := range k.Face.Operations {
+		for _, name := range o.Fires {
+			if in, ok := k.Machine().Intent(name); ok {
+				mismatch(o, in)
+			}
+		}
+	}
+	return out
 }
 
 // declared is the operation a declaration names by its path
@@ -61,7 +85,7 @@ func declared(o documents.OperationDecl) Operation {
 // createOperation creates a document of k: the request's fields are the
 // face's, each filling its field of the create input.
 func (s *Server) createOperation(k *documents.Kind) Operation {
-	o := k.CreateOperation()
+	o := k.Face.Create
 	input := reflect.TypeOf(k.Def.Create.Input()).Elem()
 	var fields []reflect.StructField
 	for _, f := range o.Fields {

@@ -9,22 +9,21 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
-// Face is a kind's HTTP face as data: what the REST operations serving its
-// documents say beyond the machine's declaration. The machine already says
-// which operation executes each intent (Intent.Operation), the block it
-// takes (Intent.Block) and its type (Intent.Input); the HTTP layer derives
-// from both every operation's request, response and handler, and the
-// kind's field of GetDocument's container. Where the interface's naming is
-// irregular, the names are here.
+// Face is a kind's HTTP face as data: the REST operations serving its
+// documents, by path, with what they say beyond the machine's declaration.
+// The machine says the block each intent takes (Intent.Block) and its type
+// (Intent.Input); the HTTP layer derives from both every operation's
+// request, response and handler, and the kind's field of GetDocument's
+// container. Where the interface's naming is irregular, the names are here.
 type Face struct {
 	// Noun names the kind's documents in descriptions ("notifications").
 	Noun string
 	// ContainerDoc describes the kind's field of GetDocument's container.
 	ContainerDoc string
-	// Create is the operation of Def.Create (its path is the create
-	// intent's Operation); Fields map its request to the create input.
+	// Create is the operation of Def.Create; Fields map its request to
+	// the create input.
 	Create OperationDecl
-	// Get reads one document of the kind (Operation names its path).
+	// Get reads one document of the kind.
 	Get OperationDecl
 	// Operations are the operations that fire intents with their block, one
 	// per intent Operation.
@@ -37,8 +36,10 @@ type Face struct {
 
 // OperationDecl is one REST operation of a kind.
 type OperationDecl struct {
-	// Operation is the REST path of Get; an intent operation's is its
-	// intents' Operation, the create's Def.Create.Operation.
+	// Operation is the REST path (/<package>.<Service>/<Method>), as the
+	// interface names it. The intents it fires name it too
+	// (Intent.Operation): the HTTP face serves this path and refuses to
+	// start when an intent names another.
 	Operation            string
 	Summary, Description string
 	// Fires are the intents the operation fires, in order of choice: the
@@ -79,28 +80,6 @@ func cmp(a, b string) string {
 	return b
 }
 
-// IntentOperations are the face's intent operations with their paths
-// filled in from the intents they fire.
-func (k *Kind) IntentOperations() []OperationDecl {
-	if k.Face == nil {
-		return nil
-	}
-	out := slices.Clone(k.Face.Operations)
-	for i := range out {
-		if in := k.intentNamed(out[i].Fires[0]); in != nil {
-			out[i].Operation = in.Operation
-		}
-	}
-	return out
-}
-
-// CreateOperation is the face's create with its path filled in.
-func (k *Kind) CreateOperation() OperationDecl {
-	o := k.Face.Create
-	o.Operation = k.Def.Create.Operation
-	return o
-}
-
 func (k *Kind) intentNamed(name string) *engine.Intent {
 	for i := range k.Def.Intents {
 		if k.Def.Intents[i].Name == name {
@@ -126,8 +105,13 @@ func (k *Kind) checkFace() []string {
 	if f.Noun == "" || f.ContainerDoc == "" {
 		bad("Noun and ContainerDoc are required")
 	}
-	if !strings.HasPrefix(f.Get.Operation, "/") || strings.Count(f.Get.Operation, "/") != 2 {
-		bad("Get.Operation %q is no REST path /<package>.<Service>/<Method>", f.Get.Operation)
+	paths := map[string]bool{}
+	for _, o := range append([]OperationDecl{f.Create, f.Get}, f.Operations...) {
+		svc, _, _ := strings.Cut(strings.TrimPrefix(o.Operation, "/"), "/")
+		if !strings.HasPrefix(o.Operation, "/") || strings.Count(o.Operation, "/") != 2 || !strings.Contains(svc, ".") || paths[o.Operation] {
+			bad("operation %q is no REST path /<package>.<Service>/<Method> of its own", o.Operation)
+		}
+		paths[o.Operation] = true
 	}
 	served := map[string]string{} // intent -> operation
 	for _, o := range f.Operations {

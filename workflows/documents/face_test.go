@@ -11,9 +11,9 @@ func facedToy() *documents.Kind {
 	k := toy()
 	k.Face = &documents.Face{
 		Noun: "toys", ContainerDoc: "set for a toy",
-		Create:     documents.OperationDecl{Fields: []documents.FieldDecl{{JSON: "note", Input: "Note"}}},
+		Create:     documents.OperationDecl{Operation: "/x.Api/Create", Fields: []documents.FieldDecl{{JSON: "note", Input: "Note"}}},
 		Get:        documents.OperationDecl{Operation: "/x.Api/GetToy"},
-		Operations: []documents.OperationDecl{{Fires: []string{"PUSH"}}},
+		Operations: []documents.OperationDecl{{Operation: "/x.Api/Push", Fires: []string{"PUSH"}}},
 	}
 	return k
 }
@@ -26,21 +26,18 @@ func TestRegistryChecksTheFace(t *testing.T) {
 		t.Fatalf("valid face refused: %v", err)
 	}
 	k, _ := r.Kind("TOY")
-	if ops := k.IntentOperations(); len(ops) != 1 || ops[0].Operation != "/x/Push" || ops[0].Method() != "Push" ||
-		ops[0].RequestName() != "PushRequest" || ops[0].ResponseName() != "PushResponse" {
-		t.Fatalf("intent operations %+v", ops)
-	}
-	if c := k.CreateOperation(); c.Operation != "/x/Create" || c.RequestName() != "CreateRequest" {
-		t.Fatalf("create %+v", c)
+	if o := k.Face.Operations[0]; o.Method() != "Push" || o.RequestName() != "PushRequest" || o.ResponseName() != "PushResponse" {
+		t.Fatalf("names of %+v", o)
 	}
 	for want, breakIt := range map[string]func(f *documents.Face){
-		"no operation serves intent PUSH (/x/Push)":                    func(f *documents.Face) { f.Operations = nil },
-		"intent PULL is no intent a caller fires":                      func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSH", "PULL"} },
-		"intent PUSHED is no intent a caller fires":                    func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSHED"}; f.Elsewhere = []string{"PUSH"} },
-		"intent PUSH is served twice":                                  func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSH", "PUSH"} },
-		`the create input documents_test.toyBlock has no field "Text"`: func(f *documents.Face) { f.Create.Fields[0].Input = "Text" },
-		`Get.Operation "GetToy" is no REST path`:                       func(f *documents.Face) { f.Get.Operation = "GetToy" },
-		"Noun and ContainerDoc are required":                           func(f *documents.Face) { f.Noun = "" },
+		"no operation serves intent PUSH (/x/Push)":                                        func(f *documents.Face) { f.Operations = nil },
+		"intent PULL is no intent a caller fires":                                          func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSH", "PULL"} },
+		"intent PUSHED is no intent a caller fires":                                        func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSHED"}; f.Elsewhere = []string{"PUSH"} },
+		"intent PUSH is served twice":                                                      func(f *documents.Face) { f.Operations[0].Fires = []string{"PUSH", "PUSH"} },
+		`the create input documents_test.toyBlock has no field "Text"`:                     func(f *documents.Face) { f.Create.Fields[0].Input = "Text" },
+		`operation "GetToy" is no REST path`:                                               func(f *documents.Face) { f.Get.Operation = "GetToy" },
+		`operation "/x.Api/Push" is no REST path /<package>.<Service>/<Method> of its own`: func(f *documents.Face) { f.Get.Operation = "/x.Api/Push" },
+		"Noun and ContainerDoc are required":                                               func(f *documents.Face) { f.Noun = "" },
 	} {
 		k := facedToy()
 		breakIt(k.Face)
