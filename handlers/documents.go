@@ -300,8 +300,6 @@ func (s *Server) sharedDocumentOperations() []Operation {
 
 func deprecated(o Operation) Operation { o.Deprecated = true; return o }
 
-func withService(service string, o Operation) Operation { o.Service = service; return o }
-
 // checkIntentRoutes ties every intent's operation to a served route, and
 // each operation of a kind's face to the intents it fires: a declaration
 // naming an operation the server does not serve, or a face operation

@@ -19,9 +19,10 @@ import (
 )
 
 // The operations of every document kind, derived from the kind registry:
-// each kind's create, Get and intent operations from its machine (the
-// intents' Operation, Block and Input) and its face (documents.Face: the
-// names, summaries, descriptions and which intents an operation fires).
+// each kind's create, Get and intent operations from its face
+// (documents.Face: paths, summaries, descriptions, which intents an
+// operation fires, irregular schema names) and its machine (the blocks the
+// intents take and their types, the create input).
 // Their requests and responses are struct types made here at run time and
 // named as the interface names them (codec.NameType), so that the wire and
 // the description treat them exactly like declared Go types.
