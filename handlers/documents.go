@@ -14,7 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
-	"github.com/wasteflow/wasteflow/workflows/annex7"
+	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/movements"
@@ -62,30 +62,6 @@ func businessErrors(berrs []engine.BusinessError) []BusinessError {
 	return out
 }
 
-// respond turns a runner answer into a kind's response type R, whose
-// document is the kind's retrieval document D: null when there is none (a
-// create refused by business errors).
-func respond[R ~struct {
-	Document        *D               `json:"document" doc:"null when a create is refused (businessErrors say why)"`
-	FollowUpIntents []FollowUpIntent `json:"followUpIntents"`
-	BusinessErrors  []BusinessError  `json:"businessErrors"`
-}, D any](v *documents.View, berrs []engine.BusinessError, err error) (*R, error) {
-	if err != nil {
-		return nil, err
-	}
-	if v == nil {
-		return &R{FollowUpIntents: []FollowUpIntent{}, BusinessErrors: businessErrors(berrs)}, nil
-	}
-	d, ok := v.Kind.Document(v).(*D)
-	if !ok {
-		// An operation of one kind answered with another's document: the
-		// target's kinds keep this from happening.
-		return nil, status.New(status.Internal, "document %s is a %s", v.Doc.ID, v.Kind.Name())
-	}
-	r := R{Document: d, FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}
-	return &r, nil
-}
-
 func needDocument(id string) error {
 	if id == "" {
 		return status.Invalid("documentId", "required")
@@ -111,73 +87,66 @@ func (s *Server) get(ctx context.Context, kind, id string) (*documents.View, []e
 	return v, nil, err
 }
 
+// SubmitAcknowledgementRequest is the request of ACKNOWLEDGEMENT, which
+// notifications and movements declare for one operation: the id says
+// which kind the document is.
+type SubmitAcknowledgementRequest struct {
+	DocumentRef     `json:",inline"`
+	Acknowledgement n.Acknowledgement `json:"acknowledgement"`
+}
+
+// SubmitAcknowledgementResponse answers an acknowledgement of either kind.
+type SubmitAcknowledgementResponse struct {
+	Document        *notifications.NotificationDocument `json:"document" doc:"the notification acknowledged; null for a movement"`
+	Movement        *movements.MovementDocument         `json:"movement" doc:"the movement acknowledged; null for a notification"`
+	FollowUpIntents []FollowUpIntent                    `json:"followUpIntents"`
+	BusinessErrors  []BusinessError                     `json:"businessErrors"`
+}
+
+func (s *Server) submitAcknowledgement(ctx context.Context, r *SubmitAcknowledgementRequest) (*SubmitAcknowledgementResponse, error) {
+	if err := needDocument(r.DocumentID); err != nil {
+		return nil, err
+	}
+	v, berrs, err := s.docs.Fire(ctx, documents.Target{ID: r.DocumentID, Kinds: []string{notifications.Kind, movements.Kind}, Version: r.Version},
+		[]string{notifications.IntentAcknowledgement}, &r.Acknowledgement)
+	if err != nil {
+		return nil, err
+	}
+	resp := &SubmitAcknowledgementResponse{FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}
+	switch d := v.Kind.Document(v).(type) {
+	case *notifications.NotificationDocument:
+		resp.Document = d
+	case *movements.MovementDocument:
+		resp.Movement = d
+	}
+	return resp, nil
+}
+
 const intentsDescription = " Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. " +
 	"An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision " +
 	"of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; " +
 	"a document the caller is not a party to: 404, code 5; a stale version: 409, code 10."
 
-// Document is the generic container of GetDocument: the field of the
-// document's kind is set, the others are null.
-type Document struct {
-	Notification *notifications.NotificationDocument `json:"notification" doc:"set for a prior written notification"`
-	Annex7       *annex7.Annex7Document              `json:"annex7" doc:"set for an Annex VII document"`
-	Movement     *movements.MovementDocument         `json:"movement" doc:"set for a movement document (GetDocument only: SetByIntent refuses movements)"`
-}
-
 type GetDocumentRequest struct {
 	DocumentID string `json:"documentId" required:"true"`
 }
-type GetDocumentResponse struct {
-	Document        Document         `json:"document"`
-	FollowUpIntents []FollowUpIntent `json:"followUpIntents"`
-	BusinessErrors  []BusinessError  `json:"businessErrors"`
-}
-
 type SetByIntentRequest struct {
-	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in: the container of GetDocument (the server picks the sub-document that is set), or a kind's document as GetNotification or GetAnnex7 return it"`
+	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in (describeFaces names the operations)"`
 	Intent   string          `json:"intent" required:"true" doc:"one of the caller's current followUpIntents"`
 }
 
-// SetByIntentResponse answers with the container, like GetDocument.
-type SetByIntentResponse GetDocumentResponse
-
-// containerField finds the container's field for a kind by its key.
-func containerField(key string) (reflect.StructField, bool) {
-	t := reflect.TypeFor[Document]()
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == key {
-			return t.Field(i), true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-// contain puts a view's retrieval document into the container.
-func contain(v *documents.View, berrs []engine.BusinessError, err error) (*GetDocumentResponse, error) {
-	if err != nil {
-		return nil, err
-	}
-	var c Document
-	f, ok := containerField(v.Kind.ContainerKey)
-	if !ok {
-		return nil, status.New(status.Internal, "no container field for %s", v.Kind.Name())
-	}
-	reflect.ValueOf(&c).Elem().FieldByIndex(f.Index).Set(reflect.ValueOf(v.Kind.Document(v)))
-	return &GetDocumentResponse{Document: c, FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}, nil
-}
-
-func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (*GetDocumentResponse, error) {
+func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (any, error) {
 	if err := needDocument(r.DocumentID); err != nil {
 		return nil, err
 	}
 	v, err := s.docs.Get(ctx, r.DocumentID)
-	return contain(v, nil, err)
+	return s.contain(s.containers().get, v, nil, err)
 }
 
 // setByIntent executes intent with its block from the document, as the
 // intent's own operation would: the kind comes from the document, the
 // block from the intent's declaration.
-func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (*SetByIntentResponse, error) {
+func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (any, error) {
 	if r.Intent == "" {
 		return nil, status.Invalid("intent", "required")
 	}
@@ -209,8 +178,7 @@ func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (*SetBy
 		// Through SetByIntent a wrong role is just an intent not offered.
 		return nil, status.New(status.FailedPrecondition, "intent %s is not one of your follow-up intents: %s", r.Intent, se.Message)
 	}
-	resp, err := contain(v, berrs, err)
-	return (*SetByIntentResponse)(resp), err
+	return s.contain(s.containers().byIntent, v, berrs, err)
 }
 
 // pickDocument finds the kind of a SetByIntent document: a container (one
@@ -297,24 +265,45 @@ func (s *Server) sharedDocumentOperations() []Operation {
 		"picks the sub-document that is set, one of " + strings.Join(kinds, ", ") + ") or what the kind's Get operation returned, with the block filled in " +
 		"and nothing else touched. The intent must be one of the caller's current followUpIntents (400, code 9 otherwise). " +
 		"Movement documents are excluded (400, code 9). Answers in GetDocument's container." + intentsDescription
+	_, gets, others := getMethods(s.docs.Kinds.Kinds())
+	deprecatedGet := "Deprecated: use " + strings.Join(gets, " or ")
+	if len(others) > 0 {
+		deprecatedGet += " (" + strings.Join(others, ", ") + ")"
+	}
+	deprecatedGet += "."
+	c := s.containers()
+	byIntentOp := func(o Operation) Operation {
+		return Made(o, reflect.TypeFor[SetByIntentRequest](), c.byIntent, func(ctx context.Context, r reflect.Value) (any, error) {
+			return s.setByIntent(ctx, r.Addr().Interface().(*SetByIntentRequest))
+		})
+	}
+	getOp := func(o Operation) Operation {
+		return Made(o, reflect.TypeFor[GetDocumentRequest](), c.get, func(ctx context.Context, r reflect.Value) (any, error) {
+			return s.getDocument(ctx, r.Addr().Interface().(*GetDocumentRequest))
+		})
+	}
 	return []Operation{
-		Unary(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document", byIntent), s.setByIntent),
-		withService(au, Unary(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document",
-			"As CompanyDocumentApi/SetByIntent, for authorities. "+byIntent), s.setByIntent)),
-		deprecated(Unary(op(co, "GetDocument", "Deprecated: a document in the generic container",
-			"Deprecated: use GetNotification or GetAnnex7 (GetMovement for movements)."), s.getDocument)),
-		Unary(op(au, "GetDocument", "A document the authority is concerned with, in the generic container",
+		Unary(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
+			"A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
+				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, "+
+				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intentsDescription),
+			s.submitAcknowledgement),
+		byIntentOp(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document", byIntent)),
+		byIntentOp(op(au, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document",
+			"As CompanyDocumentApi/SetByIntent, for authorities. "+byIntent)),
+		deprecated(getOp(op(co, "GetDocument", "Deprecated: a document in the generic container", deprecatedGet))),
+		getOp(op(au, "GetDocument", "A document the authority is concerned with, in the generic container",
 			"Authority accounts only (a company account gets 403, code 7: companies use CompanyDocumentApi); only the document's "+
-				"concerned authorities see it; the container's field of the document's kind is set."), s.getDocument),
+				"concerned authorities see it; the container's field of the document's kind is set.")),
 	}
 }
 
 func deprecated(o Operation) Operation { o.Deprecated = true; return o }
 
-func withService(service string, o Operation) Operation { o.Service = service; return o }
-
-// checkIntentRoutes ties every intent's operation to a served route: a
-// declaration naming an operation the server does not serve stops it.
+// checkIntentRoutes ties every intent's operation to a served route, and
+// each operation of a kind's face to the intents it fires: a declaration
+// naming an operation the server does not serve, or a face operation
+// firing an intent that names another, stops it.
 func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
 	served := map[string]bool{}
 	for _, o := range ops {
@@ -331,6 +320,7 @@ func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
 				problems = append(problems, fmt.Sprintf("%s intent %s: operation %s is not served", k.Name(), in.Name, in.Operation))
 			}
 		}
+		problems = append(problems, faceMismatches(k)...)
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
@@ -356,6 +346,10 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 		if prop(c[0], c[1]) == nil {
 			return fmt.Errorf("the OpenAPI description has no component %s with field %s to describe the document kinds in", c[0], c[1])
 		}
+	}
+	describeFaces(doc, kinds)
+	if err := checkReportValues(kinds); err != nil {
+		return err
 	}
 	if p := prop("FollowUpIntent", "intent"); p != nil {
 		var b strings.Builder

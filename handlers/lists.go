@@ -28,7 +28,7 @@ type NextDeadline struct {
 
 // DocumentListEntry is one document of a list.
 type DocumentListEntry struct {
-	DocumentID      string           `json:"documentId" doc:"what GetNotification, GetAnnex7, GetMovement and GetDocument take"`
+	DocumentID      string           `json:"documentId" doc:"what the kind's Get operation and GetDocument take (describeFaces names them)"`
 	Number          string           `json:"number"`
 	Kind            string           `json:"kind"`
 	State           string           `json:"state"`
@@ -103,7 +103,7 @@ func (s *Server) listOperations() []Operation {
 		return nil
 	}
 	desc := func(who string) string {
-		return "The documents of every kind (notifications, Annex VII documents, movements) that your organisation is a party to, " + who + " " +
+		return "The documents of every kind (" + strings.Join(nouns(s.docs.Kinds.Kinds()), ", ") + ") that your organisation is a party to, " + who + " " +
 			"Only documents your organisation is a party to are listed (the rule of GetNotification and GetDocument). " +
 			"With actionable true, only those on which you have at least one follow-up intent now: your work queue, by default sorted by your nearest deadline. " +
 			"qpar as in the store lists: every operator, typed operands, a sort of one or more keys, pageStart and pageSize (default 50, at most 500), and mask " +

@@ -63,17 +63,26 @@ func (o *Operation) FullName() string { return o.Package + "." + o.Service + "/"
 // Unary builds an operation from a typed handler: the request is decoded
 // into a new Req (body for POST, query for GET) and the *Resp encoded.
 func Unary[Req, Resp any](o Operation, fn func(ctx context.Context, req *Req) (*Resp, error)) Operation {
+	return Made(o, reflect.TypeFor[Req](), reflect.TypeFor[Resp](), func(ctx context.Context, req reflect.Value) (any, error) {
+		return fn(ctx, req.Addr().Interface().(*Req))
+	})
+}
+
+// Made builds an operation from an untyped handler, for request and
+// response types made at run time (reflect.StructOf, named with
+// codec.NameType): the request is decoded into a new req, fn gets it
+// (addressable) and answers a pointer to a resp.
+func Made(o Operation, req, resp reflect.Type, fn func(ctx context.Context, req reflect.Value) (any, error)) Operation {
 	if o.Verb == "" {
 		o.Verb = http.MethodPost
 	}
-	o.Request = reflect.TypeFor[Req]()
-	o.Response = reflect.TypeFor[Resp]()
+	o.Request, o.Response = req, resp
 	o.call = func(ctx context.Context, decode func(any) error) (any, error) {
-		req := new(Req)
-		if err := decode(req); err != nil {
+		r := reflect.New(req)
+		if err := decode(r.Interface()); err != nil {
 			return nil, err
 		}
-		return fn(ctx, req)
+		return fn(ctx, r.Elem())
 	}
 	return o
 }

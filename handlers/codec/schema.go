@@ -224,7 +224,7 @@ func collectNamed(ti *typeInfo, seen map[*typeInfo]bool, named map[reflect.Type]
 	case kEnum:
 		named[ti.t] = true
 	case kStruct:
-		if ti.t.Name() != "" {
+		if nameOf(ti.t) != "" {
 			named[ti.t] = true
 		}
 		for i := range ti.fields {
@@ -295,6 +295,9 @@ func (n *ComponentNames) lookup(t reflect.Type, response bool) (string, error) {
 // qualifier of String ("notification.Decision"); the last import path
 // element is the fallback.
 func packageName(t reflect.Type) string {
+	if pkg, ok := namedPackage(t); ok {
+		return pkg
+	}
 	if q, ok := strings.CutSuffix(t.String(), "."+t.Name()); ok && q != "" && !strings.ContainsAny(q, "./[]*") {
 		return q
 	}
@@ -383,7 +386,7 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 			return nil
 		})
 	case kStruct:
-		if ti.t.Name() == "" { // anonymous struct: inline
+		if nameOf(ti.t) == "" { // anonymous struct: inline
 			s = &openapi3.Schema{}
 			if err := sb.object(ti, s); err != nil {
 				return nil, err
@@ -591,5 +594,5 @@ func componentName(t reflect.Type) string {
 			return r
 		}
 		return '_'
-	}, t.Name())
+	}, nameOf(t))
 }

@@ -63,6 +63,7 @@ func NewKind() *documents.Kind {
 		Parties:      func(d *a.Annex7) []engine.Party { return engine.PartiesOf(a.Parties(&d.Content)) },
 		Document:     document,
 		Codes:        a.Codes,
+		Face:         face,
 	}.Kind()
 }
 

@@ -14,8 +14,8 @@ import (
 // runner runs; the kind's own functions never see an untyped value.
 type KindOf[D, R any] struct {
 	Declaration *engine.Declaration[D]
-	// IDPrefix, NumberPrefix, NumberFormat, ContainerKey, Codes, Parent and
-	// NotByIntent mean what Kind's fields mean.
+	// IDPrefix, NumberPrefix, NumberFormat, ContainerKey, Codes, Parent,
+	// NotByIntent and Face mean what Kind's fields mean.
 	IDPrefix     string
 	NumberPrefix func(country string, at time.Time) string
 	NumberFormat string
@@ -23,6 +23,7 @@ type KindOf[D, R any] struct {
 	Codes        []string
 	Parent       *Parent
 	NotByIntent  bool
+	Face         *Face
 	// Parties reads the parties and their roles from the aggregate.
 	Parties func(d *D) []engine.Party
 	// Document builds the retrieval document of a view of d.
@@ -40,6 +41,7 @@ func (k KindOf[D, R]) Kind() *Kind {
 		Codes:        k.Codes,
 		Parent:       k.Parent,
 		NotByIntent:  k.NotByIntent,
+		Face:         k.Face,
 		NewData:      func() any { return new(D) },
 		Parties:      func(data any) []engine.Party { return k.Parties(aggregate[D](data)) },
 		Document:     func(v *View) any { return k.Document(v, aggregate[D](v.Data)) },

@@ -48,6 +48,10 @@ type Kind struct {
 	NotByIntent bool
 
 	machine *engine.Machine
+
+	// HTTP face
+	// Face declares the REST operations of the kind (nil: none).
+	Face *Face
 }
 
 // Parent ties a child kind to its parent kind. A child is created under a
@@ -161,6 +165,7 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 				problems = append(problems, fmt.Sprintf("kind %s: intent %s: block %q is a %s, the intent takes a %s", k.Def.Kind, in.Name, in.Block, f.Type, want))
 			}
 		}
+		problems = append(problems, k.checkFace()...)
 		r.kinds = append(r.kinds, k)
 		r.byName[k.Def.Kind] = k
 	}

@@ -66,6 +66,7 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		Codes:        m.Codes,
 		NotByIntent:  true,
+		Face:         face,
 		Parent: documents.ParentOf("NOTIFICATION", IntentCreateMovement,
 			func(in *CreateInput) string { return in.NotificationID },
 			func(parent string, d *m.Movement) string {

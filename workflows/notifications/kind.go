@@ -58,6 +58,7 @@ func NewKind() *documents.Kind {
 		Parties:      func(d *n.Notification) []engine.Party { return engine.PartiesOf(n.Parties(&d.Content)) },
 		Document:     document,
 		Codes:        n.BusinessErrorCodes,
+		Face:         face,
 	}.Kind()
 }
 
