@@ -178,7 +178,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
-	store := &transport.Service{DB: db, Mapping: wbmu.Ours{}, Now: clk.Now}
+	store := &transport.Service{Store: models.NewTransportStore(db), Mapping: wbmu.Ours{}, Now: clk.Now}
 	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,

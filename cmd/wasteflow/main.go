@@ -193,7 +193,7 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	if err != nil {
 		return err
 	}
-	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	store := &tstore.Service{Store: models.NewTransportStore(db), Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
 	signing, err := newSigner(&c, db, transport)
 	if err != nil {
@@ -412,7 +412,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	store := &tstore.Service{Store: models.NewTransportStore(db), Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
 	signing, err := newSigner(cfg, db, transport)
 	if err != nil {
