@@ -184,7 +184,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
-		Signer:    &signer.Service{DB: db, BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
+		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
 		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

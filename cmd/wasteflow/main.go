@@ -157,7 +157,7 @@ func newSigner(cfg *configs.Config, db *gorm.DB, b *bmu.Service) (*signer.Servic
 	for _, c := range certs {
 		b.Trust.Add(c)
 	}
-	return &signer.Service{DB: db, BMU: b, Keys: keys}, nil
+	return &signer.Service{Store: models.NewSignerStore(db), BMU: b, Keys: keys}, nil
 }
 
 // openapiCmd prints the OpenAPI description without a running server or
