@@ -147,11 +147,11 @@ type Store interface {
 // Service runs the processes.
 type Service struct {
 	Store Store
-	BMU  *bmu.Service
-	Keys Keys
-	Now  func() time.Time
-	Poll time.Duration // how often Wait looks
-	TTL  time.Duration // default lifetime of a process
+	BMU   *bmu.Service
+	Keys  Keys
+	Now   func() time.Time
+	Poll  time.Duration // how often Wait looks
+	TTL   time.Duration // default lifetime of a process
 }
 
 func (s *Service) now() time.Time {
