@@ -152,7 +152,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&bootstrap.Applier{DB: db, Hasher: hasher, Keyring: ring}).Apply(context.Background(), f); err != nil {
+	if _, err := (&bootstrap.Applier{Store: models.NewSeedStore(db), Hasher: hasher, Keyring: ring}).Apply(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)

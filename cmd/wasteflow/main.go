@@ -263,7 +263,7 @@ func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(cfg.Auth.HashConcurrency), Keyring: keys}, nil
+	return &bootstrap.Applier{Store: models.NewSeedStore(db), Hasher: credentials.NewHasher(cfg.Auth.HashConcurrency), Keyring: keys}, nil
 }
 
 // newAuth loads the token keys and the server key and builds the account
