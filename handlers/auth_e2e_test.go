@@ -23,6 +23,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/auth"
@@ -151,7 +152,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&bootstrap.Applier{DB: db, Hasher: hasher, Keyring: ring}).Apply(context.Background(), f); err != nil {
+	if _, err := (&bootstrap.Applier{Store: models.NewSeedStore(db), Hasher: hasher, Keyring: ring}).Apply(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
@@ -159,7 +160,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	clk := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)} // a Tuesday
 	issuer := &tokens.Issuer{Keys: keys, Name: "wasteflow", Now: clk.Now}
 	svc, err := auth.New(context.Background(), auth.Service{
-		DB: db, Tokens: issuer, Hasher: hasher, Keyring: ring, Now: clk.Now,
+		Store: models.NewAuthStore(db), Tokens: issuer, Hasher: hasher, Keyring: ring, Now: clk.Now,
 		Config: auth.Config{AccessTTL: accessTTL, RefreshTTL: 720 * time.Hour, GroupTTL: 15 * time.Minute,
 			MaxFailures: maxFailures, MaxFailuresPerIP: maxPerIP, FailureWindow: 15 * time.Minute},
 	})
@@ -177,14 +178,14 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
-	store := &transport.Service{DB: db, Mapping: wbmu.Ours{}, Now: clk.Now}
+	store := &transport.Service{Store: models.NewTransportStore(db), Mapping: wbmu.Ours{}, Now: clk.Now}
 	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
-		Signer:    &signer.Service{DB: db, BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
-		Reports:   &reports.Service{DB: db, Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{DB: db, Poll: 20 * time.Millisecond}})
+		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
+		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func newSigner(cfg *configs.Config, db *gorm.DB, b *bmu.Service) (*signer.Servic
 	for _, c := range certs {
 		b.Trust.Add(c)
 	}
-	return &signer.Service{DB: db, BMU: b, Keys: keys}, nil
+	return &signer.Service{Store: models.NewSignerStore(db), BMU: b, Keys: keys}, nil
 }
 
 // openapiCmd prints the OpenAPI description without a running server or
@@ -193,14 +193,14 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	if err != nil {
 		return err
 	}
-	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	store := &tstore.Service{Store: models.NewTransportStore(db), Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
 	signing, err := newSigner(&c, db, transport)
 	if err != nil {
 		return err
 	}
 	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{DB: db, Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{DB: db}})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}})
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(cfg.Auth.HashConcurrency), Keyring: keys}, nil
+	return &bootstrap.Applier{Store: models.NewSeedStore(db), Hasher: credentials.NewHasher(cfg.Auth.HashConcurrency), Keyring: keys}, nil
 }
 
 // newAuth loads the token keys and the server key and builds the account
@@ -278,7 +278,7 @@ func newAuth(ctx context.Context, cfg *configs.Config, db *gorm.DB) (*auth.Servi
 		return nil, nil, err
 	}
 	svc, err := auth.New(ctx, auth.Service{
-		DB:      db,
+		Store:   models.NewAuthStore(db),
 		Tokens:  &tokens.Issuer{Keys: keys, Name: cfg.Auth.Issuer},
 		Hasher:  credentials.NewHasher(cfg.Auth.HashConcurrency),
 		Keyring: ring,
@@ -412,14 +412,14 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	store := &tstore.Service{DB: db, Mapping: bmu.Ours{}}
+	store := &tstore.Service{Store: models.NewTransportStore(db), Mapping: bmu.Ours{}}
 	transport.Numbers = store.TakeNumber
 	signing, err := newSigner(cfg, db, transport)
 	if err != nil {
 		return err
 	}
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{DB: db, Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{DB: db}})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 )
 
@@ -56,7 +57,7 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 	req := &handlers.ExportDeadlinesRequest{State: upperList(*state), Rule: upperList(*rule)}
 	q := handlers.ExportQuery(req)
 	return report(stderr, "report deadlines", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
-		svc := &reports.Service{DB: db, Now: time.Now}
+		svc := &reports.Service{Store: models.NewReportStore(db), Now: time.Now}
 		v := reports.Viewer{All: true, ProviderID: *provider}
 		now := time.Now().UTC()
 		if *format == "csv" {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
@@ -63,15 +61,14 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 			return status.New(status.PermissionDenied, "changing another account's password needs the scope usermgt").
 				WithDetails(status.Info("INSUFFICIENT_SCOPE", map[string]string{"scope": "usermgt"}))
 		}
-		var t models.Account
-		err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND organisation_id = ?", provider, in.TargetUsername, acc.OrganisationID).Take(&t).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+		t, err := s.Store.AccountOfOrganisation(ctx, provider, acc.OrganisationID, in.TargetUsername)
+		if errors.Is(err, models.ErrNotFound) {
 			return status.New(status.NotFound, "no account %q in your organisation", in.TargetUsername)
 		}
 		if err != nil {
 			return err
 		}
-		target = &t
+		target = t
 	}
 	if err := rules.CheckPassword(target.Username, in.NewPassword); err != nil {
 		return status.Invalid("newPassword", err.Error())
@@ -84,13 +81,11 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 		return busy(err)
 	}
 	now := s.now()
-	return models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Account{}).Where("id = ?", target.ID).
-			Updates(map[string]any{"password_hash": hash, "password_changed_at": now}).Error; err != nil {
+	return s.Store.Tx(ctx, func(ctx context.Context) error {
+		if err := s.Store.SetPassword(ctx, target.ID, hash, now); err != nil {
 			return err
 		}
-		return tx.Model(&models.Session{}).Where("account_id = ? AND revoked_at IS NULL", target.ID).
-			Updates(map[string]any{"revoked_at": now, "revoked_reason": "password_changed"}).Error
+		return s.Store.RevokeSessionsOfAccount(ctx, target.ID, now, "password_changed")
 	})
 }
 
@@ -118,7 +113,7 @@ func (s *Service) IssueClientID(ctx context.Context, description string) (id, se
 	secret = randomSecret()
 	c := models.ClientID{ID: id, ProviderID: p.ProviderID, AccountID: acc, Description: description,
 		SecretHash: s.Keyring.MAC(credentials.PurposeClientSecret, secret), CreatedAt: s.now()}
-	if err := models.Conn(ctx, s.DB).Create(&c).Error; err != nil {
+	if err := s.Store.CreateClientID(ctx, &c); err != nil {
 		return "", "", err
 	}
 	return id, secret, nil
@@ -130,9 +125,7 @@ func (s *Service) ListClientIDs(ctx context.Context) ([]models.ClientID, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out []models.ClientID
-	err = models.Conn(ctx, s.DB).Where("account_id = ? AND revoked_at IS NULL", acc).Order("created_at, id").Find(&out).Error
-	return out, err
+	return s.Store.ActiveClientIDsOf(ctx, acc)
 }
 
 // RevokeClientID ends a client id and every session logged in with it.
@@ -145,24 +138,20 @@ func (s *Service) RevokeClientID(ctx context.Context, id string) error {
 		return status.Invalid("clientId", "required")
 	}
 	now := s.now()
-	return models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.ClientID{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", id, acc).Update("revoked_at", now)
-		if res.Error != nil {
-			return res.Error
+	return s.Store.Tx(ctx, func(ctx context.Context) error {
+		found, err := s.Store.RevokeClientID(ctx, acc, id, now)
+		if err != nil {
+			return err
 		}
-		if res.RowsAffected == 0 {
+		if !found {
 			return status.New(status.NotFound, "no active client id %q of your account", id)
 		}
-		return tx.Model(&models.Session{}).Where("client_id = ? AND revoked_at IS NULL", id).
-			Updates(map[string]any{"revoked_at": now, "revoked_reason": "client_id_revoked"}).Error
+		return s.Store.RevokeSessionsOfClientID(ctx, id, now, "client_id_revoked")
 	})
 }
 
 // SessionView is a session with its application's name.
-type SessionView struct {
-	models.Session
-	ApplicationName string
-}
+type SessionView = models.SessionView
 
 // ListSessions returns the calling account's active sessions, newest first.
 func (s *Service) ListSessions(ctx context.Context) ([]SessionView, error) {
@@ -170,13 +159,7 @@ func (s *Service) ListSessions(ctx context.Context) ([]SessionView, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []SessionView
-	err = models.Conn(ctx, s.DB).Table("sessions").
-		Select("sessions.*, applications.name AS application_name").
-		Joins("JOIN applications ON applications.id = sessions.application_id").
-		Where("sessions.account_id = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?", acc, s.now()).
-		Order("sessions.created_at DESC, sessions.id").Scan(&out).Error
-	return out, err
+	return s.Store.ActiveSessionsOf(ctx, acc, s.now())
 }
 
 // RevokeSession ends one session of the calling account, named by its id
@@ -199,12 +182,11 @@ func (s *Service) RevokeSession(ctx context.Context, sessionID, refreshToken str
 		}
 		sessionID = c.SessionID
 	}
-	res := models.Conn(ctx, s.DB).Model(&models.Session{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", sessionID, acc).
-		Updates(map[string]any{"revoked_at": s.now(), "revoked_reason": "revoked"})
-	if res.Error != nil {
-		return res.Error
+	found, err := s.Store.RevokeSessionOf(ctx, acc, sessionID, s.now(), "revoked")
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if !found {
 		return status.New(status.NotFound, "no active session %q of your account", sessionID)
 	}
 	return nil

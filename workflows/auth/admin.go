@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
@@ -34,7 +32,7 @@ func (s *Service) CreateAccount(ctx context.Context, provider, organisation, use
 			return err
 		}
 	}
-	if _, err := s.organisation(ctx, s.DB, provider, organisation); err != nil {
+	if _, err := s.organisation(ctx, provider, organisation); err != nil {
 		return fmt.Errorf("unknown organisation %q of provider %q", organisation, provider)
 	}
 	hash, err := s.Hasher.Hash(ctx, password)
@@ -44,9 +42,9 @@ func (s *Service) CreateAccount(ctx context.Context, provider, organisation, use
 	now := s.now()
 	// A duplicate is the operator's mistake, reported once below: not
 	// also logged as a failed statement.
-	err = models.ExpectDuplicates(s.DB.WithContext(ctx)).Create(&models.Account{ProviderID: provider, OrganisationID: organisation, Username: username,
-		PasswordHash: hash, Scopes: models.NewScopes(scopes...), PasswordChangedAt: now}).Error
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
+	err = s.Store.CreateAccount(ctx, &models.Account{ProviderID: provider, OrganisationID: organisation, Username: username,
+		PasswordHash: hash, Scopes: models.NewScopes(scopes...), PasswordChangedAt: now})
+	if errors.Is(err, models.ErrDuplicate) {
 		return fmt.Errorf("account %q of provider %q already exists (use reset-password)", username, provider)
 	}
 	return err
@@ -62,20 +60,11 @@ func (s *Service) ResetPassword(ctx context.Context, provider, username, passwor
 		return err
 	}
 	now := s.now()
-	return s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var acc models.Account
-		if err := tx.Where("provider_id = ? AND username = ?", provider, username).Take(&acc).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return fmt.Errorf("no account %q of provider %q", username, provider)
-			}
-			return err
-		}
-		if err := tx.Model(&acc).Updates(map[string]any{"password_hash": hash, "password_changed_at": now, "disabled_at": nil}).Error; err != nil {
-			return err
-		}
-		return tx.Model(&models.Session{}).Where("account_id = ? AND revoked_at IS NULL", acc.ID).
-			Updates(map[string]any{"revoked_at": now, "revoked_reason": "password_reset"}).Error
-	})
+	err = s.Store.ResetPassword(ctx, provider, username, hash, now, "password_reset")
+	if errors.Is(err, models.ErrNotFound) {
+		return fmt.Errorf("no account %q of provider %q", username, provider)
+	}
+	return err
 }
 
 // IssueAppToken creates the application or gives it a new token (the old
@@ -89,26 +78,11 @@ func (s *Service) IssueAppToken(ctx context.Context, provider, name string, scop
 			return "", false, err
 		}
 	}
-	if _, err := models.GetProvider(ctx, s.DB, provider); err != nil {
+	if _, err := s.Store.Provider(ctx, provider); err != nil {
 		return "", false, fmt.Errorf("provider %q: %w", provider, err)
 	}
 	token = GenerateAppToken()
 	mac := s.Keyring.MAC(credentials.PurposeAppToken, token)
-	err = s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var app models.Application
-		err := tx.Where("provider_id = ? AND name = ?", provider, name).Take(&app).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			created = true
-			return tx.Create(&models.Application{ProviderID: provider, Name: name, AppTokenHash: mac, Scopes: models.NewScopes(scopes...)}).Error
-		}
-		if err != nil {
-			return err
-		}
-		changes := map[string]any{"app_token_hash": mac, "revoked_at": nil}
-		if len(scopes) > 0 {
-			changes["scopes"] = models.NewScopes(scopes...)
-		}
-		return tx.Model(&app).Updates(changes).Error
-	})
+	created, err = s.Store.SetAppToken(ctx, provider, name, mac, models.NewScopes(scopes...))
 	return token, created, err
 }

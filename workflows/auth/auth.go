@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -39,7 +37,7 @@ type Config struct {
 
 // Service runs the account and token workflows.
 type Service struct {
-	DB      *gorm.DB
+	Store   Store
 	Tokens  *tokens.Issuer
 	Hasher  *credentials.Hasher
 	Keyring *credentials.Keyring
@@ -122,10 +120,8 @@ func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string,
 		return "", time.Time{}, err
 	}
 
-	var app models.Application
-	appErr := models.Conn(ctx, s.DB).Where("provider_id = ? AND app_token_hash = ? AND revoked_at IS NULL",
-		provider, s.Keyring.MAC(credentials.PurposeAppToken, in.AppToken)).Take(&app).Error
-	if appErr != nil && !errors.Is(appErr, gorm.ErrRecordNotFound) {
+	app, appErr := s.Store.ActiveApplicationByToken(ctx, provider, s.Keyring.MAC(credentials.PurposeAppToken, in.AppToken))
+	if appErr != nil && !errors.Is(appErr, models.ErrNotFound) {
 		release(false)
 		return "", time.Time{}, appErr
 	}
@@ -156,22 +152,22 @@ func (s *Service) IssueRefreshToken(ctx context.Context, in LoginInput) (string,
 		UserAgent: truncate(info.UserAgent, 256), ClientIP: info.ClientIP,
 		CreatedAt: now, LastUsedAt: now, ExpiresAt: now.Add(s.Config.RefreshTTL),
 	}
-	org, err := s.organisation(ctx, s.DB, provider, acc.OrganisationID)
+	org, err := s.organisation(ctx, provider, acc.OrganisationID)
 	if err != nil {
 		return "", time.Time{}, err
 	}
 	var token string
 	var exp time.Time
-	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&sess).Error; err != nil {
+	err = s.Store.Tx(ctx, func(ctx context.Context) error {
+		if err := s.Store.CreateSession(ctx, &sess); err != nil {
 			return err
 		}
 		if clientID != nil {
-			if err := tx.Model(&models.ClientID{}).Where("id = ?", *clientID).Update("last_used_at", now).Error; err != nil {
+			if err := s.Store.TouchClientID(ctx, *clientID, now); err != nil {
 				return err
 			}
 		}
-		token, exp, err = s.issueRefresh(tx, &sess, acc, org, 1)
+		token, exp, err = s.issueRefresh(ctx, &sess, acc, org, 1)
 		return err
 	})
 	if err != nil {
@@ -190,9 +186,8 @@ func truncate(s string, n int) string {
 // verifyPassword returns the account, nil when the credentials are wrong.
 // An unknown user costs one hash too.
 func (s *Service) verifyPassword(ctx context.Context, provider, username, password string) (*models.Account, error) {
-	var acc models.Account
-	err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", provider, username).Take(&acc).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	acc, err := s.Store.EnabledAccountByUsername(ctx, provider, username)
+	if errors.Is(err, models.ErrNotFound) {
 		_, herr := s.Hasher.Verify(ctx, password, s.dummyHash)
 		return nil, busy(herr)
 	}
@@ -206,7 +201,7 @@ func (s *Service) verifyPassword(ctx context.Context, provider, username, passwo
 	if !ok {
 		return nil, nil
 	}
-	return &acc, nil
+	return acc, nil
 }
 
 func busy(err error) error {
@@ -220,10 +215,9 @@ func busy(err error) error {
 }
 
 func (s *Service) verifyClient(ctx context.Context, provider, clientID, secret string) (*models.Account, error) {
-	var c models.ClientID
-	err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND revoked_at IS NULL", clientID, provider).Take(&c).Error
+	c, err := s.Store.ActiveClientID(ctx, provider, clientID)
 	mac := s.Keyring.MAC(credentials.PurposeClientSecret, secret)
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -232,20 +226,19 @@ func (s *Service) verifyClient(ctx context.Context, provider, clientID, secret s
 	if !credentials.Equal(mac, c.SecretHash) {
 		return nil, nil
 	}
-	var acc models.Account
-	err = models.Conn(ctx, s.DB).Where("id = ? AND disabled_at IS NULL", c.AccountID).Take(&acc).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	acc, err := s.Store.EnabledAccount(ctx, c.AccountID)
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil
 	}
-	return &acc, err
+	return acc, err
 }
 
-func (s *Service) organisation(ctx context.Context, db *gorm.DB, provider, id string) (*models.Organisation, error) {
-	var org models.Organisation
-	if err := db.WithContext(ctx).Where("provider_id = ? AND id = ?", provider, id).Take(&org).Error; err != nil {
+func (s *Service) organisation(ctx context.Context, provider, id string) (*models.Organisation, error) {
+	org, err := s.Store.Organisation(ctx, provider, id)
+	if err != nil {
 		return nil, fmt.Errorf("organisation %s/%s: %w", provider, id, err)
 	}
-	return &org, nil
+	return org, nil
 }
 
 func intersect(a, b models.Scopes) models.Scopes {
@@ -270,8 +263,8 @@ func baseClaims(sess *models.Session, acc *models.Account, org *models.Organisat
 }
 
 // issueRefresh records and signs generation gen of the session's refresh
-// token inside tx.
-func (s *Service) issueRefresh(tx *gorm.DB, sess *models.Session, acc *models.Account, org *models.Organisation, gen int) (string, time.Time, error) {
+// token in the transaction of ctx.
+func (s *Service) issueRefresh(ctx context.Context, sess *models.Session, acc *models.Account, org *models.Organisation, gen int) (string, time.Time, error) {
 	c := baseClaims(sess, acc, org)
 	c.ID = "rt_" + randomID(16)
 	c.Generation = gen
@@ -280,7 +273,7 @@ func (s *Service) issueRefresh(tx *gorm.DB, sess *models.Session, acc *models.Ac
 		return "", time.Time{}, err
 	}
 	rt := models.RefreshToken{JTI: c.ID, SessionID: sess.ID, Generation: gen, IssuedAt: s.now(), ExpiresAt: exp}
-	if err := tx.Create(&rt).Error; err != nil {
+	if err := s.Store.CreateRefreshToken(ctx, &rt); err != nil {
 		return "", time.Time{}, err
 	}
 	return token, exp, nil
@@ -299,51 +292,43 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 	now := s.now()
 	var out Access
 	reused := false
-	err := models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec("UPDATE refresh_tokens SET consumed_at = ? WHERE jti = ? AND session_id = ? AND consumed_at IS NULL",
-			now, p.TokenID, p.SessionID)
-		if res.Error != nil {
-			return res.Error
+	err := s.Store.Tx(ctx, func(ctx context.Context) error {
+		consumed, err := s.Store.ConsumeRefreshToken(ctx, p.TokenID, p.SessionID, now)
+		if err != nil {
+			return err
 		}
-		if res.RowsAffected == 0 {
-			var n int64
-			if err := tx.Model(&models.RefreshToken{}).Where("jti = ? AND session_id = ?", p.TokenID, p.SessionID).Count(&n).Error; err != nil {
+		if !consumed {
+			known, err := s.Store.RefreshTokenExists(ctx, p.TokenID, p.SessionID)
+			if err != nil {
 				return err
 			}
-			if n == 0 {
+			if !known {
 				return invalidToken("unknown refresh token")
 			}
 			reused = true
-			return revokeSession(tx, p.SessionID, now, "reuse")
+			return s.Store.RevokeSession(ctx, p.SessionID, now, "reuse")
 		}
 		// The session, its account and the account's organisation in one
 		// statement: this runs on every token refresh.
-		var row struct {
-			models.Session
-			AccountOrganisationID string
-			AccountDisabledAt     *time.Time
-			OrganisationKind      *string
+		row, err := s.Store.SessionOwner(ctx, p.SessionID)
+		if errors.Is(err, models.ErrNotFound) {
+			return invalidToken("unknown session")
 		}
-		if err := tx.Raw("SELECT s.*, a.organisation_id AS account_organisation_id, a.disabled_at AS account_disabled_at, o.kind AS organisation_kind "+
-			"FROM sessions s JOIN accounts a ON a.id = s.account_id "+
-			"LEFT JOIN organisations o ON o.provider_id = s.provider_id AND o.id = a.organisation_id WHERE s.id = ?", p.SessionID).Scan(&row).Error; err != nil {
+		if err != nil {
 			return err
 		}
 		sess := row.Session
 		switch {
-		case sess.ID == "":
-			return invalidToken("unknown session")
 		case !sess.Active(now):
 			return invalidToken("the session has ended")
 		case row.AccountDisabledAt != nil:
 			return invalidToken("the account is disabled")
 		case row.OrganisationKind == nil:
-			return fmt.Errorf("organisation %s/%s: %w", sess.ProviderID, row.AccountOrganisationID, gorm.ErrRecordNotFound)
+			return fmt.Errorf("organisation %s/%s: %w", sess.ProviderID, row.AccountOrganisationID, models.ErrNotFound)
 		}
 		acc := models.Account{ID: sess.AccountID, ProviderID: sess.ProviderID, OrganisationID: row.AccountOrganisationID}
 		org := &models.Organisation{ProviderID: sess.ProviderID, ID: row.AccountOrganisationID, Kind: *row.OrganisationKind}
-		var err error
-		if out.RefreshToken, out.RefreshTokenExpiresAt, err = s.issueRefresh(tx, &sess, &acc, org, p.Generation+1); err != nil {
+		if out.RefreshToken, out.RefreshTokenExpiresAt, err = s.issueRefresh(ctx, &sess, &acc, org, p.Generation+1); err != nil {
 			return err
 		}
 		ac := baseClaims(&sess, &acc, org)
@@ -351,8 +336,7 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 		if out.AccessToken, out.AccessTokenExpiresAt, err = s.Tokens.Sign(tokens.Access, ac, s.Config.AccessTTL); err != nil {
 			return err
 		}
-		return tx.Model(&models.Session{}).Where("id = ?", sess.ID).
-			Updates(map[string]any{"last_used_at": now, "expires_at": out.RefreshTokenExpiresAt}).Error
+		return s.Store.ExtendSession(ctx, sess.ID, now, out.RefreshTokenExpiresAt)
 	})
 	if err != nil {
 		return nil, err
@@ -362,12 +346,6 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 		return nil, invalidToken("refresh token already used; the session is revoked")
 	}
 	return &out, nil
-}
-
-// revokeSession sets the one revocation flag of a family.
-func revokeSession(tx *gorm.DB, id string, now time.Time, reason string) error {
-	return tx.Model(&models.Session{}).Where("id = ? AND revoked_at IS NULL", id).
-		Updates(map[string]any{"revoked_at": now, "revoked_reason": reason}).Error
 }
 
 // Authenticate validates a bearer token of kind for provider. Access and
@@ -387,20 +365,19 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 	}
 	switch kind {
 	case tokens.Group:
-		var n int64
-		if err := models.Conn(ctx, s.DB).Model(&models.NotifierGroup{}).Where("id = ? AND provider_id = ?", c.Subject, provider).Count(&n).Error; err != nil {
+		exists, err := s.Store.GroupExists(ctx, provider, c.Subject)
+		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
+		if !exists {
 			return nil, invalidToken("the group is no longer registered")
 		}
 		p.GroupID = c.Subject
 		p.Scopes = nil
 		return p, nil
 	case tokens.Access:
-		var sess models.Session
-		err := models.Conn(ctx, s.DB).Where("id = ?", c.SessionID).Take(&sess).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && (!sess.Active(s.now()) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
+		sess, err := s.Store.Session(ctx, c.SessionID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (!sess.Active(s.now()) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
 			return nil, invalidToken("the session has ended")
 		}
 		if err != nil {
@@ -422,14 +399,11 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 // ProvidersOfAppToken lists the providers with an active application
 // holding token (the deadline page offers only those).
 func (s *Service) ProvidersOfAppToken(ctx context.Context, token string) ([]string, error) {
-	var out []string
 	if token == "" {
+		var out []string
 		return out, nil
 	}
-	err := models.Conn(ctx, s.DB).Model(&models.Application{}).
-		Where("app_token_hash = ? AND revoked_at IS NULL", s.Keyring.MAC(credentials.PurposeAppToken, token)).
-		Order("provider_id").Pluck("provider_id", &out).Error
-	return out, err
+	return s.Store.ProvidersOfAppToken(ctx, s.Keyring.MAC(credentials.PurposeAppToken, token))
 }
 
 // Lengths of unauthenticated input: nothing longer is a real credential,

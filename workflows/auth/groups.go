@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -48,8 +46,8 @@ func (s *Service) RegisterGroup(ctx context.Context, name string, kinds []string
 		EventKinds: models.NewScopes(kinds...), SecretHash: s.Keyring.MAC(credentials.PurposeGroupSecret, secret),
 		CreatedBy: acc, CreatedAt: s.now(),
 	}
-	if err := models.ExpectDuplicates(models.Conn(ctx, s.DB)).Create(&g).Error; err != nil {
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
+	if err := s.Store.CreateGroup(ctx, &g); err != nil {
+		if errors.Is(err, models.ErrDuplicate) {
 			return nil, "", status.New(status.AlreadyExists, "your organisation already has a group named %q", name)
 		}
 		return nil, "", err
@@ -63,10 +61,7 @@ func (s *Service) ListGroups(ctx context.Context) ([]models.NotifierGroup, error
 	if _, err := needAccount(p); err != nil {
 		return nil, err
 	}
-	var out []models.NotifierGroup
-	err := models.Conn(ctx, s.DB).Where("provider_id = ? AND organisation_id = ?", p.ProviderID, p.OrganisationID).
-		Order("name").Find(&out).Error
-	return out, err
+	return s.Store.GroupsOf(ctx, p.ProviderID, p.OrganisationID)
 }
 
 // GetGroup returns the group a group token belongs to.
@@ -75,12 +70,11 @@ func (s *Service) GetGroup(ctx context.Context) (*models.NotifierGroup, error) {
 	if p == nil || p.GroupID == "" {
 		return nil, status.New(status.PermissionDenied, "this operation needs a group token")
 	}
-	var g models.NotifierGroup
-	err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", p.GroupID, p.ProviderID).Take(&g).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	g, err := s.Store.Group(ctx, p.ProviderID, p.GroupID)
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, invalidToken("the group is no longer registered")
 	}
-	return &g, err
+	return g, err
 }
 
 // UnregisterGroup removes a group of the caller's organisation; its tokens
@@ -90,12 +84,11 @@ func (s *Service) UnregisterGroup(ctx context.Context, id string) error {
 	if _, err := needAccount(p); err != nil {
 		return err
 	}
-	res := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).
-		Delete(&models.NotifierGroup{})
-	if res.Error != nil {
-		return res.Error
+	found, err := s.Store.DeleteGroup(ctx, p.ProviderID, p.OrganisationID, id)
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if !found {
 		return status.New(status.NotFound, "no group %q in your organisation", id)
 	}
 	return nil
@@ -114,9 +107,8 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	var g models.NotifierGroup
-	err = models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", id, info.ProviderID).Take(&g).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+	g, err := s.Store.Group(ctx, info.ProviderID, id)
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
 		release(false)
 		return "", time.Time{}, err
 	}
@@ -125,8 +117,8 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 		return "", time.Time{}, invalidCredentials()
 	}
 	release(true)
-	var org models.Organisation
-	if err := models.Conn(ctx, s.DB).Where("provider_id = ? AND id = ?", g.ProviderID, g.OrganisationID).Take(&org).Error; err != nil {
+	org, err := s.Store.Organisation(ctx, g.ProviderID, g.OrganisationID)
+	if err != nil {
 		return "", time.Time{}, err
 	}
 	c := tokens.Claims{Provider: g.ProviderID, Organisation: g.OrganisationID, OrganisationKind: org.Kind}
@@ -136,7 +128,7 @@ func (s *Service) GroupLogin(ctx context.Context, id, secret string) (string, ti
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	if err := models.Conn(ctx, s.DB).Model(&models.NotifierGroup{}).Where("id = ?", g.ID).Update("last_login_at", s.now()).Error; err != nil {
+	if err := s.Store.TouchGroupLogin(ctx, g.ID, s.now()); err != nil {
 		return "", time.Time{}, err
 	}
 	return token, exp, nil

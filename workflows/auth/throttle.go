@@ -25,17 +25,7 @@ func (s *Service) attempt(ctx context.Context, keys ...string) (release func(suc
 	window := int64(s.Config.FailureWindow / time.Second)
 	var retry int64
 	for _, key := range keys {
-		var row struct {
-			Failures    int
-			WindowStart int64
-		}
-		// One statement: atomic on both databases.
-		err := s.DB.WithContext(ctx).Raw(`
-INSERT INTO auth_throttle (key, failures, window_start) VALUES (?, 1, ?)
-ON CONFLICT (key) DO UPDATE SET
-  failures     = CASE WHEN auth_throttle.window_start <= ? THEN 1 ELSE auth_throttle.failures + 1 END,
-  window_start = CASE WHEN auth_throttle.window_start <= ? THEN ? ELSE auth_throttle.window_start END
-RETURNING failures, window_start`, key, now, now-window, now-window, now).Scan(&row).Error
+		failures, windowStart, err := s.Store.CountAttempt(ctx, key, now, window)
 		if err != nil {
 			return nil, err
 		}
@@ -43,16 +33,15 @@ RETURNING failures, window_start`, key, now, now-window, now-window, now).Scan(&
 		if key[:3] == "ip:" {
 			limit = s.Config.MaxFailuresPerIP
 		}
-		if row.Failures > limit {
-			if r := row.WindowStart + window - now; r > retry {
+		if failures > limit {
+			if r := windowStart + window - now; r > retry {
 				retry = r
 			}
 		}
 	}
 	// Counters whose window ended long ago count nothing: expire a few with
 	// each attempt, so a stream of new usernames cannot grow the table.
-	s.DB.WithContext(context.WithoutCancel(ctx)).Exec(
-		"DELETE FROM auth_throttle WHERE key IN (SELECT key FROM auth_throttle WHERE window_start < ? LIMIT 100)", now-2*window)
+	s.Store.ExpireAttempts(context.WithoutCancel(ctx), now-2*window)
 	if retry > 0 {
 		reqctx.Logger(ctx).Warn("credential attempts throttled", "retry_after_s", retry)
 		return nil, status.New(status.ResourceExhausted, "too many failed attempts; try again later").
@@ -65,12 +54,12 @@ RETURNING failures, window_start`, key, now, now-window, now-window, now).Scan(&
 		}
 		// Detached from the request: a cancelled client must not keep a
 		// successful login counted against the account.
-		db := s.DB.WithContext(context.WithoutCancel(ctx))
+		ctx := context.WithoutCancel(ctx)
 		for _, key := range keys {
 			if key[:3] == "ip:" {
-				db.Exec("UPDATE auth_throttle SET failures = failures - 1 WHERE key = ? AND failures > 0", key)
+				s.Store.ReturnAttempt(ctx, key)
 			} else {
-				db.Exec("DELETE FROM auth_throttle WHERE key = ?", key)
+				s.Store.ForgetAttempts(ctx, key)
 			}
 		}
 	}, nil

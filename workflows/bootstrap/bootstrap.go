@@ -12,9 +12,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
@@ -246,7 +246,7 @@ func (r Result) String() string {
 
 // Applier applies files to one database.
 type Applier struct {
-	DB      *gorm.DB
+	Store   Store
 	Hasher  *credentials.Hasher
 	Keyring *credentials.Keyring
 }
@@ -256,24 +256,24 @@ type Applier struct {
 // the same file twice changes nothing the second time.
 func (a *Applier) Apply(ctx context.Context, f *File) (Result, error) {
 	var res Result
-	err := a.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := a.validate(tx, f); err != nil {
+	err := a.Store.Tx(ctx, func(ctx context.Context) error {
+		if err := a.validate(ctx, f); err != nil {
 			return err
 		}
 		var err error
-		if res.Providers, err = a.applyProviders(tx, f.Providers); err != nil {
+		if res.Providers, err = a.applyProviders(ctx, f.Providers); err != nil {
 			return err
 		}
-		if res.Organisations, err = a.applyOrganisations(tx, f.Organisations); err != nil {
+		if res.Organisations, err = a.applyOrganisations(ctx, f.Organisations); err != nil {
 			return err
 		}
-		if res.Applications, err = a.applyApplications(tx, f.Applications); err != nil {
+		if res.Applications, err = a.applyApplications(ctx, f.Applications); err != nil {
 			return err
 		}
-		if res.Accounts, err = a.applyAccounts(ctx, tx, f.Accounts); err != nil {
+		if res.Accounts, err = a.applyAccounts(ctx, f.Accounts); err != nil {
 			return err
 		}
-		res.Templates, err = a.applyTemplates(tx, f.Templates)
+		res.Templates, err = a.applyTemplates(ctx, f.Templates)
 		return err
 	})
 	if err != nil {
@@ -295,11 +295,11 @@ func required(ps *problems, at fmt.Stringer, fields map[string]string) {
 	}
 }
 
-func (a *Applier) validate(tx *gorm.DB, f *File) error {
+func (a *Applier) validate(ctx context.Context, f *File) error {
 	var ps problems
 	providers := map[string]entry{}
-	var existing []models.Provider
-	if err := tx.Find(&existing).Error; err != nil {
+	existing, err := a.Store.Providers(ctx)
+	if err != nil {
 		return err
 	}
 	known := map[string]bool{}
@@ -399,11 +399,11 @@ func (a *Applier) validate(tx *gorm.DB, f *File) error {
 		}
 		if ac.Organisation != "" && ac.Provider != "" {
 			if _, inFile := orgs[orgKey{ac.Provider, ac.Organisation}]; !inFile {
-				var n int64
-				if err := tx.Model(&models.Organisation{}).Where("provider_id = ? AND id = ?", ac.Provider, ac.Organisation).Count(&n).Error; err != nil {
+				exists, err := a.Store.OrganisationExists(ctx, ac.Provider, ac.Organisation)
+				if err != nil {
 					return err
 				}
-				if n == 0 {
+				if !exists {
 					ps.add(ac.entry, "unknown organisation %q of provider %q", ac.Organisation, ac.Provider)
 				}
 			}
@@ -413,13 +413,12 @@ func (a *Applier) validate(tx *gorm.DB, f *File) error {
 	// An app token already held by an application the file does not name
 	// would violate the unique index half-way through the transaction.
 	for tok, at := range tokens {
-		var other models.Application
-		err := tx.Where("app_token_hash = ?", a.Keyring.MAC(credentials.PurposeAppToken, tok)).Take(&other).Error
+		other, err := a.Store.ApplicationByTokenMAC(ctx, a.Keyring.MAC(credentials.PurposeAppToken, tok))
 		if err == nil {
 			if _, named := apps[nameKey{other.ProviderID, other.Name}]; !named {
 				ps.add(at, "appToken already belongs to application %q of provider %q", other.Name, other.ProviderID)
 			}
-		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+		} else if !errors.Is(err, models.ErrNotFound) {
 			return err
 		}
 	}
@@ -435,14 +434,13 @@ func checkScopes(ps *problems, at entry, scopes []string) {
 	}
 }
 
-func (a *Applier) applyProviders(tx *gorm.DB, in []Provider) (Counts, error) {
+func (a *Applier) applyProviders(ctx context.Context, in []Provider) (Counts, error) {
 	var c Counts
 	for _, p := range in {
-		var cur models.Provider
-		err := tx.Where("id = ?", p.ID).Take(&cur).Error
+		cur, err := a.Store.Provider(ctx, p.ID)
 		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			if err := tx.Create(&models.Provider{ID: p.ID, Environment: p.Environment, Name: p.Name}).Error; err != nil {
+		case errors.Is(err, models.ErrNotFound):
+			if err := a.Store.CreateProvider(ctx, &models.Provider{ID: p.ID, Environment: p.Environment, Name: p.Name}); err != nil {
 				return c, fmt.Errorf("%s: %w", p.entry, err)
 			}
 			c.Created++
@@ -451,7 +449,7 @@ func (a *Applier) applyProviders(tx *gorm.DB, in []Provider) (Counts, error) {
 		case cur.Environment == p.Environment && cur.Name == p.Name:
 			c.Unchanged++
 		default:
-			if err := tx.Model(&cur).Updates(map[string]any{"environment": p.Environment, "name": p.Name}).Error; err != nil {
+			if err := a.Store.UpdateProvider(ctx, cur, p.Environment, p.Name); err != nil {
 				return c, fmt.Errorf("%s: %w", p.entry, err)
 			}
 			c.Updated++
@@ -460,46 +458,44 @@ func (a *Applier) applyProviders(tx *gorm.DB, in []Provider) (Counts, error) {
 	return c, nil
 }
 
-func (a *Applier) applyOrganisations(tx *gorm.DB, in []Organisation) (Counts, error) {
+func (a *Applier) applyOrganisations(ctx context.Context, in []Organisation) (Counts, error) {
 	var c Counts
 	for _, o := range in {
 		want := models.Organisation{ProviderID: o.Provider, ID: o.ID, Kind: o.Kind, Name: o.Name, Country: o.Country, Region: o.Region}
-		var cur models.Organisation
-		err := tx.Where("provider_id = ? AND id = ?", o.Provider, o.ID).Take(&cur).Error
+		cur, err := a.Store.Organisation(ctx, o.Provider, o.ID)
 		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			if err := tx.Create(&want).Error; err != nil {
+		case errors.Is(err, models.ErrNotFound):
+			if err := a.Store.CreateOrganisation(ctx, &want); err != nil {
 				return c, fmt.Errorf("%s: %w", o.entry, err)
 			}
 			c.Created++
 		case err != nil:
 			return c, err
-		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region && a.numbersHeld(tx, o):
+		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region && a.numbersHeld(ctx, o):
 			c.Unchanged++
 			continue
 		default:
-			if err := tx.Model(&cur).Updates(map[string]any{"kind": want.Kind, "name": want.Name, "country": want.Country, "region": want.Region}).Error; err != nil {
+			if err := a.Store.UpdateOrganisation(ctx, cur, &want); err != nil {
 				return c, fmt.Errorf("%s: %w", o.entry, err)
 			}
 			c.Updated++
 		}
-		if err := a.applyNumbers(tx, o); err != nil {
+		if err := a.applyNumbers(ctx, o); err != nil {
 			return c, err
 		}
 	}
 	return c, nil
 }
 
-func (a *Applier) applyApplications(tx *gorm.DB, in []Application) (Counts, error) {
+func (a *Applier) applyApplications(ctx context.Context, in []Application) (Counts, error) {
 	var c Counts
 	for _, ap := range in {
 		mac := a.Keyring.MAC(credentials.PurposeAppToken, ap.AppToken)
 		scopes := models.NewScopes(ap.Scopes...)
-		var cur models.Application
-		err := tx.Where("provider_id = ? AND name = ?", ap.Provider, ap.Name).Take(&cur).Error
+		cur, err := a.Store.ApplicationByName(ctx, ap.Provider, ap.Name)
 		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			if err := tx.Create(&models.Application{ProviderID: ap.Provider, Name: ap.Name, AppTokenHash: mac, Scopes: scopes}).Error; err != nil {
+		case errors.Is(err, models.ErrNotFound):
+			if err := a.Store.CreateApplication(ctx, &models.Application{ProviderID: ap.Provider, Name: ap.Name, AppTokenHash: mac, Scopes: scopes}); err != nil {
 				return c, fmt.Errorf("%s: %w", ap.entry, err)
 			}
 			c.Created++
@@ -509,7 +505,7 @@ func (a *Applier) applyApplications(tx *gorm.DB, in []Application) (Counts, erro
 			c.Unchanged++
 		default:
 			// Declaring an application re-activates it: the file is the truth.
-			if err := tx.Model(&cur).Updates(map[string]any{"app_token_hash": mac, "scopes": scopes, "revoked_at": nil}).Error; err != nil {
+			if err := a.Store.ResetApplication(ctx, cur, mac, scopes); err != nil {
 				return c, fmt.Errorf("%s: %w", ap.entry, err)
 			}
 			c.Updated++
@@ -518,21 +514,20 @@ func (a *Applier) applyApplications(tx *gorm.DB, in []Application) (Counts, erro
 	return c, nil
 }
 
-func (a *Applier) applyAccounts(ctx context.Context, tx *gorm.DB, in []Account) (Counts, error) {
+func (a *Applier) applyAccounts(ctx context.Context, in []Account) (Counts, error) {
 	var c Counts
 	for _, ac := range in {
 		scopes := models.NewScopes(ac.Scopes...)
-		var cur models.Account
-		err := tx.Where("provider_id = ? AND username = ?", ac.Provider, ac.Username).Take(&cur).Error
+		cur, err := a.Store.AccountByUsername(ctx, ac.Provider, ac.Username)
 		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
+		case errors.Is(err, models.ErrNotFound):
 			hash, err := a.Hasher.Hash(ctx, ac.Password)
 			if err != nil {
 				return c, err
 			}
-			now := tx.NowFunc()
-			if err := tx.Create(&models.Account{ProviderID: ac.Provider, OrganisationID: ac.Organisation, Username: ac.Username,
-				PasswordHash: hash, Scopes: scopes, PasswordChangedAt: now}).Error; err != nil {
+			now := time.Now().UTC()
+			if err := a.Store.CreateAccount(ctx, &models.Account{ProviderID: ac.Provider, OrganisationID: ac.Organisation, Username: ac.Username,
+				PasswordHash: hash, Scopes: scopes, PasswordChangedAt: now}); err != nil {
 				return c, fmt.Errorf("%s: %w", ac.entry, err)
 			}
 			c.Created++
@@ -540,29 +535,26 @@ func (a *Applier) applyAccounts(ctx context.Context, tx *gorm.DB, in []Account) 
 		case err != nil:
 			return c, err
 		}
-		changes := map[string]any{}
+		var changes models.AccountChanges
 		if ok, err := a.Hasher.Verify(ctx, ac.Password, cur.PasswordHash); err != nil || !ok {
 			hash, err := a.Hasher.Hash(ctx, ac.Password)
 			if err != nil {
 				return c, err
 			}
-			changes["password_hash"] = hash
-			changes["password_changed_at"] = tx.NowFunc()
+			changes.PasswordHash, changes.PasswordChangedAt = &hash, time.Now().UTC()
 		}
 		if cur.OrganisationID != ac.Organisation {
-			changes["organisation_id"] = ac.Organisation
+			changes.OrganisationID = &ac.Organisation
 		}
 		if !cur.Scopes.Equal(scopes) {
-			changes["scopes"] = scopes
+			changes.Scopes = &scopes
 		}
-		if cur.DisabledAt != nil {
-			changes["disabled_at"] = nil
-		}
-		if len(changes) == 0 {
+		changes.Enable = cur.DisabledAt != nil
+		if changes.Empty() {
 			c.Unchanged++
 			continue
 		}
-		if err := tx.Model(&cur).Updates(changes).Error; err != nil {
+		if err := a.Store.UpdateAccount(ctx, cur, changes); err != nil {
 			return c, fmt.Errorf("%s: %w", ac.entry, err)
 		}
 		c.Updated++

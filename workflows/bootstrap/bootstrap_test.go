@@ -21,7 +21,7 @@ func applier(t *testing.T, db *gorm.DB) *bootstrap.Applier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bootstrap.Applier{DB: db, Hasher: credentials.NewHasher(2), Keyring: k}
+	return &bootstrap.Applier{Store: models.NewSeedStore(db), Hasher: credentials.NewHasher(2), Keyring: k}
 }
 
 func apply(t *testing.T, a *bootstrap.Applier, text string) (bootstrap.Result, error) {

@@ -1,12 +1,11 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
@@ -56,9 +55,8 @@ func (a *Applier) validateTransport(ps *problems, f *File) {
 }
 
 // numbersHeld reports whether the organisation holds exactly o.Numbers.
-func (a *Applier) numbersHeld(tx *gorm.DB, o Organisation) bool {
-	var cur []string
-	tx.Model(&models.OrganisationNumber{}).Where("provider_id = ? AND organisation_id = ?", o.Provider, o.ID).Pluck("number", &cur)
+func (a *Applier) numbersHeld(ctx context.Context, o Organisation) bool {
+	cur, _ := a.Store.OrganisationNumbers(ctx, o.Provider, o.ID)
 	slices.Sort(cur)
 	want := slices.Clone(o.Numbers)
 	slices.Sort(want)
@@ -66,15 +64,15 @@ func (a *Applier) numbersHeld(tx *gorm.DB, o Organisation) bool {
 }
 
 // applyNumbers makes the organisation hold exactly o.Numbers.
-func (a *Applier) applyNumbers(tx *gorm.DB, o Organisation) error {
-	if err := tx.Where("provider_id = ? AND organisation_id = ?", o.Provider, o.ID).Delete(&models.OrganisationNumber{}).Error; err != nil {
+func (a *Applier) applyNumbers(ctx context.Context, o Organisation) error {
+	if err := a.Store.DeleteOrganisationNumbers(ctx, o.Provider, o.ID); err != nil {
 		return err
 	}
 	rows := make([]models.OrganisationNumber, 0, len(o.Numbers))
 	for _, n := range o.Numbers {
 		rows = append(rows, models.OrganisationNumber{ProviderID: o.Provider, Number: n, OrganisationID: o.ID})
 	}
-	if err := models.UpsertOrganisationNumbers(tx, rows); err != nil {
+	if err := a.Store.HoldNumbers(ctx, rows); err != nil {
 		return fmt.Errorf("%s: numbers: %w", o.entry, err)
 	}
 	return nil
@@ -82,20 +80,20 @@ func (a *Applier) applyNumbers(tx *gorm.DB, o Organisation) error {
 
 // applyTemplates creates templates that do not exist; an existing one
 // (its numbers partly used) is left as it is.
-func (a *Applier) applyTemplates(tx *gorm.DB, in []Template) (Counts, error) {
+func (a *Applier) applyTemplates(ctx context.Context, in []Template) (Counts, error) {
 	var c Counts
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)
 	for _, t := range in {
-		var n int64
-		if err := tx.Model(&models.TransportTemplate{}).Where("id = ?", t.ID).Count(&n).Error; err != nil {
+		exists, err := a.Store.TemplateExists(ctx, t.ID)
+		if err != nil {
 			return c, err
 		}
-		if n > 0 {
+		if exists {
 			c.Unchanged++
 			continue
 		}
-		var org models.Organisation
-		if err := tx.Where("provider_id = ? AND id = ?", t.Provider, t.Organisation).Take(&org).Error; err != nil {
+		org, err := a.Store.Organisation(ctx, t.Provider, t.Organisation)
+		if err != nil {
 			return c, fmt.Errorf("%s: organisation %q: %w", t.entry, t.Organisation, err)
 		}
 		docType, role, prefix := rbmu.TypeBGS, rbmu.RoleERZ, "erzeuger"
@@ -104,8 +102,7 @@ func (a *Applier) applyTemplates(tx *gorm.DB, in []Template) (Counts, error) {
 		}
 		l := rbmu.NewLayer(1, rbmu.LayerVorlage, role)
 		l.Values[prefix+".name"] = org.Name
-		var own []string
-		tx.Model(&models.OrganisationNumber{}).Where("provider_id = ? AND organisation_id = ?", t.Provider, t.Organisation).Order("number").Pluck("number", &own)
+		own, _ := a.Store.OrganisationNumbers(ctx, t.Provider, t.Organisation)
 		if len(own) > 0 {
 			l.Values[prefix+".nummer"] = own[0]
 		}
@@ -118,8 +115,8 @@ func (a *Applier) applyTemplates(tx *gorm.DB, in []Template) (Counts, error) {
 			return c, err
 		}
 		now := time.Now().UTC()
-		if err := tx.Create(&models.TransportTemplate{ID: t.ID, ProviderID: t.Provider, OrganisationID: t.Organisation, InterneBezeichnung: t.InterneBezeichnung,
-			Art: t.Art, Format: "BMU", XML: x, CreatedAt: now, UpdatedAt: now}).Error; err != nil {
+		if err := a.Store.CreateTemplate(ctx, &models.TransportTemplate{ID: t.ID, ProviderID: t.Provider, OrganisationID: t.Organisation, InterneBezeichnung: t.InterneBezeichnung,
+			Art: t.Art, Format: "BMU", XML: x, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return c, fmt.Errorf("%s: %w", t.entry, err)
 		}
 		first, _ := strconv.ParseInt(t.FirstNumber, 10, 64)
@@ -134,7 +131,7 @@ func (a *Applier) applyTemplates(tx *gorm.DB, in []Template) (Counts, error) {
 			}
 			numbers = append(numbers, models.TemplateNumber{TemplateID: t.ID, Number: s})
 		}
-		if err := tx.CreateInBatches(&numbers, 500).Error; err != nil {
+		if err := a.Store.CreateTemplateNumbers(ctx, numbers); err != nil {
 			return c, fmt.Errorf("%s: %w", t.entry, err)
 		}
 		c.Created++

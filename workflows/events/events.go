@@ -7,17 +7,28 @@ import (
 	"strconv"
 	"time"
 
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
+// Store is where events and the groups' positions are kept;
+// models.EventStore implements it. A missing row is models.ErrNotFound.
+type Store interface {
+	// Group is a notifier group by id.
+	Group(ctx context.Context, id string) (*models.NotifierGroup, error)
+	// Acked is the position the group acknowledged.
+	Acked(ctx context.Context, group string) (int64, error)
+	// EventsAfter lists up to limit events of an organisation of the given
+	// kinds after a position, in order.
+	EventsAfter(ctx context.Context, provider, org string, after int64, kinds []string, limit int) ([]models.Event, error)
+	// Ack moves the group's acknowledged position forward (never back).
+	Ack(ctx context.Context, group string, id int64) error
+}
+
 // Service reads and acknowledges events for the calling group.
 type Service struct {
-	DB *gorm.DB
+	Store Store
 	// Poll is how often a long poll looks for new events (default 250 ms).
 	Poll time.Duration
 }
@@ -41,11 +52,11 @@ func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 	if p == nil || p.GroupID == "" {
 		return nil, status.New(status.PermissionDenied, "notifications are read with a group token")
 	}
-	var g models.NotifierGroup
-	if err := models.Conn(ctx, s.DB).Where("id = ?", p.GroupID).Take(&g).Error; err != nil {
+	g, err := s.Store.Group(ctx, p.GroupID)
+	if err != nil {
 		return nil, status.New(status.Unauthenticated, "invalid token: the group is no longer registered")
 	}
-	return &g, nil
+	return g, nil
 }
 
 // List returns up to limit events after cursor (or after the group's
@@ -60,10 +71,9 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		return nil, "", err
 	}
 	if cursor == "" {
-		var c models.GroupCursor
-		if err := models.Conn(ctx, s.DB).Where("group_id = ?", g.ID).Take(&c).Error; err == nil {
-			after = c.AckedID
-		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if acked, err := s.Store.Acked(ctx, g.ID); err == nil {
+			after = acked
+		} else if !errors.Is(err, models.ErrNotFound) {
 			return nil, "", err
 		}
 	}
@@ -80,9 +90,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		var list []models.Event
-		err := models.Conn(ctx, s.DB).Where("provider_id = ? AND organisation_id = ? AND id > ? AND kind IN ?",
-			g.ProviderID, g.OrganisationID, after, []string(g.EventKinds)).Order("id").Limit(limit).Find(&list).Error
+		list, err := s.Store.EventsAfter(ctx, g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
 		if err != nil {
 			return nil, "", err
 		}
@@ -110,8 +118,5 @@ func (s *Service) Ack(ctx context.Context, cursor string) error {
 	if err != nil || cursor == "" {
 		return status.Invalid("cursor", "a cursor from ListNotifications is required")
 	}
-	return models.Conn(ctx, s.DB).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "group_id"}},
-		DoUpdates: clause.Set{{Column: clause.Column{Name: "acked_id"}, Value: gorm.Expr("CASE WHEN group_cursors.acked_id > excluded.acked_id THEN group_cursors.acked_id ELSE excluded.acked_id END")}},
-	}).Create(&models.GroupCursor{GroupID: g.ID, AckedID: id}).Error
+	return s.Store.Ack(ctx, g.ID, id)
 }

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/clock"
@@ -30,33 +28,29 @@ var (
 )
 
 // Schema is what ListDeadlines filters and sorts on.
-var Schema = &qpar.Schema{
+var Schema = models.DeadlineColumns.Bind(&qpar.Schema{
 	Fields: []qpar.Field{
-		{Path: "id", Column: "deadlines.id", Kind: qpar.Text, Sortable: true},
-		{Path: "document_id", Column: "deadlines.document_id", Kind: qpar.Text, Sortable: true},
-		{Path: "document_number", Column: "documents.number", Kind: qpar.Text, Sortable: true},
-		{Path: "kind", Column: "documents.kind", Kind: qpar.Enum, Values: []string{"NOTIFICATION", "ANNEX_VII", "MOVEMENT"}, Sortable: true},
-		{Path: "rule", Column: "deadlines.rule", Kind: qpar.Enum, Values: Rules, Sortable: true},
-		{Path: "legal_basis", Column: "deadlines.legal_basis", Kind: qpar.Text, Sortable: true},
-		{Path: "party", Column: "deadlines.party_org", Kind: qpar.Text, Sortable: true},
-		{Path: "party_role", Column: "deadlines.party_role", Kind: qpar.Text, Sortable: true},
-		{Path: "authority", Column: "deadlines.party_org", Kind: qpar.Text},
-		{Path: "state", Column: "deadlines.state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
-		{Path: "started_at", Column: "deadlines.started_at", Kind: qpar.Time, Sortable: true},
-		{Path: "due_at", Column: "deadlines.due_at", Kind: qpar.Time, Sortable: true},
+		{Path: "id", Kind: qpar.Text, Sortable: true},
+		{Path: "document_id", Kind: qpar.Text, Sortable: true},
+		{Path: "document_number", Kind: qpar.Text, Sortable: true},
+		{Path: "kind", Kind: qpar.Enum, Values: []string{"NOTIFICATION", "ANNEX_VII", "MOVEMENT"}, Sortable: true},
+		{Path: "rule", Kind: qpar.Enum, Values: Rules, Sortable: true},
+		{Path: "legal_basis", Kind: qpar.Text, Sortable: true},
+		{Path: "party", Kind: qpar.Text, Sortable: true},
+		{Path: "party_role", Kind: qpar.Text, Sortable: true},
+		{Path: "authority", Kind: qpar.Text},
+		{Path: "state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
+		{Path: "started_at", Kind: qpar.Time, Sortable: true},
+		{Path: "due_at", Kind: qpar.Time, Sortable: true},
 		// urgency puts what needs acting on first: sorted by it and then
 		// by due_at, OVERDUE comes first, then DUE_SOON, then the rest,
 		// each by due date (the deadline page's default order).
-		{Path: "urgency", Column: urgencyColumn, Kind: qpar.Integer, Sortable: true},
+		{Path: "urgency", Kind: qpar.Integer, Sortable: true},
 	},
 	DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
 	DefaultPageSize: 50,
 	MaxPageSize:     1000,
-}
-
-// urgencyColumn ranks a deadline's state: 0 OVERDUE, 1 DUE_SOON, 2 any
-// other (running, suspended or closed).
-const urgencyColumn = "(CASE deadlines.state WHEN 'OVERDUE' THEN 0 WHEN 'DUE_SOON' THEN 1 ELSE 2 END)"
+})
 
 // Viewer is whose deadlines a report shows: an organisation of a provider,
 // or, with All, every document (of ProviderID when set): operators at the
@@ -66,20 +60,28 @@ type Viewer struct {
 	All                        bool
 }
 
-// Entry is one reported deadline.
-type Entry struct {
-	models.Deadline
-	DocumentNumber string
-	DocumentKind   string
-	// PartyCountry is the country of the party that must act ("" when
-	// the organisation is unknown): where the deadline falls due.
-	PartyCountry string
+// Entry is one reported deadline: the deadline, its document's number and
+// kind, and the country of the party that must act.
+type Entry = models.DeadlineEntry
+
+// Store reads the deadlines of the documents a viewer sees;
+// models.ReportStore implements it. A client's mistake in a query is a
+// *qpar.Error.
+type Store interface {
+	// ListDeadlines returns a page of deadlines and how many match in all;
+	// each set of authorities keeps the documents concerning one of them.
+	ListDeadlines(ctx context.Context, v models.DeadlineScope, authorities [][]string, q *qpar.QueryParameter, schema *qpar.Schema) ([]Entry, int64, error)
+	// EachDeadline streams every matching deadline by due time, unpaged.
+	EachDeadline(ctx context.Context, v models.DeadlineScope, authorities [][]string, q *qpar.QueryParameter, schema *qpar.Schema, fn func(*Entry) error) error
+	// DeadlinesStarted lists the deadlines that started by asOf and in
+	// [from, to) (a zero bound: none).
+	DeadlinesStarted(ctx context.Context, v models.DeadlineScope, asOf, from, to time.Time) ([]Entry, error)
 }
 
 // Service runs the reports.
 type Service struct {
-	DB  *gorm.DB
-	Now func() time.Time
+	Store Store
+	Now   func() time.Time
 	// Clocks moves the time of providers with a test clock (nil: real time).
 	Clocks *clock.Clocks
 }
@@ -89,25 +91,12 @@ func (s *Service) NowFor(ctx context.Context, v Viewer) (time.Time, error) {
 	return s.Clocks.At(ctx, v.ProviderID, s.Now())
 }
 
-func (s *Service) base(ctx context.Context, v Viewer) *gorm.DB {
-	q := s.DB.WithContext(ctx).Table("deadlines").
-		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind, COALESCE(po.country, '') AS party_country").
-		Joins("JOIN documents ON documents.id = deadlines.document_id").
-		Joins("LEFT JOIN organisations po ON po.provider_id = documents.provider_id AND po.id = deadlines.party_org")
-	if v.All && v.ProviderID != "" {
-		q = q.Where("documents.provider_id = ?", v.ProviderID)
-	}
-	if !v.All {
-		q = q.Where("documents.provider_id = ?", v.ProviderID).
-			Where("EXISTS (SELECT 1 FROM document_parties vp WHERE vp.document_id = deadlines.document_id AND vp.organisation_id = ?)", v.OrganisationID)
-	}
-	return q
-}
-
-// authorityFilter restricts to documents concerning the given authorities
-// (the qpar path "authority", EQUAL or IN_LIST): a document concerns its
-// competent authorities whether or not the deadline is theirs.
-func authorityFilter(q *gorm.DB, in *qpar.QueryParameter) (*gorm.DB, *qpar.QueryParameter, error) {
+// authorityFilter takes the filters on the qpar path "authority" (EQUAL or
+// IN_LIST) out of in: each is a set of authorities, and a document passes
+// when it concerns one of them (a document concerns its competent
+// authorities whether or not the deadline is theirs).
+func authorityFilter(in *qpar.QueryParameter) ([][]string, *qpar.QueryParameter, error) {
+	var sets [][]string
 	out := *in
 	out.Filter = nil
 	for i, f := range in.Filter {
@@ -125,9 +114,9 @@ func authorityFilter(q *gorm.DB, in *qpar.QueryParameter) (*gorm.DB, *qpar.Query
 			}
 			orgs = append(orgs, *o.S)
 		}
-		q = q.Where("EXISTS (SELECT 1 FROM document_parties ap WHERE ap.document_id = deadlines.document_id AND ap.role LIKE 'AUTHORITY%' AND ap.organisation_id IN ?)", orgs)
+		sets = append(sets, orgs)
 	}
-	return q, &out, nil
+	return sets, &out, nil
 }
 
 // List returns a page of deadlines and how many match in all.
@@ -135,54 +124,21 @@ func (s *Service) List(ctx context.Context, v Viewer, in *qpar.QueryParameter) (
 	if in == nil {
 		in = &qpar.QueryParameter{}
 	}
-	q, rest, err := authorityFilter(s.base(ctx, v), in)
+	auths, rest, err := authorityFilter(in)
 	if err != nil {
 		return nil, 0, qparErr(err)
 	}
-	counted, err := qpar.Where(q.Session(&gorm.Session{}), rest, Schema)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var total int64
-	if err := counted.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	paged, _, err := qpar.Apply(q, rest, Schema)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var out []Entry
-	if err := paged.Scan(&out).Error; err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	out, total, err := s.Store.ListDeadlines(ctx, models.DeadlineScope(v), auths, rest, Schema)
+	return out, total, qparErr(err)
 }
 
 // Each streams every matching deadline in order (for exports), without paging.
 func (s *Service) Each(ctx context.Context, v Viewer, in *qpar.QueryParameter, fn func(*Entry) error) error {
-	q, rest, err := authorityFilter(s.base(ctx, v), in)
+	auths, rest, err := authorityFilter(in)
 	if err != nil {
 		return qparErr(err)
 	}
-	q, err = qpar.Where(q, rest, Schema)
-	if err != nil {
-		return qparErr(err)
-	}
-	rows, err := q.Order("deadlines.due_at, deadlines.id").Rows()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e Entry
-		if err := s.DB.ScanRows(rows, &e); err != nil {
-			return err
-		}
-		if err := fn(&e); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return qparErr(s.Store.EachDeadline(ctx, models.DeadlineScope(v), auths, rest, Schema, fn))
 }
 
 func qparErr(err error) error {
@@ -227,15 +183,8 @@ func (s *Service) Summarize(ctx context.Context, v Viewer, from, to, asOf time.T
 	if asOf.IsZero() || asOf.After(now) {
 		asOf = now
 	}
-	q := s.base(ctx, v).Where("deadlines.started_at <= ?", asOf)
-	if !from.IsZero() {
-		q = q.Where("deadlines.started_at >= ?", from)
-	}
-	if !to.IsZero() {
-		q = q.Where("deadlines.started_at < ?", to)
-	}
-	var rows []Entry
-	if err := q.Scan(&rows).Error; err != nil {
+	rows, err := s.Store.DeadlinesStarted(ctx, models.DeadlineScope(v), asOf, from, to)
+	if err != nil {
 		return nil, err
 	}
 	byRule := map[[2]string]int64{}

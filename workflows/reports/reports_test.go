@@ -87,7 +87,7 @@ func TestLapsedIsCountedApartFromOverdue(t *testing.T) {
 				StartedAt: start, DueAt: due},
 			models.Deadline{ID: "expiry", Rule: "CONSENT_VALIDITY", PartyOrg: "acme", PartyRole: "NOTIFIER", State: "LAPSED",
 				StartedAt: start, DueAt: due, ClosedAt: &swept})
-		svc := &reports.Service{DB: db, Now: func() time.Time { return now }}
+		svc := &reports.Service{Store: models.NewReportStore(db), Now: func() time.Time { return now }}
 		v := reports.Viewer{ProviderID: "p", OrganisationID: "acme"}
 
 		lapsed := "LAPSED"

@@ -29,7 +29,7 @@ func TestUrgencyOrder(t *testing.T) {
 		seed(t, db, "d1", map[string]string{"auth": "AUTHORITY_DESTINATION"},
 			dl("open-early", "OPEN", 1), dl("met-earlier", "MET", -9), dl("soon-late", "DUE_SOON", 6), dl("overdue-late", "OVERDUE", -1),
 			dl("soon-early", "DUE_SOON", 3), dl("overdue-early", "OVERDUE", -5), dl("suspended", "SUSPENDED", 2), dl("lapsed", "LAPSED", -7))
-		svc := &reports.Service{DB: db, Now: func() time.Time { return day }}
+		svc := &reports.Service{Store: models.NewReportStore(db), Now: func() time.Time { return day }}
 		v := reports.Viewer{ProviderID: "p", OrganisationID: "auth"}
 		list, _, err := svc.List(context.Background(), v, &qpar.QueryParameter{
 			Sort: []qpar.Sort{{Path: "urgency", Direction: qpar.Asc}, {Path: "due_at", Direction: qpar.Asc}}})

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
@@ -46,12 +45,10 @@ var States = []string{Created, Opened, Signed, Declined, Expired, Cancelled}
 // Final reports whether a process's state no longer changes.
 func Final(state string) bool { return state != Created && state != Opened }
 
-// Process is a signing process with the names of who asked for it.
-type Process struct {
-	models.SigningProcess
-	RequestedBy      string // the username of the account that created it
-	OrganisationName string // the name of the organisation that created it
-}
+// Process is a signing process with the names of who asked for it (the
+// username of the account that created it, RequestedBy, and the name of
+// its organisation, OrganisationName).
+type Process = models.SigningProcessView
 
 // DocumentPosition is the position of a document that is not a BMU note:
 // an enveloped signature of its root element.
@@ -118,14 +115,43 @@ func (k DirKeys) KeyFor(provider, username string) (*Key, error) {
 	return key, nil
 }
 
+// Store keeps signing processes; models.SignerStore implements it. A
+// missing row is models.ErrNotFound; a client's mistake in a list's query
+// is a *qpar.Error.
+type Store interface {
+	EnabledAccountByUsername(ctx context.Context, provider, username string) (*models.Account, error)
+	// HoldsAnyNumber reports whether an organisation holds one of the
+	// official numbers.
+	HoldsAnyNumber(ctx context.Context, provider, org string, numbers []string) (bool, error)
+	CreateProcess(ctx context.Context, sp *models.SigningProcess) error
+	// Requester is an account's username and an organisation's name (""
+	// for one that is gone).
+	Requester(ctx context.Context, account int64, provider, org string) (username, orgName string, err error)
+	Process(ctx context.Context, provider, id string) (*models.SigningProcess, error)
+	// Reload reads a process again.
+	Reload(ctx context.Context, sp *models.SigningProcess) error
+	// MoveProcess moves a process from one of the states from to its final
+	// state, once: false when it is in none of them (any more).
+	MoveProcess(ctx context.Context, id string, from []string, state string, result []byte, reason string, now time.Time) (moved bool, err error)
+	// OpenProcess records the signer opening a process still in state from.
+	OpenProcess(ctx context.Context, id, from, to string, now time.Time) error
+	// ExpireProcesses ends the processes past their expiry that an
+	// organisation created or an account is to sign.
+	ExpireProcesses(ctx context.Context, provider, org string, account int64, from []string, state, reason string, now time.Time) error
+	// ListProcesses lists, without documents, the processes an
+	// organisation created or an account is to sign (only those in states
+	// when not nil).
+	ListProcesses(ctx context.Context, provider, org string, account int64, states []string, q *qpar.QueryParameter, schema *qpar.Schema) ([]Process, int64, error)
+}
+
 // Service runs the processes.
 type Service struct {
-	DB   *gorm.DB
-	BMU  *bmu.Service
-	Keys Keys
-	Now  func() time.Time
-	Poll time.Duration // how often Wait looks
-	TTL  time.Duration // default lifetime of a process
+	Store Store
+	BMU   *bmu.Service
+	Keys  Keys
+	Now   func() time.Time
+	Poll  time.Duration // how often Wait looks
+	TTL   time.Duration // default lifetime of a process
 }
 
 func (s *Service) now() time.Time {
@@ -211,14 +237,14 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	if err != nil {
 		return nil, err
 	}
-	var acc models.Account
-	if err := models.Conn(ctx, s.DB).Where("provider_id = ? AND username = ? AND disabled_at IS NULL", p.ProviderID, username).Take(&acc).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+	acc, err := s.Store.EnabledAccountByUsername(ctx, p.ProviderID, username)
+	if err != nil {
+		if errors.Is(err, models.ErrNotFound) {
 			return nil, status.Invalid("signer", fmt.Sprintf("no account %q here", username))
 		}
 		return nil, err
 	}
-	if err := s.mayAsk(ctx, p, prep, &acc); err != nil {
+	if err := s.mayAsk(ctx, p, prep, acc); err != nil {
 		return nil, err
 	}
 	if ttl <= 0 {
@@ -230,7 +256,7 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	now := s.now()
 	sp := &models.SigningProcess{ID: newID(), ProviderID: p.ProviderID, OrganisationID: p.OrganisationID, CreatedBy: p.AccountID,
 		SignerID: acc.ID, SignerName: acc.Username, Position: prep.Position, Document: xml, State: Created, CreatedAt: now, ExpiresAt: now.Add(ttl)}
-	if err := models.Conn(ctx, s.DB).Create(sp).Error; err != nil {
+	if err := s.Store.CreateProcess(ctx, sp); err != nil {
 		return nil, err
 	}
 	return s.named(ctx, sp, nil)
@@ -267,12 +293,11 @@ func (s *Service) mayAsk(ctx context.Context, p *reqctx.Principal, prep *Prepare
 	if len(numbers) == 0 {
 		return refuse(fmt.Sprintf("%s is not of your organisation, and the note names no official number for %s", acc.Username, where))
 	}
-	var held int64
-	if err := models.Conn(ctx, s.DB).Model(&models.OrganisationNumber{}).
-		Where("provider_id = ? AND organisation_id = ? AND number IN ?", p.ProviderID, acc.OrganisationID, numbers).Count(&held).Error; err != nil {
+	held, err := s.Store.HoldsAnyNumber(ctx, p.ProviderID, acc.OrganisationID, numbers)
+	if err != nil {
 		return err
 	}
-	if held == 0 {
+	if !held {
 		return refuse(fmt.Sprintf("%s is neither of your organisation nor of the organisation holding the number the note names for %s (%s)",
 			acc.Username, where, strings.Join(named, ", ")))
 	}
@@ -286,20 +311,8 @@ func (s *Service) named(ctx context.Context, sp *models.SigningProcess, err erro
 		return nil, err
 	}
 	out := &Process{SigningProcess: *sp}
-	db := models.Conn(ctx, s.DB)
-	var names []string
-	if err := db.Model(&models.Account{}).Where("id = ?", sp.CreatedBy).Limit(1).Pluck("username", &names).Error; err != nil {
+	if out.RequestedBy, out.OrganisationName, err = s.Store.Requester(ctx, sp.CreatedBy, sp.ProviderID, sp.OrganisationID); err != nil {
 		return nil, err
-	}
-	if len(names) > 0 {
-		out.RequestedBy = names[0]
-	}
-	names = names[:0]
-	if err := db.Model(&models.Organisation{}).Where("provider_id = ? AND id = ?", sp.ProviderID, sp.OrganisationID).Limit(1).Pluck("name", &names).Error; err != nil {
-		return nil, err
-	}
-	if len(names) > 0 {
-		out.OrganisationName = names[0]
 	}
 	return out, nil
 }
@@ -311,11 +324,10 @@ func (s *Service) load(ctx context.Context, id string, signerOnly bool) (*models
 	if err != nil {
 		return nil, nil, err
 	}
-	var sp models.SigningProcess
-	err = models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ?", id, p.ProviderID).Take(&sp).Error
+	sp, err := s.Store.Process(ctx, p.ProviderID, id)
 	isSigner := err == nil && sp.SignerID == p.AccountID
 	isCreator := err == nil && sp.OrganisationID == p.OrganisationID
-	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !isSigner && !isCreator) {
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !isSigner && !isCreator) {
 		return nil, nil, status.New(status.NotFound, "no signing process %q for you", id)
 	}
 	if err != nil {
@@ -325,23 +337,22 @@ func (s *Service) load(ctx context.Context, id string, signerOnly bool) (*models
 		return nil, nil, status.New(status.PermissionDenied, "only %s, named in the process, may sign or decline it", sp.SignerName)
 	}
 	if !Final(sp.State) && s.now().After(sp.ExpiresAt) {
-		if _, err := s.finish(ctx, &sp, []string{Created, Opened}, Expired, nil, "nobody signed before "+sp.ExpiresAt.Format(time.RFC3339)); err != nil {
+		if _, err := s.finish(ctx, sp, []string{Created, Opened}, Expired, nil, "nobody signed before "+sp.ExpiresAt.Format(time.RFC3339)); err != nil {
 			return nil, nil, err
 		}
 	}
-	return &sp, p, nil
+	return sp, p, nil
 }
 
 // finish moves a process from one of the states from to state, once.
 func (s *Service) finish(ctx context.Context, sp *models.SigningProcess, from []string, state string, result []byte, reason string) (bool, error) {
 	now := s.now()
-	r := models.Conn(ctx, s.DB).Model(&models.SigningProcess{}).Where("id = ? AND state IN ?", sp.ID, from).
-		Updates(map[string]any{"state": state, "result": result, "reason": reason, "completed_at": now})
-	if r.Error != nil {
-		return false, r.Error
+	moved, err := s.Store.MoveProcess(ctx, sp.ID, from, state, result, reason, now)
+	if err != nil {
+		return false, err
 	}
-	if r.RowsAffected == 0 { // someone else moved it first: read what it is now
-		return false, models.Conn(ctx, s.DB).Where("id = ?", sp.ID).Take(sp).Error
+	if !moved { // someone else moved it first: read what it is now
+		return false, s.Store.Reload(ctx, sp)
 	}
 	sp.State, sp.Result, sp.Reason, sp.CompletedAt = state, result, reason, &now
 	return true, nil
@@ -362,7 +373,7 @@ func (s *Service) Open(ctx context.Context, id string) (*Process, *Prepared, err
 	}
 	if sp.State == Created {
 		now := s.now()
-		if err := models.Conn(ctx, s.DB).Model(sp).Where("state = ?", Created).Updates(map[string]any{"state": Opened, "opened_at": now}).Error; err != nil {
+		if err := s.Store.OpenProcess(ctx, sp.ID, Created, Opened, now); err != nil {
 			return nil, nil, err
 		}
 		sp.State, sp.OpenedAt = Opened, &now
@@ -492,18 +503,18 @@ func (s *Service) Wait(ctx context.Context, id string, wait time.Duration) (*Pro
 }
 
 // ListSchema is the filter and sort paths of List.
-var ListSchema = &qpar.Schema{Fields: []qpar.Field{
-	{Path: "id", Column: "sp.id", Kind: qpar.Text, Sortable: true},
-	{Path: "state", Column: "sp.state", Kind: qpar.Enum, Values: States, Sortable: true},
-	{Path: "signer", Column: "sp.signer_name", Kind: qpar.Text, Sortable: true},
-	{Path: "position", Column: "sp.position", Kind: qpar.Text, Sortable: true},
-	{Path: "requested_by.username", Column: "a.username", Kind: qpar.Text, Sortable: true},
-	{Path: "requested_by.organisation_id", Column: "sp.organisation_id", Kind: qpar.Text, Sortable: true},
-	{Path: "created_at", Column: "sp.created_at", Kind: qpar.Time, Sortable: true},
-	{Path: "expires_at", Column: "sp.expires_at", Kind: qpar.Time, Sortable: true},
-	{Path: "opened_at", Column: "sp.opened_at", Kind: qpar.Time, Sortable: true},
-	{Path: "completed_at", Column: "sp.completed_at", Kind: qpar.Time, Sortable: true},
-}, DefaultSort: []qpar.Sort{{Path: "created_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}}, DefaultPageSize: 50, MaxPageSize: 500}
+var ListSchema = models.SigningColumns.Bind(&qpar.Schema{Fields: []qpar.Field{
+	{Path: "id", Kind: qpar.Text, Sortable: true},
+	{Path: "state", Kind: qpar.Enum, Values: States, Sortable: true},
+	{Path: "signer", Kind: qpar.Text, Sortable: true},
+	{Path: "position", Kind: qpar.Text, Sortable: true},
+	{Path: "requested_by.username", Kind: qpar.Text, Sortable: true},
+	{Path: "requested_by.organisation_id", Kind: qpar.Text, Sortable: true},
+	{Path: "created_at", Kind: qpar.Time, Sortable: true},
+	{Path: "expires_at", Kind: qpar.Time, Sortable: true},
+	{Path: "opened_at", Kind: qpar.Time, Sortable: true},
+	{Path: "completed_at", Kind: qpar.Time, Sortable: true},
+}, DefaultSort: []qpar.Sort{{Path: "created_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}}, DefaultPageSize: 50, MaxPageSize: 500})
 
 // List is the processes the caller's organisation created and those the
 // caller is to sign, as q selects them. Without a filter on state it keeps
@@ -519,40 +530,16 @@ func (s *Service) List(ctx context.Context, q *qpar.QueryParameter) ([]Process, 
 	if q == nil {
 		q = &qpar.QueryParameter{}
 	}
-	db := models.Conn(ctx, s.DB)
 	now := s.now()
-	if err := db.Model(&models.SigningProcess{}).
-		Where("provider_id = ? AND (organisation_id = ? OR signer_id = ?) AND state IN ? AND expires_at < ?", p.ProviderID, p.OrganisationID, p.AccountID,
-			[]string{Created, Opened}, now).
-		Updates(map[string]any{"state": Expired, "reason": "nobody signed in time", "completed_at": now}).Error; err != nil {
+	if err := s.Store.ExpireProcesses(ctx, p.ProviderID, p.OrganisationID, p.AccountID, []string{Created, Opened}, Expired, "nobody signed in time", now); err != nil {
 		return nil, 0, err
 	}
-	base := db.Table("signing_processes sp").
-		Select("sp.id, sp.provider_id, sp.organisation_id, sp.created_by, sp.signer_id, sp.signer_name, sp.position, sp.state, sp.reason, "+
-			"sp.created_at, sp.expires_at, sp.opened_at, sp.completed_at, a.username AS requested_by, o.name AS organisation_name").
-		Joins("LEFT JOIN accounts a ON a.id = sp.created_by").
-		Joins("LEFT JOIN organisations o ON o.provider_id = sp.provider_id AND o.id = sp.organisation_id").
-		Where("sp.provider_id = ? AND (sp.organisation_id = ? OR sp.signer_id = ?)", p.ProviderID, p.OrganisationID, p.AccountID)
+	var states []string
 	if !slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "state" }) {
-		base = base.Where("sp.state IN ?", []string{Created, Opened})
+		states = []string{Created, Opened}
 	}
-	counted, err := qpar.Where(base.Session(&gorm.Session{}), q, ListSchema)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var total int64
-	if err := counted.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	paged, _, err := qpar.Apply(base, q, ListSchema)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var out []Process
-	if err := paged.Scan(&out).Error; err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	out, total, err := s.Store.ListProcesses(ctx, p.ProviderID, p.OrganisationID, p.AccountID, states, q, ListSchema)
+	return out, total, qparErr(err)
 }
 
 func qparErr(err error) error {

@@ -16,9 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
@@ -36,9 +33,51 @@ const (
 // EventInbox is the notifier groups' event kind for a new inbox entry.
 const EventInbox = "INBOX_ENTRY_ADDED"
 
+// Store keeps the organisations' stores of notes, their inboxes and their
+// templates; models.TransportStore implements it. A missing row is
+// models.ErrNotFound; a client's mistake in a list's query is a
+// *qpar.Error.
+type Store interface {
+	// Tx runs fn in one transaction: the store's methods called with the
+	// ctx fn receives run inside it.
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+
+	// LockDocumentByNumber reads a note of an organisation's store by its
+	// number and holds it until the transaction ends, so concurrent
+	// imports of one number take turns.
+	LockDocumentByNumber(ctx context.Context, provider, org, number string) (*models.TransportDocument, error)
+	SaveDocument(ctx context.Context, doc *models.TransportDocument) error
+	CreateVersion(ctx context.Context, v *models.TransportDocumentVersion) error
+	// NumberHolders says who holds which of the official numbers.
+	NumberHolders(ctx context.Context, provider string, numbers []string) ([]models.OrganisationNumber, error)
+	Organisation(ctx context.Context, provider, id string) (*models.Organisation, error)
+	// AuthoritiesAt lists the authorities of a place, ordered.
+	AuthoritiesAt(ctx context.Context, provider, country, region string) ([]string, error)
+	// AddInboxEntries delivers entries with the events announcing them.
+	AddInboxEntries(ctx context.Context, entries []models.InboxEntry, events []models.Event) error
+
+	Document(ctx context.Context, provider, org, id string) (*models.TransportDocument, error)
+	InboxEntry(ctx context.Context, provider, org, id string) (*models.InboxEntry, error)
+	Version(ctx context.Context, doc string, version int64) (*models.TransportDocumentVersion, error)
+	// InboxEntryIDs are those of ids in the organisation's inbox.
+	InboxEntryIDs(ctx context.Context, provider, org string, ids []string) ([]string, error)
+	// MarkInboxEntries sets a flag (models.InboxRead, models.InboxRemoved)
+	// of entries; it counts those it changed.
+	MarkInboxEntries(ctx context.Context, ids []string, flag string, value bool) (int64, error)
+
+	Template(ctx context.Context, provider, org, id string) (*models.TransportTemplate, error)
+	// TakeNumber consumes the lowest free number of a template atomically;
+	// models.ErrNoNumberLeft when the block is used up.
+	TakeNumber(ctx context.Context, template string, now time.Time) (string, error)
+
+	ListStore(ctx context.Context, provider, org string, q *qpar.QueryParameter, schema *qpar.Schema) ([]StoreRow, int64, error)
+	ListInbox(ctx context.Context, provider, org string, withRemoved bool, q *qpar.QueryParameter, schema *qpar.Schema) ([]InboxRow, int64, error)
+	ListTemplates(ctx context.Context, provider, org string, q *qpar.QueryParameter, schema *qpar.Schema) ([]TemplateRow, int64, error)
+}
+
 // Service is the store, the inboxes and the templates.
 type Service struct {
-	DB      *gorm.DB
+	Store   Store
 	Mapping bmu.Mapping
 	Now     func() time.Time
 }
@@ -128,31 +167,28 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			res.Reported = true
 		}
 	}
-	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
+	err = s.Store.Tx(ctx, func(ctx context.Context) error {
+		locked, err := s.Store.LockDocumentByNumber(ctx, p.ProviderID, p.OrganisationID, number)
 		var doc models.TransportDocument
-		q := tx.Where("provider_id = ? AND organisation_id = ? AND number = ?", p.ProviderID, p.OrganisationID, number)
-		if models.IsPostgres(tx) {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		err := q.Take(&doc).Error
 		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
+		case errors.Is(err, models.ErrNotFound):
 			doc = models.TransportDocument{ID: newID("td_"), ProviderID: p.ProviderID, OrganisationID: p.OrganisationID, Number: number,
 				DocumentType: n.Type, Version: 1, CreatedAt: now}
 		case err != nil:
 			return err
-		case doc.DocumentType != n.Type:
-			return status.New(status.FailedPrecondition, "number %s is a %s in your store, not a %s", number, doc.DocumentType, n.Type)
+		case locked.DocumentType != n.Type:
+			return status.New(status.FailedPrecondition, "number %s is a %s in your store, not a %s", number, locked.DocumentType, n.Type)
 		default:
+			doc = *locked
 			doc.Version++
 		}
 		doc.TopLayer, doc.Cancelled, doc.UpdatedAt = top.Type.String(), o.Cancel, now
-		if err := tx.Save(&doc).Error; err != nil {
+		if err := s.Store.SaveDocument(ctx, &doc); err != nil {
 			return err
 		}
 		v := models.TransportDocumentVersion{DocumentID: doc.ID, Version: doc.Version, XML: xml, Size: int64(len(xml)), TopLayer: doc.TopLayer,
 			Cancelled: o.Cancel, Distributed: o.Distribute, Reported: res.Reported, ImportedBy: fmt.Sprint(p.AccountID), CreatedAt: now}
-		if err := tx.Create(&v).Error; err != nil {
+		if err := s.Store.CreateVersion(ctx, &v); err != nil {
 			return err
 		}
 		res.Document = doc
@@ -164,7 +200,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 		numbers := partyNumbers(n)
 		var holders []models.OrganisationNumber
 		if len(numbers) > 0 {
-			if err := tx.Where("provider_id = ? AND number IN ?", p.ProviderID, numbers).Find(&holders).Error; err != nil {
+			if holders, err = s.Store.NumberHolders(ctx, p.ProviderID, numbers); err != nil {
 				return err
 			}
 		}
@@ -185,7 +221,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			}
 		}
 		if res.Reported {
-			auths, note, err := s.reportAuthorities(tx, p.ProviderID, n, holderOf)
+			auths, note, err := s.reportAuthorities(ctx, p.ProviderID, n, holderOf)
 			if err != nil {
 				return err
 			}
@@ -198,9 +234,6 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 		if len(entries) == 0 {
 			return nil
 		}
-		if err := tx.Create(&entries).Error; err != nil {
-			return err
-		}
 		events := make([]models.Event, 0, len(entries))
 		for _, e := range entries {
 			payload, _ := json.Marshal(map[string]any{"inboxEntryId": e.ID, "number": e.Number, "documentType": e.DocumentType,
@@ -208,7 +241,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			events = append(events, models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventInbox,
 				DocumentID: e.DocumentID, DedupKey: "inbox:" + e.ID, Payload: string(payload), CreatedAt: now})
 		}
-		return models.InsertEvents(tx, events)
+		return s.Store.AddInboxEntries(ctx, entries, events)
 	})
 	if err != nil {
 		return nil, err
@@ -218,19 +251,18 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 
 // reportAuthorities are the authorities a ten-day report goes to: those of
 // the disposer's place (same country and region), our design.
-func (s *Service) reportAuthorities(tx *gorm.DB, provider string, n *rbmu.Note, holderOf map[string]string) ([]string, string, error) {
+func (s *Service) reportAuthorities(ctx context.Context, provider string, n *rbmu.Note, holderOf map[string]string) ([]string, string, error) {
 	num, _ := n.Value("entsorger.nummer")
 	disposer, ok := holderOf[num]
 	if !ok {
 		return nil, fmt.Sprintf("the disposer's number %q is held by no organisation here: no authority found for the report", num), nil
 	}
-	var org models.Organisation
-	if err := tx.Where("provider_id = ? AND id = ?", provider, disposer).Take(&org).Error; err != nil {
+	org, err := s.Store.Organisation(ctx, provider, disposer)
+	if err != nil {
 		return nil, "", err
 	}
-	var auths []string
-	if err := tx.Model(&models.Organisation{}).Where("provider_id = ? AND kind = 'authority' AND country = ? AND region = ?", provider, org.Country, org.Region).
-		Order("id").Pluck("id", &auths).Error; err != nil {
+	auths, err := s.Store.AuthoritiesAt(ctx, provider, org.Country, org.Region)
+	if err != nil {
 		return nil, "", err
 	}
 	if len(auths) == 0 {
@@ -247,95 +279,77 @@ func (s *Service) Export(ctx context.Context, id string) ([]byte, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	db := models.Conn(ctx, s.DB)
 	var docID string
 	var version int64
 	var number string
-	var doc models.TransportDocument
-	if err := db.Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&doc).Error; err == nil {
+	if doc, err := s.Store.Document(ctx, p.ProviderID, p.OrganisationID, id); err == nil {
 		docID, version, number = doc.ID, doc.Version, doc.Number
-	} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+	} else if !errors.Is(err, models.ErrNotFound) {
 		return nil, "", err
 	} else {
-		var e models.InboxEntry
-		if err := db.Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&e).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
+		e, err := s.Store.InboxEntry(ctx, p.ProviderID, p.OrganisationID, id)
+		if err != nil {
+			if errors.Is(err, models.ErrNotFound) {
 				return nil, "", status.New(status.NotFound, "no transport document %q in your store or inbox", id)
 			}
 			return nil, "", err
 		}
 		docID, version, number = e.DocumentID, e.Version, e.Number
 	}
-	var v models.TransportDocumentVersion
-	if err := db.Where("document_id = ? AND version = ?", docID, version).Take(&v).Error; err != nil {
+	v, err := s.Store.Version(ctx, docID, version)
+	if err != nil {
 		return nil, "", err
 	}
 	return v.XML, number, nil
 }
 
 // StoreRow is one row of ListTransportDocuments.
-type StoreRow struct {
-	ID, DocumentType, Number, TopLayer string
-	Version                            int64
-	Cancelled                          bool
-	CreatedAt, UpdatedAt               time.Time
-}
+type StoreRow = models.StoreRow
 
 // InboxRow is one row of an inbox list: the entry, and the version it
 // delivered (its number, top layer and import time) of the sender's
 // document (created at DocCreatedAt).
-type InboxRow struct {
-	ID, DocumentID, DocumentType, Number, Kind, SenderID, TopLayer string
-	Version                                                        int64
-	Cancelled, Read, Removed                                       bool
-	CreatedAt                                                      time.Time
-	DocCreatedAt, VersionCreatedAt                                 *time.Time // nil when the sender's rows are gone
-}
+type InboxRow = models.InboxRow
 
 // TemplateRow is one row of ListTransportTemplates.
-type TemplateRow struct {
-	ID, InterneBezeichnung, Art, Format string
-	Anzahl                              int64
-	CreatedAt                           time.Time
-}
+type TemplateRow = models.TemplateRow
 
-// Schemas of the lists (the valid qpar paths).
+// Schemas of the lists (the valid qpar paths); the store says where
+// each path is.
 var (
-	StoreSchema = &qpar.Schema{Fields: []qpar.Field{
-		{Path: "doc.document_id", Column: "td.id", Kind: qpar.Text, Sortable: true},
-		{Path: "doc.document_type", Column: "td.document_type", Kind: qpar.Enum, Values: []string{"BGS", "RGB", "UNS"}, Sortable: true},
-		{Path: "doc.number", Column: "td.number", Kind: qpar.Text, Sortable: true},
-		{Path: "doc.version", Column: "td.version", Kind: qpar.Integer, Sortable: true},
-		{Path: "doc.top_layer", Column: "td.top_layer", Kind: qpar.Enum, Values: layerNames(), Sortable: true},
-		{Path: "doc.created_at", Column: "td.created_at", Kind: qpar.Time, Sortable: true},
-		{Path: "doc.updated_at", Column: "td.updated_at", Kind: qpar.Time, Sortable: true},
-		{Path: "cancelled", Column: "td.cancelled", Kind: qpar.Bool, Sortable: true},
-	}, DefaultSort: []qpar.Sort{{Path: "doc.updated_at", Direction: qpar.Desc}}, DefaultPageSize: 50, MaxPageSize: 500}
-	InboxSchema = &qpar.Schema{Fields: []qpar.Field{
-		{Path: "id", Column: "ib.id", Kind: qpar.Text, Sortable: true},
-		{Path: "doc.document_id", Column: "ib.document_id", Kind: qpar.Text, Sortable: true},
-		{Path: "doc.document_type", Column: "ib.document_type", Kind: qpar.Enum, Values: []string{"BGS", "RGB", "UNS"}, Sortable: true},
-		{Path: "doc.number", Column: "ib.number", Kind: qpar.Text, Sortable: true},
-		{Path: "doc.version", Column: "ib.version", Kind: qpar.Integer, Sortable: true},
-		{Path: "doc.top_layer", Column: "v.top_layer", Kind: qpar.Enum, Values: layerNames(), Sortable: true},
-		{Path: "kind", Column: "ib.kind", Kind: qpar.Enum, Values: []string{KindDelivery, KindDekadenmeldung}, Sortable: true},
-		{Path: "sender", Column: "ib.sender_id", Kind: qpar.Text, Sortable: true},
-		{Path: "cancelled", Column: "ib.cancelled", Kind: qpar.Bool, Sortable: true},
-		{Path: "read", Column: "ib.read", Kind: qpar.Bool, Sortable: true},
-		{Path: "removed", Column: "ib.removed", Kind: qpar.Bool, Sortable: true},
-		{Path: "received_at", Column: "ib.created_at", Kind: qpar.Time, Sortable: true},
-	}, DefaultSort: []qpar.Sort{{Path: "received_at", Direction: qpar.Desc}}, DefaultPageSize: 50, MaxPageSize: 500}
-	TemplateSchema = &qpar.Schema{Fields: []qpar.Field{
-		{Path: "template_id", Column: "tt.id", Kind: qpar.Text, Sortable: true},
-		{Path: "interne_bezeichnung", Column: "tt.interne_bezeichnung", Kind: qpar.Text, Sortable: true},
-		{Path: "art", Column: "tt.art", Kind: qpar.Enum, Values: []string{"N", "S", "L"}, Sortable: true},
-		{Path: "format", Column: "tt.format", Kind: qpar.Enum, Values: []string{"BMU"}, Sortable: true},
-		{Path: "anzahl", Column: anzahlSQL, Kind: qpar.Integer, Sortable: true},
-		{Path: "created_at", Column: "tt.created_at", Kind: qpar.Time, Sortable: true},
-	}, DefaultSort: []qpar.Sort{{Path: "interne_bezeichnung", Direction: qpar.Asc}}, DefaultPageSize: 50, MaxPageSize: 500}
+	StoreSchema = models.StoreColumns.Bind(&qpar.Schema{Fields: []qpar.Field{
+		{Path: "doc.document_id", Kind: qpar.Text, Sortable: true},
+		{Path: "doc.document_type", Kind: qpar.Enum, Values: []string{"BGS", "RGB", "UNS"}, Sortable: true},
+		{Path: "doc.number", Kind: qpar.Text, Sortable: true},
+		{Path: "doc.version", Kind: qpar.Integer, Sortable: true},
+		{Path: "doc.top_layer", Kind: qpar.Enum, Values: layerNames(), Sortable: true},
+		{Path: "doc.created_at", Kind: qpar.Time, Sortable: true},
+		{Path: "doc.updated_at", Kind: qpar.Time, Sortable: true},
+		{Path: "cancelled", Kind: qpar.Bool, Sortable: true},
+	}, DefaultSort: []qpar.Sort{{Path: "doc.updated_at", Direction: qpar.Desc}}, DefaultPageSize: 50, MaxPageSize: 500})
+	InboxSchema = models.InboxColumns.Bind(&qpar.Schema{Fields: []qpar.Field{
+		{Path: "id", Kind: qpar.Text, Sortable: true},
+		{Path: "doc.document_id", Kind: qpar.Text, Sortable: true},
+		{Path: "doc.document_type", Kind: qpar.Enum, Values: []string{"BGS", "RGB", "UNS"}, Sortable: true},
+		{Path: "doc.number", Kind: qpar.Text, Sortable: true},
+		{Path: "doc.version", Kind: qpar.Integer, Sortable: true},
+		{Path: "doc.top_layer", Kind: qpar.Enum, Values: layerNames(), Sortable: true},
+		{Path: "kind", Kind: qpar.Enum, Values: []string{KindDelivery, KindDekadenmeldung}, Sortable: true},
+		{Path: "sender", Kind: qpar.Text, Sortable: true},
+		{Path: "cancelled", Kind: qpar.Bool, Sortable: true},
+		{Path: "read", Kind: qpar.Bool, Sortable: true},
+		{Path: "removed", Kind: qpar.Bool, Sortable: true},
+		{Path: "received_at", Kind: qpar.Time, Sortable: true},
+	}, DefaultSort: []qpar.Sort{{Path: "received_at", Direction: qpar.Desc}}, DefaultPageSize: 50, MaxPageSize: 500})
+	TemplateSchema = models.TemplateColumns.Bind(&qpar.Schema{Fields: []qpar.Field{
+		{Path: "template_id", Kind: qpar.Text, Sortable: true},
+		{Path: "interne_bezeichnung", Kind: qpar.Text, Sortable: true},
+		{Path: "art", Kind: qpar.Enum, Values: []string{"N", "S", "L"}, Sortable: true},
+		{Path: "format", Kind: qpar.Enum, Values: []string{"BMU"}, Sortable: true},
+		{Path: "anzahl", Kind: qpar.Integer, Sortable: true},
+		{Path: "created_at", Kind: qpar.Time, Sortable: true},
+	}, DefaultSort: []qpar.Sort{{Path: "interne_bezeichnung", Direction: qpar.Asc}}, DefaultPageSize: 50, MaxPageSize: 500})
 )
-
-const anzahlSQL = "(SELECT COUNT(*) FROM template_numbers tn WHERE tn.template_id = tt.id AND tn.used_at IS NULL)"
 
 func layerNames() []string { return rbmu.LayerType(0).EnumNames()[1:] }
 
@@ -347,37 +361,14 @@ func qparErr(err error) error {
 	return err
 }
 
-// list runs a qpar query over base: the page and the total.
-func list[T any](base *gorm.DB, q *qpar.QueryParameter, s *qpar.Schema) ([]T, int64, error) {
-	counted, err := qpar.Where(base.Session(&gorm.Session{}), q, s)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var total int64
-	if err := counted.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	paged, _, err := qpar.Apply(base, q, s)
-	if err != nil {
-		return nil, 0, qparErr(err)
-	}
-	var out []T
-	if err := paged.Scan(&out).Error; err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
-}
-
 // ListStore lists the caller's stored notes.
 func (s *Service) ListStore(ctx context.Context, q *qpar.QueryParameter) ([]StoreRow, int64, error) {
 	p, err := caller(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	base := models.Conn(ctx, s.DB).Table("transport_documents td").
-		Select("td.id, td.document_type, td.number, td.top_layer, td.version, td.cancelled, td.created_at, td.updated_at").
-		Where("td.provider_id = ? AND td.organisation_id = ?", p.ProviderID, p.OrganisationID)
-	return list[StoreRow](base, q, StoreSchema)
+	out, total, err := s.Store.ListStore(ctx, p.ProviderID, p.OrganisationID, q, StoreSchema)
+	return out, total, qparErr(err)
 }
 
 // ListInbox lists the caller's inbox; removed entries only when the
@@ -387,16 +378,9 @@ func (s *Service) ListInbox(ctx context.Context, q *qpar.QueryParameter) ([]Inbo
 	if err != nil {
 		return nil, 0, err
 	}
-	base := models.Conn(ctx, s.DB).Table("inbox_entries ib").
-		Select("ib.id, ib.document_id, ib.document_type, ib.number, ib.kind, ib.sender_id, ib.version, ib.cancelled, ib.read, ib.removed, ib.created_at, "+
-			"COALESCE(v.top_layer, '') AS top_layer, td.created_at AS doc_created_at, v.created_at AS version_created_at").
-		Joins("LEFT JOIN transport_document_versions v ON v.document_id = ib.document_id AND v.version = ib.version").
-		Joins("LEFT JOIN transport_documents td ON td.id = ib.document_id").
-		Where("ib.provider_id = ? AND ib.organisation_id = ?", p.ProviderID, p.OrganisationID)
-	if q == nil || !slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "removed" }) {
-		base = base.Where("ib.removed = ?", false)
-	}
-	return list[InboxRow](base, q, InboxSchema)
+	withRemoved := q != nil && slices.ContainsFunc(q.Filter, func(f qpar.Filter) bool { return f.Path == "removed" })
+	out, total, err := s.Store.ListInbox(ctx, p.ProviderID, p.OrganisationID, withRemoved, q, InboxSchema)
+	return out, total, qparErr(err)
 }
 
 // ListTemplates lists the caller's transport templates.
@@ -405,10 +389,8 @@ func (s *Service) ListTemplates(ctx context.Context, q *qpar.QueryParameter) ([]
 	if err != nil {
 		return nil, 0, err
 	}
-	base := models.Conn(ctx, s.DB).Table("transport_templates tt").
-		Select("tt.id, tt.interne_bezeichnung, tt.art, tt.format, "+anzahlSQL+" AS anzahl, tt.created_at").
-		Where("tt.provider_id = ? AND tt.organisation_id = ?", p.ProviderID, p.OrganisationID)
-	return list[TemplateRow](base, q, TemplateSchema)
+	out, total, err := s.Store.ListTemplates(ctx, p.ProviderID, p.OrganisationID, q, TemplateSchema)
+	return out, total, qparErr(err)
 }
 
 // MarkInbox sets read (or removed) on entries of the caller's inbox and
@@ -423,10 +405,9 @@ func (s *Service) MarkInbox(ctx context.Context, ids []string, column string, va
 	}
 	var changed int64
 	var unknown []string
-	err = models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		var found []string
-		if err := tx.Model(&models.InboxEntry{}).Where("provider_id = ? AND organisation_id = ? AND id IN ?", p.ProviderID, p.OrganisationID, ids).
-			Pluck("id", &found).Error; err != nil {
+	err = s.Store.Tx(ctx, func(ctx context.Context) error {
+		found, err := s.Store.InboxEntryIDs(ctx, p.ProviderID, p.OrganisationID, ids)
+		if err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -437,9 +418,8 @@ func (s *Service) MarkInbox(ctx context.Context, ids []string, column string, va
 		if len(found) == 0 {
 			return nil
 		}
-		r := tx.Model(&models.InboxEntry{}).Where("id IN ? AND "+column+" <> ?", found, value).Update(column, value)
-		changed = r.RowsAffected
-		return r.Error
+		changed, err = s.Store.MarkInboxEntries(ctx, found, column, value)
+		return err
 	})
 	return changed, unknown, err
 }
@@ -450,14 +430,11 @@ func (s *Service) Template(ctx context.Context, id string) (*models.TransportTem
 	if err != nil {
 		return nil, err
 	}
-	var t models.TransportTemplate
-	if err := models.Conn(ctx, s.DB).Where("id = ? AND provider_id = ? AND organisation_id = ?", id, p.ProviderID, p.OrganisationID).Take(&t).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, status.New(status.NotFound, "no transport template %q of your organisation", id)
-		}
-		return nil, err
+	t, err := s.Store.Template(ctx, p.ProviderID, p.OrganisationID, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, status.New(status.NotFound, "no transport template %q of your organisation", id)
 	}
-	return &t, nil
+	return t, err
 }
 
 // TakeNumber consumes one note number of a template of the caller's
@@ -466,12 +443,7 @@ func (s *Service) TakeNumber(ctx context.Context, templateID string) (string, er
 	if _, err := s.Template(ctx, templateID); err != nil {
 		return "", err
 	}
-	var number string
-	err := models.Conn(ctx, s.DB).Transaction(func(tx *gorm.DB) error {
-		var err error
-		number, err = models.TakeTemplateNumber(tx, templateID, s.now())
-		return err
-	})
+	number, err := s.Store.TakeNumber(ctx, templateID, s.now())
 	if errors.Is(err, models.ErrNoNumberLeft) {
 		return "", status.New(status.FailedPrecondition, "transport template %s has no note number left (anzahl 0): ask the Länder system for a new block", templateID)
 	}
