@@ -471,33 +471,15 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 	sum := sha256.Sum256(append([]byte(op.FullName()+"\n"), body...))
 	hash := hex.EncodeToString(sum[:])
 	now := time.Now().UTC()
-	var replay *models.IdempotencyKey
-	var out []byte
-	var callErr error
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// A key past its retention is free again; a few other expired ones go too.
-		tx.Where("provider_id = ? AND organisation_id = ? AND key = ? AND created_at < ?", info.ProviderID, org, key, now.Add(-s.cfg.IdempotencyRetention)).
-			Delete(&models.IdempotencyKey{})
-		claimed, existing, err := models.ClaimIdempotencyKey(tx, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: key,
-			Operation: op.FullName(), RequestHash: hash, CreatedAt: now})
-		if err != nil {
-			return err
-		}
-		if !claimed {
-			replay = existing
-			return errReplay
-		}
-		resp, err := op.call(models.WithTx(ctx, tx), decode)
-		if err != nil {
-			callErr = err
-			return err
-		}
-		if out, err = codec.Marshal(resp); err != nil {
-			return err
-		}
-		return tx.Model(&models.IdempotencyKey{}).Where("provider_id = ? AND organisation_id = ? AND key = ?", info.ProviderID, org, key).
-			Updates(map[string]any{"status": http.StatusOK, "body": out}).Error
-	})
+	replay, out, err := models.RunIdempotent(ctx, s.db, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: key,
+		Operation: op.FullName(), RequestHash: hash, CreatedAt: now}, s.cfg.IdempotencyRetention,
+		func(ctx context.Context) ([]byte, error) {
+			resp, err := op.call(ctx, decode)
+			if err != nil {
+				return nil, err
+			}
+			return codec.Marshal(resp)
+		})
 	switch {
 	case replay != nil:
 		switch {
@@ -510,13 +492,9 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 			c.Header("Idempotent-Replay", "true")
 			c.Data(replay.Status, "application/json", replay.Body)
 		}
-	case callErr != nil:
-		renderError(c, callErr)
 	case err != nil:
 		renderError(c, err)
 	default:
 		c.Data(http.StatusOK, "application/json", out)
 	}
 }
-
-var errReplay = errors.New("idempotency key held by an earlier request")
