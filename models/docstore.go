@@ -44,7 +44,9 @@ func (s *DocumentStore) Apart(ctx context.Context, fn func(tx *DocumentTx) error
 
 // Reads are the reads of a request outside a transaction (inside the
 // request's, when ctx carries one).
-func (s *DocumentStore) Reads(ctx context.Context) *DocumentTx { return &DocumentTx{db: Conn(ctx, s.db)} }
+func (s *DocumentStore) Reads(ctx context.Context) *DocumentTx {
+	return &DocumentTx{db: Conn(ctx, s.db)}
+}
 
 // DueDeadlines: see the function of that name.
 func (s *DocumentStore) DueDeadlines(ctx context.Context, now, after time.Time, afterID string, limit int, only string, except []string) ([]Deadline, error) {
