@@ -40,6 +40,8 @@ type itemInput struct{ Crate, Name string }
 
 type nothing struct{}
 
+type handOver struct{ Checker string }
+
 var errCount = errors.New("the crate cannot count")
 
 func crateKind() *documents.Kind {
@@ -66,6 +68,9 @@ func crateKind() *documents.Kind {
 				{Name: "CHECK", Operation: "/toy/Check", Roles: []string{"CHECKER"}, Input: input, Apply: keep,
 					Transitions: []engine.Transition{{From: []string{"SHUT"}, To: "DONE"}},
 					Effects:     []engine.Effect{{Op: engine.Stop, Rule: "CHECK_DUE"}}},
+				{Name: "HAND_OVER", Operation: "/toy/HandOver", Roles: []string{"OWNER"}, Input: func() any { return new(handOver) },
+					Apply:       func(ev *engine.Eval) error { crate(ev).Checker = ev.Input.(*handOver).Checker; return nil },
+					Transitions: []engine.Transition{{From: []string{"OPEN"}, To: "OPEN"}}},
 				{Name: "UNCHECKED", System: true,
 					Transitions: []engine.Transition{{From: []string{"SHUT"}, To: "DONE"}},
 					Effects:     []engine.Effect{{Op: engine.Lapse, Rule: "CHECK_DUE"}}},
@@ -321,6 +326,25 @@ func TestRunnerSteps(t *testing.T) {
 				}
 				if n := w.count("SELECT COUNT(*) FROM events"); n != events {
 					t.Fatalf("%d events written", n-events)
+				}
+			}},
+			{"an intent that changes the parties changes who sees the document and its lists", func(t *testing.T) {
+				id := w.crate("own", crateData{Owner: "own", Checker: "chk", Limit: 1}).Doc.ID
+				if _, _, err := w.r.Fire(as("own"), documents.Target{ID: id}, []string{"HAND_OVER"}, &handOver{Checker: "other"}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.r.Get(as("chk"), id); err == nil {
+					t.Fatal("the former checker still sees the crate")
+				}
+				if v, err := w.r.Get(as("other"), id); err != nil || v.Doc.Version != 2 {
+					t.Fatalf("the new checker: %v", err)
+				}
+				var orgs []string
+				w.db.Raw("SELECT organisation_id FROM document_parties WHERE document_id = ? ORDER BY organisation_id", id).Scan(&orgs)
+				var listed []string
+				w.db.Raw("SELECT organisation_id FROM document_entries WHERE document_id = ? ORDER BY organisation_id", id).Scan(&listed)
+				if !slices.Equal(orgs, []string{"other", "own"}) || !slices.Equal(listed, orgs) {
+					t.Fatalf("parties %v, listed for %v", orgs, listed)
 				}
 			}},
 			{"an intent starts a deadline and tells the parties", func(t *testing.T) {
