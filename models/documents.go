@@ -92,8 +92,9 @@ type GroupCursor struct {
 	AckedID int64
 }
 
-// The document repository: every query the document runner makes. A
-// missing row is ErrNotFound.
+// The queries of the document repository (DocumentStore, docstore.go,
+// which the document runner sees through its Store interface). A missing
+// row is ErrNotFound.
 
 // FindDocument reads document id of provider, of one of kinds (any kind
 // when kinds is empty), locking its row for the transaction when lock is
@@ -114,12 +115,6 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 		return nil, err
 	}
 	return &doc, nil
-}
-
-// AddChild counts one more document under parent id (whose row the
-// caller holds locked).
-func AddChild(tx *gorm.DB, id string) error {
-	return tx.Model(&Document{}).Where("id = ?", id).UpdateColumn("children", gorm.Expr("children + 1")).Error
 }
 
 // Children lists the documents whose parent is id, oldest first.
@@ -160,18 +155,6 @@ func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
 		return nil, err
 	}
 	return &doc, nil
-}
-
-// DocumentProvider is the provider of document id.
-func DocumentProvider(tx *gorm.DB, id string) (string, error) {
-	var d Document
-	if err := tx.Select("provider_id").Where("id = ?", id).Take(&d).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", ErrNotFound
-		}
-		return "", err
-	}
-	return d.ProviderID, nil
 }
 
 const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
@@ -248,15 +231,6 @@ type jsonTime time.Time
 
 func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
 
-// SaveDeadlines writes new and changed deadlines in one statement (an
-// upsert on the id).
-func SaveDeadlines(tx *gorm.DB, ds []Deadline) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, UpdateAll: true}).Create(&ds).Error
-}
-
 // OrganisationsByID reads the organisations of provider among ids.
 func OrganisationsByID(tx *gorm.DB, provider string, ids []string) ([]Organisation, error) {
 	var orgs []Organisation
@@ -276,13 +250,6 @@ func InsertEvents(tx *gorm.DB, events []Event) error {
 	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&events).Error
 }
 
-// IsParty reports whether org is a party to document id.
-func IsParty(tx *gorm.DB, id, org string) (bool, error) {
-	var k int64
-	err := tx.Model(&DocumentParty{}).Where("document_id = ? AND organisation_id = ?", id, org).Count(&k).Error
-	return k > 0, err
-}
-
 // FindDeadline reads deadline id.
 func FindDeadline(tx *gorm.DB, id string) (*Deadline, error) {
 	var d Deadline
@@ -293,20 +260,6 @@ func FindDeadline(tx *gorm.DB, id string) (*Deadline, error) {
 		return nil, err
 	}
 	return &d, nil
-}
-
-// UpdateDocument writes doc's new state and data and bumps its version,
-// provided it is still at doc.Version; it reports whether it was.
-func UpdateDocument(tx *gorm.DB, doc *Document, state, data string, now time.Time, audit *AuditEvent) (bool, error) {
-	res := tx.Model(&Document{}).Where("id = ? AND version = ?", doc.ID, doc.Version).
-		Updates(map[string]any{"state": state, "data": data, "version": doc.Version + 1, "updated_at": now,
-			"audit_seq": audit.Seq, "audit_hash": audit.Hash})
-	if res.Error != nil || res.RowsAffected != 1 {
-		return false, res.Error
-	}
-	doc.State, doc.Data, doc.UpdatedAt, doc.AuditSeq, doc.AuditHash = state, data, now, audit.Seq, audit.Hash
-	doc.Version++
-	return true, nil
 }
 
 // ReplaceParties makes rows the parties of document id.
