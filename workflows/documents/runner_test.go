@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ type crateData struct {
 	Owner, Checker string
 	Limit          int
 	Packed         int
+	// PackLimit, if set, is how many of its items may be packed: the
+	// guard of an item's PACK counts its siblings.
+	PackLimit int
 	// FailCount makes the crate's COUNT fail: the item's PACK must then
 	// leave nothing behind.
 	FailCount bool
@@ -117,9 +121,19 @@ func itemKind() *documents.Kind {
 				}},
 			Intents: []engine.Intent{
 				{Name: "PACK", Operation: "/toy/Pack", Roles: []string{"OWNER"}, Input: func() any { return new(nothing) }, Apply: func(*engine.Eval) error { return nil },
-					Transitions: []engine.Transition{{From: []string{"NEW"}, To: "PACKED"}},
+					Transitions: []engine.Transition{{From: []string{"NEW"}, To: "PACKED", Guard: "packRoom"}},
 					Then:        []engine.Chain{{Ref: "crate", Intent: "COUNT"}}},
 			},
+			Guards: map[string]func(*engine.Eval) bool{"packRoom": func(ev *engine.Eval) bool {
+				limit := ev.Parent.Data.(*crateData).PackLimit
+				packed := 0
+				for _, s := range ev.Siblings {
+					if s.State == "PACKED" {
+						packed++
+					}
+				}
+				return limit == 0 || packed < limit
+			}},
 			Refs: map[string]func(*engine.Eval) string{"crate": func(ev *engine.Eval) string { return item(ev).Crate }},
 		},
 		IDPrefix:     "itm_",
@@ -429,4 +443,55 @@ func TestRunnerSteps(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Children created and changed at once under one parent take turns on the
+// parent's row: the guard that counts them holds, and every change the
+// children chain to the parent is counted (PostgreSQL's row locks; SQLite
+// serialises writers anyway).
+func TestRunnerLocksTheParent(t *testing.T) {
+	w := newWorld(t, dbtest.Postgres(t))
+	crate := w.crate("own", crateData{Owner: "own", Checker: "chk", Limit: 4, PackLimit: 2}).Doc.ID
+	var mu sync.Mutex
+	var items []string
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, berrs, err := w.r.Create(as("own"), "ITEM", &itemInput{Crate: crate, Name: fmt.Sprint("I", i)})
+			var se *status.Error
+			switch {
+			case err == nil && len(berrs) == 0:
+				mu.Lock()
+				items = append(items, v.Doc.ID)
+				mu.Unlock()
+			case errors.As(err, &se) && se.Code == status.FailedPrecondition:
+			default:
+				t.Errorf("create item: %v %v", berrs, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(items) != 4 || w.count("SELECT children FROM documents WHERE id = ?", crate) != 4 {
+		t.Fatalf("%d items created under a limit of 4", len(items))
+	}
+	for _, id := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var se *status.Error
+			if _, err := w.fire("own", id, "PACK"); err != nil && !(errors.As(err, &se) && se.Code == status.FailedPrecondition) {
+				t.Errorf("PACK %s: %v", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	v, err := w.r.Get(as("own"), crate)
+	if err != nil || v.Data.(*crateData).Packed != 2 || v.Doc.Version != 3 || w.count("SELECT COUNT(*) FROM documents WHERE parent_id = ? AND state = 'PACKED'", crate) != 2 {
+		t.Fatalf("the crate after 4 concurrent PACKs, 2 allowed: %v %+v %+v", err, v.Doc, v.Data)
+	}
+	if breaks, _, err := audit.Verify(context.Background(), w.db); err != nil || len(breaks) > 0 {
+		t.Fatalf("audit: %v %v", breaks, err)
+	}
 }
