@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -65,4 +66,21 @@ func SetClockOffset(tx *gorm.DB, provider string, offset time.Duration, a *TestC
 		return err
 	}
 	return tx.Create(a).Error
+}
+
+// ClockStore keeps the providers' test clocks (workflows/clock.Store).
+type ClockStore struct{ db *gorm.DB }
+
+// NewClockStore keeps the test clocks in db.
+func NewClockStore(db *gorm.DB) *ClockStore { return &ClockStore{db: db} }
+
+// Offset is provider's test clock offset (0 without a clock), read in the
+// request's transaction when ctx carries one.
+func (s *ClockStore) Offset(ctx context.Context, provider string) (time.Duration, error) {
+	return ClockOffset(Conn(ctx, s.db), provider, false)
+}
+
+// Offsets lists the providers with a test clock and their offsets.
+func (s *ClockStore) Offsets(ctx context.Context) (map[string]time.Duration, error) {
+	return ClockOffsets(s.db.WithContext(ctx))
 }

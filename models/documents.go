@@ -1,10 +1,8 @@
 package models
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -94,8 +92,9 @@ type GroupCursor struct {
 	AckedID int64
 }
 
-// The document repository: every query the document runner makes. A
-// missing row is ErrNotFound.
+// The queries of the document repository (DocumentStore, docstore.go,
+// which the document runner sees through its Store interface). A missing
+// row is ErrNotFound.
 
 // FindDocument reads document id of provider, of one of kinds (any kind
 // when kinds is empty), locking its row for the transaction when lock is
@@ -116,12 +115,6 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 		return nil, err
 	}
 	return &doc, nil
-}
-
-// AddChild counts one more document under parent id (whose row the
-// caller holds locked).
-func AddChild(tx *gorm.DB, id string) error {
-	return tx.Model(&Document{}).Where("id = ?", id).UpdateColumn("children", gorm.Expr("children + 1")).Error
 }
 
 // Children lists the documents whose parent is id, oldest first.
@@ -164,83 +157,18 @@ func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
 	return &doc, nil
 }
 
-// DocumentProvider is the provider of document id.
-func DocumentProvider(tx *gorm.DB, id string) (string, error) {
-	var d Document
-	if err := tx.Select("provider_id").Where("id = ?", id).Take(&d).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return "", ErrNotFound
-		}
-		return "", err
-	}
-	return d.ProviderID, nil
-}
-
 const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
 
-// LoadDocument reads what every document request needs, in one statement
-// (scanned by hand, not by reflection): document id of provider, of one of
-// kinds (any when empty), only when org is one of its parties (org ""
-// skips that check), its row locked for the transaction when lock is set
-// (PostgreSQL; SQLite serialises writers instead), and its deadlines,
-// oldest first, aggregated as JSON beside it.
+// LoadDocument reads document id of provider, of one of kinds (any when
+// empty), only when org is one of its parties (org "" skips that check),
+// its row locked for the transaction when lock is set (PostgreSQL; SQLite
+// serialises writers instead), and its deadlines, oldest first, in one
+// statement after the lock (DocumentTx.Load reads its family too).
 func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, []Deadline, error) {
-	const cols = "'id', dl.id, 'document_id', dl.document_id, 'provider_id', dl.provider_id, 'rule', dl.rule, 'legal_basis', dl.legal_basis, " +
-		"'party_org', dl.party_org, 'party_role', dl.party_role, 'state', dl.state, 'started_at', dl.started_at, 'due_at', dl.due_at, " +
-		"'warn_at', dl.warn_at, 'suspended_since', dl.suspended_since, 'suspended_days', dl.suspended_days, 'closed_at', dl.closed_at, 'updated_at', dl.updated_at"
-	agg := "json_group_array(json_object(" + cols + ") ORDER BY dl.started_at, dl.id)"
-	if IsPostgres(tx) {
-		agg = "json_agg(json_build_object(" + cols + ") ORDER BY dl.started_at, dl.id)"
-	}
-	var q strings.Builder
-	args := []any{id, provider}
-	q.WriteString("SELECT " + documentColumns + ", COALESCE((SELECT " + agg + " FROM deadlines dl WHERE dl.document_id = documents.id), '[]')" +
-		" FROM documents WHERE id = ? AND provider_id = ?")
-	if len(kinds) > 0 {
-		q.WriteString(" AND kind IN ?")
-		args = append(args, kinds)
-	}
-	if org != "" {
-		q.WriteString(" AND EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = documents.id AND p.organisation_id = ?)")
-		args = append(args, org)
-	}
-	if lock && IsPostgres(tx) {
-		// Lock first, then read: a statement that waited for the lock would
-		// see the new row but deadlines from its older snapshot.
-		var ids []string
-		if err := tx.Raw("SELECT id FROM documents WHERE id = ? FOR UPDATE", id).Scan(&ids).Error; err != nil {
-			return nil, nil, err
-		}
-	}
-	rows, err := tx.Raw(q.String(), args...).Rows()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, ErrNotFound
-	}
-	var d Document
-	var parent sql.NullString
-	var deadlines []byte
-	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
-		return nil, nil, err
-	}
-	if parent.Valid {
-		d.ParentID = &parent.String
-	}
-	ds, err := decodeDeadlines(deadlines)
-	if err != nil {
-		return nil, nil, fmt.Errorf("document %s: deadlines: %w", id, err)
-	}
-	return &d, ds, rows.Err()
+	return loadDocument(tx, DocumentQuery{ID: id, Provider: provider, Kinds: kinds, Party: org, Lock: lock})
 }
 
-// decodeDeadlines reads the JSON objects LoadDocument aggregates.
+// decodeDeadlines reads the JSON objects Load aggregates.
 func decodeDeadlines(raw []byte) ([]Deadline, error) {
 	var out []Deadline
 	var d Deadline
@@ -297,20 +225,11 @@ func decodeDeadlines(raw []byte) ([]Deadline, error) {
 	return out, err
 }
 
-// jsonTime is a time as WriteTransition sends it in JSON (the deadlines
-// LoadDocument reads back go through decodeDeadlines).
+// jsonTime is a time as Commit sends it in JSON (the deadlines Load
+// reads back go through decodeDeadlines).
 type jsonTime time.Time
 
 func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSON() }
-
-// SaveDeadlines writes new and changed deadlines in one statement (an
-// upsert on the id).
-func SaveDeadlines(tx *gorm.DB, ds []Deadline) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, UpdateAll: true}).Create(&ds).Error
-}
 
 // OrganisationsByID reads the organisations of provider among ids.
 func OrganisationsByID(tx *gorm.DB, provider string, ids []string) ([]Organisation, error) {
@@ -331,13 +250,6 @@ func InsertEvents(tx *gorm.DB, events []Event) error {
 	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&events).Error
 }
 
-// IsParty reports whether org is a party to document id.
-func IsParty(tx *gorm.DB, id, org string) (bool, error) {
-	var k int64
-	err := tx.Model(&DocumentParty{}).Where("document_id = ? AND organisation_id = ?", id, org).Count(&k).Error
-	return k > 0, err
-}
-
 // FindDeadline reads deadline id.
 func FindDeadline(tx *gorm.DB, id string) (*Deadline, error) {
 	var d Deadline
@@ -348,20 +260,6 @@ func FindDeadline(tx *gorm.DB, id string) (*Deadline, error) {
 		return nil, err
 	}
 	return &d, nil
-}
-
-// UpdateDocument writes doc's new state and data and bumps its version,
-// provided it is still at doc.Version; it reports whether it was.
-func UpdateDocument(tx *gorm.DB, doc *Document, state, data string, now time.Time, audit *AuditEvent) (bool, error) {
-	res := tx.Model(&Document{}).Where("id = ? AND version = ?", doc.ID, doc.Version).
-		Updates(map[string]any{"state": state, "data": data, "version": doc.Version + 1, "updated_at": now,
-			"audit_seq": audit.Seq, "audit_hash": audit.Hash})
-	if res.Error != nil || res.RowsAffected != 1 {
-		return false, res.Error
-	}
-	doc.State, doc.Data, doc.UpdatedAt, doc.AuditSeq, doc.AuditHash = state, data, now, audit.Seq, audit.Hash
-	doc.Version++
-	return true, nil
 }
 
 // ReplaceParties makes rows the parties of document id.

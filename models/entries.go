@@ -65,7 +65,7 @@ func entryRows(es []DocumentEntry) []entryRow {
 	return out
 }
 
-// entriesUpsert is the upsert of WriteTransition's statement and of
+// entriesUpsert is the upsert of Commit's statement and of
 // SaveEntries on PostgreSQL.
 const entriesUpsert = `INSERT INTO document_entries SELECT * FROM json_populate_recordset(NULL::document_entries, ?::json)
     ON CONFLICT (document_id, organisation_id) DO UPDATE SET kind = EXCLUDED.kind, number = EXCLUDED.number, state = EXCLUDED.state,
@@ -107,6 +107,13 @@ type EntryIntents struct {
 	Actionable     bool   `json:"actionable"`
 }
 
+// entryIntentsUpdate is the update of SetEntryIntents and of Commit's
+// statement on PostgreSQL.
+const entryIntentsUpdate = `UPDATE document_entries e SET intents = x.intents, actionable = x.actionable
+    FROM json_to_recordset(?::json) AS x(document_id TEXT, organisation_id TEXT, intents TEXT, actionable BOOLEAN)
+    WHERE e.document_id = x.document_id AND e.organisation_id = x.organisation_id
+      AND (e.intents <> x.intents OR e.actionable <> x.actionable)`
+
 // SetEntryIntents rewrites the follow-up intents of existing entries (a
 // parent's change changes what its children offer).
 func SetEntryIntents(tx *gorm.DB, rows []EntryIntents) error {
@@ -118,10 +125,7 @@ func SetEntryIntents(tx *gorm.DB, rows []EntryIntents) error {
 		if err != nil {
 			return err
 		}
-		return tx.Exec(`UPDATE document_entries e SET intents = x.intents, actionable = x.actionable
-FROM json_to_recordset(?::json) AS x(document_id TEXT, organisation_id TEXT, intents TEXT, actionable BOOLEAN)
-WHERE e.document_id = x.document_id AND e.organisation_id = x.organisation_id
-  AND (e.intents <> x.intents OR e.actionable <> x.actionable)`, string(raw)).Error
+		return tx.Exec(entryIntentsUpdate, string(raw)).Error
 	}
 	for _, r := range rows {
 		if err := tx.Model(&DocumentEntry{}).Where("document_id = ? AND organisation_id = ?", r.DocumentID, r.OrganisationID).

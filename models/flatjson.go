@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// flatJSON reads what LoadDocument aggregates: a JSON array of flat objects
+// flatJSON reads what Load aggregates: a JSON array of flat objects
 // whose values are strings, integers or null. It is a fraction of
 // encoding/json's cost without reflection, and on a transition the
 // deadlines were a fifth of the server's CPU.

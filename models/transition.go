@@ -2,102 +2,206 @@ package models
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
-// Transition is everything one fired intent writes: the document's new
-// state and data (and the new head of its audit chain), the audit row, the
-// new and changed deadlines and the events.
-type Transition struct {
-	Doc       *Document
-	State     string
-	Data      string
-	Now       time.Time
-	Audit     *AuditEvent
-	Deadlines []Deadline
-	Events    []Event
-	// Entries are the document's list entries after the transition, one
-	// per party organisation.
+// Change is everything one change of a document writes, gathered by the
+// runner so that Commit alone decides the statements: the document (new,
+// or its new state, data, version and head of its audit chain), its audit
+// row, its parties when they changed, its new and changed deadlines, its
+// events, its list entries and the follow-up intents of the other
+// documents' entries the change changed (its parent's, its children's).
+type Change struct {
+	// Doc is the document after the change. Created: it is new (inserted,
+	// and its parent, if any, counts one more child); else it is updated
+	// from version Doc.Version-1, and Commit reports false when the row is
+	// no longer at that version.
+	Doc     *Document
+	Created bool
+	// Audit is the change's row (Doc.AuditSeq and Doc.AuditHash are its
+	// sequence number and hash).
+	Audit *AuditEvent
+	// Parties, when PartiesChanged (always so on create), are the
+	// document's parties from now on: the others are removed, with their
+	// list entries.
+	Parties        []DocumentParty
+	PartiesChanged bool
+	Deadlines      []Deadline
+	Events         []Event
+	// Entries are the document's list entries after the change, one per
+	// party organisation.
 	Entries []DocumentEntry
+	// Related are other documents' entries whose follow-up intents the
+	// change changed.
+	Related []EntryIntents
 }
 
-// WriteTransition writes t in tx and reports whether the document was still
-// at the version read. On PostgreSQL it is one statement (the inserts as
-// data-modifying CTEs beside the update): one round trip instead of four
-// on every transition. SQLite runs the same writes one by one in its
-// process.
-func WriteTransition(tx *gorm.DB, t *Transition) (bool, error) {
-	if !IsPostgres(tx) {
-		if err := SaveDeadlines(tx, t.Deadlines); err != nil {
+// Commit writes c in tx and reports whether the document was still at the
+// version read. On PostgreSQL it is one statement (the writes beside the
+// document's as data-modifying CTEs, each a multi-row statement over a
+// JSON array): one round trip whatever the change. SQLite runs the same
+// writes one by one in its process.
+func (t *DocumentTx) Commit(c *Change) (bool, error) {
+	if IsPostgres(t.db) {
+		return commitPostgres(t.db, c)
+	}
+	tx, d := t.db, c.Doc
+	if c.Created {
+		if err := tx.Create(d).Error; err != nil {
 			return false, err
 		}
-		ok, err := UpdateDocument(tx, t.Doc, t.State, t.Data, t.Now, t.Audit)
-		if err != nil || !ok {
-			return ok, err
+		if d.ParentID != nil {
+			if err := tx.Model(&Document{}).Where("id = ?", *d.ParentID).UpdateColumn("children", gorm.Expr("children + 1")).Error; err != nil {
+				return false, err
+			}
 		}
-		if err := tx.Create(t.Audit).Error; err != nil {
+	} else {
+		res := tx.Model(&Document{}).Where("id = ? AND version = ?", d.ID, d.Version-1).
+			Updates(map[string]any{"state": d.State, "data": d.Data, "version": d.Version, "updated_at": d.UpdatedAt,
+				"audit_seq": d.AuditSeq, "audit_hash": d.AuditHash})
+		if res.Error != nil || res.RowsAffected != 1 {
+			return false, res.Error
+		}
+	}
+	if len(c.Deadlines) > 0 {
+		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, UpdateAll: true}).Create(&c.Deadlines).Error; err != nil {
 			return false, err
 		}
-		if err := SaveEntries(tx, t.Entries); err != nil {
+	}
+	if err := tx.Create(c.Audit).Error; err != nil {
+		return false, err
+	}
+	if c.PartiesChanged {
+		if err := ReplaceParties(tx, d.ID, c.Parties); err != nil {
 			return false, err
 		}
-		return true, InsertEvents(tx, t.Events)
 	}
-	deadlines, err := json.Marshal(deadlineRows(t.Deadlines))
-	if err != nil {
+	if err := SaveEntries(tx, c.Entries); err != nil {
 		return false, err
 	}
-	a := t.Audit
-	audit, err := json.Marshal([]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash, a.Detail}})
-	if err != nil {
+	if c.PartiesChanged && !c.Created {
+		if err := KeepEntries(tx, d.ID, partyOrgs(c.Parties)); err != nil {
+			return false, err
+		}
+	}
+	if err := InsertEvents(tx, c.Events); err != nil {
 		return false, err
 	}
-	events := make([]eventRow, 0, len(t.Events))
-	for _, e := range t.Events {
-		events = append(events, eventRow{e.ProviderID, e.OrganisationID, e.Kind, e.DocumentID, e.DeadlineID, e.DedupKey, json.RawMessage(e.Payload), micro(e.CreatedAt)})
+	return true, SetEntryIntents(tx, c.Related)
+}
+
+func partyOrgs(ps []DocumentParty) []string {
+	var out []string
+	for _, p := range ps {
+		if !slices.Contains(out, p.OrganisationID) {
+			out = append(out, p.OrganisationID)
+		}
 	}
-	eventsJSON, err := json.Marshal(events)
-	if err != nil {
-		return false, err
+	return out
+}
+
+// commitPostgres is Commit's one statement: the CTEs of the writes c has,
+// then the document's insert or versioned update.
+func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
+	var ctes []string
+	var args []any
+	// add is a CTE with its arguments: lead, then rows as a JSON array.
+	add := func(name, sql string, rows any, lead ...any) error {
+		raw, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		ctes = append(ctes, name+" AS (\n    "+sql+"\n)")
+		args = append(append(args, lead...), string(raw))
+		return nil
 	}
-	entries, err := json.Marshal(entryRows(t.Entries))
-	if err != nil {
-		return false, err
-	}
-	res := tx.Exec(`WITH dl AS (
-    INSERT INTO deadlines SELECT * FROM json_populate_recordset(NULL::deadlines, ?::json)
+	d := c.Doc
+	if len(c.Deadlines) > 0 {
+		if err := add("dl", `INSERT INTO deadlines SELECT * FROM json_populate_recordset(NULL::deadlines, ?::json)
     ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, started_at = EXCLUDED.started_at, due_at = EXCLUDED.due_at,
         warn_at = EXCLUDED.warn_at, suspended_since = EXCLUDED.suspended_since, suspended_days = EXCLUDED.suspended_days,
-        closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at
-), au AS (
-    INSERT INTO audit_events SELECT * FROM json_populate_recordset(NULL::audit_events, ?::json)
-), ev AS (
-    INSERT INTO events (provider_id, organisation_id, kind, document_id, deadline_id, dedup_key, payload, created_at)
+        closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at`, deadlineRows(c.Deadlines)); err != nil {
+			return false, err
+		}
+	}
+	a := c.Audit
+	if err := add("au", "INSERT INTO audit_events SELECT * FROM json_populate_recordset(NULL::audit_events, ?::json)",
+		[]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash, a.Detail}}); err != nil {
+		return false, err
+	}
+	if len(c.Events) > 0 {
+		events := make([]eventRow, 0, len(c.Events))
+		for _, e := range c.Events {
+			events = append(events, eventRow{e.ProviderID, e.OrganisationID, e.Kind, e.DocumentID, e.DeadlineID, e.DedupKey, json.RawMessage(e.Payload), micro(e.CreatedAt)})
+		}
+		if err := add("ev", `INSERT INTO events (provider_id, organisation_id, kind, document_id, deadline_id, dedup_key, payload, created_at)
     SELECT provider_id, organisation_id, kind, document_id, deadline_id, dedup_key, payload, created_at
     FROM json_populate_recordset(NULL::events, ?::json)
-    ON CONFLICT DO NOTHING
-), en AS (
-    `+entriesUpsert+`
-)
-UPDATE documents SET state = ?, data = ?, version = version + 1, updated_at = ?, audit_seq = ?, audit_hash = ?
-WHERE id = ? AND version = ?`,
-		string(deadlines), string(audit), string(eventsJSON), string(entries),
-		t.State, t.Data, t.Now, t.Audit.Seq, t.Audit.Hash, t.Doc.ID, t.Doc.Version)
+    ON CONFLICT DO NOTHING`, events); err != nil {
+			return false, err
+		}
+	}
+	if c.PartiesChanged {
+		parties := make([]partyRow, 0, len(c.Parties))
+		for _, p := range c.Parties {
+			parties = append(parties, partyRow{p.DocumentID, p.OrganisationID, p.Role})
+		}
+		if !c.Created { // the rows that stay are left alone: no statement deletes and inserts one row
+			if err := add("pd", `DELETE FROM document_parties WHERE document_id = ? AND (organisation_id, role) NOT IN (
+        SELECT organisation_id, role FROM json_populate_recordset(NULL::document_parties, ?::json))`, parties, d.ID); err != nil {
+				return false, err
+			}
+			if err := add("ed", `DELETE FROM document_entries WHERE document_id = ? AND organisation_id NOT IN (
+        SELECT organisation_id FROM json_populate_recordset(NULL::document_parties, ?::json))`, parties, d.ID); err != nil {
+				return false, err
+			}
+		}
+		if len(parties) > 0 {
+			if err := add("pi", `INSERT INTO document_parties SELECT * FROM json_populate_recordset(NULL::document_parties, ?::json)
+    ON CONFLICT DO NOTHING`, parties); err != nil {
+				return false, err
+			}
+		}
+	}
+	if len(c.Entries) > 0 {
+		if err := add("en", entriesUpsert, entryRows(c.Entries)); err != nil {
+			return false, err
+		}
+	}
+	if len(c.Related) > 0 {
+		if err := add("ri", entryIntentsUpdate, c.Related); err != nil {
+			return false, err
+		}
+	}
+	if c.Created && d.ParentID != nil {
+		ctes = append(ctes, "pc AS (\n    UPDATE documents SET children = children + 1 WHERE id = ?\n)")
+		args = append(args, *d.ParentID)
+	}
+	var q string
+	if c.Created {
+		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, d.Data, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
+			d.CreatedBy, d.CreatedAt, d.UpdatedAt)
+	} else {
+		q = "UPDATE documents SET state = ?, data = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
+		args = append(args, d.State, d.Data, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
+	}
+	res := tx.Exec("WITH "+strings.Join(ctes, ", ")+"\n"+q, args...)
 	if res.Error != nil || res.RowsAffected != 1 {
 		return false, res.Error
 	}
-	d := t.Doc
-	d.State, d.Data, d.UpdatedAt, d.AuditSeq, d.AuditHash = t.State, t.Data, t.Now, t.Audit.Seq, t.Audit.Hash
-	d.Version++
 	return true, nil
 }
 
-// The rows of WriteTransition's statement, named as the columns are.
+// The rows of Commit's statement, named as the columns are.
 
 // deadlineRow is a deadline as JSON, named as its columns are: the rows
-// WriteTransition writes and LoadDocument reads.
+// Commit writes and Load reads.
 type deadlineRow struct {
 	ID             string    `json:"id"`
 	DocumentID     string    `json:"document_id"`
@@ -114,6 +218,12 @@ type deadlineRow struct {
 	SuspendedDays  int       `json:"suspended_days"`
 	ClosedAt       *jsonTime `json:"closed_at"`
 	UpdatedAt      jsonTime  `json:"updated_at"`
+}
+
+type partyRow struct {
+	DocumentID     string `json:"document_id"`
+	OrganisationID string `json:"organisation_id"`
+	Role           string `json:"role"`
 }
 
 type auditRow struct {

@@ -6,15 +6,12 @@ package audit
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
 )
@@ -60,48 +57,36 @@ func (b Break) String() string {
 	return fmt.Sprintf("document %s: row %d: %s", b.DocumentID, b.Seq, b.Reason)
 }
 
-// Verify checks every document's chain and returns the first broken link
-// of each broken chain, and how many rows it checked.
-func Verify(ctx context.Context, db *gorm.DB) ([]Break, int, error) {
-	// The rows and the heads are read in one transaction, one snapshot on
-	// PostgreSQL: a transition committed in between would otherwise look
-	// like rows missing at the end.
-	var breaks []Break
-	var checked int
-	var opts []*sql.TxOptions
-	if models.IsPostgres(db) {
-		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-	}
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var err error
-		breaks, checked, err = verify(tx)
-		return err
-	}, opts...)
-	return breaks, checked, err
+// Trail is where the chains are kept: models.AuditTrail.
+type Trail interface {
+	// Walk calls row for every audit row, by document and sequence, and
+	// then returns the heads the documents keep (ID, AuditSeq, AuditHash,
+	// Version and State of every document with a chain), all of one
+	// snapshot.
+	Walk(ctx context.Context, row func(e *models.AuditEvent) error) ([]models.Document, error)
 }
 
-func verify(db *gorm.DB) ([]Break, int, error) {
-	rows, err := db.Model(&models.AuditEvent{}).Order("document_id, seq").Rows()
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
+// Verify checks every document's chain in db and returns the first broken
+// link of each broken chain, and how many rows it checked.
+func Verify(ctx context.Context, db *models.DB) ([]Break, int, error) {
+	return VerifyTrail(ctx, models.NewAuditTrail(db))
+}
+
+// VerifyTrail checks every document's chain in trail and returns the
+// first broken link of each broken chain, and how many rows it checked.
+func VerifyTrail(ctx context.Context, trail Trail) ([]Break, int, error) {
 	var breaks []Break
 	last := map[string]head{}
 	var doc, prev string
 	var seq int64
 	broken, checked := false, 0
-	for rows.Next() {
-		var e models.AuditEvent
-		if err := db.ScanRows(rows, &e); err != nil {
-			return nil, checked, err
-		}
+	docs, err := trail.Walk(ctx, func(e *models.AuditEvent) error {
 		checked++
 		if e.DocumentID != doc {
 			doc, prev, seq, broken = e.DocumentID, Genesis, 0, false
 		}
 		if broken {
-			continue
+			return nil
 		}
 		var reasons []string
 		if e.Seq != seq+1 {
@@ -110,7 +95,7 @@ func verify(db *gorm.DB) ([]Break, int, error) {
 		if e.PrevHash != prev {
 			reasons = append(reasons, "previous-hash does not match the row before")
 		}
-		if Hash(&e) != e.Hash {
+		if Hash(e) != e.Hash {
 			reasons = append(reasons, "content does not match its hash (the row was changed)")
 		}
 		if len(reasons) > 0 {
@@ -119,16 +104,13 @@ func verify(db *gorm.DB) ([]Break, int, error) {
 		}
 		prev, seq = e.Hash, e.Seq
 		last[doc] = head{seq, prev, e.ToState}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, checked, err
 	}
 	// The head each document keeps must be its chain's last row: a chain
 	// cut short at its end shows here.
-	var docs []models.Document
-	if err := db.Select("id", "audit_seq", "audit_hash", "version", "state").Where("audit_seq > 0").Order("id").Find(&docs).Error; err != nil {
-		return nil, checked, err
-	}
 	for _, d := range docs {
 		h, ok := last[d.ID]
 		if slices.ContainsFunc(breaks, func(b Break) bool { return b.DocumentID == d.ID }) {

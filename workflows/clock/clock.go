@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 )
 
@@ -21,13 +19,30 @@ import (
 // test have, production and staging have not.
 func Sandbox(environment string) bool { return environment == "development" || environment == "test" }
 
-// New keeps the test clocks of a server in environment: nil (real time,
-// no clock ever read) outside the sandbox environments.
-func New(db *gorm.DB, environment string) *Clocks {
+// New keeps the test clocks of a server in environment in db: nil (real
+// time, no clock ever read) outside the sandbox environments.
+func New(db *models.DB, environment string) *Clocks {
 	if !Sandbox(environment) {
 		return nil
 	}
-	return &Clocks{DB: db}
+	return &Clocks{Store: models.NewClockStore(db)}
+}
+
+// Store keeps the offsets: models.ClockStore.
+type Store interface {
+	// Offset is provider's offset (0 without a clock).
+	Offset(ctx context.Context, provider string) (time.Duration, error)
+	// Offsets lists the providers with a clock and their offsets.
+	Offsets(ctx context.Context) (map[string]time.Duration, error)
+}
+
+// Tx is the transaction an advance runs in.
+type Tx interface {
+	// LockClock is provider's offset (0 without a clock), its row locked
+	// until the transaction ends.
+	LockClock(provider string) (time.Duration, error)
+	// MoveClock sets provider's offset and records the advance a.
+	MoveClock(provider string, offset time.Duration, a *models.TestClockAdvance) error
 }
 
 // Clocks reads the providers' test clocks: real time plus an offset that
@@ -35,7 +50,7 @@ func New(db *gorm.DB, environment string) *Clocks {
 // follows an advance made on another within that time; the instance that
 // advanced follows at once.
 type Clocks struct {
-	DB *gorm.DB
+	Store Store
 	// TTL is how long an offset is remembered (default 1 s).
 	TTL time.Duration
 
@@ -68,7 +83,7 @@ func (c *Clocks) Offset(ctx context.Context, provider string) (time.Duration, er
 	if ok && now.Before(e.expires) {
 		return e.offset, nil
 	}
-	off, err := models.ClockOffset(models.Conn(ctx, c.DB), provider, false)
+	off, err := c.Store.Offset(ctx, provider)
 	if err != nil {
 		return 0, err
 	}
@@ -100,7 +115,7 @@ func (c *Clocks) Offsets(ctx context.Context) (map[string]time.Duration, error) 
 	if c == nil {
 		return nil, nil
 	}
-	return models.ClockOffsets(c.DB.WithContext(ctx))
+	return c.Store.Offsets(ctx)
 }
 
 // Advance moves provider's clock, whose real time is real, to the time
@@ -108,8 +123,8 @@ func (c *Clocks) Offsets(ctx context.Context) (map[string]time.Duration, error) 
 // it returns from and the new time. A time that is not after from is
 // refused with *BackwardsError (the clock's row is locked meanwhile on
 // PostgreSQL, so two advances take turns).
-func (c *Clocks) Advance(tx *gorm.DB, provider string, real time.Time, target func(from time.Time) time.Time, a models.TestClockAdvance) (from, to time.Time, err error) {
-	off, err := models.ClockOffset(tx, provider, true)
+func (c *Clocks) Advance(tx Tx, provider string, real time.Time, target func(from time.Time) time.Time, a models.TestClockAdvance) (from, to time.Time, err error) {
+	off, err := tx.LockClock(provider)
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
@@ -119,7 +134,7 @@ func (c *Clocks) Advance(tx *gorm.DB, provider string, real time.Time, target fu
 		return from, to, &BackwardsError{At: from}
 	}
 	a.ProviderID, a.FromTime, a.ToTime, a.At = provider, from, to, real.UTC()
-	if err := models.SetClockOffset(tx, provider, to.Sub(real), &a); err != nil {
+	if err := tx.MoveClock(provider, to.Sub(real), &a); err != nil {
 		return from, to, err
 	}
 	return from, to, nil

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -57,7 +55,7 @@ func (r *Runner) AdvanceTestClock(ctx context.Context, target func(from time.Tim
 	}
 	real := r.Now().UTC()
 	var from, to time.Time
-	err = models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
+	err = r.Store.Update(ctx, func(tx Tx) error {
 		var err error
 		from, to, err = r.Clocks.Advance(tx, p.ProviderID, real, target, models.TestClockAdvance{
 			AccountID: p.AccountID, OrganisationID: c.Org, RequestID: reqctx.From(ctx).RequestID})

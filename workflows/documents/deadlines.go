@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -84,7 +82,6 @@ func (f *firing) dueAt(r *engine.Rule, place calendar.Place, start time.Time, su
 // firing is the state of one mutation that deadline effects work on.
 type firing struct {
 	def       *engine.Definition
-	tx        *gorm.DB
 	doc       *models.Document
 	ev        *engine.Eval
 	deadlines []models.Deadline // all of the document's, loaded in the transaction
@@ -161,7 +158,7 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 			return err
 		}
 	}
-	f.changed = changed // written with the document (models.WriteTransition)
+	f.changed = changed // written with the document (Tx.Commit)
 	return nil
 }
 
@@ -215,16 +212,9 @@ func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now tim
 	}
 }
 
-// saveDeadline writes d and, when it just became due soon, overdue or met
-// late, adds one event for the party that must act (exactly once per
-// change) to out.
-func saveDeadline(tx *gorm.DB, d *models.Deadline, before string, doc *models.Document, now time.Time, out *outbox) error {
-	if err := tx.Save(d).Error; err != nil {
-		return err
-	}
-	return out.deadlineEvent(d, before, doc, now)
-}
-
+// deadlineEvent adds to o, when d just became due soon, overdue or met
+// late, one event for the party that must act (exactly once per change:
+// its dedup key).
 func (o *outbox) deadlineEvent(d *models.Deadline, before string, doc *models.Document, now time.Time) error {
 	kind, ok := eventOfState[d.State]
 	if !ok || before == d.State {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
@@ -78,9 +76,9 @@ func nextDeadline(ds []models.Deadline, org string) *models.Deadline {
 
 // childIntents recomputes the follow-up intents of a parent's children
 // after the parent's state changed to state.
-func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.Document, state string, children []Child, now time.Time) error {
+func (r *Runner) childIntents(ctx context.Context, parent *models.Document, state string, children []Child, now time.Time) ([]models.EntryIntents, error) {
 	if len(children) == 0 {
-		return nil
+		return nil, nil
 	}
 	rel := &engine.Related{ID: parent.ID, Kind: parent.Kind, State: state, Number: parent.Number}
 	var rows []models.EntryIntents
@@ -96,22 +94,22 @@ func (r *Runner) childIntents(ctx context.Context, tx *gorm.DB, parent *models.D
 			}
 			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, nil, org, ck.RolesOf(c.Data, org), now)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			rows = append(rows, models.EntryIntents{DocumentID: c.ID, OrganisationID: org, Intents: strings.Join(intents, ","), Actionable: len(intents) > 0})
 		}
 	}
-	return models.SetEntryIntents(tx, rows)
+	return rows, nil
 }
 
 // parentIntents recomputes the follow-up intents of parent (locked, with
 // its data) after one of its children was created or changed: children
 // are all of them as they are now. Guards of the parent that read
 // deadlines are the system's, whose intents no entry lists.
-func (r *Runner) parentIntents(ctx context.Context, tx *gorm.DB, parent *engine.Related, children []*engine.Related, now time.Time) error {
+func (r *Runner) parentIntents(ctx context.Context, parent *engine.Related, children []*engine.Related, now time.Time) ([]models.EntryIntents, error) {
 	pk, ok := r.Kinds.Kind(parent.Kind)
 	if !ok || parent.Data == nil {
-		return nil
+		return nil, nil
 	}
 	doc := &models.Document{ID: parent.ID, Kind: parent.Kind, State: parent.State, Number: parent.Number}
 	var rows []models.EntryIntents
@@ -121,11 +119,11 @@ func (r *Runner) parentIntents(ctx context.Context, tx *gorm.DB, parent *engine.
 		}
 		intents, err := r.intentsOf(ctx, pk, doc, parent.Data, nil, nil, children, org, pk.RolesOf(parent.Data, org), now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows = append(rows, models.EntryIntents{DocumentID: parent.ID, OrganisationID: org, Intents: strings.Join(intents, ","), Actionable: len(intents) > 0})
 	}
-	return models.SetEntryIntents(tx, rows)
+	return rows, nil
 }
 
 // relatedOf lists the children as the engine sees them.
@@ -155,13 +153,12 @@ const (
 // machine offers), and reports how many documents it indexed. The server
 // runs it at start; it is safe to run on several instances at once.
 func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
-	db := r.DB.WithContext(ctx)
 	if !all {
-		everything, err := models.TaskPending(db, visibilityTask)
+		everything, err := r.Store.TaskPending(ctx, visibilityTask)
 		if err != nil {
 			return 0, err
 		}
-		pending, err := models.TaskPending(db, indexTask)
+		pending, err := r.Store.TaskPending(ctx, indexTask)
 		if err != nil || !pending && !everything {
 			return 0, err
 		}
@@ -169,18 +166,18 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 	}
 	n, after := 0, ""
 	for {
-		docs, err := models.DocumentsAfter(db, after, entryBatch, !all)
+		docs, err := r.Store.DocumentsAfter(ctx, after, entryBatch, !all)
 		if err != nil {
 			return n, err
 		}
 		if len(docs) == 0 {
-			if err := models.TaskDone(db, visibilityTask); err != nil {
+			if err := r.Store.TaskDone(ctx, visibilityTask); err != nil {
 				return n, err
 			}
-			return n, models.TaskDone(db, indexTask)
+			return n, r.Store.TaskDone(ctx, indexTask)
 		}
 		after = docs[len(docs)-1].ID
-		err = db.Transaction(func(tx *gorm.DB) error {
+		err = r.Store.Apart(ctx, func(tx Tx) error {
 			for i := range docs {
 				if err := r.reindex(ctx, tx, &docs[i]); err != nil {
 					return fmt.Errorf("document %s: %w", docs[i].ID, err)
@@ -197,30 +194,27 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 
 // reindex writes the parties and list entries of doc from its stored
 // state.
-func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document) error {
+func (r *Runner) reindex(ctx context.Context, tx Tx, doc *models.Document) error {
 	k, ok := r.Kinds.Kind(doc.Kind)
 	if !ok {
 		return nil // a kind this server does not run
 	}
+	loaded, err := tx.Load(models.DocumentQuery{ID: doc.ID, Provider: doc.ProviderID})
+	if err != nil {
+		return err
+	}
+	doc = &loaded.Doc
 	data, err := k.decode(doc.Data)
 	if err != nil {
 		return fmt.Errorf("stored data: %w", err)
 	}
-	deadlines, err := models.DeadlinesOf(tx, []string{doc.ID})
-	if err != nil {
-		return err
-	}
 	var parent *engine.Related
-	if doc.ParentID != nil {
-		p, err := models.FindDocument(tx, *doc.ParentID, doc.ProviderID, nil, false)
-		if err != nil {
-			return err
-		}
+	if p := loaded.Parent; p != nil {
 		parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number}
 	}
 	var children []Child
 	if doc.Children > 0 {
-		if children, err = r.children(tx, doc.ID); err != nil {
+		if children, err = r.children(loaded.Children, nil); err != nil {
 			return err
 		}
 	}
@@ -228,19 +222,9 @@ func (r *Runner) reindex(ctx context.Context, tx *gorm.DB, doc *models.Document)
 	if err != nil {
 		return err
 	}
-	if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Visible(doc.State, data))); err != nil {
-		return err
-	}
-	es, err := r.entries(ctx, k, doc, data, deadlines, parent, relatedOf(children), now)
+	es, err := r.entries(ctx, k, doc, data, loaded.Deadlines, parent, relatedOf(children), now)
 	if err != nil {
 		return err
 	}
-	orgs := make([]string, 0, len(es))
-	for _, e := range es {
-		orgs = append(orgs, e.OrganisationID)
-	}
-	if err := models.KeepEntries(tx, doc.ID, orgs); err != nil {
-		return err
-	}
-	return models.SaveEntries(tx, es)
+	return tx.Index(doc.ID, partyRows(doc.ID, k.Visible(doc.State, data)), es)
 }

@@ -70,8 +70,7 @@ func (r *Runner) List(ctx context.Context, q ListQuery) ([]Entry, int64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	db := models.Conn(ctx, r.DB)
-	rows, total, err := models.ListEntries(db, p.ProviderID, c.Org, q.Actionable, q.Qpar, r.Kinds.ListSchema(q.Actionable))
+	rows, total, err := r.Store.Entries(ctx, p.ProviderID, c.Org, q.Actionable, q.Qpar, r.Kinds.ListSchema(q.Actionable))
 	var qe *qpar.Error
 	if errors.As(err, &qe) {
 		return nil, 0, status.Invalid(qe.Field, qe.Reason)
@@ -83,7 +82,7 @@ func (r *Runner) List(ctx context.Context, q ListQuery) ([]Entry, int64, error) 
 	for i := range rows {
 		ids[i] = rows[i].DocumentID
 	}
-	deadlines, err := models.DeadlinesOf(db, ids)
+	deadlines, err := r.Store.Deadlines(ctx, ids)
 	if err != nil {
 		return nil, 0, err
 	}

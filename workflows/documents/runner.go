@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
@@ -24,7 +22,7 @@ import (
 
 // Runner creates, reads and fires documents of every registered kind.
 type Runner struct {
-	DB    *gorm.DB
+	Store Store
 	Kinds *Registry
 	Now   func() time.Time
 	// Clocks moves the time of providers with a test clock (sandbox
@@ -71,8 +69,14 @@ func (c *orgCache) put(provider, id string, o engine.Org, now time.Time) {
 	c.entries[[2]string{provider, id}] = cachedOrg{org: o, expires: now.Add(orgTTL)}
 }
 
-// New makes a runner over the kinds (validated by NewRegistry).
-func New(db *gorm.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
+// New makes a runner over the kinds (validated by NewRegistry), keeping
+// the documents in db.
+func New(db *models.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
+	return NewOn(NewStore(db), now, kinds...)
+}
+
+// NewOn makes a runner over the kinds keeping the documents in store.
+func NewOn(store Store, now func() time.Time, kinds ...*Kind) (*Runner, error) {
 	reg, err := NewRegistry(kinds...)
 	if err != nil {
 		return nil, err
@@ -80,7 +84,7 @@ func New(db *gorm.DB, now func() time.Time, kinds ...*Kind) (*Runner, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Runner{DB: db, Kinds: reg, Now: now}, nil
+	return &Runner{Store: store, Kinds: reg, Now: now}, nil
 }
 
 // now is provider's time: real time, moved forward by the provider's test
@@ -165,7 +169,7 @@ func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
 // document, not the provider's size. A database error is kept in err and
 // the runner returns it after the rules ran.
 type directory struct {
-	tx       *gorm.DB
+	tx       Reader
 	provider string
 	cache    *orgCache
 	known    map[string]engine.Org
@@ -173,7 +177,7 @@ type directory struct {
 	err      error
 }
 
-func (r *Runner) newDirectory(tx *gorm.DB, provider string, ids ...string) *directory {
+func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *directory {
 	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]engine.Org{}, missing: map[string]bool{}}
 	d.fetch(ids)
 	return d
@@ -195,7 +199,7 @@ func (d *directory) fetch(ids []string) {
 	if len(want) == 0 || d.err != nil {
 		return
 	}
-	orgs, err := models.OrganisationsByID(d.tx, d.provider, want)
+	orgs, err := d.tx.Organisations(d.provider, want)
 	if err != nil {
 		d.err = err
 		return
@@ -237,11 +241,11 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	in := k.Def.Create
 	var view *View
 	var berrs []engine.BusinessError
-	err = models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
+	err = r.Store.Update(ctx, func(tx Tx) error {
 		dir := r.newDirectory(tx, p.ProviderID, c.Org)
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
 		if k.Parent != nil {
-			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input), ""); err != nil {
+			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input)); err != nil {
 				return err
 			}
 		}
@@ -269,7 +273,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			number, parentID = k.Parent.Number(ev.Parent.Number, ev.Data), &ev.Parent.ID
 		} else {
 			org, _ := dir.lookup(c.Org)
-			if number, err = models.NextNumber(tx, p.ProviderID, k.NumberPrefix(org.Country, now)); err != nil {
+			if number, err = tx.NextNumber(p.ProviderID, k.NumberPrefix(org.Country, now)); err != nil {
 				return err
 			}
 		}
@@ -283,32 +287,20 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
 		audit.Link(&row, 0, "")
 		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
-		if err := tx.Create(&doc).Error; err != nil {
-			return err
-		}
-		if parentID != nil {
-			if err := models.AddChild(tx, *parentID); err != nil {
-				return err
-			}
-		}
-		if err := models.ReplaceParties(tx, doc.ID, partyRows(doc.ID, k.Visible(doc.State, ev.Data))); err != nil {
-			return err
-		}
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
 		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, nil, now)
 		if err != nil {
 			return err
 		}
-		if err := models.SaveEntries(tx, es); err != nil {
-			return err
-		}
+		var related []models.EntryIntents
 		if ev.Parent != nil { // the parent's guards count its children
 			self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Number: doc.Number, Data: ev.Data}
-			if err := r.parentIntents(ctx, tx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
+			if related, err = r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.Commit(&models.Change{Doc: &doc, Created: true, Audit: &row, Parties: partyRows(doc.ID, k.Visible(doc.State, ev.Data)), PartiesChanged: true,
+			Entries: es, Related: related}); err != nil {
+			return err
 		}
 		view.Doc = doc
 		return nil
@@ -337,49 +329,68 @@ func partyRows(id string, parties []engine.Party) []models.DocumentParty {
 	return rows
 }
 
-// underParent locks the parent document id of child kind k (the caller must
-// see it, and on create its machine must permit the creating intent to the
-// caller) and puts it and its other children into ev.
-func (r *Runner) underParent(ctx context.Context, tx *gorm.DB, k *Kind, ev *engine.Eval, provider, id, self string) error {
+// underParent locks the parent document id of child kind k, which the
+// caller must see and whose machine must permit the creating intent to the
+// caller, and puts it and its children into ev.
+func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eval, provider, id string) error {
 	if id == "" {
 		return status.Invalid("parent", fmt.Sprintf("a %s belongs to a %s: its id is required", k.Def.Kind, k.Parent.Kind))
 	}
 	c := ev.Caller
-	pk, pdoc, pdata, pds, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true)
+	pk, loaded, pdata, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true, false)
 	if err != nil {
 		return err
 	}
-	var children []Child
-	if pdoc.Children > 0 {
-		if children, err = r.children(tx, pdoc.ID); err != nil {
-			return err
-		}
+	pdoc := &loaded.Doc
+	children, err := r.children(loaded.Children, loaded.Visible)
+	if err != nil {
+		return err
 	}
-	if self == "" { // create: the parent must offer it
-		if !c.System {
-			c.Roles = pk.RolesOf(pdata, c.Org)
-		}
-		pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(pds), CreatedAt: pdoc.CreatedAt,
-			Children: relatedOf(children)}
-		if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
-			return r.refusal(ctx, pk.Machine(), err, pev, k.Parent.Intent)
-		}
+	if !c.System {
+		c.Roles = pk.RolesOf(pdata, c.Org)
+	}
+	pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(loaded.Deadlines), CreatedAt: pdoc.CreatedAt,
+		Children: relatedOf(children)}
+	if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
+		return r.refusal(ctx, pk.Machine(), err, pev, k.Parent.Intent)
 	}
 	ev.Parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number, Data: pdata, Parties: pk.Parties(pdata)}
 	for i := range children {
-		if children[i].ID != self {
-			ev.Siblings = append(ev.Siblings, &children[i].Related)
+		ev.Siblings = append(ev.Siblings, &children[i].Related)
+	}
+	return nil
+}
+
+// parentOf puts the parent of loaded, a document of child kind k, and the
+// parent's other children into ev, as the system reads them for the rules
+// whoever the caller.
+func (r *Runner) parentOf(k *Kind, loaded *models.LoadedDocument, ev *engine.Eval) error {
+	p := loaded.Parent
+	pk, ok := r.Kinds.Kind(p.Kind)
+	if !ok || p.Kind != k.Parent.Kind {
+		return notFound(p.ID)
+	}
+	pdata, err := pk.decode(p.Data)
+	if err != nil {
+		return fmt.Errorf("document %s: stored data: %w", p.ID, err)
+	}
+	siblings, err := r.children(loaded.ParentChildren, nil)
+	if err != nil {
+		return err
+	}
+	ev.Parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number, Data: pdata, Parties: pk.Parties(pdata)}
+	for i := range siblings {
+		if siblings[i].ID != loaded.Doc.ID {
+			ev.Siblings = append(ev.Siblings, &siblings[i].Related)
 		}
 	}
 	return nil
 }
 
-// children reads the documents under parent id.
-func (r *Runner) children(tx *gorm.DB, id string) ([]Child, error) {
-	docs, err := models.Children(tx, id)
-	if err != nil {
-		return nil, err
-	}
+// children are docs, the documents under a parent, as the runner sees
+// them: of a kind it runs, their data decoded, Visible when visible says
+// so.
+func (r *Runner) children(docs []models.Document, visible map[string]bool) ([]Child, error) {
 	out := make([]Child, 0, len(docs))
 	for _, d := range docs {
 		ck, ok := r.Kinds.Kind(d.Kind)
@@ -390,68 +401,31 @@ func (r *Runner) children(tx *gorm.DB, id string) ([]Child, error) {
 		if err != nil {
 			return nil, fmt.Errorf("document %s: stored data: %w", d.ID, err)
 		}
-		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data, Parties: ck.Parties(data)}})
+		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data, Parties: ck.Parties(data)},
+			Visible: visible[d.ID]})
 	}
 	return out, nil
-}
-
-// withChildren fills v.Children when v's kind has child kinds, marking
-// those the caller (org) is a party to.
-func (r *Runner) withChildren(tx *gorm.DB, v *View, org string, system bool) error {
-	if v.Doc.Children == 0 {
-		return nil
-	}
-	children, err := r.children(tx, v.Doc.ID)
-	if err != nil {
-		return err
-	}
-	return r.markVisible(tx, v, children, engine.Caller{Org: org, System: system})
-}
-
-// markVisible sets v.Children, marking those the caller is a party to.
-func (r *Runner) markVisible(tx *gorm.DB, v *View, children []Child, c engine.Caller) error {
-	if len(children) == 0 {
-		return nil
-	}
-	org, system := c.Org, c.System
-	ids := make([]string, len(children))
-	for i := range children {
-		ids[i] = children[i].ID
-	}
-	visible, err := models.PartyTo(tx, org, ids)
-	if err != nil {
-		return err
-	}
-	for i := range children {
-		children[i].Visible = system || visible[children[i].ID]
-	}
-	v.Children = children
-	return nil
 }
 
 // related loads the documents the kind's Refs name into ev.Related; a
 // reference to a document that does not exist, or of which the caller's
 // organisation is not a party, is left out.
-func (r *Runner) related(tx *gorm.DB, k *Kind, ev *engine.Eval, provider string) error {
+func (r *Runner) related(tx Reader, k *Kind, ev *engine.Eval, provider string) error {
 	for name, ref := range k.Def.Refs {
 		id := ref(ev)
 		if id == "" || id == ev.DocID {
 			continue
 		}
-		doc, err := models.FindDocument(tx, id, provider, nil, false)
+		party := ev.Caller.Org
+		if ev.Caller.System {
+			party = ""
+		}
+		doc, err := tx.Find(id, provider, party)
 		if errors.Is(err, models.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return err
-		}
-		if !ev.Caller.System {
-			if ok, err := models.IsParty(tx, id, ev.Caller.Org); err != nil || !ok {
-				if err != nil {
-					return err
-				}
-				continue
-			}
 		}
 		rk, ok := r.Kinds.Kind(doc.Kind)
 		if !ok {
@@ -469,30 +443,33 @@ func (r *Runner) related(tx *gorm.DB, k *Kind, ev *engine.Eval, provider string)
 	return nil
 }
 
-// load reads a document the caller may see. Another provider's or another
-// party's document, or one of a kind the operation does not serve, is
-// reported exactly like a missing one.
-func (r *Runner) load(tx *gorm.DB, t Target, provider string, c engine.Caller, lock bool) (*Kind, *models.Document, any, []models.Deadline, error) {
+// load reads a document the caller may see (of provider; any provider's
+// for the system when provider is ""), with its deadlines, parent and
+// children (and, with family, the parent's children), locked when lock is
+// set. Another provider's or another party's document, or one of a kind
+// the operation does not serve, is reported exactly like a missing one.
+// The children are marked by whether the caller is a party to each.
+func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, lock, family bool) (*Kind, *models.LoadedDocument, any, error) {
 	party := c.Org
 	if c.System {
 		party = ""
 	}
-	doc, deadlines, err := models.LoadDocument(tx, t.ID, provider, t.Kinds, party, lock)
+	loaded, err := tx.Load(models.DocumentQuery{ID: t.ID, Provider: provider, Kinds: t.Kinds, Party: party, Lock: lock, ParentChildren: family})
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, nil, nil, notFound(t.ID)
+		return nil, nil, nil, notFound(t.ID)
 	}
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
-	k, ok := r.Kinds.Kind(doc.Kind)
+	k, ok := r.Kinds.Kind(loaded.Doc.Kind)
 	if !ok {
-		return nil, nil, nil, nil, notFound(t.ID) // a kind this server does not run
+		return nil, nil, nil, notFound(t.ID) // a kind this server does not run
 	}
-	data, err := k.decode(doc.Data)
+	data, err := k.decode(loaded.Doc.Data)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
+		return nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
 	}
-	return k, doc, data, deadlines, nil
+	return k, loaded, data, nil
 }
 
 // Get returns a document the caller is a party to, of one of kinds (any
@@ -502,20 +479,21 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	if err != nil {
 		return nil, err
 	}
-	db := models.Conn(ctx, r.DB)
-	k, doc, data, deadlines, err := r.load(db, Target{ID: id, Kinds: kinds}, p.ProviderID, c, false)
+	k, loaded, data, err := r.load(r.Store.Reads(ctx), Target{ID: id, Kinds: kinds}, p.ProviderID, c, false, false)
 	if err != nil {
 		return nil, err
 	}
-	view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines}
-	if err := r.withChildren(db, view, c.Org, false); err != nil {
-		return nil, err
-	}
-	if k.Parent != nil && doc.ParentID != nil { // guards may ask the parent's state
-		pdoc, err := models.FindDocument(db, *doc.ParentID, p.ProviderID, nil, false)
+	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines}
+	if loaded.Doc.Children > 0 {
+		children, err := r.children(loaded.Children, loaded.Visible)
 		if err != nil {
 			return nil, err
 		}
+		if len(children) > 0 {
+			view.Children = children
+		}
+	}
+	if pdoc := loaded.Parent; k.Parent != nil && pdoc != nil { // guards may ask the parent's state
 		view.parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number}
 	}
 	c.Roles = k.RolesOf(data, c.Org)
@@ -592,7 +570,7 @@ func (r *Runner) FireSystem(ctx context.Context, id, intent string, input any) (
 func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t Target, intents []string, input any) (*View, []engine.BusinessError, error) {
 	var view *View
 	var berrs []engine.BusinessError
-	err := models.Conn(ctx, r.DB).Transaction(func(tx *gorm.DB) error {
+	err := r.Store.Update(ctx, func(tx Tx) error {
 		var err error
 		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, time.Time{})
 		return err
@@ -611,36 +589,19 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 
 // fireIn runs one intent inside tx (which the sweep and chained intents
 // share) at now (zero: the provider's time). Business errors come back
-// with a nil error: nothing was written.
-func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
-	if c.System && provider == "" {
-		var err error
-		if provider, err = models.DocumentProvider(tx, t.ID); err != nil {
-			if errors.Is(err, models.ErrNotFound) {
-				return nil, nil, notFound(t.ID)
-			}
-			return nil, nil, err
-		}
-	}
-	if now.IsZero() {
-		var err error
-		if now, err = r.now(ctx, provider); err != nil {
-			return nil, nil, err
-		}
-	}
-	var parentID string
-	if r.Kinds.mayBeChild(t.Kinds) { // a child's parent is locked before the child, as on create
-		peek, err := models.FindDocument(tx, t.ID, provider, t.Kinds, false)
-		if err == nil && peek.ParentID != nil {
-			parentID = *peek.ParentID
-			if _, err := models.FindDocument(tx, parentID, provider, nil, true); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	k, doc, data, deadlines, err := r.load(tx, t, provider, c, true)
+// with a nil error: nothing was written. The document is read with its
+// family in one go, locked (its parent first, as on create), and
+// everything the intent changes is written by one Commit.
+func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
+	k, loaded, data, err := r.load(tx, t, provider, c, true, r.Kinds.mayBeChild(t.Kinds))
 	if err != nil {
 		return nil, nil, err
+	}
+	doc, deadlines := &loaded.Doc, loaded.Deadlines
+	if now.IsZero() {
+		if now, err = r.now(ctx, doc.ProviderID); err != nil {
+			return nil, nil, err
+		}
 	}
 	if t.Version != nil && *t.Version != doc.Version {
 		return nil, nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", t.ID, doc.Version, *t.Version).
@@ -651,18 +612,14 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	m := k.Machine()
 	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
-	if k.Parent != nil && parentID != "" { // before the guards, which may ask the parent's state
-		sys := ev.Caller
-		sys.System = true // the parent is read for the rules, whoever the caller
-		pev := &engine.Eval{Caller: sys, Now: now}
-		if err := r.underParent(ctx, tx, k, pev, doc.ProviderID, parentID, doc.ID); err != nil {
+	if k.Parent != nil && loaded.Parent != nil { // before the guards, which may ask the parent's state
+		if err := r.parentOf(k, loaded, ev); err != nil {
 			return nil, nil, err
 		}
-		ev.Parent, ev.Siblings = pev.Parent, pev.Siblings
 	}
 	var children []Child // a parent's intents do not change its children: read once, before the guards that count them
 	if doc.Children > 0 {
-		if children, err = r.children(tx, doc.ID); err != nil {
+		if children, err = r.children(loaded.Children, loaded.Visible); err != nil {
 			return nil, nil, err
 		}
 		ev.Children = relatedOf(children)
@@ -702,7 +659,8 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 		}
 		if len(berrs) > 0 {
 			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines, parent: ev.Parent}
-			return view, berrs, r.markVisible(tx, view, children, c)
+			withChildren(view, children)
+			return view, berrs, nil
 		}
 	}
 	partiesBefore := partyRows(doc.ID, k.Visible(doc.State, data))
@@ -713,7 +671,7 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	if err := m.Fire(ctx, ev, intent); err != nil {
 		return nil, nil, err
 	}
-	f := &firing{def: k.Def, tx: tx, doc: doc, ev: ev, deadlines: deadlines, before: map[string]string{}, warnDays: r.warnDays()}
+	f := &firing{def: k.Def, doc: doc, ev: ev, deadlines: deadlines, before: map[string]string{}, warnDays: r.warnDays()}
 	for _, d := range deadlines {
 		f.before[d.ID] = d.State
 	}
@@ -747,36 +705,33 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
+	after.Data, after.AuditSeq, after.AuditHash = string(raw), row.Seq, row.Hash
 	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, now)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ok, err := models.WriteTransition(tx, &models.Transition{Doc: doc, State: ev.State, Data: string(raw), Now: now,
-		Audit: &row, Deadlines: f.changed, Events: f.out, Entries: entries}); err != nil || !ok {
-		if err != nil {
-			return nil, nil, err
-		}
-		// Only reachable without row locks (SQLite serialises writers instead).
-		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
-	}
-	if rows := partyRows(doc.ID, parties); !slices.Equal(rows, partiesBefore) {
-		if err := models.ReplaceParties(tx, doc.ID, rows); err != nil {
-			return nil, nil, err
-		}
-		if err := models.KeepEntries(tx, doc.ID, partyOrgs(parties)); err != nil {
-			return nil, nil, err
-		}
-	}
+	var related []models.EntryIntents
 	if from != ev.State { // the children's guards read their parent's state
-		if err := r.childIntents(ctx, tx, doc, ev.State, children, now); err != nil {
+		if related, err = r.childIntents(ctx, doc, ev.State, children, now); err != nil {
 			return nil, nil, err
 		}
 	}
 	if ev.Parent != nil { // and the parent's guards count its children
 		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: ev.Data}
-		if err := r.parentIntents(ctx, tx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
+		rows, err := r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now)
+		if err != nil {
 			return nil, nil, err
 		}
+		related = append(related, rows...)
+	}
+	rows := partyRows(doc.ID, parties)
+	if ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Parties: rows, PartiesChanged: !slices.Equal(rows, partiesBefore),
+		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related}); err != nil || !ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		// Only reachable without row locks (SQLite serialises writers instead).
+		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
 	}
 	for _, chain := range in.Then {
 		if !k.Def.Holds(chain.When, ev) {
@@ -791,11 +746,16 @@ func (r *Runner) fireIn(ctx context.Context, tx *gorm.DB, c engine.Caller, provi
 			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
 		}
 	}
-	view := &View{Kind: k, Doc: *doc, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent}
-	if err := r.markVisible(tx, view, children, c); err != nil {
-		return nil, nil, err
-	}
+	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent}
+	withChildren(view, children)
 	return view, nil, nil
+}
+
+// withChildren shows children, marked for the caller, in v.
+func withChildren(v *View, children []Child) {
+	if len(children) > 0 {
+		v.Children = children
+	}
 }
 
 // refusal turns an engine refusal into the API's answer: 400/9 naming the

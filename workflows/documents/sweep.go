@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
@@ -71,7 +69,7 @@ func (r *Runner) SweepThrough(ctx context.Context, provider string, to time.Time
 	var res SweepResult
 	at := time.Time{}
 	for range maxSweepSteps {
-		next, err := models.NextDeadlineChange(r.DB.WithContext(ctx), provider)
+		next, err := r.Store.NextDeadlineChange(ctx, provider)
 		if err != nil {
 			return res, err
 		}
@@ -106,7 +104,7 @@ func (r *Runner) sweep(ctx context.Context, now time.Time, only string, except [
 	// rows held by another instance are passed over, never re-read.
 	after, afterID := time.Time{}, ""
 	for {
-		cands, err := models.DueDeadlines(r.DB.WithContext(ctx), now, after, afterID, sweepBatch, only, except)
+		cands, err := r.Store.DueDeadlines(ctx, now, after, afterID, sweepBatch, only, except)
 		if err != nil {
 			return res, err
 		}
@@ -186,12 +184,12 @@ func (r *Runner) sweepWorkers() int {
 func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, res *SweepResult) error {
 	var outcome string
 	var fired bool
-	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		doc, err := models.LockDocumentOrSkip(tx, docID)
+	err := r.Store.Apart(ctx, func(tx Tx) error {
+		doc, err := tx.LockOrSkip(docID)
 		if err != nil {
 			return err
 		}
-		d, err := models.FindDeadline(tx, id)
+		d, err := tx.Deadline(id)
 		if err != nil {
 			return err
 		}
@@ -209,7 +207,7 @@ func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, 
 				return err
 			}
 			if fired {
-				if d, err = models.FindDeadline(tx, id); err != nil {
+				if d, err = tx.Deadline(id); err != nil {
 					return err
 				}
 				if d.State == DeadlineLapsed {
@@ -225,11 +223,11 @@ func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, 
 		}
 		d.UpdatedAt = now
 		outcome = d.State
-		var out outbox
-		if err := saveDeadline(tx, d, before, doc, now, &out); err != nil {
+		var out outbox // when it just became due soon or overdue: one event for the party that must act
+		if err := out.deadlineEvent(d, before, doc, now); err != nil {
 			return err
 		}
-		return models.InsertEvents(tx, out)
+		return tx.SaveDeadline(d, out)
 	})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -255,7 +253,7 @@ func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, 
 // expire fires the system intent the deadline's rule names for its expiry,
 // if any, with the deadline's party as input. A refusal (the machine says
 // no, e.g. the authority decided meanwhile) fires nothing.
-func (r *Runner) expire(ctx context.Context, tx *gorm.DB, doc *models.Document, d *models.Deadline, now time.Time) (bool, error) {
+func (r *Runner) expire(ctx context.Context, tx Tx, doc *models.Document, d *models.Deadline, now time.Time) (bool, error) {
 	k, ok := r.Kinds.Kind(doc.Kind)
 	if !ok {
 		return false, nil

@@ -1,0 +1,393 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/models/qpar"
+)
+
+// DB is the database handle as the workflows pass it on: cmd opens it and
+// hands it to their constructors, which give it to a store of this
+// package; the workflows themselves only see the store's interface.
+type DB = gorm.DB
+
+// DocumentStore is the storage of the document runner
+// (workflows/documents.Store) on PostgreSQL and SQLite: every statement
+// the runner makes, the differences of the two dialects inside.
+type DocumentStore struct{ db *gorm.DB }
+
+// NewDocumentStore keeps the documents in db.
+func NewDocumentStore(db *gorm.DB) *DocumentStore { return &DocumentStore{db: db} }
+
+// DocumentTx is the runner's view of one transaction (or, from Reads, of
+// the reads of a request outside one).
+type DocumentTx struct{ db *gorm.DB }
+
+// Update runs fn in one transaction: the request's (as a savepoint) when
+// ctx carries one, else a new one.
+func (s *DocumentStore) Update(ctx context.Context, fn func(tx *DocumentTx) error) error {
+	return Conn(ctx, s.db).Transaction(func(tx *gorm.DB) error { return fn(&DocumentTx{db: tx}) })
+}
+
+// Apart runs fn in a transaction of its own, whatever ctx carries (the
+// sweep's: one per deadline, several at once).
+func (s *DocumentStore) Apart(ctx context.Context, fn func(tx *DocumentTx) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(&DocumentTx{db: tx}) })
+}
+
+// Reads are the reads of a request outside a transaction (inside the
+// request's, when ctx carries one).
+func (s *DocumentStore) Reads(ctx context.Context) *DocumentTx {
+	return &DocumentTx{db: Conn(ctx, s.db)}
+}
+
+// DueDeadlines: see the function of that name.
+func (s *DocumentStore) DueDeadlines(ctx context.Context, now, after time.Time, afterID string, limit int, only string, except []string) ([]Deadline, error) {
+	return DueDeadlines(s.db.WithContext(ctx), now, after, afterID, limit, only, except)
+}
+
+// NextDeadlineChange: see the function of that name.
+func (s *DocumentStore) NextDeadlineChange(ctx context.Context, provider string) (*time.Time, error) {
+	return NextDeadlineChange(s.db.WithContext(ctx), provider)
+}
+
+// Entries is one page of an organisation's list entries (ListEntries).
+func (s *DocumentStore) Entries(ctx context.Context, provider, org string, actionable bool, q *qpar.QueryParameter, schema *qpar.Schema) ([]DocumentEntry, int64, error) {
+	return ListEntries(Conn(ctx, s.db), provider, org, actionable, q, schema)
+}
+
+// Deadlines reads the deadlines of documents ids, oldest first.
+func (s *DocumentStore) Deadlines(ctx context.Context, ids []string) ([]Deadline, error) {
+	return DeadlinesOf(Conn(ctx, s.db), ids)
+}
+
+// TaskPending reports whether maintenance task name waits to be done.
+func (s *DocumentStore) TaskPending(ctx context.Context, name string) (bool, error) {
+	return TaskPending(s.db.WithContext(ctx), name)
+}
+
+// TaskDone removes maintenance task name.
+func (s *DocumentStore) TaskDone(ctx context.Context, name string) error {
+	return TaskDone(s.db.WithContext(ctx), name)
+}
+
+// DocumentsAfter: see the function of that name.
+func (s *DocumentStore) DocumentsAfter(ctx context.Context, after string, limit int, withoutEntries bool) ([]Document, error) {
+	return DocumentsAfter(s.db.WithContext(ctx), after, limit, withoutEntries)
+}
+
+// DocumentQuery names the document a request acts on and what it reads
+// with it.
+type DocumentQuery struct {
+	ID string
+	// Provider of the document ("": any, for the system's triggers by id).
+	Provider string
+	// Kinds the operation serves (any when empty).
+	Kinds []string
+	// Party: only a document this organisation is a party to ("" skips the
+	// check: the system); its children are marked by whether Party is a
+	// party to each (all of them when "").
+	Party string
+	// Lock the document's row for the transaction, its parent's before it
+	// (PostgreSQL; SQLite serialises writers instead).
+	Lock bool
+	// ParentChildren reads the parent's children too (a child's rules count
+	// its siblings).
+	ParentChildren bool
+}
+
+// LoadedDocument is a document with what a request needs beside it.
+type LoadedDocument struct {
+	Doc       Document
+	Deadlines []Deadline // oldest first
+	// Parent is the document this one belongs to (nil: none) and, when
+	// asked for, ParentChildren all of the parent's children (this one
+	// too), oldest first.
+	Parent         *Document
+	ParentChildren []Document
+	// Children are the documents under this one, oldest first; Visible
+	// says which of them the query's Party is a party to.
+	Children []Document
+	Visible  map[string]bool
+}
+
+// Load reads what every document request needs: the document, its
+// deadlines, its parent (and the parent's children) and its own children,
+// locked first when q says so; ErrNotFound when the document is missing,
+// of another provider or kind, or q.Party is none of its parties. On
+// PostgreSQL it is two statements at most, the lock and one read (scanned
+// by hand, not by reflection): the read comes after the lock, so a request
+// that waited for the lock sees the rows its holder wrote. SQLite reads
+// them one by one in its process.
+func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
+	if IsPostgres(t.db) {
+		return t.loadPostgres(q)
+	}
+	doc, ds, err := loadDocument(t.db, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &LoadedDocument{Doc: *doc, Deadlines: ds}
+	if doc.ParentID != nil {
+		if out.Parent, err = FindDocument(t.db, *doc.ParentID, doc.ProviderID, nil, false); err != nil {
+			return nil, err
+		}
+		if q.ParentChildren && out.Parent.Children > 0 {
+			if out.ParentChildren, err = Children(t.db, out.Parent.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if doc.Children > 0 {
+		if out.Children, err = Children(t.db, doc.ID); err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(out.Children))
+		for i := range out.Children {
+			ids[i] = out.Children[i].ID
+		}
+		if q.Party != "" {
+			if out.Visible, err = PartyTo(t.db, q.Party, ids); err != nil {
+				return nil, err
+			}
+		} else {
+			out.Visible = map[string]bool{}
+			for _, id := range ids {
+				out.Visible[id] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, x.data, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
+
+// deadlineObject is a deadline row of alias dl as a JSON object (the
+// dialects' functions take the same arguments).
+const deadlineObject = "'id', dl.id, 'document_id', dl.document_id, 'provider_id', dl.provider_id, 'rule', dl.rule, 'legal_basis', dl.legal_basis, " +
+	"'party_org', dl.party_org, 'party_role', dl.party_role, 'state', dl.state, 'started_at', dl.started_at, 'due_at', dl.due_at, " +
+	"'warn_at', dl.warn_at, 'suspended_since', dl.suspended_since, 'suspended_days', dl.suspended_days, 'closed_at', dl.closed_at, 'updated_at', dl.updated_at"
+
+// documentFilter is the WHERE clause (on table documents) of q's document.
+func documentFilter(q DocumentQuery) (string, []any) {
+	var w strings.Builder
+	args := []any{q.ID}
+	w.WriteString("documents.id = ?")
+	if q.Provider != "" {
+		w.WriteString(" AND documents.provider_id = ?")
+		args = append(args, q.Provider)
+	}
+	if len(q.Kinds) > 0 {
+		w.WriteString(" AND documents.kind IN ?")
+		args = append(args, q.Kinds)
+	}
+	if q.Party != "" {
+		w.WriteString(" AND EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = documents.id AND p.organisation_id = ?)")
+		args = append(args, q.Party)
+	}
+	return w.String(), args
+}
+
+// lockFamily locks document id and its parent, the parent first (the
+// order of every mutation: a child's parent before the child).
+func lockFamily(tx *gorm.DB, id, provider string) error {
+	q, args := "SELECT id FROM documents WHERE (id = ? OR id = (SELECT parent_id FROM documents WHERE id = ?))", []any{id, id}
+	if provider != "" {
+		q, args = q+" AND provider_id = ?", append(args, provider)
+	}
+	var ids []string
+	return tx.Raw(q+" ORDER BY id = ? FOR UPDATE", append(args, id)...).Scan(&ids).Error
+}
+
+func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
+	if q.Lock {
+		if err := lockFamily(t.db, q.ID, q.Provider); err != nil {
+			return nil, err
+		}
+	}
+	where, args := documentFilter(q)
+	visible := "TRUE"
+	if q.Party != "" {
+		visible = "EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ?)"
+	}
+	var s strings.Builder
+	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
+		"SELECT 0 AS part, " + documentColumnsOf + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
+		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n" +
+		"UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
+	if q.ParentChildren {
+		s.WriteString("UNION ALL SELECT 2, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)\n")
+	}
+	s.WriteString("UNION ALL SELECT 3, " + documentColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0\n" +
+		"ORDER BY part, created_at, id")
+	if q.Party != "" {
+		args = append(args, q.Party)
+	}
+	rows, err := t.db.Raw(s.String(), args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out *LoadedDocument
+	for rows.Next() {
+		var part int
+		var d Document
+		var parent sql.NullString
+		var deadlines []byte
+		var vis bool
+		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
+			return nil, err
+		}
+		if parent.Valid {
+			d.ParentID = &parent.String
+		}
+		if part == 0 {
+			ds, err := decodeDeadlines(deadlines)
+			if err != nil {
+				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
+			}
+			out = &LoadedDocument{Doc: d, Deadlines: ds}
+			continue
+		}
+		if out == nil {
+			break // no such document: the rest is empty too
+		}
+		switch part {
+		case 1:
+			out.Parent = &d
+		case 2:
+			out.ParentChildren = append(out.ParentChildren, d)
+		case 3:
+			out.Children = append(out.Children, d)
+			if out.Visible == nil {
+				out.Visible = map[string]bool{}
+			}
+			out.Visible[d.ID] = vis
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, ErrNotFound
+	}
+	return out, nil
+}
+
+// loadDocument reads q's document and its deadlines, oldest first,
+// aggregated as JSON beside it, in one statement.
+func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
+	agg := "json_group_array(json_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
+	if IsPostgres(tx) {
+		agg = "json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
+	}
+	if q.Lock && IsPostgres(tx) {
+		// Lock first, then read: a statement that waited for the lock would
+		// see the new row but deadlines from its older snapshot.
+		if err := lockFamily(tx, q.ID, q.Provider); err != nil {
+			return nil, nil, err
+		}
+	}
+	where, args := documentFilter(q)
+	rows, err := tx.Raw("SELECT "+documentColumns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id), '[]')"+
+		" FROM documents WHERE "+where, args...).Rows()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, ErrNotFound
+	}
+	var d Document
+	var parent sql.NullString
+	var deadlines []byte
+	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
+		return nil, nil, err
+	}
+	if parent.Valid {
+		d.ParentID = &parent.String
+	}
+	ds, err := decodeDeadlines(deadlines)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document %s: deadlines: %w", q.ID, err)
+	}
+	return &d, ds, rows.Err()
+}
+
+// Find reads document id of provider without its deadlines, only when
+// party is one of its parties ("" skips the check).
+func (t *DocumentTx) Find(id, provider, party string) (*Document, error) {
+	where, args := documentFilter(DocumentQuery{ID: id, Provider: provider, Party: party})
+	var doc Document
+	if err := t.db.Where(where, args...).Take(&doc).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// Organisations reads the organisations of provider among ids.
+func (t *DocumentTx) Organisations(provider string, ids []string) ([]Organisation, error) {
+	return OrganisationsByID(t.db, provider, ids)
+}
+
+// LockOrSkip locks document id for the sweep: ErrNotFound when it is
+// missing or, on PostgreSQL, held by another transaction (SKIP LOCKED).
+func (t *DocumentTx) LockOrSkip(id string) (*Document, error) { return LockDocumentOrSkip(t.db, id) }
+
+// Deadline reads deadline id.
+func (t *DocumentTx) Deadline(id string) (*Deadline, error) { return FindDeadline(t.db, id) }
+
+// NextNumber draws the next number of a provider's sequence prefix.
+func (t *DocumentTx) NextNumber(provider, prefix string) (string, error) {
+	return NextNumber(t.db, provider, prefix)
+}
+
+// SaveDeadline writes the sweep's change of one deadline and its events.
+func (t *DocumentTx) SaveDeadline(d *Deadline, events []Event) error {
+	if err := t.db.Save(d).Error; err != nil {
+		return err
+	}
+	return InsertEvents(t.db, events)
+}
+
+// Index rewrites the parties of document id and its list entries: one per
+// party organisation, the others removed.
+func (t *DocumentTx) Index(id string, parties []DocumentParty, entries []DocumentEntry) error {
+	if err := ReplaceParties(t.db, id, parties); err != nil {
+		return err
+	}
+	orgs := make([]string, 0, len(entries))
+	for _, e := range entries {
+		orgs = append(orgs, e.OrganisationID)
+	}
+	if err := KeepEntries(t.db, id, orgs); err != nil {
+		return err
+	}
+	return SaveEntries(t.db, entries)
+}
+
+// LockClock is provider's test clock offset (0 without a clock), its row
+// locked for the transaction (PostgreSQL).
+func (t *DocumentTx) LockClock(provider string) (time.Duration, error) {
+	return ClockOffset(t.db, provider, true)
+}
+
+// MoveClock moves provider's test clock to offset and records the advance.
+func (t *DocumentTx) MoveClock(provider string, offset time.Duration, a *TestClockAdvance) error {
+	return SetClockOffset(t.db, provider, offset, a)
+}
