@@ -17,7 +17,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
@@ -371,7 +370,7 @@ type cachedProvider struct {
 
 const providerTTL = 10 * time.Second
 
-func (c *providerCache) get(ctx context.Context, db *gorm.DB, id string) (*models.Provider, error) {
+func (c *providerCache) get(ctx context.Context, db *models.DB, id string) (*models.Provider, error) {
 	now := time.Now()
 	c.mu.Lock()
 	e, ok := c.entries[id]

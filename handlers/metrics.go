@@ -1,12 +1,12 @@
 package handlers
 
 import (
+	"github.com/wasteflow/wasteflow/models"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -19,7 +19,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(db *gorm.DB) *metrics {
+func newMetrics(db *models.DB) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{

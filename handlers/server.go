@@ -11,7 +11,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers/ui"
@@ -31,7 +30,7 @@ import (
 // Deps are what the REST face needs from the rest of the program.
 type Deps struct {
 	Config *configs.Config
-	DB     *gorm.DB
+	DB     *models.DB
 	Log    *slog.Logger
 	// Auth runs the account and token workflows and validates bearer
 	// tokens; nil serves no AuthApi and refuses every token.
@@ -60,7 +59,7 @@ type Deps struct {
 // Server is the HTTP handler of wasteflow.
 type Server struct {
 	cfg       *configs.Config
-	db        *gorm.DB
+	db        *models.DB
 	log       *slog.Logger
 	auth      Authenticator
 	authSvc   *auth.Service

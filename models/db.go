@@ -94,3 +94,21 @@ func Close(db *gorm.DB) error {
 	}
 	return sqlDB.Close()
 }
+
+// errDryRun rolls back DryRun's transaction.
+var errDryRun = errors.New("dry run")
+
+// DryRun runs fn in one transaction and rolls it back whatever fn did:
+// what a change would do, with nothing written.
+func DryRun(db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	err := db.Transaction(func(tx *gorm.DB) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errDryRun
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
+}

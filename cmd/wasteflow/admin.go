@@ -12,8 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
@@ -32,7 +30,7 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 		return unexpected(c, args[1], stderr)
 	}
 	if args[0] == "verify-audit" {
-		return report(stderr, "admin verify-audit", withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		return report(stderr, "admin verify-audit", withDB(ctx, cfg, log, func(db *models.DB) error {
 			breaks, rows, err := audit.Verify(ctx, db)
 			if err != nil {
 				return err
@@ -48,7 +46,7 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 		}))
 	}
 	if args[0] == "reindex" {
-		return report(stderr, "admin reindex", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+		return report(stderr, "admin reindex", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 			docs, err := newRunner(db, cfg, nil)
 			if err != nil {
 				return err
@@ -116,7 +114,7 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 			password, generated = auth.GeneratePassword(), true
 		}
 	}
-	err := withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+	err := withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 		svc, _, err := newAuth(ctx, cfg, db)
 		if err != nil {
 			return err
@@ -224,8 +222,8 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		}
 		now = t.UTC()
 	}
-	return report(stderr, "admin sweep", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
-		sweep := func(db *gorm.DB) (documents.SweepResult, error) {
+	return report(stderr, "admin sweep", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
+		sweep := func(db *models.DB) (documents.SweepResult, error) {
 			docs, err := newRunner(db, cfg, func() time.Time { return now })
 			if err != nil {
 				return documents.SweepResult{}, err
@@ -239,15 +237,10 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		var res documents.SweepResult
 		var err error
 		if *dry { // the whole sweep in one transaction, rolled back
-			err = db.Transaction(func(tx *gorm.DB) error {
-				if res, err = sweep(tx); err != nil {
-					return err
-				}
-				return errDryRun
+			err = models.DryRun(db, func(tx *models.DB) error {
+				res, err = sweep(tx)
+				return err
 			})
-			if errors.Is(err, errDryRun) {
-				err = nil
-			}
 		} else {
 			res, err = sweep(db)
 		}
@@ -289,7 +282,7 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 	if doc == "" {
 		doc = fs.Arg(0)
 	}
-	return report(stderr, "admin audit", withDB(ctx, cfg, log, func(db *gorm.DB) error {
+	return report(stderr, "admin audit", withDB(ctx, cfg, log, func(db *models.DB) error {
 		q := db.WithContext(ctx).Model(&models.Document{}).Where("id = ? OR number = ?", doc, doc)
 		if *provider != "" {
 			q = q.Where("provider_id = ?", *provider)

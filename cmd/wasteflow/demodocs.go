@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers/codec"
@@ -45,7 +44,7 @@ type demoStep struct {
 // scenario's days; it ends with a sweep as of now. A provider that has
 // documents already is left alone (the demo is repeatable). It returns how
 // many documents it created.
-func demoDocuments(ctx context.Context, db *gorm.DB, cfg *configs.Config, provider string, now time.Time, scenario []byte) (int, error) {
+func demoDocuments(ctx context.Context, db *models.DB, cfg *configs.Config, provider string, now time.Time, scenario []byte) (int, error) {
 	var existing int64
 	if err := db.WithContext(ctx).Model(&models.Document{}).Where("provider_id = ?", provider).Count(&existing).Error; err != nil {
 		return 0, err
@@ -189,7 +188,7 @@ func demoCreateInput(kind string, block []byte, parentID string) (any, error) {
 
 // demoPrincipal is the demo account username of provider as an access
 // token would present it.
-func demoPrincipal(ctx context.Context, db *gorm.DB, provider, username string) (*reqctx.Principal, error) {
+func demoPrincipal(ctx context.Context, db *models.DB, provider, username string) (*reqctx.Principal, error) {
 	var a models.Account
 	if err := db.WithContext(ctx).Where("provider_id = ? AND username = ?", provider, username).Take(&a).Error; err != nil {
 		return nil, fmt.Errorf("account %s of %s: %w", username, provider, err)

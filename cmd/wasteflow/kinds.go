@@ -1,9 +1,8 @@
 package main
 
 import (
+	"github.com/wasteflow/wasteflow/models"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/clock"
@@ -14,7 +13,7 @@ import (
 func documentKinds() []*documents.Kind { return kinds.All() }
 
 // newRunner validates the kinds and makes the document runner.
-func newRunner(db *gorm.DB, cfg *configs.Config, now func() time.Time) (*documents.Runner, error) {
+func newRunner(db *models.DB, cfg *configs.Config, now func() time.Time) (*documents.Runner, error) {
 	r, err := documents.New(db, now, documentKinds()...)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"golang.org/x/net/netutil"
-	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
@@ -94,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		cmdErr = serve(ctx, cfg, log, !*noScheduler, ready)
 	case "migrate":
-		cmdErr = withDB(ctx, cfg, log, func(db *gorm.DB) error {
+		cmdErr = withDB(ctx, cfg, log, func(db *models.DB) error {
 			applied, err := models.Migrate(ctx, db, log)
 			if err != nil {
 				return err
@@ -148,7 +147,7 @@ func newBMU(cfg *configs.Config) (*bmu.Service, error) {
 
 // newSigner is the signing service with the configured keys; their
 // certificates count as trusted for transport-document signatures.
-func newSigner(cfg *configs.Config, db *gorm.DB, b *bmu.Service) (*signer.Service, error) {
+func newSigner(cfg *configs.Config, db *models.DB, b *bmu.Service) (*signer.Service, error) {
 	keys := signer.DirKeys{Dir: cfg.SignerKeys}
 	certs, err := keys.Certificates()
 	if err != nil {
@@ -217,7 +216,7 @@ func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
 }
 
 // withDB opens the configured database and runs fn.
-func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*gorm.DB) error) error {
+func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*models.DB) error) error {
 	db, err := models.Open(ctx, cfg.Database, log)
 	if err != nil {
 		return err
@@ -228,8 +227,8 @@ func withDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(
 
 // withMigratedDB opens the configured database, applies pending migrations
 // and runs fn: the admin commands work on a fresh database too.
-func withMigratedDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*gorm.DB) error) error {
-	return withDB(ctx, cfg, log, func(db *gorm.DB) error {
+func withMigratedDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, fn func(*models.DB) error) error {
+	return withDB(ctx, cfg, log, func(db *models.DB) error {
 		if _, err := models.Migrate(ctx, db, log); err != nil {
 			return err
 		}
@@ -239,7 +238,7 @@ func withMigratedDB(ctx context.Context, cfg *configs.Config, log *slog.Logger, 
 
 // applyBootstrap applies a parsed bootstrap file to the migrated database.
 func applyBootstrap(ctx context.Context, cfg *configs.Config, log *slog.Logger, file *bootstrap.File) (res bootstrap.Result, err error) {
-	err = withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+	err = withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 		a, err := applier(cfg, db)
 		if err != nil {
 			return err
@@ -258,7 +257,7 @@ func keyring(cfg *configs.Config) (*credentials.Keyring, error) {
 	return keys, nil
 }
 
-func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
+func applier(cfg *configs.Config, db *models.DB) (*bootstrap.Applier, error) {
 	keys, err := keyring(cfg)
 	if err != nil {
 		return nil, err
@@ -268,7 +267,7 @@ func applier(cfg *configs.Config, db *gorm.DB) (*bootstrap.Applier, error) {
 
 // newAuth loads the token keys and the server key and builds the account
 // and token workflows.
-func newAuth(ctx context.Context, cfg *configs.Config, db *gorm.DB) (*auth.Service, *tokens.Keys, error) {
+func newAuth(ctx context.Context, cfg *configs.Config, db *models.DB) (*auth.Service, *tokens.Keys, error) {
 	keys, err := tokens.LoadKeys(cfg.Auth.SigningKeyFile, cfg.Auth.VerifyKeyFiles, !cfg.Production())
 	if err != nil {
 		return nil, nil, fmt.Errorf("WASTEFLOW_JWT_SIGNING_KEY_FILE / WASTEFLOW_JWT_VERIFY_KEY_FILES: %w", err)
@@ -331,7 +330,7 @@ func demo(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.
 		return err
 	}
 	var built int
-	if err := withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+	if err := withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 		built, err = demoDocuments(ctx, db, cfg, "dev-1", time.Now(), configs.DemoDocuments)
 		return err
 	}); err != nil {

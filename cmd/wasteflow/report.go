@@ -12,8 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
@@ -56,7 +54,7 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 	}
 	req := &handlers.ExportDeadlinesRequest{State: upperList(*state), Rule: upperList(*rule)}
 	q := handlers.ExportQuery(req)
-	return report(stderr, "report deadlines", withMigratedDB(ctx, cfg, log, func(db *gorm.DB) error {
+	return report(stderr, "report deadlines", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 		svc := &reports.Service{Store: models.NewReportStore(db), Now: time.Now}
 		v := reports.Viewer{All: true, ProviderID: *provider}
 		now := time.Now().UTC()
