@@ -348,9 +348,6 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 		}
 	}
 	describeFaces(doc, kinds)
-	if err := checkReportValues(kinds); err != nil {
-		return err
-	}
 	if p := prop("FollowUpIntent", "intent"); p != nil {
 		var b strings.Builder
 		b.WriteString("The intent; by document kind:")

@@ -7,14 +7,11 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/rules/calendar"
-	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -174,7 +171,7 @@ func (s *Server) reportOperations() []Operation {
 	}
 	return []Operation{
 		asSent(Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
-			"Filter, sort and page with qpar. "+qpar.Describe(reports.Schema)+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities. "+
+			"Filter, sort and page with qpar. "+qpar.Describe(s.reports.Schema())+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities. "+
 				"The path urgency is 0 for OVERDUE, 1 for DUE_SOON and 2 for any other state: sort by urgency, then due_at, for what needs acting on first (the deadline page's default)."),
 			func(ctx context.Context, r *ListDeadlinesRequest) (*ListDeadlinesResponse, error) {
 				v, err := viewer(ctx)
@@ -270,30 +267,4 @@ func (s *Server) reportOperations() []Operation {
 				}, nil
 			})),
 	}
-}
-
-// checkReportValues ties the deadline reports' enumerations (workflows/
-// reports: the values ListDeadlines and ExportDeadlines take for kind and
-// rule) to the kind registry: a kind or a deadline rule the reports do not
-// know stops the server, instead of being unfilterable.
-func checkReportValues(kinds []*documents.Kind) error {
-	values := map[string][]string{}
-	for _, f := range reports.Schema.Fields {
-		values[f.Path] = f.Values
-	}
-	var missing []string
-	for _, k := range kinds {
-		if !slices.Contains(values["kind"], k.Name()) {
-			missing = append(missing, "kind "+k.Name())
-		}
-		for _, r := range k.Def.Rules {
-			if !slices.Contains(values["rule"], r.Name) && !slices.Contains(missing, "rule "+r.Name) {
-				missing = append(missing, "rule "+r.Name)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("the deadline reports (reports.Schema) do not know %s", strings.Join(missing, ", "))
-	}
-	return nil
 }

@@ -91,6 +91,9 @@ func (s *Server) OpenAPIYAML() []byte { return s.openapi }
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
+	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
+		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
+	}
 	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
 		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}

@@ -9,48 +9,74 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/clock"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/kinds"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
-// DeadlineStates and Rules enumerate the filterable values. LAPSED is a
-// period that ended as the law foresees (a transit authority's tacit
-// consent, the end of a consent's validity): closed, and no miss, so it is
-// never counted as OVERDUE.
-var (
-	DeadlineStates = []string{"OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED", "MET", "MET_LATE", "LAPSED", "CANCELLED"}
-	Rules          = []string{"ACKNOWLEDGEMENT_DUE", "INFORMATION_REPLY_DUE", "DECISION_DUE", "CHANGE_REPLY_DUE", "CONSENT_VALIDITY",
-		"PRIOR_NOTICE", "RECEIPT_CERTIFICATE_DUE", "COMPLETION_CERTIFICATE_DUE", "TAKE_BACK_DUE"}
-)
+// DeadlineStates enumerates the filterable states. LAPSED is a period that
+// ended as the law foresees (a transit authority's tacit consent, the end
+// of a consent's validity): closed, and no miss, so it is never counted as
+// OVERDUE.
+var DeadlineStates = []string{"OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED", "MET", "MET_LATE", "LAPSED", "CANCELLED"}
 
-// Schema is what ListDeadlines filters and sorts on.
-var Schema = models.DeadlineColumns.Bind(&qpar.Schema{
-	Fields: []qpar.Field{
-		{Path: "id", Kind: qpar.Text, Sortable: true},
-		{Path: "document_id", Kind: qpar.Text, Sortable: true},
-		{Path: "document_number", Kind: qpar.Text, Sortable: true},
-		{Path: "kind", Kind: qpar.Enum, Values: []string{"NOTIFICATION", "ANNEX_VII", "MOVEMENT"}, Sortable: true},
-		{Path: "rule", Kind: qpar.Enum, Values: Rules, Sortable: true},
-		{Path: "legal_basis", Kind: qpar.Text, Sortable: true},
-		{Path: "party", Kind: qpar.Text, Sortable: true},
-		{Path: "party_role", Kind: qpar.Text, Sortable: true},
-		{Path: "authority", Kind: qpar.Text},
-		{Path: "state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
-		{Path: "started_at", Kind: qpar.Time, Sortable: true},
-		{Path: "due_at", Kind: qpar.Time, Sortable: true},
-		// urgency puts what needs acting on first: sorted by it and then
-		// by due_at, OVERDUE comes first, then DUE_SOON, then the rest,
-		// each by due date (the deadline page's default order).
-		{Path: "urgency", Kind: qpar.Integer, Sortable: true},
-	},
-	DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
-	DefaultPageSize: 50,
-	MaxPageSize:     1000,
-})
+// Rules are the deadline rules of the server's kinds, in declaration order.
+var Rules = RulesOf(kinds.All())
+
+// Schema is what ListDeadlines filters and sorts on, for the server's kinds.
+var Schema = SchemaFor(kinds.All())
+
+// RulesOf lists the deadline rules ks declare, each once.
+func RulesOf(ks []*documents.Kind) []string {
+	var out []string
+	for _, k := range ks {
+		for _, r := range k.Def.Rules {
+			if !slices.Contains(out, r.Name) {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	return out
+}
+
+// SchemaFor is what ListDeadlines filters and sorts on when the documents
+// are of kinds ks: their names and their rules are the values of kind and
+// rule.
+func SchemaFor(ks []*documents.Kind) *qpar.Schema {
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.Name())
+	}
+	return models.DeadlineColumns.Bind(&qpar.Schema{
+		Fields: []qpar.Field{
+			{Path: "id", Kind: qpar.Text, Sortable: true},
+			{Path: "document_id", Kind: qpar.Text, Sortable: true},
+			{Path: "document_number", Kind: qpar.Text, Sortable: true},
+			{Path: "kind", Kind: qpar.Enum, Values: names, Sortable: true},
+			{Path: "rule", Kind: qpar.Enum, Values: RulesOf(ks), Sortable: true},
+			{Path: "legal_basis", Kind: qpar.Text, Sortable: true},
+			{Path: "party", Kind: qpar.Text, Sortable: true},
+			{Path: "party_role", Kind: qpar.Text, Sortable: true},
+			{Path: "authority", Kind: qpar.Text},
+			{Path: "state", Kind: qpar.Enum, Values: DeadlineStates, Sortable: true},
+			{Path: "started_at", Kind: qpar.Time, Sortable: true},
+			{Path: "due_at", Kind: qpar.Time, Sortable: true},
+			// urgency puts what needs acting on first: sorted by it and then
+			// by due_at, OVERDUE comes first, then DUE_SOON, then the rest,
+			// each by due date (the deadline page's default order).
+			{Path: "urgency", Kind: qpar.Integer, Sortable: true},
+		},
+		DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
+		DefaultPageSize: 50,
+		MaxPageSize:     1000,
+	})
+}
 
 // Viewer is whose deadlines a report shows: an organisation of a provider,
 // or, with All, every document (of ProviderID when set): operators at the
@@ -84,6 +110,23 @@ type Service struct {
 	Now   func() time.Time
 	// Clocks moves the time of providers with a test clock (nil: real time).
 	Clocks *clock.Clocks
+	// Kinds are the kinds whose deadlines are reported (nil: the server's,
+	// kinds.All()); the server sets its registry's.
+	Kinds []*documents.Kind
+
+	once   sync.Once
+	schema *qpar.Schema
+}
+
+// Schema is what ListDeadlines filters and sorts on.
+func (s *Service) Schema() *qpar.Schema {
+	s.once.Do(func() {
+		s.schema = Schema
+		if s.Kinds != nil {
+			s.schema = SchemaFor(s.Kinds)
+		}
+	})
+	return s.schema
 }
 
 // NowFor is the viewer's provider's time.
@@ -128,7 +171,7 @@ func (s *Service) List(ctx context.Context, v Viewer, in *qpar.QueryParameter) (
 	if err != nil {
 		return nil, 0, qparErr(err)
 	}
-	out, total, err := s.Store.ListDeadlines(ctx, models.DeadlineScope(v), auths, rest, Schema)
+	out, total, err := s.Store.ListDeadlines(ctx, models.DeadlineScope(v), auths, rest, s.Schema())
 	return out, total, qparErr(err)
 }
 
@@ -138,7 +181,7 @@ func (s *Service) Each(ctx context.Context, v Viewer, in *qpar.QueryParameter, f
 	if err != nil {
 		return qparErr(err)
 	}
-	return qparErr(s.Store.EachDeadline(ctx, models.DeadlineScope(v), auths, rest, Schema, fn))
+	return qparErr(s.Store.EachDeadline(ctx, models.DeadlineScope(v), auths, rest, s.Schema(), fn))
 }
 
 func qparErr(err error) error {
