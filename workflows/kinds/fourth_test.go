@@ -9,9 +9,9 @@ package kinds_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
