@@ -96,8 +96,10 @@ type madeBlock[D any] struct {
 // it panics at start-up.
 func (k KindOf[D, R]) documentType() (reflect.Type, []madeBlock[D]) {
 	r := reflect.TypeFor[R]()
-	if r.Kind() != reflect.Struct || r.Name() == "" {
-		panic(fmt.Sprintf("documents: the retrieval document of kind %s must be a named struct, not %v", k.Declaration.Kind, r))
+	if c, _ := utf8.DecodeRuneInString(r.Name()); r.Kind() != reflect.Struct || !unicode.IsUpper(c) {
+		// embedded, its fields stand in the made document: an unexported
+		// one's would not
+		panic(fmt.Sprintf("documents: the retrieval document of kind %s must be an exported named struct, not %v", k.Declaration.Kind, r))
 	}
 	var steps []engine.Step[D]
 	if k.Declaration.Create != nil {
