@@ -95,31 +95,44 @@ type SubmitAcknowledgementRequest struct {
 	Acknowledgement n.Acknowledgement `json:"acknowledgement"`
 }
 
-// SubmitAcknowledgementResponse answers an acknowledgement of either kind.
-type SubmitAcknowledgementResponse struct {
-	Document        *notifications.NotificationDocument `json:"document" doc:"the notification acknowledged; null for a movement"`
-	Movement        *movements.MovementDocument         `json:"movement" doc:"the movement acknowledged; null for a notification"`
-	FollowUpIntents []FollowUpIntent                    `json:"followUpIntents"`
-	BusinessErrors  []BusinessError                     `json:"businessErrors"`
-}
-
-func (s *Server) submitAcknowledgement(ctx context.Context, r *SubmitAcknowledgementRequest) (*SubmitAcknowledgementResponse, error) {
-	if err := needDocument(r.DocumentID); err != nil {
-		return nil, err
+// submitAcknowledgement answers an acknowledgement of either kind: its
+// response, SubmitAcknowledgementResponse, carries the notification in
+// document or the movement in movement (the kinds' retrieval documents).
+func (s *Server) submitAcknowledgement(o Operation) Operation {
+	kind := func(name string) *documents.Kind {
+		k, ok := s.docs.Kinds.Kind(name)
+		if !ok {
+			panic("handlers: SubmitAcknowledgement needs the kind " + name)
+		}
+		return k
 	}
-	v, berrs, err := s.docs.Fire(ctx, documents.Target{ID: r.DocumentID, Kinds: []string{notifications.Kind, movements.Kind}, Version: r.Version},
-		[]string{notifications.IntentAcknowledgement}, &r.Acknowledgement)
-	if err != nil {
-		return nil, err
-	}
-	resp := &SubmitAcknowledgementResponse{FollowUpIntents: followUps(v), BusinessErrors: businessErrors(berrs)}
-	switch d := v.Kind.Document(v).(type) {
-	case *notifications.NotificationDocument:
-		resp.Document = d
-	case *movements.MovementDocument:
-		resp.Movement = d
-	}
-	return resp, nil
+	ntf, mvt := kind(notifications.Kind), kind(movements.Kind)
+	resp := madeStruct("SubmitAcknowledgementResponse",
+		reflect.StructField{Name: "Document", Type: reflect.PointerTo(documentType(ntf)), Tag: `json:"document" doc:"the notification acknowledged; null for a movement"`},
+		reflect.StructField{Name: "Movement", Type: reflect.PointerTo(documentType(mvt)), Tag: `json:"movement" doc:"the movement acknowledged; null for a notification"`},
+		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: `json:"followUpIntents"`},
+		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: `json:"businessErrors"`})
+	return Made(o, reflect.TypeFor[SubmitAcknowledgementRequest](), resp, func(ctx context.Context, req reflect.Value) (any, error) {
+		r := req.Addr().Interface().(*SubmitAcknowledgementRequest)
+		if err := needDocument(r.DocumentID); err != nil {
+			return nil, err
+		}
+		v, berrs, err := s.docs.Fire(ctx, documents.Target{ID: r.DocumentID, Kinds: []string{ntf.Name(), mvt.Name()}, Version: r.Version},
+			[]string{notifications.IntentAcknowledgement}, &r.Acknowledgement)
+		if err != nil {
+			return nil, err
+		}
+		out := reflect.New(resp).Elem()
+		switch v.Kind {
+		case ntf:
+			out.Field(0).Set(reflect.ValueOf(v.Kind.Document(v)))
+		case mvt:
+			out.Field(1).Set(reflect.ValueOf(v.Kind.Document(v)))
+		}
+		out.Field(2).Set(reflect.ValueOf(followUps(v)))
+		out.Field(3).Set(reflect.ValueOf(businessErrors(berrs)))
+		return out.Addr().Interface(), nil
+	})
 }
 
 const intentsDescription = " Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. " +
@@ -283,11 +296,10 @@ func (s *Server) sharedDocumentOperations() []Operation {
 		})
 	}
 	return []Operation{
-		Unary(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
+		s.submitAcknowledgement(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
 			"A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
 				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, "+
-				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intentsDescription),
-			s.submitAcknowledgement),
+				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intentsDescription)),
 		byIntentOp(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document", byIntent)),
 		byIntentOp(op(au, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document",
 			"As CompanyDocumentApi/SetByIntent, for authorities. "+byIntent)),
@@ -403,8 +415,12 @@ func describeDomain(doc *openapi3.T, kinds []*documents.Kind) error {
 	// its declaration, the rules of its deadlines.
 	for _, k := range kinds {
 		t := k.DocumentType
+		name, pkg := t.Name(), path.Base(t.PkgPath())
+		if k.DocumentName != "" { // a made type, named by documentType
+			name, pkg = k.DocumentName, k.DocumentPackage
+		}
 		var c *openapi3.SchemaRef
-		for _, name := range []string{t.Name(), path.Base(t.PkgPath()) + "." + t.Name()} {
+		for _, name := range []string{name, pkg + "." + name} {
 			if c = doc.Components.Schemas[name]; c != nil {
 				break
 			}

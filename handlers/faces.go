@@ -167,10 +167,24 @@ func exported(jsonName string) string {
 	return string(unicode.ToUpper(r)) + jsonName[n:]
 }
 
+// documentType is k's retrieval document type, named as the kind names it
+// (DocumentName in DocumentPackage: a KindOf's made type is its R's name),
+// so that its schema is the component it would be as a declared Go type.
+// Every use of a DocumentType here goes through it, so the name is given
+// before any schema is built.
+func documentType(k *documents.Kind) reflect.Type {
+	if k.DocumentName != "" {
+		if err := codec.NameType(k.DocumentType, k.DocumentPackage, k.DocumentName); err != nil {
+			panic(err) // a kind's type has one name: only a programming mistake gets here
+		}
+	}
+	return k.DocumentType
+}
+
 // documentField is the document of a kind's answers: its retrieval
 // document, null when there is none.
 func documentField(k *documents.Kind) reflect.StructField {
-	return reflect.StructField{Name: "Document", Type: reflect.PointerTo(k.DocumentType),
+	return reflect.StructField{Name: "Document", Type: reflect.PointerTo(documentType(k)),
 		Tag: `json:"document" doc:"null when a create is refused (businessErrors say why)"`}
 }
 
@@ -238,7 +252,7 @@ func (s *Server) containers() *containerTypes {
 		if k.Face != nil && k.Face.ContainerDoc != "" {
 			tag += ` doc:` + strconv.Quote(k.Face.ContainerDoc)
 		}
-		fields = append(fields, reflect.StructField{Name: exported(k.ContainerKey), Type: reflect.PointerTo(k.DocumentType), Tag: reflect.StructTag(tag)})
+		fields = append(fields, reflect.StructField{Name: exported(k.ContainerKey), Type: reflect.PointerTo(documentType(k)), Tag: reflect.StructTag(tag)})
 	}
 	c := &containerTypes{document: madeStruct("Document", fields...)}
 	field := reflect.StructField{Name: "Document", Type: c.document, Tag: `json:"document"`}

@@ -19,8 +19,9 @@ type Certificates struct {
 
 // Annex7Document is the retrieval document of an Annex VII document:
 // identifiers, state, the announcement, what happened since, metadata,
-// deadlines, and one input block per intent (what SetByIntent executes),
-// pre-filled with what was recorded.
+// deadlines; the kind's document type adds one input block per intent
+// (what SetByIntent executes), pre-filled by the intents (machine.go) with
+// what was recorded.
 type Annex7Document struct {
 	documents.Header  `json:",inline"`
 	Annex7            a.Content                  `json:"annex7" doc:"the announcement (Annex VII boxes 1-12); also the block of SUBMISSION and CORRECTION"`
@@ -32,13 +33,6 @@ type Annex7Document struct {
 	Metadata          shipment.Metadata          `json:"metadata"`
 	Withdrawn         *shipment.WithdrawalRecord `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer `json:",inline"`
-
-	CarrierTransfer         a.CarrierTransfer         `json:"carrierTransfer" doc:"input block of CARRIER_TRANSFER"`
-	ConsigneeCertificate    a.ReceiptCertificate      `json:"consigneeCertificate" doc:"input block of CONSIGNEE_CERTIFICATE"`
-	FacilityCertificate     a.ReceiptCertificate      `json:"facilityCertificate" doc:"input block of FACILITY_CERTIFICATE"`
-	CertificateOfCompletion a.CertificateOfCompletion `json:"certificateOfCompletion" doc:"input block of CERTIFICATE_OF_COMPLETION"`
-	TakeBack                a.TakeBack                `json:"takeBack" doc:"input block of TAKE_BACK"`
-	Withdrawal              shipment.Withdrawal       `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
 // CreateInput is what CreateAnnex7 takes.
@@ -73,17 +67,6 @@ func document(v *documents.View, d *a.Annex7) *Annex7Document {
 		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,
 		Certificates: Certificates{Consignee: d.ConsigneeCertificate, Facility: d.FacilityCertificate, Completion: d.CertificateOfCompletion},
 		TakeBacks:    d.TakeBacks, Metadata: d.Metadata, Withdrawn: d.Withdrawal,
-	}
-	// Pre-filled blocks: what was recorded, or what a UI would start from.
-	if c := d.ConsigneeCertificate; c != nil {
-		doc.ConsigneeCertificate = c.Block()
-	}
-	if c := d.FacilityCertificate; c != nil {
-		doc.FacilityCertificate = c.Block()
-	}
-	doc.CertificateOfCompletion.RecoveryCode = d.Content.RecoveryCode
-	if c := d.CertificateOfCompletion; c != nil {
-		doc.CertificateOfCompletion = a.CertificateOfCompletion{CompletedOn: c.CompletedOn, RecoveryCode: c.RecoveryCode}
 	}
 	return doc
 }

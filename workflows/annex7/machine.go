@@ -121,6 +121,11 @@ var declaration = &engine.Declaration[a.Annex7]{
 				return nil
 			}},
 		intent[a.ReceiptCertificate]{Name: IntentConsigneeCertificate, Operation: company + "SetAnnex7ConsigneeCertificate", Block: "consigneeCertificate", Roles: []string{shipment.RoleConsignee},
+			Prefill: func(d *a.Annex7, b *a.ReceiptCertificate) { // what was recorded
+				if c := d.ConsigneeCertificate; c != nil {
+					*b = c.Block()
+				}
+			},
 			Summary:     "the consignee certifies receipt of the waste",
 			Transitions: []engine.Transition{{From: []string{a.InTransit}, To: a.ReceivedByConsignee}},
 			Effects: []engine.Effect{ // the certificate is due 3 working days after the receipt it states
@@ -132,6 +137,11 @@ var declaration = &engine.Declaration[a.Annex7]{
 				return nil
 			}},
 		intent[a.ReceiptCertificate]{Name: IntentFacilityCertificate, Operation: company + "SetAnnex7FacilityCertificate", Block: "facilityCertificate", Roles: []string{shipment.RoleFacility},
+			Prefill: func(d *a.Annex7, b *a.ReceiptCertificate) { // what was recorded
+				if c := d.FacilityCertificate; c != nil {
+					*b = c.Block()
+				}
+			},
 			Summary:     "the recovery facility or laboratory certifies receipt; the certificate of completion falls due",
 			Transitions: []engine.Transition{{From: []string{a.InTransit, a.ReceivedByConsignee}, To: a.ReceivedByFacility}},
 			Effects: []engine.Effect{
@@ -144,6 +154,12 @@ var declaration = &engine.Declaration[a.Annex7]{
 				return nil
 			}},
 		intent[a.CertificateOfCompletion]{Name: IntentCertificateOfCompletion, Operation: company + "SetAnnex7CertificateOfCompletion", Block: "certificateOfCompletion", Roles: []string{shipment.RoleFacility},
+			Prefill: func(d *a.Annex7, b *a.CertificateOfCompletion) { // what was recorded, or the announced recovery code
+				b.RecoveryCode = d.Content.RecoveryCode
+				if c := d.CertificateOfCompletion; c != nil {
+					*b = a.CertificateOfCompletion{CompletedOn: c.CompletedOn, RecoveryCode: c.RecoveryCode}
+				}
+			},
 			Summary:     "the facility certifies that the recovery is completed; closes the document",
 			Transitions: []engine.Transition{{From: []string{a.ReceivedByFacility}, To: a.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},

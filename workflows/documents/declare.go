@@ -1,17 +1,27 @@
 package documents
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
 // KindOf declares a document kind with its types: D is the aggregate the
-// runner stores (as JSON) and the machine's functions see, R the retrieval
-// document every operation answers with, whose fields include each
-// intent's block. Kind() makes the runtime Kind the registry checks and the
-// runner runs; the kind's own functions never see an untyped value.
+// runner stores (as JSON) and the machine's functions see, R the content
+// of the retrieval document every operation answers with. Kind() makes the
+// runtime Kind the registry checks and the runner runs; the kind's own
+// functions never see an untyped value.
+//
+// The retrieval document is R followed by the input blocks of the intents
+// (what SetByIntent executes): its type is made at run time (see
+// documentType) with a field per block that is not a content field of R
+// already, pre-filled by the intents' Prefill.
 type KindOf[D, R any] struct {
 	Declaration *engine.Declaration[D]
 	// IDPrefix, NumberPrefix, NumberFormat, ContainerKey, Codes, Parent,
@@ -26,12 +36,21 @@ type KindOf[D, R any] struct {
 	Face         *Face
 	// Parties reads the parties and their roles from the aggregate.
 	Parties func(d *D) []engine.Party
-	// Document builds the retrieval document of a view of d.
+	// Document builds the content of the retrieval document of a view of
+	// d; the input blocks follow it.
 	Document func(v *View, d *D) *R
+	// BlockOrder, optional, orders the input blocks when their order in
+	// the document (the JSON field order) is not the intents' declaration
+	// order: it lists every input block the document is made with.
+	BlockOrder []string
 }
 
-// Kind is the runtime form of k.
+// Kind is the runtime form of k. Its DocumentType is made here (see
+// documentType), named after R for the interface (DocumentName,
+// DocumentPackage).
 func (k KindOf[D, R]) Kind() *Kind {
+	t, blocks := k.documentType()
+	r := reflect.TypeFor[R]()
 	return &Kind{
 		Def:          k.Declaration.Build(),
 		IDPrefix:     k.IDPrefix,
@@ -44,9 +63,121 @@ func (k KindOf[D, R]) Kind() *Kind {
 		Face:         k.Face,
 		NewData:      func() any { return new(D) },
 		Parties:      func(data any) []engine.Party { return k.Parties(aggregate[D](data)) },
-		Document:     func(v *View) any { return k.Document(v, aggregate[D](v.Data)) },
-		DocumentType: reflect.TypeFor[R](),
+		Document: func(v *View) any {
+			d := aggregate[D](v.Data)
+			doc := reflect.New(t).Elem()
+			doc.Field(0).Set(reflect.ValueOf(k.Document(v, d)).Elem())
+			for _, b := range blocks {
+				for _, prefill := range b.prefill {
+					prefill(d, doc.Field(b.field).Addr().Interface())
+				}
+			}
+			return doc.Addr().Interface()
+		},
+		DocumentType:    t,
+		DocumentName:    r.Name(),
+		DocumentPackage: packageName(r),
 	}
+}
+
+// madeBlock is an input block field of a made retrieval document.
+type madeBlock[D any] struct {
+	field   int // its index in the made struct
+	prefill []func(d *D, block any)
+}
+
+// documentType makes the retrieval document's struct type: R inline (an
+// embedded field tagged `json:",inline"`), then a field per input block
+// that is not a content field of R, in the intents' declaration order (or
+// BlockOrder's), tagged `json:"<block>" doc:"input block of <INTENT>"`
+// (with " (SetByIntent)" for an intent only SetByIntent executes). Intents
+// sharing a block share its field. A Prefill of a block R holds, or a
+// BlockOrder that does not list the made blocks, is a declaration mistake:
+// it panics at start-up.
+func (k KindOf[D, R]) documentType() (reflect.Type, []madeBlock[D]) {
+	r := reflect.TypeFor[R]()
+	if c, _ := utf8.DecodeRuneInString(r.Name()); r.Kind() != reflect.Struct || !unicode.IsUpper(c) {
+		// embedded, its fields stand in the made document: an unexported
+		// one's would not
+		panic(fmt.Sprintf("documents: the retrieval document of kind %s must be an exported named struct, not %v", k.Declaration.Kind, r))
+	}
+	var steps []engine.Step[D]
+	if k.Declaration.Create != nil {
+		steps = append(steps, k.Declaration.Create)
+	}
+	steps = append(steps, k.Declaration.Intents...)
+	type block struct {
+		name    string
+		typ     reflect.Type
+		intents []string
+		prefill []func(d *D, block any)
+	}
+	var made []*block
+	byName := map[string]*block{}
+	for _, s := range steps {
+		in := s.InputBlock()
+		if in.Type == nil || in.Name == "" {
+			if in.Prefill != nil {
+				panic(fmt.Sprintf("documents: kind %s: intent %s takes no block to pre-fill", k.Declaration.Kind, in.Intent))
+			}
+			continue
+		}
+		if _, ok := blockField(r, in.Name); ok {
+			if in.Prefill != nil {
+				panic(fmt.Sprintf("documents: kind %s: intent %s pre-fills %q, a content field of %v", k.Declaration.Kind, in.Intent, in.Name, r))
+			}
+			continue // content; the registry checks its type
+		}
+		b := byName[in.Name]
+		if b == nil {
+			b = &block{name: in.Name, typ: in.Type}
+			byName[in.Name] = b
+			made = append(made, b)
+		}
+		intent := in.Intent
+		if strings.HasSuffix(in.Operation, "/SetByIntent") {
+			intent += " (SetByIntent)"
+		}
+		b.intents = append(b.intents, intent)
+		if in.Prefill != nil {
+			b.prefill = append(b.prefill, in.Prefill)
+		}
+	}
+	if k.BlockOrder != nil {
+		names := make([]string, len(made))
+		for i, b := range made {
+			names[i] = b.name
+		}
+		sorted, order := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(k.BlockOrder))
+		if !slices.Equal(sorted, order) {
+			panic(fmt.Sprintf("documents: kind %s: BlockOrder %v does not list the input blocks %v", k.Declaration.Kind, k.BlockOrder, names))
+		}
+		made = made[:0]
+		for _, name := range k.BlockOrder {
+			made = append(made, byName[name])
+		}
+	}
+	fields := []reflect.StructField{{Name: r.Name(), Type: r, Anonymous: true, Tag: `json:",inline"`}}
+	out := make([]madeBlock[D], len(made))
+	for i, b := range made {
+		c, n := utf8.DecodeRuneInString(b.name)
+		// The type (a block's field of the same type) is checked by
+		// the registry: the first intent's type makes the field.
+		fields = append(fields, reflect.StructField{Name: string(unicode.ToUpper(c)) + b.name[n:], Type: b.typ,
+			Tag: reflect.StructTag(fmt.Sprintf(`json:%q doc:%q`, b.name, "input block of "+strings.Join(b.intents, " and ")))})
+		out[i] = madeBlock[D]{field: i + 1, prefill: b.prefill}
+	}
+	return reflect.StructOf(fields), out
+}
+
+// packageName is the name of t's package as its package clause says
+// ("notifications"), which reflect shows as the qualifier of t's name.
+func packageName(t reflect.Type) string {
+	if q, ok := strings.CutSuffix(t.String(), "."+t.Name()); ok && q != "" {
+		return q
+	}
+	p := t.PkgPath()
+	return p[strings.LastIndex(p, "/")+1:]
 }
 
 // aggregate is data as the kind's *D: the runner only ever holds a kind's

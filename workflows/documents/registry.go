@@ -35,9 +35,15 @@ type Kind struct {
 	// Parties reads the parties and their roles from the aggregate.
 	Parties func(data any) []engine.Party
 	// Document builds the retrieval document of a view; DocumentType is
-	// its struct type. Every intent's Block is a field of it.
-	Document     func(v *View) any
-	DocumentType reflect.Type
+	// its struct type. Every intent's Block is a field of it (or of a
+	// struct inlined in it). DocumentName and DocumentPackage name
+	// DocumentType for the interface as if declared `type <DocumentName>
+	// struct{...}` in package DocumentPackage (KindOf's made type: R's
+	// name and package); "" when DocumentType is a named type itself.
+	Document        func(v *View) any
+	DocumentType    reflect.Type
+	DocumentName    string
+	DocumentPackage string
 	// Codes are the business error codes the kind's rules report.
 	Codes []string
 	// Parent makes the kind a child of another kind (nil: a document of
@@ -250,14 +256,24 @@ func (r *Registry) ByContainerKey(key string) (*Kind, bool) {
 	return nil, false
 }
 
-// blockField finds the field of struct t whose JSON name is block.
+// blockField finds the field of struct t whose JSON name is block, also
+// among the fields of a struct field tagged `json:",inline"` (its Index
+// is then the path to it).
 func blockField(t reflect.Type, block string) (reflect.StructField, bool) {
 	if t == nil || t.Kind() != reflect.Struct {
 		return reflect.StructField{}, false
 	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == block {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && slices.Contains(strings.Split(opts, ","), "inline") {
+			if in, ok := blockField(f.Type, block); ok {
+				in.Index = append([]int{i}, in.Index...)
+				return in, true
+			}
+			continue
+		}
+		if name == block {
 			return f, true
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/wasteflow/wasteflow/rules/shipment"
 )
@@ -33,6 +34,25 @@ func on[D any](ev *Eval) *On[D] {
 // Step is one intent of a kind with aggregate D: an IntentOf[D, I].
 type Step[D any] interface {
 	intent() Intent
+	// InputBlock is the block the intent takes, as the kind's retrieval
+	// document shows it.
+	InputBlock() InputBlock[D]
+}
+
+// InputBlock is the block an intent of a kind with aggregate D takes, for
+// the kind's retrieval document: a field named Name of type Type,
+// pre-filled by Prefill.
+type InputBlock[D any] struct {
+	Intent    string
+	Operation string
+	// Name is the block's JSON name (IntentOf's Block; "" for none).
+	Name string
+	// Type is the block's type I; nil when the intent takes no block
+	// (I = None, a system intent, a Creates intent).
+	Type reflect.Type
+	// Prefill is IntentOf's Prefill with the block as a *I (nil when the
+	// intent declares none).
+	Prefill func(d *D, block any)
 }
 
 // IntentOf declares an intent of a kind with aggregate D that takes a block
@@ -54,6 +74,13 @@ type IntentOf[D, I any] struct {
 	Creates     string
 	Validate    func(ev *On[D], in *I) ([]BusinessError, error)
 	Apply       func(ev *On[D], in *I) error
+	// Prefill, optional, pre-fills the intent's block in the kind's
+	// retrieval document: what a UI would start from (what was recorded,
+	// or a default from the aggregate d). It gets the block zero. Only an
+	// input block the retrieval document is made with may have one (not
+	// one that is a content field of the document, such as the content a
+	// SUBMISSION takes); intents sharing a block pre-fill it in turn.
+	Prefill func(d *D, block *I)
 }
 
 // None is the input of an intent that takes nothing.
@@ -84,6 +111,20 @@ func (x IntentOf[D, I]) intent() Intent {
 		}
 	}
 	return in
+}
+
+// InputBlock is the block x takes, as the kind's retrieval document shows
+// it: none (a nil Type) when x takes nothing, is a system intent or
+// creates a document of another kind.
+func (x IntentOf[D, I]) InputBlock() InputBlock[D] {
+	b := InputBlock[D]{Intent: x.Name, Operation: x.Operation, Name: x.Block}
+	if _, none := any((*I)(nil)).(*None); !none && !x.System && x.Creates == "" && x.Block != "" {
+		b.Type = reflect.TypeFor[I]()
+	}
+	if p := x.Prefill; p != nil {
+		b.Prefill = func(d *D, block any) { p(d, block.(*I)) }
+	}
+	return b
 }
 
 // inputOf is ev's input as the intent's I: the block the runner decoded

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	m "github.com/wasteflow/wasteflow/rules/movement"
-	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -21,8 +20,9 @@ type Receptions struct {
 }
 
 // MovementDocument is the retrieval document of a movement: identifiers,
-// state, its notification, the template, what happened since, deadlines,
-// and one input block per intent, pre-filled with what was recorded.
+// state, its notification, the template, what happened since, deadlines;
+// the kind's document type adds one input block per intent, pre-filled by
+// the intents (machine.go) with what was recorded.
 type MovementDocument struct {
 	documents.Header  `json:",inline"`
 	NotificationID    string                    `json:"notificationId"`
@@ -37,14 +37,6 @@ type MovementDocument struct {
 	TakeBackOrder     *m.TakeBackRecord         `json:"takeBackOrder"`
 	Metadata          shipment.Metadata         `json:"metadata"`
 	documents.Trailer `json:",inline"`
-
-	Acknowledgement    n.Acknowledgement    `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
-	CarrierTransport   m.CarrierTransport   `json:"carrierTransport" doc:"input block of CARRIER_TRANSPORT"`
-	ConsigneeReception m.ConsigneeReception `json:"consigneeReception" doc:"input block of CONSIGNEE_RECEPTION"`
-	FacilityReception  m.FacilityReception  `json:"facilityReception" doc:"input block of FACILITY_RECEPTION"`
-	FacilityCompletion m.FacilityCompletion `json:"facilityCompletion" doc:"input block of FACILITY_COMPLETION"`
-	MovementSignal     m.Signal             `json:"movementSignal" doc:"input block of MOVEMENT_SIGNAL"`
-	TakeBack           m.TakeBack           `json:"takeBack" doc:"input block of MOVEMENT_TAKE_BACK"`
 }
 
 // CreateInput is what CreateMovementTemplate takes.
@@ -81,22 +73,6 @@ func document(v *documents.View, d *m.Movement) *MovementDocument {
 		NotificationID: d.NotificationID, MovementTemplate: d.Template, CorrectionOpen: d.CorrectionOpen, Corrections: d.Corrections,
 		Acknowledgements: d.Acknowledgements, Legs: d.Legs, Receptions: Receptions{Consignee: d.Consignee, Facility: d.Facility},
 		Completion: d.Completion, Signals: d.Signals, TakeBackOrder: d.TakeBack, Metadata: d.Metadata,
-	}
-	// Pre-filled blocks: what was recorded, or what a UI would start from.
-	if r := d.Consignee; r != nil {
-		doc.ConsigneeReception = m.ConsigneeReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity}
-	} else {
-		doc.ConsigneeReception.Quantity = d.Template.ActualQuantity
-	}
-	if r := d.Facility; r != nil {
-		doc.FacilityReception = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, Reason: r.Reason}
-	} else {
-		doc.FacilityReception.Quantity = d.Template.ActualQuantity
-	}
-	if c := d.Completion; c != nil {
-		doc.FacilityCompletion = m.FacilityCompletion{CompletedOn: c.CompletedOn, OperationCode: c.OperationCode}
-	} else if len(d.OperationCodes) == 1 {
-		doc.FacilityCompletion.OperationCode = d.OperationCodes[0]
 	}
 	return doc
 }

@@ -137,6 +137,13 @@ var declaration = &engine.Declaration[m.Movement]{
 				return nil
 			}},
 		intent[m.ConsigneeReception]{Name: IntentConsigneeReception, Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
+			Prefill: func(d *m.Movement, b *m.ConsigneeReception) { // what was recorded, or the quantity shipped
+				if r := d.Consignee; r != nil {
+					*b = m.ConsigneeReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity}
+				} else {
+					b.Quantity = d.Template.ActualQuantity
+				}
+			},
 			Summary:     "the consignee certifies receipt",
 			Transitions: []engine.Transition{{From: []string{m.InTransit}, To: m.ReceivedByConsignee}},
 			Effects: []engine.Effect{
@@ -151,6 +158,13 @@ var declaration = &engine.Declaration[m.Movement]{
 				return nil
 			}},
 		intent[m.FacilityReception]{Name: IntentFacilityReception, Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
+			Prefill: func(d *m.Movement, b *m.FacilityReception) { // what was recorded, or the quantity shipped
+				if r := d.Facility; r != nil {
+					*b = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, Reason: r.Reason}
+				} else {
+					b.Quantity = d.Template.ActualQuantity
+				}
+			},
 			Summary:     "the facility certifies receipt (the completion certificate falls due) or rejects the shipment (REJECTED)",
 			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee}, Target: "facilityOutcome", Targets: []string{m.ReceivedByFacility, m.Rejected}}},
 			Effects: []engine.Effect{
@@ -169,6 +183,13 @@ var declaration = &engine.Declaration[m.Movement]{
 				return nil
 			}},
 		intent[m.FacilityCompletion]{Name: IntentFacilityCompletion, Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
+			Prefill: func(d *m.Movement, b *m.FacilityCompletion) { // what was recorded, or the one operation code
+				if c := d.Completion; c != nil {
+					*b = m.FacilityCompletion{CompletedOn: c.CompletedOn, OperationCode: c.OperationCode}
+				} else if len(d.OperationCodes) == 1 {
+					b.OperationCode = d.OperationCodes[0]
+				}
+			},
 			Summary:     "the facility certifies the recovery or disposal completed, with one of the notified operations",
 			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.Completed}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},

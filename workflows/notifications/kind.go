@@ -9,9 +9,10 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
-// NotificationDocument is the retrieval document of a prior written notification:
-// identifiers, state, content, history, metadata, deadlines, and one
-// pre-filled input block per intent (what SetByIntent executes).
+// NotificationDocument is the retrieval document of a prior written
+// notification: identifiers, state, content, history, metadata, deadlines;
+// the kind's document type adds one input block per intent (what
+// SetByIntent executes), pre-filled by the intents (machine.go).
 type NotificationDocument struct {
 	documents.Header    `json:",inline"`
 	Notification        n.Content                    `json:"notification" doc:"the submitted content; also the block of SUBMISSION and CORRECTION"`
@@ -29,16 +30,6 @@ type NotificationDocument struct {
 	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
 	Withdrawn           *n.WithdrawalRecord          `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer   `json:",inline"`
-
-	Acknowledgement             n.Acknowledgement             `json:"acknowledgement" doc:"input block of ACKNOWLEDGEMENT"`
-	RequestInformation          n.RequestInformation          `json:"requestInformation" doc:"input block of REQUEST_INFORMATION"`
-	ReplyToRequestInformation   n.ReplyToRequestInformation   `json:"replyToRequestInformation" doc:"input block of REPLY_TO_REQUEST_INFORMATION"`
-	Decision                    n.Decision                    `json:"decision" doc:"input block of DECISION"`
-	RequestForChange            n.RequestForChange            `json:"requestForChange" doc:"input block of REQUEST_FOR_CHANGE_AFTER_CONSENT"`
-	ReplyToRequestForChange     n.ReplyToRequestForChange     `json:"replyToRequestForChange" doc:"input block of REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT"`
-	NotificationSignal          n.NotificationSignal          `json:"notificationSignal" doc:"input block of NOTIFICATION_SIGNAL"`
-	FacilityCompletionArticle15 n.FacilityCompletionArticle15 `json:"facilityCompletionArticle15" doc:"input block of FACILITY_COMPLETION_ARTICLE15"`
-	Withdrawal                  n.Withdrawal                  `json:"withdrawal" doc:"input block of WITHDRAWAL (SetByIntent)"`
 }
 
 // CreateInput is what CreateSubmission takes.
@@ -59,6 +50,9 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		Codes:        n.BusinessErrorCodes,
 		Face:         face,
+		// the blocks' order in the document: ARTICLE15's follows the signal's
+		BlockOrder: []string{"acknowledgement", "requestInformation", "replyToRequestInformation", "decision",
+			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal"},
 	}.Kind()
 }
 
@@ -95,15 +89,8 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 	if entries != nil {
 		doc.Movements.Entries = entries
 	}
-	// Pre-filled blocks: what a UI would start from.
-	if open := d.OpenInformationRequest(); open != nil {
-		doc.ReplyToRequestInformation.Answers = make([]string, len(open.Questions))
-	}
 	if cr := d.OpenChangeRequest(); cr != nil {
 		doc.ProposedTerms = cr.Proposed
 	}
-	doc.RequestForChange.Proposed = d.Content
-	doc.Decision.ValidUntil = d.ConsentValidUntil
-	doc.NotificationSignal.ValidUntil = d.ConsentValidUntil
 	return doc
 }

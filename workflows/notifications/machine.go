@@ -136,6 +136,11 @@ var declaration = &engine.Declaration[n.Notification]{
 				return nil
 			}},
 		intent[n.ReplyToRequestInformation]{Name: IntentReplyToRequestInfo, Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
+			Prefill: func(d *n.Notification, b *n.ReplyToRequestInformation) { // an answer per open question
+				if open := d.OpenInformationRequest(); open != nil {
+					b.Answers = make([]string, len(open.Questions))
+				}
+			},
 			Summary:     "answer the open information request; complete: true resumes the decision periods",
 			Transitions: []engine.Transition{{From: []string{n.InformationRequested}, Target: "afterReply", Targets: []string{n.InformationRequested, n.Submitted, n.Acknowledged}}},
 			Effects: []engine.Effect{
@@ -153,6 +158,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				return nil
 			}},
 		intent[n.Decision]{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
+			Prefill:     func(d *n.Notification, b *n.Decision) { b.ValidUntil = d.ConsentValidUntil },
 			Summary:     "consent, consent with conditions, or object; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerMayDecide"}},
 			Effects: []engine.Effect{
@@ -186,6 +192,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				return nil
 			}},
 		intent[n.RequestForChange]{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
+			Prefill:     func(d *n.Notification, b *n.RequestForChange) { b.Proposed = d.Content }, // the terms in force, to change
 			Summary:     "ask for a change of the consented terms; shipments go on under the existing terms",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.ChangeRequested}},
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}}, Validate: validateChange,
@@ -243,6 +250,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				return nil
 			}},
 		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
+			Prefill:     func(d *n.Notification, b *n.NotificationSignal) { b.ValidUntil = d.ConsentValidUntil },
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
 			Effects: []engine.Effect{
