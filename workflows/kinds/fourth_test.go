@@ -106,7 +106,8 @@ var inspectionMachine = &engine.Declaration[inspection]{
 			Summary:     "file the report: the inspection is closed",
 			Transitions: []engine.Transition{{From: []string{"OPEN"}, To: "CLOSED"}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleReport}},
-			Apply:       func(ev *engine.On[inspection], in *report) error { ev.Doc.Findings = in.Findings; return nil }},
+			Apply:       func(ev *engine.On[inspection], in *report) error { ev.Doc.Findings = in.Findings; return nil },
+			Prefill:     func(d *inspection, b *report) { b.Findings = "visited " + d.VisitOn }},
 		engine.IntentOf[inspection, engine.None]{Name: "ADD_FINDING", Operation: co + "CreateFinding", Roles: []string{inspector}, Creates: "FINDING",
 			Summary:     "record a finding (CreateFinding)",
 			Transitions: []engine.Transition{{From: []string{"OPEN"}, To: "OPEN"}}},
@@ -142,9 +143,7 @@ type InspectionDocument struct {
 	Findings          string `json:"findings"`
 	FindingCount      int    `json:"findingCount"`
 	documents.Trailer `json:",inline"`
-
-	Schedule schedule `json:"schedule" doc:"input block of SCHEDULE"`
-	Report   report   `json:"report" doc:"input block of REPORT"`
+	// The blocks (schedule, report) are made from the intents.
 }
 
 type FindingDocument struct {
@@ -358,6 +357,11 @@ func TestAFourthKindNeedsOnlyItsDeclaration(t *testing.T) {
 		}
 		if got := strings.Join(intents(scheduled), ","); got != "REPORT,ADD_FINDING" {
 			t.Fatalf("the guard: after SCHEDULE alice's follow-up intents are %s", got)
+		}
+
+		// The report block is pre-filled from the document, as the intent declares.
+		if b := scheduled["document"].(map[string]any)["report"].(map[string]any); b["findings"] != "visited 2026-12-02" {
+			t.Fatalf("the report block: %v", b)
 		}
 
 		// A child, under its parent.
