@@ -147,23 +147,7 @@ func ListEntries(tx *gorm.DB, provider, org string, actionable bool, q *qpar.Que
 	if actionable {
 		base = base.Where("e.actionable")
 	}
-	counted, err := qpar.Where(base.Session(&gorm.Session{}), q, s)
-	if err != nil {
-		return nil, 0, err
-	}
-	var total int64
-	if err := counted.Count(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	paged, _, err := qpar.Apply(base.Session(&gorm.Session{}).Select("e.*"), q, s)
-	if err != nil {
-		return nil, 0, err
-	}
-	var out []DocumentEntry
-	if err := paged.Find(&out).Error; err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	return listPage[DocumentEntry](base, q, s, "e.*")
 }
 
 // DeadlinesOf reads the deadlines of documents ids, oldest first.

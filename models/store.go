@@ -42,9 +42,10 @@ func inTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) 
 	return Conn(ctx, db).Transaction(func(tx *gorm.DB) error { return fn(WithTx(ctx, tx)) })
 }
 
-// listPage runs a qpar query over base: the page and the total of matching
-// rows. A client's mistake in q is a *qpar.Error.
-func listPage[T any](base *gorm.DB, q *qpar.QueryParameter, s *qpar.Schema) ([]T, int64, error) {
+// listPage runs a qpar query over base: the page (of columns sel, when
+// given) and the total of matching rows. A client's mistake in q is a
+// *qpar.Error.
+func listPage[T any](base *gorm.DB, q *qpar.QueryParameter, s *qpar.Schema, sel ...string) ([]T, int64, error) {
 	counted, err := qpar.Where(base.Session(&gorm.Session{}), q, s)
 	if err != nil {
 		return nil, 0, err
@@ -52,6 +53,9 @@ func listPage[T any](base *gorm.DB, q *qpar.QueryParameter, s *qpar.Schema) ([]T
 	var total int64
 	if err := counted.Count(&total).Error; err != nil {
 		return nil, 0, err
+	}
+	if len(sel) > 0 {
+		base = base.Session(&gorm.Session{}).Select(sel[0])
 	}
 	paged, _, err := qpar.Apply(base, q, s)
 	if err != nil {

@@ -261,8 +261,6 @@ func sweepFlags(fs *flag.FlagSet) (asOf *string, dryRun *bool) {
 		fs.Bool("dry-run", false, "report what the sweep would do, write nothing (any environment)")
 }
 
-var errDryRun = errors.New("dry run: roll back")
-
 // adminAudit prints a document's audit trail, oldest first, and whether
 // its chain is intact.
 func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {

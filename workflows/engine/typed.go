@@ -131,11 +131,8 @@ func (x IntentOf[D, I]) InputBlock() InputBlock[D] {
 // (a *I), or a value the engine gave a system intent (an I); nothing for
 // None.
 func inputOf[I any](ev *Eval, intent string) (*I, error) {
-	switch v := ev.Input.(type) {
-	case *I:
-		return v, nil
-	case I:
-		return &v, nil
+	if in, ok := InputOf[I](ev); ok {
+		return in, nil
 	}
 	if _, none := any((*I)(nil)).(*None); none {
 		return new(I), nil
