@@ -66,8 +66,12 @@ call "$NOOR" $AU/SubmitAcknowledgement "{\"documentId\": \"$id\"}" >/dev/null
 call "$BERND" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" >/dev/null
 call "$NOOR" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" | jq -r '"after two consents: " + .document.state'
 
-# 3. The transit authority stays silent: 31 days on, its period has ended and it consented tacitly.
-call "$ALICE" $CLOCK/AdvanceTestClock '{"days": 31}' | jq -c '{now, swept}'
+# 3. The transit authority stays silent. Its decision period (30 days from the acknowledgement,
+#    ending on a Belgian working day) is on the document; the day after it ends, it consented tacitly.
+due=$(call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}" |
+  jq -r '.document.deadlines[] | select(.rule == "DECISION_DUE" and .party == "auth-be") | .dueAt')
+echo "auth-be decides by: $due"
+call "$ALICE" $CLOCK/AdvanceTestClock "{\"to\": \"$(date -u -d "${due:0:10} + 1 day" +%F)T12:00:00Z\"}" | jq -c '{now, swept}'
 call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}" | jq -r '"now: " + .document.state + ", may: " + ([.followUpIntents[].intent] | join(", "))'
 today=$(call "$ALICE" $CLOCK/GetTestClock '{}' | jq -r '.now[:10]')
 

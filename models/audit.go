@@ -46,3 +46,23 @@ func (a *AuditTrail) Walk(ctx context.Context, row func(e *AuditEvent) error) ([
 	}, opts...)
 	return docs, err
 }
+
+// DocumentsByRef reads at most limit documents whose id or human number is
+// ref, of provider when it is not empty (a number is unique per provider
+// only).
+func (a *AuditTrail) DocumentsByRef(ctx context.Context, ref, provider string, limit int) ([]Document, error) {
+	q := a.db.WithContext(ctx).Model(&Document{}).Where("id = ? OR number = ?", ref, ref)
+	if provider != "" {
+		q = q.Where("provider_id = ?", provider)
+	}
+	var docs []Document
+	err := q.Limit(limit).Find(&docs).Error
+	return docs, err
+}
+
+// Of reads the audit rows of document id, oldest first.
+func (a *AuditTrail) Of(ctx context.Context, id string) ([]AuditEvent, error) {
+	var rows []AuditEvent
+	err := a.db.WithContext(ctx).Where("document_id = ?", id).Order("seq").Find(&rows).Error
+	return rows, err
+}

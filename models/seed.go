@@ -187,3 +187,10 @@ type AccountChanges struct {
 func (ch AccountChanges) Empty() bool {
 	return ch.PasswordHash == nil && ch.OrganisationID == nil && ch.Scopes == nil && !ch.Enable
 }
+
+// CountDocuments counts provider's documents (the demo data is loaded once).
+func (s *SeedStore) CountDocuments(ctx context.Context, provider string) (int64, error) {
+	var n int64
+	err := Conn(ctx, s.db).Model(&Document{}).Where("provider_id = ?", provider).Count(&n).Error
+	return n, err
+}

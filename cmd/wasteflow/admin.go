@@ -281,12 +281,9 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		doc = fs.Arg(0)
 	}
 	return report(stderr, "admin audit", withDB(ctx, cfg, log, func(db *models.DB) error {
-		q := db.WithContext(ctx).Model(&models.Document{}).Where("id = ? OR number = ?", doc, doc)
-		if *provider != "" {
-			q = q.Where("provider_id = ?", *provider)
-		}
-		var docs []models.Document
-		if err := q.Limit(2).Find(&docs).Error; err != nil {
+		trail := models.NewAuditTrail(db)
+		docs, err := trail.DocumentsByRef(ctx, doc, *provider, 2)
+		if err != nil {
 			return err
 		}
 		switch len(docs) {
@@ -296,8 +293,8 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 			return fmt.Errorf("document number %q exists for several providers: add -provider", doc)
 		}
 		d := docs[0]
-		var rows []models.AuditEvent
-		if err := db.WithContext(ctx).Where("document_id = ?", d.ID).Order("seq").Find(&rows).Error; err != nil {
+		rows, err := trail.Of(ctx, d.ID)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s %s (%s, provider %s), state %s\n", d.Kind, d.Number, d.ID, d.ProviderID, d.State)

@@ -45,8 +45,8 @@ type demoStep struct {
 // documents already is left alone (the demo is repeatable). It returns how
 // many documents it created.
 func demoDocuments(ctx context.Context, db *models.DB, cfg *configs.Config, provider string, now time.Time, scenario []byte) (int, error) {
-	var existing int64
-	if err := db.WithContext(ctx).Model(&models.Document{}).Where("provider_id = ?", provider).Count(&existing).Error; err != nil {
+	existing, err := models.NewSeedStore(db).CountDocuments(ctx, provider)
+	if err != nil {
 		return 0, err
 	}
 	if existing > 0 {
@@ -189,12 +189,13 @@ func demoCreateInput(kind string, block []byte, parentID string) (any, error) {
 // demoPrincipal is the demo account username of provider as an access
 // token would present it.
 func demoPrincipal(ctx context.Context, db *models.DB, provider, username string) (*reqctx.Principal, error) {
-	var a models.Account
-	if err := db.WithContext(ctx).Where("provider_id = ? AND username = ?", provider, username).Take(&a).Error; err != nil {
+	seed := models.NewSeedStore(db)
+	a, err := seed.AccountByUsername(ctx, provider, username)
+	if err != nil {
 		return nil, fmt.Errorf("account %s of %s: %w", username, provider, err)
 	}
-	var o models.Organisation
-	if err := db.WithContext(ctx).Where("provider_id = ? AND id = ?", provider, a.OrganisationID).Take(&o).Error; err != nil {
+	o, err := seed.Organisation(ctx, provider, a.OrganisationID)
+	if err != nil {
 		return nil, fmt.Errorf("organisation %s of %s: %w", a.OrganisationID, provider, err)
 	}
 	return &reqctx.Principal{Subject: fmt.Sprint(a.ID), AccountID: a.ID, ProviderID: provider, OrganisationID: o.ID,

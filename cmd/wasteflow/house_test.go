@@ -1,10 +1,12 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,9 +30,18 @@ var mayImport = map[string][]string{
 // Only models speaks SQL through gorm and its drivers.
 var storageOnly = []string{"gorm.io/", "github.com/glebarez/sqlite", "github.com/jackc/pgx", "database/sql"}
 
-// TestTheHouseKeepsItsRooms reads every non-test Go file's imports: no room
-// imports one above it, and no file outside models imports gorm, a
-// database driver or database/sql.
+// gormCalls are gorm's query builders that no other library of ours has:
+// models.DB is gorm's DB, so a room above models could build queries on
+// it without importing gorm.
+var gormCalls = map[string]bool{"Raw": true, "Exec": true, "Model": true, "Table": true, "Pluck": true, "Joins": true, "Preload": true, "ScanRows": true}
+
+// sqlText is a string that reads as SQL: a statement's first word, or a
+// condition with a placeholder.
+var sqlText = regexp.MustCompile(`(?i)^\s*(select|insert into|update \w+ set|delete from|with \w+ as)\b|\w+ (=|<>|<|>|<=|>=|in|like) (\?|\$\d)`)
+
+// TestTheHouseKeepsItsRooms reads every non-test Go file: no room imports
+// one above it, and no file outside models imports gorm, a database driver
+// or database/sql, calls gorm's query builders or holds SQL text.
 func TestTheHouseKeepsItsRooms(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -57,11 +68,27 @@ func TestTheHouseKeepsItsRooms(t *testing.T) {
 			t.Errorf("%s: %s is no room of the house (add it to mayImport and docs/ARCHITECTURE.md)", rel, room)
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
 			return err
 		}
 		files++
+		if room != "models" {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && gormCalls[sel.Sel.Name] {
+						t.Errorf("%s: %s calls %s: only models builds queries", rel, fset.Position(n.Pos()), sel.Sel.Name)
+					}
+				case *ast.BasicLit:
+					if text, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && sqlText.MatchString(text) {
+						t.Errorf("%s: %s holds SQL (%.40q): only models speaks SQL", rel, fset.Position(n.Pos()), text)
+					}
+				}
+				return true
+			})
+		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if own, ok := strings.CutPrefix(p, module); ok {

@@ -299,24 +299,30 @@ func CheckCompletion(in *CertificateOfCompletion, d *Annex7, place calendar.Plac
 }
 
 // CompletionCertificateDue is the last day for the certificate of
-// completion: one year after the facility's receipt and, once the
-// completion date is known, 30 days after it, whichever is earlier
-// (Art. 15(4) as applied to Annex VII; service interface section 8).
+// completion (shipment.CompletionCertificateDue, as applied to Annex VII);
+// empty before the facility's receipt.
 func (d *Annex7) CompletionCertificateDue() string {
 	if d.FacilityCertificate == nil {
 		return ""
 	}
-	received, err := shipment.ParseDate(d.FacilityCertificate.ReceivedOn)
-	if err != nil {
+	var completedOn string
+	if c := d.CertificateOfCompletion; c != nil {
+		completedOn = c.CompletedOn
+	}
+	return shipment.CompletionCertificateDue(d.FacilityCertificate.ReceivedOn, completedOn)
+}
+
+// ConsigneeReceivedOn is the receipt date the consignee certified, or "".
+func (d *Annex7) ConsigneeReceivedOn() string { return receivedOn(d.ConsigneeCertificate) }
+
+// FacilityReceivedOn is the receipt date the facility certified, or "".
+func (d *Annex7) FacilityReceivedOn() string { return receivedOn(d.FacilityCertificate) }
+
+func receivedOn(c *CertificateRecord) string {
+	if c == nil {
 		return ""
 	}
-	due := received.AddDate(1, 0, 0)
-	if d.CertificateOfCompletion != nil {
-		if done, err := shipment.ParseDate(d.CertificateOfCompletion.CompletedOn); err == nil && done.AddDate(0, 0, 30).Before(due) {
-			due = done.AddDate(0, 0, 30)
-		}
-	}
-	return due.Format(time.DateOnly)
+	return c.ReceivedOn
 }
 
 // HasTransferred reports whether org recorded a carrier transfer.

@@ -389,24 +389,32 @@ func CheckCompletion(in *FacilityCompletion, m *Movement, place calendar.Place, 
 	return errs
 }
 
-// CompletionCertificateDue is the last day for the completion certificate:
-// a year after the facility's receipt, and 30 days after the completion
-// once known, whichever is earlier (Art. 15(4)).
+// CompletionCertificateDue is the last day for the completion certificate
+// (shipment.CompletionCertificateDue); empty before the facility's receipt
+// or after its rejection.
 func (m *Movement) CompletionCertificateDue() string {
 	if m.Facility == nil || m.Facility.Rejected {
 		return ""
 	}
-	received, err := shipment.ParseDate(m.Facility.ReceivedOn)
-	if err != nil {
+	var completedOn string
+	if c := m.Completion; c != nil {
+		completedOn = c.CompletedOn
+	}
+	return shipment.CompletionCertificateDue(m.Facility.ReceivedOn, completedOn)
+}
+
+// ConsigneeReceivedOn is the receipt date the consignee certified, or "".
+func (m *Movement) ConsigneeReceivedOn() string { return receivedOn(m.Consignee) }
+
+// FacilityReceivedOn is the receipt date the facility certified (or its
+// rejection's), or "".
+func (m *Movement) FacilityReceivedOn() string { return receivedOn(m.Facility) }
+
+func receivedOn(r *ReceptionRecord) string {
+	if r == nil {
 		return ""
 	}
-	due := received.AddDate(1, 0, 0)
-	if m.Completion != nil {
-		if done, err := shipment.ParseDate(m.Completion.CompletedOn); err == nil && done.AddDate(0, 0, 30).Before(due) {
-			due = done.AddDate(0, 0, 30)
-		}
-	}
-	return due.Format(time.DateOnly)
+	return r.ReceivedOn
 }
 
 // TakeBackDue is the agreed take-back date, or 90 days after the order.

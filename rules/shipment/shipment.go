@@ -201,6 +201,23 @@ type Metadata struct {
 // ParseDate reads a YYYY-MM-DD date.
 func ParseDate(s string) (time.Time, error) { return time.Parse(time.DateOnly, s) }
 
+// CompletionCertificateDue is the last day for the certificate that the
+// recovery or disposal was completed: one year after the facility received
+// the waste and, once the completion date is known, 30 days after it,
+// whichever is earlier (Art. 15(4) and 16(1)(f) Regulation (EU) 2024/1157;
+// service interface section 8). Empty without a valid receipt date.
+func CompletionCertificateDue(receivedOn, completedOn string) string {
+	received, err := ParseDate(receivedOn)
+	if err != nil {
+		return ""
+	}
+	due := received.AddDate(1, 0, 0)
+	if done, err := ParseDate(completedOn); err == nil && done.AddDate(0, 0, 30).Before(due) {
+		due = done.AddDate(0, 0, 30)
+	}
+	return due.Format(time.DateOnly)
+}
+
 // PastDate checks a date the acting party states about what happened (a
 // transfer, a receipt, a completion): required, YYYY-MM-DD, not after today
 // at place, and not before notBefore when given (what names it for the

@@ -46,12 +46,7 @@ func NewKind() *documents.Kind {
 	return documents.KindOf[a.Annex7, Annex7Document]{
 		Declaration: declaration,
 		IDPrefix:    "a7_",
-		NumberPrefix: func(country string, at time.Time) string {
-			if country == "" {
-				country = "XX"
-			}
-			return fmt.Sprintf("%s-A7-%d", country, at.Year())
-		},
+		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-A7-%d", country, at.Year()) },
 		NumberFormat: "country of the arranger, A7, year, sequence: DE-A7-2026-000001",
 		ContainerKey: "annex7",
 		Parties:      func(d *a.Annex7) []engine.Party { return engine.PartiesOf(a.Parties(&d.Content)) },

@@ -222,18 +222,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 		},
 	},
 	Dates: map[string]func(*on) string{
-		"consigneeReceivedOn": func(ev *on) string {
-			if c := ev.Doc.ConsigneeCertificate; c != nil {
-				return c.ReceivedOn
-			}
-			return ""
-		},
-		"facilityReceivedOn": func(ev *on) string {
-			if c := ev.Doc.FacilityCertificate; c != nil {
-				return c.ReceivedOn
-			}
-			return ""
-		},
+		"consigneeReceivedOn":      func(ev *on) string { return ev.Doc.ConsigneeReceivedOn() },
+		"facilityReceivedOn":       func(ev *on) string { return ev.Doc.FacilityReceivedOn() },
 		"completionCertificateDue": func(ev *on) string { return ev.Doc.CompletionCertificateDue() },
 	},
 	Refs: map[string]func(*on) string{

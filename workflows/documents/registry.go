@@ -22,8 +22,9 @@ type Kind struct {
 	// IDPrefix starts every id of the kind ("ntf_").
 	IDPrefix string
 	// NumberPrefix names the sequence a new document's human number is
-	// drawn from, by the creating organisation's country and the time:
-	// the number is "<prefix>-000001", "<prefix>-000002", ...
+	// drawn from, by the creating organisation's country (XX when the
+	// directory has none) and the time: the number is "<prefix>-000001",
+	// "<prefix>-000002", ...
 	NumberPrefix func(country string, at time.Time) string
 	// NumberFormat describes the human number for the API description.
 	NumberFormat string

@@ -273,7 +273,11 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			number, parentID = k.Parent.Number(ev.Parent.Number, ev.Data), &ev.Parent.ID
 		} else {
 			org, _ := dir.lookup(c.Org)
-			if number, err = tx.NextNumber(p.ProviderID, k.NumberPrefix(org.Country, now)); err != nil {
+			country := org.Country
+			if country == "" {
+				country = "XX"
+			}
+			if number, err = tx.NextNumber(p.ProviderID, k.NumberPrefix(country, now)); err != nil {
 				return err
 			}
 		}

@@ -292,18 +292,8 @@ var declaration = &engine.Declaration[m.Movement]{
 		partyFacility:  func(ev *on) []engine.Party { return role(ev, shipment.RoleFacility) },
 	},
 	Dates: map[string]func(*on) string{
-		"consigneeReceivedOn": func(ev *on) string {
-			if r := ev.Doc.Consignee; r != nil {
-				return r.ReceivedOn
-			}
-			return ""
-		},
-		"facilityReceivedOn": func(ev *on) string {
-			if r := ev.Doc.Facility; r != nil {
-				return r.ReceivedOn
-			}
-			return ""
-		},
+		"consigneeReceivedOn":      func(ev *on) string { return ev.Doc.ConsigneeReceivedOn() },
+		"facilityReceivedOn":       func(ev *on) string { return ev.Doc.FacilityReceivedOn() },
 		"completionCertificateDue": func(ev *on) string { return ev.Doc.CompletionCertificateDue() },
 		"takeBackDue":              func(ev *on) string { return ev.Doc.TakeBackDue() },
 	},

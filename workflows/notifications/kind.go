@@ -43,7 +43,7 @@ func NewKind() *documents.Kind {
 	return documents.KindOf[n.Notification, NotificationDocument]{
 		Declaration:  declaration,
 		IDPrefix:     "ntf_",
-		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-%d", orXX(country), at.Year()) },
+		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-%d", country, at.Year()) },
 		NumberFormat: "country of the notifier, year, sequence: DE-2026-000001",
 		ContainerKey: "notification",
 		Parties:      func(d *n.Notification) []engine.Party { return engine.PartiesOf(n.Parties(&d.Content)) },
@@ -54,13 +54,6 @@ func NewKind() *documents.Kind {
 		BlockOrder: []string{"acknowledgement", "requestInformation", "replyToRequestInformation", "decision",
 			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal"},
 	}.Kind()
-}
-
-func orXX(country string) string {
-	if country == "" {
-		return "XX"
-	}
-	return country
 }
 
 func document(v *documents.View, d *n.Notification) *NotificationDocument {
