@@ -44,8 +44,8 @@ type CreateInput struct {
 // NewKind registers the Annex VII document with the runner.
 func NewKind() *documents.Kind {
 	return documents.KindOf[a.Annex7, Annex7Document]{
-		Declaration: declaration,
-		IDPrefix:    "a7_",
+		Declaration:  declaration,
+		IDPrefix:     "a7_",
 		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("%s-A7-%d", country, at.Year()) },
 		NumberFormat: "country of the arranger, A7, year, sequence: DE-A7-2026-000001",
 		ContainerKey: "annex7",
