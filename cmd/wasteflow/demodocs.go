@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"text/template"
@@ -16,11 +18,8 @@ import (
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
-	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
-	"github.com/wasteflow/wasteflow/workflows/movements"
-	"github.com/wasteflow/wasteflow/workflows/notifications"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 )
 
@@ -87,7 +86,11 @@ func demoDocuments(ctx context.Context, db *models.DB, cfg *configs.Config, prov
 		var view *documents.View
 		var berrs []engine.BusinessError
 		if st.Create != "" {
-			input, err := demoCreateInput(st.Create, raw, ids[st.Parent])
+			k, ok := runner.Kinds.Kind(st.Create)
+			if !ok {
+				return 0, fmt.Errorf("%s: no kind %q", where, st.Create)
+			}
+			input, err := demoCreateInput(k, raw, ids[st.Parent])
 			if err != nil {
 				return 0, fmt.Errorf("%s: %w", where, err)
 			}
@@ -170,20 +173,35 @@ func workingDaysBack(p calendar.Place, now time.Time, n int) int {
 	return days
 }
 
-// demoCreateInput is what the kind's create operation passes the runner.
-func demoCreateInput(kind string, block []byte, parentID string) (any, error) {
-	switch kind {
-	case notifications.Kind:
-		in := &notifications.CreateInput{}
-		return in, codec.Unmarshal(block, &in.Content)
-	case annex7.Kind:
-		in := &annex7.CreateInput{}
-		return in, codec.Unmarshal(block, &in.Content)
-	case movements.Kind:
-		in := &movements.CreateInput{NotificationID: parentID}
-		return in, codec.Unmarshal(block, &in.Template)
+// demoCreateInput is what the kind's create operation passes the runner
+// for a create request (block: the fields of the kind's face, wire JSON),
+// with the parent's id when the kind is a child.
+func demoCreateInput(k *documents.Kind, block []byte, parentID string) (any, error) {
+	if k.Face == nil || k.Def.Create == nil || k.Def.Create.Input == nil {
+		return nil, fmt.Errorf("kind %s has no create operation", k.Name())
 	}
-	return nil, fmt.Errorf("unknown kind %q", kind)
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(block, &fields); err != nil {
+		return nil, fmt.Errorf("the %s create request: %w", k.Name(), err)
+	}
+	in := k.Def.Create.Input()
+	v := reflect.ValueOf(in).Elem()
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		i := slices.IndexFunc(k.Face.Create.Fields, func(f documents.FieldDecl) bool { return f.JSON == name })
+		if i < 0 {
+			return nil, fmt.Errorf("the %s create request has no field %q", k.Name(), name)
+		}
+		if err := codec.Unmarshal(fields[name], v.FieldByName(k.Face.Create.Fields[i].Input).Addr().Interface()); err != nil {
+			return nil, fmt.Errorf("the %s create request's %s: %w", k.Name(), name, err)
+		}
+	}
+	if p := k.Parent; p != nil {
+		if parentID == "" || p.SetRef == nil {
+			return nil, fmt.Errorf("a %s is created under a %s: name it with parent", k.Name(), p.Kind)
+		}
+		p.SetRef(in, parentID)
+	}
+	return in, nil
 }
 
 // demoPrincipal is the demo account username of provider as an access

@@ -191,18 +191,20 @@ func aggregate[D any](data any) *D {
 }
 
 // ParentOf ties a child kind with aggregate D, created with input C, to its
-// parent kind: ref reads the parent's id from the create input, number
-// makes the child's human number from the parent's and the child's data.
-func ParentOf[D, C any](kind, intent string, ref func(in *C) string, number func(parentNumber string, d *D) string) *Parent {
+// parent kind: ref is the create input's field that holds the parent's id,
+// number makes the child's human number from the parent's and the child's
+// data.
+func ParentOf[D, C any](kind, intent string, ref func(in *C) *string, number func(parentNumber string, d *D) string) *Parent {
 	return &Parent{
 		Kind:   kind,
 		Intent: intent,
 		Ref: func(input any) string {
 			if in, ok := input.(*C); ok {
-				return ref(in)
+				return *ref(in)
 			}
 			return ""
 		},
+		SetRef: func(input any, parent string) { *ref(input.(*C)) = parent },
 		Number: func(parentNumber string, data any) string { return number(parentNumber, aggregate[D](data)) },
 	}
 }

@@ -71,6 +71,10 @@ type Parent struct {
 	Intent string
 	// Ref reads the parent's id from the create input.
 	Ref func(input any) string
+	// SetRef, optional, writes the parent's id into a create input (a
+	// client that creates children by other means than a create request,
+	// such as the demo data).
+	SetRef func(input any, parent string)
 	// Number makes the child's human number from the parent's and the
 	// child's data (the child's sequence under its parent).
 	Number func(parentNumber string, data any) string

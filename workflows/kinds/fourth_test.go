@@ -186,7 +186,7 @@ func findingKind() *documents.Kind {
 			return &FindingDocument{Header: v.Header(), Trailer: v.Trailer(), InspectionID: d.InspectionID, Text: d.Text}
 		},
 		Parent: documents.ParentOf("INSPECTION", "ADD_FINDING",
-			func(in *newFinding) string { return in.InspectionID },
+			func(in *newFinding) *string { return &in.InspectionID },
 			func(parent string, d *finding) string { return fmt.Sprintf("%s-F%02d", parent, d.Seq) }),
 		Face: &documents.Face{Noun: "findings", ContainerDoc: "set for a finding",
 			Create: documents.OperationDecl{Operation: co + "CreateFinding", Summary: "Record a finding of an open inspection",

@@ -60,7 +60,7 @@ func NewKind() *documents.Kind {
 		NotByIntent:  true,
 		Face:         face,
 		Parent: documents.ParentOf("NOTIFICATION", IntentCreateMovement,
-			func(in *CreateInput) string { return in.NotificationID },
+			func(in *CreateInput) *string { return &in.NotificationID },
 			func(parent string, d *m.Movement) string {
 				return fmt.Sprintf("%s-M%03d", parent, d.Template.SequenceNumber)
 			}),
