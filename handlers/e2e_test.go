@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -549,17 +551,52 @@ func init() {
 	}
 }
 
+// validators holds a loaded description and its router by the served
+// /openapi.yaml's digest: most servers of this package serve the same
+// one, and loading it is a good part of a short test's time. Neither is
+// changed after loading.
+var validators sync.Map // [sha256.Size]byte -> *validator
+
+type validator struct {
+	once   sync.Once
+	router routers.Router
+	err    error
+}
+
+func (e *env) validator() routers.Router {
+	e.t.Helper()
+	resp, err := http.Get(e.url + "/openapi.yaml")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	v, _ := validators.LoadOrStore(sha256.Sum256(raw), &validator{})
+	val := v.(*validator)
+	val.once.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(raw)
+		if err == nil {
+			err = doc.Validate(context.Background())
+		}
+		if err != nil {
+			val.err = fmt.Errorf("/openapi.yaml: %w", err)
+			return
+		}
+		doc.Servers = nil
+		val.router, val.err = gorillamux.NewRouter(doc)
+	})
+	if val.err != nil {
+		e.t.Fatal(val.err)
+	}
+	return val.router
+}
+
 func (e *env) validateRecorded() {
 	t := e.t
 	if t.Failed() || len(e.seen) == 0 {
 		return
 	}
-	doc := e.openapi()
-	doc.Servers = nil
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := e.validator()
 	checked := 0
 	for _, x := range e.seen {
 		req := x.req.Clone(context.Background())

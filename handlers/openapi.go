@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"gopkg.in/yaml.v3"
@@ -355,12 +356,35 @@ func MarshalYAML(doc *openapi3.T) ([]byte, error) {
 
 // needsQuotes keeps quotes where a plain scalar would change type or meaning.
 func needsQuotes(v string) bool {
+	if plainText(v) {
+		return false
+	}
 	var probe any
 	if err := yaml.Unmarshal([]byte(v), &probe); err != nil {
 		return true
 	}
 	s, ok := probe.(string)
 	return !ok || s != v || strings.ContainsAny(v, ":#\n") || v == ""
+}
+
+// plainText is a quick answer for most of the description's strings
+// (names, paths, prose): a letter first, then letters, digits, spaces and
+// "_-./,()", no space last, and no word YAML reads as a boolean or null.
+// Anything else is probed by the YAML decoder.
+func plainText(v string) bool {
+	if v == "" || !unicode.IsLetter(rune(v[0])) || v[len(v)-1] == ' ' {
+		return false
+	}
+	for _, c := range v {
+		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune(" _-./,()", c)) {
+			return false
+		}
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return false
+	}
+	return true
 }
 
 // accessTokenDescription lists the scopes an access token can carry (an
