@@ -101,6 +101,9 @@ type DocumentQuery struct {
 	// ParentChildren reads the parent's children too (a child's rules count
 	// its siblings).
 	ParentChildren bool
+	// Root: every kind in Kinds is a kind without a parent, so there is no
+	// parent to lock or read (one lock on the row, a shorter read).
+	Root bool
 }
 
 // LoadedDocument is a document with what a request needs beside it.
@@ -196,9 +199,13 @@ func documentFilter(q DocumentQuery) (string, []any) {
 }
 
 // lockFamily locks document id and its parent, the parent first (the
-// order of every mutation: a child's parent before the child).
-func lockFamily(tx *gorm.DB, id, provider string) error {
+// order of every mutation: a child's parent before the child); the row
+// alone when root says it has no parent.
+func lockFamily(tx *gorm.DB, id, provider string, root bool) error {
 	q, args := "SELECT id FROM documents WHERE (id = ? OR id = (SELECT parent_id FROM documents WHERE id = ?))", []any{id, id}
+	if root {
+		q, args = "SELECT id FROM documents WHERE id = ?", []any{id}
+	}
 	if provider != "" {
 		q, args = q+" AND provider_id = ?", append(args, provider)
 	}
@@ -208,7 +215,7 @@ func lockFamily(tx *gorm.DB, id, provider string) error {
 
 func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	if q.Lock {
-		if err := lockFamily(t.db, q.ID, q.Provider); err != nil {
+		if err := lockFamily(t.db, q.ID, q.Provider, q.Root); err != nil {
 			return nil, err
 		}
 	}
@@ -220,9 +227,11 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	var s strings.Builder
 	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
 		"SELECT 0 AS part, " + documentColumnsOf + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
-		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n" +
-		"UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
-	if q.ParentChildren {
+		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n")
+	if !q.Root {
+		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
+	}
+	if q.ParentChildren && !q.Root {
 		s.WriteString("UNION ALL SELECT 2, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)\n")
 	}
 	s.WriteString("UNION ALL SELECT 3, " + documentColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0\n" +
@@ -292,7 +301,7 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	if q.Lock && IsPostgres(tx) {
 		// Lock first, then read: a statement that waited for the lock would
 		// see the new row but deadlines from its older snapshot.
-		if err := lockFamily(tx, q.ID, q.Provider); err != nil {
+		if err := lockFamily(tx, q.ID, q.Provider, q.Root); err != nil {
 			return nil, nil, err
 		}
 	}

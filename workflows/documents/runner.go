@@ -458,7 +458,8 @@ func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, loc
 	if c.System {
 		party = ""
 	}
-	loaded, err := tx.Load(models.DocumentQuery{ID: t.ID, Provider: provider, Kinds: t.Kinds, Party: party, Lock: lock, ParentChildren: family})
+	loaded, err := tx.Load(models.DocumentQuery{ID: t.ID, Provider: provider, Kinds: t.Kinds, Party: party, Lock: lock, ParentChildren: family,
+		Root: r.roots(t.Kinds)})
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil, nil, notFound(t.ID)
 	}
@@ -797,4 +798,15 @@ func (r *Runner) refusal(ctx context.Context, m *engine.Machine, err error, ev *
 func isRefusal(err error) bool {
 	var se *status.Error
 	return errors.As(err, &se) && (se.Code == status.FailedPrecondition || se.Code == status.InvalidArgument)
+}
+
+// roots reports whether every one of kinds (at least one) has no parent:
+// a document of them has no parent to lock or read.
+func (r *Runner) roots(kinds []string) bool {
+	for _, name := range kinds {
+		if k, ok := r.Kinds.Kind(name); !ok || k.Parent != nil {
+			return false
+		}
+	}
+	return len(kinds) > 0
 }
