@@ -204,7 +204,11 @@ func ParentOf[D, C any](kind, intent string, ref func(in *C) *string, number fun
 			}
 			return ""
 		},
-		SetRef: func(input any, parent string) { *ref(input.(*C)) = parent },
+		SetRef: func(input any, parent string) {
+			if in, ok := input.(*C); ok {
+				*ref(in) = parent
+			}
+		},
 		Number: func(parentNumber string, data any) string { return number(parentNumber, aggregate[D](data)) },
 	}
 }
