@@ -524,15 +524,24 @@ func checkRoutes(t *testing.T, srv *handlers.Server, doc *openapi3.T) {
 	}
 }
 
-func (e *env) openapi() *openapi3.T {
+// openapiYAML is the description the server serves.
+func (e *env) openapiYAML() []byte {
 	e.t.Helper()
 	resp, err := http.Get(e.url + "/openapi.yaml")
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("GET /openapi.yaml: %d %v", resp.StatusCode, err)
+	}
+	return raw
+}
+
+func (e *env) openapi() *openapi3.T {
+	e.t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(e.openapiYAML())
 	if err != nil {
 		e.t.Fatalf("load /openapi.yaml: %v", err)
 	}
@@ -542,8 +551,6 @@ func (e *env) openapi() *openapi3.T {
 	return doc
 }
 
-// validateRecorded checks every recorded request and response of a known
-// route against the OpenAPI description.
 func init() {
 	// The diagrams are plain text of a type kin-openapi does not know.
 	for _, ct := range []string{"text/vnd.graphviz", "text/html", "text/css", "text/javascript", "text/csv"} {
@@ -565,12 +572,7 @@ type validator struct {
 
 func (e *env) validator() routers.Router {
 	e.t.Helper()
-	resp, err := http.Get(e.url + "/openapi.yaml")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw := e.openapiYAML()
 	v, _ := validators.LoadOrStore(sha256.Sum256(raw), &validator{})
 	val := v.(*validator)
 	val.once.Do(func() {
@@ -591,6 +593,8 @@ func (e *env) validator() routers.Router {
 	return val.router
 }
 
+// validateRecorded checks every recorded request and response of a known
+// route against the OpenAPI description.
 func (e *env) validateRecorded() {
 	t := e.t
 	if t.Failed() || len(e.seen) == 0 {
