@@ -341,7 +341,7 @@ func contractTransport(t *testing.T, d *docEnv) {
 	wantError(t, 400, 9, st, raw)
 
 	// The store: a note from the template through three parties' inboxes.
-	m = d.okAs(t, "alice", queryAPI+"ListTransportTemplates", map[string]any{})
+	d.okAs(t, "alice", queryAPI+"ListTransportTemplates", map[string]any{})
 	st, tm, raw := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
 	if st != 200 {
 		t.Fatalf("export template: %d %.300s", st, raw)

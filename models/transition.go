@@ -149,7 +149,7 @@ func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
 	if c.PartiesChanged {
 		parties := make([]partyRow, 0, len(c.Parties))
 		for _, p := range c.Parties {
-			parties = append(parties, partyRow{p.DocumentID, p.OrganisationID, p.Role})
+			parties = append(parties, partyRow(p))
 		}
 		if !c.Created { // the rows that stay are left alone: no statement deletes and inserts one row
 			if err := add("pd", `DELETE FROM document_parties WHERE document_id = ? AND (organisation_id, role) NOT IN (

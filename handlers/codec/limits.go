@@ -157,7 +157,7 @@ func boundSchema(ref *openapi3.SchemaRef, ti *typeInfo, lim *limits, set bool) {
 	switch ti.kind {
 	case kString:
 		if lim.maxLength > 0 {
-			s.MaxLength = openapi3.Uint64Ptr(uint64(lim.maxLength))
+			s.MaxLength = openapi3.Ptr(uint64(lim.maxLength))
 		}
 	case kInt:
 		if lim.minimum == nil {
@@ -165,25 +165,25 @@ func boundSchema(ref *openapi3.SchemaRef, ti *typeInfo, lim *limits, set bool) {
 		}
 		m := *lim.minimum
 		if m <= 0 || set {
-			s.Min = openapi3.Float64Ptr(float64(m))
+			s.Min = openapi3.Ptr(float64(m))
 			return
 		}
 		// 0 stays allowed (not set): at least 0, and nothing from 1 to m-1.
-		s.Min = openapi3.Float64Ptr(0)
+		s.Min = openapi3.Ptr(0.0)
 		if m > 1 {
-			s.Not = openapi3.NewSchemaRef("", &openapi3.Schema{Min: openapi3.Float64Ptr(1), Max: openapi3.Float64Ptr(float64(m - 1))})
+			s.Not = openapi3.NewSchemaRef("", &openapi3.Schema{Min: openapi3.Ptr(1.0), Max: openapi3.Ptr(float64(m - 1))})
 		}
 		s.Description = joinSentences(s.Description, fmt.Sprintf("At least %d when set (0: not set).", m))
 	case kPtr:
 		boundSchema(ref, ti.elem, lim, true) // a scalar's nullable schema is its own
 	case kSlice:
 		if lim.maxItems > 0 {
-			s.MaxItems = openapi3.Uint64Ptr(uint64(lim.maxItems))
+			s.MaxItems = openapi3.Ptr(uint64(lim.maxItems))
 		}
 		boundSchema(s.Items, ti.elem, lim, false)
 	case kMap:
 		if lim.maxProperties > 0 {
-			s.MaxProps = openapi3.Uint64Ptr(uint64(lim.maxProperties))
+			s.MaxProps = openapi3.Ptr(uint64(lim.maxProperties))
 		}
 		if lim.maxKeyLength > 0 { // OpenAPI 3.0 has no propertyNames
 			s.Description = joinSentences(s.Description, fmt.Sprintf("Keys of at most %d characters.", lim.maxKeyLength))
