@@ -165,6 +165,7 @@ func newWorld(t *testing.T, cfg configs.Database) *world {
 		{ProviderID: "p", ID: "own", Kind: "company", Country: "DE", Region: "BY"},
 		{ProviderID: "p", ID: "chk", Kind: "authority", Country: "DE", Region: "BY"},
 		{ProviderID: "p", ID: "other", Kind: "company", Country: "DE"},
+		{ProviderID: "p", ID: "nowhere", Kind: "company"}, // no country in the directory
 	} {
 		if err := db.Create(&o).Error; err != nil {
 			t.Fatal(err)
@@ -419,6 +420,18 @@ func TestRunnerSteps(t *testing.T) {
 				if res, err := w.r.Sweep(ctx, d.DueAt.Add(time.Hour)); err != nil || res != (documents.SweepResult{}) {
 					t.Fatalf("again: %v %v", res, err)
 				}
+			}},
+			{"a creator without a country numbers XX; a root kind's document, fired by its kind, is locked alone and checked", func(t *testing.T) {
+				v := w.crate("nowhere", crateData{Owner: "nowhere", Checker: "chk", Limit: 1})
+				if v.Doc.Number != "CR-XX-000001" {
+					t.Fatalf("number %q, want CR-XX-000001", v.Doc.Number)
+				}
+				target := documents.Target{ID: v.Doc.ID, Kinds: []string{"CRATE"}, Version: version(1)}
+				if v, _, err := w.r.Fire(as("nowhere"), target, []string{"SHUT"}, &nothing{}); err != nil || v.Doc.Version != 2 || v.Doc.State != "SHUT" {
+					t.Fatalf("SHUT by kind: %+v %v", v, err)
+				}
+				_, _, err := w.r.Fire(as("nowhere"), target, []string{"SHUT"}, &nothing{})
+				refused(t, err, status.Aborted, "VERSION_MISMATCH", "at version 2, not 1")
 			}},
 			{"every change is one linked row of its document's audit chain", func(t *testing.T) {
 				breaks, rows, err := audit.Verify(ctx, w.db)
