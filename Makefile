@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint openapi-lint contract bench bench-load stress fmt clean
+.PHONY: all build run test test-short lint openapi-lint proto proto-check contract bench bench-load stress fmt clean
 
 all: build
 
@@ -21,11 +21,11 @@ run: build
 
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).
-test: openapi-lint
+test: openapi-lint proto-check
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-lint: openapi-lint
+lint: openapi-lint proto-check
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
@@ -39,6 +39,24 @@ openapi-lint: build
 	npm ci --prefix $(OPENAPI_LINT) --no-audit --no-fund --loglevel=error
 	./$(BIN) openapi > bin/openapi.yaml
 	$(OPENAPI_LINT)/node_modules/.bin/redocly lint bin/openapi.yaml --format=summary
+
+# The .proto files of the gRPC face, derived from the operation table like
+# the OpenAPI description (wasteflow proto keeps the committed field numbers).
+proto: build
+	./$(BIN) proto -dir proto
+
+# buf (pinned in tools/buf) over proto/: lint, and the files the code
+# derives now against the committed ones: a change buf calls breaking
+# fails unless its regenerated files are committed too (and a change not
+# regenerated at all fails TestProtoFilesAreCurrent).
+BUF := tools/buf/node_modules/.bin/buf
+proto-check: build
+	@command -v npm >/dev/null || { echo "proto-check needs Node.js and npm: buf comes from npm (tools/buf/package.json)"; exit 1; }
+	npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
+	$(BUF) lint proto
+	rm -rf bin/proto-now && mkdir -p bin && cp -r proto bin/proto-now
+	./$(BIN) proto -dir bin/proto-now
+	$(BUF) breaking bin/proto-now --against proto
 
 # The end-to-end flows through Stoplight Prism's validating proxy
 # (tools/prism): any violation of the description fails. make test runs

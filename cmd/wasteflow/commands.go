@@ -70,6 +70,9 @@ var commands = []command{
 	{name: "demo", summary: "migrates and applies the built-in demo data, prints how to log in; refused in production"},
 	{name: "openapi", summary: "prints the OpenAPI description the server serves at /openapi.yaml",
 		detail: "It is built on a throw-away embedded database: it depends on the code and the configuration only."},
+	{name: "proto", args: "[-dir DIR]", summary: "writes the .proto files of the gRPC face (default into proto/), keeping the committed field numbers",
+		detail: "Built like openapi; a field that is gone is reserved, a new one takes the next free number.",
+		flags:  func(fs *flag.FlagSet) { fs.String("dir", "proto", "the directory of the .proto files") }},
 	{name: "version", summary: "prints the version"},
 	{name: "help", args: "[COMMAND]", summary: "lists the commands, or prints one command's help (as COMMAND -h does)"},
 }

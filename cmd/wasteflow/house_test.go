@@ -18,8 +18,9 @@ const module = "github.com/wasteflow/wasteflow/"
 // besides itself (docs/ARCHITECTURE.md): each floor imports only the floors
 // below it.
 var mayImport = map[string][]string{
-	"cmd":        {"handlers", "schedulers", "workflows", "models", "configs", "rules"},
-	"handlers":   {"workflows", "models", "configs", "rules"},
+	"cmd":        {"handlers", "schedulers", "workflows", "models", "configs", "rules", "proto"},
+	"handlers":   {"workflows", "models", "configs", "rules", "proto"},
+	"proto":      {},
 	"schedulers": {},
 	"workflows":  {"models", "configs", "rules"},
 	"models":     {"configs", "rules"},

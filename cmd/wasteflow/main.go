@@ -2,6 +2,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -110,7 +111,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "report":
 		return reportCmd(ctx, cfg, log, args[1:], stdout, stderr)
 	case "openapi":
-		cmdErr = openapiCmd(ctx, cfg, log, stdout)
+		cmdErr = openapiCmd(ctx, cfg, stdout)
+	case "proto":
+		fs := newFlags("proto", stderr)
+		dir := fs.String("dir", "proto", "the directory of the .proto files")
+		if err := fs.Parse(args[1:]); err != nil {
+			return exitUsage
+		}
+		cmdErr = protoCmd(ctx, cfg, *dir, stdout)
 	default:
 		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage())
 		return exitUsage
@@ -160,16 +168,62 @@ func newSigner(cfg *configs.Config, db *models.DB, b *bmu.Service) (*signer.Serv
 }
 
 // openapiCmd prints the OpenAPI description without a running server or
-// the configured database: it builds the server on a throw-away embedded
-// database (the description depends on the code and configuration only).
-func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdout io.Writer) error {
-	dir, err := os.MkdirTemp("", "wasteflow-openapi-")
+// the configured database (see offlineServer).
+func openapiCmd(ctx context.Context, cfg *configs.Config, stdout io.Writer) error {
+	return offlineServer(ctx, cfg, func(h *handlers.Server) error {
+		_, err := stdout.Write(h.OpenAPIYAML())
+		return err
+	})
+}
+
+// protoCmd writes the .proto files of the gRPC face into dir, keeping the
+// field numbers of the files already there (see handlers.BuildProto).
+func protoCmd(ctx context.Context, cfg *configs.Config, dir string, stdout io.Writer) error {
+	committed, err := handlers.ReadProtoFiles(os.DirFS(dir), ".")
+	if err != nil {
+		return err
+	}
+	return offlineServer(ctx, cfg, func(h *handlers.Server) error {
+		files, err := handlers.BuildProto(ctx, h.Operations(), committed)
+		if err != nil {
+			return err
+		}
+		for p, b := range files {
+			full := filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return err
+			}
+			if bytes.Equal(committed[p], b) {
+				continue
+			}
+			if err := os.WriteFile(full, b, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", full)
+		}
+		for p := range committed {
+			if _, ok := files[p]; !ok {
+				if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "removed %s\n", filepath.Join(dir, p))
+			}
+		}
+		return nil
+	})
+}
+
+// offlineServer builds the server on a throw-away embedded database and
+// runs fn with it: the descriptions (OpenAPI, .proto) depend on the code
+// and configuration only, not on a running server or its database.
+func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.Server) error) error {
+	dir, err := os.MkdirTemp("", "wasteflow-offline-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	c := *cfg
-	path := filepath.Join(dir, "openapi.db")
+	path := filepath.Join(dir, "offline.db")
 	c.Database = configs.Database{URL: "sqlite://" + path, Driver: "sqlite", DSN: path, MaxOpenConns: 1, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := models.Open(ctx, c.Database, quiet)
@@ -203,8 +257,7 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, stdo
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(h.OpenAPIYAML())
-	return err
+	return fn(h)
 }
 
 func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
