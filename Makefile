@@ -4,6 +4,7 @@ BIN       := bin/wasteflow
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
+BUF       := tools/buf/node_modules/.bin/buf
 
 .PHONY: all build run test test-short lint openapi-lint proto proto-check contract bench bench-load stress fmt clean
 
@@ -44,19 +45,22 @@ openapi-lint: build
 # the OpenAPI description (wasteflow proto keeps the committed field numbers).
 proto: build
 	./$(BIN) proto -dir proto
+	npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
+	rm -rf proto/gen && cd proto && ../$(BUF) generate
 
 # buf (pinned in tools/buf) over proto/: lint, and the files the code
 # derives now against the committed ones: a change buf calls breaking
 # fails unless its regenerated files are committed too (and a change not
 # regenerated at all fails TestProtoFilesAreCurrent).
-BUF := tools/buf/node_modules/.bin/buf
 proto-check: build
 	@command -v npm >/dev/null || { echo "proto-check needs Node.js and npm: buf comes from npm (tools/buf/package.json)"; exit 1; }
 	npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
 	$(BUF) lint proto
-	rm -rf bin/proto-now && mkdir -p bin && cp -r proto bin/proto-now
-	./$(BIN) proto -dir bin/proto-now
-	$(BUF) breaking bin/proto-now --against proto
+	rm -rf bin/_proto-now && mkdir -p bin && cp -r proto bin/_proto-now
+	./$(BIN) proto -dir bin/_proto-now
+	$(BUF) breaking bin/_proto-now --against proto
+	rm -rf bin/_proto-now/gen && cd bin/_proto-now && ../../$(BUF) generate
+	@diff -r proto/gen bin/_proto-now/gen >/dev/null || { echo "proto/gen is not what buf generates from proto/: run make proto and commit"; diff -r proto/gen bin/_proto-now/gen | head -20; exit 1; }
 
 # The end-to-end flows through Stoplight Prism's validating proxy
 # (tools/prism): any violation of the description fails. make test runs

@@ -63,6 +63,10 @@ type Config struct {
 	SignerKeys string
 	PublicURL  string
 
+	// TLSCertFile and TLSKeyFile, both or neither: the server speaks TLS
+	// (HTTP/1.1 and HTTP/2, REST and gRPC) instead of cleartext.
+	TLSCertFile, TLSKeyFile string
+
 	// Bounded resources: the body of an unauthenticated call, how many
 	// large bodies are read at once, how many connections are open.
 	UnauthenticatedBodyLimit int64
@@ -265,6 +269,24 @@ var Settings = []Setting{
 		c.SignerKeys = v
 		return nil
 	}},
+	{"WASTEFLOW_TLS_CERT_FILE", "", "PEM certificate chain: with WASTEFLOW_TLS_KEY_FILE the server speaks TLS (REST over HTTP/1.1 and HTTP/2, gRPC over HTTP/2); cleartext (HTTP/1.1 and h2c for gRPC) when both are empty", func(c *Config, v string) error {
+		if v != "" {
+			if _, err := os.Stat(v); err != nil {
+				return err
+			}
+		}
+		c.TLSCertFile = v
+		return nil
+	}},
+	{"WASTEFLOW_TLS_KEY_FILE", "", "PEM private key of WASTEFLOW_TLS_CERT_FILE", func(c *Config, v string) error {
+		if v != "" {
+			if _, err := os.Stat(v); err != nil {
+				return err
+			}
+		}
+		c.TLSKeyFile = v
+		return nil
+	}},
 	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes; relative links when empty", func(c *Config, v string) error {
 		if v != "" {
 			u, err := url.Parse(v)
@@ -340,6 +362,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		if c.Environment == "production" || c.Environment == "staging" {
 			c.LogFormat = "json"
 		}
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return nil, fmt.Errorf("invalid WASTEFLOW_TLS_CERT_FILE/WASTEFLOW_TLS_KEY_FILE: set both or neither")
 	}
 	if c.Database.MaxIdleConns > c.Database.MaxOpenConns {
 		return nil, fmt.Errorf("invalid WASTEFLOW_DB_MAX_IDLE_CONNS=%d: larger than WASTEFLOW_DB_MAX_OPEN_CONNS=%d", c.Database.MaxIdleConns, c.Database.MaxOpenConns)

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -189,9 +188,12 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	hs := serveH2C(srv)
 	t.Cleanup(hs.Close)
 	e := &env{url: hs.URL, srv: srv}
+	if overGRPC {
+		e.grpc = dialGRPC(t, hs.URL)
+	}
 	if tt, ok := t.(*testing.T); ok { // benchmarks record nothing
 		e.t = tt
 		t.Cleanup(e.validateRecorded)

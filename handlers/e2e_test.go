@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -97,9 +97,12 @@ func testOperations() []handlers.Operation {
 // env is a running server over loopback with a recorder of every exchange,
 // which is validated against the server's own OpenAPI description.
 type env struct {
-	t    *testing.T
-	url  string
-	srv  *handlers.Server
+	t   *testing.T
+	url string
+	srv *handlers.Server
+	// grpc, when set, carries every operation's call as a gRPC call
+	// (see grpc_e2e_test.go).
+	grpc *grpc.ClientConn
 	mu   sync.Mutex
 	seen []exchange
 }
@@ -144,7 +147,7 @@ func newServer(t testing.TB, dbcfg configs.Database) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	hs := serveH2C(srv)
 	t.Cleanup(hs.Close)
 	return &env{url: hs.URL, srv: srv}
 }
@@ -158,12 +161,17 @@ type call struct {
 	// enums as numbers) that the server accepts but the description does
 	// not advertise; its request is not validated against the schema.
 	lenient bool
+	// rest keeps the call on REST when the env carries calls over gRPC.
+	rest bool
 }
 
 func (e *env) do(t *testing.T, c call) (int, http.Header, []byte) {
 	t.Helper()
 	if c.method == "" {
 		c.method = http.MethodPost
+	}
+	if e.grpc != nil && !c.rest && c.method == http.MethodPost && strings.Count(c.path, "/") == 2 && strings.Contains(c.path, "Api/") {
+		return e.doGRPC(t, c)
 	}
 	var body io.Reader = bytes.NewReader(c.body)
 	if c.chunked {
@@ -642,7 +650,7 @@ func TestReadyzWithoutMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	hs := serveH2C(srv)
 	defer hs.Close()
 	resp, err := http.Get(hs.URL + "/readyz")
 	if err != nil {

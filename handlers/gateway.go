@@ -155,8 +155,12 @@ func (s *Server) entry(c *gin.Context) {
 		if c.Writer.Status() >= 500 && code != status.Unimplemented {
 			level = slog.LevelError
 		}
+		transport := "rest"
+		if fromGRPC(c.Request.Context()) {
+			transport = "grpc"
+		}
 		base.Log(c.Request.Context(), level, "request",
-			"operation", op, "provider", info.ProviderID, "method", c.Request.Method, "path", c.Request.URL.Path,
+			"operation", op, "transport", transport, "provider", info.ProviderID, "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", c.Writer.Status(), "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
 	}()
 	c.Next()
@@ -209,7 +213,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		}
 		var decode func(any) error
 		var rawBody []byte
-		if op.Verb == http.MethodGet {
+		if op.Verb == http.MethodGet && !fromGRPC(ctx) {
 			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
 			// Bodies over 1 MiB (or of unknown length) are read a few at once.

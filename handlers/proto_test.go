@@ -146,10 +146,16 @@ func TestProtoJSONIsTheCodecsJSON(t *testing.T) {
 	}
 }
 
-func normal(t *testing.T, v *protoV1) string {
+// normal is v's REST JSON as a value (protojson spaces the verbatim JSON
+// of a RawMessage its own way).
+func normal(t *testing.T, v *protoV1) any {
 	b, err := codec.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -78,6 +78,7 @@ type Server struct {
 	metrics     *metrics
 	ops         []Operation
 	engine      *gin.Engine
+	grpc        *grpcFace
 	openapi     []byte
 	migrator    *models.Migrator
 	// providers caches the provider directory for the gateway's check.
@@ -154,11 +155,21 @@ func New(d Deps) (*Server, error) {
 		e.GET(p.Path, s.plain(p))
 	}
 	s.engine = e
+	if s.grpc, err = s.newGRPCFace(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler: gRPC and gRPC-Web calls go to the
+// gRPC face, everything else to gin.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isGRPC(r) {
+		s.grpc.ServeHTTP(w, r)
+		return
+	}
+	s.engine.ServeHTTP(w, r)
+}
 
 // Operations returns the operation table.
 func (s *Server) Operations() []Operation { return s.ops }

@@ -321,9 +321,9 @@ func TestTransportLists(t *testing.T) {
 	if st != 200 || pm["total"] != "1" {
 		t.Fatalf("preview templates: %d %.300s", st, raw)
 	}
-	// No REST route: as any path the gateway cannot route.
+	// No REST route: as any path the gateway cannot route (section 8).
 	for _, p := range []string{docAPI + "SendDocument", docAPI + "ImportTransportDocumentFromInbox", queryAPI + "ListFiles", docAPI + "MergeFiles"} {
-		st, _, raw := d.call(t, "alice", p, map[string]any{})
+		st, _, raw := d.do(t, call{path: p, headers: hdr("dev-1", d.token(t, "alice")), body: []byte("{}"), rest: true})
 		wantError(t, 404, 5, st, raw)
 	}
 }

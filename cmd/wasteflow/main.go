@@ -484,19 +484,30 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		MaxHeaderBytes:    4 << 20, // the gateway refuses more than 1 MiB with the error shape
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		Protocols:         handlers.HTTPProtocols(), // REST on HTTP/1.1 and HTTP/2, gRPC on HTTP/2 (h2c in cleartext)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("WASTEFLOW_ADDR=%s: %w", cfg.Addr, err)
 	}
 	ln = netutil.LimitListener(ln, cfg.MaxConnections)
-	log.Info("wasteflow listening", "url", "http://"+ln.Addr().String(), "environment", cfg.Environment,
+	scheme := "http"
+	if cfg.TLSCertFile != "" {
+		scheme = "https"
+	}
+	log.Info("wasteflow listening", "url", scheme+"://"+ln.Addr().String(), "environment", cfg.Environment,
 		"database", models.Dialect(db), "version", version)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if cfg.TLSCertFile != "" {
+			errc <- srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	var sched *schedulers.Scheduler
 	if withScheduler {
 		sched = schedulers.New(log, nil)

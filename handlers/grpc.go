@@ -1,0 +1,364 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	protofiles "github.com/wasteflow/wasteflow/proto"
+)
+
+// The gRPC face: every operation of the committed .proto files (proto/,
+// derived from the operation table) as a native gRPC and a gRPC-Web method
+// on the server's own port, served by connect-go beside gin. A call is a
+// transport, not a second implementation: its message becomes the
+// operation's JSON (protojson, which the codec reads exactly as the REST
+// face's JSON) and goes through the same gateway pipeline as a REST
+// request (limits, provider_id, the three authentication stages, scopes,
+// Idempotency-Key, decoding, the operation, error rendering); the answer's
+// JSON becomes the response message, an error's {code, message, details}
+// the gRPC status with its google.rpc details. So both faces have one
+// semantics and one table of codes (status.HTTPStatus maps them for REST;
+// gRPC carries them as they are).
+
+// MaxResponseBytes bounds a gRPC response message (the interface's 50 MB
+// of Protobuf per response).
+const MaxResponseBytes = 50 << 20
+
+type grpcFace struct {
+	s        *Server
+	mux      map[string]http.Handler // procedure ("/pkg.Service/Method") -> handler
+	errs     *connect.ErrorWriter
+	services []string
+}
+
+// healthProto is grpc.health.v1 as the gRPC project publishes it, for
+// reflection (grpcurl, grpc_health_probe find the service by it); the
+// handler is connect's grpchealth.
+const healthProto = `syntax = "proto3";
+package grpc.health.v1;
+message HealthCheckRequest { string service = 1; }
+message HealthCheckResponse {
+  enum ServingStatus { UNKNOWN = 0; SERVING = 1; NOT_SERVING = 2; SERVICE_UNKNOWN = 3; }
+  ServingStatus status = 1;
+}
+service Health {
+  rpc Check(HealthCheckRequest) returns (HealthCheckResponse);
+  rpc Watch(HealthCheckRequest) returns (stream HealthCheckResponse);
+}
+`
+
+// compiledProto compiles the committed .proto files (and health's) once
+// per process.
+var compiledProto = sync.OnceValues(func() ([]protoreflect.FileDescriptor, error) {
+	files, err := ReadProtoFiles(protofiles.Files, ".")
+	if err != nil {
+		return nil, err
+	}
+	files["grpc/health/v1/health.proto"] = []byte(healthProto)
+	return CompileProto(context.Background(), files)
+})
+
+// viaGRPC marks a request the gRPC face made: its GET operations take the
+// request as a JSON body, and the log line says how the call came.
+type viaGRPCKey struct{}
+
+func fromGRPC(ctx context.Context) bool { return ctx.Value(viaGRPCKey{}) != nil }
+
+func (s *Server) newGRPCFace() (*grpcFace, error) {
+	fds, err := compiledProto()
+	if err != nil {
+		return nil, fmt.Errorf("the committed .proto files: %w", err)
+	}
+	byName := map[string]*Operation{}
+	for i := range s.ops {
+		op := &s.ops[i]
+		byName[op.Package+"."+op.Service+"/"+op.Method] = op
+	}
+	files := new(protoregistry.Files)
+	g := &grpcFace{s: s, mux: map[string]http.Handler{}, errs: connect.NewErrorWriter()}
+	var register func(fd protoreflect.FileDescriptor) error
+	register = func(fd protoreflect.FileDescriptor) error {
+		if _, err := files.FindFileByPath(fd.Path()); err == nil {
+			return nil
+		}
+		for i := 0; i < fd.Imports().Len(); i++ {
+			if err := register(fd.Imports().Get(i).FileDescriptor); err != nil {
+				return err
+			}
+		}
+		return files.RegisterFile(fd)
+	}
+	opts := []connect.HandlerOption{
+		connect.WithReadMaxBytes(int(s.cfg.BodyLimit)),
+		connect.WithSendMaxBytes(MaxResponseBytes),
+		connect.WithRequestInitializer(func(spec connect.Spec, msg any) error {
+			md, ok := spec.Schema.(protoreflect.MethodDescriptor)
+			m, isDyn := msg.(*dynamicpb.Message)
+			if !ok || !isDyn {
+				return fmt.Errorf("grpc: no schema for %s", spec.Procedure)
+			}
+			*m = *dynamicpb.NewMessage(md.Input())
+			return nil
+		}),
+	}
+	// google.rpc's details, so that reflection clients can read them.
+	if err := register(errdetails.File_google_rpc_error_details_proto); err != nil {
+		return nil, err
+	}
+	for _, fd := range fds {
+		if err := register(fd); err != nil {
+			return nil, err
+		}
+		for i := 0; i < fd.Services().Len(); i++ {
+			sd := fd.Services().Get(i)
+			served := false
+			for j := 0; j < sd.Methods().Len(); j++ {
+				md := sd.Methods().Get(j)
+				op := byName[string(sd.FullName())+"/"+string(md.Name())]
+				if op == nil {
+					continue // this server runs without the operation's service
+				}
+				procedure := "/" + string(sd.FullName()) + "/" + string(md.Name())
+				g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md), append(opts, connect.WithSchema(md))...)
+				served = true
+			}
+			if served {
+				g.services = append(g.services, string(sd.FullName()))
+			}
+		}
+	}
+	listed := append(append([]string(nil), g.services...), grpchealth.HealthV1ServiceName)
+	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return listed }), grpcreflect.WithDescriptorResolver(files))
+	for _, h := range []func(*grpcreflect.Reflector, ...connect.HandlerOption) (string, http.Handler){grpcreflect.NewHandlerV1, grpcreflect.NewHandlerV1Alpha} {
+		path, handler := h(reflector)
+		g.addPrefix(path, handler)
+	}
+	path, handler := grpchealth.NewHandler(healthChecker{s})
+	g.addPrefix(path, handler)
+	return g, nil
+}
+
+// addPrefix registers a handler of a whole service (path "/pkg.Service/").
+func (g *grpcFace) addPrefix(prefix string, h http.Handler) { g.mux[prefix] = h }
+
+// isGRPC tells a gRPC or gRPC-Web call from a REST request: by its media
+// type (application/grpc, application/grpc+proto, application/grpc-web,
+// application/grpc-web-text, ...). REST takes application/json.
+func isGRPC(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return r.Method == http.MethodPost && strings.HasPrefix(ct, "application/grpc")
+}
+
+func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, ok := g.mux[r.URL.Path]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	if i := strings.LastIndexByte(r.URL.Path, '/'); i > 0 {
+		if h, ok := g.mux[r.URL.Path[:i+1]]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+	}
+	_ = g.errs.Write(w, r, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("unknown method %s", r.URL.Path)))
+}
+
+// unary serves one operation as a unary gRPC method.
+func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[dynamicpb.Message], error) {
+	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[dynamicpb.Message], error) {
+		body, err := protojson.Marshal(req.Msg)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		rec := g.s.dispatch(ctx, op, req.Header(), req.Peer().Addr, body)
+		if rec.overflow {
+			return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
+		}
+		if rec.status != http.StatusOK {
+			return nil, rec.grpcError()
+		}
+		out := dynamicpb.NewMessage(md.Output())
+		if op.download != nil && op.Response == nil {
+			fileMessage(out, rec)
+		} else if err := protojson.Unmarshal(rec.body.Bytes(), out); err != nil {
+			reqID := rec.header.Get(requestIDHeader)
+			g.s.log.Error("a REST answer does not fit its gRPC message", "operation", op.FullName(), "request_id", reqID, "error", err)
+			return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
+		}
+		resp := connect.NewResponse(out)
+		copyAnswerHeaders(resp.Header(), rec.header)
+		return resp, nil
+	}
+}
+
+// answerHeaders are the REST answer's headers a gRPC client gets as
+// response metadata.
+var answerHeaders = []string{requestIDHeader, "Idempotent-Replay", "Retry-After"}
+
+func copyAnswerHeaders(dst, src http.Header) {
+	for _, h := range answerHeaders {
+		if v := src.Get(h); v != "" {
+			dst.Set(h, v)
+		}
+	}
+}
+
+// fileMessage fills a download's answer: data, file_name, content_type.
+func fileMessage(out *dynamicpb.Message, rec *recorder) {
+	fields := out.Descriptor().Fields()
+	out.Set(fields.ByName("data"), protoreflect.ValueOfBytes(rec.body.Bytes()))
+	out.Set(fields.ByName("content_type"), protoreflect.ValueOfString(rec.header.Get("Content-Type")))
+	if _, params, err := mime.ParseMediaType(rec.header.Get("Content-Disposition")); err == nil && params["filename"] != "" {
+		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(params["filename"]))
+	}
+}
+
+// grpcHopHeaders are the gRPC transport's own headers: they do not become
+// the operation's metadata.
+func grpcHopHeader(k string) bool {
+	k = strings.ToLower(k)
+	return k == "content-type" || k == "te" || k == "content-length" || strings.HasPrefix(k, "grpc-") || strings.HasPrefix(k, "connect-") ||
+		k == "x-grpc-web" || k == "x-user-agent"
+}
+
+// dispatch runs op through the gateway pipeline (gin's route of the
+// operation, with every middleware a REST request meets) with body as its
+// JSON and md as its headers, and records the answer.
+func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte) *recorder {
+	r, err := http.NewRequestWithContext(context.WithValue(ctx, viaGRPCKey{}, true), op.Verb, op.Path(), bytes.NewReader(body))
+	rec := &recorder{header: http.Header{}, status: http.StatusOK, limit: 2 * MaxResponseBytes}
+	if err != nil {
+		rec.status = http.StatusInternalServerError
+		rec.body.WriteString(`{"code":13,"message":"internal error","details":[]}`)
+		return rec
+	}
+	for k, vs := range md {
+		if !grpcHopHeader(k) {
+			r.Header[k] = vs
+		}
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.ContentLength = int64(len(body))
+	r.RemoteAddr = remote
+	r.RequestURI = op.Path()
+	s.engine.ServeHTTP(rec, r)
+	return rec
+}
+
+// recorder is the ResponseWriter of a dispatched call.
+type recorder struct {
+	header   http.Header
+	status   int
+	wrote    bool
+	body     bytes.Buffer
+	limit    int
+	overflow bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	if r.body.Len()+len(b) > r.limit {
+		r.overflow = true
+		return 0, errors.New("response too large for gRPC")
+	}
+	return r.body.Write(b)
+}
+
+// grpcError turns the gateway's error answer into the gRPC status: the
+// code as it is, the message, the details as google.protobuf.Any (a
+// Retry-After becomes a google.rpc.RetryInfo), the request id as metadata.
+func (r *recorder) grpcError() error {
+	var eb struct {
+		Code    int               `json:"code"`
+		Message string            `json:"message"`
+		Details []json.RawMessage `json:"details"`
+	}
+	if err := json.Unmarshal(r.body.Bytes(), &eb); err != nil || eb.Code <= 0 || eb.Code > 16 {
+		eb.Code, eb.Message = int(connect.CodeInternal), fmt.Sprintf("internal error (HTTP %d); quote request id %s when reporting it", r.status, r.header.Get(requestIDHeader))
+		eb.Details = nil
+	}
+	ce := connect.NewError(connect.Code(eb.Code), errors.New(eb.Message))
+	for _, d := range eb.Details {
+		var a anypb.Any
+		if err := protojson.Unmarshal(d, &a); err != nil {
+			continue // a detail of a type this server has no descriptor for
+		}
+		if detail, err := connect.NewErrorDetail(&a); err == nil {
+			ce.AddDetail(detail)
+		}
+	}
+	if secs, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil && secs >= 0 {
+		if detail, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)}); err == nil {
+			ce.AddDetail(detail)
+		}
+	}
+	copyAnswerHeaders(ce.Meta(), r.header)
+	return ce
+}
+
+// healthChecker answers grpc.health.v1 as /readyz does: SERVING when the
+// database answers and the schema is current.
+type healthChecker struct{ s *Server }
+
+func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
+	if req.Service != "" && !h.s.servesService(req.Service) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	current, target, err := h.s.migrator.Versions(ctx)
+	if err != nil || current != target {
+		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
+	}
+	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
+}
+
+func (s *Server) servesService(name string) bool {
+	if s.grpc == nil {
+		return false
+	}
+	for _, n := range s.grpc.services {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// HTTPProtocols are the protocols the server speaks on its port: HTTP/1.1,
+// HTTP/2 over TLS, and HTTP/2 in cleartext (h2c, for gRPC without TLS).
+func HTTPProtocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}

@@ -1,0 +1,178 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	grpcstatus "google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/workflows/status"
+
+	// The Go client generated from proto/ (make proto): its messages
+	// register themselves, so the transport below finds them by name.
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/bmu/v1/api"
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api"
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/core/preview/api"
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api"
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/namespaced_notifier/v1/api"
+	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/signer/sign/v1"
+)
+
+// serveH2C serves h over loopback as wasteflow serve does: HTTP/1.1 and
+// HTTP/2 in cleartext (gRPC) on one port.
+func serveH2C(h http.Handler) *httptest.Server {
+	hs := httptest.NewUnstartedServer(h)
+	hs.Config.Protocols = handlers.HTTPProtocols()
+	hs.Start()
+	return hs
+}
+
+// overGRPC makes the servers the tests start carry every operation's call
+// over gRPC (TestCoreFlowsOverGRPC sets it; the tests run one at a time).
+var overGRPC bool
+
+// grpcCalls counts the calls doGRPC carried.
+var grpcCalls atomic.Int64
+
+func dialGRPC(t testing.TB, base string) *grpc.ClientConn {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(handlers.MaxResponseBytes)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// doGRPC is env.do over gRPC: the JSON body becomes the generated request
+// message (protojson), the headers metadata; the answer comes back as the
+// REST face would have written it, so a scenario's assertions hold for
+// both faces: the message as JSON with every field, an error as {code,
+// message, details} with the HTTP status of its code, response metadata
+// as headers.
+func (e *env) doGRPC(t *testing.T, c call) (int, http.Header, []byte) {
+	t.Helper()
+	full := strings.TrimPrefix(c.path, "/")
+	svcName, method, _ := strings.Cut(full, "/")
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svcName))
+	if err != nil {
+		t.Fatalf("%s: no generated service: %v", c.path, err)
+	}
+	md := d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method))
+	if md == nil {
+		t.Fatalf("%s: no generated method", c.path)
+	}
+	in := newMessage(t, md.Input())
+	if len(bytes.TrimSpace(c.body)) > 0 {
+		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(c.body, in); err != nil {
+			t.Fatalf("%s: the scenario's body is no %s: %v\n%s", c.path, md.Input().FullName(), err, c.body)
+		}
+	}
+	out := newMessage(t, md.Output())
+	pairs := []string{}
+	for k, v := range c.headers {
+		pairs = append(pairs, strings.ToLower(k), v)
+	}
+	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(context.Background(), pairs...), time.Minute)
+	defer cancel()
+	var header, trailer metadata.MD
+	grpcCalls.Add(1)
+	err = e.grpc.Invoke(ctx, "/"+full, in, out, grpc.Header(&header), grpc.Trailer(&trailer))
+	h := http.Header{}
+	for _, m := range []metadata.MD{header, trailer} {
+		for k, vs := range m {
+			for _, v := range vs {
+				h.Add(k, v)
+			}
+		}
+	}
+	if err != nil {
+		st := grpcstatus.Convert(err)
+		details := []json.RawMessage{}
+		for _, a := range st.Proto().GetDetails() {
+			b, err := protojson.MarshalOptions{EmitUnpopulated: true}.Marshal(a)
+			if err != nil {
+				t.Fatalf("%s: detail %s: %v", c.path, a.GetTypeUrl(), err)
+			}
+			details = append(details, b)
+		}
+		body, _ := json.Marshal(map[string]any{"code": int(st.Code()), "message": st.Message(), "details": details})
+		return status.HTTPStatus(status.Code(st.Code())), h, body
+	}
+	body, err := protojson.MarshalOptions{EmitUnpopulated: true}.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return http.StatusOK, h, body
+}
+
+func newMessage(t *testing.T, d protoreflect.MessageDescriptor) proto.Message {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(d.FullName())
+	if err != nil {
+		t.Fatalf("no generated message %s: %v", d.FullName(), err)
+	}
+	return mt.New().Interface()
+}
+
+// The REST scenarios' core flows pass over gRPC too: the same tests, every
+// operation's call carried by a grpc-go client in binary protobuf over
+// HTTP/2 (h2c), with the generated messages.
+func TestCoreFlowsOverGRPC(t *testing.T) {
+	for _, f := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"NotificationHappyPath", TestNotificationHappyPath},
+		{"NotificationRejections", TestNotificationRejections},
+		{"MovementLife", TestMovementLife},
+		{"MovementRejectedAndTakenBack", TestMovementRejectedAndTakenBack},
+		{"Annex7Life", TestAnnex7Life},
+		{"Annex7TakeBack", TestAnnex7TakeBack},
+		{"TransportNoteLife", TestTransportNoteLife},
+		{"TransportLists", TestTransportLists},
+		{"BmuCreateAndValidate", TestBmuCreateAndValidate},
+		{"BmuUpdateAndLayers", TestBmuUpdateAndLayers},
+		{"BmuSignatures", TestBmuSignatures},
+		{"BmuTemplates", TestBmuTemplates},
+		{"SigningProcesses", TestSigningProcesses},
+		{"AuthFlow", TestAuthFlow},
+		{"DocumentLists", TestDocumentLists},
+		{"WorkQueuesFollowTheLifecycle", TestWorkQueuesFollowTheLifecycle},
+		{"DeadlineReportsAndGroupNotifications", TestDeadlineReportsAndGroupNotifications},
+		{"IdempotencyKeys", TestIdempotencyKeys},
+		{"TestClockWalksShipmentsThroughTime", TestTestClockWalksShipmentsThroughTime},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			overGRPC = true
+			defer func() { overGRPC = false }()
+			before := grpcCalls.Load()
+			f.run(t)
+			if n := grpcCalls.Load() - before; n < 5 {
+				t.Fatalf("only %d calls went over gRPC", n)
+			} else {
+				t.Logf("%d calls over gRPC", n)
+			}
+		})
+	}
+}
