@@ -63,6 +63,10 @@ type Config struct {
 	SignerKeys string
 	PublicURL  string
 
+	// WatchInterval is how often a gRPC WatchDocument stream reads its
+	// document.
+	WatchInterval time.Duration
+
 	// TLSCertFile and TLSKeyFile, both or neither: the server speaks TLS
 	// (HTTP/1.1 and HTTP/2, REST and gRPC) instead of cleartext.
 	TLSCertFile, TLSKeyFile string
@@ -167,6 +171,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_LARGE_BODY_SLOTS", "4", "how many bodies over 1 MiB are read at once; the next waits up to 2 s for a slot, then gets 503 with Retry-After", intSetter(func(c *Config) *int { return &c.LargeBodySlots })},
 	{"WASTEFLOW_MAX_CONNECTIONS", "1024", "open connections the server accepts at once; more wait in the listen queue", intSetter(func(c *Config) *int { return &c.MaxConnections })},
+	{"WASTEFLOW_WATCH_INTERVAL", "1s", "how often a gRPC WatchDocument stream reads its document to send its changes", durationSetter(func(c *Config) *time.Duration { return &c.WatchInterval })},
 	{"WASTEFLOW_IDEMPOTENCY_RETENTION", "24h", "how long the answer of a mutation sent with an Idempotency-Key is kept for its retries", durationSetter(func(c *Config) *time.Duration { return &c.IdempotencyRetention })},
 	{"WASTEFLOW_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default: none)", func(c *Config, v string) error {
 		c.TrustedProxies = nil

@@ -81,7 +81,7 @@ func withAccess(ops []Operation) []Operation {
 var onBothFaces = map[string]bool{"GetDocument": true, "ListDocuments": true, "SetByIntent": true}
 
 func isRead(method string) bool {
-	for _, p := range []string{"Get", "List", "Export", "Wait"} {
+	for _, p := range []string{"Get", "List", "Export", "Wait", "Watch", "Stream"} {
 		if strings.HasPrefix(method, p) {
 			return true
 		}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -95,8 +96,11 @@ const (
 
 type authEnv struct {
 	*env
-	db       *gorm.DB
-	clock    *clock
+	db    *gorm.DB
+	clock *clock
+	// deps start another instance on the same database; hs serves this one.
+	deps     handlers.Deps
+	hs       *httptest.Server
 	keys     *tokens.Keys
 	issuer   *tokens.Issuer
 	notes    *documents.Runner
@@ -180,11 +184,13 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	store := &transport.Service{Store: models.NewTransportStore(db), Mapping: wbmu.Ours{}, Now: clk.Now}
 	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+	cfg.WatchInterval = 20 * time.Millisecond
+	deps := handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
-		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond}})
+		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond}}
+	srv, err := handlers.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +204,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys}
+	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys}
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	protofiles "github.com/wasteflow/wasteflow/proto"
 )
 
@@ -49,6 +51,7 @@ type grpcFace struct {
 	mux      map[string]http.Handler // procedure ("/pkg.Service/Method") -> handler
 	errs     *connect.ErrorWriter
 	services []string
+	ops      map[string]*Operation // by "<package>.<Service>/<Method>"
 }
 
 // healthProto is grpc.health.v1 as the gRPC project publishes it, for
@@ -95,7 +98,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		byName[op.Package+"."+op.Service+"/"+op.Method] = op
 	}
 	files := new(protoregistry.Files)
-	g := &grpcFace{s: s, mux: map[string]http.Handler{}, errs: connect.NewErrorWriter()}
+	g := &grpcFace{s: s, mux: map[string]http.Handler{}, errs: connect.NewErrorWriter(), ops: byName}
 	var register func(fd protoreflect.FileDescriptor) error
 	register = func(fd protoreflect.FileDescriptor) error {
 		if _, err := files.FindFileByPath(fd.Path()); err == nil {
@@ -139,7 +142,11 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 					continue // this server runs without the operation's service
 				}
 				procedure := "/" + string(sd.FullName()) + "/" + string(md.Name())
-				g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md), append(opts, connect.WithSchema(md))...)
+				if op.Streaming() {
+					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md), append(opts, connect.WithSchema(md))...))
+				} else {
+					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md), append(opts, connect.WithSchema(md))...)
+				}
 				served = true
 			}
 			if served {
@@ -156,6 +163,80 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 	path, handler := grpchealth.NewHandler(healthChecker{s})
 	g.addPrefix(path, handler)
 	return g, nil
+}
+
+// streaming lifts the server's read and write timeouts for a stream,
+// which lives as long as its client wants.
+func (g *grpcFace) streaming(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+		h.ServeHTTP(w, r)
+	})
+}
+
+// serverStream serves a streaming operation: its request decoded by the
+// codec (as a REST body would be), a Caller that runs the operations it is
+// made of through the gateway with the stream's metadata, each message it
+// sends rendered by the codec and read into the rpc's response message.
+func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
+	return func(ctx context.Context, req *connect.Request[dynamicpb.Message], st *connect.ServerStream[dynamicpb.Message]) error {
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { // the server shutting down ends the stream; the client resumes elsewhere
+			select {
+			case <-g.s.streamsDone:
+			case <-ctx.Done():
+			}
+			stop()
+		}()
+		body, err := protojson.Marshal(req.Msg)
+		if err != nil {
+			return connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		in := reflect.New(op.Request)
+		if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
+			return connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		header, peer := req.Header(), req.Peer().Addr
+		call := func(ctx context.Context, method string, in, out any) error {
+			target := g.ops[method]
+			if target == nil {
+				return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s is not served here", method))
+			}
+			b, err := codec.Marshal(in)
+			if err != nil {
+				return err
+			}
+			rec := g.s.dispatch(ctx, target, header, peer, b)
+			if rec.status != http.StatusOK {
+				return rec.grpcError()
+			}
+			return codec.Unmarshal(rec.body.Bytes(), out)
+		}
+		send := func(v any) error {
+			b, err := codec.Marshal(v)
+			if err != nil {
+				return err
+			}
+			m := dynamicpb.NewMessage(md.Output())
+			if err := protojson.Unmarshal(b, m); err != nil {
+				return connect.NewError(connect.CodeInternal, fmt.Errorf("a message does not fit %s: %w", md.Output().FullName(), err))
+			}
+			return st.Send(m)
+		}
+		err = op.stream(ctx, in.Elem(), call, send)
+		select {
+		case <-g.s.streamsDone:
+			return connect.NewError(connect.CodeUnavailable, errors.New("the server is shutting down: reconnect (and resume from the last cursor received)"))
+		default:
+		}
+		if ctx.Err() != nil {
+			return nil // the client went away
+		}
+		return err
+	}
 }
 
 // addPrefix registers a handler of a whole service (path "/pkg.Service/").

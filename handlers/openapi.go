@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -110,6 +111,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	// responses use has its response form under its name (codec.
 	// ResponseSchemaRef). So requests stay lenient and responses strict,
 	// without a second set of Go types.
+	ops = slices.DeleteFunc(slices.Clone(ops), func(op Operation) bool { return op.Streaming() }) // REST is unary
 	var reqRoots, respRoots []reflect.Type
 	for _, op := range ops {
 		reqRoots = append(reqRoots, op.Request)

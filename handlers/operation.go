@@ -52,6 +52,39 @@ type Operation struct {
 	// download, instead of call, streams a file (ContentType) to the client.
 	download    func(ctx context.Context, decode func(any) error) (filename string, write func(io.Writer) error, err error)
 	ContentType string
+	// stream, instead of call, answers a server-streaming gRPC method:
+	// REST is unary (section 6), so such an operation has no REST route.
+	stream func(ctx context.Context, req reflect.Value, call Caller, send func(any) error) error
+}
+
+// Caller calls another operation of the table (method: "<package>.<Service>/<Method>")
+// through the gateway, with the credentials and metadata of the call that
+// streams: every check a client's own call meets applies.
+type Caller func(ctx context.Context, method string, req, resp any) error
+
+// Streaming tells an operation with no REST route: a server stream.
+func (o *Operation) Streaming() bool { return o.stream != nil }
+
+// ServerStream builds a server-streaming operation (gRPC only): fn gets
+// the decoded request, a Caller for the operations it is made of, and
+// sends each *Resp; it returns when the client goes away (nil) or with the
+// error that ends the stream.
+func ServerStream[Req, Resp any](o Operation, fn func(ctx context.Context, req *Req, call Caller, send func(*Resp) error) error) Operation {
+	o.Verb = http.MethodPost
+	o.Request, o.Response = reflect.TypeFor[Req](), reflect.TypeFor[Resp]()
+	o.stream = func(ctx context.Context, req reflect.Value, call Caller, send func(any) error) error {
+		return fn(ctx, req.Addr().Interface().(*Req), call, func(r *Resp) error { return send(r) })
+	}
+	return o
+}
+
+// MadeStream is ServerStream for request and response types made at run
+// time: fn gets the request (addressable) and sends pointers to resp.
+func MadeStream(o Operation, req, resp reflect.Type, fn func(ctx context.Context, req reflect.Value, call Caller, send func(any) error) error) Operation {
+	o.Verb = http.MethodPost
+	o.Request, o.Response = req, resp
+	o.stream = fn
+	return o
 }
 
 // Path is the operation's REST path: /<package>.<Service>/<Method>.

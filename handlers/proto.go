@@ -275,7 +275,7 @@ func BuildProto(ctx context.Context, ops []Operation, committed map[string][]byt
 		}
 		f.messages = append(f.messages, in, out)
 		svc.methods = append(svc.methods, &protoMethod{name: op.Method, comment: rpcComment(op),
-			input: op.Package + "." + inName, output: op.Package + "." + outName})
+			input: op.Package + "." + inName, output: op.Package + "." + outName, serverStreamed: op.Streaming()})
 	}
 	out := map[string][]byte{}
 	for _, fp := range order {
@@ -291,9 +291,14 @@ func rpcComment(op Operation) string {
 	if op.Description != "" {
 		sb.WriteString("\n\n" + op.Description)
 	}
-	sb.WriteString("\n\nREST: " + op.Verb + " " + op.Path())
-	if op.Verb == http.MethodGet {
-		sb.WriteString(" (the request's fields in the query string)")
+	switch {
+	case op.Streaming():
+		sb.WriteString("\n\nREST: none (a server stream: native gRPC and gRPC-Web only)")
+	default:
+		sb.WriteString("\n\nREST: " + op.Verb + " " + op.Path())
+		if op.Verb == http.MethodGet {
+			sb.WriteString(" (the request's fields in the query string)")
+		}
 	}
 	switch op.Security {
 	case NoToken:
@@ -313,7 +318,7 @@ func rpcComment(op Operation) string {
 	if op.Org != "" {
 		sb.WriteString("; " + op.Org + " accounts only")
 	}
-	if op.idempotent() {
+	if op.idempotent() && !op.Streaming() {
 		sb.WriteString("\nIdempotency-Key: optional metadata that makes a retry safe")
 	}
 	if op.Deprecated {

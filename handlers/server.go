@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -79,6 +80,10 @@ type Server struct {
 	ops         []Operation
 	engine      *gin.Engine
 	grpc        *grpcFace
+	// streamsDone closes when the server shuts down: streams end with
+	// UNAVAILABLE so that clients resume elsewhere (StopStreams).
+	streamsDone chan struct{}
+	stopStreams sync.Once
 	openapi     []byte
 	migrator    *models.Migrator
 	// providers caches the provider directory for the gateway's check.
@@ -95,7 +100,7 @@ func New(d Deps) (*Server, error) {
 	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
-	s := &Server{cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
+	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
 		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
@@ -149,6 +154,9 @@ func New(d Deps) (*Server, error) {
 	e.NoRoute(s.noRoute)
 	e.NoMethod(s.noMethod)
 	for _, op := range s.ops {
+		if op.Streaming() {
+			continue // gRPC only: REST answers it as any path it cannot route
+		}
 		e.Handle(op.Verb, op.Path(), s.handle(op))
 	}
 	for _, p := range s.plains {
@@ -170,6 +178,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.engine.ServeHTTP(w, r)
 }
+
+// StopStreams ends every gRPC stream (UNAVAILABLE: reconnect and resume);
+// http.Server.Shutdown waits for them otherwise. serve registers it with
+// RegisterOnShutdown.
+func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
 
 // Operations returns the operation table.
 func (s *Server) Operations() []Operation { return s.ops }

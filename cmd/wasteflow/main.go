@@ -486,6 +486,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		Protocols:         handlers.HTTPProtocols(), // REST on HTTP/1.1 and HTTP/2, gRPC on HTTP/2 (h2c in cleartext)
 	}
+	srv.RegisterOnShutdown(h.StopStreams) // gRPC streams end; their clients resume elsewhere
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("WASTEFLOW_ADDR=%s: %w", cfg.Addr, err)

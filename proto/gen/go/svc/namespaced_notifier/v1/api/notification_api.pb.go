@@ -15,6 +15,8 @@ import (
 	v1 "github.com/wasteflow/wasteflow/proto/gen/go/wasteflow/types/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -224,11 +226,142 @@ func (*AckNotificationsResponse) Descriptor() ([]byte, []int) {
 	return file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDescGZIP(), []int{3}
 }
 
+type StreamNotificationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// stream the events after this cursor (the last one received, to resume); empty: after the last acknowledged one
+	Cursor        string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamNotificationsRequest) Reset() {
+	*x = StreamNotificationsRequest{}
+	mi := &file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamNotificationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamNotificationsRequest) ProtoMessage() {}
+
+func (x *StreamNotificationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamNotificationsRequest.ProtoReflect.Descriptor instead.
+func (*StreamNotificationsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StreamNotificationsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+type StreamNotificationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// position of this event; acknowledge it with AckNotifications
+	Cursor     string       `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	Kind       v1.EventKind `protobuf:"varint,2,opt,name=kind,proto3,enum=wasteflow.types.v1.EventKind" json:"kind,omitempty"`
+	DocumentId string       `protobuf:"bytes,3,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	DeadlineId string       `protobuf:"bytes,4,opt,name=deadline_id,json=deadlineId,proto3" json:"deadline_id,omitempty"`
+	// documentNumber, documentKind and, by kind, from/to/intent or rule/legalBasis/party/state/dueAt
+	Payload       *structpb.Value        `protobuf:"bytes,5,opt,name=payload,proto3" json:"payload,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamNotificationsResponse) Reset() {
+	*x = StreamNotificationsResponse{}
+	mi := &file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamNotificationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamNotificationsResponse) ProtoMessage() {}
+
+func (x *StreamNotificationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamNotificationsResponse.ProtoReflect.Descriptor instead.
+func (*StreamNotificationsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StreamNotificationsResponse) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *StreamNotificationsResponse) GetKind() v1.EventKind {
+	if x != nil {
+		return x.Kind
+	}
+	return v1.EventKind(0)
+}
+
+func (x *StreamNotificationsResponse) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *StreamNotificationsResponse) GetDeadlineId() string {
+	if x != nil {
+		return x.DeadlineId
+	}
+	return ""
+}
+
+func (x *StreamNotificationsResponse) GetPayload() *structpb.Value {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *StreamNotificationsResponse) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
 var File_svc_namespaced_notifier_v1_api_notification_api_proto protoreflect.FileDescriptor
 
 const file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDesc = "" +
 	"\n" +
-	"5svc/namespaced_notifier/v1/api/notification_api.proto\x12\x1esvc.namespaced_notifier.v1.api\x1a\x1ewasteflow/types/v1/types.proto\"k\n" +
+	"5svc/namespaced_notifier/v1/api/notification_api.proto\x12\x1esvc.namespaced_notifier.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"k\n" +
 	"\x18ListNotificationsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12!\n" +
@@ -239,10 +372,23 @@ const file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDesc = "" +
 	"nextCursor\"1\n" +
 	"\x17AckNotificationsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\"\x1a\n" +
-	"\x18AckNotificationsResponse2\xa4\x02\n" +
+	"\x18AckNotificationsResponse\"4\n" +
+	"\x1aStreamNotificationsRequest\x12\x16\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\"\x97\x02\n" +
+	"\x1bStreamNotificationsResponse\x12\x16\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x121\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1d.wasteflow.types.v1.EventKindR\x04kind\x12\x1f\n" +
+	"\vdocument_id\x18\x03 \x01(\tR\n" +
+	"documentId\x12\x1f\n" +
+	"\vdeadline_id\x18\x04 \x01(\tR\n" +
+	"deadlineId\x120\n" +
+	"\apayload\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\apayload\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt2\xb7\x03\n" +
 	"\x0fNotificationApi\x12\x88\x01\n" +
 	"\x11ListNotifications\x128.svc.namespaced_notifier.v1.api.ListNotificationsRequest\x1a9.svc.namespaced_notifier.v1.api.ListNotificationsResponse\x12\x85\x01\n" +
-	"\x10AckNotifications\x127.svc.namespaced_notifier.v1.api.AckNotificationsRequest\x1a8.svc.namespaced_notifier.v1.api.AckNotificationsResponseB\x9e\x02\n" +
+	"\x10AckNotifications\x127.svc.namespaced_notifier.v1.api.AckNotificationsRequest\x1a8.svc.namespaced_notifier.v1.api.AckNotificationsResponse\x12\x90\x01\n" +
+	"\x13StreamNotifications\x12:.svc.namespaced_notifier.v1.api.StreamNotificationsRequest\x1a;.svc.namespaced_notifier.v1.api.StreamNotificationsResponse0\x01B\x9e\x02\n" +
 	"\"com.svc.namespaced_notifier.v1.apiB\x14NotificationApiProtoP\x01ZJgithub.com/wasteflow/wasteflow/proto/gen/go/svc/namespaced_notifier/v1/api\xa2\x02\x04SNVA\xaa\x02\x1dSvc.NamespacedNotifier.V1.Api\xca\x02\x1dSvc\\NamespacedNotifier\\V1\\Api\xe2\x02)Svc\\NamespacedNotifier\\V1\\Api\\GPBMetadata\xea\x02 Svc::NamespacedNotifier::V1::Apib\x06proto3"
 
 var (
@@ -257,25 +403,35 @@ func file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDescGZIP() []
 	return file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDescData
 }
 
-var file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_svc_namespaced_notifier_v1_api_notification_api_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_svc_namespaced_notifier_v1_api_notification_api_proto_goTypes = []any{
-	(*ListNotificationsRequest)(nil),  // 0: svc.namespaced_notifier.v1.api.ListNotificationsRequest
-	(*ListNotificationsResponse)(nil), // 1: svc.namespaced_notifier.v1.api.ListNotificationsResponse
-	(*AckNotificationsRequest)(nil),   // 2: svc.namespaced_notifier.v1.api.AckNotificationsRequest
-	(*AckNotificationsResponse)(nil),  // 3: svc.namespaced_notifier.v1.api.AckNotificationsResponse
-	(*v1.Notification)(nil),           // 4: wasteflow.types.v1.Notification
+	(*ListNotificationsRequest)(nil),    // 0: svc.namespaced_notifier.v1.api.ListNotificationsRequest
+	(*ListNotificationsResponse)(nil),   // 1: svc.namespaced_notifier.v1.api.ListNotificationsResponse
+	(*AckNotificationsRequest)(nil),     // 2: svc.namespaced_notifier.v1.api.AckNotificationsRequest
+	(*AckNotificationsResponse)(nil),    // 3: svc.namespaced_notifier.v1.api.AckNotificationsResponse
+	(*StreamNotificationsRequest)(nil),  // 4: svc.namespaced_notifier.v1.api.StreamNotificationsRequest
+	(*StreamNotificationsResponse)(nil), // 5: svc.namespaced_notifier.v1.api.StreamNotificationsResponse
+	(*v1.Notification)(nil),             // 6: wasteflow.types.v1.Notification
+	(v1.EventKind)(0),                   // 7: wasteflow.types.v1.EventKind
+	(*structpb.Value)(nil),              // 8: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),       // 9: google.protobuf.Timestamp
 }
 var file_svc_namespaced_notifier_v1_api_notification_api_proto_depIdxs = []int32{
-	4, // 0: svc.namespaced_notifier.v1.api.ListNotificationsResponse.notifications:type_name -> wasteflow.types.v1.Notification
-	0, // 1: svc.namespaced_notifier.v1.api.NotificationApi.ListNotifications:input_type -> svc.namespaced_notifier.v1.api.ListNotificationsRequest
-	2, // 2: svc.namespaced_notifier.v1.api.NotificationApi.AckNotifications:input_type -> svc.namespaced_notifier.v1.api.AckNotificationsRequest
-	1, // 3: svc.namespaced_notifier.v1.api.NotificationApi.ListNotifications:output_type -> svc.namespaced_notifier.v1.api.ListNotificationsResponse
-	3, // 4: svc.namespaced_notifier.v1.api.NotificationApi.AckNotifications:output_type -> svc.namespaced_notifier.v1.api.AckNotificationsResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	6, // 0: svc.namespaced_notifier.v1.api.ListNotificationsResponse.notifications:type_name -> wasteflow.types.v1.Notification
+	7, // 1: svc.namespaced_notifier.v1.api.StreamNotificationsResponse.kind:type_name -> wasteflow.types.v1.EventKind
+	8, // 2: svc.namespaced_notifier.v1.api.StreamNotificationsResponse.payload:type_name -> google.protobuf.Value
+	9, // 3: svc.namespaced_notifier.v1.api.StreamNotificationsResponse.created_at:type_name -> google.protobuf.Timestamp
+	0, // 4: svc.namespaced_notifier.v1.api.NotificationApi.ListNotifications:input_type -> svc.namespaced_notifier.v1.api.ListNotificationsRequest
+	2, // 5: svc.namespaced_notifier.v1.api.NotificationApi.AckNotifications:input_type -> svc.namespaced_notifier.v1.api.AckNotificationsRequest
+	4, // 6: svc.namespaced_notifier.v1.api.NotificationApi.StreamNotifications:input_type -> svc.namespaced_notifier.v1.api.StreamNotificationsRequest
+	1, // 7: svc.namespaced_notifier.v1.api.NotificationApi.ListNotifications:output_type -> svc.namespaced_notifier.v1.api.ListNotificationsResponse
+	3, // 8: svc.namespaced_notifier.v1.api.NotificationApi.AckNotifications:output_type -> svc.namespaced_notifier.v1.api.AckNotificationsResponse
+	5, // 9: svc.namespaced_notifier.v1.api.NotificationApi.StreamNotifications:output_type -> svc.namespaced_notifier.v1.api.StreamNotificationsResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_svc_namespaced_notifier_v1_api_notification_api_proto_init() }
@@ -289,7 +445,7 @@ func file_svc_namespaced_notifier_v1_api_notification_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDesc), len(file_svc_namespaced_notifier_v1_api_notification_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,8 +24,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	NotificationApi_ListNotifications_FullMethodName = "/svc.namespaced_notifier.v1.api.NotificationApi/ListNotifications"
-	NotificationApi_AckNotifications_FullMethodName  = "/svc.namespaced_notifier.v1.api.NotificationApi/AckNotifications"
+	NotificationApi_ListNotifications_FullMethodName   = "/svc.namespaced_notifier.v1.api.NotificationApi/ListNotifications"
+	NotificationApi_AckNotifications_FullMethodName    = "/svc.namespaced_notifier.v1.api.NotificationApi/AckNotifications"
+	NotificationApi_StreamNotifications_FullMethodName = "/svc.namespaced_notifier.v1.api.NotificationApi/StreamNotifications"
 )
 
 // NotificationApiClient is the client API for NotificationApi service.
@@ -49,6 +50,13 @@ type NotificationApiClient interface {
 	// Authorization: Bearer <group token>
 	// Idempotency-Key: optional metadata that makes a retry safe
 	AckNotifications(ctx context.Context, in *AckNotificationsRequest, opts ...grpc.CallOption) (*AckNotificationsResponse, error)
+	// The group's notifications as they happen (server stream)
+	//
+	// Every event ListNotifications would return, in order, as soon as it exists; each carries its cursor. To resume after a broken connection or a restart of the server, pass the cursor of the last event received: the stream goes on after it, so no event is lost or repeated (events are stored, not held by an instance). The stream does not acknowledge: AckNotifications does. Each poll re-checks the group token: when it expires the stream ends with UNAUTHENTICATED; log in and resume.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <group token>
+	StreamNotifications(ctx context.Context, in *StreamNotificationsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamNotificationsResponse], error)
 }
 
 type notificationApiClient struct {
@@ -79,6 +87,25 @@ func (c *notificationApiClient) AckNotifications(ctx context.Context, in *AckNot
 	return out, nil
 }
 
+func (c *notificationApiClient) StreamNotifications(ctx context.Context, in *StreamNotificationsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamNotificationsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &NotificationApi_ServiceDesc.Streams[0], NotificationApi_StreamNotifications_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[StreamNotificationsRequest, StreamNotificationsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type NotificationApi_StreamNotificationsClient = grpc.ServerStreamingClient[StreamNotificationsResponse]
+
 // NotificationApiServer is the server API for NotificationApi service.
 // All implementations must embed UnimplementedNotificationApiServer
 // for forward compatibility.
@@ -100,6 +127,13 @@ type NotificationApiServer interface {
 	// Authorization: Bearer <group token>
 	// Idempotency-Key: optional metadata that makes a retry safe
 	AckNotifications(context.Context, *AckNotificationsRequest) (*AckNotificationsResponse, error)
+	// The group's notifications as they happen (server stream)
+	//
+	// Every event ListNotifications would return, in order, as soon as it exists; each carries its cursor. To resume after a broken connection or a restart of the server, pass the cursor of the last event received: the stream goes on after it, so no event is lost or repeated (events are stored, not held by an instance). The stream does not acknowledge: AckNotifications does. Each poll re-checks the group token: when it expires the stream ends with UNAUTHENTICATED; log in and resume.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <group token>
+	StreamNotifications(*StreamNotificationsRequest, grpc.ServerStreamingServer[StreamNotificationsResponse]) error
 	mustEmbedUnimplementedNotificationApiServer()
 }
 
@@ -115,6 +149,9 @@ func (UnimplementedNotificationApiServer) ListNotifications(context.Context, *Li
 }
 func (UnimplementedNotificationApiServer) AckNotifications(context.Context, *AckNotificationsRequest) (*AckNotificationsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AckNotifications not implemented")
+}
+func (UnimplementedNotificationApiServer) StreamNotifications(*StreamNotificationsRequest, grpc.ServerStreamingServer[StreamNotificationsResponse]) error {
+	return status.Error(codes.Unimplemented, "method StreamNotifications not implemented")
 }
 func (UnimplementedNotificationApiServer) mustEmbedUnimplementedNotificationApiServer() {}
 func (UnimplementedNotificationApiServer) testEmbeddedByValue()                         {}
@@ -173,6 +210,17 @@ func _NotificationApi_AckNotifications_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _NotificationApi_StreamNotifications_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(StreamNotificationsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(NotificationApiServer).StreamNotifications(m, &grpc.GenericServerStream[StreamNotificationsRequest, StreamNotificationsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type NotificationApi_StreamNotificationsServer = grpc.ServerStreamingServer[StreamNotificationsResponse]
+
 // NotificationApi_ServiceDesc is the grpc.ServiceDesc for NotificationApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -189,6 +237,12 @@ var NotificationApi_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _NotificationApi_AckNotifications_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "StreamNotifications",
+			Handler:       _NotificationApi_StreamNotifications_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "svc/namespaced_notifier/v1/api/notification_api.proto",
 }

@@ -1216,6 +1216,110 @@ func (x *AuthorityDocumentApiListDocumentsResponse) GetTotal() int64 {
 	return 0
 }
 
+type AuthorityDocumentApiWatchDocumentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiWatchDocumentRequest) Reset() {
+	*x = AuthorityDocumentApiWatchDocumentRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiWatchDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiWatchDocumentRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *AuthorityDocumentApiWatchDocumentRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiWatchDocumentResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Document        *v1.HandlersDocument   `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	FollowUpIntents []*v1.FollowUpIntent   `protobuf:"bytes,2,rep,name=follow_up_intents,json=followUpIntents,proto3" json:"follow_up_intents,omitempty"`
+	BusinessErrors  []*v1.BusinessError    `protobuf:"bytes,3,rep,name=business_errors,json=businessErrors,proto3" json:"business_errors,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) Reset() {
+	*x = AuthorityDocumentApiWatchDocumentResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiWatchDocumentResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) GetFollowUpIntents() []*v1.FollowUpIntent {
+	if x != nil {
+		return x.FollowUpIntents
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiWatchDocumentResponse) GetBusinessErrors() []*v1.BusinessError {
+	if x != nil {
+		return x.BusinessErrors
+	}
+	return nil
+}
+
 var File_svc_bxa_diwass_v1_api_authority_document_api_proto protoreflect.FileDescriptor
 
 const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
@@ -1320,8 +1424,14 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"actionable\"\x82\x01\n" +
 	")AuthorityDocumentApiListDocumentsResponse\x12?\n" +
 	"\aentries\x18\x01 \x03(\v2%.wasteflow.types.v1.DocumentListEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total2\xf5\n" +
-	"\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"K\n" +
+	"(AuthorityDocumentApiWatchDocumentRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"\x89\x02\n" +
+	")AuthorityDocumentApiWatchDocumentResponse\x12@\n" +
+	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
+	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8c\f\n" +
 	"\x14AuthorityDocumentApi\x12\x82\x01\n" +
 	"\x15SetRequestInformation\x123.svc.bxa.diwass.v1.api.SetRequestInformationRequest\x1a4.svc.bxa.diwass.v1.api.SetRequestInformationResponse\x12d\n" +
 	"\vSetDecision\x12).svc.bxa.diwass.v1.api.SetDecisionRequest\x1a*.svc.bxa.diwass.v1.api.SetDecisionResponse\x12\xac\x01\n" +
@@ -1332,7 +1442,8 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\x15SubmitAcknowledgement\x123.svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest\x1a4.svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse\x12\x8c\x01\n" +
 	"\vSetByIntent\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse\x12\x8c\x01\n" +
 	"\vGetDocument\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse\x12\x92\x01\n" +
-	"\rListDocuments\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponseB\xf3\x01\n" +
+	"\rListDocuments\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse\x12\x94\x01\n" +
+	"\rWatchDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse0\x01B\xf3\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x19AuthorityDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
 var (
@@ -1347,7 +1458,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP() []byt
 	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*SetRequestInformationRequest)(nil),                // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
 	(*SetRequestInformationResponse)(nil),               // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
@@ -1369,86 +1480,93 @@ var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*AuthorityDocumentApiGetDocumentResponse)(nil),     // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
 	(*AuthorityDocumentApiListDocumentsRequest)(nil),    // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
 	(*AuthorityDocumentApiListDocumentsResponse)(nil),   // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	(*v1.RequestInformation)(nil),                       // 20: wasteflow.types.v1.RequestInformation
-	(*v1.NotificationDocument)(nil),                     // 21: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                           // 22: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                            // 23: wasteflow.types.v1.BusinessError
-	(*v1.Decision)(nil),                                 // 24: wasteflow.types.v1.Decision
-	(*v1.ReplyToRequestForChange)(nil),                  // 25: wasteflow.types.v1.ReplyToRequestForChange
-	(*v1.NotificationSignal)(nil),                       // 26: wasteflow.types.v1.NotificationSignal
-	(*v1.Signal)(nil),                                   // 27: wasteflow.types.v1.Signal
-	(*v1.MovementDocument)(nil),                         // 28: wasteflow.types.v1.MovementDocument
-	(*v1.MovementTakeBack)(nil),                         // 29: wasteflow.types.v1.MovementTakeBack
-	(*v1.Acknowledgement)(nil),                          // 30: wasteflow.types.v1.Acknowledgement
-	(*structpb.Value)(nil),                              // 31: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                         // 32: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                           // 33: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                        // 34: wasteflow.types.v1.DocumentListEntry
+	(*AuthorityDocumentApiWatchDocumentRequest)(nil),    // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	(*AuthorityDocumentApiWatchDocumentResponse)(nil),   // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	(*v1.RequestInformation)(nil),                       // 22: wasteflow.types.v1.RequestInformation
+	(*v1.NotificationDocument)(nil),                     // 23: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                           // 24: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                            // 25: wasteflow.types.v1.BusinessError
+	(*v1.Decision)(nil),                                 // 26: wasteflow.types.v1.Decision
+	(*v1.ReplyToRequestForChange)(nil),                  // 27: wasteflow.types.v1.ReplyToRequestForChange
+	(*v1.NotificationSignal)(nil),                       // 28: wasteflow.types.v1.NotificationSignal
+	(*v1.Signal)(nil),                                   // 29: wasteflow.types.v1.Signal
+	(*v1.MovementDocument)(nil),                         // 30: wasteflow.types.v1.MovementDocument
+	(*v1.MovementTakeBack)(nil),                         // 31: wasteflow.types.v1.MovementTakeBack
+	(*v1.Acknowledgement)(nil),                          // 32: wasteflow.types.v1.Acknowledgement
+	(*structpb.Value)(nil),                              // 33: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                         // 34: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                           // 35: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                        // 36: wasteflow.types.v1.DocumentListEntry
 }
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_depIdxs = []int32{
-	20, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	21, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	22, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	24, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
-	21, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	22, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	25, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	21, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	22, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	26, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	21, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	22, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	27, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
-	28, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	22, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	29, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	28, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	22, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	30, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	21, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	28, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
-	22, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	31, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	32, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	22, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	32, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	22, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	23, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	33, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	34, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	0,  // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	2,  // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
-	4,  // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	6,  // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	8,  // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	10, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	12, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	14, // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	16, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	18, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	1,  // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	3,  // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
-	5,  // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	7,  // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	9,  // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	11, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	13, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	15, // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	17, // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	19, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	48, // [48:58] is the sub-list for method output_type
-	38, // [38:48] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	22, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	23, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	24, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	26, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
+	23, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	24, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	27, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	23, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	24, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	28, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	23, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	24, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	29, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
+	30, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	24, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	31, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	30, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	24, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	32, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	23, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	30, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
+	24, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	33, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	34, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	24, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	34, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	24, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	35, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	36, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	34, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	24, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	25, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,  // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	2,  // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
+	4,  // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	6,  // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	8,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	10, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	12, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	14, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	16, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	18, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	20, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	1,  // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	3,  // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
+	5,  // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	7,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	9,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	11, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	13, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	15, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	17, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	19, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	21, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	52, // [52:63] is the sub-list for method output_type
+	41, // [41:52] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() }
@@ -1469,7 +1587,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	AuthorityDocumentApi_SetByIntent_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetByIntent"
 	AuthorityDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument"
 	AuthorityDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments"
+	AuthorityDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/WatchDocument"
 )
 
 // AuthorityDocumentApiClient is the client API for AuthorityDocumentApi service.
@@ -120,6 +121,13 @@ type AuthorityDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListDocuments(ctx context.Context, in *AuthorityDocumentApiListDocumentsRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiListDocumentsResponse, error)
+	// A document's changes as they happen (server stream), for UIs
+	//
+	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	WatchDocument(ctx context.Context, in *AuthorityDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse], error)
 }
 
 type authorityDocumentApiClient struct {
@@ -230,6 +238,25 @@ func (c *authorityDocumentApiClient) ListDocuments(ctx context.Context, in *Auth
 	return out, nil
 }
 
+func (c *authorityDocumentApiClient) WatchDocument(ctx context.Context, in *AuthorityDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AuthorityDocumentApi_ServiceDesc.Streams[0], AuthorityDocumentApi_WatchDocument_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[AuthorityDocumentApiWatchDocumentRequest, AuthorityDocumentApiWatchDocumentResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AuthorityDocumentApi_WatchDocumentClient = grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse]
+
 // AuthorityDocumentApiServer is the server API for AuthorityDocumentApi service.
 // All implementations must embed UnimplementedAuthorityDocumentApiServer
 // for forward compatibility.
@@ -314,6 +341,13 @@ type AuthorityDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListDocuments(context.Context, *AuthorityDocumentApiListDocumentsRequest) (*AuthorityDocumentApiListDocumentsResponse, error)
+	// A document's changes as they happen (server stream), for UIs
+	//
+	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	WatchDocument(*AuthorityDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]) error
 	mustEmbedUnimplementedAuthorityDocumentApiServer()
 }
 
@@ -353,6 +387,9 @@ func (UnimplementedAuthorityDocumentApiServer) GetDocument(context.Context, *Aut
 }
 func (UnimplementedAuthorityDocumentApiServer) ListDocuments(context.Context, *AuthorityDocumentApiListDocumentsRequest) (*AuthorityDocumentApiListDocumentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDocuments not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) WatchDocument(*AuthorityDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
 }
 func (UnimplementedAuthorityDocumentApiServer) mustEmbedUnimplementedAuthorityDocumentApiServer() {}
 func (UnimplementedAuthorityDocumentApiServer) testEmbeddedByValue()                              {}
@@ -555,6 +592,17 @@ func _AuthorityDocumentApi_ListDocuments_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthorityDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(AuthorityDocumentApiWatchDocumentRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(AuthorityDocumentApiServer).WatchDocument(m, &grpc.GenericServerStream[AuthorityDocumentApiWatchDocumentRequest, AuthorityDocumentApiWatchDocumentResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AuthorityDocumentApi_WatchDocumentServer = grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]
+
 // AuthorityDocumentApi_ServiceDesc is the grpc.ServiceDesc for AuthorityDocumentApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -603,6 +651,12 @@ var AuthorityDocumentApi_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _AuthorityDocumentApi_ListDocuments_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchDocument",
+			Handler:       _AuthorityDocumentApi_WatchDocument_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "svc/bxa/diwass/v1/api/authority_document_api.proto",
 }

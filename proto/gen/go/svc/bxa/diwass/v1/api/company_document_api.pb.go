@@ -2850,6 +2850,110 @@ func (x *CompanyDocumentApiListDocumentsResponse) GetTotal() int64 {
 	return 0
 }
 
+type CompanyDocumentApiWatchDocumentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiWatchDocumentRequest) Reset() {
+	*x = CompanyDocumentApiWatchDocumentRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiWatchDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiWatchDocumentRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CompanyDocumentApiWatchDocumentRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type CompanyDocumentApiWatchDocumentResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Document        *v1.HandlersDocument   `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	FollowUpIntents []*v1.FollowUpIntent   `protobuf:"bytes,2,rep,name=follow_up_intents,json=followUpIntents,proto3" json:"follow_up_intents,omitempty"`
+	BusinessErrors  []*v1.BusinessError    `protobuf:"bytes,3,rep,name=business_errors,json=businessErrors,proto3" json:"business_errors,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) Reset() {
+	*x = CompanyDocumentApiWatchDocumentResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiWatchDocumentResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) GetFollowUpIntents() []*v1.FollowUpIntent {
+	if x != nil {
+		return x.FollowUpIntents
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiWatchDocumentResponse) GetBusinessErrors() []*v1.BusinessError {
+	if x != nil {
+		return x.BusinessErrors
+	}
+	return nil
+}
+
 var File_svc_bxa_diwass_v1_api_company_document_api_proto protoreflect.FileDescriptor
 
 const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
@@ -3084,7 +3188,14 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"actionable\"\x80\x01\n" +
 	"'CompanyDocumentApiListDocumentsResponse\x12?\n" +
 	"\aentries\x18\x01 \x03(\v2%.wasteflow.types.v1.DocumentListEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total2\xfb\x18\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"I\n" +
+	"&CompanyDocumentApiWatchDocumentRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"\x87\x02\n" +
+	"'CompanyDocumentApiWatchDocumentResponse\x12@\n" +
+	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
+	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8e\x1a\n" +
 	"\x12CompanyDocumentApi\x12s\n" +
 	"\x10CreateSubmission\x12..svc.bxa.diwass.v1.api.CreateSubmissionRequest\x1a/.svc.bxa.diwass.v1.api.CreateSubmissionResponse\x12p\n" +
 	"\x0fGetNotification\x12-.svc.bxa.diwass.v1.api.GetNotificationRequest\x1a..svc.bxa.diwass.v1.api.GetNotificationResponse\x12j\n" +
@@ -3109,7 +3220,8 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\x15SetFacilityCompletion\x123.svc.bxa.diwass.v1.api.SetFacilityCompletionRequest\x1a4.svc.bxa.diwass.v1.api.SetFacilityCompletionResponse\x12\x88\x01\n" +
 	"\vSetByIntent\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse\x12\x88\x01\n" +
 	"\vGetDocument\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse\x12\x8e\x01\n" +
-	"\rListDocuments\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponseB\xf1\x01\n" +
+	"\rListDocuments\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse\x12\x90\x01\n" +
+	"\rWatchDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse0\x01B\xf1\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x17CompanyDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
 var (
@@ -3124,7 +3236,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP() []byte 
 	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 	(*CreateSubmissionRequest)(nil),                     // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
 	(*CreateSubmissionResponse)(nil),                    // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
@@ -3174,178 +3286,185 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 	(*CompanyDocumentApiGetDocumentResponse)(nil),       // 45: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
 	(*CompanyDocumentApiListDocumentsRequest)(nil),      // 46: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
 	(*CompanyDocumentApiListDocumentsResponse)(nil),     // 47: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	(*v1.NotificationContent)(nil),                      // 48: wasteflow.types.v1.NotificationContent
-	(*v1.Metadata)(nil),                                 // 49: wasteflow.types.v1.Metadata
-	(*v1.NotificationDocument)(nil),                     // 50: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                           // 51: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                            // 52: wasteflow.types.v1.BusinessError
-	(*v1.ReplyToRequestInformation)(nil),                // 53: wasteflow.types.v1.ReplyToRequestInformation
-	(*v1.RequestForChange)(nil),                         // 54: wasteflow.types.v1.RequestForChange
-	(*v1.FacilityCompletionArticle15)(nil),              // 55: wasteflow.types.v1.FacilityCompletionArticle15
-	(*v1.Annex7Content)(nil),                            // 56: wasteflow.types.v1.Annex7Content
-	(*v1.Annex7Document)(nil),                           // 57: wasteflow.types.v1.Annex7Document
-	(*v1.CarrierTransfer)(nil),                          // 58: wasteflow.types.v1.CarrierTransfer
-	(*v1.ReceiptCertificate)(nil),                       // 59: wasteflow.types.v1.ReceiptCertificate
-	(*v1.CertificateOfCompletion)(nil),                  // 60: wasteflow.types.v1.CertificateOfCompletion
-	(*v1.Annex7TakeBack)(nil),                           // 61: wasteflow.types.v1.Annex7TakeBack
-	(*v1.Template)(nil),                                 // 62: wasteflow.types.v1.Template
-	(*v1.MovementDocument)(nil),                         // 63: wasteflow.types.v1.MovementDocument
-	(*v1.CarrierTransport)(nil),                         // 64: wasteflow.types.v1.CarrierTransport
-	(*v1.ConsigneeReception)(nil),                       // 65: wasteflow.types.v1.ConsigneeReception
-	(*v1.FacilityReception)(nil),                        // 66: wasteflow.types.v1.FacilityReception
-	(*v1.FacilityCompletion)(nil),                       // 67: wasteflow.types.v1.FacilityCompletion
-	(*structpb.Value)(nil),                              // 68: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                         // 69: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                           // 70: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                        // 71: wasteflow.types.v1.DocumentListEntry
+	(*CompanyDocumentApiWatchDocumentRequest)(nil),      // 48: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	(*CompanyDocumentApiWatchDocumentResponse)(nil),     // 49: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	(*v1.NotificationContent)(nil),                      // 50: wasteflow.types.v1.NotificationContent
+	(*v1.Metadata)(nil),                                 // 51: wasteflow.types.v1.Metadata
+	(*v1.NotificationDocument)(nil),                     // 52: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                           // 53: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                            // 54: wasteflow.types.v1.BusinessError
+	(*v1.ReplyToRequestInformation)(nil),                // 55: wasteflow.types.v1.ReplyToRequestInformation
+	(*v1.RequestForChange)(nil),                         // 56: wasteflow.types.v1.RequestForChange
+	(*v1.FacilityCompletionArticle15)(nil),              // 57: wasteflow.types.v1.FacilityCompletionArticle15
+	(*v1.Annex7Content)(nil),                            // 58: wasteflow.types.v1.Annex7Content
+	(*v1.Annex7Document)(nil),                           // 59: wasteflow.types.v1.Annex7Document
+	(*v1.CarrierTransfer)(nil),                          // 60: wasteflow.types.v1.CarrierTransfer
+	(*v1.ReceiptCertificate)(nil),                       // 61: wasteflow.types.v1.ReceiptCertificate
+	(*v1.CertificateOfCompletion)(nil),                  // 62: wasteflow.types.v1.CertificateOfCompletion
+	(*v1.Annex7TakeBack)(nil),                           // 63: wasteflow.types.v1.Annex7TakeBack
+	(*v1.Template)(nil),                                 // 64: wasteflow.types.v1.Template
+	(*v1.MovementDocument)(nil),                         // 65: wasteflow.types.v1.MovementDocument
+	(*v1.CarrierTransport)(nil),                         // 66: wasteflow.types.v1.CarrierTransport
+	(*v1.ConsigneeReception)(nil),                       // 67: wasteflow.types.v1.ConsigneeReception
+	(*v1.FacilityReception)(nil),                        // 68: wasteflow.types.v1.FacilityReception
+	(*v1.FacilityCompletion)(nil),                       // 69: wasteflow.types.v1.FacilityCompletion
+	(*structpb.Value)(nil),                              // 70: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                         // 71: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                           // 72: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                        // 73: wasteflow.types.v1.DocumentListEntry
 }
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
-	48,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	49,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	50,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	50,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	48,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	50,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	53,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	50,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	54,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	50,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	55,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	50,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
-	51,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	56,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	49,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
-	57,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	57,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	56,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	57,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	58,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	57,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	59,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	57,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	59,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	57,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	60,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	57,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	61,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	57,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	51,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	62,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	49,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	63,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	63,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	62,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	63,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	64,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	63,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	65,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	63,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	63,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	67,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	63,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	51,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	68,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	69,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	51,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	69,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	51,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	52,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	70,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	71,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	0,   // 93: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	2,   // 94: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
-	4,   // 95: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
-	6,   // 96: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	8,   // 97: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	10,  // 98: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	12,  // 99: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
-	14,  // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
-	16,  // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
-	18,  // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	20,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	22,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	24,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	26,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	28,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	30,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
-	32,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	34,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	36,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	38,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	40,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	42,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	44,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	46,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	1,   // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	3,   // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
-	5,   // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
-	7,   // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	9,   // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	11,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	13,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
-	15,  // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
-	17,  // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
-	19,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	21,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	23,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	25,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	27,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	29,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	31,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
-	33,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	35,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	37,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	39,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	41,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	43,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	45,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	47,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	117, // [117:141] is the sub-list for method output_type
-	93,  // [93:117] is the sub-list for method input_type
-	93,  // [93:93] is the sub-list for extension type_name
-	93,  // [93:93] is the sub-list for extension extendee
-	0,   // [0:93] is the sub-list for field type_name
+	50,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	51,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	52,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	52,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	50,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	52,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	55,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	52,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	56,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	52,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	57,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	52,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
+	53,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	58,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	51,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
+	59,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	59,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	58,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	59,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	60,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	59,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	61,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	59,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	61,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	59,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	62,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	59,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	63,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	59,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	53,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	64,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	51,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	65,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	65,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	64,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	65,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	65,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	67,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	65,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	68,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	65,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	69,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	65,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	53,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	70,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	71,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	53,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	71,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	53,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	73,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	71,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	53,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	54,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,   // 96: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	2,   // 97: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
+	4,   // 98: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
+	6,   // 99: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	8,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	10,  // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	12,  // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
+	14,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
+	16,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
+	18,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	20,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	22,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	24,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	26,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	28,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	30,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
+	32,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	34,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	36,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	38,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	40,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	42,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	44,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	46,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	48,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	1,   // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	3,   // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
+	5,   // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
+	7,   // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	9,   // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	11,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	13,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
+	15,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
+	17,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
+	19,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	21,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	23,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	25,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	27,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	29,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	31,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
+	33,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	35,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	37,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	39,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	41,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	43,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	45,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	47,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	49,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	121, // [121:146] is the sub-list for method output_type
+	96,  // [96:121] is the sub-list for method input_type
+	96,  // [96:96] is the sub-list for extension type_name
+	96,  // [96:96] is the sub-list for extension extendee
+	0,   // [0:96] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_company_document_api_proto_init() }
@@ -3374,7 +3493,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,6 +48,7 @@ const (
 	CompanyDocumentApi_SetByIntent_FullMethodName                         = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetByIntent"
 	CompanyDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocument"
 	CompanyDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments"
+	CompanyDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/WatchDocument"
 )
 
 // CompanyDocumentApiClient is the client API for CompanyDocumentApi service.
@@ -244,6 +245,13 @@ type CompanyDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	ListDocuments(ctx context.Context, in *CompanyDocumentApiListDocumentsRequest, opts ...grpc.CallOption) (*CompanyDocumentApiListDocumentsResponse, error)
+	// A document's changes as they happen (server stream), for UIs
+	//
+	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	WatchDocument(ctx context.Context, in *CompanyDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse], error)
 }
 
 type companyDocumentApiClient struct {
@@ -494,6 +502,25 @@ func (c *companyDocumentApiClient) ListDocuments(ctx context.Context, in *Compan
 	return out, nil
 }
 
+func (c *companyDocumentApiClient) WatchDocument(ctx context.Context, in *CompanyDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &CompanyDocumentApi_ServiceDesc.Streams[0], CompanyDocumentApi_WatchDocument_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CompanyDocumentApiWatchDocumentRequest, CompanyDocumentApiWatchDocumentResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CompanyDocumentApi_WatchDocumentClient = grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse]
+
 // CompanyDocumentApiServer is the server API for CompanyDocumentApi service.
 // All implementations must embed UnimplementedCompanyDocumentApiServer
 // for forward compatibility.
@@ -688,6 +715,13 @@ type CompanyDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	ListDocuments(context.Context, *CompanyDocumentApiListDocumentsRequest) (*CompanyDocumentApiListDocumentsResponse, error)
+	// A document's changes as they happen (server stream), for UIs
+	//
+	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
+	//
+	// REST: none (a server stream: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	WatchDocument(*CompanyDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]) error
 	mustEmbedUnimplementedCompanyDocumentApiServer()
 }
 
@@ -769,6 +803,9 @@ func (UnimplementedCompanyDocumentApiServer) GetDocument(context.Context, *Compa
 }
 func (UnimplementedCompanyDocumentApiServer) ListDocuments(context.Context, *CompanyDocumentApiListDocumentsRequest) (*CompanyDocumentApiListDocumentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDocuments not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) WatchDocument(*CompanyDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
 }
 func (UnimplementedCompanyDocumentApiServer) mustEmbedUnimplementedCompanyDocumentApiServer() {}
 func (UnimplementedCompanyDocumentApiServer) testEmbeddedByValue()                            {}
@@ -1223,6 +1260,17 @@ func _CompanyDocumentApi_ListDocuments_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CompanyDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(CompanyDocumentApiWatchDocumentRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(CompanyDocumentApiServer).WatchDocument(m, &grpc.GenericServerStream[CompanyDocumentApiWatchDocumentRequest, CompanyDocumentApiWatchDocumentResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CompanyDocumentApi_WatchDocumentServer = grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]
+
 // CompanyDocumentApi_ServiceDesc is the grpc.ServiceDesc for CompanyDocumentApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1327,6 +1375,12 @@ var CompanyDocumentApi_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _CompanyDocumentApi_ListDocuments_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchDocument",
+			Handler:       _CompanyDocumentApi_WatchDocument_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "svc/bxa/diwass/v1/api/company_document_api.proto",
 }
