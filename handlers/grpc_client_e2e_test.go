@@ -2,6 +2,10 @@ package handlers_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +13,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -148,4 +153,33 @@ func TestGeneratedClientDrivesANotificationToConsent(t *testing.T) {
 			t.Fatalf("no provider: %v", err)
 		}
 	})
+}
+
+// Over TLS (WASTEFLOW_TLS_CERT_FILE): gRPC over HTTP/2 and REST over
+// HTTP/1.1 on one port.
+func TestGRPCAndRESTOverTLS(t *testing.T) {
+	d := startDocs(t, dbtest.SQLite(t))
+	hs := httptest.NewUnstartedServer(d.srv)
+	hs.EnableHTTP2 = true
+	hs.StartTLS()
+	defer hs.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(hs.Certificate())
+	conn, err := grpc.NewClient(strings.TrimPrefix(hs.URL, "https://"), grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	list, err := core.NewDiscoveryApiClient(conn).ListProvider(context.Background(), &core.ListProviderRequest{})
+	if err != nil || len(list.GetProviders()) == 0 {
+		t.Fatalf("gRPC over TLS: %v %v", err, list)
+	}
+	client := hs.Client()
+	client.Transport.(*http.Transport).ForceAttemptHTTP2 = false
+	client.Transport.(*http.Transport).TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1
+	resp, err := client.Get(hs.URL + "/svc.core.v1.api.DiscoveryApi/ListProvider")
+	if err != nil || resp.StatusCode != 200 || resp.ProtoMajor != 1 {
+		t.Fatalf("REST over TLS: %v %v", err, resp)
+	}
+	resp.Body.Close()
 }
