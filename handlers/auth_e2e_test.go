@@ -185,7 +185,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	cfg.WatchInterval = 20 * time.Millisecond
-	deps := handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+	deps := handlers.Deps{Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},

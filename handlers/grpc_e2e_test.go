@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"os"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -175,4 +177,13 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testLog is the servers' log: nothing, or warnings on stderr with
+// WASTEFLOW_TEST_LOG set.
+func testLog() *slog.Logger {
+	if os.Getenv("WASTEFLOW_TEST_LOG") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -63,12 +63,14 @@ func TestLoad(t *testing.T) {
 		b := newLoadBench(t, name, cfg, dur)
 		if want("transition") {
 			for _, n := range transitionClients {
-				figures = append(figures, b.transitions(n))
+				rest := b.transitions(n)
+				figures = append(figures, rest, b.grpcTransitions(n, rest))
 			}
 		}
 		if want("getdocument") {
 			for _, n := range []int{8, 64} {
-				figures = append(figures, b.getDocument(n))
+				rest := b.getDocument(n)
+				figures = append(figures, rest, b.grpcGetDocument(n, rest))
 			}
 		}
 		if want("access") {
@@ -79,13 +81,21 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\n%-12s %-8s %7s %12s %12s %6s %9s\n", "figure", "db", "clients", "server/s", "baseline/s", "ratio", "p99 ms")
+	fmt.Fprintf(&out, "\n%-17s %-8s %7s %12s %12s %6s %9s %12s %9s\n", "figure", "db", "clients", "server/s", "baseline/s", "ratio", "p99 ms", "REST/s", "÷ REST")
 	for _, f := range figures {
-		fmt.Fprintf(&out, "%-12s %-8s %7d %12.0f %12.0f %6.2f %9.1f\n", f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+		fmt.Fprintf(&out, "%-17s %-8s %7d %12.0f %12.0f %6.2f %9.1f", f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+		if f.rest > 0 {
+			fmt.Fprintf(&out, " %12.0f %9.2f", f.rest, f.server/f.rest)
+		}
+		out.WriteString("\n")
 	}
 	for _, f := range figures {
-		fmt.Fprintf(&out, "bench figure=%s db=%s clients=%d server=%.0f baseline=%.0f ratio=%.3f p99_ms=%.1f\n",
+		fmt.Fprintf(&out, "bench figure=%s db=%s clients=%d server=%.0f baseline=%.0f ratio=%.3f p99_ms=%.1f",
 			f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+		if f.rest > 0 {
+			fmt.Fprintf(&out, " rest=%.0f over_rest=%.3f", f.rest, f.server/f.rest)
+		}
+		out.WriteString("\n")
 	}
 	fmt.Print(out.String())
 }
@@ -95,6 +105,8 @@ type figure struct {
 	clients          int
 	server, baseline float64 // operations per second
 	p99              float64 // the server's, in milliseconds
+	// rest is the same operation's rate over REST, beside a gRPC figure.
+	rest float64
 }
 
 type loadBench struct {

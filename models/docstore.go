@@ -31,15 +31,19 @@ func NewDocumentStore(db *gorm.DB) *DocumentStore { return &DocumentStore{db: db
 type DocumentTx struct{ db *gorm.DB }
 
 // Update runs fn in one transaction: the request's (as a savepoint) when
-// ctx carries one, else a new one.
-func (s *DocumentStore) Update(ctx context.Context, fn func(tx *DocumentTx) error) error {
-	return Conn(ctx, s.db).Transaction(func(tx *gorm.DB) error { return fn(&DocumentTx{db: tx}) })
+// ctx carries one, else a new one. fn's context carries the transaction,
+// so that every store it reads through (the test clocks, say) reads in it:
+// a read beside the transaction would need a second connection while this
+// one holds SQLite's write gate, and with the pool taken by writers
+// waiting for that gate, wait for it until the gate's timeout.
+func (s *DocumentStore) Update(ctx context.Context, fn func(ctx context.Context, tx *DocumentTx) error) error {
+	return Conn(ctx, s.db).Transaction(func(tx *gorm.DB) error { return fn(WithTx(ctx, tx), &DocumentTx{db: tx}) })
 }
 
 // Apart runs fn in a transaction of its own, whatever ctx carries (the
-// sweep's: one per deadline, several at once).
-func (s *DocumentStore) Apart(ctx context.Context, fn func(tx *DocumentTx) error) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(&DocumentTx{db: tx}) })
+// sweep's: one per deadline, several at once); fn's context carries it.
+func (s *DocumentStore) Apart(ctx context.Context, fn func(ctx context.Context, tx *DocumentTx) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(WithTx(ctx, tx), &DocumentTx{db: tx}) })
 }
 
 // Reads are the reads of a request outside a transaction (inside the

@@ -55,7 +55,7 @@ func (r *Runner) AdvanceTestClock(ctx context.Context, target func(from time.Tim
 	}
 	real := r.Now().UTC()
 	var from, to time.Time
-	err = r.Store.Update(ctx, func(tx Tx) error {
+	err = r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		from, to, err = r.Clocks.Advance(tx, p.ProviderID, real, target, models.TestClockAdvance{
 			AccountID: p.AccountID, OrganisationID: c.Org, RequestID: reqctx.From(ctx).RequestID})

@@ -177,7 +177,7 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 			return n, r.Store.TaskDone(ctx, indexTask)
 		}
 		after = docs[len(docs)-1].ID
-		err = r.Store.Apart(ctx, func(tx Tx) error {
+		err = r.Store.Apart(ctx, func(ctx context.Context, tx Tx) error {
 			for i := range docs {
 				if err := r.reindex(ctx, tx, &docs[i]); err != nil {
 					return fmt.Errorf("document %s: %w", docs[i].ID, err)

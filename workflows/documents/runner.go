@@ -241,7 +241,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	in := k.Def.Create
 	var view *View
 	var berrs []engine.BusinessError
-	err = r.Store.Update(ctx, func(tx Tx) error {
+	err = r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
 		dir := r.newDirectory(tx, p.ProviderID, c.Org)
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
 		if k.Parent != nil {
@@ -575,7 +575,7 @@ func (r *Runner) FireSystem(ctx context.Context, id, intent string, input any) (
 func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t Target, intents []string, input any) (*View, []engine.BusinessError, error) {
 	var view *View
 	var berrs []engine.BusinessError
-	err := r.Store.Update(ctx, func(tx Tx) error {
+	err := r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, time.Time{})
 		return err

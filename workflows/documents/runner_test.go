@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -506,5 +507,45 @@ func TestRunnerLocksTheParent(t *testing.T) {
 	}
 	if breaks, _, err := audit.Verify(context.Background(), w.db); err != nil || len(breaks) > 0 {
 		t.Fatalf("audit: %v %v", breaks, err)
+	}
+}
+
+// A transition reads what it needs in its own transaction: on SQLite, with
+// every connection of the pool taken by writers waiting for the write gate,
+// a read beside the transaction (the test clock's offset, say) would wait
+// for a connection until the gate timed out ("database is locked") instead
+// of finishing and letting the next writer in.
+func TestTransitionsReadInTheirTransaction(t *testing.T) {
+	cfg := dbtest.SQLite(t)
+	cfg.MaxOpenConns, cfg.MaxIdleConns = 2, 2
+	w := newWorld(t, cfg)
+	w.r.Clocks = &clock.Clocks{Store: models.NewClockStore(w.db), TTL: time.Nanosecond} // every read goes to the database
+	const writers = 4
+	crates := make([]string, writers)
+	for i := range crates {
+		crates[i] = w.crate("own", crateData{Owner: "own", Checker: "chk", Limit: 1}).Doc.ID
+		w.must("own", crates[i], "SHUT")
+	}
+	start := time.Now()
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			for j := range 10 {
+				intent := []string{"HOLD", "GO_ON"}[j%2]
+				if _, _, err := w.r.Fire(as("chk"), documents.Target{ID: crates[i]}, []string{intent}, &nothing{}); err != nil {
+					errs <- fmt.Errorf("%s %d: %w", intent, j, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("40 transitions took %v", d)
 	}
 }

@@ -14,10 +14,12 @@ import (
 type Store interface {
 	// Update runs fn in one transaction: the request's when ctx carries
 	// one (an Idempotency-Key's), else its own. Every mutation is one.
-	Update(ctx context.Context, fn func(tx Tx) error) error
+	// fn's context carries the transaction: what fn reads through other
+	// stores (the test clocks) it reads in the transaction.
+	Update(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	// Apart runs fn in a transaction of its own, whatever ctx carries:
 	// the sweep's, one per deadline, several at once.
-	Apart(ctx context.Context, fn func(tx Tx) error) error
+	Apart(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	// Reads are a request's reads outside a transaction.
 	Reads(ctx context.Context) Reader
 
@@ -92,12 +94,12 @@ type modelsStore struct{ *models.DocumentStore }
 
 var _ Tx = (*models.DocumentTx)(nil)
 
-func (s modelsStore) Update(ctx context.Context, fn func(tx Tx) error) error {
-	return s.DocumentStore.Update(ctx, func(tx *models.DocumentTx) error { return fn(tx) })
+func (s modelsStore) Update(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	return s.DocumentStore.Update(ctx, func(ctx context.Context, tx *models.DocumentTx) error { return fn(ctx, tx) })
 }
 
-func (s modelsStore) Apart(ctx context.Context, fn func(tx Tx) error) error {
-	return s.DocumentStore.Apart(ctx, func(tx *models.DocumentTx) error { return fn(tx) })
+func (s modelsStore) Apart(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	return s.DocumentStore.Apart(ctx, func(ctx context.Context, tx *models.DocumentTx) error { return fn(ctx, tx) })
 }
 
 func (s modelsStore) Reads(ctx context.Context) Reader { return s.DocumentStore.Reads(ctx) }

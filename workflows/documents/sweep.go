@@ -184,7 +184,7 @@ func (r *Runner) sweepWorkers() int {
 func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, res *SweepResult) error {
 	var outcome string
 	var fired bool
-	err := r.Store.Apart(ctx, func(tx Tx) error {
+	err := r.Store.Apart(ctx, func(ctx context.Context, tx Tx) error {
 		doc, err := tx.LockOrSkip(docID)
 		if err != nil {
 			return err
