@@ -172,6 +172,10 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 	name := op.FullName()
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
+		if op.NoREST() && !fromGRPC(ctx) {
+			s.noRoute(c) // a stream, or section 8: no REST route
+			return
+		}
 		info := reqctx.From(ctx)
 		info.Operation = name
 		info.Logger = info.Logger.With("operation", name)
@@ -210,6 +214,10 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 				renderError(c, err)
 				return
 			}
+		}
+		if op.Streaming() { // the gRPC face's admission of a stream: provider, token, scope, kind; it runs the stream itself
+			c.Data(http.StatusOK, "application/json", []byte("{}"))
+			return
 		}
 		var decode func(any) error
 		var rawBody []byte
@@ -434,7 +442,7 @@ const idempotencyHeader = "Idempotency-Key"
 
 // mutationPrefixes are the method names of operations that change state.
 var mutationPrefixes = []string{"Create", "Set", "Submit", "Reply", "Import", "Add", "Update", "Remove", "Cancel", "Sign", "Decline",
-	"Request", "Issue", "Revoke", "Register", "Unregister", "Ack"}
+	"Request", "Issue", "Revoke", "Register", "Unregister", "Ack", "Send", "Deliver", "Grant", "Merge"}
 
 // idempotent reports whether the operation takes an Idempotency-Key: every
 // POST that changes state, but the logins (IssueRefreshToken, the group's

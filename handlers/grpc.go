@@ -195,11 +195,16 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 		if err != nil {
 			return connect.NewError(connect.CodeInvalidArgument, err)
 		}
+		header, peer := req.Header(), req.Peer().Addr
+		// Admission first, as for a unary call: provider, token, scope,
+		// kind of organisation (the gateway stops there for a stream).
+		if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}")); rec.status != http.StatusOK {
+			return rec.grpcError()
+		}
 		in := reflect.New(op.Request)
 		if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
 			return connect.NewError(connect.CodeInvalidArgument, err)
 		}
-		header, peer := req.Header(), req.Peer().Addr
 		call := func(ctx context.Context, method string, in, out any) error {
 			target := g.ops[method]
 			if target == nil {

@@ -100,7 +100,21 @@ func (e *env) doGRPC(t *testing.T, c call) (int, http.Header, []byte) {
 	defer cancel()
 	var header, trailer metadata.MD
 	grpcCalls.Add(1)
-	err = e.grpc.Invoke(ctx, "/"+full, in, out, grpc.Header(&header), grpc.Trailer(&trailer))
+	if md.IsStreamingServer() { // its first message stands for the answer
+		var stream grpc.ClientStream
+		stream, err = e.grpc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, "/"+full)
+		if err == nil {
+			if err = stream.SendMsg(in); err == nil {
+				if err = stream.CloseSend(); err == nil {
+					err = stream.RecvMsg(out)
+				}
+			}
+			header, _ = stream.Header()
+			trailer = stream.Trailer()
+		}
+	} else {
+		err = e.grpc.Invoke(ctx, "/"+full, in, out, grpc.Header(&header), grpc.Trailer(&trailer))
+	}
 	h := http.Header{}
 	for _, m := range []metadata.MD{header, trailer} {
 		for k, vs := range m {

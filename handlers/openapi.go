@@ -111,7 +111,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	// responses use has its response form under its name (codec.
 	// ResponseSchemaRef). So requests stay lenient and responses strict,
 	// without a second set of Go types.
-	ops = slices.DeleteFunc(slices.Clone(ops), func(op Operation) bool { return op.Streaming() }) // REST is unary
+	ops = slices.DeleteFunc(slices.Clone(ops), func(op Operation) bool { return op.NoREST() }) // streams and section 8: gRPC only
 	var reqRoots, respRoots []reflect.Type
 	for _, op := range ops {
 		reqRoots = append(reqRoots, op.Request)

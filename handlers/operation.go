@@ -46,6 +46,9 @@ type Operation struct {
 	Summary     string
 	Description string
 	Deprecated  bool
+	// GRPCOnly: a gRPC method with no REST route (section 8 of the
+	// interface); REST answers it as any path it cannot route.
+	GRPCOnly bool
 
 	Request, Response reflect.Type
 	call              func(ctx context.Context, decode func(any) error) (any, error)
@@ -62,8 +65,12 @@ type Operation struct {
 // streams: every check a client's own call meets applies.
 type Caller func(ctx context.Context, method string, req, resp any) error
 
-// Streaming tells an operation with no REST route: a server stream.
+// Streaming tells a server stream (no REST route).
 func (o *Operation) Streaming() bool { return o.stream != nil }
+
+// NoREST tells an operation REST cannot reach: a stream, or a method
+// section 8 gives no route.
+func (o *Operation) NoREST() bool { return o.stream != nil || o.GRPCOnly }
 
 // ServerStream builds a server-streaming operation (gRPC only): fn gets
 // the decoded request, a Caller for the operations it is made of, and

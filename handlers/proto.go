@@ -294,6 +294,8 @@ func rpcComment(op Operation) string {
 	switch {
 	case op.Streaming():
 		sb.WriteString("\n\nREST: none (a server stream: native gRPC and gRPC-Web only)")
+	case op.GRPCOnly:
+		sb.WriteString("\n\nREST: none (section 8 of the interface: native gRPC and gRPC-Web only)")
 	default:
 		sb.WriteString("\n\nREST: " + op.Verb + " " + op.Path())
 		if op.Verb == http.MethodGet {

@@ -154,10 +154,7 @@ func New(d Deps) (*Server, error) {
 	e.NoRoute(s.noRoute)
 	e.NoMethod(s.noMethod)
 	for _, op := range s.ops {
-		if op.Streaming() {
-			continue // gRPC only: REST answers it as any path it cannot route
-		}
-		e.Handle(op.Verb, op.Path(), s.handle(op))
+		e.Handle(op.Verb, op.Path(), s.handle(op)) // REST answers a gRPC-only one as a path it cannot route
 	}
 	for _, p := range s.plains {
 		e.GET(p.Path, s.plain(p))
@@ -190,11 +187,20 @@ func (s *Server) Operations() []Operation { return s.ops }
 // Route is one method and path the server answers.
 type Route struct{ Method, Path string }
 
-// Routes lists every registered route, sorted.
+// Routes lists every REST route, sorted (gin also holds the gRPC-only
+// operations' paths, for the gRPC face's dispatch; REST answers them 404).
 func (s *Server) Routes() []Route {
+	grpcOnly := map[string]bool{}
+	for _, op := range s.ops {
+		if op.NoREST() {
+			grpcOnly[op.Path()] = true
+		}
+	}
 	var out []Route
 	for _, r := range s.engine.Routes() {
-		out = append(out, Route{r.Method, r.Path})
+		if !grpcOnly[r.Path] {
+			out = append(out, Route{r.Method, r.Path})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {

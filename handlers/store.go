@@ -17,10 +17,10 @@ const pkgPreview = "svc.core.preview.api"
 
 // noRoute lists the operations of the store that have no REST route; the
 // gateway answers them as any path it cannot route (404, code 5).
-const noRoute = " Operations of these services with no REST route (section 8 of the interface): the other Import… operations of DocumentApi " +
-	"(ImportTransportDocumentFromInbox, ImportDocumentToFileAreaFromInbox and the rest), SendDocument, DeliverDocument, GetTransferDetails, " +
-	"FindFilesToDocument, CreateNewFile, GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: they answer 404, code 5, " +
-	"as every path the gateway cannot route; an inbox entry is read with ExportCurrentDocument instead."
+const noRoute = " Operations of these services with no REST route (section 8 of the interface): ImportTransportDocumentFromInbox, " +
+	"ImportDocumentToFileAreaFromInbox, SendDocument, DeliverDocument, GetTransferDetails, FindFilesToDocument, CreateNewFile, " +
+	"GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: native gRPC and gRPC-Web only (proto/svc/core/v1/api); " +
+	"over REST they answer 404, code 5, as every path the gateway cannot route. Over REST an inbox entry is read with ExportCurrentDocument."
 
 // BoolValue is a Boolean option that can be unset ({value}).
 type BoolValue struct {

@@ -58,6 +58,13 @@ type InboxEntry struct {
 	Read           bool
 	Removed        bool
 	CreatedAt      time.Time
+	// TakenDocumentID and TakenVersion: the document and version of the
+	// recipient's store the entry was taken into (ImportTransportDocumentFromInbox).
+	TakenDocumentID string
+	TakenVersion    int64
+	// TransferID is the transfer (SendDocument, DeliverDocument) that made
+	// the entry, if one did.
+	TransferID string
 }
 
 // TransportTemplate is an organisation's template with a block of numbers.

@@ -70,6 +70,22 @@ type Store interface {
 	// models.ErrNoNumberLeft when the block is used up.
 	TakeNumber(ctx context.Context, template string, now time.Time) (string, error)
 
+	// The file area and transfers (files.go).
+	CreateFile(ctx context.Context, f *models.File, docs []models.FileDocument) error
+	AddFileDocuments(ctx context.Context, fileID string, docs []models.FileDocument, now time.Time) error
+	VisibleFile(ctx context.Context, provider, org, id string) (*models.File, error)
+	LockOwnFile(ctx context.Context, provider, org, id string) (*models.File, error)
+	FilesOfDocument(ctx context.Context, provider, org, doc string) ([]models.FileRow, error)
+	GrantFile(ctx context.Context, g *models.FileGrant) error
+	MergeFiles(ctx context.Context, target string, sources []string, by string, now time.Time) error
+	ListFiles(ctx context.Context, provider, org string, q *qpar.QueryParameter, schema *qpar.Schema) ([]models.FileRow, int64, error)
+	ListFileDocuments(ctx context.Context, id string, q *qpar.QueryParameter, schema *qpar.Schema) ([]models.FileDocumentRow, int64, error)
+	InFileOf(ctx context.Context, provider, org, doc string) (bool, error)
+	DocumentOf(ctx context.Context, provider, id string) (*models.TransportDocument, error)
+	TakeInboxEntry(ctx context.Context, id, doc string, version int64) (bool, error)
+	CreateTransfer(ctx context.Context, t *models.Transfer) error
+	Transfer(ctx context.Context, provider, id string) (*models.Transfer, []models.InboxEntry, error)
+
 	ListStore(ctx context.Context, provider, org string, q *qpar.QueryParameter, schema *qpar.Schema) ([]StoreRow, int64, error)
 	ListInbox(ctx context.Context, provider, org string, withRemoved bool, q *qpar.QueryParameter, schema *qpar.Schema) ([]InboxRow, int64, error)
 	ListTemplates(ctx context.Context, provider, org string, q *qpar.QueryParameter, schema *qpar.Schema) ([]TemplateRow, int64, error)
@@ -192,11 +208,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			return err
 		}
 		res.Document = doc
-		var entries []models.InboxEntry
-		entry := func(org, kind string) models.InboxEntry {
-			return models.InboxEntry{ID: newID("ib_"), ProviderID: p.ProviderID, OrganisationID: org, DocumentID: doc.ID, Version: doc.Version,
-				Number: number, DocumentType: n.Type, Kind: kind, SenderID: p.OrganisationID, Cancelled: o.Cancel, CreatedAt: now}
-		}
+		var to []recipient
 		numbers := partyNumbers(n)
 		var holders []models.OrganisationNumber
 		if len(numbers) > 0 {
@@ -216,7 +228,7 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 					res.UnknownNumbers = append(res.UnknownNumbers, num)
 				case org != p.OrganisationID && !slices.Contains(res.DeliveredTo, org):
 					res.DeliveredTo = append(res.DeliveredTo, org)
-					entries = append(entries, entry(org, KindDelivery))
+					to = append(to, recipient{org, KindDelivery})
 				}
 			}
 		}
@@ -228,25 +240,38 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			res.ReportNote = note
 			for _, a := range auths {
 				res.ReportedTo = append(res.ReportedTo, a)
-				entries = append(entries, entry(a, KindDekadenmeldung))
+				to = append(to, recipient{a, KindDekadenmeldung})
 			}
 		}
-		if len(entries) == 0 {
-			return nil
-		}
-		events := make([]models.Event, 0, len(entries))
-		for _, e := range entries {
-			payload, _ := json.Marshal(map[string]any{"inboxEntryId": e.ID, "number": e.Number, "documentType": e.DocumentType,
-				"version": e.Version, "kind": e.Kind, "sender": e.SenderID, "cancelled": e.Cancelled})
-			events = append(events, models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventInbox,
-				DocumentID: e.DocumentID, DedupKey: "inbox:" + e.ID, Payload: string(payload), CreatedAt: now})
-		}
-		return s.Store.AddInboxEntries(ctx, entries, events)
+		return s.deliver(ctx, &doc, o.Cancel, to, "", now)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// recipient is an organisation an inbox entry goes to, and why.
+type recipient struct{ org, kind string }
+
+// deliver puts doc's current version into the recipients' inboxes, each
+// entry announced by an event, as part of transfer (or of none).
+func (s *Service) deliver(ctx context.Context, doc *models.TransportDocument, cancelled bool, to []recipient, transfer string, now time.Time) error {
+	if len(to) == 0 {
+		return nil
+	}
+	entries := make([]models.InboxEntry, 0, len(to))
+	events := make([]models.Event, 0, len(to))
+	for _, r := range to {
+		e := models.InboxEntry{ID: newID("ib_"), ProviderID: doc.ProviderID, OrganisationID: r.org, DocumentID: doc.ID, Version: doc.Version,
+			Number: doc.Number, DocumentType: doc.DocumentType, Kind: r.kind, SenderID: doc.OrganisationID, Cancelled: cancelled, CreatedAt: now, TransferID: transfer}
+		entries = append(entries, e)
+		payload, _ := json.Marshal(map[string]any{"inboxEntryId": e.ID, "number": e.Number, "documentType": e.DocumentType,
+			"version": e.Version, "kind": e.Kind, "sender": e.SenderID, "cancelled": e.Cancelled})
+		events = append(events, models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventInbox,
+			DocumentID: e.DocumentID, DedupKey: "inbox:" + e.ID, Payload: string(payload), CreatedAt: now})
+	}
+	return s.Store.AddInboxEntries(ctx, entries, events)
 }
 
 // reportAuthorities are the authorities a ten-day report goes to: those of
@@ -288,13 +313,23 @@ func (s *Service) Export(ctx context.Context, id string) ([]byte, string, error)
 		return nil, "", err
 	} else {
 		e, err := s.Store.InboxEntry(ctx, p.ProviderID, p.OrganisationID, id)
-		if err != nil {
-			if errors.Is(err, models.ErrNotFound) {
-				return nil, "", status.New(status.NotFound, "no transport document %q in your store or inbox", id)
+		switch {
+		case errors.Is(err, models.ErrNotFound):
+			// A document of a file shared with the caller (GrantAccessToFile).
+			shared, err := s.Store.InFileOf(ctx, p.ProviderID, p.OrganisationID, id)
+			if err != nil {
+				return nil, "", err
 			}
+			doc, derr := s.Store.DocumentOf(ctx, p.ProviderID, id)
+			if !shared || derr != nil {
+				return nil, "", status.New(status.NotFound, "no transport document %q in your store, your inbox or a file shared with you", id)
+			}
+			docID, version, number = doc.ID, doc.Version, doc.Number
+		case err != nil:
 			return nil, "", err
+		default:
+			docID, version, number = e.DocumentID, e.Version, e.Number
 		}
-		docID, version, number = e.DocumentID, e.Version, e.Number
 	}
 	v, err := s.Store.Version(ctx, docID, version)
 	if err != nil {

@@ -3978,6 +3978,161 @@ func (x *FieldValue) GetValue() string {
 	return ""
 }
 
+type FileAreaDocumentEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Doc           *DocRow                `protobuf:"bytes,1,opt,name=doc,proto3" json:"doc,omitempty"`
+	Cancelled     bool                   `protobuf:"varint,2,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	AddedAt       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=added_at,json=addedAt,proto3" json:"added_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileAreaDocumentEntry) Reset() {
+	*x = FileAreaDocumentEntry{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileAreaDocumentEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileAreaDocumentEntry) ProtoMessage() {}
+
+func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileAreaDocumentEntry.ProtoReflect.Descriptor instead.
+func (*FileAreaDocumentEntry) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *FileAreaDocumentEntry) GetDoc() *DocRow {
+	if x != nil {
+		return x.Doc
+	}
+	return nil
+}
+
+func (x *FileAreaDocumentEntry) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *FileAreaDocumentEntry) GetAddedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AddedAt
+	}
+	return nil
+}
+
+type FileEntry struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// the organisation whose file area holds it
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	Name  string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// the owner's reference (a case number, a contract); a file made from an inbox entry has the sender
+	Reference string `protobuf:"bytes,4,opt,name=reference,proto3" json:"reference,omitempty"`
+	// how many documents it holds
+	Documents     int64                  `protobuf:"varint,5,opt,name=documents,proto3" json:"documents,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileEntry) Reset() {
+	*x = FileEntry{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileEntry) ProtoMessage() {}
+
+func (x *FileEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileEntry.ProtoReflect.Descriptor instead.
+func (*FileEntry) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *FileEntry) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *FileEntry) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *FileEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FileEntry) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *FileEntry) GetDocuments() int64 {
+	if x != nil {
+		return x.Documents
+	}
+	return 0
+}
+
+func (x *FileEntry) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *FileEntry) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 type Filter struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
@@ -3989,7 +4144,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4001,7 +4156,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4014,7 +4169,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Filter) GetPath() string {
@@ -4053,7 +4208,7 @@ type FollowUpIntent struct {
 
 func (x *FollowUpIntent) Reset() {
 	*x = FollowUpIntent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4065,7 +4220,7 @@ func (x *FollowUpIntent) String() string {
 func (*FollowUpIntent) ProtoMessage() {}
 
 func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4078,7 +4233,7 @@ func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowUpIntent.ProtoReflect.Descriptor instead.
 func (*FollowUpIntent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *FollowUpIntent) GetIntent() string {
@@ -4123,7 +4278,7 @@ type Group struct {
 
 func (x *Group) Reset() {
 	*x = Group{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4135,7 +4290,7 @@ func (x *Group) String() string {
 func (*Group) ProtoMessage() {}
 
 func (x *Group) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4148,7 +4303,7 @@ func (x *Group) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Group.ProtoReflect.Descriptor instead.
 func (*Group) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Group) GetGroupId() string {
@@ -4207,7 +4362,7 @@ type HandlersDocument struct {
 
 func (x *HandlersDocument) Reset() {
 	*x = HandlersDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4219,7 +4374,7 @@ func (x *HandlersDocument) String() string {
 func (*HandlersDocument) ProtoMessage() {}
 
 func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4232,7 +4387,7 @@ func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandlersDocument.ProtoReflect.Descriptor instead.
 func (*HandlersDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *HandlersDocument) GetNotification() *NotificationDocument {
@@ -4276,7 +4431,7 @@ type InboxEntry struct {
 
 func (x *InboxEntry) Reset() {
 	*x = InboxEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4288,7 +4443,7 @@ func (x *InboxEntry) String() string {
 func (*InboxEntry) ProtoMessage() {}
 
 func (x *InboxEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4301,7 +4456,7 @@ func (x *InboxEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InboxEntry.ProtoReflect.Descriptor instead.
 func (*InboxEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *InboxEntry) GetId() string {
@@ -4375,7 +4530,7 @@ type InformationRequestRecord struct {
 
 func (x *InformationRequestRecord) Reset() {
 	*x = InformationRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4387,7 +4542,7 @@ func (x *InformationRequestRecord) String() string {
 func (*InformationRequestRecord) ProtoMessage() {}
 
 func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4400,7 +4555,7 @@ func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InformationRequestRecord.ProtoReflect.Descriptor instead.
 func (*InformationRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *InformationRequestRecord) GetAuthority() string {
@@ -4461,7 +4616,7 @@ type LayerFields struct {
 
 func (x *LayerFields) Reset() {
 	*x = LayerFields{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4473,7 +4628,7 @@ func (x *LayerFields) String() string {
 func (*LayerFields) ProtoMessage() {}
 
 func (x *LayerFields) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4486,7 +4641,7 @@ func (x *LayerFields) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerFields.ProtoReflect.Descriptor instead.
 func (*LayerFields) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *LayerFields) GetIndex() int32 {
@@ -4557,7 +4712,7 @@ type LayerInfo struct {
 
 func (x *LayerInfo) Reset() {
 	*x = LayerInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4569,7 +4724,7 @@ func (x *LayerInfo) String() string {
 func (*LayerInfo) ProtoMessage() {}
 
 func (x *LayerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4582,7 +4737,7 @@ func (x *LayerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerInfo.ProtoReflect.Descriptor instead.
 func (*LayerInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LayerInfo) GetIndex() int32 {
@@ -4647,7 +4802,7 @@ type LegRecord struct {
 
 func (x *LegRecord) Reset() {
 	*x = LegRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4659,7 +4814,7 @@ func (x *LegRecord) String() string {
 func (*LegRecord) ProtoMessage() {}
 
 func (x *LegRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4672,7 +4827,7 @@ func (x *LegRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegRecord.ProtoReflect.Descriptor instead.
 func (*LegRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *LegRecord) GetCarrierOrganisationId() string {
@@ -4723,7 +4878,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4735,7 +4890,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4748,7 +4903,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -4791,7 +4946,7 @@ type Metadata struct {
 
 func (x *Metadata) Reset() {
 	*x = Metadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4803,7 +4958,7 @@ func (x *Metadata) String() string {
 func (*Metadata) ProtoMessage() {}
 
 func (x *Metadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4816,7 +4971,7 @@ func (x *Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metadata.ProtoReflect.Descriptor instead.
 func (*Metadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Metadata) GetAddresses() map[string]string {
@@ -4851,7 +5006,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4863,7 +5018,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4876,7 +5031,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -4911,7 +5066,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4923,7 +5078,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4936,7 +5091,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -4964,7 +5119,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4976,7 +5131,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4989,7 +5144,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -5023,7 +5178,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5035,7 +5190,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5048,7 +5203,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -5112,7 +5267,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5124,7 +5279,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5137,7 +5292,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -5336,7 +5491,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5348,7 +5503,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5361,7 +5516,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -5418,7 +5573,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5430,7 +5585,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5443,7 +5598,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -5485,7 +5640,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5497,7 +5652,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5510,7 +5665,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -5541,7 +5696,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5553,7 +5708,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5566,7 +5721,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -5622,7 +5777,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5634,7 +5789,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5647,7 +5802,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -5698,7 +5853,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5710,7 +5865,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5723,7 +5878,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -5770,7 +5925,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5782,7 +5937,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5795,7 +5950,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *Notification) GetCursor() string {
@@ -5853,7 +6008,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5865,7 +6020,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5878,7 +6033,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -5933,7 +6088,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5945,7 +6100,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5958,7 +6113,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -6071,7 +6226,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6083,7 +6238,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6096,7 +6251,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6182,7 +6337,7 @@ type NotificationDocument struct {
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6194,7 +6349,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6207,7 +6362,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -6438,7 +6593,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6450,7 +6605,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6463,7 +6618,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -6495,7 +6650,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6507,7 +6662,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6520,7 +6675,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -6564,7 +6719,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6576,7 +6731,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6589,7 +6744,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -6645,7 +6800,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6657,7 +6812,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6670,7 +6825,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *Operand) GetS() string {
@@ -6731,7 +6886,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6743,7 +6898,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6756,7 +6911,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -6778,7 +6933,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6790,7 +6945,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6803,7 +6958,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -6840,7 +6995,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6852,7 +7007,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6865,7 +7020,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *Provider) GetId() string {
@@ -6899,7 +7054,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6911,7 +7066,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6924,7 +7079,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -6955,7 +7110,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6967,7 +7122,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6980,7 +7135,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -7029,7 +7184,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7041,7 +7196,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7054,7 +7209,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -7084,7 +7239,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7096,7 +7251,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7109,7 +7264,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -7158,7 +7313,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7170,7 +7325,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7183,7 +7338,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -7211,7 +7366,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7223,7 +7378,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7236,7 +7391,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -7271,7 +7426,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7283,7 +7438,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7296,7 +7451,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -7331,7 +7486,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7343,7 +7498,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7356,7 +7511,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -7386,7 +7541,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7398,7 +7553,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7411,7 +7566,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -7444,7 +7599,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7456,7 +7611,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7469,7 +7624,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -7492,7 +7647,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7504,7 +7659,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7517,7 +7672,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -7557,7 +7712,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7569,7 +7724,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7582,7 +7737,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -7651,7 +7806,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7663,7 +7818,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7676,7 +7831,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -7705,7 +7860,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7717,7 +7872,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7730,7 +7885,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -7765,7 +7920,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7777,7 +7932,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7790,7 +7945,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -7859,7 +8014,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7871,7 +8026,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7884,7 +8039,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -7957,7 +8112,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7969,7 +8124,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7982,7 +8137,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -8083,7 +8238,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8095,7 +8250,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8108,7 +8263,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -8142,7 +8297,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8154,7 +8309,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8167,7 +8322,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *Sort) GetPath() string {
@@ -8193,7 +8348,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8205,7 +8360,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8218,7 +8373,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -8241,7 +8396,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8253,7 +8408,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8266,7 +8421,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -8313,7 +8468,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8325,7 +8480,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8338,7 +8493,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -8387,7 +8542,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8399,7 +8554,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8412,7 +8567,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -8459,7 +8614,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8471,7 +8626,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8484,7 +8639,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *TemplateID) GetId() string {
@@ -8504,7 +8659,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8516,7 +8671,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8529,7 +8684,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *Text) GetValue() string {
@@ -8546,6 +8701,195 @@ func (x *Text) GetMeta() *FieldMeta {
 	return nil
 }
 
+type TransferEntry struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	TransferId string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// SENDING (SendDocument) or DELIVERY (DeliverDocument)
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// the sender's document
+	DocId  *StoredDocID `protobuf:"bytes,3,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	Number string       `protobuf:"bytes,4,opt,name=number,proto3" json:"number,omitempty"`
+	// the version transferred
+	Version   int64                  `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
+	Sender    string                 `protobuf:"bytes,6,opt,name=sender,proto3" json:"sender,omitempty"`
+	Message   string                 `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// every recipient for the sender; only your own entry for a recipient
+	Recipients    []*TransferRecipient `protobuf:"bytes,9,rep,name=recipients,proto3" json:"recipients,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferEntry) Reset() {
+	*x = TransferEntry{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferEntry) ProtoMessage() {}
+
+func (x *TransferEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
+func (*TransferEntry) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+}
+
+func (x *TransferEntry) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *TransferEntry) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *TransferEntry) GetDocId() *StoredDocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+func (x *TransferEntry) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *TransferEntry) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *TransferEntry) GetSender() string {
+	if x != nil {
+		return x.Sender
+	}
+	return ""
+}
+
+func (x *TransferEntry) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *TransferEntry) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *TransferEntry) GetRecipients() []*TransferRecipient {
+	if x != nil {
+		return x.Recipients
+	}
+	return nil
+}
+
+type TransferRecipient struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	OrganisationId string                 `protobuf:"bytes,1,opt,name=organisation_id,json=organisationId,proto3" json:"organisation_id,omitempty"`
+	InboxEntryId   string                 `protobuf:"bytes,2,opt,name=inbox_entry_id,json=inboxEntryId,proto3" json:"inbox_entry_id,omitempty"`
+	Read           bool                   `protobuf:"varint,3,opt,name=read,proto3" json:"read,omitempty"`
+	Removed        bool                   `protobuf:"varint,4,opt,name=removed,proto3" json:"removed,omitempty"`
+	// taken into the recipient's store (ImportTransportDocumentFromInbox)
+	Taken         bool `protobuf:"varint,5,opt,name=taken,proto3" json:"taken,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferRecipient) Reset() {
+	*x = TransferRecipient{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferRecipient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferRecipient) ProtoMessage() {}
+
+func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
+func (*TransferRecipient) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+}
+
+func (x *TransferRecipient) GetOrganisationId() string {
+	if x != nil {
+		return x.OrganisationId
+	}
+	return ""
+}
+
+func (x *TransferRecipient) GetInboxEntryId() string {
+	if x != nil {
+		return x.InboxEntryId
+	}
+	return ""
+}
+
+func (x *TransferRecipient) GetRead() bool {
+	if x != nil {
+		return x.Read
+	}
+	return false
+}
+
+func (x *TransferRecipient) GetRemoved() bool {
+	if x != nil {
+		return x.Removed
+	}
+	return false
+}
+
+func (x *TransferRecipient) GetTaken() bool {
+	if x != nil {
+		return x.Taken
+	}
+	return false
+}
+
 type TransportDocumentEntry struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Doc           *DocRow                `protobuf:"bytes,1,opt,name=doc,proto3" json:"doc,omitempty"`
@@ -8556,7 +8900,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8568,7 +8912,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8581,7 +8925,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -8614,7 +8958,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8626,7 +8970,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8639,7 +8983,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -8695,7 +9039,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8707,7 +9051,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8720,7 +9064,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -8803,7 +9147,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8815,7 +9159,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8828,7 +9172,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -8857,7 +9201,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8869,7 +9213,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8882,7 +9226,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -8909,7 +9253,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8921,7 +9265,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8934,7 +9278,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -8955,7 +9299,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8967,7 +9311,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8980,7 +9324,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -9018,7 +9362,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9030,7 +9374,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9043,7 +9387,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -9362,7 +9706,21 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"FieldValue\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"}\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\x9a\x01\n" +
+	"\x15FileAreaDocumentEntry\x12,\n" +
+	"\x03doc\x18\x01 \x01(\v2\x1a.wasteflow.types.v1.DocRowR\x03doc\x12\x1c\n" +
+	"\tcancelled\x18\x02 \x01(\bR\tcancelled\x125\n" +
+	"\badded_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\aaddedAt\"\x80\x02\n" +
+	"\tFileEntry\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1c\n" +
+	"\treference\x18\x04 \x01(\tR\treference\x12\x1c\n" +
+	"\tdocuments\x18\x05 \x01(\x03R\tdocuments\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"}\n" +
 	"\x06Filter\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12&\n" +
 	"\x02op\x18\x02 \x01(\x0e2\x16.wasteflow.types.v1.OpR\x02op\x127\n" +
@@ -9775,7 +10133,27 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"O\n" +
 	"\x04Text\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x121\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.FieldMetaR\x04meta\"d\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.FieldMetaR\x04meta\"\xe2\x02\n" +
+	"\rTransferEntry\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x126\n" +
+	"\x06doc_id\x18\x03 \x01(\v2\x1f.wasteflow.types.v1.StoredDocIDR\x05docId\x12\x16\n" +
+	"\x06number\x18\x04 \x01(\tR\x06number\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\x03R\aversion\x12\x16\n" +
+	"\x06sender\x18\x06 \x01(\tR\x06sender\x12\x18\n" +
+	"\amessage\x18\a \x01(\tR\amessage\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12E\n" +
+	"\n" +
+	"recipients\x18\t \x03(\v2%.wasteflow.types.v1.TransferRecipientR\n" +
+	"recipients\"\xa6\x01\n" +
+	"\x11TransferRecipient\x12'\n" +
+	"\x0forganisation_id\x18\x01 \x01(\tR\x0eorganisationId\x12$\n" +
+	"\x0einbox_entry_id\x18\x02 \x01(\tR\finboxEntryId\x12\x12\n" +
+	"\x04read\x18\x03 \x01(\bR\x04read\x12\x18\n" +
+	"\aremoved\x18\x04 \x01(\bR\aremoved\x12\x14\n" +
+	"\x05taken\x18\x05 \x01(\bR\x05taken\"d\n" +
 	"\x16TransportDocumentEntry\x12,\n" +
 	"\x03doc\x18\x01 \x01(\v2\x1a.wasteflow.types.v1.DocRowR\x03doc\x12\x1c\n" +
 	"\tcancelled\x18\x02 \x01(\bR\tcancelled\"\xcc\x01\n" +
@@ -9917,7 +10295,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 113)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 117)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -9975,323 +10353,334 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*FacilityReception)(nil),                 // 53: wasteflow.types.v1.FacilityReception
 	(*FieldMeta)(nil),                         // 54: wasteflow.types.v1.FieldMeta
 	(*FieldValue)(nil),                        // 55: wasteflow.types.v1.FieldValue
-	(*Filter)(nil),                            // 56: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 57: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 58: wasteflow.types.v1.Group
-	(*HandlersDocument)(nil),                  // 59: wasteflow.types.v1.HandlersDocument
-	(*InboxEntry)(nil),                        // 60: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 61: wasteflow.types.v1.InformationRequestRecord
-	(*LayerFields)(nil),                       // 62: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 63: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 64: wasteflow.types.v1.LegRecord
-	(*Meta)(nil),                              // 65: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 66: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 67: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 68: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 69: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 70: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 71: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 72: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 73: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 74: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 75: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 76: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 77: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 78: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 79: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 80: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 81: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 82: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 83: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 84: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 85: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 86: wasteflow.types.v1.Operand
-	(*PartyRef)(nil),                          // 87: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 88: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 89: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 90: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 91: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 92: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 93: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 94: wasteflow.types.v1.Receptions
-	(*Reply)(nil),                             // 95: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 96: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 97: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 98: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 99: wasteflow.types.v1.RequestInformation
-	(*Route)(nil),                             // 100: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 101: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 102: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 103: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 104: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 105: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 106: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 107: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 108: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 109: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 110: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 111: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 112: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 113: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 114: wasteflow.types.v1.Text
-	(*TransportDocumentEntry)(nil),            // 115: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 116: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 117: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 118: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 119: wasteflow.types.v1.WasteClassification
-	(*Withdrawal)(nil),                        // 120: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 121: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 122: wasteflow.types.v1.XMLOptions
-	nil,                                       // 123: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 124: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 125: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 126: google.protobuf.Value
+	(*FileAreaDocumentEntry)(nil),             // 56: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 57: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 58: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 59: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 60: wasteflow.types.v1.Group
+	(*HandlersDocument)(nil),                  // 61: wasteflow.types.v1.HandlersDocument
+	(*InboxEntry)(nil),                        // 62: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 63: wasteflow.types.v1.InformationRequestRecord
+	(*LayerFields)(nil),                       // 64: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 65: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 66: wasteflow.types.v1.LegRecord
+	(*Meta)(nil),                              // 67: wasteflow.types.v1.Meta
+	(*Metadata)(nil),                          // 68: wasteflow.types.v1.Metadata
+	(*MovementAcknowledgementRecord)(nil),     // 69: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 70: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 71: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 72: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 73: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 74: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 75: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 76: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 77: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 78: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 79: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 80: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 81: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 82: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 83: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 84: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 85: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 86: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 87: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 88: wasteflow.types.v1.Operand
+	(*PartyRef)(nil),                          // 89: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 90: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 91: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 92: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 93: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 94: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 95: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 96: wasteflow.types.v1.Receptions
+	(*Reply)(nil),                             // 97: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 98: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 99: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 100: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 101: wasteflow.types.v1.RequestInformation
+	(*Route)(nil),                             // 102: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 103: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 104: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 105: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 106: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 107: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 108: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 109: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 110: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 111: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 112: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 113: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 114: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 115: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 116: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 117: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 118: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 119: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 120: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 121: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 122: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 123: wasteflow.types.v1.WasteClassification
+	(*Withdrawal)(nil),                        // 124: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 125: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 126: wasteflow.types.v1.XMLOptions
+	nil,                                       // 127: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 128: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 129: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 130: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	45,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
 	54,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	125, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	87,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	87,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	129, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	89,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
 	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	87,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	14,  // 7: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
 	40,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	119, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	90,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	125, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	123, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	92,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	129, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	125, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	129, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	17,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	31,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	35,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	21,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	66,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	121, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	68,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
+	125, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	44,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	125, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	125, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	129, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	129, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
 	30,  // 24: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	92,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	92,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	94,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	94,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	33,  // 27: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	20,  // 28: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	120, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	125, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	125, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	125, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	114, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	114, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	114, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	114, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	124, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	129, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	129, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	116, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	116, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	116, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	116, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 37: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	88,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	90,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 39: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 40: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
 	27,  // 41: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	42,  // 42: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	114, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	114, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	114, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	114, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	114, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	116, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	116, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	116, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	116, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	116, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
 	42,  // 48: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
 	24,  // 49: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	117, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	65,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	114, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	114, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	121, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	67,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	116, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	116, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	42,  // 54: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	125, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	90,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	125, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	92,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	129, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	34,  // 58: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	34,  // 59: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	15,  // 60: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	125, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	129, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 62: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	125, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	80,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	129, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	82,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	36,  // 65: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	80,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	125, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	125, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	87,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	87,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	87,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	90,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	82,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	129, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	129, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	89,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	92,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	54,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	125, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	125, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	125, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	125, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	125, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	125, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	125, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	129, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	129, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	129, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	129, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	129, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	129, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	129, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 81: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	125, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	109, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	125, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	125, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	125, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	125, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	57,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	77,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	90,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	8,   // 92: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	86,  // 93: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	125, // 94: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 95: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	125, // 96: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	125, // 97: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	82,  // 98: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	18,  // 99: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	71,  // 100: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	49,  // 101: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	125, // 102: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	125, // 103: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	95,  // 104: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	55,  // 105: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	5,   // 106: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 107: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	125, // 108: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	63,  // 109: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	104, // 110: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	105, // 111: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	123, // 112: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	124, // 113: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
-	23,  // 114: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	125, // 115: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	125, // 116: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	125, // 117: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	112, // 118: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	112, // 119: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	70,  // 120: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	67,  // 121: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	64,  // 122: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	94,  // 123: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	69,  // 124: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	73,  // 125: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	75,  // 126: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	66,  // 127: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	44,  // 128: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	125, // 129: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	125, // 130: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	12,  // 131: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	32,  // 132: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	41,  // 133: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	53,  // 134: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	51,  // 135: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	103, // 136: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	74,  // 137: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	90,  // 138: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	6,   // 139: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	125, // 140: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	125, // 141: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	125, // 142: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	90,  // 143: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	90,  // 144: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	72,  // 145: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	125, // 146: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 147: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	126, // 148: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	125, // 149: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	125, // 150: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	87,  // 151: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	87,  // 152: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	83,  // 153: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	87,  // 154: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	87,  // 155: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	40,  // 156: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	119, // 157: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	90,  // 158: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	102, // 159: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	100, // 160: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	125, // 161: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	80,  // 162: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	125, // 163: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	80,  // 164: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	80,  // 165: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	81,  // 166: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	79,  // 167: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	61,  // 168: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	47,  // 169: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	37,  // 170: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	85,  // 171: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	66,  // 172: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	76,  // 173: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	22,  // 174: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	121, // 175: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	44,  // 176: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	125, // 177: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	125, // 178: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	12,  // 179: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	99,  // 180: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	97,  // 181: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	46,  // 182: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	98,  // 183: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	96,  // 184: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	84,  // 185: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	52,  // 186: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	120, // 187: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	7,   // 188: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	125, // 189: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	7,   // 190: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	45,  // 191: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	114, // 192: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	114, // 193: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	114, // 194: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	45,  // 195: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	45,  // 196: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	56,  // 197: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	108, // 198: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	90,  // 199: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	90,  // 200: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	125, // 201: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	93,  // 202: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	93,  // 203: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	125, // 204: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 205: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	80,  // 206: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	125, // 207: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	125, // 208: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	125, // 209: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 210: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	6,   // 211: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	5,   // 212: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 213: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	107, // 214: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	125, // 215: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	125, // 216: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	125, // 217: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	125, // 218: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 219: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	90,  // 220: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	68,  // 221: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	54,  // 222: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	49,  // 223: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	113, // 224: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	114, // 225: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	114, // 226: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	114, // 227: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	114, // 228: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	13,  // 229: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	88,  // 230: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	25,  // 231: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	27,  // 232: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	42,  // 233: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	114, // 234: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	125, // 235: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	11,  // 236: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	9,   // 237: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	10,  // 238: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	239, // [239:239] is the sub-list for method output_type
-	239, // [239:239] is the sub-list for method input_type
-	239, // [239:239] is the sub-list for extension type_name
-	239, // [239:239] is the sub-list for extension extendee
-	0,   // [0:239] is the sub-list for field type_name
+	111, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	129, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	129, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	129, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	129, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	59,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	79,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	92,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	49,  // 92: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	129, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	129, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	129, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	8,   // 96: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	88,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	129, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 99: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	129, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	129, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	84,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	18,  // 103: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	73,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	49,  // 105: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	129, // 106: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	129, // 107: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	97,  // 108: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	55,  // 109: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	5,   // 110: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	10,  // 111: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	129, // 112: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	65,  // 113: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	106, // 114: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	107, // 115: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	127, // 116: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	128, // 117: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	23,  // 118: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	129, // 119: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 120: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 121: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	114, // 122: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	114, // 123: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	72,  // 124: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	69,  // 125: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	66,  // 126: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	96,  // 127: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	71,  // 128: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	75,  // 129: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	77,  // 130: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	68,  // 131: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	44,  // 132: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	129, // 133: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	129, // 134: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	12,  // 135: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	32,  // 136: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	41,  // 137: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	53,  // 138: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	51,  // 139: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	105, // 140: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	76,  // 141: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	92,  // 142: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	6,   // 143: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	129, // 144: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 145: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 146: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	92,  // 147: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	92,  // 148: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	74,  // 149: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	129, // 150: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 151: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	130, // 152: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	129, // 153: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	129, // 154: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	89,  // 155: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 156: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	85,  // 157: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	89,  // 158: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	89,  // 159: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	40,  // 160: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	123, // 161: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	92,  // 162: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	104, // 163: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	102, // 164: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	129, // 165: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	82,  // 166: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	129, // 167: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	82,  // 168: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	82,  // 169: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	83,  // 170: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	81,  // 171: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	63,  // 172: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	47,  // 173: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	37,  // 174: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	87,  // 175: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	68,  // 176: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	78,  // 177: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	22,  // 178: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	125, // 179: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	44,  // 180: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	129, // 181: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	129, // 182: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	12,  // 183: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	101, // 184: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	99,  // 185: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	46,  // 186: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	100, // 187: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	98,  // 188: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	86,  // 189: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	52,  // 190: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	124, // 191: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	7,   // 192: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	129, // 193: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	7,   // 194: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	45,  // 195: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	116, // 196: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	116, // 197: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	116, // 198: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	45,  // 199: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	45,  // 200: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	58,  // 201: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	110, // 202: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	92,  // 203: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	92,  // 204: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	129, // 205: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	95,  // 206: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	95,  // 207: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	129, // 208: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 209: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	82,  // 210: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	129, // 211: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	129, // 212: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	129, // 213: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 214: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	6,   // 215: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	5,   // 216: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	10,  // 217: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	109, // 218: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	129, // 219: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	129, // 220: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	129, // 221: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	129, // 222: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 223: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	92,  // 224: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	70,  // 225: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	54,  // 226: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	111, // 227: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	129, // 228: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	118, // 229: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	49,  // 230: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	115, // 231: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	116, // 232: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	116, // 233: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	116, // 234: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	116, // 235: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	13,  // 236: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	90,  // 237: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	25,  // 238: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	27,  // 239: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	42,  // 240: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	116, // 241: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	129, // 242: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	11,  // 243: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	9,   // 244: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	10,  // 245: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	246, // [246:246] is the sub-list for method output_type
+	246, // [246:246] is the sub-list for method input_type
+	246, // [246:246] is the sub-list for extension type_name
+	246, // [246:246] is the sub-list for extension extendee
+	0,   // [0:246] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -10299,14 +10688,14 @@ func file_wasteflow_types_v1_types_proto_init() {
 	if File_wasteflow_types_v1_types_proto != nil {
 		return
 	}
-	file_wasteflow_types_v1_types_proto_msgTypes[74].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[76].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   113,
+			NumMessages:   117,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

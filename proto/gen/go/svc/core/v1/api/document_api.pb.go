@@ -616,6 +616,1026 @@ func (x *RemoveDocumentsFromInboxResponse) GetUnknown() []string {
 	return nil
 }
 
+type ImportTransportDocumentFromInboxRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// an entry of your inbox
+	InboxEntryId string `protobuf:"bytes,1,opt,name=inbox_entry_id,json=inboxEntryId,proto3" json:"inbox_entry_id,omitempty"`
+	// deliver the version on to the other parties, as ImportTransportDocument does; false when omitted (it came from one of them)
+	Distribute *v1.BoolValue `protobuf:"bytes,2,opt,name=distribute,proto3" json:"distribute,omitempty"`
+	// mark it for the ten-day report, as ImportTransportDocument does; false when omitted
+	Dekadenmeldung *v1.BoolValue `protobuf:"bytes,3,opt,name=dekadenmeldung,proto3" json:"dekadenmeldung,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ImportTransportDocumentFromInboxRequest) Reset() {
+	*x = ImportTransportDocumentFromInboxRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportTransportDocumentFromInboxRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportTransportDocumentFromInboxRequest) ProtoMessage() {}
+
+func (x *ImportTransportDocumentFromInboxRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportTransportDocumentFromInboxRequest.ProtoReflect.Descriptor instead.
+func (*ImportTransportDocumentFromInboxRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ImportTransportDocumentFromInboxRequest) GetInboxEntryId() string {
+	if x != nil {
+		return x.InboxEntryId
+	}
+	return ""
+}
+
+func (x *ImportTransportDocumentFromInboxRequest) GetDistribute() *v1.BoolValue {
+	if x != nil {
+		return x.Distribute
+	}
+	return nil
+}
+
+func (x *ImportTransportDocumentFromInboxRequest) GetDekadenmeldung() *v1.BoolValue {
+	if x != nil {
+		return x.Dekadenmeldung
+	}
+	return nil
+}
+
+type ImportTransportDocumentFromInboxResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the document in your store (the same for every version of its number)
+	DocId *v1.StoredDocID `protobuf:"bytes,1,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	// the note number: the transport identifier
+	Number       string `protobuf:"bytes,2,opt,name=number,proto3" json:"number,omitempty"`
+	DocumentType string `protobuf:"bytes,3,opt,name=document_type,json=documentType,proto3" json:"document_type,omitempty"`
+	// 1 for a new document, one more for each import of the same number
+	Version   int64 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	Cancelled bool  `protobuf:"varint,5,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// organisations whose inbox received this version
+	DeliveredTo []string `protobuf:"bytes,6,rep,name=delivered_to,json=deliveredTo,proto3" json:"delivered_to,omitempty"`
+	// official numbers in the note that no organisation here holds (not an error)
+	UnknownNumbers []string `protobuf:"bytes,7,rep,name=unknown_numbers,json=unknownNumbers,proto3" json:"unknown_numbers,omitempty"`
+	// the version is marked for the ten-day report
+	Dekadenmeldung bool `protobuf:"varint,8,opt,name=dekadenmeldung,proto3" json:"dekadenmeldung,omitempty"`
+	// authorities whose inbox received the ten-day report: those of the disposer's place (our design)
+	ReportedTo []string `protobuf:"bytes,9,rep,name=reported_to,json=reportedTo,proto3" json:"reported_to,omitempty"`
+	// why a report asked for did not take effect
+	Note string `protobuf:"bytes,10,opt,name=note,proto3" json:"note,omitempty"`
+	// the entry taken: now read, and taken (a second take is 409, code 6, INBOX_ENTRY_TAKEN)
+	InboxEntryId  string `protobuf:"bytes,11,opt,name=inbox_entry_id,json=inboxEntryId,proto3" json:"inbox_entry_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) Reset() {
+	*x = ImportTransportDocumentFromInboxResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportTransportDocumentFromInboxResponse) ProtoMessage() {}
+
+func (x *ImportTransportDocumentFromInboxResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportTransportDocumentFromInboxResponse.ProtoReflect.Descriptor instead.
+func (*ImportTransportDocumentFromInboxResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetDocId() *v1.StoredDocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetDocumentType() string {
+	if x != nil {
+		return x.DocumentType
+	}
+	return ""
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetDeliveredTo() []string {
+	if x != nil {
+		return x.DeliveredTo
+	}
+	return nil
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetUnknownNumbers() []string {
+	if x != nil {
+		return x.UnknownNumbers
+	}
+	return nil
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetDekadenmeldung() bool {
+	if x != nil {
+		return x.Dekadenmeldung
+	}
+	return false
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetReportedTo() []string {
+	if x != nil {
+		return x.ReportedTo
+	}
+	return nil
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *ImportTransportDocumentFromInboxResponse) GetInboxEntryId() string {
+	if x != nil {
+		return x.InboxEntryId
+	}
+	return ""
+}
+
+type ImportDocumentToFileAreaFromInboxRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// an entry of your inbox; taken into your store first unless it was already
+	InboxEntryId string `protobuf:"bytes,1,opt,name=inbox_entry_id,json=inboxEntryId,proto3" json:"inbox_entry_id,omitempty"`
+	// a file of yours to put the document in; empty: a new file named after the note's number
+	FileId string `protobuf:"bytes,2,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// as ImportTransportDocumentFromInbox; false when omitted
+	Distribute *v1.BoolValue `protobuf:"bytes,3,opt,name=distribute,proto3" json:"distribute,omitempty"`
+	// as ImportTransportDocumentFromInbox; false when omitted
+	Dekadenmeldung *v1.BoolValue `protobuf:"bytes,4,opt,name=dekadenmeldung,proto3" json:"dekadenmeldung,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) Reset() {
+	*x = ImportDocumentToFileAreaFromInboxRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportDocumentToFileAreaFromInboxRequest) ProtoMessage() {}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportDocumentToFileAreaFromInboxRequest.ProtoReflect.Descriptor instead.
+func (*ImportDocumentToFileAreaFromInboxRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) GetInboxEntryId() string {
+	if x != nil {
+		return x.InboxEntryId
+	}
+	return ""
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) GetDistribute() *v1.BoolValue {
+	if x != nil {
+		return x.Distribute
+	}
+	return nil
+}
+
+func (x *ImportDocumentToFileAreaFromInboxRequest) GetDekadenmeldung() *v1.BoolValue {
+	if x != nil {
+		return x.Dekadenmeldung
+	}
+	return nil
+}
+
+type ImportDocumentToFileAreaFromInboxResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the document in your store
+	DocId         *v1.StoredDocID `protobuf:"bytes,1,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	Number        string          `protobuf:"bytes,2,opt,name=number,proto3" json:"number,omitempty"`
+	Version       int64           `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	File          *v1.FileEntry   `protobuf:"bytes,4,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) Reset() {
+	*x = ImportDocumentToFileAreaFromInboxResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportDocumentToFileAreaFromInboxResponse) ProtoMessage() {}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportDocumentToFileAreaFromInboxResponse.ProtoReflect.Descriptor instead.
+func (*ImportDocumentToFileAreaFromInboxResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) GetDocId() *v1.StoredDocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ImportDocumentToFileAreaFromInboxResponse) GetFile() *v1.FileEntry {
+	if x != nil {
+		return x.File
+	}
+	return nil
+}
+
+type CreateNewFileRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reference string                 `protobuf:"bytes,2,opt,name=reference,proto3" json:"reference,omitempty"`
+	// documents of your store to put in it
+	DocumentIds   []string `protobuf:"bytes,3,rep,name=document_ids,json=documentIds,proto3" json:"document_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateNewFileRequest) Reset() {
+	*x = CreateNewFileRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNewFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNewFileRequest) ProtoMessage() {}
+
+func (x *CreateNewFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNewFileRequest.ProtoReflect.Descriptor instead.
+func (*CreateNewFileRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CreateNewFileRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateNewFileRequest) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *CreateNewFileRequest) GetDocumentIds() []string {
+	if x != nil {
+		return x.DocumentIds
+	}
+	return nil
+}
+
+type CreateNewFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	File          *v1.FileEntry          `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateNewFileResponse) Reset() {
+	*x = CreateNewFileResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNewFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNewFileResponse) ProtoMessage() {}
+
+func (x *CreateNewFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNewFileResponse.ProtoReflect.Descriptor instead.
+func (*CreateNewFileResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CreateNewFileResponse) GetFile() *v1.FileEntry {
+	if x != nil {
+		return x.File
+	}
+	return nil
+}
+
+type GrantAccessToFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// a file of yours
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// the organisation that may list the file and its documents and export them
+	OrganisationId string `protobuf:"bytes,2,opt,name=organisation_id,json=organisationId,proto3" json:"organisation_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GrantAccessToFileRequest) Reset() {
+	*x = GrantAccessToFileRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrantAccessToFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrantAccessToFileRequest) ProtoMessage() {}
+
+func (x *GrantAccessToFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrantAccessToFileRequest.ProtoReflect.Descriptor instead.
+func (*GrantAccessToFileRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GrantAccessToFileRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *GrantAccessToFileRequest) GetOrganisationId() string {
+	if x != nil {
+		return x.OrganisationId
+	}
+	return ""
+}
+
+type GrantAccessToFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	File          *v1.FileEntry          `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GrantAccessToFileResponse) Reset() {
+	*x = GrantAccessToFileResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrantAccessToFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrantAccessToFileResponse) ProtoMessage() {}
+
+func (x *GrantAccessToFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrantAccessToFileResponse.ProtoReflect.Descriptor instead.
+func (*GrantAccessToFileResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GrantAccessToFileResponse) GetFile() *v1.FileEntry {
+	if x != nil {
+		return x.File
+	}
+	return nil
+}
+
+type MergeFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the file of yours that keeps everything
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// files of yours whose documents and grants move into fileId; they are gone from the lists after
+	FileIds       []string `protobuf:"bytes,2,rep,name=file_ids,json=fileIds,proto3" json:"file_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeFilesRequest) Reset() {
+	*x = MergeFilesRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeFilesRequest) ProtoMessage() {}
+
+func (x *MergeFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeFilesRequest.ProtoReflect.Descriptor instead.
+func (*MergeFilesRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MergeFilesRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *MergeFilesRequest) GetFileIds() []string {
+	if x != nil {
+		return x.FileIds
+	}
+	return nil
+}
+
+type MergeFilesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	File          *v1.FileEntry          `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeFilesResponse) Reset() {
+	*x = MergeFilesResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeFilesResponse) ProtoMessage() {}
+
+func (x *MergeFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeFilesResponse.ProtoReflect.Descriptor instead.
+func (*MergeFilesResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *MergeFilesResponse) GetFile() *v1.FileEntry {
+	if x != nil {
+		return x.File
+	}
+	return nil
+}
+
+type FindFilesToDocumentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// a document of your store, or of a file shared with you
+	DocId         *v1.DocID `protobuf:"bytes,1,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindFilesToDocumentRequest) Reset() {
+	*x = FindFilesToDocumentRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindFilesToDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindFilesToDocumentRequest) ProtoMessage() {}
+
+func (x *FindFilesToDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindFilesToDocumentRequest.ProtoReflect.Descriptor instead.
+func (*FindFilesToDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *FindFilesToDocumentRequest) GetDocId() *v1.DocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+type FindFilesToDocumentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the files you see that hold it, newest change first
+	Files         []*v1.FileEntry `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindFilesToDocumentResponse) Reset() {
+	*x = FindFilesToDocumentResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindFilesToDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindFilesToDocumentResponse) ProtoMessage() {}
+
+func (x *FindFilesToDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindFilesToDocumentResponse.ProtoReflect.Descriptor instead.
+func (*FindFilesToDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *FindFilesToDocumentResponse) GetFiles() []*v1.FileEntry {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+type SendDocumentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// a document of your store: its current version is sent
+	DocId *v1.DocID `protobuf:"bytes,1,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	// organisations whose inboxes receive it
+	Recipients    []string `protobuf:"bytes,2,rep,name=recipients,proto3" json:"recipients,omitempty"`
+	Message       string   `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendDocumentRequest) Reset() {
+	*x = SendDocumentRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendDocumentRequest) ProtoMessage() {}
+
+func (x *SendDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendDocumentRequest.ProtoReflect.Descriptor instead.
+func (*SendDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SendDocumentRequest) GetDocId() *v1.DocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+func (x *SendDocumentRequest) GetRecipients() []string {
+	if x != nil {
+		return x.Recipients
+	}
+	return nil
+}
+
+func (x *SendDocumentRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type SendDocumentResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *v1.TransferEntry      `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendDocumentResponse) Reset() {
+	*x = SendDocumentResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendDocumentResponse) ProtoMessage() {}
+
+func (x *SendDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendDocumentResponse.ProtoReflect.Descriptor instead.
+func (*SendDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SendDocumentResponse) GetTransfer() *v1.TransferEntry {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+type DeliverDocumentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// a document of your store: its current version goes to the parties its official numbers name
+	DocId         *v1.DocID `protobuf:"bytes,1,opt,name=doc_id,json=docId,proto3" json:"doc_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliverDocumentRequest) Reset() {
+	*x = DeliverDocumentRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliverDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliverDocumentRequest) ProtoMessage() {}
+
+func (x *DeliverDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliverDocumentRequest.ProtoReflect.Descriptor instead.
+func (*DeliverDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *DeliverDocumentRequest) GetDocId() *v1.DocID {
+	if x != nil {
+		return x.DocId
+	}
+	return nil
+}
+
+type DeliverDocumentResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Transfer *v1.TransferEntry      `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	// official numbers in the note that no organisation here holds
+	UnknownNumbers []string `protobuf:"bytes,2,rep,name=unknown_numbers,json=unknownNumbers,proto3" json:"unknown_numbers,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeliverDocumentResponse) Reset() {
+	*x = DeliverDocumentResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliverDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliverDocumentResponse) ProtoMessage() {}
+
+func (x *DeliverDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliverDocumentResponse.ProtoReflect.Descriptor instead.
+func (*DeliverDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *DeliverDocumentResponse) GetTransfer() *v1.TransferEntry {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+func (x *DeliverDocumentResponse) GetUnknownNumbers() []string {
+	if x != nil {
+		return x.UnknownNumbers
+	}
+	return nil
+}
+
+type GetTransferDetailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TransferId    string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTransferDetailsRequest) Reset() {
+	*x = GetTransferDetailsRequest{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTransferDetailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTransferDetailsRequest) ProtoMessage() {}
+
+func (x *GetTransferDetailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTransferDetailsRequest.ProtoReflect.Descriptor instead.
+func (*GetTransferDetailsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *GetTransferDetailsRequest) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+type GetTransferDetailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *v1.TransferEntry      `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTransferDetailsResponse) Reset() {
+	*x = GetTransferDetailsResponse{}
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTransferDetailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTransferDetailsResponse) ProtoMessage() {}
+
+func (x *GetTransferDetailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_document_api_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTransferDetailsResponse.ProtoReflect.Descriptor instead.
+func (*GetTransferDetailsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_document_api_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *GetTransferDetailsResponse) GetTransfer() *v1.TransferEntry {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
 var File_svc_core_v1_api_document_api_proto protoreflect.FileDescriptor
 
 const file_svc_core_v1_api_document_api_proto_rawDesc = "" +
@@ -660,13 +1680,93 @@ const file_svc_core_v1_api_document_api_proto_rawDesc = "" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\"V\n" +
 	" RemoveDocumentsFromInboxResponse\x12\x18\n" +
 	"\achanged\x18\x01 \x01(\x03R\achanged\x12\x18\n" +
-	"\aunknown\x18\x02 \x03(\tR\aunknown2\xd0\x04\n" +
+	"\aunknown\x18\x02 \x03(\tR\aunknown\"\xd5\x01\n" +
+	"'ImportTransportDocumentFromInboxRequest\x12$\n" +
+	"\x0einbox_entry_id\x18\x01 \x01(\tR\finboxEntryId\x12=\n" +
+	"\n" +
+	"distribute\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.BoolValueR\n" +
+	"distribute\x12E\n" +
+	"\x0edekadenmeldung\x18\x03 \x01(\v2\x1d.wasteflow.types.v1.BoolValueR\x0edekadenmeldung\"\xa6\x03\n" +
+	"(ImportTransportDocumentFromInboxResponse\x126\n" +
+	"\x06doc_id\x18\x01 \x01(\v2\x1f.wasteflow.types.v1.StoredDocIDR\x05docId\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\tR\x06number\x12#\n" +
+	"\rdocument_type\x18\x03 \x01(\tR\fdocumentType\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\x03R\aversion\x12\x1c\n" +
+	"\tcancelled\x18\x05 \x01(\bR\tcancelled\x12!\n" +
+	"\fdelivered_to\x18\x06 \x03(\tR\vdeliveredTo\x12'\n" +
+	"\x0funknown_numbers\x18\a \x03(\tR\x0eunknownNumbers\x12&\n" +
+	"\x0edekadenmeldung\x18\b \x01(\bR\x0edekadenmeldung\x12\x1f\n" +
+	"\vreported_to\x18\t \x03(\tR\n" +
+	"reportedTo\x12\x12\n" +
+	"\x04note\x18\n" +
+	" \x01(\tR\x04note\x12$\n" +
+	"\x0einbox_entry_id\x18\v \x01(\tR\finboxEntryId\"\xef\x01\n" +
+	"(ImportDocumentToFileAreaFromInboxRequest\x12$\n" +
+	"\x0einbox_entry_id\x18\x01 \x01(\tR\finboxEntryId\x12\x17\n" +
+	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12=\n" +
+	"\n" +
+	"distribute\x18\x03 \x01(\v2\x1d.wasteflow.types.v1.BoolValueR\n" +
+	"distribute\x12E\n" +
+	"\x0edekadenmeldung\x18\x04 \x01(\v2\x1d.wasteflow.types.v1.BoolValueR\x0edekadenmeldung\"\xc8\x01\n" +
+	")ImportDocumentToFileAreaFromInboxResponse\x126\n" +
+	"\x06doc_id\x18\x01 \x01(\v2\x1f.wasteflow.types.v1.StoredDocIDR\x05docId\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\tR\x06number\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\x121\n" +
+	"\x04file\x18\x04 \x01(\v2\x1d.wasteflow.types.v1.FileEntryR\x04file\"k\n" +
+	"\x14CreateNewFileRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\treference\x18\x02 \x01(\tR\treference\x12!\n" +
+	"\fdocument_ids\x18\x03 \x03(\tR\vdocumentIds\"J\n" +
+	"\x15CreateNewFileResponse\x121\n" +
+	"\x04file\x18\x01 \x01(\v2\x1d.wasteflow.types.v1.FileEntryR\x04file\"\\\n" +
+	"\x18GrantAccessToFileRequest\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12'\n" +
+	"\x0forganisation_id\x18\x02 \x01(\tR\x0eorganisationId\"N\n" +
+	"\x19GrantAccessToFileResponse\x121\n" +
+	"\x04file\x18\x01 \x01(\v2\x1d.wasteflow.types.v1.FileEntryR\x04file\"G\n" +
+	"\x11MergeFilesRequest\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x19\n" +
+	"\bfile_ids\x18\x02 \x03(\tR\afileIds\"G\n" +
+	"\x12MergeFilesResponse\x121\n" +
+	"\x04file\x18\x01 \x01(\v2\x1d.wasteflow.types.v1.FileEntryR\x04file\"N\n" +
+	"\x1aFindFilesToDocumentRequest\x120\n" +
+	"\x06doc_id\x18\x01 \x01(\v2\x19.wasteflow.types.v1.DocIDR\x05docId\"R\n" +
+	"\x1bFindFilesToDocumentResponse\x123\n" +
+	"\x05files\x18\x01 \x03(\v2\x1d.wasteflow.types.v1.FileEntryR\x05files\"\x81\x01\n" +
+	"\x13SendDocumentRequest\x120\n" +
+	"\x06doc_id\x18\x01 \x01(\v2\x19.wasteflow.types.v1.DocIDR\x05docId\x12\x1e\n" +
+	"\n" +
+	"recipients\x18\x02 \x03(\tR\n" +
+	"recipients\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"U\n" +
+	"\x14SendDocumentResponse\x12=\n" +
+	"\btransfer\x18\x01 \x01(\v2!.wasteflow.types.v1.TransferEntryR\btransfer\"J\n" +
+	"\x16DeliverDocumentRequest\x120\n" +
+	"\x06doc_id\x18\x01 \x01(\v2\x19.wasteflow.types.v1.DocIDR\x05docId\"\x81\x01\n" +
+	"\x17DeliverDocumentResponse\x12=\n" +
+	"\btransfer\x18\x01 \x01(\v2!.wasteflow.types.v1.TransferEntryR\btransfer\x12'\n" +
+	"\x0funknown_numbers\x18\x02 \x03(\tR\x0eunknownNumbers\"<\n" +
+	"\x19GetTransferDetailsRequest\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\"[\n" +
+	"\x1aGetTransferDetailsResponse\x12=\n" +
+	"\btransfer\x18\x01 \x01(\v2!.wasteflow.types.v1.TransferEntryR\btransfer2\xce\f\n" +
 	"\vDocumentApi\x12|\n" +
 	"\x17ImportTransportDocument\x12/.svc.core.v1.api.ImportTransportDocumentRequest\x1a0.svc.core.v1.api.ImportTransportDocumentResponse\x12v\n" +
 	"\x15ExportCurrentDocument\x12-.svc.core.v1.api.ExportCurrentDocumentRequest\x1a..svc.core.v1.api.ExportCurrentDocumentResponse\x12R\n" +
 	"\tListInbox\x12!.svc.core.v1.api.ListInboxRequest\x1a\".svc.core.v1.api.ListInboxResponse\x12v\n" +
 	"\x15SetInboxDocumentsRead\x12-.svc.core.v1.api.SetInboxDocumentsReadRequest\x1a..svc.core.v1.api.SetInboxDocumentsReadResponse\x12\x7f\n" +
-	"\x18RemoveDocumentsFromInbox\x120.svc.core.v1.api.RemoveDocumentsFromInboxRequest\x1a1.svc.core.v1.api.RemoveDocumentsFromInboxResponseB\xc4\x01\n" +
+	"\x18RemoveDocumentsFromInbox\x120.svc.core.v1.api.RemoveDocumentsFromInboxRequest\x1a1.svc.core.v1.api.RemoveDocumentsFromInboxResponse\x12\x97\x01\n" +
+	" ImportTransportDocumentFromInbox\x128.svc.core.v1.api.ImportTransportDocumentFromInboxRequest\x1a9.svc.core.v1.api.ImportTransportDocumentFromInboxResponse\x12\x9a\x01\n" +
+	"!ImportDocumentToFileAreaFromInbox\x129.svc.core.v1.api.ImportDocumentToFileAreaFromInboxRequest\x1a:.svc.core.v1.api.ImportDocumentToFileAreaFromInboxResponse\x12^\n" +
+	"\rCreateNewFile\x12%.svc.core.v1.api.CreateNewFileRequest\x1a&.svc.core.v1.api.CreateNewFileResponse\x12j\n" +
+	"\x11GrantAccessToFile\x12).svc.core.v1.api.GrantAccessToFileRequest\x1a*.svc.core.v1.api.GrantAccessToFileResponse\x12U\n" +
+	"\n" +
+	"MergeFiles\x12\".svc.core.v1.api.MergeFilesRequest\x1a#.svc.core.v1.api.MergeFilesResponse\x12p\n" +
+	"\x13FindFilesToDocument\x12+.svc.core.v1.api.FindFilesToDocumentRequest\x1a,.svc.core.v1.api.FindFilesToDocumentResponse\x12[\n" +
+	"\fSendDocument\x12$.svc.core.v1.api.SendDocumentRequest\x1a%.svc.core.v1.api.SendDocumentResponse\x12d\n" +
+	"\x0fDeliverDocument\x12'.svc.core.v1.api.DeliverDocumentRequest\x1a(.svc.core.v1.api.DeliverDocumentResponse\x12m\n" +
+	"\x12GetTransferDetails\x12*.svc.core.v1.api.GetTransferDetailsRequest\x1a+.svc.core.v1.api.GetTransferDetailsResponseB\xc4\x01\n" +
 	"\x13com.svc.core.v1.apiB\x10DocumentApiProtoP\x01Z;github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api\xa2\x02\x04SCVA\xaa\x02\x0fSvc.Core.V1.Api\xca\x02\x0fSvc\\Core\\V1\\Api\xe2\x02\x1bSvc\\Core\\V1\\Api\\GPBMetadata\xea\x02\x12Svc::Core::V1::Apib\x06proto3"
 
 var (
@@ -681,48 +1781,103 @@ func file_svc_core_v1_api_document_api_proto_rawDescGZIP() []byte {
 	return file_svc_core_v1_api_document_api_proto_rawDescData
 }
 
-var file_svc_core_v1_api_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_svc_core_v1_api_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_svc_core_v1_api_document_api_proto_goTypes = []any{
-	(*ImportTransportDocumentRequest)(nil),   // 0: svc.core.v1.api.ImportTransportDocumentRequest
-	(*ImportTransportDocumentResponse)(nil),  // 1: svc.core.v1.api.ImportTransportDocumentResponse
-	(*ExportCurrentDocumentRequest)(nil),     // 2: svc.core.v1.api.ExportCurrentDocumentRequest
-	(*ExportCurrentDocumentResponse)(nil),    // 3: svc.core.v1.api.ExportCurrentDocumentResponse
-	(*ListInboxRequest)(nil),                 // 4: svc.core.v1.api.ListInboxRequest
-	(*ListInboxResponse)(nil),                // 5: svc.core.v1.api.ListInboxResponse
-	(*SetInboxDocumentsReadRequest)(nil),     // 6: svc.core.v1.api.SetInboxDocumentsReadRequest
-	(*SetInboxDocumentsReadResponse)(nil),    // 7: svc.core.v1.api.SetInboxDocumentsReadResponse
-	(*RemoveDocumentsFromInboxRequest)(nil),  // 8: svc.core.v1.api.RemoveDocumentsFromInboxRequest
-	(*RemoveDocumentsFromInboxResponse)(nil), // 9: svc.core.v1.api.RemoveDocumentsFromInboxResponse
-	(*v1.BoolValue)(nil),                     // 10: wasteflow.types.v1.BoolValue
-	(*v1.StoredDocID)(nil),                   // 11: wasteflow.types.v1.StoredDocID
-	(*v1.DocID)(nil),                         // 12: wasteflow.types.v1.DocID
-	(*v1.QueryParameter)(nil),                // 13: wasteflow.types.v1.QueryParameter
-	(*v1.InboxEntry)(nil),                    // 14: wasteflow.types.v1.InboxEntry
+	(*ImportTransportDocumentRequest)(nil),            // 0: svc.core.v1.api.ImportTransportDocumentRequest
+	(*ImportTransportDocumentResponse)(nil),           // 1: svc.core.v1.api.ImportTransportDocumentResponse
+	(*ExportCurrentDocumentRequest)(nil),              // 2: svc.core.v1.api.ExportCurrentDocumentRequest
+	(*ExportCurrentDocumentResponse)(nil),             // 3: svc.core.v1.api.ExportCurrentDocumentResponse
+	(*ListInboxRequest)(nil),                          // 4: svc.core.v1.api.ListInboxRequest
+	(*ListInboxResponse)(nil),                         // 5: svc.core.v1.api.ListInboxResponse
+	(*SetInboxDocumentsReadRequest)(nil),              // 6: svc.core.v1.api.SetInboxDocumentsReadRequest
+	(*SetInboxDocumentsReadResponse)(nil),             // 7: svc.core.v1.api.SetInboxDocumentsReadResponse
+	(*RemoveDocumentsFromInboxRequest)(nil),           // 8: svc.core.v1.api.RemoveDocumentsFromInboxRequest
+	(*RemoveDocumentsFromInboxResponse)(nil),          // 9: svc.core.v1.api.RemoveDocumentsFromInboxResponse
+	(*ImportTransportDocumentFromInboxRequest)(nil),   // 10: svc.core.v1.api.ImportTransportDocumentFromInboxRequest
+	(*ImportTransportDocumentFromInboxResponse)(nil),  // 11: svc.core.v1.api.ImportTransportDocumentFromInboxResponse
+	(*ImportDocumentToFileAreaFromInboxRequest)(nil),  // 12: svc.core.v1.api.ImportDocumentToFileAreaFromInboxRequest
+	(*ImportDocumentToFileAreaFromInboxResponse)(nil), // 13: svc.core.v1.api.ImportDocumentToFileAreaFromInboxResponse
+	(*CreateNewFileRequest)(nil),                      // 14: svc.core.v1.api.CreateNewFileRequest
+	(*CreateNewFileResponse)(nil),                     // 15: svc.core.v1.api.CreateNewFileResponse
+	(*GrantAccessToFileRequest)(nil),                  // 16: svc.core.v1.api.GrantAccessToFileRequest
+	(*GrantAccessToFileResponse)(nil),                 // 17: svc.core.v1.api.GrantAccessToFileResponse
+	(*MergeFilesRequest)(nil),                         // 18: svc.core.v1.api.MergeFilesRequest
+	(*MergeFilesResponse)(nil),                        // 19: svc.core.v1.api.MergeFilesResponse
+	(*FindFilesToDocumentRequest)(nil),                // 20: svc.core.v1.api.FindFilesToDocumentRequest
+	(*FindFilesToDocumentResponse)(nil),               // 21: svc.core.v1.api.FindFilesToDocumentResponse
+	(*SendDocumentRequest)(nil),                       // 22: svc.core.v1.api.SendDocumentRequest
+	(*SendDocumentResponse)(nil),                      // 23: svc.core.v1.api.SendDocumentResponse
+	(*DeliverDocumentRequest)(nil),                    // 24: svc.core.v1.api.DeliverDocumentRequest
+	(*DeliverDocumentResponse)(nil),                   // 25: svc.core.v1.api.DeliverDocumentResponse
+	(*GetTransferDetailsRequest)(nil),                 // 26: svc.core.v1.api.GetTransferDetailsRequest
+	(*GetTransferDetailsResponse)(nil),                // 27: svc.core.v1.api.GetTransferDetailsResponse
+	(*v1.BoolValue)(nil),                              // 28: wasteflow.types.v1.BoolValue
+	(*v1.StoredDocID)(nil),                            // 29: wasteflow.types.v1.StoredDocID
+	(*v1.DocID)(nil),                                  // 30: wasteflow.types.v1.DocID
+	(*v1.QueryParameter)(nil),                         // 31: wasteflow.types.v1.QueryParameter
+	(*v1.InboxEntry)(nil),                             // 32: wasteflow.types.v1.InboxEntry
+	(*v1.FileEntry)(nil),                              // 33: wasteflow.types.v1.FileEntry
+	(*v1.TransferEntry)(nil),                          // 34: wasteflow.types.v1.TransferEntry
 }
 var file_svc_core_v1_api_document_api_proto_depIdxs = []int32{
-	10, // 0: svc.core.v1.api.ImportTransportDocumentRequest.distribute:type_name -> wasteflow.types.v1.BoolValue
-	10, // 1: svc.core.v1.api.ImportTransportDocumentRequest.dekadenmeldung:type_name -> wasteflow.types.v1.BoolValue
-	10, // 2: svc.core.v1.api.ImportTransportDocumentRequest.cancel:type_name -> wasteflow.types.v1.BoolValue
-	11, // 3: svc.core.v1.api.ImportTransportDocumentResponse.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	12, // 4: svc.core.v1.api.ExportCurrentDocumentRequest.doc_id:type_name -> wasteflow.types.v1.DocID
-	13, // 5: svc.core.v1.api.ListInboxRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	14, // 6: svc.core.v1.api.ListInboxResponse.entries:type_name -> wasteflow.types.v1.InboxEntry
-	10, // 7: svc.core.v1.api.SetInboxDocumentsReadRequest.read:type_name -> wasteflow.types.v1.BoolValue
-	0,  // 8: svc.core.v1.api.DocumentApi.ImportTransportDocument:input_type -> svc.core.v1.api.ImportTransportDocumentRequest
-	2,  // 9: svc.core.v1.api.DocumentApi.ExportCurrentDocument:input_type -> svc.core.v1.api.ExportCurrentDocumentRequest
-	4,  // 10: svc.core.v1.api.DocumentApi.ListInbox:input_type -> svc.core.v1.api.ListInboxRequest
-	6,  // 11: svc.core.v1.api.DocumentApi.SetInboxDocumentsRead:input_type -> svc.core.v1.api.SetInboxDocumentsReadRequest
-	8,  // 12: svc.core.v1.api.DocumentApi.RemoveDocumentsFromInbox:input_type -> svc.core.v1.api.RemoveDocumentsFromInboxRequest
-	1,  // 13: svc.core.v1.api.DocumentApi.ImportTransportDocument:output_type -> svc.core.v1.api.ImportTransportDocumentResponse
-	3,  // 14: svc.core.v1.api.DocumentApi.ExportCurrentDocument:output_type -> svc.core.v1.api.ExportCurrentDocumentResponse
-	5,  // 15: svc.core.v1.api.DocumentApi.ListInbox:output_type -> svc.core.v1.api.ListInboxResponse
-	7,  // 16: svc.core.v1.api.DocumentApi.SetInboxDocumentsRead:output_type -> svc.core.v1.api.SetInboxDocumentsReadResponse
-	9,  // 17: svc.core.v1.api.DocumentApi.RemoveDocumentsFromInbox:output_type -> svc.core.v1.api.RemoveDocumentsFromInboxResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	28, // 0: svc.core.v1.api.ImportTransportDocumentRequest.distribute:type_name -> wasteflow.types.v1.BoolValue
+	28, // 1: svc.core.v1.api.ImportTransportDocumentRequest.dekadenmeldung:type_name -> wasteflow.types.v1.BoolValue
+	28, // 2: svc.core.v1.api.ImportTransportDocumentRequest.cancel:type_name -> wasteflow.types.v1.BoolValue
+	29, // 3: svc.core.v1.api.ImportTransportDocumentResponse.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	30, // 4: svc.core.v1.api.ExportCurrentDocumentRequest.doc_id:type_name -> wasteflow.types.v1.DocID
+	31, // 5: svc.core.v1.api.ListInboxRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	32, // 6: svc.core.v1.api.ListInboxResponse.entries:type_name -> wasteflow.types.v1.InboxEntry
+	28, // 7: svc.core.v1.api.SetInboxDocumentsReadRequest.read:type_name -> wasteflow.types.v1.BoolValue
+	28, // 8: svc.core.v1.api.ImportTransportDocumentFromInboxRequest.distribute:type_name -> wasteflow.types.v1.BoolValue
+	28, // 9: svc.core.v1.api.ImportTransportDocumentFromInboxRequest.dekadenmeldung:type_name -> wasteflow.types.v1.BoolValue
+	29, // 10: svc.core.v1.api.ImportTransportDocumentFromInboxResponse.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	28, // 11: svc.core.v1.api.ImportDocumentToFileAreaFromInboxRequest.distribute:type_name -> wasteflow.types.v1.BoolValue
+	28, // 12: svc.core.v1.api.ImportDocumentToFileAreaFromInboxRequest.dekadenmeldung:type_name -> wasteflow.types.v1.BoolValue
+	29, // 13: svc.core.v1.api.ImportDocumentToFileAreaFromInboxResponse.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	33, // 14: svc.core.v1.api.ImportDocumentToFileAreaFromInboxResponse.file:type_name -> wasteflow.types.v1.FileEntry
+	33, // 15: svc.core.v1.api.CreateNewFileResponse.file:type_name -> wasteflow.types.v1.FileEntry
+	33, // 16: svc.core.v1.api.GrantAccessToFileResponse.file:type_name -> wasteflow.types.v1.FileEntry
+	33, // 17: svc.core.v1.api.MergeFilesResponse.file:type_name -> wasteflow.types.v1.FileEntry
+	30, // 18: svc.core.v1.api.FindFilesToDocumentRequest.doc_id:type_name -> wasteflow.types.v1.DocID
+	33, // 19: svc.core.v1.api.FindFilesToDocumentResponse.files:type_name -> wasteflow.types.v1.FileEntry
+	30, // 20: svc.core.v1.api.SendDocumentRequest.doc_id:type_name -> wasteflow.types.v1.DocID
+	34, // 21: svc.core.v1.api.SendDocumentResponse.transfer:type_name -> wasteflow.types.v1.TransferEntry
+	30, // 22: svc.core.v1.api.DeliverDocumentRequest.doc_id:type_name -> wasteflow.types.v1.DocID
+	34, // 23: svc.core.v1.api.DeliverDocumentResponse.transfer:type_name -> wasteflow.types.v1.TransferEntry
+	34, // 24: svc.core.v1.api.GetTransferDetailsResponse.transfer:type_name -> wasteflow.types.v1.TransferEntry
+	0,  // 25: svc.core.v1.api.DocumentApi.ImportTransportDocument:input_type -> svc.core.v1.api.ImportTransportDocumentRequest
+	2,  // 26: svc.core.v1.api.DocumentApi.ExportCurrentDocument:input_type -> svc.core.v1.api.ExportCurrentDocumentRequest
+	4,  // 27: svc.core.v1.api.DocumentApi.ListInbox:input_type -> svc.core.v1.api.ListInboxRequest
+	6,  // 28: svc.core.v1.api.DocumentApi.SetInboxDocumentsRead:input_type -> svc.core.v1.api.SetInboxDocumentsReadRequest
+	8,  // 29: svc.core.v1.api.DocumentApi.RemoveDocumentsFromInbox:input_type -> svc.core.v1.api.RemoveDocumentsFromInboxRequest
+	10, // 30: svc.core.v1.api.DocumentApi.ImportTransportDocumentFromInbox:input_type -> svc.core.v1.api.ImportTransportDocumentFromInboxRequest
+	12, // 31: svc.core.v1.api.DocumentApi.ImportDocumentToFileAreaFromInbox:input_type -> svc.core.v1.api.ImportDocumentToFileAreaFromInboxRequest
+	14, // 32: svc.core.v1.api.DocumentApi.CreateNewFile:input_type -> svc.core.v1.api.CreateNewFileRequest
+	16, // 33: svc.core.v1.api.DocumentApi.GrantAccessToFile:input_type -> svc.core.v1.api.GrantAccessToFileRequest
+	18, // 34: svc.core.v1.api.DocumentApi.MergeFiles:input_type -> svc.core.v1.api.MergeFilesRequest
+	20, // 35: svc.core.v1.api.DocumentApi.FindFilesToDocument:input_type -> svc.core.v1.api.FindFilesToDocumentRequest
+	22, // 36: svc.core.v1.api.DocumentApi.SendDocument:input_type -> svc.core.v1.api.SendDocumentRequest
+	24, // 37: svc.core.v1.api.DocumentApi.DeliverDocument:input_type -> svc.core.v1.api.DeliverDocumentRequest
+	26, // 38: svc.core.v1.api.DocumentApi.GetTransferDetails:input_type -> svc.core.v1.api.GetTransferDetailsRequest
+	1,  // 39: svc.core.v1.api.DocumentApi.ImportTransportDocument:output_type -> svc.core.v1.api.ImportTransportDocumentResponse
+	3,  // 40: svc.core.v1.api.DocumentApi.ExportCurrentDocument:output_type -> svc.core.v1.api.ExportCurrentDocumentResponse
+	5,  // 41: svc.core.v1.api.DocumentApi.ListInbox:output_type -> svc.core.v1.api.ListInboxResponse
+	7,  // 42: svc.core.v1.api.DocumentApi.SetInboxDocumentsRead:output_type -> svc.core.v1.api.SetInboxDocumentsReadResponse
+	9,  // 43: svc.core.v1.api.DocumentApi.RemoveDocumentsFromInbox:output_type -> svc.core.v1.api.RemoveDocumentsFromInboxResponse
+	11, // 44: svc.core.v1.api.DocumentApi.ImportTransportDocumentFromInbox:output_type -> svc.core.v1.api.ImportTransportDocumentFromInboxResponse
+	13, // 45: svc.core.v1.api.DocumentApi.ImportDocumentToFileAreaFromInbox:output_type -> svc.core.v1.api.ImportDocumentToFileAreaFromInboxResponse
+	15, // 46: svc.core.v1.api.DocumentApi.CreateNewFile:output_type -> svc.core.v1.api.CreateNewFileResponse
+	17, // 47: svc.core.v1.api.DocumentApi.GrantAccessToFile:output_type -> svc.core.v1.api.GrantAccessToFileResponse
+	19, // 48: svc.core.v1.api.DocumentApi.MergeFiles:output_type -> svc.core.v1.api.MergeFilesResponse
+	21, // 49: svc.core.v1.api.DocumentApi.FindFilesToDocument:output_type -> svc.core.v1.api.FindFilesToDocumentResponse
+	23, // 50: svc.core.v1.api.DocumentApi.SendDocument:output_type -> svc.core.v1.api.SendDocumentResponse
+	25, // 51: svc.core.v1.api.DocumentApi.DeliverDocument:output_type -> svc.core.v1.api.DeliverDocumentResponse
+	27, // 52: svc.core.v1.api.DocumentApi.GetTransferDetails:output_type -> svc.core.v1.api.GetTransferDetailsResponse
+	39, // [39:53] is the sub-list for method output_type
+	25, // [25:39] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_svc_core_v1_api_document_api_proto_init() }
@@ -736,7 +1891,7 @@ func file_svc_core_v1_api_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_core_v1_api_document_api_proto_rawDesc), len(file_svc_core_v1_api_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

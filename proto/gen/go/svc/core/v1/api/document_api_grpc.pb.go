@@ -24,11 +24,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	DocumentApi_ImportTransportDocument_FullMethodName  = "/svc.core.v1.api.DocumentApi/ImportTransportDocument"
-	DocumentApi_ExportCurrentDocument_FullMethodName    = "/svc.core.v1.api.DocumentApi/ExportCurrentDocument"
-	DocumentApi_ListInbox_FullMethodName                = "/svc.core.v1.api.DocumentApi/ListInbox"
-	DocumentApi_SetInboxDocumentsRead_FullMethodName    = "/svc.core.v1.api.DocumentApi/SetInboxDocumentsRead"
-	DocumentApi_RemoveDocumentsFromInbox_FullMethodName = "/svc.core.v1.api.DocumentApi/RemoveDocumentsFromInbox"
+	DocumentApi_ImportTransportDocument_FullMethodName           = "/svc.core.v1.api.DocumentApi/ImportTransportDocument"
+	DocumentApi_ExportCurrentDocument_FullMethodName             = "/svc.core.v1.api.DocumentApi/ExportCurrentDocument"
+	DocumentApi_ListInbox_FullMethodName                         = "/svc.core.v1.api.DocumentApi/ListInbox"
+	DocumentApi_SetInboxDocumentsRead_FullMethodName             = "/svc.core.v1.api.DocumentApi/SetInboxDocumentsRead"
+	DocumentApi_RemoveDocumentsFromInbox_FullMethodName          = "/svc.core.v1.api.DocumentApi/RemoveDocumentsFromInbox"
+	DocumentApi_ImportTransportDocumentFromInbox_FullMethodName  = "/svc.core.v1.api.DocumentApi/ImportTransportDocumentFromInbox"
+	DocumentApi_ImportDocumentToFileAreaFromInbox_FullMethodName = "/svc.core.v1.api.DocumentApi/ImportDocumentToFileAreaFromInbox"
+	DocumentApi_CreateNewFile_FullMethodName                     = "/svc.core.v1.api.DocumentApi/CreateNewFile"
+	DocumentApi_GrantAccessToFile_FullMethodName                 = "/svc.core.v1.api.DocumentApi/GrantAccessToFile"
+	DocumentApi_MergeFiles_FullMethodName                        = "/svc.core.v1.api.DocumentApi/MergeFiles"
+	DocumentApi_FindFilesToDocument_FullMethodName               = "/svc.core.v1.api.DocumentApi/FindFilesToDocument"
+	DocumentApi_SendDocument_FullMethodName                      = "/svc.core.v1.api.DocumentApi/SendDocument"
+	DocumentApi_DeliverDocument_FullMethodName                   = "/svc.core.v1.api.DocumentApi/DeliverDocument"
+	DocumentApi_GetTransferDetails_FullMethodName                = "/svc.core.v1.api.DocumentApi/GetTransferDetails"
 )
 
 // DocumentApiClient is the client API for DocumentApi service.
@@ -39,7 +48,7 @@ const (
 type DocumentApiClient interface {
 	// Store a note's XML in your store (a new version for a number you have)
 	//
-	// Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); dekadenmeldung (true when omitted) marks a consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups. Operations of these services with no REST route (section 8 of the interface): the other Import… operations of DocumentApi (ImportTransportDocumentFromInbox, ImportDocumentToFileAreaFromInbox and the rest), SendDocument, DeliverDocument, GetTransferDetails, FindFilesToDocument, CreateNewFile, GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: they answer 404, code 5, as every path the gateway cannot route; an inbox entry is read with ExportCurrentDocument instead.
+	// Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); dekadenmeldung (true when omitted) marks a consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups. Operations of these services with no REST route (section 8 of the interface): ImportTransportDocumentFromInbox, ImportDocumentToFileAreaFromInbox, SendDocument, DeliverDocument, GetTransferDetails, FindFilesToDocument, CreateNewFile, GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: native gRPC and gRPC-Web only (proto/svc/core/v1/api); over REST they answer 404, code 5, as every path the gateway cannot route. Over REST an inbox entry is read with ExportCurrentDocument.
 	//
 	// REST: POST /svc.core.v1.api.DocumentApi/ImportTransportDocument
 	// Authorization: Bearer <access token>; scope transport
@@ -90,6 +99,76 @@ type DocumentApiClient interface {
 	// Authorization: Bearer <access token>; scope transport
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RemoveDocumentsFromInbox(ctx context.Context, in *RemoveDocumentsFromInboxRequest, opts ...grpc.CallOption) (*RemoveDocumentsFromInboxResponse, error)
+	// Take an inbox entry's version into your store
+	//
+	// The version the entry delivered becomes a document of your store (a new version of a number you have), as ImportTransportDocument would store it, without distributing or reporting it unless asked; the entry is marked read and taken. An entry is taken once: again answers 409, code 6, with ErrorInfo INBOX_ENTRY_TAKEN naming the document and version it became. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	ImportTransportDocumentFromInbox(ctx context.Context, in *ImportTransportDocumentFromInboxRequest, opts ...grpc.CallOption) (*ImportTransportDocumentFromInboxResponse, error)
+	// Take an inbox entry into your store and put it in a file
+	//
+	// As ImportTransportDocumentFromInbox (an entry taken already is not taken again: its document is filed), then the document goes into fileId, a file of yours, or into a new file named after the note's number with the sender as reference. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	ImportDocumentToFileAreaFromInbox(ctx context.Context, in *ImportDocumentToFileAreaFromInboxRequest, opts ...grpc.CallOption) (*ImportDocumentToFileAreaFromInboxResponse, error)
+	// Open a file in your file area
+	//
+	// A file groups documents of your store under a name and a reference (a case, a contract, a disposal route); GrantAccessToFile shares it. documentIds not in your store are 400, code 3, naming the entry. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CreateNewFile(ctx context.Context, in *CreateNewFileRequest, opts ...grpc.CallOption) (*CreateNewFileResponse, error)
+	// Share a file of yours with another organisation
+	//
+	// The organisation then lists the file (ListFiles), its documents (ListFileAreaDocuments) and exports them (ExportCurrentDocument); it cannot change the file. Only the owner grants; a second grant changes nothing. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	GrantAccessToFile(ctx context.Context, in *GrantAccessToFileRequest, opts ...grpc.CallOption) (*GrantAccessToFileResponse, error)
+	// Merge files of yours into one
+	//
+	// The documents and grants of fileIds move into fileId; the merged files are gone from the lists. All must be yours. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	MergeFiles(ctx context.Context, in *MergeFilesRequest, opts ...grpc.CallOption) (*MergeFilesResponse, error)
+	// The files that hold a document
+	//
+	// Of the files you own or were granted. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	FindFilesToDocument(ctx context.Context, in *FindFilesToDocumentRequest, opts ...grpc.CallOption) (*FindFilesToDocumentResponse, error)
+	// Send a document to organisations you name
+	//
+	// Its current version goes to each recipient's inbox (kind SENDING, an INBOX_ENTRY_ADDED event each), as one transfer: GetTransferDetails follows it. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SendDocument(ctx context.Context, in *SendDocumentRequest, opts ...grpc.CallOption) (*SendDocumentResponse, error)
+	// Deliver a document to the parties it names
+	//
+	// Its current version goes to the inbox of each organisation holding an official number in it (what ImportTransportDocument's distribute does): for a version stored without distribution, or a party registered since. One transfer; nobody to deliver to is 400, code 9. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	DeliverDocument(ctx context.Context, in *DeliverDocumentRequest, opts ...grpc.CallOption) (*DeliverDocumentResponse, error)
+	// Where a transfer's copies stand
+	//
+	// For the sender every recipient's entry (read, removed, taken into their store); for a recipient its own. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	GetTransferDetails(ctx context.Context, in *GetTransferDetailsRequest, opts ...grpc.CallOption) (*GetTransferDetailsResponse, error)
 }
 
 type documentApiClient struct {
@@ -150,6 +229,96 @@ func (c *documentApiClient) RemoveDocumentsFromInbox(ctx context.Context, in *Re
 	return out, nil
 }
 
+func (c *documentApiClient) ImportTransportDocumentFromInbox(ctx context.Context, in *ImportTransportDocumentFromInboxRequest, opts ...grpc.CallOption) (*ImportTransportDocumentFromInboxResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ImportTransportDocumentFromInboxResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_ImportTransportDocumentFromInbox_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) ImportDocumentToFileAreaFromInbox(ctx context.Context, in *ImportDocumentToFileAreaFromInboxRequest, opts ...grpc.CallOption) (*ImportDocumentToFileAreaFromInboxResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ImportDocumentToFileAreaFromInboxResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_ImportDocumentToFileAreaFromInbox_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) CreateNewFile(ctx context.Context, in *CreateNewFileRequest, opts ...grpc.CallOption) (*CreateNewFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateNewFileResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_CreateNewFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) GrantAccessToFile(ctx context.Context, in *GrantAccessToFileRequest, opts ...grpc.CallOption) (*GrantAccessToFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GrantAccessToFileResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_GrantAccessToFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) MergeFiles(ctx context.Context, in *MergeFilesRequest, opts ...grpc.CallOption) (*MergeFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MergeFilesResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_MergeFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) FindFilesToDocument(ctx context.Context, in *FindFilesToDocumentRequest, opts ...grpc.CallOption) (*FindFilesToDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FindFilesToDocumentResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_FindFilesToDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) SendDocument(ctx context.Context, in *SendDocumentRequest, opts ...grpc.CallOption) (*SendDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendDocumentResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_SendDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) DeliverDocument(ctx context.Context, in *DeliverDocumentRequest, opts ...grpc.CallOption) (*DeliverDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeliverDocumentResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_DeliverDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *documentApiClient) GetTransferDetails(ctx context.Context, in *GetTransferDetailsRequest, opts ...grpc.CallOption) (*GetTransferDetailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTransferDetailsResponse)
+	err := c.cc.Invoke(ctx, DocumentApi_GetTransferDetails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DocumentApiServer is the server API for DocumentApi service.
 // All implementations must embed UnimplementedDocumentApiServer
 // for forward compatibility.
@@ -158,7 +327,7 @@ func (c *documentApiClient) RemoveDocumentsFromInbox(ctx context.Context, in *Re
 type DocumentApiServer interface {
 	// Store a note's XML in your store (a new version for a number you have)
 	//
-	// Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); dekadenmeldung (true when omitted) marks a consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups. Operations of these services with no REST route (section 8 of the interface): the other Import… operations of DocumentApi (ImportTransportDocumentFromInbox, ImportDocumentToFileAreaFromInbox and the rest), SendDocument, DeliverDocument, GetTransferDetails, FindFilesToDocument, CreateNewFile, GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: they answer 404, code 5, as every path the gateway cannot route; an inbox entry is read with ExportCurrentDocument instead.
+	// Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); dekadenmeldung (true when omitted) marks a consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups. Operations of these services with no REST route (section 8 of the interface): ImportTransportDocumentFromInbox, ImportDocumentToFileAreaFromInbox, SendDocument, DeliverDocument, GetTransferDetails, FindFilesToDocument, CreateNewFile, GrantAccessToFile, MergeFiles, QueryApi ListFileAreaDocuments and ListFiles: native gRPC and gRPC-Web only (proto/svc/core/v1/api); over REST they answer 404, code 5, as every path the gateway cannot route. Over REST an inbox entry is read with ExportCurrentDocument.
 	//
 	// REST: POST /svc.core.v1.api.DocumentApi/ImportTransportDocument
 	// Authorization: Bearer <access token>; scope transport
@@ -209,6 +378,76 @@ type DocumentApiServer interface {
 	// Authorization: Bearer <access token>; scope transport
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RemoveDocumentsFromInbox(context.Context, *RemoveDocumentsFromInboxRequest) (*RemoveDocumentsFromInboxResponse, error)
+	// Take an inbox entry's version into your store
+	//
+	// The version the entry delivered becomes a document of your store (a new version of a number you have), as ImportTransportDocument would store it, without distributing or reporting it unless asked; the entry is marked read and taken. An entry is taken once: again answers 409, code 6, with ErrorInfo INBOX_ENTRY_TAKEN naming the document and version it became. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	ImportTransportDocumentFromInbox(context.Context, *ImportTransportDocumentFromInboxRequest) (*ImportTransportDocumentFromInboxResponse, error)
+	// Take an inbox entry into your store and put it in a file
+	//
+	// As ImportTransportDocumentFromInbox (an entry taken already is not taken again: its document is filed), then the document goes into fileId, a file of yours, or into a new file named after the note's number with the sender as reference. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	ImportDocumentToFileAreaFromInbox(context.Context, *ImportDocumentToFileAreaFromInboxRequest) (*ImportDocumentToFileAreaFromInboxResponse, error)
+	// Open a file in your file area
+	//
+	// A file groups documents of your store under a name and a reference (a case, a contract, a disposal route); GrantAccessToFile shares it. documentIds not in your store are 400, code 3, naming the entry. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CreateNewFile(context.Context, *CreateNewFileRequest) (*CreateNewFileResponse, error)
+	// Share a file of yours with another organisation
+	//
+	// The organisation then lists the file (ListFiles), its documents (ListFileAreaDocuments) and exports them (ExportCurrentDocument); it cannot change the file. Only the owner grants; a second grant changes nothing. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	GrantAccessToFile(context.Context, *GrantAccessToFileRequest) (*GrantAccessToFileResponse, error)
+	// Merge files of yours into one
+	//
+	// The documents and grants of fileIds move into fileId; the merged files are gone from the lists. All must be yours. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	MergeFiles(context.Context, *MergeFilesRequest) (*MergeFilesResponse, error)
+	// The files that hold a document
+	//
+	// Of the files you own or were granted. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	FindFilesToDocument(context.Context, *FindFilesToDocumentRequest) (*FindFilesToDocumentResponse, error)
+	// Send a document to organisations you name
+	//
+	// Its current version goes to each recipient's inbox (kind SENDING, an INBOX_ENTRY_ADDED event each), as one transfer: GetTransferDetails follows it. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SendDocument(context.Context, *SendDocumentRequest) (*SendDocumentResponse, error)
+	// Deliver a document to the parties it names
+	//
+	// Its current version goes to the inbox of each organisation holding an official number in it (what ImportTransportDocument's distribute does): for a version stored without distribution, or a party registered since. One transfer; nobody to deliver to is 400, code 9. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	// Idempotency-Key: optional metadata that makes a retry safe
+	DeliverDocument(context.Context, *DeliverDocumentRequest) (*DeliverDocumentResponse, error)
+	// Where a transfer's copies stand
+	//
+	// For the sender every recipient's entry (read, removed, taken into their store); for a recipient its own. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	GetTransferDetails(context.Context, *GetTransferDetailsRequest) (*GetTransferDetailsResponse, error)
 	mustEmbedUnimplementedDocumentApiServer()
 }
 
@@ -233,6 +472,33 @@ func (UnimplementedDocumentApiServer) SetInboxDocumentsRead(context.Context, *Se
 }
 func (UnimplementedDocumentApiServer) RemoveDocumentsFromInbox(context.Context, *RemoveDocumentsFromInboxRequest) (*RemoveDocumentsFromInboxResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RemoveDocumentsFromInbox not implemented")
+}
+func (UnimplementedDocumentApiServer) ImportTransportDocumentFromInbox(context.Context, *ImportTransportDocumentFromInboxRequest) (*ImportTransportDocumentFromInboxResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ImportTransportDocumentFromInbox not implemented")
+}
+func (UnimplementedDocumentApiServer) ImportDocumentToFileAreaFromInbox(context.Context, *ImportDocumentToFileAreaFromInboxRequest) (*ImportDocumentToFileAreaFromInboxResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ImportDocumentToFileAreaFromInbox not implemented")
+}
+func (UnimplementedDocumentApiServer) CreateNewFile(context.Context, *CreateNewFileRequest) (*CreateNewFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateNewFile not implemented")
+}
+func (UnimplementedDocumentApiServer) GrantAccessToFile(context.Context, *GrantAccessToFileRequest) (*GrantAccessToFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GrantAccessToFile not implemented")
+}
+func (UnimplementedDocumentApiServer) MergeFiles(context.Context, *MergeFilesRequest) (*MergeFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MergeFiles not implemented")
+}
+func (UnimplementedDocumentApiServer) FindFilesToDocument(context.Context, *FindFilesToDocumentRequest) (*FindFilesToDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FindFilesToDocument not implemented")
+}
+func (UnimplementedDocumentApiServer) SendDocument(context.Context, *SendDocumentRequest) (*SendDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendDocument not implemented")
+}
+func (UnimplementedDocumentApiServer) DeliverDocument(context.Context, *DeliverDocumentRequest) (*DeliverDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeliverDocument not implemented")
+}
+func (UnimplementedDocumentApiServer) GetTransferDetails(context.Context, *GetTransferDetailsRequest) (*GetTransferDetailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTransferDetails not implemented")
 }
 func (UnimplementedDocumentApiServer) mustEmbedUnimplementedDocumentApiServer() {}
 func (UnimplementedDocumentApiServer) testEmbeddedByValue()                     {}
@@ -345,6 +611,168 @@ func _DocumentApi_RemoveDocumentsFromInbox_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DocumentApi_ImportTransportDocumentFromInbox_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ImportTransportDocumentFromInboxRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).ImportTransportDocumentFromInbox(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_ImportTransportDocumentFromInbox_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).ImportTransportDocumentFromInbox(ctx, req.(*ImportTransportDocumentFromInboxRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_ImportDocumentToFileAreaFromInbox_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ImportDocumentToFileAreaFromInboxRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).ImportDocumentToFileAreaFromInbox(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_ImportDocumentToFileAreaFromInbox_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).ImportDocumentToFileAreaFromInbox(ctx, req.(*ImportDocumentToFileAreaFromInboxRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_CreateNewFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateNewFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).CreateNewFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_CreateNewFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).CreateNewFile(ctx, req.(*CreateNewFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_GrantAccessToFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GrantAccessToFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).GrantAccessToFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_GrantAccessToFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).GrantAccessToFile(ctx, req.(*GrantAccessToFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_MergeFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MergeFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).MergeFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_MergeFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).MergeFiles(ctx, req.(*MergeFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_FindFilesToDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FindFilesToDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).FindFilesToDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_FindFilesToDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).FindFilesToDocument(ctx, req.(*FindFilesToDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_SendDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).SendDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_SendDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).SendDocument(ctx, req.(*SendDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_DeliverDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeliverDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).DeliverDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_DeliverDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).DeliverDocument(ctx, req.(*DeliverDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DocumentApi_GetTransferDetails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTransferDetailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DocumentApiServer).GetTransferDetails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DocumentApi_GetTransferDetails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DocumentApiServer).GetTransferDetails(ctx, req.(*GetTransferDetailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DocumentApi_ServiceDesc is the grpc.ServiceDesc for DocumentApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -371,6 +799,42 @@ var DocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RemoveDocumentsFromInbox",
 			Handler:    _DocumentApi_RemoveDocumentsFromInbox_Handler,
+		},
+		{
+			MethodName: "ImportTransportDocumentFromInbox",
+			Handler:    _DocumentApi_ImportTransportDocumentFromInbox_Handler,
+		},
+		{
+			MethodName: "ImportDocumentToFileAreaFromInbox",
+			Handler:    _DocumentApi_ImportDocumentToFileAreaFromInbox_Handler,
+		},
+		{
+			MethodName: "CreateNewFile",
+			Handler:    _DocumentApi_CreateNewFile_Handler,
+		},
+		{
+			MethodName: "GrantAccessToFile",
+			Handler:    _DocumentApi_GrantAccessToFile_Handler,
+		},
+		{
+			MethodName: "MergeFiles",
+			Handler:    _DocumentApi_MergeFiles_Handler,
+		},
+		{
+			MethodName: "FindFilesToDocument",
+			Handler:    _DocumentApi_FindFilesToDocument_Handler,
+		},
+		{
+			MethodName: "SendDocument",
+			Handler:    _DocumentApi_SendDocument_Handler,
+		},
+		{
+			MethodName: "DeliverDocument",
+			Handler:    _DocumentApi_DeliverDocument_Handler,
+		},
+		{
+			MethodName: "GetTransferDetails",
+			Handler:    _DocumentApi_GetTransferDetails_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -315,6 +315,206 @@ func (x *ListTransportTemplatesResponse) GetTotal() int64 {
 	return 0
 }
 
+type ListFilesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Qpar          *v1.QueryParameter     `protobuf:"bytes,1,opt,name=qpar,proto3" json:"qpar,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFilesRequest) Reset() {
+	*x = ListFilesRequest{}
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFilesRequest) ProtoMessage() {}
+
+func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFilesRequest.ProtoReflect.Descriptor instead.
+func (*ListFilesRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_query_api_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListFilesRequest) GetQpar() *v1.QueryParameter {
+	if x != nil {
+		return x.Qpar
+	}
+	return nil
+}
+
+type ListFilesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Entries       []*v1.FileEntry        `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	Total         int64                  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFilesResponse) Reset() {
+	*x = ListFilesResponse{}
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFilesResponse) ProtoMessage() {}
+
+func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFilesResponse.ProtoReflect.Descriptor instead.
+func (*ListFilesResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_query_api_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListFilesResponse) GetEntries() []*v1.FileEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ListFilesResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+type ListFileAreaDocumentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FileId        string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	Qpar          *v1.QueryParameter     `protobuf:"bytes,2,opt,name=qpar,proto3" json:"qpar,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFileAreaDocumentsRequest) Reset() {
+	*x = ListFileAreaDocumentsRequest{}
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFileAreaDocumentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFileAreaDocumentsRequest) ProtoMessage() {}
+
+func (x *ListFileAreaDocumentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFileAreaDocumentsRequest.ProtoReflect.Descriptor instead.
+func (*ListFileAreaDocumentsRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_query_api_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListFileAreaDocumentsRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *ListFileAreaDocumentsRequest) GetQpar() *v1.QueryParameter {
+	if x != nil {
+		return x.Qpar
+	}
+	return nil
+}
+
+type ListFileAreaDocumentsResponse struct {
+	state         protoimpl.MessageState      `protogen:"open.v1"`
+	Entries       []*v1.FileAreaDocumentEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	Total         int64                       `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFileAreaDocumentsResponse) Reset() {
+	*x = ListFileAreaDocumentsResponse{}
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFileAreaDocumentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFileAreaDocumentsResponse) ProtoMessage() {}
+
+func (x *ListFileAreaDocumentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_query_api_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFileAreaDocumentsResponse.ProtoReflect.Descriptor instead.
+func (*ListFileAreaDocumentsResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_query_api_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListFileAreaDocumentsResponse) GetEntries() []*v1.FileAreaDocumentEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ListFileAreaDocumentsResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 var File_svc_core_v1_api_query_api_proto protoreflect.FileDescriptor
 
 const file_svc_core_v1_api_query_api_proto_rawDesc = "" +
@@ -334,11 +534,24 @@ const file_svc_core_v1_api_query_api_proto_rawDesc = "" +
 	"\x04qpar\x18\x01 \x01(\v2\".wasteflow.types.v1.QueryParameterR\x04qpar\"|\n" +
 	"\x1eListTransportTemplatesResponse\x12D\n" +
 	"\aentries\x18\x01 \x03(\v2*.wasteflow.types.v1.TransportTemplateEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total2\xef\x02\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"J\n" +
+	"\x10ListFilesRequest\x126\n" +
+	"\x04qpar\x18\x01 \x01(\v2\".wasteflow.types.v1.QueryParameterR\x04qpar\"b\n" +
+	"\x11ListFilesResponse\x127\n" +
+	"\aentries\x18\x01 \x03(\v2\x1d.wasteflow.types.v1.FileEntryR\aentries\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"o\n" +
+	"\x1cListFileAreaDocumentsRequest\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x126\n" +
+	"\x04qpar\x18\x02 \x01(\v2\".wasteflow.types.v1.QueryParameterR\x04qpar\"z\n" +
+	"\x1dListFileAreaDocumentsResponse\x12C\n" +
+	"\aentries\x18\x01 \x03(\v2).wasteflow.types.v1.FileAreaDocumentEntryR\aentries\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total2\xbb\x04\n" +
 	"\bQueryApi\x12y\n" +
 	"\x16ListTransportDocuments\x12..svc.core.v1.api.ListTransportDocumentsRequest\x1a/.svc.core.v1.api.ListTransportDocumentsResponse\x12m\n" +
 	"\x12ListInboxDocuments\x12*.svc.core.v1.api.ListInboxDocumentsRequest\x1a+.svc.core.v1.api.ListInboxDocumentsResponse\x12y\n" +
-	"\x16ListTransportTemplates\x12..svc.core.v1.api.ListTransportTemplatesRequest\x1a/.svc.core.v1.api.ListTransportTemplatesResponseB\xc1\x01\n" +
+	"\x16ListTransportTemplates\x12..svc.core.v1.api.ListTransportTemplatesRequest\x1a/.svc.core.v1.api.ListTransportTemplatesResponse\x12R\n" +
+	"\tListFiles\x12!.svc.core.v1.api.ListFilesRequest\x1a\".svc.core.v1.api.ListFilesResponse\x12v\n" +
+	"\x15ListFileAreaDocuments\x12-.svc.core.v1.api.ListFileAreaDocumentsRequest\x1a..svc.core.v1.api.ListFileAreaDocumentsResponseB\xc1\x01\n" +
 	"\x13com.svc.core.v1.apiB\rQueryApiProtoP\x01Z;github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api\xa2\x02\x04SCVA\xaa\x02\x0fSvc.Core.V1.Api\xca\x02\x0fSvc\\Core\\V1\\Api\xe2\x02\x1bSvc\\Core\\V1\\Api\\GPBMetadata\xea\x02\x12Svc::Core::V1::Apib\x06proto3"
 
 var (
@@ -353,7 +566,7 @@ func file_svc_core_v1_api_query_api_proto_rawDescGZIP() []byte {
 	return file_svc_core_v1_api_query_api_proto_rawDescData
 }
 
-var file_svc_core_v1_api_query_api_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_svc_core_v1_api_query_api_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_svc_core_v1_api_query_api_proto_goTypes = []any{
 	(*ListTransportDocumentsRequest)(nil),  // 0: svc.core.v1.api.ListTransportDocumentsRequest
 	(*ListTransportDocumentsResponse)(nil), // 1: svc.core.v1.api.ListTransportDocumentsResponse
@@ -361,29 +574,43 @@ var file_svc_core_v1_api_query_api_proto_goTypes = []any{
 	(*ListInboxDocumentsResponse)(nil),     // 3: svc.core.v1.api.ListInboxDocumentsResponse
 	(*ListTransportTemplatesRequest)(nil),  // 4: svc.core.v1.api.ListTransportTemplatesRequest
 	(*ListTransportTemplatesResponse)(nil), // 5: svc.core.v1.api.ListTransportTemplatesResponse
-	(*v1.QueryParameter)(nil),              // 6: wasteflow.types.v1.QueryParameter
-	(*v1.TransportDocumentEntry)(nil),      // 7: wasteflow.types.v1.TransportDocumentEntry
-	(*v1.InboxEntry)(nil),                  // 8: wasteflow.types.v1.InboxEntry
-	(*v1.TransportTemplateEntry)(nil),      // 9: wasteflow.types.v1.TransportTemplateEntry
+	(*ListFilesRequest)(nil),               // 6: svc.core.v1.api.ListFilesRequest
+	(*ListFilesResponse)(nil),              // 7: svc.core.v1.api.ListFilesResponse
+	(*ListFileAreaDocumentsRequest)(nil),   // 8: svc.core.v1.api.ListFileAreaDocumentsRequest
+	(*ListFileAreaDocumentsResponse)(nil),  // 9: svc.core.v1.api.ListFileAreaDocumentsResponse
+	(*v1.QueryParameter)(nil),              // 10: wasteflow.types.v1.QueryParameter
+	(*v1.TransportDocumentEntry)(nil),      // 11: wasteflow.types.v1.TransportDocumentEntry
+	(*v1.InboxEntry)(nil),                  // 12: wasteflow.types.v1.InboxEntry
+	(*v1.TransportTemplateEntry)(nil),      // 13: wasteflow.types.v1.TransportTemplateEntry
+	(*v1.FileEntry)(nil),                   // 14: wasteflow.types.v1.FileEntry
+	(*v1.FileAreaDocumentEntry)(nil),       // 15: wasteflow.types.v1.FileAreaDocumentEntry
 }
 var file_svc_core_v1_api_query_api_proto_depIdxs = []int32{
-	6, // 0: svc.core.v1.api.ListTransportDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	7, // 1: svc.core.v1.api.ListTransportDocumentsResponse.entries:type_name -> wasteflow.types.v1.TransportDocumentEntry
-	6, // 2: svc.core.v1.api.ListInboxDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	8, // 3: svc.core.v1.api.ListInboxDocumentsResponse.entries:type_name -> wasteflow.types.v1.InboxEntry
-	6, // 4: svc.core.v1.api.ListTransportTemplatesRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	9, // 5: svc.core.v1.api.ListTransportTemplatesResponse.entries:type_name -> wasteflow.types.v1.TransportTemplateEntry
-	0, // 6: svc.core.v1.api.QueryApi.ListTransportDocuments:input_type -> svc.core.v1.api.ListTransportDocumentsRequest
-	2, // 7: svc.core.v1.api.QueryApi.ListInboxDocuments:input_type -> svc.core.v1.api.ListInboxDocumentsRequest
-	4, // 8: svc.core.v1.api.QueryApi.ListTransportTemplates:input_type -> svc.core.v1.api.ListTransportTemplatesRequest
-	1, // 9: svc.core.v1.api.QueryApi.ListTransportDocuments:output_type -> svc.core.v1.api.ListTransportDocumentsResponse
-	3, // 10: svc.core.v1.api.QueryApi.ListInboxDocuments:output_type -> svc.core.v1.api.ListInboxDocumentsResponse
-	5, // 11: svc.core.v1.api.QueryApi.ListTransportTemplates:output_type -> svc.core.v1.api.ListTransportTemplatesResponse
-	9, // [9:12] is the sub-list for method output_type
-	6, // [6:9] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	10, // 0: svc.core.v1.api.ListTransportDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	11, // 1: svc.core.v1.api.ListTransportDocumentsResponse.entries:type_name -> wasteflow.types.v1.TransportDocumentEntry
+	10, // 2: svc.core.v1.api.ListInboxDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	12, // 3: svc.core.v1.api.ListInboxDocumentsResponse.entries:type_name -> wasteflow.types.v1.InboxEntry
+	10, // 4: svc.core.v1.api.ListTransportTemplatesRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	13, // 5: svc.core.v1.api.ListTransportTemplatesResponse.entries:type_name -> wasteflow.types.v1.TransportTemplateEntry
+	10, // 6: svc.core.v1.api.ListFilesRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	14, // 7: svc.core.v1.api.ListFilesResponse.entries:type_name -> wasteflow.types.v1.FileEntry
+	10, // 8: svc.core.v1.api.ListFileAreaDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	15, // 9: svc.core.v1.api.ListFileAreaDocumentsResponse.entries:type_name -> wasteflow.types.v1.FileAreaDocumentEntry
+	0,  // 10: svc.core.v1.api.QueryApi.ListTransportDocuments:input_type -> svc.core.v1.api.ListTransportDocumentsRequest
+	2,  // 11: svc.core.v1.api.QueryApi.ListInboxDocuments:input_type -> svc.core.v1.api.ListInboxDocumentsRequest
+	4,  // 12: svc.core.v1.api.QueryApi.ListTransportTemplates:input_type -> svc.core.v1.api.ListTransportTemplatesRequest
+	6,  // 13: svc.core.v1.api.QueryApi.ListFiles:input_type -> svc.core.v1.api.ListFilesRequest
+	8,  // 14: svc.core.v1.api.QueryApi.ListFileAreaDocuments:input_type -> svc.core.v1.api.ListFileAreaDocumentsRequest
+	1,  // 15: svc.core.v1.api.QueryApi.ListTransportDocuments:output_type -> svc.core.v1.api.ListTransportDocumentsResponse
+	3,  // 16: svc.core.v1.api.QueryApi.ListInboxDocuments:output_type -> svc.core.v1.api.ListInboxDocumentsResponse
+	5,  // 17: svc.core.v1.api.QueryApi.ListTransportTemplates:output_type -> svc.core.v1.api.ListTransportTemplatesResponse
+	7,  // 18: svc.core.v1.api.QueryApi.ListFiles:output_type -> svc.core.v1.api.ListFilesResponse
+	9,  // 19: svc.core.v1.api.QueryApi.ListFileAreaDocuments:output_type -> svc.core.v1.api.ListFileAreaDocumentsResponse
+	15, // [15:20] is the sub-list for method output_type
+	10, // [10:15] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_svc_core_v1_api_query_api_proto_init() }
@@ -397,7 +624,7 @@ func file_svc_core_v1_api_query_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_core_v1_api_query_api_proto_rawDesc), len(file_svc_core_v1_api_query_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,8 @@ const (
 	QueryApi_ListTransportDocuments_FullMethodName = "/svc.core.v1.api.QueryApi/ListTransportDocuments"
 	QueryApi_ListInboxDocuments_FullMethodName     = "/svc.core.v1.api.QueryApi/ListInboxDocuments"
 	QueryApi_ListTransportTemplates_FullMethodName = "/svc.core.v1.api.QueryApi/ListTransportTemplates"
+	QueryApi_ListFiles_FullMethodName              = "/svc.core.v1.api.QueryApi/ListFiles"
+	QueryApi_ListFileAreaDocuments_FullMethodName  = "/svc.core.v1.api.QueryApi/ListFileAreaDocuments"
 )
 
 // QueryApiClient is the client API for QueryApi service.
@@ -91,6 +93,39 @@ type QueryApiClient interface {
 	// REST: POST /svc.core.v1.api.QueryApi/ListTransportTemplates
 	// Authorization: Bearer <access token>; scope transport
 	ListTransportTemplates(ctx context.Context, in *ListTransportTemplatesRequest, opts ...grpc.CallOption) (*ListTransportTemplatesResponse, error)
+	// The files of your file area and those shared with you
+	//
+	// Filter (`qpar.filter`) and sort (`qpar.sort`) paths:
+	//
+	// - `file_id`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `owner`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `name`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `reference`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `created_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `updated_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	//
+	// Default sort: `updated_at` DESC; its paths missing from `qpar.sort` are appended to it. Page size (`qpar.pageSize`): 50 when 0, at most 500 (larger values are reduced); `qpar.pageStart` is the number of items to skip. CONTAINS, BEGINS_WITH and ENDS_WITH ignore case; EQUAL is exact. NOT_EQUAL also matches a missing (null) value, the other comparisons never do; BETWEEN includes both bounds; IN_LIST takes 1 to 1000 operands. A date `d` on a timestamp field means the whole UTC day; `dt` is UTC. Missing values sort last in ascending and first in descending order. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	ListFiles(ctx context.Context, in *ListFilesRequest, opts ...grpc.CallOption) (*ListFilesResponse, error)
+	// The documents of a file
+	//
+	// Filter (`qpar.filter`) and sort (`qpar.sort`) paths:
+	//
+	// - `doc.document_id`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.document_type`: enum (BGS, RGB, UNS), operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `doc.number`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.version`: integer, operand nInt32 or n (without nanos), sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.top_layer`: enum (VORLAGE, ERZEUGER, BEFOERDERER, ENTSORGER, BEHOERDE, ERGAENZUNG, ZWISCHENLAGER), operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `cancelled`: Boolean, operand b, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `added_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	//
+	// Default sort: `added_at` ASC; its paths missing from `qpar.sort` are appended to it. Page size (`qpar.pageSize`): 50 when 0, at most 500 (larger values are reduced); `qpar.pageStart` is the number of items to skip. CONTAINS, BEGINS_WITH and ENDS_WITH ignore case; EQUAL is exact. NOT_EQUAL also matches a missing (null) value, the other comparisons never do; BETWEEN includes both bounds; IN_LIST takes 1 to 1000 operands. A date `d` on a timestamp field means the whole UTC day; `dt` is UTC. Missing values sort last in ascending and first in descending order. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	ListFileAreaDocuments(ctx context.Context, in *ListFileAreaDocumentsRequest, opts ...grpc.CallOption) (*ListFileAreaDocumentsResponse, error)
 }
 
 type queryApiClient struct {
@@ -125,6 +160,26 @@ func (c *queryApiClient) ListTransportTemplates(ctx context.Context, in *ListTra
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTransportTemplatesResponse)
 	err := c.cc.Invoke(ctx, QueryApi_ListTransportTemplates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryApiClient) ListFiles(ctx context.Context, in *ListFilesRequest, opts ...grpc.CallOption) (*ListFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFilesResponse)
+	err := c.cc.Invoke(ctx, QueryApi_ListFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryApiClient) ListFileAreaDocuments(ctx context.Context, in *ListFileAreaDocumentsRequest, opts ...grpc.CallOption) (*ListFileAreaDocumentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFileAreaDocumentsResponse)
+	err := c.cc.Invoke(ctx, QueryApi_ListFileAreaDocuments_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +248,39 @@ type QueryApiServer interface {
 	// REST: POST /svc.core.v1.api.QueryApi/ListTransportTemplates
 	// Authorization: Bearer <access token>; scope transport
 	ListTransportTemplates(context.Context, *ListTransportTemplatesRequest) (*ListTransportTemplatesResponse, error)
+	// The files of your file area and those shared with you
+	//
+	// Filter (`qpar.filter`) and sort (`qpar.sort`) paths:
+	//
+	// - `file_id`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `owner`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `name`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `reference`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `created_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `updated_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	//
+	// Default sort: `updated_at` DESC; its paths missing from `qpar.sort` are appended to it. Page size (`qpar.pageSize`): 50 when 0, at most 500 (larger values are reduced); `qpar.pageStart` is the number of items to skip. CONTAINS, BEGINS_WITH and ENDS_WITH ignore case; EQUAL is exact. NOT_EQUAL also matches a missing (null) value, the other comparisons never do; BETWEEN includes both bounds; IN_LIST takes 1 to 1000 operands. A date `d` on a timestamp field means the whole UTC day; `dt` is UTC. Missing values sort last in ascending and first in descending order. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error)
+	// The documents of a file
+	//
+	// Filter (`qpar.filter`) and sort (`qpar.sort`) paths:
+	//
+	// - `doc.document_id`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.document_type`: enum (BGS, RGB, UNS), operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `doc.number`: text, operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, CONTAINS, BEGINS_WITH, ENDS_WITH, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.version`: integer, operand nInt32 or n (without nanos), sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	// - `doc.top_layer`: enum (VORLAGE, ERZEUGER, BEFOERDERER, ENTSORGER, BEHOERDE, ERGAENZUNG, ZWISCHENLAGER), operand s, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `cancelled`: Boolean, operand b, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, IN_LIST
+	// - `added_at`: timestamp, operand utc, dt or d, sortable; ops EQUAL, NOT_EQUAL, IS_NULL, IS_NOT_NULL, LESSER_THAN, GREATER_THAN, LESSER_OR_EQUAL_THAN, GREATER_OR_EQUAL_THAN, BETWEEN, IN_LIST
+	//
+	// Default sort: `added_at` ASC; its paths missing from `qpar.sort` are appended to it. Page size (`qpar.pageSize`): 50 when 0, at most 500 (larger values are reduced); `qpar.pageStart` is the number of items to skip. CONTAINS, BEGINS_WITH and ENDS_WITH ignore case; EQUAL is exact. NOT_EQUAL also matches a missing (null) value, the other comparisons never do; BETWEEN includes both bounds; IN_LIST takes 1 to 1000 operands. A date `d` on a timestamp field means the whole UTC day; `dt` is UTC. Missing values sort last in ascending and first in descending order. No REST route (section 8): native gRPC and gRPC-Web only; our design.
+	//
+	// REST: none (section 8 of the interface: native gRPC and gRPC-Web only)
+	// Authorization: Bearer <access token>; scope transport
+	ListFileAreaDocuments(context.Context, *ListFileAreaDocumentsRequest) (*ListFileAreaDocumentsResponse, error)
 	mustEmbedUnimplementedQueryApiServer()
 }
 
@@ -211,6 +299,12 @@ func (UnimplementedQueryApiServer) ListInboxDocuments(context.Context, *ListInbo
 }
 func (UnimplementedQueryApiServer) ListTransportTemplates(context.Context, *ListTransportTemplatesRequest) (*ListTransportTemplatesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTransportTemplates not implemented")
+}
+func (UnimplementedQueryApiServer) ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFiles not implemented")
+}
+func (UnimplementedQueryApiServer) ListFileAreaDocuments(context.Context, *ListFileAreaDocumentsRequest) (*ListFileAreaDocumentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFileAreaDocuments not implemented")
 }
 func (UnimplementedQueryApiServer) mustEmbedUnimplementedQueryApiServer() {}
 func (UnimplementedQueryApiServer) testEmbeddedByValue()                  {}
@@ -287,6 +381,42 @@ func _QueryApi_ListTransportTemplates_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QueryApi_ListFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryApiServer).ListFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: QueryApi_ListFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryApiServer).ListFiles(ctx, req.(*ListFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QueryApi_ListFileAreaDocuments_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFileAreaDocumentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryApiServer).ListFileAreaDocuments(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: QueryApi_ListFileAreaDocuments_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryApiServer).ListFileAreaDocuments(ctx, req.(*ListFileAreaDocumentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // QueryApi_ServiceDesc is the grpc.ServiceDesc for QueryApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -305,6 +435,14 @@ var QueryApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTransportTemplates",
 			Handler:    _QueryApi_ListTransportTemplates_Handler,
+		},
+		{
+			MethodName: "ListFiles",
+			Handler:    _QueryApi_ListFiles_Handler,
+		},
+		{
+			MethodName: "ListFileAreaDocuments",
+			Handler:    _QueryApi_ListFileAreaDocuments_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
