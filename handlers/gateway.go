@@ -271,6 +271,11 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			renderError(c, err)
 			return
 		}
+		if sink, ok := ctx.Value(sinkKey{}).(*grpcSink); ok { // the gRPC face writes the answer itself
+			sink.value = resp
+			c.Status(http.StatusOK)
+			return
+		}
 		out, err := codec.Marshal(resp)
 		if err != nil {
 			renderError(c, fmt.Errorf("encode %s response: %w", name, err))

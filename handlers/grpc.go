@@ -19,6 +19,7 @@ import (
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -145,7 +146,8 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 				if op.Streaming() {
 					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md), append(opts, connect.WithSchema(md))...))
 				} else {
-					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md), append(opts, connect.WithSchema(md))...)
+					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md),
+						append(opts, connect.WithSchema(md), connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
 				}
 				served = true
 			}
@@ -198,7 +200,7 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 		header, peer := req.Header(), req.Peer().Addr
 		// Admission first, as for a unary call: provider, token, scope,
 		// kind of organisation (the gateway stops there for a stream).
-		if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}")); rec.status != http.StatusOK {
+		if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}"), nil); rec.status != http.StatusOK {
 			return rec.grpcError()
 		}
 		in := reflect.New(op.Request)
@@ -214,7 +216,7 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 			if err != nil {
 				return err
 			}
-			rec := g.s.dispatch(ctx, target, header, peer, b)
+			rec := g.s.dispatch(ctx, target, header, peer, b, nil)
 			if rec.status != http.StatusOK {
 				return rec.grpcError()
 			}
@@ -270,31 +272,160 @@ func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // unary serves one operation as a unary gRPC method.
-func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[dynamicpb.Message], error) {
-	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[dynamicpb.Message], error) {
+func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
+	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
 			return nil, connect.NewError(connect.CodeInvalidArgument, err)
 		}
-		rec := g.s.dispatch(ctx, op, req.Header(), req.Peer().Addr, body)
+		rec := g.s.dispatch(ctx, op, req.Header(), req.Peer().Addr, body, &grpcSink{})
 		if rec.overflow {
 			return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
 		}
 		if rec.status != http.StatusOK {
 			return nil, rec.grpcError()
 		}
-		out := dynamicpb.NewMessage(md.Output())
-		if op.download != nil && op.Response == nil {
-			fileMessage(out, rec)
-		} else if err := protojson.Unmarshal(rec.body.Bytes(), out); err != nil {
-			reqID := rec.header.Get(requestIDHeader)
-			g.s.log.Error("a REST answer does not fit its gRPC message", "operation", op.FullName(), "request_id", reqID, "error", err)
-			return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
+		out := &wireMessage{md: md.Output()}
+		switch {
+		case rec.sink.value != nil: // the answer's Go value, written straight to the wire
+			if out.bin, err = g.encode(op, md.Output(), rec.sink.value); err != nil {
+				reqID := rec.header.Get(requestIDHeader)
+				g.s.log.Error("a gRPC answer could not be encoded", "operation", op.FullName(), "request_id", reqID, "error", err)
+				return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
+			}
+			out.value = rec.sink.value
+		case op.download != nil && op.Response == nil:
+			out.dyn = dynamicpb.NewMessage(md.Output())
+			fileMessage(out.dyn, rec)
+		default: // a replayed answer, a streamed JSON: the REST JSON, read by protojson when binary is asked for
+			out.json = rec.body.Bytes()
 		}
 		resp := connect.NewResponse(out)
 		copyAnswerHeaders(resp.Header(), rec.header)
 		return resp, nil
 	}
+}
+
+// encode writes value (a pointer to the operation's response struct) as
+// message md; with CheckWire the JSON detour must give the same message.
+func (g *grpcFace) encode(op *Operation, md protoreflect.MessageDescriptor, value any) ([]byte, error) {
+	v := reflect.ValueOf(value)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s answered %T, not a pointer to a struct", op.FullName(), value)
+	}
+	plan, err := planFor(v.Elem().Type(), md)
+	if err != nil {
+		return nil, err
+	}
+	b, err := plan.appendMessage(nil, v.Elem())
+	if err != nil || !CheckWire {
+		return b, err
+	}
+	js, err := codec.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	want, got := dynamicpb.NewMessage(md), dynamicpb.NewMessage(md)
+	if err := protojson.Unmarshal(js, want); err != nil {
+		return nil, fmt.Errorf("the JSON detour: %w", err)
+	}
+	if err := proto.Unmarshal(b, got); err != nil {
+		return nil, fmt.Errorf("the direct encoding does not parse: %w", err)
+	}
+	if !proto.Equal(want, got) {
+		wj, _ := protojson.Marshal(want)
+		gj, _ := protojson.Marshal(got)
+		return nil, fmt.Errorf("the direct encoding differs from the JSON detour:\nwant %s\ngot  %s", wj, gj)
+	}
+	return b, nil
+}
+
+// wireMessage is a unary answer as the codecs need it: the Protocol
+// Buffers bytes written from the Go value (or a dynamic message, or the
+// REST JSON), and JSON for gRPC-Web's JSON codec.
+type wireMessage struct {
+	md    protoreflect.MessageDescriptor
+	bin   []byte
+	value any
+	dyn   *dynamicpb.Message
+	json  []byte
+}
+
+func (w *wireMessage) binary() ([]byte, error) {
+	switch {
+	case w.bin != nil || w.value != nil:
+		return w.bin, nil
+	case w.dyn != nil:
+		return proto.Marshal(w.dyn)
+	}
+	m := dynamicpb.NewMessage(w.md)
+	if err := protojson.Unmarshal(w.json, m); err != nil {
+		return nil, fmt.Errorf("a REST answer does not fit %s: %w", w.md.FullName(), err)
+	}
+	return proto.Marshal(m)
+}
+
+func (w *wireMessage) jsonBytes() ([]byte, error) {
+	switch {
+	case w.json != nil:
+		return w.json, nil
+	case w.value != nil:
+		return codec.Marshal(w.value)
+	case w.dyn != nil:
+		return protojson.Marshal(w.dyn)
+	}
+	return []byte("{}"), nil
+}
+
+// wireCodec is connect's "proto" codec for the unary handlers: a
+// wireMessage is written as it is; everything else (requests, the
+// protocols' own messages) as by proto.
+type wireCodec struct{}
+
+func (wireCodec) Name() string { return "proto" }
+
+func (wireCodec) Marshal(m any) ([]byte, error) {
+	if w, ok := m.(*wireMessage); ok {
+		return w.binary()
+	}
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("wire codec: %T is no message", m)
+	}
+	return proto.Marshal(pm)
+}
+
+func (wireCodec) Unmarshal(b []byte, m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return fmt.Errorf("wire codec: %T is no message", m)
+	}
+	return proto.Unmarshal(b, pm)
+}
+
+// wireJSONCodec is the "json" codec (gRPC-Web's JSON): an answer is the
+// REST face's JSON, which protojson readers take as it is.
+type wireJSONCodec struct{}
+
+func (wireJSONCodec) Name() string { return "json" }
+
+func (wireJSONCodec) Marshal(m any) ([]byte, error) {
+	if w, ok := m.(*wireMessage); ok {
+		return w.jsonBytes()
+	}
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("json codec: %T is no message", m)
+	}
+	return protojson.Marshal(pm)
+}
+
+func (wireJSONCodec) Unmarshal(b []byte, m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return fmt.Errorf("json codec: %T is no message", m)
+	}
+	return protojson.Unmarshal(b, pm)
 }
 
 // answerHeaders are the REST answer's headers a gRPC client gets as
@@ -308,6 +439,12 @@ func copyAnswerHeaders(dst, src http.Header) {
 		}
 	}
 }
+
+// grpcSink receives the Go value of a dispatched operation's answer, so
+// that the gRPC face writes it without the JSON detour.
+type grpcSink struct{ value any }
+
+type sinkKey struct{}
 
 // fileMessage fills a download's answer: data, file_name, content_type.
 func fileMessage(out *dynamicpb.Message, rec *recorder) {
@@ -330,9 +467,19 @@ func grpcHopHeader(k string) bool {
 // dispatch runs op through the gateway pipeline (gin's route of the
 // operation, with every middleware a REST request meets) with body as its
 // JSON and md as its headers, and records the answer.
-func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte) *recorder {
-	r, err := http.NewRequestWithContext(context.WithValue(ctx, viaGRPCKey{}, true), op.Verb, op.Path(), bytes.NewReader(body))
-	rec := &recorder{header: http.Header{}, status: http.StatusOK, limit: 2 * MaxResponseBytes}
+//
+// With a sink the answer's Go value goes there instead of being encoded
+// as JSON (the gRPC face writes it to the wire); without, the recorder
+// holds the JSON.
+func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte, sink *grpcSink) *recorder {
+	rec := &recorder{header: http.Header{}, status: http.StatusOK, limit: 2 * MaxResponseBytes, sink: sink}
+	ctx = context.WithValue(ctx, viaGRPCKey{}, true)
+	if sink != nil {
+		ctx = context.WithValue(ctx, sinkKey{}, sink)
+	} else {
+		rec.sink = &grpcSink{}
+	}
+	r, err := http.NewRequestWithContext(ctx, op.Verb, op.Path(), bytes.NewReader(body))
 	if err != nil {
 		rec.status = http.StatusInternalServerError
 		rec.body.WriteString(`{"code":13,"message":"internal error","details":[]}`)
@@ -353,6 +500,7 @@ func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, re
 
 // recorder is the ResponseWriter of a dispatched call.
 type recorder struct {
+	sink     *grpcSink
 	header   http.Header
 	status   int
 	wrote    bool

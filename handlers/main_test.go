@@ -6,6 +6,7 @@ import (
 
 	"github.com/alexedwards/argon2id"
 
+	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 )
 
@@ -14,7 +15,11 @@ import (
 // several of them, and what these tests check is the HTTP face, not the
 // hash's cost (workflows/credentials tests the production parameters,
 // which the PHC strings carry, so a stored hash verifies either way).
+//
+// Every gRPC answer is also checked against the JSON detour's (CheckWire),
+// but in the load benchmark, which measures the server as it runs.
 func TestMain(m *testing.M) {
+	handlers.CheckWire = os.Getenv("WASTEFLOW_BENCH") == ""
 	credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 	os.Exit(m.Run())
 }

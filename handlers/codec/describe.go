@@ -49,6 +49,7 @@ type Desc struct {
 
 // FieldDesc is one field of a message.
 type FieldDesc struct {
+	Index    []int  // the field's index path in its struct (reflect.Value.FieldByIndex)
 	Name     string // the lowerCamel JSON name
 	Doc      string // the doc tag
 	Required bool
@@ -88,7 +89,7 @@ func describe(ti *typeInfo, seen map[*typeInfo]*Desc) *Desc {
 	}
 	for i := range ti.fields {
 		f := &ti.fields[i]
-		d.Fields = append(d.Fields, FieldDesc{Name: f.name, Doc: f.doc, Required: f.required, Type: describe(f.info, seen)})
+		d.Fields = append(d.Fields, FieldDesc{Index: f.index, Name: f.name, Doc: f.doc, Required: f.required, Type: describe(f.info, seen)})
 	}
 	return d
 }
