@@ -6,10 +6,67 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	diwass "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api"
 	types "github.com/wasteflow/wasteflow/proto/gen/go/wasteflow/types/v1"
 )
+
+// rawCodec sends bytes and takes the answer's bytes as they come: the
+// bench's gRPC clients, like its REST clients (which read the body and
+// look for business errors in it), do not decode answers, so that both
+// figures measure the server, not the client library's decoding.
+type rawCodec struct{}
+
+func (rawCodec) Name() string { return "proto" }
+
+func (rawCodec) Marshal(v any) ([]byte, error) { return *v.(*[]byte), nil }
+
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	*v.(*[]byte) = append((*v.(*[]byte))[:0], data...)
+	return nil
+}
+
+// businessErrors tells whether an answer's field 3 (businessErrors in
+// every document operation's response) holds an entry.
+func businessErrors(b []byte) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		if num == 3 {
+			return true
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b)
+		if m < 0 {
+			return false
+		}
+		b = b[m:]
+	}
+	return false
+}
+
+func (b *loadBench) rawCall(ctx context.Context, conn *grpc.ClientConn, method string, req []byte) error {
+	var out []byte
+	if err := conn.Invoke(ctx, method, &req, &out, grpc.ForceCodec(rawCodec{})); err != nil {
+		return err
+	}
+	if businessErrors(out) {
+		return fmt.Errorf("%s: business errors", method)
+	}
+	return nil
+}
+
+func mustMarshal(m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // grpcConns are the load bench's gRPC connections: as a client library
 // does, one HTTP/2 connection carries many calls; a few spread them.
@@ -30,38 +87,36 @@ func (b *loadBench) grpcAs(user string) context.Context {
 // figure and the same raw SQL.
 func (b *loadBench) grpcTransitions(clients int, rest figure) figure {
 	b.ensureDocs(docPool)
-	conns := b.grpcConns(4)
+	conns := b.grpcConns(8)
 	noor, alice := b.grpcAs("noor"), b.grpcAs("alice")
 	mine := len(b.docs) / clients
+	bodies := make([][2][]byte, len(b.docs))
+	for i, id := range b.docs {
+		bodies[i] = [2][]byte{
+			mustMarshal(&diwass.SetRequestInformationRequest{DocumentId: id, RequestInformation: &types.RequestInformation{Questions: []string{"the analysis, please"}}}),
+			mustMarshal(&diwass.SetReplyToRequestInformationRequest{DocumentId: id,
+				ReplyToRequestInformation: &types.ReplyToRequestInformation{Answers: []string{"attached"}, Complete: true}}),
+		}
+	}
+	methods := []string{"/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRequestInformation", "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetReplyToRequestInformation"}
+	callers := []context.Context{noor, alice}
 	server, p99 := b.run(clients, func(c, i int) error {
-		id := b.docs[c+clients*((i/2)%mine)]
-		conn := conns[c%len(conns)]
-		if i%2 == 0 {
-			r, err := diwass.NewAuthorityDocumentApiClient(conn).SetRequestInformation(noor, &diwass.SetRequestInformationRequest{DocumentId: id,
-				RequestInformation: &types.RequestInformation{Questions: []string{"the analysis, please"}}})
-			if err == nil && len(r.GetBusinessErrors()) > 0 {
-				err = fmt.Errorf("business errors %v", r.GetBusinessErrors())
-			}
-			return err
-		}
-		r, err := diwass.NewCompanyDocumentApiClient(conn).SetReplyToRequestInformation(alice, &diwass.SetReplyToRequestInformationRequest{DocumentId: id,
-			ReplyToRequestInformation: &types.ReplyToRequestInformation{Answers: []string{"attached"}, Complete: true}})
-		if err == nil && len(r.GetBusinessErrors()) > 0 {
-			err = fmt.Errorf("business errors %v", r.GetBusinessErrors())
-		}
-		return err
+		doc := c + clients*((i/2)%mine)
+		return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], bodies[doc][i%2])
 	})
 	return figure{name: "transition/grpc", db: b.db, clients: clients, server: server, baseline: rest.baseline, p99: p99, rest: rest.server}
 }
 
 // grpcGetDocument is getDocument over gRPC.
 func (b *loadBench) grpcGetDocument(clients int, rest figure) figure {
-	conns := b.grpcConns(4)
+	conns := b.grpcConns(8)
 	noor := b.grpcAs("noor")
+	reqs := make([][]byte, len(b.read))
+	for i, id := range b.read {
+		reqs[i] = mustMarshal(&diwass.AuthorityDocumentApiGetDocumentRequest{DocumentId: id})
+	}
 	server, p99 := b.run(clients, func(c, i int) error {
-		_, err := diwass.NewAuthorityDocumentApiClient(conns[c%len(conns)]).GetDocument(noor,
-			&diwass.AuthorityDocumentApiGetDocumentRequest{DocumentId: b.read[(c+i)%len(b.read)]})
-		return err
+		return b.rawCall(noor, conns[c%len(conns)], "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument", reqs[(c+i)%len(reqs)])
 	})
 	return figure{name: "getdocument/grpc", db: b.db, clients: clients, server: server, baseline: rest.baseline, p99: p99, rest: rest.server}
 }
