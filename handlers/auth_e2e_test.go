@@ -197,7 +197,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	hs := serveH2C(srv)
 	t.Cleanup(hs.Close)
 	e := &env{url: hs.URL, srv: srv}
-	if overGRPC {
+	if overGRPC(t) {
 		e.grpc = dialGRPC(t, hs.URL)
 	}
 	if tt, ok := t.(*testing.T); ok { // benchmarks record nothing
