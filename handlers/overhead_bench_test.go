@@ -1,0 +1,50 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	core "github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api"
+)
+
+// BenchmarkCallOverhead is one small operation (the provider directory,
+// one indexed read) called in turn over REST (HTTP/1.1 and HTTP/2 in
+// cleartext) and over gRPC, for what each face adds to a call; `make
+// bench` prints them. On this 2-core machine in November 2026, client
+// included: REST about 70 µs a call, REST over h2c about 95 µs, gRPC about
+// 160 µs (HTTP/2's frames and goroutine hand-offs, the trailers, the
+// dispatch through the gateway).
+func BenchmarkCallOverhead(b *testing.B) {
+	d := startDocs(b, dbtest.SQLite(b))
+	check := handlers.CheckWire
+	handlers.CheckWire = false // the server as it runs
+	defer func() { handlers.CheckWire = check }()
+	get := func(b *testing.B, c *http.Client, major int) {
+		for b.Loop() {
+			r, err := c.Get(d.url + "/svc.core.v1.api.DiscoveryApi/ListProvider")
+			if err != nil || r.ProtoMajor != major {
+				b.Fatal(err, r)
+			}
+			_, _ = io.ReadAll(r.Body)
+			r.Body.Close()
+		}
+	}
+	b.Run("rest", func(b *testing.B) { get(b, http.DefaultClient, 1) })
+	b.Run("rest-h2c", func(b *testing.B) {
+		p := new(http.Protocols)
+		p.SetUnencryptedHTTP2(true)
+		get(b, &http.Client{Transport: &http.Transport{Protocols: p}}, 2)
+	})
+	b.Run("grpc", func(b *testing.B) {
+		c := core.NewDiscoveryApiClient(dialGRPC(b, d.url))
+		for b.Loop() {
+			if _, err := c.ListProvider(context.Background(), &core.ListProviderRequest{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
