@@ -54,8 +54,8 @@ type protoFile struct {
 }
 
 type protoService struct {
-	name, comment string
-	methods       []*protoMethod
+	name    string
+	methods []*protoMethod
 }
 
 type protoMethod struct {
