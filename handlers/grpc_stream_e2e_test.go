@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,10 @@ func TestNotificationStreamResumesAcrossInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs2 := serveH2C(srv2)
+		hs2 := httptest.NewUnstartedServer(srv2)
+		hs2.Config.Protocols = handlers.HTTPProtocols()
+		hs2.Config.WriteTimeout = time.Second // as WASTEFLOW_WRITE_TIMEOUT: a stream outlives it
+		hs2.Start()
 		defer hs2.Close()
 		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id}) // while nobody listens
 		second := dialGRPC(t, hs2.URL)
@@ -81,7 +85,9 @@ func TestNotificationStreamResumesAcrossInstances(t *testing.T) {
 			!strings.Contains(e2.GetPayload().GetStructValue().GetFields()["to"].GetStringValue(), "ACKNOWLEDGED") {
 			t.Fatalf("resumed: %v %v", err, e2)
 		}
-		// Nothing else is pending: the next event is the next change, not a repeat.
+		// Nothing else is pending: the next event is the next change, not a repeat,
+		// after longer than the server's write timeout.
+		time.Sleep(1500 * time.Millisecond)
 		other := d.submitted(t)
 		e3, err := recvWithin(t, 10*time.Second, stream.Recv)
 		if err != nil || e3.GetDocumentId() != other {
