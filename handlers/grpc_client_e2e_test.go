@@ -201,3 +201,30 @@ func TestGRPCRequestLimit(t *testing.T) {
 		t.Fatalf("a request over the limit: %v", err)
 	}
 }
+
+// A refusal REST sends with Retry-After carries a google.rpc.RetryInfo
+// over gRPC, and the header as metadata.
+func TestGRPCThrottledLoginCarriesRetryInfo(t *testing.T) {
+	a := startAuth(t, dbtest.SQLite(t), 2)
+	conn := dialGRPC(t, a.url)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "provider_id", "dev-1")
+	auth := core.NewAuthApiClient(conn)
+	wrong := &core.IssueRefreshTokenRequest{UsernameCredentials: &types.UsernameCredentials{Username: "alice", Password: "wrong-password-x"}, AppToken: appUI}
+	for range 2 {
+		if _, err := auth.IssueRefreshToken(ctx, wrong); grpcstatus.Code(err) != codes.Unauthenticated {
+			t.Fatalf("wrong password: %v", err)
+		}
+	}
+	var trailer metadata.MD
+	_, err := auth.IssueRefreshToken(ctx, wrong, grpc.Trailer(&trailer))
+	st := grpcstatus.Convert(err)
+	var retry *errdetails.RetryInfo
+	for _, d := range st.Details() {
+		if r, ok := d.(*errdetails.RetryInfo); ok {
+			retry = r
+		}
+	}
+	if st.Code() != codes.ResourceExhausted || retry == nil || retry.GetRetryDelay().AsDuration() <= 0 || len(trailer.Get("retry-after")) == 0 {
+		t.Fatalf("throttled: %v %v %v", err, st.Details(), trailer)
+	}
+}
