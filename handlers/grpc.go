@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,10 +145,11 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 				}
 				procedure := "/" + string(sd.FullName()) + "/" + string(md.Name())
 				if op.Streaming() {
-					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md), append(opts, connect.WithSchema(md))...))
+					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md),
+						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md)})...))
 				} else {
 					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md),
-						append(opts, connect.WithSchema(md), connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
+						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{})})...)
 				}
 				served = true
 			}
