@@ -568,10 +568,7 @@ func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) 
 	if req.Service != "" && !h.s.servesService(req.Service) {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	current, target, err := h.s.migrator.Versions(ctx)
-	if err != nil || current != target {
+	if _, err := h.s.ready(ctx); err != nil {
 		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
 	}
 	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil

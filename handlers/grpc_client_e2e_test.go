@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -189,14 +188,10 @@ func TestGRPCAndRESTOverTLS(t *testing.T) {
 // (about 28 MB) is RESOURCE_EXHAUSTED, as REST's 413 with code 8.
 func TestGRPCRequestLimit(t *testing.T) {
 	d := startDocs(t, dbtest.SQLite(t))
-	conn, err := grpc.NewClient(strings.TrimPrefix(d.url, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialGRPC(t, d.url)
 	alice := grpcLogin(t, conn, "alice")
 	big := make([]byte, d.deps.Config.BodyLimit+1)
-	_, err = core.NewDocumentApiClient(conn).ImportTransportDocument(alice, &core.ImportTransportDocumentRequest{Document: big})
+	_, err := core.NewDocumentApiClient(conn).ImportTransportDocument(alice, &core.ImportTransportDocumentRequest{Document: big})
 	if grpcstatus.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("a request over the limit: %v", err)
 	}

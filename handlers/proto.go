@@ -233,7 +233,7 @@ func BuildProto(ctx context.Context, ops []Operation, committed map[string][]byt
 	}
 	taken := map[string]string{} // full message name -> rpc that made it
 	for _, op := range ops {
-		fp := strings.ReplaceAll(op.Package, ".", "/") + "/" + snake(op.Service) + ".proto"
+		fp := strings.ReplaceAll(op.Package, ".", "/") + "/" + codec.SnakeCase(op.Service) + ".proto"
 		f := files[fp]
 		if f == nil {
 			f = &protoFile{path: fp, pkg: op.Package, imports: map[string]bool{}}
@@ -547,34 +547,24 @@ func (g *protoGen) named(d *codec.Desc) (string, error) {
 }
 
 // protoName makes a component name a proto message name: "pkg.Name"
-// becomes PkgName; a generic instantiation's name is its base name and
-// those of its type arguments.
+// becomes PkgName; a generic instantiation ("Page[path/pkg.Entry]") is
+// named by its base name and its type arguments' names (PageEntry).
 func protoName(component string, t reflect.Type) string {
-	if i := strings.IndexByte(component, '['); i >= 0 || strings.Contains(codecName(t), "[") {
+	parts := []string{component}
+	if strings.Contains(t.Name(), "[") {
 		base := codec.BaseName(t)
-		args := codecName(t)[len(base):]
-		var sb strings.Builder
-		sb.WriteString(pascal(base))
-		for _, a := range strings.FieldsFunc(args, func(r rune) bool { return r == '[' || r == ']' || r == ',' }) {
-			if j := strings.LastIndexAny(a, "./"); j >= 0 {
-				a = a[j+1:]
-			}
-			sb.WriteString(pascal(a))
+		parts = []string{base}
+		for _, a := range strings.FieldsFunc(t.Name()[len(base):], func(r rune) bool { return r == '[' || r == ']' || r == ',' }) {
+			parts = append(parts, a[strings.LastIndexAny(a, "./")+1:])
 		}
-		return sb.String()
 	}
 	var sb strings.Builder
-	for _, part := range strings.FieldsFunc(component, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		sb.WriteString(pascal(part))
+	for _, p := range parts {
+		for _, w := range strings.FieldsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			sb.WriteString(pascal(w))
+		}
 	}
 	return sb.String()
-}
-
-func codecName(t reflect.Type) string {
-	if t.Name() != "" {
-		return t.Name()
-	}
-	return codec.BaseName(t)
 }
 
 func pascal(s string) string {
@@ -596,9 +586,6 @@ func pascal(s string) string {
 	}
 	return sb.String()
 }
-
-// snake is a Go or proto name in lower snake case: AuthApi -> auth_api.
-func snake(s string) string { return codec.SnakeCase(s) }
 
 func validIdent(s string) bool {
 	if s == "" {

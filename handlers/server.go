@@ -280,16 +280,25 @@ func (s *Server) plain(p PlainPath) gin.HandlerFunc {
 }
 
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
-	defer cancel()
-	current, target, err := s.migrator.Versions(ctx)
+	current, err := s.ready(c.Request.Context())
 	if err != nil {
-		renderError(c, status.Wrap(err, status.Unavailable, "database not reachable"))
-		return
-	}
-	if current != target {
-		renderError(c, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target))
+		renderError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current})
+}
+
+// ready is nil, with the schema version, when the database answers and
+// every migration is applied: /readyz and grpc.health.v1 both ask it.
+func (s *Server) ready(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	current, target, err := s.migrator.Versions(ctx)
+	if err != nil {
+		return 0, status.Wrap(err, status.Unavailable, "database not reachable")
+	}
+	if current != target {
+		return current, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target)
+	}
+	return current, nil
 }

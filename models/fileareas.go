@@ -247,3 +247,11 @@ func (s *TransportStore) DocumentOf(ctx context.Context, provider, id string) (*
 	}
 	return &doc, nil
 }
+
+// DocumentIDs are those of ids that are documents of org's store.
+func (s *TransportStore) DocumentIDs(ctx context.Context, provider, org string, ids []string) ([]string, error) {
+	var found []string
+	err := Conn(ctx, s.db).Model(&TransportDocument{}).Where("provider_id = ? AND organisation_id = ? AND id IN ?", provider, org, ids).
+		Pluck("id", &found).Error
+	return found, err
+}

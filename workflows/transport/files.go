@@ -120,13 +120,18 @@ func (s *Service) CreateFile(ctx context.Context, in FileInput) (*models.File, e
 // ownDocuments are the file rows of documents ids of org's store; an id
 // that is not is field's mistake.
 func (s *Service) ownDocuments(ctx context.Context, provider, org, field string, ids []string, file, by string) ([]models.FileDocument, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := s.Store.DocumentIDs(ctx, provider, org, ids)
+	if err != nil {
+		return nil, err
+	}
 	var out []models.FileDocument
 	now := s.now()
 	for i, id := range ids {
-		if _, err := s.Store.Document(ctx, provider, org, id); errors.Is(err, models.ErrNotFound) {
+		if !slices.Contains(found, id) {
 			return nil, status.Invalid(fmt.Sprintf("%s[%d]", field, i), fmt.Sprintf("no document %q in your store", id))
-		} else if err != nil {
-			return nil, err
 		}
 		out = append(out, models.FileDocument{FileID: file, DocumentID: id, AddedBy: by, AddedAt: now})
 	}
@@ -366,24 +371,14 @@ func (s *Service) Deliver(ctx context.Context, docID string) (*TransferDetails, 
 		if err != nil {
 			return fmt.Errorf("stored version %s v%d: %w", doc.ID, doc.Version, err)
 		}
-		numbers := partyNumbers(d.Note())
-		holders, err := s.Store.NumberHolders(ctx, p.ProviderID, numbers)
+		parties, err := s.partiesOf(ctx, p.ProviderID, p.OrganisationID, d.Note())
 		if err != nil {
 			return err
 		}
-		holderOf := map[string]string{}
-		for _, h := range holders {
-			holderOf[h.Number] = h.OrganisationID
-		}
+		unknown = parties.unknown
 		var rs []recipient
-		for _, num := range numbers {
-			org, ok := holderOf[num]
-			switch {
-			case !ok:
-				unknown = append(unknown, num)
-			case org != p.OrganisationID && !slices.ContainsFunc(rs, func(r recipient) bool { return r.org == org }):
-				rs = append(rs, recipient{org, KindDelivery})
-			}
+		for _, org := range parties.orgs {
+			rs = append(rs, recipient{org, KindDelivery})
 		}
 		if len(rs) == 0 {
 			return status.New(status.FailedPrecondition, "no organisation here holds an official number of %s other than you: nobody to deliver to", doc.Number)
@@ -409,10 +404,7 @@ func (s *Service) transfer(ctx context.Context, doc *models.TransportDocument, k
 	if err := s.Store.CreateTransfer(ctx, &t); err != nil {
 		return nil, err
 	}
-	if err := s.deliver(ctx, doc, doc.Cancelled, rs, t.ID, now); err != nil {
-		return nil, err
-	}
-	_, entries, err := s.Store.Transfer(ctx, doc.ProviderID, t.ID)
+	entries, err := s.deliver(ctx, doc, doc.Cancelled, rs, t.ID, now)
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,8 @@ type Store interface {
 	ListFileDocuments(ctx context.Context, id string, q *qpar.QueryParameter, schema *qpar.Schema) ([]models.FileDocumentRow, int64, error)
 	InFileOf(ctx context.Context, provider, org, doc string) (bool, error)
 	DocumentOf(ctx context.Context, provider, id string) (*models.TransportDocument, error)
+	// DocumentIDs are those of ids in the organisation's store.
+	DocumentIDs(ctx context.Context, provider, org string, ids []string) ([]string, error)
 	TakeInboxEntry(ctx context.Context, id, doc string, version int64) (bool, error)
 	CreateTransfer(ctx context.Context, t *models.Transfer) error
 	Transfer(ctx context.Context, provider, id string) (*models.Transfer, []models.InboxEntry, error)
@@ -208,32 +210,20 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 			return err
 		}
 		res.Document = doc
+		parties, err := s.partiesOf(ctx, p.ProviderID, p.OrganisationID, n)
+		if err != nil {
+			return err
+		}
 		var to []recipient
-		numbers := partyNumbers(n)
-		var holders []models.OrganisationNumber
-		if len(numbers) > 0 {
-			if holders, err = s.Store.NumberHolders(ctx, p.ProviderID, numbers); err != nil {
-				return err
-			}
-		}
-		holderOf := map[string]string{}
-		for _, h := range holders {
-			holderOf[h.Number] = h.OrganisationID
-		}
 		if o.Distribute {
-			for _, num := range numbers {
-				org, ok := holderOf[num]
-				switch {
-				case !ok:
-					res.UnknownNumbers = append(res.UnknownNumbers, num)
-				case org != p.OrganisationID && !slices.Contains(res.DeliveredTo, org):
-					res.DeliveredTo = append(res.DeliveredTo, org)
-					to = append(to, recipient{org, KindDelivery})
-				}
+			res.UnknownNumbers = parties.unknown
+			for _, org := range parties.orgs {
+				res.DeliveredTo = append(res.DeliveredTo, org)
+				to = append(to, recipient{org, KindDelivery})
 			}
 		}
 		if res.Reported {
-			auths, note, err := s.reportAuthorities(ctx, p.ProviderID, n, holderOf)
+			auths, note, err := s.reportAuthorities(ctx, p.ProviderID, n, parties.holderOf)
 			if err != nil {
 				return err
 			}
@@ -243,7 +233,8 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 				to = append(to, recipient{a, KindDekadenmeldung})
 			}
 		}
-		return s.deliver(ctx, &doc, o.Cancel, to, "", now)
+		_, err = s.deliver(ctx, &doc, o.Cancel, to, "", now)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -251,14 +242,47 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 	return res, nil
 }
 
+// parties are the organisations a note's official numbers name.
+type parties struct {
+	orgs     []string          // the holders of its numbers but the sender, in the chain's order, once each
+	unknown  []string          // numbers nobody here holds
+	holderOf map[string]string // number -> organisation
+}
+
+// partiesOf finds who holds the official numbers note n names.
+func (s *Service) partiesOf(ctx context.Context, provider, sender string, n *rbmu.Note) (*parties, error) {
+	numbers := partyNumbers(n)
+	out := &parties{holderOf: map[string]string{}}
+	if len(numbers) > 0 {
+		holders, err := s.Store.NumberHolders(ctx, provider, numbers)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range holders {
+			out.holderOf[h.Number] = h.OrganisationID
+		}
+	}
+	for _, num := range numbers {
+		org, ok := out.holderOf[num]
+		switch {
+		case !ok:
+			out.unknown = append(out.unknown, num)
+		case org != sender && !slices.Contains(out.orgs, org):
+			out.orgs = append(out.orgs, org)
+		}
+	}
+	return out, nil
+}
+
 // recipient is an organisation an inbox entry goes to, and why.
 type recipient struct{ org, kind string }
 
 // deliver puts doc's current version into the recipients' inboxes, each
-// entry announced by an event, as part of transfer (or of none).
-func (s *Service) deliver(ctx context.Context, doc *models.TransportDocument, cancelled bool, to []recipient, transfer string, now time.Time) error {
+// entry announced by an event, as part of transfer (or of none), and
+// returns the entries.
+func (s *Service) deliver(ctx context.Context, doc *models.TransportDocument, cancelled bool, to []recipient, transfer string, now time.Time) ([]models.InboxEntry, error) {
 	if len(to) == 0 {
-		return nil
+		return nil, nil
 	}
 	entries := make([]models.InboxEntry, 0, len(to))
 	events := make([]models.Event, 0, len(to))
@@ -271,7 +295,7 @@ func (s *Service) deliver(ctx context.Context, doc *models.TransportDocument, ca
 		events = append(events, models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventInbox,
 			DocumentID: e.DocumentID, DedupKey: "inbox:" + e.ID, Payload: string(payload), CreatedAt: now})
 	}
-	return s.Store.AddInboxEntries(ctx, entries, events)
+	return entries, s.Store.AddInboxEntries(ctx, entries, events)
 }
 
 // reportAuthorities are the authorities a ten-day report goes to: those of
