@@ -102,6 +102,7 @@ type Database struct {
 	MaxOpenConns    int
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
+	ConnMaxIdleTime time.Duration
 }
 
 // Production reports whether the server runs in the production environment.
@@ -189,8 +190,15 @@ var Settings = []Setting{
 		return nil
 	}},
 	{"WASTEFLOW_DB_MAX_OPEN_CONNS", "20", "database pool: open connections", intSetter(func(c *Config) *int { return &c.Database.MaxOpenConns })},
-	{"WASTEFLOW_DB_MAX_IDLE_CONNS", "10", "database pool: idle connections kept", intSetter(func(c *Config) *int { return &c.Database.MaxIdleConns })},
+	{"WASTEFLOW_DB_MAX_IDLE_CONNS", "open", "database pool: idle connections kept; open: as many as WASTEFLOW_DB_MAX_OPEN_CONNS (fewer, and a busy server closes and reopens connections all the time, a PostgreSQL backend started for each)", func(c *Config, v string) error {
+		if v == "open" {
+			c.Database.MaxIdleConns = 0 // set from the open connections below
+			return nil
+		}
+		return intSetter(func(c *Config) *int { return &c.Database.MaxIdleConns })(c, v)
+	}},
 	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
+	{"WASTEFLOW_DB_CONN_MAX_IDLE_TIME", "5m", "database pool: close a connection unused for longer (a quiet server gives its connections back)", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxIdleTime })},
 	{"WASTEFLOW_SECRET_KEY_FILE", "./data/secret.key", "file with the server key (32+ random bytes) for HMACs of app tokens and client secrets; created when missing except in production", func(c *Config, v string) error {
 		if strings.TrimSpace(v) == "" {
 			return errors.New("must not be empty")
@@ -370,6 +378,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return nil, fmt.Errorf("invalid WASTEFLOW_TLS_CERT_FILE/WASTEFLOW_TLS_KEY_FILE: set both or neither")
+	}
+	if c.Database.MaxIdleConns == 0 {
+		c.Database.MaxIdleConns = c.Database.MaxOpenConns
 	}
 	if c.Database.MaxIdleConns > c.Database.MaxOpenConns {
 		return nil, fmt.Errorf("invalid WASTEFLOW_DB_MAX_IDLE_CONNS=%d: larger than WASTEFLOW_DB_MAX_OPEN_CONNS=%d", c.Database.MaxIdleConns, c.Database.MaxOpenConns)

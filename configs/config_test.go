@@ -67,6 +67,12 @@ func TestErrorsNameTheVariable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "WASTEFLOW_DB_MAX_IDLE_CONNS") {
 		t.Errorf("idle > open: %v", err)
 	}
+	// Idle connections follow the open ones unless set: a pool that keeps
+	// fewer idle than it opens closes and reopens them under load.
+	c, err := configs.Load(lookup(map[string]string{"WASTEFLOW_DB_MAX_OPEN_CONNS": "7"}))
+	if err != nil || c.Database.MaxIdleConns != 7 {
+		t.Errorf("idle connections by default: %v %+v", err, c)
+	}
 }
 
 func TestFileThenEnvironment(t *testing.T) {

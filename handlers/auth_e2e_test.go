@@ -194,7 +194,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := serveH2C(srv)
+	hs := serveH2C(t, srv)
 	t.Cleanup(hs.Close)
 	e := &env{url: hs.URL, srv: srv}
 	if overGRPC(t) {

@@ -147,7 +147,7 @@ func newServer(t testing.TB, dbcfg configs.Database) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := serveH2C(srv)
+	hs := serveH2C(t, srv)
 	t.Cleanup(hs.Close)
 	return &env{url: hs.URL, srv: srv}
 }
@@ -650,7 +650,7 @@ func TestReadyzWithoutMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := serveH2C(srv)
+	hs := serveH2C(t, srv)
 	defer hs.Close()
 	resp, err := http.Get(hs.URL + "/readyz")
 	if err != nil {

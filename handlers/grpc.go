@@ -19,6 +19,8 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -54,32 +56,17 @@ type grpcFace struct {
 	errs     *connect.ErrorWriter
 	services []string
 	ops      map[string]*Operation // by "<package>.<Service>/<Method>"
+	files    *protoregistry.Files  // the descriptors reflection serves
+	native   []*grpc.ServiceDesc   // the services as grpc-go's server registers them
+	server   *grpc.Server          // grpc-go, for cleartext HTTP/2 (listen.go)
 }
 
-// healthProto is grpc.health.v1 as the gRPC project publishes it, for
-// reflection (grpcurl, grpc_health_probe find the service by it); the
-// handler is connect's grpchealth.
-const healthProto = `syntax = "proto3";
-package grpc.health.v1;
-message HealthCheckRequest { string service = 1; }
-message HealthCheckResponse {
-  enum ServingStatus { UNKNOWN = 0; SERVING = 1; NOT_SERVING = 2; SERVICE_UNKNOWN = 3; }
-  ServingStatus status = 1;
-}
-service Health {
-  rpc Check(HealthCheckRequest) returns (HealthCheckResponse);
-  rpc Watch(HealthCheckRequest) returns (stream HealthCheckResponse);
-}
-`
-
-// compiledProto compiles the committed .proto files (and health's) once
-// per process.
+// compiledProto compiles the committed .proto files once per process.
 var compiledProto = sync.OnceValues(func() ([]protoreflect.FileDescriptor, error) {
 	files, err := ReadProtoFiles(protofiles.Files, ".")
 	if err != nil {
 		return nil, err
 	}
-	files["grpc/health/v1/health.proto"] = []byte(healthProto)
 	return CompileProto(context.Background(), files)
 })
 
@@ -126,9 +113,12 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 			return nil
 		}),
 	}
-	// google.rpc's details, so that reflection clients can read them.
-	if err := register(errdetails.File_google_rpc_error_details_proto); err != nil {
-		return nil, err
+	// google.rpc's details, so that reflection clients can read them, and
+	// grpc.health.v1 as the gRPC project publishes it.
+	for _, fd := range []protoreflect.FileDescriptor{errdetails.File_google_rpc_error_details_proto, healthpb.File_grpc_health_v1_health_proto} {
+		if err := register(fd); err != nil {
+			return nil, err
+		}
 	}
 	for _, fd := range fds {
 		if err := register(fd); err != nil {
@@ -137,6 +127,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		for i := 0; i < fd.Services().Len(); i++ {
 			sd := fd.Services().Get(i)
 			served := false
+			native := &grpc.ServiceDesc{ServiceName: string(sd.FullName()), HandlerType: (*any)(nil), Metadata: fd.Path()}
 			for j := 0; j < sd.Methods().Len(); j++ {
 				md := sd.Methods().Get(j)
 				op := byName[string(sd.FullName())+"/"+string(md.Name())]
@@ -147,14 +138,17 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 				if op.Streaming() {
 					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md),
 						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md)})...))
+					native.Streams = append(native.Streams, g.nativeStream(op, md))
 				} else {
 					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md),
 						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{})})...)
+					native.Methods = append(native.Methods, g.nativeMethod(op, md))
 				}
 				served = true
 			}
 			if served {
 				g.services = append(g.services, string(sd.FullName()))
+				g.native = append(g.native, native)
 			}
 		}
 	}
@@ -166,6 +160,8 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 	}
 	path, handler := grpchealth.NewHandler(healthChecker{s})
 	g.addPrefix(path, handler)
+	g.files = files
+	g.server = g.newNativeServer()
 	return g, nil
 }
 
@@ -180,72 +176,88 @@ func (g *grpcFace) streaming(h http.Handler) http.Handler {
 	})
 }
 
-// serverStream serves a streaming operation: its request decoded by the
-// codec (as a REST body would be), a Caller that runs the operations it is
-// made of through the gateway with the stream's metadata, each message it
-// sends rendered by the codec and read into the rpc's response message.
+// serverStream serves a streaming operation over connect-go.
 func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message], st *connect.ServerStream[dynamicpb.Message]) error {
-		ctx, stop := context.WithCancel(ctx)
-		defer stop()
-		go func() { // the server shutting down ends the stream; the client resumes elsewhere
-			select {
-			case <-g.s.streamsDone:
-			case <-ctx.Done():
-			}
-			stop()
-		}()
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
 			return connect.NewError(connect.CodeInvalidArgument, err)
 		}
-		header, peer := req.Header(), req.Peer().Addr
-		// Admission first, as for a unary call: provider, token, scope,
-		// kind of organisation (the gateway stops there for a stream).
-		if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}"), nil); rec.status != http.StatusOK {
-			return rec.grpcError()
-		}
-		in := reflect.New(op.Request)
-		if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
-			return connect.NewError(connect.CodeInvalidArgument, err)
-		}
-		call := func(ctx context.Context, method string, in, out any) error {
-			target := g.ops[method]
-			if target == nil {
-				return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s is not served here", method))
-			}
-			b, err := codec.Marshal(in)
-			if err != nil {
-				return err
-			}
-			rec := g.s.dispatch(ctx, target, header, peer, b, nil)
-			if rec.status != http.StatusOK {
-				return rec.grpcError()
-			}
-			return codec.Unmarshal(rec.body.Bytes(), out)
-		}
-		send := func(v any) error {
-			b, err := codec.Marshal(v)
-			if err != nil {
-				return err
-			}
-			m := dynamicpb.NewMessage(md.Output())
-			if err := protojson.Unmarshal(b, m); err != nil {
-				return connect.NewError(connect.CodeInternal, fmt.Errorf("a message does not fit %s: %w", md.Output().FullName(), err))
-			}
-			return st.Send(m)
-		}
-		err = op.stream(ctx, in.Elem(), call, send)
+		return g.stream(ctx, op, md, req.Header(), req.Peer().Addr, body, func(m proto.Message) error { return st.Send(m.(*dynamicpb.Message)) })
+	}
+}
+
+// stream runs a streaming operation for either gRPC server: its request
+// (body, the message as JSON) decoded by the codec (as a REST body would
+// be), a Caller that runs the operations it is made of through the
+// gateway with the stream's metadata, each message it sends rendered by
+// the codec and read into the rpc's response message. Errors are connect
+// errors.
+func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { // the server shutting down ends the stream; the client resumes elsewhere
 		select {
 		case <-g.s.streamsDone:
-			return connect.NewError(connect.CodeUnavailable, errors.New("the server is shutting down: reconnect (and resume from the last cursor received)"))
-		default:
+		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
-			return nil // the client went away
-		}
-		return err
+		stop()
+	}()
+	// Admission first, as for a unary call: provider, token, scope,
+	// kind of organisation (the gateway stops there for a stream).
+	if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}"), nil); rec.status != http.StatusOK {
+		return rec.grpcError()
 	}
+	in := reflect.New(op.Request)
+	if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	call := func(ctx context.Context, method string, in, out any) error {
+		target := g.ops[method]
+		if target == nil {
+			return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s is not served here", method))
+		}
+		b, err := codec.Marshal(in)
+		if err != nil {
+			return err
+		}
+		rec := g.s.dispatch(ctx, target, header, peer, b, nil)
+		if rec.status != http.StatusOK {
+			return rec.grpcError()
+		}
+		return codec.Unmarshal(rec.body.Bytes(), out)
+	}
+	sendValue := func(v any) error {
+		b, err := codec.Marshal(v)
+		if err != nil {
+			return err
+		}
+		m := dynamicpb.NewMessage(md.Output())
+		if err := protojson.Unmarshal(b, m); err != nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("a message does not fit %s: %w", md.Output().FullName(), err))
+		}
+		return send(m)
+	}
+	err := op.stream(ctx, in.Elem(), call, sendValue)
+	select {
+	case <-g.s.streamsDone:
+		return connect.NewError(connect.CodeUnavailable, errors.New("the server is shutting down: reconnect (and resume from the last cursor received)"))
+	default:
+	}
+	if ctx.Err() != nil {
+		return nil // the client went away
+	}
+	return err
+}
+
+// requestJSON is a request message's bytes as the operation's JSON (the
+// codec reads protojson's output exactly as a REST body).
+func requestJSON(md protoreflect.MessageDescriptor, b []byte) ([]byte, error) {
+	m := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("the request is no %s: %w", md.FullName(), err)
+	}
+	return protojson.Marshal(m)
 }
 
 // addPrefix registers a handler of a whole service (path "/pkg.Service/").
@@ -273,39 +285,51 @@ func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = g.errs.Write(w, r, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("unknown method %s", r.URL.Path)))
 }
 
-// unary serves one operation as a unary gRPC method.
+// unary serves one operation as a unary method over connect-go.
 func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
 			return nil, connect.NewError(connect.CodeInvalidArgument, err)
 		}
-		rec := g.s.dispatch(ctx, op, req.Header(), req.Peer().Addr, body, &grpcSink{})
-		if rec.overflow {
-			return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
-		}
-		if rec.status != http.StatusOK {
-			return nil, rec.grpcError()
-		}
-		out := &wireMessage{md: md.Output()}
-		switch {
-		case rec.sink.value != nil: // the answer's Go value, written straight to the wire
-			if out.bin, err = g.encode(op, md.Output(), rec.sink.value); err != nil {
-				reqID := rec.header.Get(requestIDHeader)
-				g.s.log.Error("a gRPC answer could not be encoded", "operation", op.FullName(), "request_id", reqID, "error", err)
-				return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
-			}
-			out.value = rec.sink.value
-		case op.download != nil && op.Response == nil:
-			out.dyn = dynamicpb.NewMessage(md.Output())
-			fileMessage(out.dyn, rec)
-		default: // a replayed answer, a streamed JSON: the REST JSON, read by protojson when binary is asked for
-			out.json = rec.body.Bytes()
+		out, answer, err := g.call(ctx, op, md, req.Header(), req.Peer().Addr, body)
+		if err != nil {
+			return nil, err
 		}
 		resp := connect.NewResponse(out)
-		copyAnswerHeaders(resp.Header(), rec.header)
+		copyAnswerHeaders(resp.Header(), answer)
 		return resp, nil
 	}
+}
+
+// call runs a unary operation for either gRPC server: body (the request
+// as JSON) through the gateway, the answer as a wireMessage with the
+// answer's headers, or a connect error (code, message, details, metadata).
+func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte) (*wireMessage, http.Header, error) {
+	rec := g.s.dispatch(ctx, op, header, peer, body, &grpcSink{})
+	if rec.overflow {
+		return nil, nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
+	}
+	if rec.status != http.StatusOK {
+		return nil, nil, rec.grpcError()
+	}
+	out := &wireMessage{md: md.Output()}
+	switch {
+	case rec.sink.value != nil: // the answer's Go value, written straight to the wire
+		bin, err := g.encode(op, md.Output(), rec.sink.value)
+		if err != nil {
+			reqID := rec.header.Get(requestIDHeader)
+			g.s.log.Error("a gRPC answer could not be encoded", "operation", op.FullName(), "request_id", reqID, "error", err)
+			return nil, nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
+		}
+		out.bin, out.value = bin, rec.sink.value
+	case op.download != nil && op.Response == nil:
+		out.dyn = dynamicpb.NewMessage(md.Output())
+		fileMessage(out.dyn, rec)
+	default: // a replayed answer, a streamed JSON: the REST JSON, read by protojson when binary is asked for
+		out.json = rec.body.Bytes()
+	}
+	return out, rec.header, nil
 }
 
 // encode writes value (a pointer to the operation's response struct) as

@@ -36,12 +36,21 @@ import (
 	_ "github.com/wasteflow/wasteflow/proto/gen/go/svc/signer/sign/v1"
 )
 
-// serveH2C serves h over loopback as wasteflow serve does: HTTP/1.1 and
-// HTTP/2 in cleartext (gRPC) on one port.
-func serveH2C(h http.Handler) *httptest.Server {
-	hs := httptest.NewUnstartedServer(h)
+// serveH2C serves srv over loopback as wasteflow serve does: HTTP/1.1 and
+// HTTP/2 in cleartext on one port, native gRPC connections on the gRPC
+// face's grpc-go server (Server.Listen), which the test's end shuts down.
+func serveH2C(t testing.TB, srv *handlers.Server) *httptest.Server {
+	hs := httptest.NewUnstartedServer(srv)
 	hs.Config.Protocols = handlers.HTTPProtocols()
+	hs.Listener = srv.Listen(hs.Listener)
 	hs.Start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
 	return hs
 }
 

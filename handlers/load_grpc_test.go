@@ -82,16 +82,15 @@ func (b *loadBench) grpcAs(user string) context.Context {
 	return metadata.AppendToOutgoingContext(context.Background(), "provider_id", "dev-1", "authorization", "Bearer "+b.d.token(b.t, user))
 }
 
-// grpcTransitions is transitions over gRPC (the generated client, binary
-// Protocol Buffers over h2c), on the same documents, beside the REST
-// figure and the same raw SQL.
-func (b *loadBench) grpcTransitions(clients int, rest figure) figure {
-	b.ensureDocs(docPool)
+// grpcTransitions is the transitions' operation over gRPC (binary Protocol
+// Buffers over h2c, grpc-go's client), on a pool of its own.
+func (b *loadBench) grpcTransitions(clients int) func(c, i int) error {
+	docs := b.freshDocs(docPool)
 	conns := b.grpcConns(8)
 	noor, alice := b.grpcAs("noor"), b.grpcAs("alice")
-	mine := len(b.docs) / clients
-	bodies := make([][2][]byte, len(b.docs))
-	for i, id := range b.docs {
+	mine := len(docs) / clients
+	bodies := make([][2][]byte, len(docs))
+	for i, id := range docs {
 		bodies[i] = [2][]byte{
 			mustMarshal(&diwass.SetRequestInformationRequest{DocumentId: id, RequestInformation: &types.RequestInformation{Questions: []string{"the analysis, please"}}}),
 			mustMarshal(&diwass.SetReplyToRequestInformationRequest{DocumentId: id,
@@ -100,23 +99,21 @@ func (b *loadBench) grpcTransitions(clients int, rest figure) figure {
 	}
 	methods := []string{"/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRequestInformation", "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetReplyToRequestInformation"}
 	callers := []context.Context{noor, alice}
-	server, p99 := b.run(clients, func(c, i int) error {
+	return func(c, i int) error {
 		doc := c + clients*((i/2)%mine)
 		return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], bodies[doc][i%2])
-	})
-	return figure{name: "transition/grpc", db: b.db, clients: clients, server: server, baseline: rest.baseline, p99: p99, rest: rest.server}
+	}
 }
 
-// grpcGetDocument is getDocument over gRPC.
-func (b *loadBench) grpcGetDocument(clients int, rest figure) figure {
+// grpcGetDocument is getDocument's operation over gRPC.
+func (b *loadBench) grpcGetDocument() func(c, i int) error {
 	conns := b.grpcConns(8)
 	noor := b.grpcAs("noor")
 	reqs := make([][]byte, len(b.read))
 	for i, id := range b.read {
 		reqs[i] = mustMarshal(&diwass.AuthorityDocumentApiGetDocumentRequest{DocumentId: id})
 	}
-	server, p99 := b.run(clients, func(c, i int) error {
+	return func(c, i int) error {
 		return b.rawCall(noor, conns[c%len(conns)], "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument", reqs[(c+i)%len(reqs)])
-	})
-	return figure{name: "getdocument/grpc", db: b.db, clients: clients, server: server, baseline: rest.baseline, p99: p99, rest: rest.server}
+	}
 }

@@ -63,14 +63,12 @@ func TestLoad(t *testing.T) {
 		b := newLoadBench(t, name, cfg, dur)
 		if want("transition") {
 			for _, n := range transitionClients {
-				rest := b.transitions(n)
-				figures = append(figures, rest, b.grpcTransitions(n, rest))
+				figures = append(figures, b.transitions(n)...)
 			}
 		}
 		if want("getdocument") {
 			for _, n := range []int{8, 64} {
-				rest := b.getDocument(n)
-				figures = append(figures, rest, b.grpcGetDocument(n, rest))
+				figures = append(figures, b.getDocument(n)...)
 			}
 		}
 		if want("access") {
@@ -116,7 +114,6 @@ type loadBench struct {
 	sql    *sql.DB
 	dur    time.Duration
 	client *http.Client
-	docs   []string // notifications in ACKNOWLEDGED, the transition clients' pool
 	read   []string // notifications GetDocument reads
 }
 
@@ -134,18 +131,26 @@ func newLoadBench(t *testing.T, name string, cfg configs.Database, dur time.Dura
 // returns operations per second and the 99th percentile latency.
 func (b *loadBench) run(clients int, op func(client, i int) error) (float64, float64) {
 	b.t.Helper()
+	lat, elapsed := b.runFor(clients, b.dur, op, make([]int, clients))
+	return rate(lat, elapsed), pct99(lat)
+}
+
+// runFor calls op from clients goroutines for d; client c's calls are
+// numbered from next[c] on, and next holds where they stopped.
+func (b *loadBench) runFor(clients int, d time.Duration, op func(client, i int) error, next []int) ([]time.Duration, time.Duration) {
+	b.t.Helper()
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	lat := make([][]time.Duration, clients)
 	start := time.Now()
-	end := start.Add(b.dur)
+	end := start.Add(d)
 	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; time.Now().Before(end); i++ {
+			for ; time.Now().Before(end); next[c]++ {
 				t0 := time.Now()
-				if err := op(c, i); err != nil {
+				if err := op(c, next[c]); err != nil {
 					failed.Store(err)
 					return
 				}
@@ -159,11 +164,34 @@ func (b *loadBench) run(clients int, op func(client, i int) error) (float64, flo
 		b.t.Fatal(err)
 	}
 	all := slices.Concat(lat...)
-	slices.Sort(all)
 	if len(all) == 0 {
 		b.t.Fatal("no operation completed")
 	}
-	return float64(len(all)) / elapsed.Seconds(), float64(all[len(all)*99/100].Microseconds()) / 1000
+	return all, elapsed
+}
+
+// versus runs the same operation over REST and over gRPC in turns, a
+// quarter of the bench's duration each (REST, gRPC, gRPC, REST), so that
+// both meet the database in the same condition (its growing tables,
+// checkpoints, autovacuum), which one run after the other does not.
+func (b *loadBench) versus(clients int, rest, grpc func(client, i int) error) (restRate, restP99, grpcRate, grpcP99 float64) {
+	b.t.Helper()
+	var lats [2][]time.Duration
+	var took [2]time.Duration
+	next := [2][]int{make([]int, clients), make([]int, clients)}
+	ops := [2]func(int, int) error{rest, grpc}
+	for _, k := range []int{0, 1, 1, 0} {
+		lat, d := b.runFor(clients, b.dur/4, ops[k], next[k])
+		lats[k], took[k] = append(lats[k], lat...), took[k]+d
+	}
+	return rate(lats[0], took[0]), pct99(lats[0]), rate(lats[1], took[1]), pct99(lats[1])
+}
+
+func rate(lat []time.Duration, d time.Duration) float64 { return float64(len(lat)) / d.Seconds() }
+
+func pct99(lat []time.Duration) float64 {
+	slices.Sort(lat)
+	return float64(lat[len(lat)*99/100].Microseconds()) / 1000
 }
 
 // post sends body as user and requires a 200 without business errors.
@@ -207,25 +235,28 @@ func (b *loadBench) q(query string) string {
 // c of n takes documents c, c+n, c+2n, ... in turn, so a document sees tens
 // of transitions in a run, as a real one does in its life, not thousands
 // (its history, and the cost of reading it, would grow without bound).
+// Each figure takes a fresh pool: one run after another on the same
+// documents would meet longer histories, and seem slower.
 const docPool = 128
 
-func (b *loadBench) ensureDocs(n int) {
-	for len(b.docs) < n {
-		id := b.d.submitted(b.t)
-		b.d.ok(b.t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
-		b.docs = append(b.docs, id)
+func (b *loadBench) freshDocs(n int) []string {
+	docs := make([]string, n)
+	for i := range docs {
+		docs[i] = b.d.submitted(b.t)
+		b.d.ok(b.t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": docs[i]})
 	}
+	return docs
 }
 
 // transitions: each client moves its own notification between
 // ACKNOWLEDGED and INFORMATION_REQUESTED (the authority asks, the notifier
 // answers completely). Baseline: lock the row, update it, append an audit
 // row, in one transaction.
-func (b *loadBench) transitions(clients int) figure {
-	b.ensureDocs(docPool)
+func (b *loadBench) transitions(clients int) []figure {
+	docs := b.freshDocs(docPool)
 	tokens := []string{b.d.token(b.t, "noor"), b.d.token(b.t, "alice")}
-	bodies := make([][2][]byte, len(b.docs))
-	for i, id := range b.docs {
+	bodies := make([][2][]byte, len(docs))
+	for i, id := range docs {
 		bodies[i] = [2][]byte{
 			[]byte(fmt.Sprintf(`{"documentId":%q,"requestInformation":{"questions":["the analysis, please"]}}`, id)),
 			[]byte(fmt.Sprintf(`{"documentId":%q,"replyToRequestInformation":{"answers":["attached"],"complete":true}}`, id)),
@@ -234,13 +265,13 @@ func (b *loadBench) transitions(clients int) figure {
 	paths := []string{au + "SetRequestInformation", co + "SetReplyToRequestInformation"}
 	// Client c moves its documents one after the other through a request
 	// and its reply: operation i is step i%2 on its document (i/2)%mine.
-	mine := len(b.docs) / clients
-	server, p99 := b.run(clients, func(c, i int) error {
+	mine := len(docs) / clients
+	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
 		doc := c + clients*((i/2)%mine)
 		return b.post(paths[i%2], tokens[i%2], bodies[doc][i%2])
-	})
+	}, b.grpcTransitions(clients))
 	var sample string // the baseline writes a document as large as the server's
-	if err := b.sql.QueryRow(b.q(`SELECT data FROM documents WHERE id = ?`), b.docs[0]).Scan(&sample); err != nil {
+	if err := b.sql.QueryRow(b.q(`SELECT data FROM documents WHERE id = ?`), docs[0]).Scan(&sample); err != nil {
 		b.t.Fatal(err)
 	}
 
@@ -277,13 +308,14 @@ func (b *loadBench) transitions(clients int) figure {
 		}
 		return tx.Commit()
 	})
-	return figure{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+	return []figure{{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99},
+		{name: "transition/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server}}
 }
 
 // getDocument: authority GetDocument of 16 notifications with a typical
 // history (filed, acknowledged, one information request answered), not
 // those the transition figures ran through; baseline: the select by key.
-func (b *loadBench) getDocument(clients int) figure {
+func (b *loadBench) getDocument(clients int) []figure {
 	for len(b.read) < 16 {
 		id := b.d.submitted(b.t)
 		b.d.ok(b.t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
@@ -292,15 +324,16 @@ func (b *loadBench) getDocument(clients int) figure {
 		b.read = append(b.read, id)
 	}
 	tok := b.d.token(b.t, "noor")
-	server, p99 := b.run(clients, func(c, i int) error {
+	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
 		return b.post(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
-	})
+	}, b.grpcGetDocument())
 	sel := b.q(`SELECT data FROM documents WHERE id = ?`)
 	baseline, _ := b.run(clients, func(c, i int) error {
 		var data string
 		return b.sql.QueryRow(sel, b.read[(c+i)%len(b.read)]).Scan(&data)
 	})
-	return figure{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+	return []figure{{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99},
+		{name: "getdocument/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server}}
 }
 
 // requestAccess: each client rotates its own refresh-token chain.

@@ -507,7 +507,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 			errc <- srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
 			return
 		}
-		errc <- srv.Serve(ln)
+		errc <- srv.Serve(h.Listen(ln)) // native gRPC connections go to the gRPC face's own server
 	}()
 	var sched *schedulers.Scheduler
 	if withScheduler {
@@ -526,7 +526,9 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	log.Info("shutting down", "grace", cfg.ShutdownGrace)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	shutdownErr := srv.Shutdown(shutdownCtx)
+	grpcErr := make(chan error, 1)
+	go func() { grpcErr <- h.Shutdown(shutdownCtx) }()
+	shutdownErr := errors.Join(srv.Shutdown(shutdownCtx), <-grpcErr)
 	if sched != nil {
 		sched.Stop(shutdownCtx) // waits for a running sweep
 	}

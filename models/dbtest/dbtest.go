@@ -82,7 +82,7 @@ func Postgres(t testing.TB) configs.Database {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 10, ConnMaxLifetime: time.Hour}
+	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
 }
 
 // Open connects to cfg, migrates, and closes the pool when the test ends.
