@@ -17,6 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -120,7 +125,9 @@ func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
 	}
 }
 
-// The real binary: started, serving, stopped by SIGTERM with exit status 0.
+// The real binary: started, serving (REST, and native gRPC on the same
+// port), stopped by SIGTERM with exit status 0; a gRPC stream open at the
+// time ends with UNAVAILABLE (its client reconnects elsewhere).
 func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -158,9 +165,26 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 			t.Fatalf("readyz: %v %v", resp, err)
 		}
 		resp.Body.Close()
+		conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		watch, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := watch.Recv(); err != nil || m.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("health over gRPC: %v %v", m, err)
+		}
 		start := time.Now()
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
+		}
+		if _, err := watch.Recv(); status.Code(err) != codes.Unavailable {
+			t.Fatalf("an open stream at shutdown: %v, want UNAVAILABLE", err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
