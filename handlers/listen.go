@@ -198,10 +198,14 @@ func sniff(c net.Conn, timeout time.Duration) (bool, net.Conn, error) {
 	}
 	fr := http2.NewFramer(nil, io.TeeReader(br, &seen))
 	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	fr.MaxHeaderListSize = maxSniffHeaders
 	fr.SetMaxReadFrameSize(1 << 20)
 	var grpc, headers, acked bool
 	for !headers || !acked {
 		at := seen.Len()
+		if at > maxSniffed {
+			return false, nil, errors.New("no acknowledgement of the server's settings")
+		}
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return false, nil, err
@@ -232,6 +236,15 @@ func sniff(c net.Conn, timeout time.Duration) (bool, net.Conn, error) {
 func isNativeGRPC(ct string) bool {
 	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")
 }
+
+// maxSniffHeaders bounds the first request's headers (as the servers
+// behind do: 4 MiB); maxSniffed what the sniff holds: those headers, and
+// what a client may send before it acknowledges the settings (a window of
+// request bodies, other requests).
+const (
+	maxSniffHeaders = 4 << 20
+	maxSniffed      = maxSniffHeaders + 1<<20
+)
 
 // settingsFrame is an empty SETTINGS frame: length 0, type 4, no flags,
 // stream 0.

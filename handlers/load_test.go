@@ -170,18 +170,19 @@ func (b *loadBench) runFor(clients int, d time.Duration, op func(client, i int) 
 	return all, elapsed
 }
 
-// versus runs the same operation over REST and over gRPC in turns, a
-// quarter of the bench's duration each (REST, gRPC, gRPC, REST), so that
-// both meet the database in the same condition (its growing tables,
-// checkpoints, autovacuum), which one run after the other does not.
+// versus runs the same operation over REST and over gRPC in turns, an
+// eighth of the bench's duration each (REST, gRPC, gRPC, REST, twice), so
+// that both meet the database in the same condition (its growing tables,
+// checkpoints, autovacuum), which one run after the other does not: a
+// checkpoint in one run moved a 1-client figure by a fifth.
 func (b *loadBench) versus(clients int, rest, grpc func(client, i int) error) (restRate, restP99, grpcRate, grpcP99 float64) {
 	b.t.Helper()
 	var lats [2][]time.Duration
 	var took [2]time.Duration
 	next := [2][]int{make([]int, clients), make([]int, clients)}
 	ops := [2]func(int, int) error{rest, grpc}
-	for _, k := range []int{0, 1, 1, 0} {
-		lat, d := b.runFor(clients, b.dur/4, ops[k], next[k])
+	for _, k := range []int{0, 1, 1, 0, 0, 1, 1, 0} {
+		lat, d := b.runFor(clients, b.dur/8, ops[k], next[k])
 		lats[k], took[k] = append(lats[k], lat...), took[k]+d
 	}
 	return rate(lats[0], took[0]), pct99(lats[0]), rate(lats[1], took[1]), pct99(lats[1])

@@ -14,10 +14,12 @@ import (
 // BenchmarkCallOverhead is one small operation (the provider directory,
 // one indexed read) called in turn over REST (HTTP/1.1 and HTTP/2 in
 // cleartext) and over gRPC, for what each face adds to a call; `make
-// bench` prints them. On this 2-core machine in November 2026, client
-// included: REST about 70 µs a call, REST over h2c about 95 µs, gRPC about
-// 160 µs (HTTP/2's frames and goroutine hand-offs, the trailers, the
-// dispatch through the gateway).
+// bench` prints them. On this 2-core machine on 25 November 2026, client
+// included: REST about 145 µs a call, REST over h2c about 205 µs, gRPC
+// (grpc-go's client and server) about 220 µs: HTTP/2's frames (the
+// trailers, flow control), more writes and goroutine hand-offs on both
+// sides. That is latency one call at a time; under load, where a
+// connection's calls share writes, gRPC's rate equals REST's (TestLoad).
 func BenchmarkCallOverhead(b *testing.B) {
 	d := startDocs(b, dbtest.SQLite(b))
 	check := handlers.CheckWire
