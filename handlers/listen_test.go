@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	grpcstatus "google.golang.org/grpc/status"
@@ -133,4 +136,44 @@ func TestTLSOnTheCleartextPortFails(t *testing.T) {
 		c.Close()
 		t.Fatal("a TLS handshake succeeded on the cleartext port")
 	}
+}
+
+// A client that sends a request and then data without acknowledging the
+// server's settings is cut off once the sniff holds more than a request's
+// headers and a window of bodies, not buffered without end.
+func TestSniffHoldsABoundedStart(t *testing.T) {
+	addr := strings.TrimPrefix(plainServer(t, 30*time.Second), "http://")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	go io.Copy(io.Discard, c) // the server's SETTINGS, never acknowledged
+	fr := http2.NewFramer(c, nil)
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	var block bytes.Buffer
+	enc := hpack.NewEncoder(&block)
+	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":authority", addr}, {":path", "/svc.core.v1.api.AuthApi/RequestAccess"}, {"content-type", "application/grpc"}} {
+		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	if err := fr.WriteSettings(); err == nil {
+		err = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 16<<10)
+	sent := 0
+	for ; sent < 64<<20; sent += len(chunk) {
+		if err := fr.WriteData(1, false, chunk); err != nil {
+			break
+		}
+	}
+	if sent >= 64<<20 {
+		t.Fatalf("the server took %d MiB before its settings were acknowledged", sent>>20)
+	}
+	t.Logf("cut off after %d MiB", sent>>20)
 }
