@@ -159,10 +159,10 @@ func TestSniffHoldsABoundedStart(t *testing.T) {
 	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":authority", addr}, {":path", "/svc.core.v1.api.AuthApi/RequestAccess"}, {"content-type", "application/grpc"}} {
 		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 	}
-	if err := fr.WriteSettings(); err == nil {
-		err = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true})
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
 	}
-	if err != nil {
+	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true}); err != nil {
 		t.Fatal(err)
 	}
 	chunk := make([]byte, 16<<10)
