@@ -86,6 +86,10 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 		grpc.MaxSendMsgSize(MaxResponseBytes),
 		grpc.MaxHeaderListSize(4<<20), // as net/http's MaxHeaderBytes; the gateway refuses more than 1 MiB with the error shape
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: cfg.IdleTimeout}),
+		// Clients that keep a stream alive through a load balancer ping;
+		// grpc-go's default (one ping in 5 minutes, none without a call)
+		// would close their connections with too_many_pings.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		// Calls run on goroutines kept from call to call (beyond these, a
 		// call starts its own), as a net/http connection's requests run on
 		// its goroutine: the stack a call grows (gin, the store, SQLite's

@@ -14,7 +14,10 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	grpcstatus "google.golang.org/grpc/status"
 
@@ -176,4 +179,37 @@ func TestSniffHoldsABoundedStart(t *testing.T) {
 		t.Fatalf("the server took %d MiB before its settings were acknowledged", sent>>20)
 	}
 	t.Logf("cut off after %d MiB", sent>>20)
+}
+
+// A client that keeps its stream alive with pings every 10 s (as behind a
+// load balancer) keeps its connection: grpc-go's default policy would end
+// it with too_many_pings after the third.
+func TestKeepalivePingsKeepAStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits 35 s")
+	}
+	t.Parallel()
+	base := plainServer(t, 10*time.Second)
+	conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watch.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { _, err := watch.Recv(); ended <- err }()
+	select {
+	case err := <-ended:
+		t.Fatalf("the stream ended: %v", err)
+	case <-time.After(35 * time.Second):
+	}
 }
