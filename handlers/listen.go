@@ -93,8 +93,7 @@ func (s *splitListener) acceptLoop() {
 	for {
 		c, err := s.Listener.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() { // EMFILE and the like: back off as net/http does
+			if !errors.Is(err, net.ErrClosed) { // out of file descriptors and the like: back off, as net/http does
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 				select {
 				case <-time.After(delay):
