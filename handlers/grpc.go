@@ -589,13 +589,11 @@ func (r *recorder) grpcError() error {
 type healthChecker struct{ s *Server }
 
 func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
-	if req.Service != "" && !h.s.servesService(req.Service) {
+	st, err := nativeHealth(h).status(ctx, req.Service) // one rule for both servers
+	if err != nil {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
 	}
-	if _, err := h.s.ready(ctx); err != nil {
-		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
-	}
-	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
+	return &grpchealth.CheckResponse{Status: grpchealth.Status(st)}, nil // the same numbers as grpc.health.v1's enum
 }
 
 func (s *Server) servesService(name string) bool {
