@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -343,7 +345,7 @@ func (g *grpcFace) encode(op *Operation, md protoreflect.MessageDescriptor, valu
 	if err != nil {
 		return nil, err
 	}
-	b, err := plan.appendMessage(nil, v.Elem())
+	b, err := plan.encode(v.Elem())
 	if err != nil || !CheckWire {
 		return b, err
 	}
@@ -485,6 +487,10 @@ func fileMessage(out *dynamicpb.Message, rec *recorder) {
 // grpcHopHeaders are the gRPC transport's own headers: they do not become
 // the operation's metadata.
 func grpcHopHeader(k string) bool {
+	switch k { // the usual spellings first: canonical (HTTP) and lower case (metadata)
+	case "Provider_id", "provider_id", "Authorization", "authorization", "Idempotency-Key", "idempotency-key", "User-Agent", "user-agent":
+		return false
+	}
 	k = strings.ToLower(k)
 	return k == "content-type" || k == "te" || k == "content-length" || strings.HasPrefix(k, "grpc-") || strings.HasPrefix(k, "connect-") ||
 		k == "x-grpc-web" || k == "x-user-agent"
@@ -505,21 +511,19 @@ func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, re
 	} else {
 		rec.sink = &grpcSink{}
 	}
-	r, err := http.NewRequestWithContext(ctx, op.Verb, op.Path(), bytes.NewReader(body))
-	if err != nil {
-		rec.status = http.StatusInternalServerError
-		rec.body.WriteString(`{"code":13,"message":"internal error","details":[]}`)
-		return rec
-	}
+	path := op.Path()
+	r := (&http.Request{
+		Method: op.Verb, URL: &url.URL{Path: path}, RequestURI: path,
+		Proto: "HTTP/2.0", ProtoMajor: 2, Header: make(http.Header, len(md)+1),
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
+		RemoteAddr: remote,
+	}).WithContext(ctx)
 	for k, vs := range md {
 		if !grpcHopHeader(k) {
 			r.Header[k] = vs
 		}
 	}
-	r.Header.Set("Content-Type", "application/json")
-	r.ContentLength = int64(len(body))
-	r.RemoteAddr = remote
-	r.RequestURI = op.Path()
+	r.Header["Content-Type"] = []string{"application/json"}
 	s.engine.ServeHTTP(rec, r)
 	return rec
 }

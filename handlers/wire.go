@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -43,6 +45,19 @@ type wireField struct {
 
 type wirePlan struct {
 	fields []wireField
+	// last is the size of the latest message written by this plan at the
+	// top level: the next one's buffer starts at about that capacity.
+	last atomic.Int64
+}
+
+// encode writes v (a struct) as a whole message.
+func (p *wirePlan) encode(v reflect.Value) ([]byte, error) {
+	n := p.last.Load()
+	b, err := p.appendMessage(make([]byte, 0, n+n/8+64), v)
+	if err == nil {
+		p.last.Store(int64(len(b)))
+	}
+	return b, err
 }
 
 type planKey struct {
@@ -141,7 +156,12 @@ func (p *wirePlan) appendMessage(b []byte, v reflect.Value) ([]byte, error) {
 	var err error
 	for i := range p.fields {
 		f := &p.fields[i]
-		fv := v.FieldByIndex(f.index)
+		var fv reflect.Value
+		if len(f.index) == 1 {
+			fv = v.Field(f.index[0])
+		} else {
+			fv = v.FieldByIndex(f.index)
+		}
 		switch {
 		case f.mapOf:
 			b, err = f.appendMap(b, fv)
@@ -173,7 +193,6 @@ func (f *wireField) appendSingle(b []byte, v reflect.Value, always bool) ([]byte
 	if f.kind != protoreflect.MessageKind {
 		return f.appendScalar(b, v, always), nil
 	}
-	var body []byte
 	var err error
 	switch f.wkt {
 	case "google.protobuf.Timestamp":
@@ -181,14 +200,16 @@ func (f *wireField) appendSingle(b []byte, v reflect.Value, always bool) ([]byte
 		if t.IsZero() {
 			return b, nil // null: unset
 		}
+		b, at := openBytes(b, f.num)
 		if s := t.Unix(); s != 0 {
-			body = protowire.AppendTag(body, 1, protowire.VarintType)
-			body = protowire.AppendVarint(body, uint64(s))
+			b = protowire.AppendTag(b, 1, protowire.VarintType)
+			b = protowire.AppendVarint(b, uint64(s))
 		}
 		if n := t.Nanosecond(); n != 0 {
-			body = protowire.AppendTag(body, 2, protowire.VarintType)
-			body = protowire.AppendVarint(body, uint64(n))
+			b = protowire.AppendTag(b, 2, protowire.VarintType)
+			b = protowire.AppendVarint(b, uint64(n))
 		}
+		return closeBytes(b, at), nil
 	case "google.protobuf.Value":
 		var x any
 		if raw, ok := v.Interface().(json.RawMessage); ok {
@@ -200,7 +221,8 @@ func (f *wireField) appendSingle(b []byte, v reflect.Value, always bool) ([]byte
 		} else if x, err = jsonValue(v.Interface()); err != nil {
 			return nil, err
 		}
-		body = appendValue(body, x)
+		b, at := openBytes(b, f.num)
+		return closeBytes(appendValue(b, x), at), nil
 	case "google.protobuf.Struct":
 		if v.Kind() == reflect.Map && v.IsNil() {
 			return b, nil
@@ -210,14 +232,38 @@ func (f *wireField) appendSingle(b []byte, v reflect.Value, always bool) ([]byte
 			return nil, err
 		}
 		m, _ := x.(map[string]any)
-		body = appendStruct(body, m)
-	default:
-		if body, err = f.sub.appendMessage(nil, v); err != nil {
-			return nil, err
-		}
+		b, at := openBytes(b, f.num)
+		return closeBytes(appendStruct(b, m), at), nil
 	}
-	b = protowire.AppendTag(b, f.num, protowire.BytesType)
-	return protowire.AppendBytes(b, body), nil
+	b, at := openBytes(b, f.num)
+	if b, err = f.sub.appendMessage(b, v); err != nil {
+		return nil, err
+	}
+	return closeBytes(b, at), nil
+}
+
+// openBytes appends the tag of a length-delimited field num and a
+// one-byte placeholder of its length; the field's content is appended
+// after it, in place, and closeBytes writes the length (moving the
+// content when the length needs more than one byte). Nested messages
+// are so written once, not copied at every level.
+func openBytes(b []byte, num protowire.Number) ([]byte, int) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return append(b, 0), len(b)
+}
+
+var zeros [binary.MaxVarintLen64]byte
+
+// closeBytes writes the length of what follows the placeholder at.
+func closeBytes(b []byte, at int) []byte {
+	n := len(b) - at - 1
+	size := protowire.SizeVarint(uint64(n))
+	if size > 1 {
+		b = append(b, zeros[:size-1]...)
+		copy(b[at+size:], b[at+1:at+1+n])
+	}
+	protowire.AppendVarint(b[:at], uint64(n))
+	return b
 }
 
 // jsonValue is v as encoding/json reads it back (any, map[string]any).
@@ -296,22 +342,21 @@ func (f *wireField) appendList(b []byte, v reflect.Value) ([]byte, error) {
 		return b, nil
 	}
 	if f.packable() {
-		var body []byte
+		b, at := openBytes(b, f.num)
 		for i := 0; i < n; i++ {
 			e := v.Index(i)
 			switch f.kind {
 			case protoreflect.BoolKind:
-				body = protowire.AppendVarint(body, protowire.EncodeBool(e.Bool()))
+				b = protowire.AppendVarint(b, protowire.EncodeBool(e.Bool()))
 			case protoreflect.FloatKind:
-				body = protowire.AppendFixed32(body, math.Float32bits(float32(e.Float())))
+				b = protowire.AppendFixed32(b, math.Float32bits(float32(e.Float())))
 			case protoreflect.DoubleKind:
-				body = protowire.AppendFixed64(body, math.Float64bits(e.Float()))
+				b = protowire.AppendFixed64(b, math.Float64bits(e.Float()))
 			default:
-				body = protowire.AppendVarint(body, intOf(e))
+				b = protowire.AppendVarint(b, intOf(e))
 			}
 		}
-		b = protowire.AppendTag(b, f.num, protowire.BytesType)
-		return protowire.AppendBytes(b, body), nil
+		return closeBytes(b, at), nil
 	}
 	var err error
 	for i := 0; i < n; i++ {
@@ -343,14 +388,15 @@ func (f *wireField) appendMap(b []byte, v reflect.Value) ([]byte, error) {
 			}
 			e = e.Elem()
 		}
-		entry := protowire.AppendTag(nil, 1, protowire.BytesType)
-		entry = protowire.AppendString(entry, k.String())
+		var at int
+		b, at = openBytes(b, f.num)
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, k.String())
 		var err error
-		if entry, err = f.valueSub.appendSingle(entry, e, true); err != nil {
+		if b, err = f.valueSub.appendSingle(b, e, true); err != nil {
 			return nil, err
 		}
-		b = protowire.AppendTag(b, f.num, protowire.BytesType)
-		b = protowire.AppendBytes(b, entry)
+		b = closeBytes(b, at)
 	}
 	return b, nil
 }
@@ -372,16 +418,16 @@ func appendValue(b []byte, x any) []byte {
 		b = protowire.AppendTag(b, 4, protowire.VarintType)
 		return protowire.AppendVarint(b, protowire.EncodeBool(x))
 	case map[string]any:
-		b = protowire.AppendTag(b, 5, protowire.BytesType)
-		return protowire.AppendBytes(b, appendStruct(nil, x))
+		b, at := openBytes(b, 5)
+		return closeBytes(appendStruct(b, x), at)
 	case []any:
-		var list []byte
+		b, list := openBytes(b, 6)
 		for _, e := range x {
-			list = protowire.AppendTag(list, 1, protowire.BytesType)
-			list = protowire.AppendBytes(list, appendValue(nil, e))
+			var at int
+			b, at = openBytes(b, 1)
+			b = closeBytes(appendValue(b, e), at)
 		}
-		b = protowire.AppendTag(b, 6, protowire.BytesType)
-		return protowire.AppendBytes(b, list)
+		return closeBytes(b, list)
 	}
 	return b
 }
@@ -394,12 +440,14 @@ func appendStruct(b []byte, m map[string]any) []byte {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		entry := protowire.AppendTag(nil, 1, protowire.BytesType)
-		entry = protowire.AppendString(entry, k)
-		entry = protowire.AppendTag(entry, 2, protowire.BytesType)
-		entry = protowire.AppendBytes(entry, appendValue(nil, m[k]))
+		var entry int
+		b, entry = openBytes(b, 1)
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendBytes(b, entry)
+		b = protowire.AppendString(b, k)
+		var at int
+		b, at = openBytes(b, 2)
+		b = closeBytes(appendValue(b, m[k]), at)
+		b = closeBytes(b, entry)
 	}
 	return b
 }
