@@ -103,6 +103,9 @@ type Database struct {
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
 	ConnMaxIdleTime time.Duration
+	// SessionCache keeps the sessions of access tokens, invalidated by
+	// PostgreSQL's LISTEN/NOTIFY (never on SQLite).
+	SessionCache bool
 }
 
 // Production reports whether the server runs in the production environment.
@@ -199,6 +202,17 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
 	{"WASTEFLOW_DB_CONN_MAX_IDLE_TIME", "5m", "database pool: close a connection unused for longer (a quiet server gives its connections back)", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxIdleTime })},
+	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, keep the sessions of access tokens in memory, each change heard by LISTEN/NOTIFY from every instance (off: read a session's row on every request; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
+		switch v {
+		case "on":
+			c.Database.SessionCache = true
+		case "off":
+			c.Database.SessionCache = false
+		default:
+			return errors.New("on or off")
+		}
+		return nil
+	}},
 	{"WASTEFLOW_SECRET_KEY_FILE", "./data/secret.key", "file with the server key (32+ random bytes) for HMACs of app tokens and client secrets; created when missing except in production", func(c *Config, v string) error {
 		if strings.TrimSpace(v) == "" {
 			return errors.New("must not be empty")

@@ -170,6 +170,9 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
+	if dbcfg.Driver == "postgres" { // as cmd serve does: the session cache and its feed
+		svc.Sessions = watchSessions(t, dbcfg)
+	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
 	cfg.Environment = environment
@@ -724,4 +727,24 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {
 		t.Fatalf("jwks: %d %v", st, m)
 	}
+}
+
+// watchSessions is a session cache fed by the database's notifications
+// until the test ends; it returns once the feed listens.
+func watchSessions(t testing.TB, dbcfg configs.Database) *auth.SessionCache {
+	t.Helper()
+	sessions := auth.NewSessionCache(1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		models.ListenSessionChanges(ctx, dbcfg.DSN, sessions, testLog())
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(10 * time.Second); !sessions.Live(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session change feed does not listen")
+		}
+	}
+	return sessions
 }

@@ -1,13 +1,14 @@
 package handlers
 
 import (
-	"github.com/wasteflow/wasteflow/models"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -19,7 +20,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(db *models.DB) *metrics {
+func newMetrics(db *models.DB, sessions *auth.SessionCache) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -34,6 +35,23 @@ func newMetrics(db *models.DB) *metrics {
 	}
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if sessions != nil {
+		m.registry.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_session_cache_hits_total",
+				Help: "Access tokens whose session was found in the session cache."},
+				func() float64 { h, _ := sessions.Stats(); return float64(h) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_session_cache_misses_total",
+				Help: "Access tokens whose session was read from the database (not cached, expired there, or the cache's feed down)."},
+				func() float64 { _, m := sessions.Stats(); return float64(m) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_session_cache_live",
+				Help: "1 while the session cache's invalidation feed (PostgreSQL LISTEN) runs, 0 when sessions are read on every request."},
+				func() float64 {
+					if sessions.Live() {
+						return 1
+					}
+					return 0
+				}))
+	}
 	if sqlDB, err := db.DB(); err == nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(sqlDB, "wasteflow"))
 	}

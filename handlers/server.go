@@ -117,7 +117,11 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s.migrator = m
-	s.metrics = newMetrics(d.DB)
+	var sessions *auth.SessionCache
+	if d.Auth != nil {
+		sessions = d.Auth.Sessions
+	}
+	s.metrics = newMetrics(d.DB, sessions)
 	s.ops = append(s.operations(), d.Extra...)
 	var kinds []*documents.Kind
 	if d.Documents != nil {

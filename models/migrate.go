@@ -28,10 +28,12 @@ var migrationFiles embed.FS
 
 type dialectTypes struct {
 	ID, Time, Bytes, JSON, Bool string
+	// Postgres guards what only PostgreSQL has (triggers that notify).
+	Postgres bool
 }
 
 var typesByDialect = map[string]dialectTypes{
-	"postgres": {ID: "BIGSERIAL PRIMARY KEY", Time: "TIMESTAMPTZ", Bytes: "BYTEA", JSON: "JSONB", Bool: "BOOLEAN"},
+	"postgres": {ID: "BIGSERIAL PRIMARY KEY", Time: "TIMESTAMPTZ", Bytes: "BYTEA", JSON: "JSONB", Bool: "BOOLEAN", Postgres: true},
 	"sqlite":   {ID: "INTEGER PRIMARY KEY AUTOINCREMENT", Time: "DATETIME", Bytes: "BLOB", JSON: "TEXT", Bool: "BOOLEAN"},
 }
 
@@ -166,7 +168,8 @@ func renderMigrations(types dialectTypes) ([]*goose.Migration, error) {
 }
 
 // splitStatements cuts a migration at semicolons that end a line. Our
-// migrations hold no procedural code, so that is enough.
+// migrations' procedural code (a trigger's function) is written on one
+// line, so that is enough.
 func splitStatements(sqlText string) []string {
 	var out []string
 	var cur strings.Builder

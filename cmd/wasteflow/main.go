@@ -450,6 +450,12 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
+	if cfg.Database.SessionCache && models.IsPostgres(db) {
+		authSvc.Sessions = auth.NewSessionCache(sessionCacheSize)
+		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopFeed() // after the shutdown: requests in flight keep their cache
+		go models.ListenSessionChanges(feedCtx, cfg.Database.DSN, authSvc.Sessions, log)
+	}
 	docs, err := newRunner(db, cfg, nil)
 	if err != nil {
 		return err
@@ -539,6 +545,10 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	log.Info("stopped")
 	return nil
 }
+
+// sessionCacheSize bounds the session cache (beyond it, it starts over):
+// about 100 bytes a session.
+const sessionCacheSize = 100_000
 
 // sweepJob is the scheduled deadline sweep.
 func sweepJob(docs *documents.Runner, log *slog.Logger) schedulers.Job {

@@ -81,12 +81,14 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 		return busy(err)
 	}
 	now := s.now()
-	return s.Store.Tx(ctx, func(ctx context.Context) error {
+	err = s.Store.Tx(ctx, func(ctx context.Context) error {
 		if err := s.Store.SetPassword(ctx, target.ID, hash, now); err != nil {
 			return err
 		}
 		return s.Store.RevokeSessionsOfAccount(ctx, target.ID, now, "password_changed")
 	})
+	s.Sessions.Clear() // after the commit: at once here; other instances by the feed
+	return err
 }
 
 // needAccount returns the calling account's id or an error for callers that
@@ -138,7 +140,7 @@ func (s *Service) RevokeClientID(ctx context.Context, id string) error {
 		return status.Invalid("clientId", "required")
 	}
 	now := s.now()
-	return s.Store.Tx(ctx, func(ctx context.Context) error {
+	err = s.Store.Tx(ctx, func(ctx context.Context) error {
 		found, err := s.Store.RevokeClientID(ctx, acc, id, now)
 		if err != nil {
 			return err
@@ -148,6 +150,8 @@ func (s *Service) RevokeClientID(ctx context.Context, id string) error {
 		}
 		return s.Store.RevokeSessionsOfClientID(ctx, id, now, "client_id_revoked")
 	})
+	s.Sessions.Clear()
+	return err
 }
 
 // SessionView is a session with its application's name.
@@ -183,6 +187,7 @@ func (s *Service) RevokeSession(ctx context.Context, sessionID, refreshToken str
 		sessionID = c.SessionID
 	}
 	found, err := s.Store.RevokeSessionOf(ctx, acc, sessionID, s.now(), "revoked")
+	s.Sessions.Evict(sessionID)
 	if err != nil {
 		return err
 	}

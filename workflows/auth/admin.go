@@ -61,6 +61,7 @@ func (s *Service) ResetPassword(ctx context.Context, provider, username, passwor
 	}
 	now := s.now()
 	err = s.Store.ResetPassword(ctx, provider, username, hash, now, "password_reset")
+	s.Sessions.Clear()
 	if errors.Is(err, models.ErrNotFound) {
 		return fmt.Errorf("no account %q of provider %q", username, provider)
 	}

@@ -44,6 +44,9 @@ type Service struct {
 	Config  Config
 	// Now is the clock; tests move it.
 	Now func() time.Time
+	// Sessions caches the sessions of access tokens while its feed is
+	// live; nil reads every session's row.
+	Sessions *SessionCache
 
 	dummyHash string
 }
@@ -342,15 +345,18 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 		return nil, err
 	}
 	if reused {
+		s.Sessions.Evict(p.SessionID) // at once here; other instances by the feed
 		reqctx.Logger(ctx).Warn("refresh token reuse detected; session revoked", "session", p.SessionID, "generation", p.Generation)
 		return nil, invalidToken("refresh token already used; the session is revoked")
 	}
 	return &out, nil
 }
 
-// Authenticate validates a bearer token of kind for provider. Access and
-// group tokens are checked against the database on every call, so
-// revocation takes effect at once.
+// Authenticate validates a bearer token of kind for provider. Group
+// tokens are checked against the database on every call; access tokens
+// against their session, read from the database or from the session cache
+// while its invalidation feed is live (see SessionCache), so revocation
+// takes effect at once on this instance and within milliseconds on others.
 func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, token string) (*reqctx.Principal, error) {
 	c, err := s.Tokens.Verify(kind, token)
 	if err != nil {
@@ -376,12 +382,21 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 		p.Scopes = nil
 		return p, nil
 	case tokens.Access:
+		now := s.now()
+		if e, ok := s.Sessions.get(c.SessionID, now); ok && e.subject == c.Subject {
+			p.AccountID = e.account
+			return p, nil
+		}
+		gen, caching := s.Sessions.generation()
 		sess, err := s.Store.Session(ctx, c.SessionID)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (!sess.Active(s.now()) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (!sess.Active(now) || strconv.FormatInt(sess.AccountID, 10) != c.Subject)) {
 			return nil, invalidToken("the session has ended")
 		}
 		if err != nil {
 			return nil, err
+		}
+		if caching {
+			s.Sessions.put(c.SessionID, gen, cachedSession{account: sess.AccountID, subject: c.Subject, expires: sess.ExpiresAt})
 		}
 		p.AccountID = sess.AccountID
 	case tokens.Refresh:
