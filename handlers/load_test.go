@@ -61,6 +61,7 @@ func TestLoad(t *testing.T) {
 			transitionClients = []int{1, 8, 64}
 		}
 		b := newLoadBench(t, name, cfg, dur)
+		b.floor = b.newFloor()
 		if want("transition") {
 			for _, n := range transitionClients {
 				figures = append(figures, b.transitions(n)...)
@@ -79,17 +80,38 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\n%-17s %-8s %7s %12s %12s %6s %9s %12s %9s\n", "figure", "db", "clients", "server/s", "baseline/s", "ratio", "p99 ms", "REST/s", "÷ REST")
+	fmt.Fprintf(&out, "\n%-17s %-8s %7s %10s %10s %10s %7s %8s %9s %10s %7s\n", "figure", "db", "clients", "server/s", "floor/s", "raw/s", "÷ floor", "p99 ms", "floor p99", "REST/s", "÷ REST")
 	for _, f := range figures {
-		fmt.Fprintf(&out, "%-17s %-8s %7d %12.0f %12.0f %6.2f %9.1f", f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+		fmt.Fprintf(&out, "%-17s %-8s %7d %10.0f ", f.name, f.db, f.clients, f.server)
+		if f.floor > 0 {
+			fmt.Fprintf(&out, "%10.0f ", f.floor)
+		} else {
+			fmt.Fprintf(&out, "%10s ", "-")
+		}
+		fmt.Fprintf(&out, "%10.0f ", f.baseline)
+		if f.floor > 0 {
+			fmt.Fprintf(&out, "%7.2f %8.1f %9.1f", f.server/f.floor, f.p99, f.floorP99)
+		} else {
+			fmt.Fprintf(&out, "%7s %8.1f %9s", "-", f.p99, "-")
+		}
 		if f.rest > 0 {
-			fmt.Fprintf(&out, " %12.0f %9.2f", f.rest, f.server/f.rest)
+			fmt.Fprintf(&out, " %10.0f %7.2f", f.rest, f.server/f.rest)
 		}
 		out.WriteString("\n")
 	}
 	for _, f := range figures {
-		fmt.Fprintf(&out, "bench figure=%s db=%s clients=%d server=%.0f baseline=%.0f ratio=%.3f p99_ms=%.1f",
-			f.name, f.db, f.clients, f.server, f.baseline, f.server/f.baseline, f.p99)
+		fmt.Fprintf(&out, "bench figure=%s db=%s clients=%d server=%.0f", f.name, f.db, f.clients, f.server)
+		if f.floor > 0 {
+			fmt.Fprintf(&out, " floor=%.0f", f.floor)
+		}
+		fmt.Fprintf(&out, " raw=%.0f", f.baseline)
+		if f.floor > 0 {
+			fmt.Fprintf(&out, " server_floor=%.3f", f.server/f.floor)
+		}
+		fmt.Fprintf(&out, " server_raw=%.3f p99_ms=%.1f", f.server/f.baseline, f.p99)
+		if f.floor > 0 {
+			fmt.Fprintf(&out, " floor_p99_ms=%.1f", f.floorP99)
+		}
 		if f.rest > 0 {
 			fmt.Fprintf(&out, " rest=%.0f over_rest=%.3f", f.rest, f.server/f.rest)
 		}
@@ -103,6 +125,9 @@ type figure struct {
 	clients          int
 	server, baseline float64 // operations per second
 	p99              float64 // the server's, in milliseconds
+	// floor is the minimal HTTP handler's rate (load_floor_test.go) and
+	// floorP99 its 99th percentile, where the figure has one.
+	floor, floorP99 float64
 	// rest is the same operation's rate over REST, beside a gRPC figure.
 	rest float64
 }
@@ -115,6 +140,9 @@ type loadBench struct {
 	dur    time.Duration
 	client *http.Client
 	read   []string // notifications GetDocument reads
+	floor  *floor
+	// lastAnswer is the size of the latest answer post read.
+	lastAnswer atomic.Int64
 }
 
 func newLoadBench(t *testing.T, name string, cfg configs.Database, dur time.Duration) *loadBench {
@@ -208,6 +236,7 @@ func (b *loadBench) post(path, token string, body []byte) error {
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	b.lastAnswer.Store(int64(len(raw)))
 	if resp.StatusCode != 200 || bytes.Contains(raw, []byte(`"businessErrors":[{`)) {
 		return fmt.Errorf("%s: %d %.300s", path, resp.StatusCode, raw)
 	}
@@ -281,6 +310,15 @@ func (b *loadBench) transitions(clients int) []figure {
 	for c := range clients {
 		b.exec(b.q(`INSERT INTO bench_docs VALUES (?, 'ACKNOWLEDGED', 1, ?, '') ON CONFLICT (id) DO NOTHING`), fmt.Sprintf("bench-%d", c), sample)
 	}
+	b.floor.answer["transition"] = int(b.lastAnswer.Load())
+	floorBodies := make([][2][]byte, clients)
+	for c := range floorBodies {
+		floorBodies[c] = [2][]byte{
+			[]byte(fmt.Sprintf(`{"documentId":"bench-%d","requestInformation":{"questions":["the analysis, please"]}}`, c)),
+			[]byte(fmt.Sprintf(`{"documentId":"bench-%d","replyToRequestInformation":{"answers":["attached"],"complete":true}}`, c)),
+		}
+	}
+	floorRate, floorP99 := b.run(clients, func(c, i int) error { return b.floorPost(b.floor, "/transition", floorBodies[c][i%2]) })
 	lock := " FOR UPDATE"
 	if b.db != "postgres" {
 		lock = ""
@@ -309,8 +347,8 @@ func (b *loadBench) transitions(clients int) []figure {
 		}
 		return tx.Commit()
 	})
-	return []figure{{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99},
-		{name: "transition/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server}}
+	return []figure{{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99},
+		{name: "transition/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99}}
 }
 
 // getDocument: authority GetDocument of 16 notifications with a typical
@@ -328,13 +366,17 @@ func (b *loadBench) getDocument(clients int) []figure {
 	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
 		return b.post(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
 	}, b.grpcGetDocument())
+	b.floor.answer["getdocument"] = b.answerSize(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[0])))
+	floorRate, floorP99 := b.run(clients, func(c, i int) error {
+		return b.floorPost(b.floor, "/getdocument", []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
+	})
 	sel := b.q(`SELECT data FROM documents WHERE id = ?`)
 	baseline, _ := b.run(clients, func(c, i int) error {
 		var data string
 		return b.sql.QueryRow(sel, b.read[(c+i)%len(b.read)]).Scan(&data)
 	})
-	return []figure{{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99},
-		{name: "getdocument/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server}}
+	return []figure{{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99},
+		{name: "getdocument/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99}}
 }
 
 // requestAccess: each client rotates its own refresh-token chain.

@@ -29,6 +29,9 @@ func Dialect(db *gorm.DB) string { return db.Dialector.Name() }
 // IsPostgres reports whether db talks to PostgreSQL.
 func IsPostgres(db *gorm.DB) bool { return Dialect(db) == "postgres" }
 
+// slowStatement is how long a statement runs before it is logged.
+const slowStatement = 500 * time.Millisecond
+
 // Open connects to the configured database. It does not migrate.
 func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB, error) {
 	if log == nil {
@@ -60,12 +63,12 @@ func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB
 	db, err := gorm.Open(dialector, &gorm.Config{
 		TranslateError: true,
 		NowFunc:        func() time.Time { return time.Now().UTC() },
-		Logger: logger.NewSlogLogger(log, logger.Config{
-			SlowThreshold:             500 * time.Millisecond,
+		Logger: quietTrace{Interface: logger.NewSlogLogger(log, logger.Config{
+			SlowThreshold:             slowStatement,
 			LogLevel:                  logger.Warn,
 			IgnoreRecordNotFoundError: true,
 			ParameterizedQueries:      true, // never log values: they may be secrets
-		}),
+		}), slow: slowStatement},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
