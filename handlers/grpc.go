@@ -252,16 +252,6 @@ func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.Me
 	return err
 }
 
-// requestJSON is a request message's bytes as the operation's JSON (the
-// codec reads protojson's output exactly as a REST body).
-func requestJSON(md protoreflect.MessageDescriptor, b []byte) ([]byte, error) {
-	m := dynamicpb.NewMessage(md)
-	if err := proto.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("the request is no %s: %w", md.FullName(), err)
-	}
-	return protojson.Marshal(m)
-}
-
 // addPrefix registers a handler of a whole service (path "/pkg.Service/").
 func (g *grpcFace) addPrefix(prefix string, h http.Handler) { g.mux[prefix] = h }
 
