@@ -37,6 +37,7 @@ func (b *loadBench) newFloor() *floor {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /transition", f.transition)
 	mux.HandleFunc("POST /getdocument", f.getDocument)
+	mux.HandleFunc("POST /access", f.access)
 	f.srv = httptest.NewServer(mux)
 	b.t.Cleanup(f.srv.Close)
 	return f
@@ -121,6 +122,56 @@ func (f *floor) getDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.write(w, "getdocument", data)
+}
+
+// access: the rotation's statements (consume the refresh token the
+// Authorization header names, insert its successor, touch the session) and
+// an answer of the server's size naming the successor.
+func (f *floor) access(w http.ResponseWriter, r *http.Request) {
+	jti := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	i := strings.LastIndexByte(jti, '-')
+	if i < 0 {
+		http.Error(w, "bad token", http.StatusUnauthorized)
+		return
+	}
+	session := jti[:i]
+	var gen int64
+	if _, err := fmt.Sscan(jti[i+1:], &gen); err != nil {
+		http.Error(w, "bad token", http.StatusUnauthorized)
+		return
+	}
+	tx, err := f.sql.BeginTx(r.Context(), nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer tx.Rollback()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	res, err := tx.Exec(f.q(`UPDATE bench_tokens SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL`), now, jti)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		http.Error(w, "token used", http.StatusUnauthorized)
+		return
+	}
+	next := fmt.Sprintf("%s-%d", session, gen+1)
+	if _, err := tx.Exec(f.q(`INSERT INTO bench_tokens VALUES (?, ?, ?, NULL)`), next, session, gen+1); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if _, err := tx.Exec(f.q(`UPDATE bench_sessions SET last_used_at = ? WHERE id = ?`), now, session); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	out, _ := json.Marshal(map[string]string{"refreshToken": next, "accessToken": strings.Repeat("x", max(f.answer["access"]-len(next)-40, 0))})
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
 }
 
 // answerSize is the size of the server's answer to body at path.

@@ -391,20 +391,35 @@ func (b *loadBench) requestAccess(clients int) figure {
 		}
 		refresh[c] = m["refreshToken"].(string)
 	}
+	var answer atomic.Int64
 	server, p99 := b.run(clients, func(c, i int) error {
 		m, st, err := postJSON(b.client, b.d.url+opAccess, "dev-1", refresh[c], nil)
 		if err != nil || st != 200 {
 			return fmt.Errorf("RequestAccess: %d %v %v", st, err, m)
 		}
 		refresh[c] = m["refreshToken"].(string)
+		answer.Store(int64(len(m["refreshToken"].(string)) + len(m["accessToken"].(string)) + 200))
 		return nil
 	})
+	b.floor.answer["access"] = int(answer.Load())
 	b.exec(`CREATE TABLE IF NOT EXISTS bench_sessions (id TEXT PRIMARY KEY, last_used_at TEXT NOT NULL)`)
 	b.exec(`CREATE TABLE IF NOT EXISTS bench_tokens (jti TEXT PRIMARY KEY, session_id TEXT NOT NULL, generation BIGINT NOT NULL, consumed_at TEXT)`)
+	floorTokens := make([]string, clients)
 	for c := range clients {
-		b.exec(b.q(`INSERT INTO bench_sessions VALUES (?, '')`), fmt.Sprintf("s-%d", c))
-		b.exec(b.q(`INSERT INTO bench_tokens VALUES (?, ?, 0, NULL)`), fmt.Sprintf("s-%d-0", c), fmt.Sprintf("s-%d", c))
+		for _, s := range []string{"s", "f"} { // s: the raw statements', f: the floor's
+			b.exec(b.q(`INSERT INTO bench_sessions VALUES (?, '')`), fmt.Sprintf("%s-%d", s, c))
+			b.exec(b.q(`INSERT INTO bench_tokens VALUES (?, ?, 0, NULL)`), fmt.Sprintf("%s-%d-0", s, c), fmt.Sprintf("%s-%d", s, c))
+		}
+		floorTokens[c] = fmt.Sprintf("f-%d-0", c)
 	}
+	floorRate, floorP99 := b.run(clients, func(c, i int) error {
+		m, st, err := postJSON(b.client, b.floor.srv.URL+"/access", "dev-1", floorTokens[c], nil)
+		if err != nil || st != 200 {
+			return fmt.Errorf("floor access: %d %v %v", st, err, m)
+		}
+		floorTokens[c] = m["refreshToken"].(string)
+		return nil
+	})
 	consume, insert, touch := b.q(`UPDATE bench_tokens SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL`),
 		b.q(`INSERT INTO bench_tokens VALUES (?, ?, ?, NULL)`), b.q(`UPDATE bench_sessions SET last_used_at = ? WHERE id = ?`)
 	baseline, _ := b.run(clients, func(c, i int) error {
@@ -429,7 +444,7 @@ func (b *loadBench) requestAccess(clients int) figure {
 		}
 		return tx.Commit()
 	})
-	return figure{name: "access", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99}
+	return figure{name: "access", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99}
 }
 
 // logins: IssueRefreshToken by password; baseline: the argon2id check with
