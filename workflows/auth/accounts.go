@@ -87,7 +87,10 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) er
 		}
 		return s.Store.RevokeSessionsOfAccount(ctx, target.ID, now, "password_changed")
 	})
-	s.Sessions.Clear() // after the commit: at once here; other instances by the feed
+	// At once on this instance, after this transaction (inside an outer one,
+	// an Idempotency-Key's, the feed's notification at its commit follows
+	// within milliseconds); on other instances by the feed.
+	s.Sessions.Clear()
 	return err
 }
 
