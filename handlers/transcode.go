@@ -30,7 +30,7 @@ import (
 
 // requestJSON is a request message's bytes as the operation's JSON.
 func requestJSON(md protoreflect.MessageDescriptor, b []byte) ([]byte, error) {
-	fast, ok := transcode(nil, md, b)
+	fast, ok := transcode(nil, md, b, 0)
 	if ok && !CheckWire {
 		return fast, nil
 	}
@@ -54,6 +54,10 @@ func requestJSONDynamic(md protoreflect.MessageDescriptor, b []byte) ([]byte, er
 	return protojson.Marshal(m)
 }
 
+// maxTranscodeDepth is how deep transcode follows nested messages (ours
+// nest a few levels); deeper goes protojson's way.
+const maxTranscodeDepth = 32
+
 // wireValue is one occurrence of a field in a message's bytes.
 type wireValue struct {
 	typ protowire.Type
@@ -63,7 +67,10 @@ type wireValue struct {
 
 // transcode appends message b of md as protojson's JSON; false when it
 // does not cover b (see above).
-func transcode(out []byte, md protoreflect.MessageDescriptor, b []byte) ([]byte, bool) {
+func transcode(out []byte, md protoreflect.MessageDescriptor, b []byte, depth int) ([]byte, bool) {
+	if depth > maxTranscodeDepth {
+		return nil, false // protobuf's own decoder bounds the recursion, with its error
+	}
 	fields := md.Fields()
 	vals := make([][]wireValue, fields.Len())
 	for len(b) > 0 {
@@ -125,14 +132,14 @@ func transcode(out []byte, md protoreflect.MessageDescriptor, b []byte) ([]byte,
 		var ok, emit bool
 		switch {
 		case fd.IsMap():
-			out, ok = transcodeMap(out, fd, vals[i])
+			out, ok = transcodeMap(out, fd, vals[i], depth)
 			emit = true
 		case fd.IsList():
-			out, ok = transcodeList(out, fd, vals[i])
+			out, ok = transcodeList(out, fd, vals[i], depth)
 			emit = ok && out[len(out)-2] != '[' // protojson leaves an empty list out (all packed, none inside)
 		default:
 			v := vals[i][len(vals[i])-1] // the last wins
-			out, emit, ok = transcodeValue(out, fd, v, fd.HasPresence())
+			out, emit, ok = transcodeValue(out, fd, v, fd.HasPresence(), depth)
 		}
 		if !ok {
 			return nil, false
@@ -146,7 +153,7 @@ func transcode(out []byte, md protoreflect.MessageDescriptor, b []byte) ([]byte,
 	return append(out, '}'), true
 }
 
-func transcodeList(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue) ([]byte, bool) {
+func transcodeList(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue, depth int) ([]byte, bool) {
 	out = append(out, '[')
 	first := true
 	elem := func(v wireValue) bool {
@@ -155,7 +162,7 @@ func transcodeList(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue
 		}
 		first = false
 		var ok bool
-		out, _, ok = transcodeValue(out, fd, v, true)
+		out, _, ok = transcodeValue(out, fd, v, true, depth)
 		return ok
 	}
 	for _, v := range vals {
@@ -201,7 +208,7 @@ func packable(k protoreflect.Kind) bool {
 	return true
 }
 
-func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue) ([]byte, bool) {
+func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue, depth int) ([]byte, bool) {
 	kd, vd := fd.MapKey(), fd.MapValue()
 	out = append(out, '{')
 	for i, v := range vals {
@@ -248,7 +255,7 @@ func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue)
 		case key == nil:
 			return nil, false
 		default:
-			k, _, ok := transcodeValue(nil, kd, *key, true)
+			k, _, ok := transcodeValue(nil, kd, *key, true, depth)
 			if !ok {
 				return nil, false
 			}
@@ -262,7 +269,7 @@ func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue)
 			val = &wireValue{typ: wireTypeOf(vd.Kind())}
 		}
 		var ok bool
-		if out, _, ok = transcodeValue(out, vd, *val, true); !ok {
+		if out, _, ok = transcodeValue(out, vd, *val, true, depth); !ok {
 			return nil, false
 		}
 	}
@@ -272,7 +279,7 @@ func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue)
 // transcodeValue appends one value of fd; emit is false for a zero
 // scalar protojson leaves out (always: a list's element, a map's key or
 // value, a field with presence).
-func transcodeValue(out []byte, fd protoreflect.FieldDescriptor, v wireValue, always bool) (_ []byte, emit, ok bool) {
+func transcodeValue(out []byte, fd protoreflect.FieldDescriptor, v wireValue, always bool, depth int) (_ []byte, emit, ok bool) {
 	switch fd.Kind() {
 	case protoreflect.FloatKind, protoreflect.DoubleKind, protoreflect.GroupKind:
 		return nil, false, false
@@ -325,7 +332,7 @@ func transcodeValue(out []byte, fd protoreflect.FieldDescriptor, v wireValue, al
 		if md.FullName().Parent() == "google.protobuf" {
 			return nil, false, false
 		}
-		out, ok = transcode(out, md, v.b)
+		out, ok = transcode(out, md, v.b, depth+1)
 		return out, ok, ok
 	}
 	return nil, false, false

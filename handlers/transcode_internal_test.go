@@ -97,9 +97,18 @@ func TestTranscodeIsProtojson(t *testing.T) {
 		{"truncated", []byte{0x0a, 5, 'a'}, false},
 		{"timestamp out of range", msg(14, msg(1, uint64(1<<62))), false},
 	}
+	deep := msg(1, "bottom")
+	for range maxTranscodeDepth + 1 {
+		deep = msg(12, deep)
+	}
+	cases = append(cases, struct {
+		name   string
+		b      []byte
+		direct bool
+	}{"nested deeper than followed", deep, false})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := transcode(nil, md, c.b)
+			got, ok := transcode(nil, md, c.b, 0)
 			if ok != c.direct {
 				t.Fatalf("covered: %v, want %v (%s)", ok, c.direct, got)
 			}
