@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
 // TestMain hashes passwords with argon2id's smallest parameters: every
@@ -16,13 +17,15 @@ import (
 // hash's cost (workflows/credentials tests the production parameters,
 // which the PHC strings carry, so a stored hash verifies either way).
 //
-// Every gRPC answer is also checked against the JSON detour's (CheckWire).
+// Every gRPC answer is also checked against the JSON detour's (CheckWire),
+// every stored aggregate's decoding against encoding/json's (CheckDecode).
 //
 // The load benchmark (WASTEFLOW_BENCH) measures the server as it runs:
 // production hashing (its login figure is the argon2id cost), no check.
 func TestMain(m *testing.M) {
 	bench := os.Getenv("WASTEFLOW_BENCH") != ""
 	handlers.CheckWire = !bench
+	documents.CheckDecode = !bench
 	if !bench {
 		credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 	}
