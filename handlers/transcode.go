@@ -15,6 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
 // A native gRPC request reaches the gateway as the JSON protojson would
@@ -127,7 +129,7 @@ func transcode(out []byte, md protoreflect.MessageDescriptor, b []byte, depth in
 		if !first {
 			out = append(out, ',')
 		}
-		out = appendJSONString(out, fd.JSONName())
+		out = codec.AppendString(out, fd.JSONName())
 		out = append(out, ':')
 		var ok, emit bool
 		switch {
@@ -251,7 +253,7 @@ func transcodeMap(out []byte, fd protoreflect.FieldDescriptor, vals []wireValue,
 		}
 		switch {
 		case key == nil && kd.Kind() == protoreflect.StringKind:
-			out = appendJSONString(out, "")
+			out = codec.AppendString(out, "")
 		case key == nil:
 			return nil, false
 		default:
@@ -296,7 +298,7 @@ func transcodeValue(out []byte, fd protoreflect.FieldDescriptor, v wireValue, al
 		if !utf8.Valid(v.b) {
 			return nil, false, false
 		}
-		return appendJSONString(out, string(v.b)), true, true
+		return codec.AppendString(out, string(v.b)), true, true
 	case protoreflect.BytesKind:
 		out = append(out, '"')
 		out = base64.StdEncoding.AppendEncode(out, v.b)
@@ -322,7 +324,7 @@ func transcodeValue(out []byte, fd protoreflect.FieldDescriptor, v wireValue, al
 		if ev == nil {
 			return nil, false, false
 		}
-		return appendJSONString(out, string(ev.Name())), true, true
+		return codec.AppendString(out, string(ev.Name())), true, true
 	case protoreflect.MessageKind:
 		md := fd.Message()
 		switch md.FullName() {
@@ -390,30 +392,4 @@ func appendTimestamp(out, b []byte) ([]byte, bool, bool) {
 		out = append(append(out, '.'), frac...)
 	}
 	return append(out, 'Z', '"'), true, true
-}
-
-// appendJSONString appends s (valid UTF-8) as a JSON string.
-func appendJSONString(out []byte, s string) []byte {
-	out = append(out, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			out = append(out, '\\', c)
-		case c < 0x20:
-			switch c {
-			case '\n':
-				out = append(out, '\\', 'n')
-			case '\r':
-				out = append(out, '\\', 'r')
-			case '\t':
-				out = append(out, '\\', 't')
-			default:
-				out = append(out, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			}
-		default:
-			out = append(out, c)
-		}
-	}
-	return append(out, '"')
 }

@@ -237,6 +237,10 @@ func appendFloat(b []byte, f float64, bits int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendString appends s as a JSON string, as Marshal writes strings
+// (the gRPC face writes requests with it).
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendString quotes s exactly like encoding/json with HTML escaping off:
 // control characters and U+2028/U+2029 are escaped, invalid UTF-8 becomes
 // U+FFFD. It is hand-written because it is the hottest path of Marshal.
