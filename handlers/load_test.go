@@ -75,6 +75,9 @@ func TestLoad(t *testing.T) {
 		if want("history") && os.Getenv("WASTEFLOW_BENCH_FIGURES") != "" { // asked for by name: it builds 8,000 transitions first
 			figures = append(figures, b.history(8)...)
 		}
+		if want("family") {
+			figures = append(figures, b.family(8)...)
+		}
 		if want("access") {
 			figures = append(figures, b.requestAccess(64))
 		}

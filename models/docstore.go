@@ -147,13 +147,13 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 			return nil, err
 		}
 		if q.ParentChildren && out.Parent.Children > 0 {
-			if out.ParentChildren, err = Children(t.db, out.Parent.ID); err != nil {
+			if out.ParentChildren, err = Children(t.db, out.Parent.ID, true); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if doc.Children > 0 {
-		if out.Children, err = Children(t.db, doc.ID); err != nil {
+		if out.Children, err = Children(t.db, doc.ID, true); err != nil {
 			return nil, err
 		}
 		ids := make([]string, len(out.Children))
@@ -174,7 +174,11 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 	return out, nil
 }
 
-const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, x.data, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
+const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
+
+// familyColumnsOf are documentColumnsOf as relatives read a document (see
+// familyColumns).
+const familyColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
 
 // deadlineObject is a deadline row of alias dl as a JSON object (the
 // dialects' functions take the same arguments).
@@ -236,9 +240,9 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
 	}
 	if q.ParentChildren && !q.Root {
-		s.WriteString("UNION ALL SELECT 2, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)\n")
+		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)\n")
 	}
-	s.WriteString("UNION ALL SELECT 3, " + documentColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0\n" +
+	s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0\n" +
 		"ORDER BY part, created_at, id")
 	if q.Party != "" {
 		args = append(args, q.Party)
@@ -255,7 +259,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		var parent sql.NullString
 		var deadlines []byte
 		var vis bool
-		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
+		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
 			&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
 			return nil, err
 		}
@@ -325,7 +329,7 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	var d Document
 	var parent sql.NullString
 	var deadlines []byte
-	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &parent,
+	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
 		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
 		return nil, nil, err
 	}

@@ -18,7 +18,10 @@ type Document struct {
 	State      string
 	Version    int64
 	Data       string // JSON of the aggregate
-	ParentID   *string
+	// Summary is what a child's parent and siblings read of it (JSON;
+	// "" for kinds without one, or a row written before summaries).
+	Summary  string
+	ParentID *string
 	// AuditSeq and AuditHash are the head of the document's audit chain.
 	AuditSeq  int64
 	AuditHash string
@@ -117,12 +120,22 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 	return &doc, nil
 }
 
-// Children lists the documents whose parent is id, oldest first.
-func Children(tx *gorm.DB, id string) ([]Document, error) {
+// Children lists the documents whose parent is id, oldest first; with
+// summaries, as relatives read them: a child with a summary without its
+// data (FamilyData).
+func Children(tx *gorm.DB, id string, summaries bool) ([]Document, error) {
 	var docs []Document
-	err := tx.Where("parent_id = ?", id).Order("created_at, id").Find(&docs).Error
+	q := tx.Where("parent_id = ?", id).Order("created_at, id")
+	if summaries {
+		q = q.Select(familyColumns)
+	}
+	err := q.Find(&docs).Error
 	return docs, err
 }
+
+// familyColumns are a document's columns as its relatives read it: its
+// summary, and its data only when it has no summary.
+const familyColumns = "id, provider_id, kind, number, state, version, CASE WHEN summary = '' THEN CAST(data AS TEXT) ELSE '' END AS data, summary, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
 
 // PartyTo lists which of ids org is a party to.
 func PartyTo(tx *gorm.DB, org string, ids []string) (map[string]bool, error) {
@@ -157,7 +170,7 @@ func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
 	return &doc, nil
 }
 
-const documentColumns = "id, provider_id, kind, number, state, version, data, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
+const documentColumns = "id, provider_id, kind, number, state, version, data, summary, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
 
 // LoadDocument reads document id of provider, of one of kinds (any when
 // empty), only when org is one of its parties (org "" skips that check),

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -184,3 +185,28 @@ func DocumentsAfter(tx *gorm.DB, after string, limit int, withoutEntries bool) (
 	err := q.Order("id").Limit(limit).Find(&docs).Error
 	return docs, err
 }
+
+// Unsummarised is up to limit documents of kinds after id, in id order,
+// that have no summary yet (written before summaries existed).
+func Unsummarised(tx *gorm.DB, kinds []string, after string, limit int) ([]Document, error) {
+	var docs []Document
+	if len(kinds) == 0 {
+		return docs, nil
+	}
+	err := tx.Where("id > ? AND kind IN ? AND summary = ''", after, kinds).Order("id").Limit(limit).Find(&docs).Error
+	return docs, err
+}
+
+// Unsummarised: see the function of that name.
+func (s *DocumentStore) Unsummarised(ctx context.Context, kinds []string, after string, limit int) ([]Document, error) {
+	return Unsummarised(s.db.WithContext(ctx), kinds, after, limit)
+}
+
+// SetSummary writes the summary of document id, only while it is at
+// version (a change since wrote its own) and has none.
+func (t *DocumentTx) SetSummary(id string, version int64, summary string) error {
+	return t.db.Exec("UPDATE documents SET summary = ? WHERE id = ? AND version = ? AND summary = ''", summary, id, version).Error
+}
+
+// Children lists the documents under id with their data, oldest first.
+func (t *DocumentTx) Children(id string) ([]Document, error) { return Children(t.db, id, false) }

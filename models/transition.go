@@ -62,7 +62,7 @@ func (t *DocumentTx) Commit(c *Change) (bool, error) {
 		}
 	} else {
 		res := tx.Model(&Document{}).Where("id = ? AND version = ?", d.ID, d.Version-1).
-			Updates(map[string]any{"state": d.State, "data": d.Data, "version": d.Version, "updated_at": d.UpdatedAt,
+			Updates(map[string]any{"state": d.State, "data": d.Data, "summary": d.Summary, "version": d.Version, "updated_at": d.UpdatedAt,
 				"audit_seq": d.AuditSeq, "audit_hash": d.AuditHash})
 		if res.Error != nil || res.RowsAffected != 1 {
 			return false, res.Error
@@ -184,12 +184,12 @@ func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
 	}
 	var q string
 	if c.Created {
-		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, d.Data, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
+		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, d.Data, d.Summary, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
 			d.CreatedBy, d.CreatedAt, d.UpdatedAt)
 	} else {
-		q = "UPDATE documents SET state = ?, data = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
-		args = append(args, d.State, d.Data, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
+		q = "UPDATE documents SET state = ?, data = ?, summary = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
+		args = append(args, d.State, d.Data, d.Summary, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
 	}
 	res := tx.Exec("WITH "+strings.Join(ctes, ", ")+"\n"+q, args...)
 	if res.Error != nil || res.RowsAffected != 1 {

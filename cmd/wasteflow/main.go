@@ -466,6 +466,12 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	} else if n > 0 {
 		log.Info("document lists indexed", "documents", n)
 	}
+	// Children stored before summaries existed get theirs.
+	if n, err := docs.SummariseChildren(ctx); err != nil {
+		return fmt.Errorf("summarise the child documents: %w", err)
+	} else if n > 0 {
+		log.Info("child documents summarised", "documents", n)
+	}
 	transport, err := newBMU(cfg)
 	if err != nil {
 		return err

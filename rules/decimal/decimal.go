@@ -3,6 +3,7 @@
 package decimal
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"strings"
@@ -21,8 +22,27 @@ func (d Decimal) nanos() *big.Int {
 	return n.Add(n, big.NewInt(int64(d.Nanos)))
 }
 
+// small is how large units may be for d's count of nanos to fit an int64
+// with room for a sum of two (4·10⁹ units is 4·10¹⁸ nanos).
+const small = 4_000_000_000
+
+// smallNanos is d's exact count of nanos when it fits an int64 with room
+// for a sum of two (ok false: use nanos).
+func (d Decimal) smallNanos() (int64, bool) {
+	if d.Units > small || d.Units < -small {
+		return 0, false
+	}
+	return d.Units*1_000_000_000 + int64(d.Nanos), true
+}
+
 // Add returns d + e, exactly (units carry, nanos take the sign of units).
 func (d Decimal) Add(e Decimal) Decimal {
+	if a, ok := d.smallNanos(); ok {
+		if b, ok := e.smallNanos(); ok { // Go's / and % truncate as big.Int's QuoRem does
+			sum := a + b
+			return Decimal{Units: sum / 1_000_000_000, Nanos: int32(sum % 1_000_000_000)}
+		}
+	}
 	sum := d.nanos()
 	sum.Add(sum, e.nanos())
 	q, r := new(big.Int).QuoRem(sum, big.NewInt(1_000_000_000), new(big.Int))
@@ -30,7 +50,14 @@ func (d Decimal) Add(e Decimal) Decimal {
 }
 
 // Cmp compares d and e: -1, 0 or +1.
-func (d Decimal) Cmp(e Decimal) int { return d.nanos().Cmp(e.nanos()) }
+func (d Decimal) Cmp(e Decimal) int {
+	if a, ok := d.smallNanos(); ok {
+		if b, ok := e.smallNanos(); ok {
+			return cmp.Compare(a, b)
+		}
+	}
+	return d.nanos().Cmp(e.nanos())
+}
 
 // String renders d in plain decimal notation ("20.5").
 func (d Decimal) String() string {

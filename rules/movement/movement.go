@@ -196,6 +196,32 @@ func (m *Movement) Shipment() (int32, string, shipment.Quantity) {
 // against the notified total).
 func (m *Movement) Quantity() shipment.Quantity { return m.Template.ActualQuantity }
 
+// Summary is what a movement's notification and its other movements see
+// of it: the runner keeps it beside the movement, so that a notification
+// with a thousand movements reads a thousand summaries, not a thousand
+// aggregates.
+type Summary struct {
+	SequenceNumber       int32             `json:"sequenceNumber"`
+	ActualDateOfShipment string            `json:"actualDateOfShipment"`
+	ActualQuantity       shipment.Quantity `json:"actualQuantity"`
+	// CompletedOn is the facility's completion date ("" until completed).
+	CompletedOn string `json:"completedOn,omitempty"`
+}
+
+// Summary of the movement.
+func (m *Movement) Summary() Summary {
+	s := Summary{SequenceNumber: m.Template.SequenceNumber, ActualDateOfShipment: m.Template.ActualDateOfShipment, ActualQuantity: m.Template.ActualQuantity}
+	if m.Completion != nil {
+		s.CompletedOn = m.Completion.CompletedOn
+	}
+	return s
+}
+
+// Shipment implements shipment.Shipped.
+func (s Summary) Shipment() (int32, string, shipment.Quantity) {
+	return s.SequenceNumber, s.ActualDateOfShipment, s.ActualQuantity
+}
+
 // Parties: the notification's parties as notified, and this shipment's
 // carriers.
 func (m *Movement) Parties() []shipment.Party {
@@ -250,7 +276,7 @@ func (m *Movement) Snapshot(notificationID string, nf *n.Notification) {
 // change of the template whose shipment date was before.
 type Under struct {
 	Notification *n.Notification
-	Others       []*Movement
+	Others       []Summary
 	Dir          shipment.Directory
 	Notifier     calendar.Place
 	Now          time.Time
@@ -272,8 +298,8 @@ func CheckTemplate(t *Template, u Under) []shipment.BusinessError {
 	used := map[int32]bool{}
 	var highest int32
 	for _, o := range u.Others {
-		used[o.Template.SequenceNumber] = true
-		highest = max(highest, o.Template.SequenceNumber)
+		used[o.SequenceNumber] = true
+		highest = max(highest, o.SequenceNumber)
 	}
 	switch {
 	case t.SequenceNumber == 0:
@@ -322,7 +348,7 @@ func checkQuantity(k *shipment.Checker, q shipment.Quantity, u Under) {
 	}
 	sum := amount(q)
 	for _, o := range u.Others {
-		if oq := o.Quantity(); (oq.Tonnes == nil) == (q.Tonnes == nil) {
+		if oq := o.ActualQuantity; (oq.Tonnes == nil) == (q.Tonnes == nil) {
 			sum = sum.Add(amount(oq))
 		}
 	}

@@ -44,7 +44,11 @@ func TestCheckTemplate(t *testing.T) {
 	one := &m.Movement{Template: tmpl("2026-12-07", 60)}
 	one.Template.SequenceNumber = 1
 	under := func(others ...*m.Movement) m.Under {
-		return m.Under{Notification: notified(), Others: others, Notifier: calendar.Place{Country: "DE", Region: "BY"}, Now: now, Create: true,
+		var summaries []m.Summary
+		for _, o := range others {
+			summaries = append(summaries, o.Summary())
+		}
+		return m.Under{Notification: notified(), Others: summaries, Notifier: calendar.Place{Country: "DE", Region: "BY"}, Now: now, Create: true,
 			Dir: func(string) (string, bool) { return "company", true }}
 	}
 	for _, tc := range []struct {

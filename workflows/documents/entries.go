@@ -192,6 +192,60 @@ func (r *Runner) IndexEntries(ctx context.Context, all bool) (int, error) {
 	}
 }
 
+// summaryTask is migration 00018's: the children stored before summaries
+// existed get theirs.
+const summaryTask = "summarise-children"
+
+// SummariseChildren writes the summary of every document of a kind that
+// keeps one and has none yet, when a migration asked for it (once), and
+// reports how many it wrote. Until then such a child is read whole; a
+// child changed meanwhile wrote its own. The server runs it at start; it
+// is safe to run on several instances at once.
+func (r *Runner) SummariseChildren(ctx context.Context) (int, error) {
+	pending, err := r.Store.TaskPending(ctx, summaryTask)
+	if err != nil || !pending {
+		return 0, err
+	}
+	var kinds []string
+	for _, k := range r.Kinds.Kinds() {
+		if k.summarised() {
+			kinds = append(kinds, k.Def.Kind)
+		}
+	}
+	n, after := 0, ""
+	for {
+		docs, err := r.Store.Unsummarised(ctx, kinds, after, entryBatch)
+		if err != nil {
+			return n, err
+		}
+		if len(docs) == 0 {
+			return n, r.Store.TaskDone(ctx, summaryTask)
+		}
+		after = docs[len(docs)-1].ID
+		err = r.Store.Apart(ctx, func(ctx context.Context, tx Tx) error {
+			for _, d := range docs {
+				k, _ := r.Kinds.Kind(d.Kind)
+				data, err := k.decode(d.Data)
+				if err != nil {
+					return fmt.Errorf("document %s: stored data: %w", d.ID, err)
+				}
+				summary, err := k.summary(data)
+				if err != nil {
+					return err
+				}
+				if err := tx.SetSummary(d.ID, d.Version, summary); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += len(docs)
+	}
+}
+
 // reindex writes the parties and list entries of doc from its stored
 // state.
 func (r *Runner) reindex(ctx context.Context, tx Tx, doc *models.Document) error {

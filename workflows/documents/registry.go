@@ -15,6 +15,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
@@ -80,6 +81,73 @@ type Parent struct {
 	// Number makes the child's human number from the parent's and the
 	// child's data (the child's sequence under its parent).
 	Number func(parentNumber string, data any) string
+	// Summary, optional, is what the parent's and the siblings' rules read
+	// of a child (see SummaryOf); without one they read its aggregate.
+	Summary *Summary
+}
+
+// Summary is a child kind's summary: what its parent and its siblings
+// read of a child instead of its aggregate. The runner stores it beside
+// the aggregate with every change, and reads only summaries when it reads
+// a document's family, so a parent with many children costs little more
+// than one with few.
+type Summary struct {
+	of  func(data any) any
+	new func() any
+}
+
+// SummaryOf declares the summary S of a child kind with aggregate D: the
+// rules of its parent and siblings see a *S where they would see the
+// child's *D (engine.Related.Data).
+func SummaryOf[D, S any](of func(d *D) S) *Summary {
+	return &Summary{
+		of:  func(data any) any { s := of(aggregate[D](data)); return &s },
+		new: func() any { return new(S) },
+	}
+}
+
+// Summarised gives p the summary s.
+func (p *Parent) Summarised(s *Summary) *Parent {
+	p.Summary = s
+	return p
+}
+
+// summarised reports whether the kind keeps a summary.
+func (k *Kind) summarised() bool { return k.Parent != nil && k.Parent.Summary != nil }
+
+// family is what relatives read of a document of the kind with data: its
+// summary, or data when the kind keeps none.
+func (k *Kind) family(data any) any {
+	if !k.summarised() {
+		return data
+	}
+	return k.Parent.Summary.of(data)
+}
+
+// summary is the JSON of data's summary ("" when the kind keeps none).
+func (k *Kind) summary(data any) (string, error) {
+	if !k.summarised() {
+		return "", nil
+	}
+	raw, err := json.Marshal(k.Parent.Summary.of(data))
+	return string(raw), err
+}
+
+// familyOf reads a stored document as its relatives see it: its summary
+// when it has one, else its aggregate (as family would make it).
+func (k *Kind) familyOf(d *models.Document) (any, error) {
+	if k.summarised() && d.Summary != "" {
+		s := k.Parent.Summary.new()
+		if err := jsonv2.Unmarshal([]byte(d.Summary), s, decodeOptions); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	data, err := k.decode(d.Data)
+	if err != nil {
+		return nil, err
+	}
+	return k.family(data), nil
 }
 
 // Machine is the kind's built machine.

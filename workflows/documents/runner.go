@@ -285,8 +285,12 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		if err != nil {
 			return err
 		}
+		summary, err := k.summary(ev.Data)
+		if err != nil {
+			return err
+		}
 		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
-			Version: 1, Data: string(raw), ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
+			Version: 1, Data: string(raw), Summary: summary, ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
 		row := models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
 			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
 		audit.Link(&row, 0, "")
@@ -297,7 +301,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		var related []models.EntryIntents
 		if ev.Parent != nil { // the parent's guards count its children
-			self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Number: doc.Number, Data: ev.Data}
+			self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Number: doc.Number, Data: k.family(ev.Data)}
 			if related, err = r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
 				return err
 			}
@@ -396,6 +400,26 @@ func (r *Runner) parentOf(k *Kind, loaded *models.LoadedDocument, ev *engine.Eva
 // so.
 func (r *Runner) children(docs []models.Document, visible map[string]bool) ([]Child, error) {
 	out := make([]Child, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		ck, ok := r.Kinds.Kind(d.Kind)
+		if !ok {
+			continue
+		}
+		data, err := ck.familyOf(d)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: stored data: %w", d.ID, err)
+		}
+		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data},
+			Visible: visible[d.ID]})
+	}
+	return out, nil
+}
+
+// wholeChildren are docs, the documents under a parent read with their
+// data, each with its aggregate and parties (its own machine's view).
+func (r *Runner) wholeChildren(docs []models.Document) ([]Child, error) {
+	out := make([]Child, 0, len(docs))
 	for _, d := range docs {
 		ck, ok := r.Kinds.Kind(d.Kind)
 		if !ok {
@@ -405,8 +429,7 @@ func (r *Runner) children(docs []models.Document, visible map[string]bool) ([]Ch
 		if err != nil {
 			return nil, fmt.Errorf("document %s: stored data: %w", d.ID, err)
 		}
-		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data, Parties: ck.Parties(data)},
-			Visible: visible[d.ID]})
+		out = append(out, Child{Related: engine.Related{ID: d.ID, Kind: d.Kind, State: d.State, Number: d.Number, Data: data, Parties: ck.Parties(data)}})
 	}
 	return out, nil
 }
@@ -708,21 +731,33 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 			}
 		}
 	}
+	summary, err := k.summary(ev.Data)
+	if err != nil {
+		return nil, nil, err
+	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
-	after.Data, after.AuditSeq, after.AuditHash = string(raw), row.Seq, row.Hash
+	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
 	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, now)
 	if err != nil {
 		return nil, nil, err
 	}
 	var related []models.EntryIntents
-	if from != ev.State { // the children's guards read their parent's state
-		if related, err = r.childIntents(ctx, doc, ev.State, children, now); err != nil {
+	if from != ev.State && len(children) > 0 { // the children's guards read their parent's state: they are read whole
+		docs, err := tx.Children(doc.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		whole, err := r.wholeChildren(docs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if related, err = r.childIntents(ctx, doc, ev.State, whole, now); err != nil {
 			return nil, nil, err
 		}
 	}
 	if ev.Parent != nil { // and the parent's guards count its children
-		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: ev.Data}
+		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: k.family(ev.Data)}
 		rows, err := r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now)
 		if err != nil {
 			return nil, nil, err

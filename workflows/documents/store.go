@@ -44,6 +44,9 @@ type Store interface {
 	// DocumentsAfter is up to limit documents after id, in id order (only
 	// those without list entries when withoutEntries is set).
 	DocumentsAfter(ctx context.Context, after string, limit int, withoutEntries bool) ([]models.Document, error)
+	// Unsummarised is up to limit documents of kinds after id, in id
+	// order, that have no summary yet.
+	Unsummarised(ctx context.Context, kinds []string, after string, limit int) ([]models.Document, error)
 }
 
 // Reader reads documents, in a transaction or outside one.
@@ -79,6 +82,12 @@ type Tx interface {
 	// Index rewrites the parties of document id and its list entries, the
 	// entries of organisations no longer a party removed.
 	Index(id string, parties []models.DocumentParty, entries []models.DocumentEntry) error
+	// Children reads the documents under id with their data, oldest first
+	// (Load reads them as relatives do: by their summaries).
+	Children(id string) ([]models.Document, error)
+	// SetSummary writes the summary of document id while it is at
+	// version and has none.
+	SetSummary(id string, version int64, summary string) error
 	// The test clock an advance moves.
 	clock.Tx
 }

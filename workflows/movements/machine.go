@@ -342,10 +342,10 @@ func role(ev *on, r string) []engine.Party {
 // under gathers what a template is checked against.
 func under(ev *on, create bool, previousDate string) m.Under {
 	nf := notification(ev)
-	others := make([]*m.Movement, 0, len(ev.Siblings))
-	for _, s := range ev.Siblings {
-		if o, ok := engine.DataOf[*m.Movement](s); ok {
-			others = append(others, o)
+	others := make([]m.Summary, 0, len(ev.Siblings))
+	for _, s := range ev.Siblings { // the runner gives a movement's relatives its summary
+		if o, ok := engine.DataOf[*m.Summary](s); ok {
+			others = append(others, *o)
 		}
 	}
 	return m.Under{Notification: nf, Others: others, Dir: ev.OrgKind,

@@ -233,11 +233,11 @@ var declaration = &engine.Declaration[n.Notification]{
 			Validate: func(ev *on, in *n.FacilityCompletionArticle15) ([]engine.BusinessError, error) {
 				var done n.MovementsDone
 				for _, c := range ev.Children {
-					switch mv, _ := engine.DataOf[*movement.Movement](c); {
+					switch mv, _ := engine.DataOf[*movement.Summary](c); {
 					case c.State == movement.Completed:
 						done.Completed++
-						if mv != nil && mv.Completion != nil {
-							done.LastCompletedOn = max(done.LastCompletedOn, mv.Completion.CompletedOn)
+						if mv != nil {
+							done.LastCompletedOn = max(done.LastCompletedOn, mv.CompletedOn)
 						}
 					case c.State != movement.TakenBack:
 						done.Open = append(done.Open, c.Number+" ("+c.State+")")
