@@ -80,10 +80,14 @@ bench:
 # The crash suite (PostgreSQL: WASTEFLOW_TEST_DATABASE_URL, and the right to
 # restart the local cluster with pg_ctlcluster): a server process under
 # mixed load killed with SIGKILL every 300-800 ms, PostgreSQL restarted
-# once, then the invariants; and the fuzz targets for longer than make
-# test runs their seeds. WASTEFLOW_STRESS_SECONDS sets the load's length.
+# once, then the invariants; the soak (a server process under 64 clients'
+# mixed load for 10 minutes: resident memory flat after the warm-up, no
+# goroutine left behind, no failed request); and the fuzz targets for
+# longer than make test runs their seeds. WASTEFLOW_STRESS_SECONDS sets the
+# crash suite's load's length, WASTEFLOW_SOAK_SECONDS the soak's.
 stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
+	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalQuery$$' -fuzztime 30s ./handlers/codec/

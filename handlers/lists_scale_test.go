@@ -1,7 +1,10 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -62,6 +65,12 @@ func TestDocumentListsAtScale(t *testing.T) {
 	d.db.Raw("SELECT COUNT(*) FROM document_entries").Scan(&entries)
 	t.Logf("1,000,000 documents with %d list entries of 1,000 organisations stored in %s", entries, time.Since(start).Round(time.Millisecond))
 
+	sqlDB, err := d.db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &loadBench{t: t, d: d, db: "postgres", sql: sqlDB, dur: benchDuration(),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}}}
 	measure := func(figure, user, op string, body map[string]any, plan string) {
 		d.okAs(t, user, op, body) // warm
 		var lat []time.Duration
@@ -79,6 +88,76 @@ func TestDocumentListsAtScale(t *testing.T) {
 		var rows []string
 		d.db.Raw("EXPLAIN ANALYZE " + plan).Scan(&rows)
 		t.Logf("plan:\n%s", strings.Join(rows, "\n"))
+
+		// Beside its floor, 8 clients: a net/http handler on the same pool
+		// that decodes the request, counts, reads the page and its
+		// deadlines with the server's statements and answers as much.
+		raw, _ := json.Marshal(body)
+		token := d.token(t, user)
+		size := b.answerSize(op, token, raw)
+		where := plan[strings.Index(plan, "WHERE"):strings.Index(plan, "ORDER BY")]
+		least := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Qpar       map[string]any `json:"qpar"`
+				Actionable bool           `json:"actionable"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var total int64
+			if err := sqlDB.QueryRow("SELECT COUNT(*) FROM document_entries e " + where).Scan(&total); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			rows, err := sqlDB.Query(plan)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			cols, _ := rows.Columns()
+			var page []map[string]any
+			var ids []string
+			for rows.Next() {
+				vals := make([]any, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					rows.Close()
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				row := map[string]any{}
+				for i, c := range cols {
+					row[c] = vals[i]
+				}
+				ids = append(ids, row["document_id"].(string))
+				page = append(page, row)
+			}
+			rows.Close()
+			dls, err := sqlDB.Query("SELECT * FROM deadlines WHERE document_id = ANY($1) ORDER BY started_at, id", ids)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			for dls.Next() {
+			}
+			dls.Close()
+			out, _ := json.Marshal(map[string]any{"entries": page, "total": total})
+			if pad := size - len(out); pad > 0 {
+				out, _ = json.Marshal(map[string]any{"entries": page, "total": total, "pad": strings.Repeat("x", pad)})
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(out)
+		}))
+		defer least.Close()
+		server, serverP99 := b.run(8, func(c, i int) error { return b.post(op, token, raw) })
+		floorRate, floorP99 := b.run(8, func(c, i int) error { return b.floorPost(&floor{srv: least}, "", raw) })
+		t.Logf("%s, 8 clients: server %.0f/s (p99 %.1f ms), floor %.0f/s (p99 %.1f ms): %.2f of the floor", figure, server, serverP99, floorRate, floorP99, server/floorRate)
+		fmt.Printf("bench figure=%s/8 db=postgres documents=1000000 server=%.0f floor=%.0f server_floor=%.3f p99_ms=%.1f floor_p99_ms=%.1f\n",
+			figure, server, floorRate, server/floorRate, serverP99, floorP99)
 	}
 	measure("list-company-page3", "alice", co+"ListDocuments", map[string]any{"qpar": map[string]any{
 		"filter": []any{filter("kind", "EQUAL", s("NOTIFICATION")), filter("state", "IN_LIST", s("CONSENTED"), s("CLOSED"))},

@@ -37,10 +37,7 @@ func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_BENCH") == "" {
 		t.Skip("the load benchmark runs with WASTEFLOW_BENCH=1 (make bench)")
 	}
-	dur := 5 * time.Second
-	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_BENCH_SECONDS")); err == nil && s > 0 {
-		dur = time.Duration(s) * time.Second
-	}
+	dur := benchDuration()
 	var figures []figure
 	dbs := []string{"sqlite"}
 	if os.Getenv("WASTEFLOW_TEST_DATABASE_URL") != "" {
@@ -163,6 +160,14 @@ func newLoadBench(t *testing.T, name string, cfg configs.Database, dur time.Dura
 
 // run calls op from clients goroutines for the bench's duration; it
 // returns operations per second and the 99th percentile latency.
+// benchDuration is each run's length: WASTEFLOW_BENCH_SECONDS, default 5.
+func benchDuration() time.Duration {
+	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_BENCH_SECONDS")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 5 * time.Second
+}
+
 func (b *loadBench) run(clients int, op func(client, i int) error) (float64, float64) {
 	b.t.Helper()
 	lat, elapsed := b.runFor(clients, b.dur, op, make([]int, clients))
