@@ -38,6 +38,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	"github.com/wasteflow/wasteflow/workflows/transport"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 type clock struct {
@@ -170,8 +171,11 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dbcfg.Driver == "postgres" { // as cmd serve does: the session cache and its feed
-		svc.Sessions = watchSessions(t, dbcfg)
+	var evWake, signWake *wake.Hub
+	if dbcfg.Driver == "postgres" { // as cmd serve does: the session cache, the waits' hubs and their feed
+		svc.Sessions, evWake, signWake = auth.NewSessionCache(1000), &wake.Hub{}, &wake.Hub{}
+		listen(t, dbcfg, map[string]models.Feed{models.SessionChannel: models.Sessions(svc.Sessions),
+			models.EventChannel: evWake, models.SigningChannel: signWake}, signWake.Live)
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg
@@ -191,8 +195,9 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	deps := handlers.Deps{Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
-		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond},
-		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks}, Events: &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond}}
+		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond, Wake: signWake},
+		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks},
+		Events:    &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond, Wake: evWake}}
 	srv, err := handlers.New(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -726,6 +731,24 @@ func TestOpenAPIDeclaresSecurityAndScopes(t *testing.T) {
 	if st, m, _ := a.get(t, "/.well-known/jwks.json", nil); st != 200 || len(m["keys"].([]any)) != 1 ||
 		m["keys"].([]any)[0].(map[string]any)["kid"] != a.keys.SigningKID() {
 		t.Fatalf("jwks: %d %v", st, m)
+	}
+}
+
+// listen feeds the database's notifications to feeds until the test ends,
+// as cmd serve does, and returns once live says they are heard.
+func listen(t testing.TB, dbcfg configs.Database, feeds map[string]models.Feed, live func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		models.Listen(ctx, dbcfg.DSN, feeds, testLog())
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(10 * time.Second); !live(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the change feed does not listen")
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 // metrics are kept in the server's own registry, so several servers in one
@@ -20,7 +21,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(db *models.DB, sessions *auth.SessionCache) *metrics {
+func newMetrics(db *models.DB, sessions *auth.SessionCache, hubs map[string]*wake.Hub) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -47,6 +48,20 @@ func newMetrics(db *models.DB, sessions *auth.SessionCache) *metrics {
 				Help: "1 while the session cache's invalidation feed (PostgreSQL LISTEN) runs, 0 when sessions are read on every request."},
 				func() float64 {
 					if sessions.Live() {
+						return 1
+					}
+					return 0
+				}))
+	}
+	for kind, hub := range hubs {
+		m.registry.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_waiters", ConstLabels: prometheus.Labels{"kind": kind},
+				Help: "Requests waiting for a change (events: long polls and streams; signing: waits on processes)."},
+				func() float64 { return float64(hub.Waiting()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_waiters_live", ConstLabels: prometheus.Labels{"kind": kind},
+				Help: "1 while the waits are woken by PostgreSQL's notifications, 0 while they poll."},
+				func() float64 {
+					if hub.Live() {
 						return 1
 					}
 					return 0

@@ -26,6 +26,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/status"
 	"github.com/wasteflow/wasteflow/workflows/transport"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 // Deps are what the REST face needs from the rest of the program.
@@ -121,7 +122,14 @@ func New(d Deps) (*Server, error) {
 	if d.Auth != nil {
 		sessions = d.Auth.Sessions
 	}
-	s.metrics = newMetrics(d.DB, sessions)
+	hubs := map[string]*wake.Hub{}
+	if d.Events != nil && d.Events.Wake != nil {
+		hubs["events"] = d.Events.Wake
+	}
+	if d.Signer != nil && d.Signer.Wake != nil {
+		hubs["signing"] = d.Signer.Wake
+	}
+	s.metrics = newMetrics(d.DB, sessions, hubs)
 	s.ops = append(s.operations(), d.Extra...)
 	var kinds []*documents.Kind
 	if d.Documents != nil {

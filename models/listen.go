@@ -10,21 +10,43 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// SessionChannel is the PostgreSQL channel on which every change to a
-// session row is announced with the session's id (migration 00017).
-const SessionChannel = "wasteflow_sessions"
+// The PostgreSQL channels on which triggers announce changes (our
+// design): SessionChannel every change to a session row, with the
+// session's id (migration 00017); EventChannel every new event, with
+// "<provider>:<organisation>" (migration 00019); SigningChannel every
+// change of a signing process's state, with the process's id (migration
+// 00019).
+const (
+	SessionChannel = "wasteflow_sessions"
+	EventChannel   = "wasteflow_events"
+	SigningChannel = "wasteflow_signing"
+)
 
 // FeedApplicationName names the listening connections in
 // pg_stat_activity.
 const FeedApplicationName = "wasteflow-session-feed"
 
+// Feed receives the notifications of one channel: Notify with each
+// payload, SetLive when the listener starts (true: listening from now on,
+// so what was heard of before may be stale) or stops (false).
+type Feed interface {
+	Notify(payload string)
+	SetLive(live bool)
+}
+
 // SessionFeed receives the changes of session rows: Evict with a changed
-// session's id, SetLive when the feed starts (true: listening from now on,
-// so what was cached before may be stale) or stops (false).
+// session's id, SetLive as Feed's.
 type SessionFeed interface {
 	Evict(id string)
 	SetLive(live bool)
 }
+
+// Sessions is a SessionFeed as a Feed.
+func Sessions(f SessionFeed) Feed { return sessionFeed{f} }
+
+type sessionFeed struct{ SessionFeed }
+
+func (f sessionFeed) Notify(id string) { f.Evict(id) }
 
 // How the listener checks its connection and comes back after losing it.
 var (
@@ -34,25 +56,37 @@ var (
 )
 
 // ListenSessionChanges feeds the changes of session rows to feed until
-// ctx ends, on a connection of its own to the PostgreSQL database at dsn
-// (LISTEN holds a connection; the pool's are for transactions). The
-// connection is checked every half second when no notification comes: a
-// failure stops the feed (SetLive(false)) and it starts again (after
-// SetLive(true)) once a new connection listens. It returns when ctx ends,
-// with the feed stopped.
+// ctx ends (Listen with the session channel alone).
 func ListenSessionChanges(ctx context.Context, dsn string, feed SessionFeed, log *slog.Logger) {
+	Listen(ctx, dsn, map[string]Feed{SessionChannel: Sessions(feed)}, log)
+}
+
+// Listen feeds the notifications of each channel to its feed until ctx
+// ends, on one connection of its own to the PostgreSQL database at dsn
+// (LISTEN holds a connection; the pool's are for transactions): one
+// listening connection per instance, whatever waits on it. The connection
+// is checked every half second when no notification comes: a failure
+// stops the feeds (SetLive(false)) and they start again (after
+// SetLive(true)) once a new connection listens. It returns when ctx ends,
+// with the feeds stopped.
+func Listen(ctx context.Context, dsn string, feeds map[string]Feed, log *slog.Logger) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	defer feed.SetLive(false)
+	setLive := func(live bool) {
+		for _, f := range feeds {
+			f.SetLive(live)
+		}
+	}
+	defer setLive(false)
 	wait := listenRetryFirst
 	for ctx.Err() == nil {
-		err := listenOnce(ctx, dsn, feed)
-		feed.SetLive(false)
+		err := listenOnce(ctx, dsn, feeds, setLive)
+		setLive(false)
 		if ctx.Err() != nil {
 			return
 		}
-		log.Warn("the session change feed stopped; sessions are read from the database until it listens again", "error", err, "retry_in", wait)
+		log.Warn("the change feed stopped; sessions are read from the database and waits poll it until it listens again", "error", err, "retry_in", wait)
 		select {
 		case <-ctx.Done():
 			return
@@ -63,7 +97,7 @@ func ListenSessionChanges(ctx context.Context, dsn string, feed SessionFeed, log
 }
 
 // listenOnce listens on one connection until it fails or ctx ends.
-func listenOnce(ctx context.Context, dsn string, feed SessionFeed) error {
+func listenOnce(ctx context.Context, dsn string, feeds map[string]Feed, setLive func(bool)) error {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return err
@@ -80,17 +114,21 @@ func listenOnce(ctx context.Context, dsn string, feed SessionFeed) error {
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+SessionChannel); err != nil {
-		return err
+	for channel := range feeds {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+			return err
+		}
 	}
-	feed.SetLive(true) // from now on every change is heard; what was kept before is dropped
+	setLive(true) // from now on every change is heard; what was kept before is dropped
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, listenCheckEvery)
 		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case err == nil:
-			feed.Evict(n.Payload)
+			if f, ok := feeds[n.Channel]; ok {
+				f.Notify(n.Payload)
+			}
 			continue
 		case ctx.Err() != nil:
 			return ctx.Err()

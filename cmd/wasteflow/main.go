@@ -36,6 +36,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	tstore "github.com/wasteflow/wasteflow/workflows/transport"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -450,11 +451,13 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
+	// On PostgreSQL one listening connection hears what other instances
+	// (and this one) change: sessions for the session cache, new events
+	// and signing processes' states for the waits (started below).
+	feeds := map[string]models.Feed{}
 	if cfg.Database.SessionCache && models.IsPostgres(db) {
 		authSvc.Sessions = auth.NewSessionCache(sessionCacheSize)
-		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
-		defer stopFeed() // after the shutdown: requests in flight keep their cache
-		go models.ListenSessionChanges(feedCtx, cfg.Database.DSN, authSvc.Sessions, log)
+		feeds[models.SessionChannel] = models.Sessions(authSvc.Sessions)
 	}
 	docs, err := newRunner(db, cfg, nil)
 	if err != nil {
@@ -482,8 +485,18 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
+	evs := &events.Service{Store: models.NewEventStore(db)}
+	if models.IsPostgres(db) {
+		evs.Wake, signing.Wake = &wake.Hub{}, &wake.Hub{}
+		feeds[models.EventChannel], feeds[models.SigningChannel] = evs.Wake, signing.Wake
+	}
+	if len(feeds) > 0 {
+		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopFeed() // after the shutdown: requests in flight keep their cache
+		go models.Listen(feedCtx, cfg.Database.DSN, feeds, log)
+	}
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs})
 	if err != nil {
 		return err
 	}

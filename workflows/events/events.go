@@ -10,6 +10,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 // Store is where events and the groups' positions are kept;
@@ -29,9 +30,18 @@ type Store interface {
 // Service reads and acknowledges events for the calling group.
 type Service struct {
 	Store Store
-	// Poll is how often a long poll looks for new events (default 250 ms).
+	// Poll is how often a long poll looks for new events when Wake is not
+	// live (default 250 ms).
 	Poll time.Duration
+	// Wake, when live, wakes a long poll when an event of its
+	// organisation is stored (key Key(provider, org)); it then reads the
+	// database only when woken and every wake.Safety.
+	Wake *wake.Hub
 }
+
+// Key is the wake key of an organisation's events: what the events
+// table's trigger announces on models.EventChannel.
+func Key(provider, org string) string { return provider + ":" + org }
 
 // Cursor renders an event position.
 func Cursor(id int64) string { return strconv.FormatInt(id, 10) }
@@ -89,6 +99,11 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		poll = 250 * time.Millisecond
 	}
 	deadline := time.Now().Add(wait)
+	var w *wake.Waiter
+	if wait > 0 { // registered before the first read: an event stored meanwhile wakes it
+		w = s.Wake.Wait(Key(g.ProviderID, g.OrganisationID))
+		defer w.Stop()
+	}
 	for {
 		list, err := s.Store.EventsAfter(ctx, g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
 		if err != nil {
@@ -97,14 +112,19 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		if len(list) > 0 {
 			return list, Cursor(list[len(list)-1].ID), nil
 		}
-		if !time.Now().Before(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return list, Cursor(after), nil
 		}
+		timer := time.NewTimer(min(s.Wake.Poll(poll), left))
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return nil, "", status.Wrap(ctx.Err(), status.Canceled, "the client went away")
-		case <-time.After(poll):
+		case <-w.C:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 )
 
 // States of a signing process (our design).
@@ -150,8 +151,12 @@ type Service struct {
 	BMU   *bmu.Service
 	Keys  Keys
 	Now   func() time.Time
-	Poll  time.Duration // how often Wait looks
-	TTL   time.Duration // default lifetime of a process
+	Poll  time.Duration // how often Wait looks when Wake is not live
+	// Wake, when live, wakes a Wait when its process's state changes (key:
+	// the process's id); it then reads the database only when woken and
+	// every wake.Safety.
+	Wake *wake.Hub
+	TTL  time.Duration // default lifetime of a process
 }
 
 func (s *Service) now() time.Time {
@@ -489,16 +494,22 @@ func (s *Service) Wait(ctx context.Context, id string, wait time.Duration) (*Pro
 	if poll <= 0 {
 		poll = 250 * time.Millisecond
 	}
+	w := s.Wake.Wait(id) // before the first read: a change meanwhile wakes it
+	defer w.Stop()
 	for {
 		sp, _, err := s.load(ctx, id, false)
 		if err != nil || Final(sp.State) || !time.Now().Before(deadline) {
 			return s.named(ctx, sp, err)
 		}
+		timer := time.NewTimer(min(s.Wake.Poll(poll), time.Until(deadline)))
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return s.named(ctx, sp, nil)
-		case <-time.After(min(poll, time.Until(deadline))):
+		case <-w.C:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 
