@@ -153,7 +153,20 @@ func (s *SeedStore) UpdateAccount(ctx context.Context, cur *Account, ch AccountC
 	if ch.Enable {
 		changes["disabled_at"] = nil
 	}
-	return Conn(ctx, s.db).Model(cur).Updates(changes).Error
+	db := Conn(ctx, s.db)
+	if err := db.Model(cur).Updates(changes).Error; err != nil {
+		return err
+	}
+	if ch.PasswordHash == nil && ch.OrganisationID == nil && ch.Scopes == nil {
+		return nil
+	}
+	// A new password, organisation or set of scopes ends the account's
+	// sessions: its access tokens carry the organisation and scopes they
+	// were issued with, and whoever knew the old password is logged out.
+	// The session change is announced to every instance (migration 00017),
+	// so their next request with such a token is refused.
+	return db.Model(&Session{}).Where("account_id = ? AND revoked_at IS NULL", cur.ID).
+		Updates(map[string]any{"revoked_at": time.Now().UTC(), "revoked_reason": "account_changed"}).Error
 }
 
 // TemplateExists reports whether transport template id exists.
