@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	wbmu "github.com/wasteflow/wasteflow/workflows/bmu"
 )
@@ -232,4 +233,39 @@ func TestSigningPageInChromium(t *testing.T) {
 	if s := signatures(doc)["2"]; got["state"] != "SIGNED" || s == nil || s["valid"] != true {
 		t.Fatalf("the caller received %v with signatures %v", got["state"], signatures(doc))
 	}
+}
+
+// The sweep ends the processes nobody signed in time, without anyone
+// reading them (their state is true in the database, for lists, exports
+// and the waiters another instance holds), each once.
+func TestSigningProcessesExpireInTheSweep(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		x := d.carrierNote(t)
+		short := process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "signer": "tom", "expiresInSeconds": 60}))["id"]
+		long := process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "signer": "tom", "expiresInSeconds": 3600}))["id"]
+		d.advance(2 * time.Minute)
+		stored := func(id any) string {
+			var state string
+			if err := d.db.Raw("SELECT state FROM signing_processes WHERE id = ?", id).Scan(&state).Error; err != nil {
+				t.Fatal(err)
+			}
+			return state
+		}
+		if stored(short) != "CREATED" {
+			t.Fatalf("the process ended before the sweep: %s", stored(short))
+		}
+		if n, err := d.deps.Signer.ExpireDue(context.Background()); err != nil || n != 1 {
+			t.Fatalf("the sweep expired %d (%v), want the one past its expiry", n, err)
+		}
+		if stored(short) != "EXPIRED" || stored(long) != "CREATED" {
+			t.Fatalf("after the sweep: %s and %s", stored(short), stored(long))
+		}
+		if n, err := d.deps.Signer.ExpireDue(context.Background()); err != nil || n != 0 {
+			t.Fatalf("a second sweep expired %d (%v)", n, err)
+		}
+		if p := process(d.okAs(t, "alice", signAPI+"GetSigningProcess", map[string]any{"processId": short})); p["state"] != "EXPIRED" || p["reason"] != "nobody signed in time" {
+			t.Fatalf("read after the sweep: %v", p)
+		}
+	})
 }

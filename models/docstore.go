@@ -369,6 +369,12 @@ func (t *DocumentTx) LockOrSkip(id string) (*Document, error) { return LockDocum
 // Deadline reads deadline id.
 func (t *DocumentTx) Deadline(id string) (*Deadline, error) { return FindDeadline(t.db, id) }
 
+// DueDeadlinesOf lists the deadlines of document id due at now (see the
+// function of that name).
+func (t *DocumentTx) DueDeadlinesOf(id string, now time.Time) ([]Deadline, error) {
+	return DueDeadlinesOf(t.db, id, now)
+}
+
 // NextNumber draws the next number of a provider's sequence prefix.
 func (t *DocumentTx) NextNumber(provider, prefix string) (string, error) {
 	return NextNumber(t.db, provider, prefix)

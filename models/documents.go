@@ -326,6 +326,16 @@ ORDER BY due_at, id LIMIT ?`
 	return out, err
 }
 
+// DueDeadlinesOf lists the deadlines of document id due at now (entering
+// their warning window or past due), in (due_at, id) order: what the
+// sweep processes under the document's lock.
+func DueDeadlinesOf(tx *gorm.DB, id string, now time.Time) ([]Deadline, error) {
+	var out []Deadline
+	err := tx.Where("document_id = ? AND ((state = 'OPEN' AND warn_at <= ?) OR (state IN ('OPEN', 'DUE_SOON') AND due_at < ?))", id, now, now).
+		Order("due_at, id").Find(&out).Error
+	return out, err
+}
+
 // NextDeadlineChange is the earliest time at which a deadline of provider
 // enters its warning window or falls due (nil: none is waiting).
 func NextDeadlineChange(tx *gorm.DB, provider string) (*time.Time, error) {

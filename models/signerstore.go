@@ -106,6 +106,14 @@ func (s *SignerStore) ExpireProcesses(ctx context.Context, provider, org string,
 		Updates(map[string]any{"state": state, "reason": reason, "completed_at": now}).Error
 }
 
+// ExpireDue ends every process in one of the states from whose expiry
+// has passed at now, of any provider (the sweep's), and reports how many.
+func (s *SignerStore) ExpireDue(ctx context.Context, from []string, state, reason string, now time.Time) (int64, error) {
+	res := Conn(ctx, s.db).Model(&SigningProcess{}).Where("state IN ? AND expires_at < ?", from, now).
+		Updates(map[string]any{"state": state, "reason": reason, "completed_at": now})
+	return res.RowsAffected, res.Error
+}
+
 // SigningColumns say where the paths of the process list are (bind the
 // workflow's schema with them).
 var SigningColumns = Columns{

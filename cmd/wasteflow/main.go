@@ -537,7 +537,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	var sched *schedulers.Scheduler
 	if withScheduler {
 		sched = schedulers.New(log, nil)
-		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(docs, log)); err != nil {
+		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(docs, signing, log)); err != nil {
 			return err
 		}
 		sched.Start()
@@ -570,7 +570,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 const sessionCacheSize = 100_000
 
 // sweepJob is the scheduled deadline sweep.
-func sweepJob(docs *documents.Runner, log *slog.Logger) schedulers.Job {
+func sweepJob(docs *documents.Runner, signing *signer.Service, log *slog.Logger) schedulers.Job {
 	return func(ctx context.Context, now time.Time) error {
 		start := time.Now()
 		res, err := docs.Sweep(ctx, now)
@@ -579,6 +579,15 @@ func sweepJob(docs *documents.Runner, log *slog.Logger) schedulers.Job {
 		}
 		if res.DueSoon+res.Overdue+res.Lapsed+res.Transitions > 0 {
 			log.Info("deadline sweep", "result", res.String(), "duration_ms", time.Since(start).Milliseconds())
+		}
+		if signing != nil { // one statement: any instance may run it, each process ends once
+			n, err := signing.ExpireDue(ctx)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				log.Info("signing processes expired", "processes", n)
+			}
 		}
 		return nil
 	}

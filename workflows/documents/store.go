@@ -78,6 +78,9 @@ type Tx interface {
 	// Deadline reads deadline id; SaveDeadline writes the sweep's change of
 	// it with its events.
 	Deadline(id string) (*models.Deadline, error)
+	// DueDeadlinesOf lists the deadlines of document id due at now
+	// (entering their warning window or past due), in (due_at, id) order.
+	DueDeadlinesOf(id string, now time.Time) ([]models.Deadline, error)
 	SaveDeadline(d *models.Deadline, events []models.Event) error
 	// Index rewrites the parties of document id and its list entries, the
 	// entries of organisations no longer a party removed.

@@ -119,48 +119,45 @@ func (r *Runner) sweep(ctx context.Context, now time.Time, only string, except [
 	}
 }
 
-// sweepBatch processes one page of candidates with SweepWorkers workers.
-// The deadlines of one document go to one worker, in order: two workers
-// would skip each other's locked document.
+// sweepBatch processes one page of candidates with SweepWorkers workers,
+// a document at a time: the worker that locks a document processes every
+// deadline of it due at now, whichever of them were its candidates, so a
+// deadline another instance passed over (the document was locked) is
+// processed by the holder of the lock, in the same sweep.
 func (r *Runner) sweepBatch(ctx context.Context, cands []models.Deadline, now time.Time, res *SweepResult) error {
-	var groups [][]models.Deadline
-	index := map[string]int{}
+	var docs []string
+	seen := map[string]bool{}
 	for _, c := range cands {
-		i, ok := index[c.DocumentID]
-		if !ok {
-			i = len(groups)
-			index[c.DocumentID] = i
-			groups = append(groups, nil)
+		if !seen[c.DocumentID] {
+			seen[c.DocumentID] = true
+			docs = append(docs, c.DocumentID)
 		}
-		groups[i] = append(groups[i], c)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	work := make(chan []models.Deadline)
+	work := make(chan string)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for range min(r.sweepWorkers(), len(groups)) {
+	for range min(r.sweepWorkers(), len(docs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for g := range work {
-				for _, c := range g {
-					var one SweepResult
-					if err := r.sweepOne(ctx, c.ID, c.DocumentID, now, &one); err != nil {
-						cancel(fmt.Errorf("deadline %s: %w", c.ID, err))
-						return
-					}
-					mu.Lock()
-					*res = res.add(one)
-					mu.Unlock()
+			for id := range work {
+				var one SweepResult
+				if err := r.sweepDocument(ctx, id, now, &one); err != nil {
+					cancel(fmt.Errorf("document %s: %w", id, err))
+					return
 				}
+				mu.Lock()
+				*res = res.add(one)
+				mu.Unlock()
 			}
 		}()
 	}
 feed:
-	for _, g := range groups {
+	for _, id := range docs {
 		select {
-		case work <- g:
+		case work <- id:
 		case <-ctx.Done():
 			break feed
 		}
@@ -181,53 +178,49 @@ func (r *Runner) sweepWorkers() int {
 	return r.SweepWorkers
 }
 
-func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, res *SweepResult) error {
-	var outcome string
-	var fired bool
+// maxPerDocument bounds the deadlines one document's sweep processes in
+// its transaction (each automatic transition may start more).
+const maxPerDocument = 1000
+
+// sweepDocument processes, in one transaction holding document docID's
+// lock, every deadline of it due at now, each once: moved to DUE_SOON or
+// OVERDUE, the rule's automatic intent fired on expiry. A document locked
+// by another instance is skipped: its holder processes them.
+func (r *Runner) sweepDocument(ctx context.Context, docID string, now time.Time, res *SweepResult) error {
+	var out SweepResult
 	err := r.Store.Apart(ctx, func(ctx context.Context, tx Tx) error {
+		out = SweepResult{}
 		doc, err := tx.LockOrSkip(docID)
 		if err != nil {
 			return err
 		}
-		d, err := tx.Deadline(id)
-		if err != nil {
-			return err
-		}
-		before := d.State
-		switch {
-		case (d.State == DeadlineOpen || d.State == DeadlineDueSoon) && now.After(d.DueAt):
-			d.State = DeadlineOverdue
-		case d.State == DeadlineOpen && d.WarnAt != nil && !now.Before(*d.WarnAt):
-			d.State = DeadlineDueSoon
-		default:
-			return nil // processed meanwhile
-		}
-		if d.State == DeadlineOverdue {
-			if fired, err = r.expire(ctx, tx, doc, d, now); err != nil {
+		done := map[string]bool{}
+		for len(done) < maxPerDocument {
+			due, err := tx.DueDeadlinesOf(docID, now)
+			if err != nil {
 				return err
 			}
-			if fired {
-				if d, err = tx.Deadline(id); err != nil {
-					return err
+			fired := out.Transitions
+			for i := range due {
+				if done[due[i].ID] {
+					continue
 				}
-				if d.State == DeadlineLapsed {
-					outcome = DeadlineLapsed
-					return nil
+				done[due[i].ID] = true
+				d := &due[i]
+				if out.Transitions > fired { // an automatic transition of an earlier one may have closed it
+					if d, err = tx.Deadline(d.ID); err != nil {
+						return err
+					}
 				}
-				if !running(d) {
-					return nil // the trigger closed it otherwise
+				if err := r.sweepOne(ctx, tx, doc, d, now, &out); err != nil {
+					return fmt.Errorf("deadline %s: %w", d.ID, err)
 				}
-				before = d.State
-				d.State = DeadlineOverdue
+			}
+			if out.Transitions == fired {
+				return nil // nothing fired: nothing new can be due
 			}
 		}
-		d.UpdatedAt = now
-		outcome = d.State
-		var out outbox // when it just became due soon or overdue: one event for the party that must act
-		if err := out.deadlineEvent(d, before, doc, now); err != nil {
-			return err
-		}
-		return tx.SaveDeadline(d, out)
+		return nil
 	})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -236,16 +229,55 @@ func (r *Runner) sweepOne(ctx context.Context, id, docID string, now time.Time, 
 	case err != nil:
 		return err
 	}
-	switch outcome {
+	*res = res.add(out)
+	return nil
+}
+
+// sweepOne moves one due deadline d of doc (locked in tx) as of now.
+func (r *Runner) sweepOne(ctx context.Context, tx Tx, doc *models.Document, d *models.Deadline, now time.Time, res *SweepResult) error {
+	before := d.State
+	switch {
+	case (d.State == DeadlineOpen || d.State == DeadlineDueSoon) && now.After(d.DueAt):
+		d.State = DeadlineOverdue
+	case d.State == DeadlineOpen && d.WarnAt != nil && !now.Before(*d.WarnAt):
+		d.State = DeadlineDueSoon
+	default:
+		return nil // not due (any more)
+	}
+	if d.State == DeadlineOverdue {
+		fired, err := r.expire(ctx, tx, doc, d, now)
+		if err != nil {
+			return err
+		}
+		if fired {
+			res.Transitions++
+			if d, err = tx.Deadline(d.ID); err != nil {
+				return err
+			}
+			if d.State == DeadlineLapsed {
+				res.Lapsed++
+				return nil
+			}
+			if !running(d) {
+				return nil // the trigger closed it otherwise
+			}
+			before = d.State
+			d.State = DeadlineOverdue
+		}
+	}
+	d.UpdatedAt = now
+	var out outbox // when it just became due soon or overdue: one event for the party that must act
+	if err := out.deadlineEvent(d, before, doc, now); err != nil {
+		return err
+	}
+	if err := tx.SaveDeadline(d, out); err != nil {
+		return err
+	}
+	switch d.State {
 	case DeadlineDueSoon:
 		res.DueSoon++
 	case DeadlineOverdue:
 		res.Overdue++
-	case DeadlineLapsed:
-		res.Lapsed++
-	}
-	if fired {
-		res.Transitions++
 	}
 	return nil
 }

@@ -139,6 +139,9 @@ type Store interface {
 	// ExpireProcesses ends the processes past their expiry that an
 	// organisation created or an account is to sign.
 	ExpireProcesses(ctx context.Context, provider, org string, account int64, from []string, state, reason string, now time.Time) error
+	// ExpireDue ends every process past its expiry, of any provider, and
+	// reports how many.
+	ExpireDue(ctx context.Context, from []string, state, reason string, now time.Time) (int64, error)
 	// ListProcesses lists, without documents, the processes an
 	// organisation created or an account is to sign (only those in states
 	// when not nil).
@@ -485,6 +488,14 @@ func (s *Service) Cancel(ctx context.Context, id string) (*Process, error) {
 		return nil, err
 	}
 	return s.named(ctx, sp, nil)
+}
+
+// ExpireDue ends the processes nobody signed before their expiry (the
+// scheduler's sweep; reads end an expired process too), so that their
+// state is true in lists and exports and their waiters are told, and
+// reports how many it ended.
+func (s *Service) ExpireDue(ctx context.Context) (int64, error) {
+	return s.Store.ExpireDue(ctx, []string{Created, Opened}, Expired, "nobody signed in time", s.now())
 }
 
 // Wait returns the process once it is final, or after wait.
