@@ -86,7 +86,10 @@ func TestSweepOnceAcrossInstances(t *testing.T) {
 	if n := count("SELECT COUNT(*) FROM events WHERE kind = 'DEADLINE_OVERDUE'"); n != overdue {
 		t.Fatalf("%d overdue events for %d overdue deadlines", n, overdue)
 	}
-	var left []struct{ Rule, State, PartyOrg string; StartedAt, DueAt time.Time }
+	var left []struct {
+		Rule, State, PartyOrg string
+		StartedAt, DueAt      time.Time
+	}
 	d.db.Raw("SELECT rule, state, party_org, started_at, due_at FROM deadlines WHERE state IN ('OPEN','DUE_SOON') AND due_at < ?", d.clock.Now()).Scan(&left)
 	if len(left) > 0 { // a deadline passed over because its document was locked is processed by the lock's holder
 		t.Fatalf("due deadlines left after the first round: %+v", left)
