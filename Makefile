@@ -82,12 +82,15 @@ bench:
 # mixed load killed with SIGKILL every 300-800 ms, PostgreSQL restarted
 # once, then the invariants; the soak (a server process under 64 clients'
 # mixed load for 10 minutes: resident memory flat after the warm-up, no
-# goroutine left behind, no failed request); and the fuzz targets for
+# goroutine left behind, no failed request); 1,000 long polls over three
+# instances (their idle cost in transactions, an event's p99 to reach them);
+# and the fuzz targets for
 # longer than make test runs their seeds. WASTEFLOW_STRESS_SECONDS sets the
 # crash suite's load's length, WASTEFLOW_SOAK_SECONDS the soak's.
 stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalQuery$$' -fuzztime 30s ./handlers/codec/

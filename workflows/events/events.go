@@ -4,8 +4,12 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -37,6 +41,10 @@ type Service struct {
 	// organisation is stored (key Key(provider, org)); it then reads the
 	// database only when woken and every wake.Safety.
 	Wake *wake.Hub
+
+	// reads shares one read among the polls that ask for the same events
+	// at the same time (the waiters one notification woke).
+	reads singleflight.Group
 }
 
 // Key is the wake key of an organisation's events: what the events
@@ -105,7 +113,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		defer w.Stop()
 	}
 	for {
-		list, err := s.Store.EventsAfter(ctx, g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
+		list, err := s.eventsAfter(ctx, g, after, limit)
 		if err != nil {
 			return nil, "", err
 		}
@@ -126,6 +134,21 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		}
 		timer.Stop()
 	}
+}
+
+// eventsAfter reads the group's events after a position, one read for
+// every poll asking the same at the same time. The list is shared: callers
+// do not change it.
+func (s *Service) eventsAfter(ctx context.Context, g *models.NotifierGroup, after int64, limit int) ([]models.Event, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", g.ProviderID, g.OrganisationID, after, limit, strings.Join(g.EventKinds, ","))
+	v, err, _ := s.reads.Do(key, func() (any, error) {
+		// not the first caller's context: its going away must not fail the others
+		return s.Store.EventsAfter(context.WithoutCancel(ctx), g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]models.Event), nil
 }
 
 // Ack stores the group's acknowledged position (it never moves back).

@@ -120,8 +120,12 @@ func (h *Hub) Waiting() int64 {
 }
 
 // Safety is how often a waiter reads the database while the listener is
-// live: only a notification lost on its way would need it.
-const Safety = 10 * time.Second
+// live, in case a notification was lost: longer than any wait (30 s at
+// most), so in practice a waiter reads when it starts, when woken, and
+// when the listener reconnects (SetLive wakes every waiter: PostgreSQL
+// delivers every notification to a connected listener, and loses them
+// only with the connection).
+const Safety = time.Minute
 
 // Poll is how long a waiter waits before it reads the database again:
 // Safety while notifications are heard, else fast.
