@@ -80,7 +80,9 @@ bench:
 # The crash suite (PostgreSQL: WASTEFLOW_TEST_DATABASE_URL, and the right to
 # restart the local cluster with pg_ctlcluster): a server process under
 # mixed load killed with SIGKILL every 300-800 ms, PostgreSQL restarted
-# once, then the invariants; the soak (a server process under 64 clients'
+# once, then the invariants; the cluster suite (the same load through
+# HAProxy to three instances, one killed every 1-3 s, with long-polling
+# readers); the soak (a server process under 64 clients'
 # mixed load for 10 minutes: resident memory flat after the warm-up, no
 # goroutine left behind, no failed request); 1,000 long polls over three
 # instances (their idle cost in transactions, an event's p99 to reach them);
@@ -89,6 +91,7 @@ bench:
 # crash suite's load's length, WASTEFLOW_SOAK_SECONDS the soak's.
 stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestClusterSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/

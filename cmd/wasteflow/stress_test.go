@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/workflows/audit"
@@ -33,21 +34,7 @@ func TestCrashSuite(t *testing.T) {
 	if os.Getenv("WASTEFLOW_STRESS") == "" {
 		t.Skip("the crash suite runs with WASTEFLOW_STRESS=1 (make stress)")
 	}
-	duration := 60 * time.Second
-	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_STRESS_SECONDS")); err == nil && s > 0 {
-		duration = time.Duration(s) * time.Second
-	}
-	bin := filepath.Join(t.TempDir(), "wasteflow")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	db := dbtest.Postgres(t)
-	dir := t.TempDir()
-	env := append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
-		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
-	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
-		t.Fatalf("demo: %v\n%s", err, out)
-	}
+	bin, db, env := stressSetup(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
@@ -65,12 +52,7 @@ func TestCrashSuite(t *testing.T) {
 		mu.Lock()
 		proc = cmd
 		mu.Unlock()
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-			if resp, err := http.Get(base + "/healthz"); err == nil {
-				resp.Body.Close()
-				return
-			}
-		}
+		waitHealthy(base, 10*time.Second)
 	}
 	start()
 	defer func() {
@@ -79,7 +61,83 @@ func TestCrashSuite(t *testing.T) {
 		_ = proc.Wait()
 		mu.Unlock()
 	}()
+	// The killer: SIGKILL every 300-800 ms, restart at once; PostgreSQL restarted once.
+	pgRestarted := false
+	killer := func(ctx context.Context, kills *atomic.Int64) {
+		for ctx.Err() == nil {
+			time.Sleep(time.Duration(300+rand.IntN(500)) * time.Millisecond)
+			mu.Lock()
+			_ = proc.Process.Kill()
+			_ = proc.Wait()
+			mu.Unlock()
+			kills.Add(1)
+			if !pgRestarted && kills.Load() == 20 {
+				pgRestarted = true
+				if out, err := exec.Command("sh", "-c", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main restart").CombinedOutput(); err != nil {
+					t.Logf("PostgreSQL restart: %v %s", err, out)
+					pgRestarted = false
+				}
+			}
+			start()
+		}
+	}
+	crashLoad(t, crashRun{name: "crash suite", db: db, base: base, killer: killer, note: func() string { return fmt.Sprintf("PostgreSQL restarted: %v", pgRestarted) }})
+}
 
+// stressSetup builds the binary, and loads the demo data into a fresh
+// PostgreSQL schema; env is what every server process of it runs with.
+func stressSetup(t *testing.T) (bin string, db configs.Database, env []string) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), "wasteflow")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db = dbtest.Postgres(t)
+	dir := t.TempDir()
+	env = append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
+		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
+	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	return bin, db, env
+}
+
+// waitHealthy waits up to limit for base's /healthz.
+func waitHealthy(base string, limit time.Duration) {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			return
+		}
+	}
+}
+
+// crashRun is one run of the crash load: clients at base, a killer that
+// kills (and restarts) what serves it until ctx ends, counting kills.
+type crashRun struct {
+	name   string
+	db     configs.Database
+	base   string
+	killer func(ctx context.Context, kills *atomic.Int64)
+	// longPolls adds notifier-group readers long-polling by cursor, whose
+	// every event must arrive once, in order.
+	longPolls bool
+	// note, optional, says what else the run did (printed with the figures).
+	note func() string
+}
+
+// crashLoad runs the crash load (WASTEFLOW_STRESS_SECONDS, default 60 s)
+// against r.base while r.killer kills, then checks the invariants: every
+// acknowledged effect there once, no duplicate, deadlines and events
+// consistent with the states, every audit chain intact, no session with
+// two live refresh tokens (and with long polls, every event delivered to
+// every cursor exactly once, every poll answered).
+func crashLoad(t *testing.T, r crashRun) {
+	duration := 60 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_STRESS_SECONDS")); err == nil && s > 0 {
+		duration = time.Duration(s) * time.Second
+	}
+	db, base := r.db, r.base
 	client := &http.Client{Timeout: 5 * time.Second}
 	post := func(path, token, key string, body any) (int, map[string]any) {
 		raw, _ := json.Marshal(body)
@@ -249,27 +307,14 @@ func TestCrashSuite(t *testing.T) {
 			rotations.Add(1)
 		}
 	}()
-	// The killer: SIGKILL every 300-800 ms, restart at once; PostgreSQL restarted once.
-	pgRestarted := false
+	var polls pollStats
+	if r.longPolls {
+		polls.run(ctx, t, &wg, post, until)
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for ctx.Err() == nil {
-			time.Sleep(time.Duration(300+rand.IntN(500)) * time.Millisecond)
-			mu.Lock()
-			_ = proc.Process.Kill()
-			_ = proc.Wait()
-			mu.Unlock()
-			kills.Add(1)
-			if !pgRestarted && kills.Load() == 20 {
-				pgRestarted = true
-				if out, err := exec.Command("sh", "-c", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main restart").CombinedOutput(); err != nil {
-					t.Logf("PostgreSQL restart: %v %s", err, out)
-					pgRestarted = false
-				}
-			}
-			start()
-		}
+		r.killer(ctx, &kills)
 	}()
 	wg.Wait()
 
@@ -329,7 +374,11 @@ func TestCrashSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("\ncrash suite (%s, 8 clients, PostgreSQL restarted: %v)\n", duration, pgRestarted)
+	note := ""
+	if r.note != nil {
+		note = ", " + r.note()
+	}
+	fmt.Printf("\n%s (%s, 8 clients%s)\n", r.name, duration, note)
 	fmt.Printf("  %-36s %d\n", "SIGKILLs and restarts", kills.Load())
 	fmt.Printf("  %-36s %d (%d retries)\n", "acknowledged creates", creates.Load(), retries.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
@@ -342,6 +391,9 @@ func TestCrashSuite(t *testing.T) {
 	fmt.Printf("  %-36s %d\n", "duplicate effects", len(duplicated))
 	fmt.Printf("  %-36s %d\n", "deadline or event inconsistencies", len(inconsistent))
 	fmt.Printf("  %-36s %d rows, %d broken chains\n", "audit trail", rows, len(breaks))
+	if r.longPolls {
+		inconsistent = append(inconsistent, polls.check(t, gdb, post)...)
+	}
 	if len(lost) > 0 || len(duplicated) > 0 || len(breaks) > 0 || len(inconsistent) > 0 {
 		t.Fatalf("lost %v, duplicated %v, inconsistent %v, broken %v", lost, duplicated, inconsistent, breaks)
 	}
