@@ -174,8 +174,13 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	var evWake, signWake *wake.Hub
 	if dbcfg.Driver == "postgres" { // as cmd serve does: the session cache, the waits' hubs and their feed
 		svc.Sessions, evWake, signWake = auth.NewSessionCache(1000), &wake.Hub{}, &wake.Hub{}
+		seq := models.NewSequencer(db, testLog())
 		listen(t, dbcfg, map[string]models.Feed{models.SessionChannel: models.Sessions(svc.Sessions),
-			models.EventChannel: evWake, models.SigningChannel: signWake}, signWake.Live)
+			models.EventChannel: evWake, models.SigningChannel: signWake, models.EventsAddedChannel: seq}, signWake.Live)
+		seqCtx, stopSeq := context.WithCancel(context.Background())
+		seqDone := make(chan struct{})
+		go func() { defer close(seqDone); seq.Run(seqCtx) }()
+		t.Cleanup(func() { stopSeq(); <-seqDone })
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg

@@ -61,7 +61,7 @@ func (s *Server) eventOperations() []Operation {
 							kind = EventKind(i)
 						}
 					}
-					out.Notifications = append(out.Notifications, Notification{Cursor: events.Cursor(e.ID), Kind: kind, DocumentID: e.DocumentID,
+					out.Notifications = append(out.Notifications, Notification{Cursor: events.Cursor(events.Position(&e)), Kind: kind, DocumentID: e.DocumentID,
 						DeadlineID: e.DeadlineID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
 				}
 				return out, nil

@@ -87,6 +87,9 @@ type Event struct {
 	DedupKey       string
 	Payload        string // JSON
 	CreatedAt      time.Time
+	// Position is the event's place in its organisation's stream, given
+	// after commit (nil until then; see SequenceEvents).
+	Position *int64
 }
 
 // GroupCursor is how far a notifier group acknowledged its events.

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -35,12 +37,88 @@ func (s *EventStore) Acked(ctx context.Context, group string) (int64, error) {
 }
 
 // EventsAfter lists up to limit events of provider's organisation org of
-// the given kinds after position after, in order.
+// the given kinds after position after, in order of position. On
+// PostgreSQL it first gives positions to the events committed meanwhile
+// (SequenceEvents), so a read after a write sees the write's events.
 func (s *EventStore) EventsAfter(ctx context.Context, provider, org string, after int64, kinds []string, limit int) ([]Event, error) {
+	db := Conn(ctx, s.db)
+	if IsPostgres(db) {
+		// Read your writes: the organisation's committed events get their
+		// positions first. One committed behind a transaction still running
+		// waits for it (briefly: at most a second, then it comes later).
+		for deadline := time.Now().Add(time.Second); ; {
+			if _, _, err := SequenceEvents(ctx, s.db, true); err != nil {
+				return nil, err
+			}
+			var waiting bool
+			if err := s.db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL AND provider_id = ? AND organisation_id = ?)", provider, org).
+				Scan(&waiting).Error; err != nil {
+				return nil, err
+			}
+			if !waiting || time.Now().After(deadline) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
 	var list []Event
-	err := Conn(ctx, s.db).Where("provider_id = ? AND organisation_id = ? AND id > ? AND kind IN ?",
-		provider, org, after, kinds).Order("id").Limit(limit).Find(&list).Error
+	err := db.Where("provider_id = ? AND organisation_id = ? AND position > ? AND kind IN ?",
+		provider, org, after, kinds).Order("position").Limit(limit).Find(&list).Error
 	return list, err
+}
+
+// sequenceLock is the advisory lock key of the event sequencer.
+const sequenceLock = 7_310_421_001
+
+// sequenceBatch bounds the events one sequencing positions.
+const sequenceBatch = 10_000
+
+// SequenceEvents gives positions, in id order, to the events of every
+// transaction that ended before the oldest one still running began, one
+// sequencer at a time across instances (an advisory lock: with wait it
+// waits for a running one, else it leaves the work to it), and announces
+// their organisations on EventChannel at commit. keys are those
+// organisations ("provider:organisation"); more reports events left
+// without a position (their transactions still running, or behind one).
+// PostgreSQL only; nothing to do costs one index probe.
+func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string, more bool, err error) {
+	var pending bool
+	if err := db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&pending).Error; err != nil || !pending {
+		return nil, false, err
+	}
+	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if wait {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", sequenceLock).Error; err != nil {
+				return err
+			}
+		} else {
+			var got bool
+			if err := tx.Raw("SELECT pg_try_advisory_xact_lock(?)", sequenceLock).Scan(&got).Error; err != nil || !got {
+				more = !got
+				return err
+			}
+		}
+		if err := tx.Raw(`WITH s AS (
+    SELECT id, nextval('event_positions') AS position FROM (
+        SELECT id FROM events WHERE position IS NULL AND xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?) o
+), u AS (
+    UPDATE events e SET position = s.position FROM s WHERE e.id = s.id RETURNING e.provider_id || ':' || e.organisation_id AS k
+)
+SELECT DISTINCT k FROM u`, sequenceBatch).Scan(&keys).Error; err != nil {
+			return err
+		}
+		for _, k := range keys { // delivered at commit, to every instance's waiters of k
+			if err := tx.Exec("SELECT pg_notify(?, ?)", EventChannel, k).Error; err != nil {
+				return err
+			}
+		}
+		return tx.Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&more).Error
+	})
+	return keys, more, err
 }
 
 // Ack moves group's acknowledged position to id; it never moves back.
@@ -49,4 +127,77 @@ func (s *EventStore) Ack(ctx context.Context, group string, id int64) error {
 		Columns:   []clause.Column{{Name: "group_id"}},
 		DoUpdates: clause.Set{{Column: clause.Column{Name: "acked_id"}, Value: gorm.Expr("CASE WHEN group_cursors.acked_id > excluded.acked_id THEN group_cursors.acked_id ELSE excluded.acked_id END")}},
 	}).Create(&GroupCursor{GroupID: group, AckedID: id}).Error
+}
+
+// EventsAddedChannel is where the events table's trigger says that events
+// wait for a position (migration 00020).
+const EventsAddedChannel = "wasteflow_events_added"
+
+// Sequencer gives positions to new events on PostgreSQL (SequenceEvents)
+// when told that some were added (a Feed of EventsAddedChannel), again
+// soon while some are left (another instance sequencing, or their
+// transactions behind a running one), and every few seconds in case a
+// notification was lost. Every instance runs one; they take turns.
+type Sequencer struct {
+	db   *gorm.DB
+	kick chan struct{}
+	log  *slog.Logger
+}
+
+// NewSequencer sequences the events of db.
+func NewSequencer(db *gorm.DB, log *slog.Logger) *Sequencer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Sequencer{db: db, kick: make(chan struct{}, 1), log: log}
+}
+
+// Notify implements Feed: events were added.
+func (s *Sequencer) Notify(string) { s.wake() }
+
+// SetLive implements Feed: whatever was added while the listener was
+// down is sequenced now.
+func (s *Sequencer) SetLive(bool) { s.wake() }
+
+func (s *Sequencer) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// sequencerSafety is how often a sequencer looks without being told.
+const sequencerSafety = 5 * time.Second
+
+// Run sequences until ctx ends.
+func (s *Sequencer) Run(ctx context.Context) {
+	retry := time.Duration(0)
+	for {
+		wait := sequencerSafety
+		if retry > 0 {
+			wait = retry
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-s.kick:
+		case <-timer.C:
+		}
+		timer.Stop()
+		keys, more, err := SequenceEvents(ctx, s.db, false)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("event sequencing failed; retrying", "error", err)
+			retry = min(max(2*retry, 50*time.Millisecond), time.Second)
+		case more && len(keys) > 0:
+			retry = 0
+			s.wake() // progress: at once again
+		case more: // behind a running transaction or another sequencer
+			retry = min(max(2*retry, 5*time.Millisecond), time.Second)
+		default:
+			retry = 0
+		}
+	}
 }

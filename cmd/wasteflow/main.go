@@ -486,14 +486,19 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		return err
 	}
 	evs := &events.Service{Store: models.NewEventStore(db)}
+	var sequencer *models.Sequencer
 	if models.IsPostgres(db) {
 		evs.Wake, signing.Wake = &wake.Hub{}, &wake.Hub{}
-		feeds[models.EventChannel], feeds[models.SigningChannel] = evs.Wake, signing.Wake
+		sequencer = models.NewSequencer(db, log) // new events get their positions in their streams
+		feeds[models.EventChannel], feeds[models.SigningChannel], feeds[models.EventsAddedChannel] = evs.Wake, signing.Wake, sequencer
 	}
 	if len(feeds) > 0 {
 		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopFeed() // after the shutdown: requests in flight keep their cache
 		go models.Listen(feedCtx, cfg.Database.DSN, feeds, log)
+		if sequencer != nil {
+			go sequencer.Run(feedCtx)
+		}
 	}
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
 		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs})

@@ -51,6 +51,15 @@ type Service struct {
 // table's trigger announces on models.EventChannel.
 func Key(provider, org string) string { return provider + ":" + org }
 
+// Position is e's place in its organisation's stream, what cursors count
+// (its id before it has one: never returned by List).
+func Position(e *models.Event) int64 {
+	if e.Position != nil {
+		return *e.Position
+	}
+	return e.ID
+}
+
 // Cursor renders an event position.
 func Cursor(id int64) string { return strconv.FormatInt(id, 10) }
 
@@ -118,7 +127,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 			return nil, "", err
 		}
 		if len(list) > 0 {
-			return list, Cursor(list[len(list)-1].ID), nil
+			return list, Cursor(Position(&list[len(list)-1])), nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
