@@ -104,7 +104,8 @@ type Database struct {
 	ConnMaxLifetime time.Duration
 	ConnMaxIdleTime time.Duration
 	// SessionCache keeps the sessions of access tokens, invalidated by
-	// PostgreSQL's LISTEN/NOTIFY (never on SQLite).
+	// PostgreSQL's LISTEN/NOTIFY, and lets that LISTEN connection wake the
+	// waits and sequence events (never on SQLite; off: no LISTEN at all).
 	SessionCache bool
 }
 
@@ -202,7 +203,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
 	{"WASTEFLOW_DB_CONN_MAX_IDLE_TIME", "5m", "database pool: close a connection unused for longer (a quiet server gives its connections back)", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxIdleTime })},
-	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, keep the sessions of access tokens in memory, each change heard by LISTEN/NOTIFY from every instance (off: read a session's row on every request; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
+	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, one LISTEN connection per instance hears what every instance changes: sessions of access tokens kept in memory, long polls and waits woken, new events given their positions (off: no LISTEN; a session's row read on every request, waits poll every 250 ms, events positioned by the reads; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
 		switch v {
 		case "on":
 			c.Database.SessionCache = true

@@ -487,7 +487,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	evs := &events.Service{Store: models.NewEventStore(db)}
 	var sequencer *models.Sequencer
-	if models.IsPostgres(db) {
+	if cfg.Database.SessionCache && models.IsPostgres(db) { // off: no LISTEN (a pooler in transaction mode); waits poll, reads sequence
 		evs.Wake, signing.Wake = &wake.Hub{}, &wake.Hub{}
 		sequencer = models.NewSequencer(db, log) // new events get their positions in their streams
 		feeds[models.EventChannel], feeds[models.SigningChannel], feeds[models.EventsAddedChannel] = evs.Wake, signing.Wake, sequencer
