@@ -37,10 +37,13 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
-	IdleTimeout       time.Duration
-	ShutdownGrace     time.Duration
-	BodyLimit         int64
-	TrustedProxies    []string
+	// RequestTimeout bounds the work of one request (not a stream's): a
+	// database that does not answer makes it a 503, not a hang.
+	RequestTimeout time.Duration
+	IdleTimeout    time.Duration
+	ShutdownGrace  time.Duration
+	BodyLimit      int64
+	TrustedProxies []string
 
 	// SecretKeyFile holds the server key for HMACs of app tokens and client
 	// secrets. Outside production it is created on first use.
@@ -156,6 +159,7 @@ var Settings = []Setting{
 	{"WASTEFLOW_READ_HEADER_TIMEOUT", "10s", "time to read request headers (slowloris guard)", durationSetter(func(c *Config) *time.Duration { return &c.ReadHeaderTimeout })},
 	{"WASTEFLOW_READ_TIMEOUT", "60s", "time to read a whole request, body included", durationSetter(func(c *Config) *time.Duration { return &c.ReadTimeout })},
 	{"WASTEFLOW_WRITE_TIMEOUT", "60s", "time to write a response", durationSetter(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{"WASTEFLOW_REQUEST_TIMEOUT", "50s", "time a request (not a stream) may take, long polls' waits included; a database that does not answer within it makes the answer a 503 with Retry-After instead of a hang (keep it below WASTEFLOW_WRITE_TIMEOUT)", durationSetter(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{"WASTEFLOW_IDLE_TIMEOUT", "120s", "keep-alive idle time", durationSetter(func(c *Config) *time.Duration { return &c.IdleTimeout })},
 	{"WASTEFLOW_SHUTDOWN_GRACE", "20s", "on SIGTERM/SIGINT, how long in-flight requests may finish", durationSetter(func(c *Config) *time.Duration { return &c.ShutdownGrace })},
 	{"WASTEFLOW_BODY_LIMIT", "29360128", "largest request body in bytes (28 MiB, the gateway's); larger gets 413", func(c *Config, v string) error {

@@ -179,6 +179,14 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		info := reqctx.From(ctx)
 		info.Operation = name
 		info.Logger = info.Logger.With("operation", name)
+		if t := s.cfg.RequestTimeout; t > 0 && !op.Streaming() {
+			// a database that does not answer (a network swallowing its
+			// packets, a pooler whose server is gone) ends as a 503
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, t)
+			defer cancel()
+			c.Request = c.Request.WithContext(ctx)
+		}
 
 		limit := s.cfg.BodyLimit
 		if op.Security == NoToken && s.cfg.UnauthenticatedBodyLimit > 0 {

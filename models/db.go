@@ -4,8 +4,13 @@ package models
 
 import (
 	"context"
+	"net"
+	"syscall"
+
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,6 +37,28 @@ func IsPostgres(db *gorm.DB) bool { return Dialect(db) == "postgres" }
 // slowStatement is how long a statement runs before it is logged.
 const slowStatement = 500 * time.Millisecond
 
+// How connections to PostgreSQL find out that the network failed: a
+// connection attempt gives up after dialTimeout; an idle connection is
+// probed every keepAlive; data unacknowledged for deadPeer (a probe's
+// included) fails the connection (Linux), so a request on it answers 503
+// instead of hanging, and the pool replaces it.
+const (
+	dialTimeout = 5 * time.Second
+	keepAlive   = 5 * time.Second
+	deadPeer    = 10 * time.Second
+)
+
+func dialDatabase(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: keepAlive, Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = userTimeout(fd, int(deadPeer/time.Millisecond)) }); err != nil {
+			return err
+		}
+		return serr
+	}}
+	return d.DialContext(ctx, network, addr)
+}
+
 // Open connects to the configured database. It does not migrate.
 func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB, error) {
 	if log == nil {
@@ -40,7 +67,12 @@ func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB
 	var dialector gorm.Dialector
 	switch cfg.Driver {
 	case "postgres":
-		dialector = postgres.Open(cfg.DSN)
+		pc, err := pgx.ParseConfig(cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("database URL: %w", err)
+		}
+		pc.DialFunc = dialDatabase
+		dialector = postgres.New(postgres.Config{Conn: stdlib.OpenDB(*pc)})
 	case "sqlite":
 		if dir := filepath.Dir(cfg.DSN); dir != "" {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
