@@ -756,23 +756,3 @@ func listen(t testing.TB, dbcfg configs.Database, feeds map[string]models.Feed, 
 		}
 	}
 }
-
-// watchSessions is a session cache fed by the database's notifications
-// until the test ends; it returns once the feed listens.
-func watchSessions(t testing.TB, dbcfg configs.Database) *auth.SessionCache {
-	t.Helper()
-	sessions := auth.NewSessionCache(1000)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		models.ListenSessionChanges(ctx, dbcfg.DSN, sessions, testLog())
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(10 * time.Second); !sessions.Live(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the session change feed does not listen")
-		}
-	}
-	return sessions
-}
