@@ -267,7 +267,7 @@ var Settings = []Setting{
 		c.SweepSchedule = v
 		return nil
 	}},
-	{"WASTEFLOW_SWEEP_WORKERS", "4", "how many due deadlines a sweep processes at once, each in its own transaction (those of one document in order)", intSetter(func(c *Config) *int { return &c.SweepWorkers })},
+	{"WASTEFLOW_SWEEP_WORKERS", "4", "how many documents a sweep processes at once, each document's due deadlines in one transaction", intSetter(func(c *Config) *int { return &c.SweepWorkers })},
 	{"WASTEFLOW_DUE_SOON_WORKING_DAYS", "2", "a deadline is DUE_SOON this many working days (of the acting party) before it falls due", intSetter(func(c *Config) *int { return &c.WarnWorkingDays })},
 	{"WASTEFLOW_UI_APP_TOKEN", "", "app token the deadline page at /ui/deadlines logs in with (a browser app's token is public; give it only the scopes the page needs)", func(c *Config, v string) error {
 		c.UIAppToken = v

@@ -30,8 +30,8 @@ type Runner struct {
 	Clocks *clock.Clocks
 	// WarnWorkingDays is the DUE_SOON window before a deadline (default 2).
 	WarnWorkingDays int
-	// SweepWorkers is how many deadlines a sweep processes at once, each in
-	// its own transaction (default 4).
+	// SweepWorkers is how many documents a sweep processes at once, each
+	// document's due deadlines in one transaction (default 4).
 	SweepWorkers int
 
 	orgs orgCache

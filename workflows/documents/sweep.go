@@ -30,10 +30,11 @@ const sweepBatch = 200
 
 // Sweep moves the deadlines of every kind to DUE_SOON and OVERDUE as of
 // now, and fires the automatic trigger a rule names for its expiry (as
-// actor system), each deadline in its own transaction. Each deadline is
+// actor system), each document's in one transaction. Each deadline is
 // processed exactly once across instances: its document row is locked with
 // SKIP LOCKED (the same lock order as every mutation: document, then
-// deadlines) and the deadline's state is re-checked under the lock.
+// deadlines), and the lock's holder processes every deadline of the
+// document due at now, re-read under the lock.
 // Deadlines that fell due while every instance was down are simply due now.
 //
 // A provider with a test clock is swept as of its own time: now moved
