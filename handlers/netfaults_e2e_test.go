@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,6 +96,48 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	}
 	remove()
 
+	// A failover: every connection to the database dropped at once (the
+	// proxy restarted, as a new primary behind the same address would be),
+	// under load: each request answers 200 or 503, none hangs.
+	var wg sync.WaitGroup
+	var bad, answered, refused atomic.Int64
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				st, _, body, took := get(id)
+				switch st {
+				case 200:
+					answered.Add(1)
+				case http.StatusServiceUnavailable:
+					refused.Add(1)
+				}
+				if (st != 200 && st != http.StatusServiceUnavailable) || took > 5*time.Second {
+					if bad.Add(1) == 1 {
+						t.Errorf("during the failover: %d after %s: %s", st, took, body)
+					}
+				}
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	proxy.Stop()
+	time.Sleep(300 * time.Millisecond)
+	if err := proxy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	t.Logf("through the failover: %d answered, %d refused with 503", answered.Load(), refused.Load())
+
 	// Back by itself: the next requests succeed, writes too.
 	recovered := time.Now()
 	for {
@@ -108,6 +152,17 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	}
 	t.Logf("working again %s after the network came back", time.Since(recovered).Round(time.Millisecond))
 	d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+	// No connection left behind by the failures: idle, none is in use.
+	pool, err := d.db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); pool.Stats().InUse > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("connections in use after the faults, with nothing running: %+v", pool.Stats())
+		}
+	}
+	t.Logf("pool after the faults: %d open, %d in use (at most %d)", pool.Stats().OpenConnections, pool.Stats().InUse, pool.Stats().MaxOpenConnections)
 	direct := dbtest.Open(t, real)
 	breaks, rows, err := audit.Verify(context.Background(), direct)
 	if err != nil || len(breaks) > 0 {
