@@ -46,8 +46,10 @@ func hasDocumentID(t reflect.Type) bool {
 // does not exist, word for word), and nothing changes: no document, audit
 // row, event, session or idempotency key is written by a refused call.
 func TestRefusalMatrix(t *testing.T) {
-	d := &docEnv{authEnv: startServer(t, dbtest.SQLite(t), 1000, 100000, 5*time.Minute), tokens: map[string]string{}} // access tokens live 5 minutes
-	id := d.submitted(t)                                                                                              // a document alice (notifier) and noor (authority) are parties to; eve is not
+	// access tokens live 5 minutes
+	d := &docEnv{authEnv: startServer(t, dbtest.SQLite(t), 1000, 100000, 5*time.Minute), tokens: map[string]string{}}
+	// a document alice (notifier) and noor (authority) are parties to; eve is not
+	id := d.submitted(t)
 	_, g, raw := d.call(t, "noor", grp+"RegisterGroup", map[string]any{"name": "matrix", "eventKinds": []string{"DEADLINE_OVERDUE"}})
 	if g["groupId"] == nil {
 		t.Fatalf("register: %s", raw)
