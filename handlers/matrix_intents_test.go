@@ -57,16 +57,16 @@ func TestIntentMatrix(t *testing.T) {
 		return v
 	}
 	offered, refused := 0, 0
-	for state, make := range states {
+	for state, build := range states {
 		for user, face := range callers {
-			id := make()
+			id := build()
 			doc, intents := read(user, face, id)
 			if doc["state"] != state {
 				t.Fatalf("built %s, got %v", state, doc["state"])
 			}
 			for _, name := range all {
 				if slices.Contains(intents, name) {
-					fresh := make() // taking it changes the document: each on its own
+					fresh := build() // taking it changes the document: each on its own
 					fdoc, _ := read(user, face, fresh)
 					st, m, raw := d.call(t, user, face+"SetByIntent", map[string]any{"document": map[string]any{"notification": fdoc}, "intent": name})
 					offered++
