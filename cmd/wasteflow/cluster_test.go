@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,6 +120,11 @@ backend instances
 // notifier group of auth-de-by (the dispatch authority of the load's
 // notifications), each keeping its own cursor.
 type pollStats struct {
+	// signing: processes created and waited on (WaitSigningProcess) while
+	// another session opens and signs them
+	signCreated, signSigned, signWaits, signWaitRefused, signWaitHung atomic.Int64
+	signSeen                                                          sync.Map // process id -> the final state a wait saw
+
 	token          string
 	polls, refused atomic.Int64
 	hung           atomic.Int64
@@ -159,6 +165,7 @@ func (p *pollStats) run(ctx context.Context, t *testing.T, wg *sync.WaitGroup, p
 		return
 	}
 	p.token, p.registered, p.waitSeconds = lg["groupToken"].(string), true, 3
+	p.startSigning(ctx, t, wg, post, until)
 	for r := range p.received {
 		wg.Add(1)
 		go func() {
@@ -262,7 +269,102 @@ func (p *pollStats) check(t *testing.T, gdb *gorm.DB, post poster) []string {
 	if n := p.hung.Load(); n > 0 {
 		problems = append(problems, fmt.Sprintf("%d long polls neither answered nor refused in time", n))
 	}
+	problems = append(problems, p.checkSigning()...)
 	fmt.Printf("  %-36s %d polls (%d refused by a dying instance, retried), longest %s; %d events to each reader, each once, in order\n",
 		"long polls (2 readers, 3 s waits)", p.polls.Load(), p.refused.Load(), p.longest.Round(time.Millisecond), len(want))
+	return problems
+}
+
+// startSigning runs signing processes through the load: alice asks for a
+// signature of a note and waits for it (WaitSigningProcess, 3 s at a time,
+// on whichever instance) while, in another session, she opens and signs
+// it; each process is waited on until its wait sees it final.
+func (p *pollStats) startSigning(ctx context.Context, t *testing.T, wg *sync.WaitGroup, post poster, until untiler) {
+	access := func(user string) string {
+		m, _ := until(ctx, "/svc.core.v1.api.AuthApi/IssueRefreshToken", "", "", map[string]any{
+			"usernameCredentials": map[string]string{"username": user, "password": user + "-demo-password"}, "appToken": "demo-app-token-dev-1-0123456789abcdef"})
+		if m == nil {
+			return ""
+		}
+		m, _ = until(ctx, "/svc.core.v1.api.AuthApi/RequestAccess", m["refreshToken"].(string), "", nil)
+		if m == nil {
+			return ""
+		}
+		return m["accessToken"].(string)
+	}
+	// the note names no official numbers: its signer is of the asking
+	// organisation (here the asker herself, in another session)
+	alice, signer := access("alice"), access("alice")
+	if alice == "" || signer == "" {
+		t.Error("the signing load could not log in")
+		return
+	}
+	const api = "/svc.signer.sign.v1.SigningProcessApi/"
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			note := []byte(fmt.Sprintf(`<BGS xmlns="urn:wasteflow:eanv:1"><BGSERZLayer xmlns="urn:wasteflow:eanv:1" Id="layer-1" index="1" layerType="ERZEUGER" atbRolle="ERZ"><Felder><nummer>%014d</nummer></Felder></BGSERZLayer></BGS>`, 900_000_000+i))
+			m, _ := until(ctx, api+"CreateSigningProcess", alice, fmt.Sprintf("sign-%d", i), map[string]any{"document": note, "signer": "alice"})
+			if m == nil {
+				return
+			}
+			id := m["process"].(map[string]any)["id"].(string)
+			p.signCreated.Add(1)
+			waited := make(chan struct{})
+			go func() { // alice waits until a wait sees it final
+				defer close(waited)
+				for range 100 {
+					began := time.Now()
+					st, m := post(api+"WaitSigningProcess", alice, "", map[string]any{"processId": id, "waitSeconds": 3})
+					p.signWaits.Add(1)
+					if st != 200 {
+						p.signWaitRefused.Add(1)
+						if time.Since(began) > 5*time.Second {
+							p.signWaitHung.Add(1)
+						}
+						time.Sleep(50 * time.Millisecond)
+						continue
+					}
+					if state := m["process"].(map[string]any)["state"].(string); state != "CREATED" && state != "OPENED" {
+						p.signSeen.Store(id, state)
+						return
+					}
+				}
+			}()
+			time.Sleep(20 * time.Millisecond) // the wait is waiting
+			until(context.Background(), api+"OpenSigningProcess", signer, "", map[string]any{"processId": id})
+			for range 200 { // an answer lost with its instance: sign again, or find it signed
+				st, m := post(api+"SignSigningProcess", signer, "", map[string]any{"processId": id})
+				if st == 200 || (st == 400 && strings.Contains(fmt.Sprint(m["message"]), "SIGNED")) {
+					p.signSigned.Add(1)
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			<-waited
+		}
+	}()
+}
+
+// checkSigning compares what the waits saw with what was signed.
+func (p *pollStats) checkSigning() []string {
+	var problems []string
+	seen := 0
+	p.signSeen.Range(func(_, v any) bool {
+		seen++
+		if v != "SIGNED" {
+			problems = append(problems, fmt.Sprintf("a wait saw a process end %v", v))
+		}
+		return true
+	})
+	if int64(seen) != p.signSigned.Load() || p.signSigned.Load() != p.signCreated.Load() || seen == 0 {
+		problems = append(problems, fmt.Sprintf("signing: %d created, %d signed, %d seen signed by their waits", p.signCreated.Load(), p.signSigned.Load(), seen))
+	}
+	if n := p.signWaitHung.Load(); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d signing waits neither answered nor refused in time", n))
+	}
+	fmt.Printf("  %-36s %d created, %d signed and seen signed by their waits; %d waits (%d refused by a dying instance, retried)\n",
+		"signing processes", p.signCreated.Load(), p.signSigned.Load(), p.signWaits.Load(), p.signWaitRefused.Load())
 	return problems
 }
