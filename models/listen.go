@@ -10,12 +10,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// The PostgreSQL channels on which triggers announce changes (our
-// design): SessionChannel every change to a session row, with the
-// session's id (migration 00017); EventChannel every new event, with
-// "<provider>:<organisation>" (migration 00019); SigningChannel every
-// change of a signing process's state, with the process's id (migration
-// 00019).
+// The PostgreSQL channels on which changes are announced (our design):
+// SessionChannel every change to a session row, with the session's id
+// (a trigger, migration 00017); EventChannel the organisations whose new
+// events just got their positions, "<provider>:<organisation>" (the
+// sequencer, SequenceEvents; EventsAddedChannel is the events trigger's,
+// migration 00020); SigningChannel every change of a signing process's
+// state, with the process's id (a trigger, migration 00019).
 const (
 	SessionChannel = "wasteflow_sessions"
 	EventChannel   = "wasteflow_events"

@@ -38,8 +38,8 @@ type Service struct {
 	// live (default 250 ms).
 	Poll time.Duration
 	// Wake, when live, wakes a long poll when an event of its
-	// organisation is stored (key Key(provider, org)); it then reads the
-	// database only when woken and every wake.Safety.
+	// organisation gets its position (key Key(provider, org)); it then
+	// reads the database only when woken and every wake.Safety.
 	Wake *wake.Hub
 
 	// reads shares one read among the polls that ask for the same events
@@ -47,8 +47,8 @@ type Service struct {
 	reads singleflight.Group
 }
 
-// Key is the wake key of an organisation's events: what the events
-// table's trigger announces on models.EventChannel.
+// Key is the wake key of an organisation's events: what the event
+// sequencer announces on models.EventChannel (models.SequenceEvents).
 func Key(provider, org string) string { return provider + ":" + org }
 
 // Position is e's place in its organisation's stream, what cursors count
