@@ -38,7 +38,9 @@ func TestIntentMatrix(t *testing.T) {
 			"CONSENTED": func() string { return d.consented(t, shippable(3)) },
 		}, callers: map[string]string{"alice": co, "rita": co, "noor": au, "bernd": au, "bart": au}},
 		{kind: "ANNEX_VII", container: "annex7", states: map[string]func() string{
-			"DRAFT":     func() string { return d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string) },
+			"DRAFT": func() string {
+				return d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string)
+			},
 			"ANNOUNCED": announced,
 		}, callers: map[string]string{"alice": co, "rita": co, "tom": co, "noor": au, "bernd": au}},
 	}
