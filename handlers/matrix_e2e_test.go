@@ -39,10 +39,12 @@ func hasDocumentID(t reflect.Type) bool {
 // operation called by every kind of caller that must be refused (no token,
 // a forged one, an expired one, one of a revoked session, a refresh token
 // or a group token where an access token is needed and the other way
-// round, another provider's, an organisation of the other kind, a token
-// without the operation's scope) and, on every operation naming a
+// round, another provider's, a provider of another environment (501, code
+// 12, as the gateway answers a route it does not serve), an organisation
+// of the other kind, a token without the operation's scope) and, on every
+// operation naming a
 // document, by an organisation that is no party to it. Each is refused as
-// our rules say (401, 403, or for the non-party the 404 of a document that
+// our rules say (401, 403, 501, or for the non-party the 404 of a document that
 // does not exist, word for word), and nothing changes: no document, audit
 // row, event, session or idempotency key is written by a refused call.
 func TestRefusalMatrix(t *testing.T) {
@@ -73,6 +75,10 @@ func TestRefusalMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	other, _ := login("dev-2", "alice", "alice-two-pass")
+	// a provider of another environment, as a sandbox's beside production
+	if err := d.db.Exec("INSERT INTO providers (id, environment, name, created_at, updated_at) VALUES ('test-9', 'test', 'Sandbox', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)").Error; err != nil {
+		t.Fatal(err)
+	}
 	_, lg, _ := d.post(t, grp+"Login", hdr("dev-1", ""), map[string]any{"groupId": g["groupId"], "groupSecret": g["groupSecret"]})
 	group := lg["groupToken"].(string)
 
@@ -134,7 +140,7 @@ func TestRefusalMatrix(t *testing.T) {
 		case handlers.AccessToken:
 			callers = []caller{{"no token", "dev-1", "", 401}, {"a forged token", "dev-1", "not.a.token", 401}, {"an expired token", "dev-1", expired, 401},
 				{"a revoked session's token", "dev-1", revoked, 401}, {"a refresh token", "dev-1", aliceRefresh, 401}, {"a group token", "dev-1", group, 401},
-				{"another provider's token", "dev-1", other, 401}}
+				{"another provider's token", "dev-1", other, 401}, {"a provider of another environment", "test-9", alice, 501}}
 			switch op.Org {
 			case "company":
 				callers = append(callers, caller{"an authority", "dev-1", noor, 403})
