@@ -42,11 +42,11 @@ func hasDocumentID(t reflect.Type) bool {
 // round, another provider's, a provider of another environment (501, code
 // 12, as the gateway answers a route it does not serve), an organisation
 // of the other kind, a token without the operation's scope) and, on every
-// operation naming a
-// document, by an organisation that is no party to it. Each is refused as
-// our rules say (401, 403, 501, or for the non-party the 404 of a document that
-// does not exist, word for word), and nothing changes: no document, audit
-// row, event, session or idempotency key is written by a refused call.
+// operation naming a document, by an organisation that is no party to it.
+// Each is refused as our rules say (401, 403, 501, or for the non-party
+// the 404 of a document that does not exist, word for word), and nothing
+// changes: no document, audit row, event, session or idempotency key is
+// written by a refused call.
 func TestRefusalMatrix(t *testing.T) {
 	// access tokens live 5 minutes
 	d := &docEnv{authEnv: startServer(t, dbtest.SQLite(t), 1000, 100000, 5*time.Minute), tokens: map[string]string{}}
