@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,8 +18,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
 // TestSoak is part of `make stress`: the server process on PostgreSQL, its
@@ -43,22 +40,12 @@ func TestSoak(t *testing.T) {
 	if s, err := strconv.Atoi(os.Getenv("WASTEFLOW_SOAK_SECONDS")); err == nil && s > 0 {
 		duration = time.Duration(s) * time.Second
 	}
-	bin := filepath.Join(t.TempDir(), "wasteflow")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	db := dbtest.Postgres(t)
-	dir := t.TempDir()
+	bin, _, env := stressSetup(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
 	base := "http://" + addr
-	env := append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
-		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir,
-		"WASTEFLOW_ADDR="+addr, "WASTEFLOW_UI_APP_TOKEN=demo-app-token-dev-1-0123456789abcdef")
-	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
-		t.Fatalf("demo: %v\n%s", err, out)
-	}
+	env = append(env, "WASTEFLOW_ADDR="+addr)
 	var stderr bytes.Buffer
 	proc := &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: env, Stderr: &stderr}
 	if err := proc.Start(); err != nil {
