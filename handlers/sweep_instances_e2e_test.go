@@ -98,3 +98,44 @@ func TestSweepOnceAcrossInstances(t *testing.T) {
 		t.Fatalf("a second round changed something: %+v", again)
 	}
 }
+
+// Instances starting together (PostgreSQL) run the start-up tasks at the
+// same time: each rewrites every document's parties and list entries, and
+// neither fails on the rows the other wrote (an instance that did would
+// not start).
+func TestStartUpTasksOnSeveralInstances(t *testing.T) {
+	dbcfg := dbtest.Postgres(t)
+	d := startDocs(t, dbcfg)
+	for range 40 {
+		d.submitted(t)
+	}
+	if err := d.db.Exec("INSERT INTO maintenance_tasks (name, created_at) VALUES ('reindex-document-visibility', CURRENT_TIMESTAMP) ON CONFLICT DO NOTHING").Error; err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		db := dbtest.Open(t, dbcfg)
+		r, err := documents.New(db, d.clock.Now, kinds.All()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Clocks = wclock.New(db, "development")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = r.IndexEntries(context.Background(), false)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("instance %d could not run its start-up task beside the others: %v", i, err)
+		}
+	}
+	var parties int64
+	d.db.Raw("SELECT COUNT(*) FROM document_parties").Scan(&parties)
+	if parties == 0 {
+		t.Fatal("no parties after the reindex")
+	}
+}

@@ -286,7 +286,9 @@ func ReplaceParties(tx *gorm.DB, id string, rows []DocumentParty) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return tx.Create(&rows).Error
+	// the same rows written by another instance's reindex meanwhile (two
+	// instances starting together) are no conflict
+	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
 }
 
 // NextNumber draws the next number of a provider's sequence prefix:
