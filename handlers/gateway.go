@@ -104,6 +104,9 @@ func renderError(c *gin.Context, err error) {
 	for k, v := range se.Headers {
 		c.Header(k, v)
 	}
+	if st := se.HTTPStatus(); (st == http.StatusServiceUnavailable || st == http.StatusGatewayTimeout) && c.Writer.Header().Get("Retry-After") == "" {
+		c.Header("Retry-After", "1") // every 503 and 504 says when to try again
+	}
 	c.Set(ctxKeyCode, se.Code)
 	body, mErr := json.Marshal(errorBody{Code: int(se.Code), Message: msg, Details: details})
 	if mErr != nil {

@@ -88,18 +88,25 @@ func TestCrashSuite(t *testing.T) {
 // PostgreSQL schema; env is what every server process of it runs with.
 func stressSetup(t *testing.T) (bin string, db configs.Database, env []string) {
 	t.Helper()
+	db = dbtest.Postgres(t)
+	bin, env = stressSetupOn(t, db)
+	return bin, db, env
+}
+
+// stressSetupOn is stressSetup on the database db.
+func stressSetupOn(t *testing.T, db configs.Database) (bin string, env []string) {
+	t.Helper()
 	bin = filepath.Join(t.TempDir(), "wasteflow")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	db = dbtest.Postgres(t)
 	dir := t.TempDir()
 	env = append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
 		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
 	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
-	return bin, db, env
+	return bin, env
 }
 
 // waitHealthy waits up to limit for base's /healthz.
@@ -124,6 +131,10 @@ type crashRun struct {
 	longPolls bool
 	// note, optional, says what else the run did (printed with the figures).
 	note func() string
+	// answerWithin, when set, is the promise of a run whose server is never
+	// killed: every answer comes within it, and every 5xx answer carries
+	// Retry-After (a failure to retry, not a hang or a bare error).
+	answerWithin time.Duration
 }
 
 // crashLoad runs the crash load (WASTEFLOW_STRESS_SECONDS, default 60 s)
@@ -139,6 +150,7 @@ func crashLoad(t *testing.T, r crashRun) {
 	}
 	db, base := r.db, r.base
 	client := &http.Client{Timeout: 5 * time.Second}
+	var answers answerStats
 	post := func(path, token, key string, body any) (int, map[string]any) {
 		raw, _ := json.Marshal(body)
 		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(raw))
@@ -149,12 +161,15 @@ func crashLoad(t *testing.T, r crashRun) {
 		if key != "" {
 			req.Header.Set("Idempotency-Key", key)
 		}
+		began := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
+			answers.note(path, 0, nil, time.Since(began), r.answerWithin)
 			return 0, nil
 		}
 		defer resp.Body.Close()
 		out, _ := io.ReadAll(resp.Body)
+		answers.note(path, resp.StatusCode, resp.Header, time.Since(began), r.answerWithin)
 		var m map[string]any
 		_ = json.Unmarshal(out, &m)
 		return resp.StatusCode, m
@@ -379,7 +394,7 @@ func crashLoad(t *testing.T, r crashRun) {
 		note = ", " + r.note()
 	}
 	fmt.Printf("\n%s (%s, 8 clients%s)\n", r.name, duration, note)
-	fmt.Printf("  %-36s %d\n", "SIGKILLs and restarts", kills.Load())
+	fmt.Printf("  %-36s %d\n", "faults (kills, restarts, outages)", kills.Load())
 	fmt.Printf("  %-36s %d (%d retries)\n", "acknowledged creates", creates.Load(), retries.Load())
 	fmt.Printf("  %-36s %d\n", "acknowledged withdrawals", filings.Load())
 	fmt.Printf("  %-36s %d filed, %d acknowledged\n", "notification transitions", submissions.Load(), acks.Load())
@@ -394,7 +409,68 @@ func crashLoad(t *testing.T, r crashRun) {
 	if r.longPolls {
 		inconsistent = append(inconsistent, polls.check(t, gdb, post)...)
 	}
+	if r.answerWithin > 0 {
+		inconsistent = append(inconsistent, answers.report(r.answerWithin)...)
+	}
 	if len(lost) > 0 || len(duplicated) > 0 || len(breaks) > 0 || len(inconsistent) > 0 {
 		t.Fatalf("lost %v, duplicated %v, inconsistent %v, broken %v", lost, duplicated, inconsistent, breaks)
 	}
+}
+
+// answerStats counts a crash run's answers by kind, and the ones that break
+// the promise of answerWithin (a late answer, a 5xx without Retry-After, no
+// answer at all).
+type answerStats struct {
+	mu                         sync.Mutex
+	ok, refused, other, failed int64
+	late, bare                 int64
+	slowest                    time.Duration
+	firstLate, firstBare       string
+	firstOther                 string
+}
+
+func (a *answerStats) note(path string, status int, h http.Header, took, within time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.slowest = max(a.slowest, took)
+	switch {
+	case status == 0:
+		a.failed++
+	case status == http.StatusOK:
+		a.ok++
+	case status >= 500 && h.Get("Retry-After") != "":
+		a.refused++
+	case status >= 500:
+		a.bare++
+		if a.firstBare == "" {
+			a.firstBare = fmt.Sprintf("%s answered %d without Retry-After", path, status)
+		}
+	default:
+		a.other++
+		if a.firstOther == "" {
+			a.firstOther = fmt.Sprintf(" (first: %s answered %d)", path, status)
+		}
+	}
+	if within > 0 && (took > within || status == 0) {
+		a.late++
+		if a.firstLate == "" {
+			a.firstLate = fmt.Sprintf("%s: status %d after %s", path, status, took.Round(time.Millisecond))
+		}
+	}
+}
+
+// report prints the figures and returns what broke the promise.
+func (a *answerStats) report(within time.Duration) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fmt.Printf("  %-36s %d succeeded, %d refused with 503 and Retry-After, %d other%s, %d unanswered\n", "answers", a.ok, a.refused, a.other, a.firstOther, a.failed)
+	fmt.Printf("  %-36s %s (promised within %s)\n", "slowest answer", a.slowest.Round(time.Millisecond), within)
+	var broken []string
+	if a.late > 0 {
+		broken = append(broken, fmt.Sprintf("%d requests unanswered or answered after %s (first: %s)", a.late, within, a.firstLate))
+	}
+	if a.bare > 0 {
+		broken = append(broken, fmt.Sprintf("%d 5xx answers without Retry-After (first: %s)", a.bare, a.firstBare))
+	}
+	return broken
 }

@@ -41,7 +41,9 @@ func (s *Service) attempt(ctx context.Context, keys ...string) (release func(suc
 	}
 	// Counters whose window ended long ago count nothing: expire a few with
 	// each attempt, so a stream of new usernames cannot grow the table.
-	s.Store.ExpireAttempts(context.WithoutCancel(ctx), now-2*window)
+	expire, cancel := reqctx.Detach(ctx)
+	s.Store.ExpireAttempts(expire, now-2*window)
+	cancel()
 	if retry > 0 {
 		reqctx.Logger(ctx).Warn("credential attempts throttled", "retry_after_s", retry)
 		return nil, status.New(status.ResourceExhausted, "too many failed attempts; try again later").
@@ -54,7 +56,8 @@ func (s *Service) attempt(ctx context.Context, keys ...string) (release func(suc
 		}
 		// Detached from the request: a cancelled client must not keep a
 		// successful login counted against the account.
-		ctx := context.WithoutCancel(ctx)
+		ctx, cancel := reqctx.Detach(ctx)
+		defer cancel()
 		for _, key := range keys {
 			if key[:3] == "ip:" {
 				s.Store.ReturnAttempt(ctx, key)

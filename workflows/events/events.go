@@ -110,7 +110,7 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 	case limit > 500:
 		limit = 500
 	}
-	wait = min(max(wait, 0), 30*time.Second)
+	wait = wake.Budget(ctx, min(max(wait, 0), 30*time.Second))
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 250 * time.Millisecond
@@ -137,6 +137,9 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 		select {
 		case <-ctx.Done():
 			timer.Stop()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, "", status.Wrap(ctx.Err(), status.Unavailable, "the database did not answer in time; retry the request")
+			}
 			return nil, "", status.Wrap(ctx.Err(), status.Canceled, "the client went away")
 		case <-w.C:
 		case <-timer.C:
@@ -150,14 +153,23 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 // do not change it.
 func (s *Service) eventsAfter(ctx context.Context, g *models.NotifierGroup, after int64, limit int) ([]models.Event, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", g.ProviderID, g.OrganisationID, after, limit, strings.Join(g.EventKinds, ","))
-	v, err, _ := s.reads.Do(key, func() (any, error) {
-		// not the first caller's context: its going away must not fail the others
-		return s.Store.EventsAfter(context.WithoutCancel(ctx), g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
+	read := s.reads.DoChan(key, func() (any, error) {
+		// Not the first caller's cancellation (its client going away must
+		// not fail the others), but its deadline: a database that does not
+		// answer ends the read when the first caller's time is up.
+		rctx, cancel := reqctx.Detach(ctx)
+		defer cancel()
+		return s.Store.EventsAfter(rctx, g.ProviderID, g.OrganisationID, after, []string(g.EventKinds), limit)
 	})
-	if err != nil {
-		return nil, err
+	select {
+	case <-ctx.Done(): // each caller waits for the shared read only as long as its own request lasts
+		return nil, status.Wrap(ctx.Err(), status.Unavailable, "the database did not answer in time; retry the request")
+	case r := <-read:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]models.Event), nil
 	}
-	return v.([]models.Event), nil
 }
 
 // Ack stores the group's acknowledged position (it never moves back).

@@ -72,3 +72,15 @@ func Logger(ctx context.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
+
+// Detach is ctx without its cancellation but with its deadline: work that
+// must not stop because one client went away (a read shared with others,
+// bookkeeping after an answer) still ends when the request's time is up,
+// so a database that does not answer cannot hold it longer.
+func Detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(d, dl)
+	}
+	return d, func() {}
+}

@@ -500,7 +500,7 @@ func (s *Service) ExpireDue(ctx context.Context) (int64, error) {
 
 // Wait returns the process once it is final, or after wait.
 func (s *Service) Wait(ctx context.Context, id string, wait time.Duration) (*Process, error) {
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(wake.Budget(ctx, wait))
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 250 * time.Millisecond

@@ -9,6 +9,7 @@
 package wake
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,4 +135,19 @@ func (h *Hub) Poll(fast time.Duration) time.Duration {
 		return Safety
 	}
 	return fast
+}
+
+// Reserve is the time a long poll keeps for its answer before its
+// request's deadline: what Budget takes off the wait.
+const Reserve = 500 * time.Millisecond
+
+// Budget is how long a long poll may wait: wait, but no later than
+// Reserve before ctx's deadline, so that a request bounded by a timeout
+// answers with what it has (an empty page, the current state) instead of
+// running into the timeout.
+func Budget(ctx context.Context, wait time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-Reserve)
+	}
+	return max(wait, 0)
 }
