@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,6 +70,26 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 		}
 	}
 	id := d.submitted(t)
+	// A notifier group of the destination authority, to long-poll through the faults.
+	_, g, raw := d.call(t, "noor", grp+"RegisterGroup", map[string]any{"name": "erp", "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+	if g["groupId"] == nil {
+		t.Fatalf("register: %s", raw)
+	}
+	_, lg, _ := d.post(t, grp+"Login", hdr("dev-1", ""), map[string]any{"groupId": g["groupId"], "groupSecret": g["groupSecret"]})
+	group := lg["groupToken"].(string)
+	_, first, _ := faulty.post(t, ntf+"ListNotifications", hdr("dev-1", group), map[string]any{})
+	cursor := first["nextCursor"]
+	poll := func(wait int) (int, http.Header, []byte, time.Duration) {
+		began := time.Now()
+		raw, _ := json.Marshal(map[string]any{"cursor": cursor, "waitSeconds": wait})
+		st, h, body := faulty.do(t, call{method: http.MethodPost, path: ntf + "ListNotifications", headers: hdr("dev-1", group), body: raw})
+		return st, h, body, time.Since(began)
+	}
+	// A long poll longer than the request's time answers, empty, before
+	// that time is up (not cut off by it).
+	if st, _, body, took := poll(10); st != 200 || took > 3*time.Second || !strings.Contains(string(body), `"notifications":[]`) {
+		t.Fatalf("a 10 s long poll with a 3 s request timeout: %d after %s: %s", st, took, body)
+	}
 
 	// 200 ms each way: slow, but answered.
 	remove := toxic(`{"name": "slow", "type": "latency", "stream": "downstream", "attributes": {"latency": 200}}`)
@@ -78,7 +99,21 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	remove()
 
 	// A black hole: 503 with Retry-After when the request's time is up.
+	// Long polls waiting when it begins read again (sharing one read of a
+	// database that does not answer) and end with their requests' time too.
+	var polls sync.WaitGroup
+	for range 3 {
+		polls.Add(1)
+		go func() {
+			defer polls.Done()
+			if st, h, body, took := poll(2); st != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || took > 4*time.Second {
+				t.Errorf("a long poll in a black hole: %d (Retry-After %q) after %s: %s", st, h.Get("Retry-After"), took, body)
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
 	remove = toxic(`{"name": "hole", "type": "timeout", "stream": "upstream", "attributes": {"timeout": 0}}`)
+	polls.Wait()
 	st, h, body, took := get(id)
 	if st != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || took > 6*time.Second {
 		t.Fatalf("in a black hole: %d (Retry-After %q) after %s: %s", st, h.Get("Retry-After"), took, body)
@@ -89,9 +124,9 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	// Connections reset mid-request: 503 or done, never half-done.
 	remove = toxic(`{"name": "reset", "type": "reset_peer", "stream": "upstream", "attributes": {"timeout": 0}}`)
 	for range 3 {
-		st, _, body, _ := get(id)
-		if st != 200 && st != http.StatusServiceUnavailable {
-			t.Fatalf("with connections reset: %d %s", st, body)
+		st, h, body, _ := get(id)
+		if st != 200 && (st != http.StatusServiceUnavailable || h.Get("Retry-After") == "") {
+			t.Fatalf("with connections reset: %d (Retry-After %q) %s", st, h.Get("Retry-After"), body)
 		}
 	}
 	remove()
@@ -112,7 +147,10 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 					return
 				default:
 				}
-				st, _, body, took := get(id)
+				st, h, body, took := get(id)
+				if st == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
+					st = -st // a refusal must say when to retry
+				}
 				switch st {
 				case 200:
 					answered.Add(1)
