@@ -28,16 +28,17 @@ import (
 // binaries, HAProxy): two server processes behind HAProxy reach a
 // PostgreSQL of the test's own through toxiproxy, under the crash suite's
 // load with its long-poll readers and signing waits. The database's network
-// fails in turn, over and over: 200 ms added each way; connections reset
-// mid-transaction (a third of them, 20 ms after they next carry data); a
-// black hole swallowing every packet for 10 s; and a failover: PostgreSQL
-// crashed (immediate shutdown, as a dying primary) and started again on
-// another port, the proxy's upstream moved there. Afterwards the crash
-// suite's invariants hold (every acknowledged effect once, audit chains
-// intact, deadlines and events consistent, every event delivered to each
-// cursor once), every answer came within the request timeout plus a second
-// and every 5xx carried Retry-After, and PostgreSQL holds no connection of
-// the instances idle in a transaction and no more than their pools allow.
+// fails in turn, over and over: 200 ms added each way; a failover
+// (PostgreSQL crashed by an immediate shutdown, as a dying primary, and
+// started again on another port, the proxy's upstream moved there);
+// connections reset mid-transaction (a third of them, 20 ms after they
+// next carry data); a black hole swallowing every packet for 10 s.
+// Afterwards the crash suite's invariants hold (every acknowledged effect
+// once, audit chains intact, deadlines and events consistent, every event
+// delivered to each cursor once), every answer came within the request
+// timeout plus a second and every 5xx carried Retry-After, and PostgreSQL
+// holds no connection of the instances busy with nothing running and no
+// more than their pools allow.
 func TestDatabaseFaultsSuite(t *testing.T) {
 	if os.Getenv("WASTEFLOW_STRESS") == "" {
 		t.Skip("the database faults suite runs with WASTEFLOW_STRESS=1 (make stress)")
@@ -106,16 +107,6 @@ func TestDatabaseFaultsSuite(t *testing.T) {
 			latencies.Add(1)
 			time.Sleep(5 * time.Second)
 		},
-		func() { // a third of the connections reset 20 ms after they next carry data: mid-transaction
-			defer toxic(`{"name": "reset", "type": "reset_peer", "stream": "upstream", "toxicity": 0.33, "attributes": {"timeout": 20}}`)()
-			resets.Add(1)
-			time.Sleep(5 * time.Second)
-		},
-		func() { // a black hole: every packet swallowed for 10 s
-			defer toxic(`{"name": "hole", "type": "timeout", "stream": "upstream", "attributes": {"timeout": 0}}`)()
-			holes.Add(1)
-			time.Sleep(10 * time.Second)
-		},
 		func() { // a failover: the primary crashes, a server comes up on another port, the proxy follows it
 			began := time.Now()
 			pg.crash()
@@ -126,6 +117,16 @@ func TestDatabaseFaultsSuite(t *testing.T) {
 			}
 			failovers.Add(1)
 			failoverTook = append(failoverTook, time.Since(began).Round(time.Millisecond))
+		},
+		func() { // a third of the connections reset 20 ms after they next carry data: mid-transaction
+			defer toxic(`{"name": "reset", "type": "reset_peer", "stream": "upstream", "toxicity": 0.33, "attributes": {"timeout": 20}}`)()
+			resets.Add(1)
+			time.Sleep(5 * time.Second)
+		},
+		func() { // a black hole: every packet swallowed for 10 s
+			defer toxic(`{"name": "hole", "type": "timeout", "stream": "upstream", "attributes": {"timeout": 0}}`)()
+			holes.Add(1)
+			time.Sleep(10 * time.Second)
 		},
 	}
 	killer := func(ctx context.Context, n *atomic.Int64) {
