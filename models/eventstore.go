@@ -166,8 +166,12 @@ func (s *Sequencer) wake() {
 	}
 }
 
-// sequencerSafety is how often a sequencer looks without being told.
-const sequencerSafety = 5 * time.Second
+// sequencerSafety is how often a sequencer looks without being told;
+// sequencerRound bounds one round's work.
+const (
+	sequencerSafety = 5 * time.Second
+	sequencerRound  = 10 * time.Second
+)
 
 // Run sequences until ctx ends.
 func (s *Sequencer) Run(ctx context.Context) {
@@ -186,7 +190,11 @@ func (s *Sequencer) Run(ctx context.Context) {
 		case <-timer.C:
 		}
 		timer.Stop()
-		keys, more, err := SequenceEvents(ctx, s.db, false)
+		// bounded: a connection whose packets vanish (a pooler whose
+		// server is gone) must not hold the sequencer past a round
+		round, cancel := context.WithTimeout(ctx, sequencerRound)
+		keys, more, err := SequenceEvents(round, s.db, false)
+		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("event sequencing failed; retrying", "error", err)

@@ -12,6 +12,9 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
+// RunLimit bounds one run of a job.
+const RunLimit = 10 * time.Minute
+
 // Job is one periodic task; now is the scheduler's clock at the run.
 type Job func(ctx context.Context, now time.Time) error
 
@@ -44,7 +47,11 @@ func New(log *slog.Logger, now func() time.Time) *Scheduler {
 func (s *Scheduler) Add(name, spec string, job Job) error {
 	_, err := s.cron.AddFunc(spec, func() {
 		start := time.Now()
-		if err := job(s.ctx, s.now()); err != nil {
+		// bounded: a run stuck on a database that swallows its packets
+		// must not skip every later run (what it left, the next one does)
+		ctx, cancel := context.WithTimeout(s.ctx, RunLimit)
+		defer cancel()
+		if err := job(ctx, s.now()); err != nil {
 			s.log.Error("job failed", "job", name, "error", err)
 			return
 		}
