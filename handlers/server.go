@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -86,6 +87,7 @@ type Server struct {
 	streamsDone chan struct{}
 	stopStreams sync.Once
 	openapi     []byte
+	openapiJSON []byte
 	migrator    *models.Migrator
 	// providers caches the provider directory for the gateway's check.
 	providers providerCache
@@ -150,6 +152,9 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	if s.openapi, err = MarshalYAML(doc); err != nil {
+		return nil, err
+	}
+	if s.openapiJSON, err = json.Marshal(doc); err != nil {
 		return nil, err
 	}
 
@@ -247,6 +252,9 @@ func (s *Server) plainPaths() []PlainPath {
 		{Path: "/openapi.yaml", Summary: "This OpenAPI description", ContentType: "application/yaml",
 			Description: "Generated from the server's operation table.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }},
+		{Path: "/openapi.json", Summary: "This OpenAPI description, as JSON", ContentType: "application/json",
+			Description: "The same document as /openapi.yaml, for clients without a YAML parser (the console reads the intents' block schemas from it).",
+			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
 		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
@@ -276,6 +284,9 @@ func (s *Server) plainPaths() []PlainPath {
 			PlainPath{Path: "/workflows/" + kind + ".dot", Summary: "The " + kind + " state machine (Graphviz)", ContentType: "text/vnd.graphviz",
 				Description: "Derived from the machine's declaration: states, intents, guards, system triggers.",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
+			PlainPath{Path: "/workflows/" + kind + ".json", Summary: "The " + kind + " state machine (JSON)", ContentType: "application/json",
+				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's.",
+				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", machineJSON(m.Def)) }},
 			PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
 				Description: "Derived from the machine's declaration.",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(mmd)) }},
@@ -313,4 +324,38 @@ func (s *Server) ready(ctx context.Context) (int64, error) {
 		return current, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target)
 	}
 	return current, nil
+}
+
+// machineJSON describes a state machine for clients that draw it (the
+// console's state diagram).
+func machineJSON(d *engine.Definition) []byte {
+	type transition struct {
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Intent string `json:"intent"`
+		Guard  string `json:"guard,omitempty"`
+		System bool   `json:"system,omitempty"`
+	}
+	out := struct {
+		Kind        string       `json:"kind"`
+		States      []string     `json:"states"`
+		Initial     string       `json:"initial"`
+		Final       []string     `json:"final"`
+		Transitions []transition `json:"transitions"`
+	}{Kind: d.Kind, States: d.States, Initial: d.Initial, Final: d.Final, Transitions: []transition{}}
+	for _, in := range d.Intents {
+		for _, tr := range in.Transitions {
+			targets := tr.Targets
+			if tr.To != "" {
+				targets = []string{tr.To}
+			}
+			for _, from := range tr.From {
+				for _, to := range targets {
+					out.Transitions = append(out.Transitions, transition{From: from, To: to, Intent: in.Name, Guard: tr.Guard, System: in.System})
+				}
+			}
+		}
+	}
+	b, _ := json.Marshal(out)
+	return b
 }

@@ -72,6 +72,28 @@ func (s *DocumentStore) Deadlines(ctx context.Context, ids []string) ([]Deadline
 	return DeadlinesOf(Conn(ctx, s.db), ids)
 }
 
+// Audit reads the audit rows of document id, oldest first, and the
+// document's row with its chain's head, in one snapshot (a transition
+// committed in between would look like a row missing at the end).
+func (s *DocumentStore) Audit(ctx context.Context, id string) ([]AuditEvent, *Document, error) {
+	var rows []AuditEvent
+	var doc Document
+	var opts []*sql.TxOptions
+	if IsPostgres(s.db) {
+		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("document_id = ?", id).Order("seq").Find(&rows).Error; err != nil {
+			return err
+		}
+		return tx.Select("id", "audit_seq", "audit_hash", "version", "state").Where("id = ?", id).Take(&doc).Error
+	}, opts...)
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, ErrNotFound
+	}
+	return rows, &doc, err
+}
+
 // TaskPending reports whether maintenance task name waits to be done.
 func (s *DocumentStore) TaskPending(ctx context.Context, name string) (bool, error) {
 	return TaskPending(s.db.WithContext(ctx), name)

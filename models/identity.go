@@ -130,3 +130,20 @@ func GetProvider(ctx context.Context, db *gorm.DB, id string) (*Provider, error)
 	}
 	return &p, nil
 }
+
+// Usernames maps the ids among ids of organisation org's accounts (of
+// provider) to their usernames; other ids are left out.
+func Usernames(ctx context.Context, db *gorm.DB, provider, org string, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []Account
+	if err := db.WithContext(ctx).Select("id", "username").Where("provider_id = ? AND organisation_id = ? AND id IN ?", provider, org, ids).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for _, a := range rows {
+		out[a.ID] = a.Username
+	}
+	return out, nil
+}

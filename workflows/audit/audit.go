@@ -137,3 +137,32 @@ type head struct {
 	hash  string
 	state string
 }
+
+// VerifyDocument checks one document's chain: its rows, oldest first, and
+// the head its row keeps (ID, AuditSeq, AuditHash, Version, State). It
+// returns the first broken link, or nil when the chain holds.
+func VerifyDocument(ctx context.Context, doc models.Document, rows []models.AuditEvent) (*Break, error) {
+	breaks, _, err := VerifyTrail(ctx, oneDocument{doc, rows})
+	if err != nil || len(breaks) == 0 {
+		return nil, err
+	}
+	return &breaks[0], nil
+}
+
+// oneDocument is a Trail of one document's rows.
+type oneDocument struct {
+	doc  models.Document
+	rows []models.AuditEvent
+}
+
+func (o oneDocument) Walk(_ context.Context, row func(e *models.AuditEvent) error) ([]models.Document, error) {
+	for i := range o.rows {
+		if err := row(&o.rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	if o.doc.AuditSeq == 0 {
+		return nil, nil
+	}
+	return []models.Document{o.doc}, nil
+}

@@ -528,6 +528,38 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	return view, r.followUp(ctx, view, c)
 }
 
+// History is a document's audit trail as its parties read it.
+type History struct {
+	Doc  *models.Document
+	Kind *Kind
+	Rows []models.AuditEvent
+	// Break is the first broken link of the chain, nil when it holds.
+	Break *audit.Break
+}
+
+// History returns the audit trail of a document the caller is a party to
+// (the rule of Get: a non-party gets the answer of a missing document),
+// oldest first, with its hash chain checked.
+func (r *Runner) History(ctx context.Context, id string) (*History, error) {
+	c, p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, false, false)
+	if err != nil {
+		return nil, err
+	}
+	rows, head, err := r.Store.Audit(ctx, loaded.Doc.ID)
+	if err != nil {
+		return nil, err
+	}
+	brk, err := audit.VerifyDocument(ctx, *head, rows)
+	if err != nil {
+		return nil, err
+	}
+	return &History{Doc: &loaded.Doc, Kind: k, Rows: rows, Break: brk}, nil
+}
+
 func views(ds []models.Deadline) []engine.DeadlineView {
 	out := make([]engine.DeadlineView, 0, len(ds))
 	for _, d := range ds {

@@ -35,6 +35,9 @@ type Store interface {
 	// with a follow-up intent when actionable) and their total; client
 	// mistakes in q are *qpar.Error.
 	Entries(ctx context.Context, provider, org string, actionable bool, q *qpar.QueryParameter, s *qpar.Schema) ([]models.DocumentEntry, int64, error)
+	// Audit reads the audit rows of document id, oldest first, and the
+	// head its row keeps, in one snapshot.
+	Audit(ctx context.Context, id string) ([]models.AuditEvent, *models.Document, error)
 	// Deadlines are the deadlines of documents ids, oldest first.
 	Deadlines(ctx context.Context, ids []string) ([]models.Deadline, error)
 	// TaskPending reports whether maintenance task name waits; TaskDone

@@ -1216,6 +1216,143 @@ func (x *AuthorityDocumentApiListDocumentsResponse) GetTotal() int64 {
 	return 0
 }
 
+type AuthorityDocumentApiGetDocumentHistoryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryRequest) Reset() {
+	*x = AuthorityDocumentApiGetDocumentHistoryRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiGetDocumentHistoryRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiGetDocumentHistoryRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiGetDocumentHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiGetDocumentHistoryResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	Number     string                 `protobuf:"bytes,2,opt,name=number,proto3" json:"number,omitempty"`
+	Kind       string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	State      string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Version    int64                  `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
+	// oldest first
+	Entries       []*v1.HistoryEntry `protobuf:"bytes,6,rep,name=entries,proto3" json:"entries,omitempty"`
+	Chain         *v1.ChainCheck     `protobuf:"bytes,7,opt,name=chain,proto3" json:"chain,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) Reset() {
+	*x = AuthorityDocumentApiGetDocumentHistoryResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiGetDocumentHistoryResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiGetDocumentHistoryResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiGetDocumentHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetEntries() []*v1.HistoryEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetChain() *v1.ChainCheck {
+	if x != nil {
+		return x.Chain
+	}
+	return nil
+}
+
 type AuthorityDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -1225,7 +1362,7 @@ type AuthorityDocumentApiWatchDocumentRequest struct {
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1374,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) String() string {
 func (*AuthorityDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1387,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{20}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -1271,7 +1408,7 @@ type AuthorityDocumentApiWatchDocumentResponse struct {
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1420,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) String() string {
 func (*AuthorityDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1433,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{21}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -1424,14 +1561,26 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"actionable\"\x82\x01\n" +
 	")AuthorityDocumentApiListDocumentsResponse\x12?\n" +
 	"\aentries\x18\x01 \x03(\v2%.wasteflow.types.v1.DocumentListEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total\"K\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"P\n" +
+	"-AuthorityDocumentApiGetDocumentHistoryRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"\x9f\x02\n" +
+	".AuthorityDocumentApiGetDocumentHistoryResponse\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\x03R\aversion\x12:\n" +
+	"\aentries\x18\x06 \x03(\v2 .wasteflow.types.v1.HistoryEntryR\aentries\x124\n" +
+	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"K\n" +
 	"(AuthorityDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x89\x02\n" +
 	")AuthorityDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8c\f\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xb0\r\n" +
 	"\x14AuthorityDocumentApi\x12\x82\x01\n" +
 	"\x15SetRequestInformation\x123.svc.bxa.diwass.v1.api.SetRequestInformationRequest\x1a4.svc.bxa.diwass.v1.api.SetRequestInformationResponse\x12d\n" +
 	"\vSetDecision\x12).svc.bxa.diwass.v1.api.SetDecisionRequest\x1a*.svc.bxa.diwass.v1.api.SetDecisionResponse\x12\xac\x01\n" +
@@ -1442,7 +1591,8 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\x15SubmitAcknowledgement\x123.svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest\x1a4.svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse\x12\x8c\x01\n" +
 	"\vSetByIntent\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse\x12\x8c\x01\n" +
 	"\vGetDocument\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse\x12\x92\x01\n" +
-	"\rListDocuments\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse\x12\x94\x01\n" +
+	"\rListDocuments\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse\x12\xa1\x01\n" +
+	"\x12GetDocumentHistory\x12D.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest\x1aE.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse\x12\x94\x01\n" +
 	"\rWatchDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse0\x01B\xf3\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x19AuthorityDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -1458,115 +1608,123 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP() []byt
 	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
-	(*SetRequestInformationRequest)(nil),                // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	(*SetRequestInformationResponse)(nil),               // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	(*SetDecisionRequest)(nil),                          // 2: svc.bxa.diwass.v1.api.SetDecisionRequest
-	(*SetDecisionResponse)(nil),                         // 3: svc.bxa.diwass.v1.api.SetDecisionResponse
-	(*ReplyToRequestForChangeAfterConsentRequest)(nil),  // 4: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	(*ReplyToRequestForChangeAfterConsentResponse)(nil), // 5: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	(*SubmitNotificationSignalRequest)(nil),             // 6: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	(*SubmitNotificationSignalResponse)(nil),            // 7: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	(*SubmitMovementSignalRequest)(nil),                 // 8: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	(*SubmitMovementSignalResponse)(nil),                // 9: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	(*SetMovementTakeBackRequest)(nil),                  // 10: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	(*SetMovementTakeBackResponse)(nil),                 // 11: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	(*SubmitAcknowledgementRequest)(nil),                // 12: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	(*SubmitAcknowledgementResponse)(nil),               // 13: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	(*AuthorityDocumentApiSetByIntentRequest)(nil),      // 14: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	(*AuthorityDocumentApiSetByIntentResponse)(nil),     // 15: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	(*AuthorityDocumentApiGetDocumentRequest)(nil),      // 16: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	(*AuthorityDocumentApiGetDocumentResponse)(nil),     // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	(*AuthorityDocumentApiListDocumentsRequest)(nil),    // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	(*AuthorityDocumentApiListDocumentsResponse)(nil),   // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	(*AuthorityDocumentApiWatchDocumentRequest)(nil),    // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	(*AuthorityDocumentApiWatchDocumentResponse)(nil),   // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	(*v1.RequestInformation)(nil),                       // 22: wasteflow.types.v1.RequestInformation
-	(*v1.NotificationDocument)(nil),                     // 23: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                           // 24: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                            // 25: wasteflow.types.v1.BusinessError
-	(*v1.Decision)(nil),                                 // 26: wasteflow.types.v1.Decision
-	(*v1.ReplyToRequestForChange)(nil),                  // 27: wasteflow.types.v1.ReplyToRequestForChange
-	(*v1.NotificationSignal)(nil),                       // 28: wasteflow.types.v1.NotificationSignal
-	(*v1.Signal)(nil),                                   // 29: wasteflow.types.v1.Signal
-	(*v1.MovementDocument)(nil),                         // 30: wasteflow.types.v1.MovementDocument
-	(*v1.MovementTakeBack)(nil),                         // 31: wasteflow.types.v1.MovementTakeBack
-	(*v1.Acknowledgement)(nil),                          // 32: wasteflow.types.v1.Acknowledgement
-	(*structpb.Value)(nil),                              // 33: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                         // 34: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                           // 35: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                        // 36: wasteflow.types.v1.DocumentListEntry
+	(*SetRequestInformationRequest)(nil),                   // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	(*SetRequestInformationResponse)(nil),                  // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	(*SetDecisionRequest)(nil),                             // 2: svc.bxa.diwass.v1.api.SetDecisionRequest
+	(*SetDecisionResponse)(nil),                            // 3: svc.bxa.diwass.v1.api.SetDecisionResponse
+	(*ReplyToRequestForChangeAfterConsentRequest)(nil),     // 4: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	(*ReplyToRequestForChangeAfterConsentResponse)(nil),    // 5: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	(*SubmitNotificationSignalRequest)(nil),                // 6: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	(*SubmitNotificationSignalResponse)(nil),               // 7: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	(*SubmitMovementSignalRequest)(nil),                    // 8: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	(*SubmitMovementSignalResponse)(nil),                   // 9: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	(*SetMovementTakeBackRequest)(nil),                     // 10: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	(*SetMovementTakeBackResponse)(nil),                    // 11: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	(*SubmitAcknowledgementRequest)(nil),                   // 12: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	(*SubmitAcknowledgementResponse)(nil),                  // 13: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	(*AuthorityDocumentApiSetByIntentRequest)(nil),         // 14: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	(*AuthorityDocumentApiSetByIntentResponse)(nil),        // 15: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	(*AuthorityDocumentApiGetDocumentRequest)(nil),         // 16: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	(*AuthorityDocumentApiGetDocumentResponse)(nil),        // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	(*AuthorityDocumentApiListDocumentsRequest)(nil),       // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	(*AuthorityDocumentApiListDocumentsResponse)(nil),      // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	(*AuthorityDocumentApiGetDocumentHistoryRequest)(nil),  // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	(*AuthorityDocumentApiGetDocumentHistoryResponse)(nil), // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	(*AuthorityDocumentApiWatchDocumentRequest)(nil),       // 22: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	(*AuthorityDocumentApiWatchDocumentResponse)(nil),      // 23: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	(*v1.RequestInformation)(nil),                          // 24: wasteflow.types.v1.RequestInformation
+	(*v1.NotificationDocument)(nil),                        // 25: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                              // 26: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                               // 27: wasteflow.types.v1.BusinessError
+	(*v1.Decision)(nil),                                    // 28: wasteflow.types.v1.Decision
+	(*v1.ReplyToRequestForChange)(nil),                     // 29: wasteflow.types.v1.ReplyToRequestForChange
+	(*v1.NotificationSignal)(nil),                          // 30: wasteflow.types.v1.NotificationSignal
+	(*v1.Signal)(nil),                                      // 31: wasteflow.types.v1.Signal
+	(*v1.MovementDocument)(nil),                            // 32: wasteflow.types.v1.MovementDocument
+	(*v1.MovementTakeBack)(nil),                            // 33: wasteflow.types.v1.MovementTakeBack
+	(*v1.Acknowledgement)(nil),                             // 34: wasteflow.types.v1.Acknowledgement
+	(*structpb.Value)(nil),                                 // 35: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                            // 36: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                              // 37: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                           // 38: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                // 39: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                  // 40: wasteflow.types.v1.ChainCheck
 }
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_depIdxs = []int32{
-	22, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	23, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	24, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	26, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
-	23, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	24, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	27, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	23, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	24, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	28, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	23, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	24, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	29, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
-	30, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	24, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	31, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	30, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	24, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	32, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	23, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	30, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
-	24, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	33, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	34, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	24, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	34, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	24, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	35, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	36, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	34, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	24, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	25, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,  // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	2,  // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
-	4,  // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	6,  // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	8,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	10, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	12, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	14, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	16, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	18, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	20, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	1,  // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	3,  // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
-	5,  // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	7,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	9,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	11, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	13, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	15, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	17, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	19, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	21, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	52, // [52:63] is the sub-list for method output_type
-	41, // [41:52] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	24, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	25, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	26, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	28, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
+	25, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	26, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	29, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	25, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	26, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	30, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	25, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	26, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	31, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
+	32, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	26, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	33, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	32, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	26, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	34, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	25, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	32, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
+	26, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	35, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	36, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	26, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	36, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	26, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	37, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	38, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	39, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	40, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	36, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	26, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	27, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,  // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	2,  // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
+	4,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	6,  // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	8,  // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	10, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	12, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	14, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	16, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	18, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	20, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	22, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	1,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	3,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
+	5,  // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	7,  // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	9,  // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	11, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	13, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	15, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	17, // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	19, // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	21, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	23, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	55, // [55:67] is the sub-list for method output_type
+	43, // [43:55] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() }
@@ -1587,7 +1745,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

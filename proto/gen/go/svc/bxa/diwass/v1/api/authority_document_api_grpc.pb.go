@@ -34,6 +34,7 @@ const (
 	AuthorityDocumentApi_SetByIntent_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetByIntent"
 	AuthorityDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument"
 	AuthorityDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments"
+	AuthorityDocumentApi_GetDocumentHistory_FullMethodName                  = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory"
 	AuthorityDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/WatchDocument"
 )
 
@@ -121,6 +122,13 @@ type AuthorityDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListDocuments(ctx context.Context, in *AuthorityDocumentApiListDocumentsRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiListDocumentsResponse, error)
+	// A document's history (audit trail), its chain checked
+	//
+	// Who fired which intent when, from which state to which, oldest first: the document's audit trail, with its hash chain checked (chain.verified; chain.head is the hash a printed copy quotes). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document); a draft only for its author. Usernames are shown for the caller's own organisation only; other rows name the organisation. Our design: the interface names no history. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	GetDocumentHistory(ctx context.Context, in *AuthorityDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiGetDocumentHistoryResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -238,6 +246,16 @@ func (c *authorityDocumentApiClient) ListDocuments(ctx context.Context, in *Auth
 	return out, nil
 }
 
+func (c *authorityDocumentApiClient) GetDocumentHistory(ctx context.Context, in *AuthorityDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiGetDocumentHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiGetDocumentHistoryResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_GetDocumentHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *authorityDocumentApiClient) WatchDocument(ctx context.Context, in *AuthorityDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &AuthorityDocumentApi_ServiceDesc.Streams[0], AuthorityDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -341,6 +359,13 @@ type AuthorityDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListDocuments(context.Context, *AuthorityDocumentApiListDocumentsRequest) (*AuthorityDocumentApiListDocumentsResponse, error)
+	// A document's history (audit trail), its chain checked
+	//
+	// Who fired which intent when, from which state to which, oldest first: the document's audit trail, with its hash chain checked (chain.verified; chain.head is the hash a printed copy quotes). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document); a draft only for its author. Usernames are shown for the caller's own organisation only; other rows name the organisation. Our design: the interface names no history. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	GetDocumentHistory(context.Context, *AuthorityDocumentApiGetDocumentHistoryRequest) (*AuthorityDocumentApiGetDocumentHistoryResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -387,6 +412,9 @@ func (UnimplementedAuthorityDocumentApiServer) GetDocument(context.Context, *Aut
 }
 func (UnimplementedAuthorityDocumentApiServer) ListDocuments(context.Context, *AuthorityDocumentApiListDocumentsRequest) (*AuthorityDocumentApiListDocumentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDocuments not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) GetDocumentHistory(context.Context, *AuthorityDocumentApiGetDocumentHistoryRequest) (*AuthorityDocumentApiGetDocumentHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDocumentHistory not implemented")
 }
 func (UnimplementedAuthorityDocumentApiServer) WatchDocument(*AuthorityDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -592,6 +620,24 @@ func _AuthorityDocumentApi_ListDocuments_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthorityDocumentApi_GetDocumentHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiGetDocumentHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).GetDocumentHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_GetDocumentHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).GetDocumentHistory(ctx, req.(*AuthorityDocumentApiGetDocumentHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AuthorityDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(AuthorityDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -649,6 +695,10 @@ var AuthorityDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDocuments",
 			Handler:    _AuthorityDocumentApi_ListDocuments_Handler,
+		},
+		{
+			MethodName: "GetDocumentHistory",
+			Handler:    _AuthorityDocumentApi_GetDocumentHistory_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

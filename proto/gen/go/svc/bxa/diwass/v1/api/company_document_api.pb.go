@@ -2850,6 +2850,143 @@ func (x *CompanyDocumentApiListDocumentsResponse) GetTotal() int64 {
 	return 0
 }
 
+type CompanyDocumentApiGetDocumentHistoryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryRequest) Reset() {
+	*x = CompanyDocumentApiGetDocumentHistoryRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiGetDocumentHistoryRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiGetDocumentHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiGetDocumentHistoryRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiGetDocumentHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type CompanyDocumentApiGetDocumentHistoryResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	Number     string                 `protobuf:"bytes,2,opt,name=number,proto3" json:"number,omitempty"`
+	Kind       string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	State      string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Version    int64                  `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
+	// oldest first
+	Entries       []*v1.HistoryEntry `protobuf:"bytes,6,rep,name=entries,proto3" json:"entries,omitempty"`
+	Chain         *v1.ChainCheck     `protobuf:"bytes,7,opt,name=chain,proto3" json:"chain,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) Reset() {
+	*x = CompanyDocumentApiGetDocumentHistoryResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiGetDocumentHistoryResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiGetDocumentHistoryResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiGetDocumentHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetEntries() []*v1.HistoryEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetChain() *v1.ChainCheck {
+	if x != nil {
+		return x.Chain
+	}
+	return nil
+}
+
 type CompanyDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -2859,7 +2996,7 @@ type CompanyDocumentApiWatchDocumentRequest struct {
 
 func (x *CompanyDocumentApiWatchDocumentRequest) Reset() {
 	*x = CompanyDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2871,7 +3008,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) String() string {
 func (*CompanyDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[48]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2884,7 +3021,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{48}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CompanyDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -2905,7 +3042,7 @@ type CompanyDocumentApiWatchDocumentResponse struct {
 
 func (x *CompanyDocumentApiWatchDocumentResponse) Reset() {
 	*x = CompanyDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2917,7 +3054,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) String() string {
 func (*CompanyDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[49]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2930,7 +3067,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{49}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CompanyDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -3188,14 +3325,26 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"actionable\"\x80\x01\n" +
 	"'CompanyDocumentApiListDocumentsResponse\x12?\n" +
 	"\aentries\x18\x01 \x03(\v2%.wasteflow.types.v1.DocumentListEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total\"I\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"N\n" +
+	"+CompanyDocumentApiGetDocumentHistoryRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"\x9d\x02\n" +
+	",CompanyDocumentApiGetDocumentHistoryResponse\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\x03R\aversion\x12:\n" +
+	"\aentries\x18\x06 \x03(\v2 .wasteflow.types.v1.HistoryEntryR\aentries\x124\n" +
+	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"I\n" +
 	"&CompanyDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x87\x02\n" +
 	"'CompanyDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8e\x1a\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xae\x1b\n" +
 	"\x12CompanyDocumentApi\x12s\n" +
 	"\x10CreateSubmission\x12..svc.bxa.diwass.v1.api.CreateSubmissionRequest\x1a/.svc.bxa.diwass.v1.api.CreateSubmissionResponse\x12p\n" +
 	"\x0fGetNotification\x12-.svc.bxa.diwass.v1.api.GetNotificationRequest\x1a..svc.bxa.diwass.v1.api.GetNotificationResponse\x12j\n" +
@@ -3220,7 +3369,8 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\x15SetFacilityCompletion\x123.svc.bxa.diwass.v1.api.SetFacilityCompletionRequest\x1a4.svc.bxa.diwass.v1.api.SetFacilityCompletionResponse\x12\x88\x01\n" +
 	"\vSetByIntent\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse\x12\x88\x01\n" +
 	"\vGetDocument\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse\x12\x8e\x01\n" +
-	"\rListDocuments\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse\x12\x90\x01\n" +
+	"\rListDocuments\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse\x12\x9d\x01\n" +
+	"\x12GetDocumentHistory\x12B.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest\x1aC.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse\x12\x90\x01\n" +
 	"\rWatchDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse0\x01B\xf1\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x17CompanyDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -3236,235 +3386,243 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP() []byte 
 	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
-	(*CreateSubmissionRequest)(nil),                     // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	(*CreateSubmissionResponse)(nil),                    // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	(*GetNotificationRequest)(nil),                      // 2: svc.bxa.diwass.v1.api.GetNotificationRequest
-	(*GetNotificationResponse)(nil),                     // 3: svc.bxa.diwass.v1.api.GetNotificationResponse
-	(*SetSubmissionRequest)(nil),                        // 4: svc.bxa.diwass.v1.api.SetSubmissionRequest
-	(*SetSubmissionResponse)(nil),                       // 5: svc.bxa.diwass.v1.api.SetSubmissionResponse
-	(*SetReplyToRequestInformationRequest)(nil),         // 6: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	(*SetReplyToRequestInformationResponse)(nil),        // 7: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	(*SetRequestForChangeAfterConsentRequest)(nil),      // 8: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	(*SetRequestForChangeAfterConsentResponse)(nil),     // 9: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	(*SetFacilityCompletionUnderArticle15Request)(nil),  // 10: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	(*SetFacilityCompletionUnderArticle15Response)(nil), // 11: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	(*CreateAnnex7Request)(nil),                         // 12: svc.bxa.diwass.v1.api.CreateAnnex7Request
-	(*CreateAnnex7Response)(nil),                        // 13: svc.bxa.diwass.v1.api.CreateAnnex7Response
-	(*GetAnnex7Request)(nil),                            // 14: svc.bxa.diwass.v1.api.GetAnnex7Request
-	(*GetAnnex7Response)(nil),                           // 15: svc.bxa.diwass.v1.api.GetAnnex7Response
-	(*SetAnnex7Request)(nil),                            // 16: svc.bxa.diwass.v1.api.SetAnnex7Request
-	(*SetAnnex7Response)(nil),                           // 17: svc.bxa.diwass.v1.api.SetAnnex7Response
-	(*SetAnnex7CarrierTransferRequest)(nil),             // 18: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	(*SetAnnex7CarrierTransferResponse)(nil),            // 19: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	(*SetAnnex7ConsigneeCertificateRequest)(nil),        // 20: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	(*SetAnnex7ConsigneeCertificateResponse)(nil),       // 21: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	(*SetAnnex7FacilityCertificateRequest)(nil),         // 22: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	(*SetAnnex7FacilityCertificateResponse)(nil),        // 23: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	(*SetAnnex7CertificateOfCompletionRequest)(nil),     // 24: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	(*SetAnnex7CertificateOfCompletionResponse)(nil),    // 25: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	(*SetAnnex7TakeBackRequest)(nil),                    // 26: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	(*SetAnnex7TakeBackResponse)(nil),                   // 27: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	(*CreateMovementTemplateRequest)(nil),               // 28: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	(*CreateMovementTemplateResponse)(nil),              // 29: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	(*GetMovementRequest)(nil),                          // 30: svc.bxa.diwass.v1.api.GetMovementRequest
-	(*GetMovementResponse)(nil),                         // 31: svc.bxa.diwass.v1.api.GetMovementResponse
-	(*SetMovementTemplateRequest)(nil),                  // 32: svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	(*SetMovementTemplateResponse)(nil),                 // 33: svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	(*SetCarrierTransportRequest)(nil),                  // 34: svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	(*SetCarrierTransportResponse)(nil),                 // 35: svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	(*SetConsigneeReceptionRequest)(nil),                // 36: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	(*SetConsigneeReceptionResponse)(nil),               // 37: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	(*SetFacilityReceptionRequest)(nil),                 // 38: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	(*SetFacilityReceptionResponse)(nil),                // 39: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	(*SetFacilityCompletionRequest)(nil),                // 40: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	(*SetFacilityCompletionResponse)(nil),               // 41: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	(*CompanyDocumentApiSetByIntentRequest)(nil),        // 42: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	(*CompanyDocumentApiSetByIntentResponse)(nil),       // 43: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	(*CompanyDocumentApiGetDocumentRequest)(nil),        // 44: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	(*CompanyDocumentApiGetDocumentResponse)(nil),       // 45: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	(*CompanyDocumentApiListDocumentsRequest)(nil),      // 46: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	(*CompanyDocumentApiListDocumentsResponse)(nil),     // 47: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	(*CompanyDocumentApiWatchDocumentRequest)(nil),      // 48: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	(*CompanyDocumentApiWatchDocumentResponse)(nil),     // 49: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	(*v1.NotificationContent)(nil),                      // 50: wasteflow.types.v1.NotificationContent
-	(*v1.Metadata)(nil),                                 // 51: wasteflow.types.v1.Metadata
-	(*v1.NotificationDocument)(nil),                     // 52: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                           // 53: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                            // 54: wasteflow.types.v1.BusinessError
-	(*v1.ReplyToRequestInformation)(nil),                // 55: wasteflow.types.v1.ReplyToRequestInformation
-	(*v1.RequestForChange)(nil),                         // 56: wasteflow.types.v1.RequestForChange
-	(*v1.FacilityCompletionArticle15)(nil),              // 57: wasteflow.types.v1.FacilityCompletionArticle15
-	(*v1.Annex7Content)(nil),                            // 58: wasteflow.types.v1.Annex7Content
-	(*v1.Annex7Document)(nil),                           // 59: wasteflow.types.v1.Annex7Document
-	(*v1.CarrierTransfer)(nil),                          // 60: wasteflow.types.v1.CarrierTransfer
-	(*v1.ReceiptCertificate)(nil),                       // 61: wasteflow.types.v1.ReceiptCertificate
-	(*v1.CertificateOfCompletion)(nil),                  // 62: wasteflow.types.v1.CertificateOfCompletion
-	(*v1.Annex7TakeBack)(nil),                           // 63: wasteflow.types.v1.Annex7TakeBack
-	(*v1.Template)(nil),                                 // 64: wasteflow.types.v1.Template
-	(*v1.MovementDocument)(nil),                         // 65: wasteflow.types.v1.MovementDocument
-	(*v1.CarrierTransport)(nil),                         // 66: wasteflow.types.v1.CarrierTransport
-	(*v1.ConsigneeReception)(nil),                       // 67: wasteflow.types.v1.ConsigneeReception
-	(*v1.FacilityReception)(nil),                        // 68: wasteflow.types.v1.FacilityReception
-	(*v1.FacilityCompletion)(nil),                       // 69: wasteflow.types.v1.FacilityCompletion
-	(*structpb.Value)(nil),                              // 70: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                         // 71: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                           // 72: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                        // 73: wasteflow.types.v1.DocumentListEntry
+	(*CreateSubmissionRequest)(nil),                      // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	(*CreateSubmissionResponse)(nil),                     // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	(*GetNotificationRequest)(nil),                       // 2: svc.bxa.diwass.v1.api.GetNotificationRequest
+	(*GetNotificationResponse)(nil),                      // 3: svc.bxa.diwass.v1.api.GetNotificationResponse
+	(*SetSubmissionRequest)(nil),                         // 4: svc.bxa.diwass.v1.api.SetSubmissionRequest
+	(*SetSubmissionResponse)(nil),                        // 5: svc.bxa.diwass.v1.api.SetSubmissionResponse
+	(*SetReplyToRequestInformationRequest)(nil),          // 6: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	(*SetReplyToRequestInformationResponse)(nil),         // 7: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	(*SetRequestForChangeAfterConsentRequest)(nil),       // 8: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	(*SetRequestForChangeAfterConsentResponse)(nil),      // 9: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	(*SetFacilityCompletionUnderArticle15Request)(nil),   // 10: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	(*SetFacilityCompletionUnderArticle15Response)(nil),  // 11: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	(*CreateAnnex7Request)(nil),                          // 12: svc.bxa.diwass.v1.api.CreateAnnex7Request
+	(*CreateAnnex7Response)(nil),                         // 13: svc.bxa.diwass.v1.api.CreateAnnex7Response
+	(*GetAnnex7Request)(nil),                             // 14: svc.bxa.diwass.v1.api.GetAnnex7Request
+	(*GetAnnex7Response)(nil),                            // 15: svc.bxa.diwass.v1.api.GetAnnex7Response
+	(*SetAnnex7Request)(nil),                             // 16: svc.bxa.diwass.v1.api.SetAnnex7Request
+	(*SetAnnex7Response)(nil),                            // 17: svc.bxa.diwass.v1.api.SetAnnex7Response
+	(*SetAnnex7CarrierTransferRequest)(nil),              // 18: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	(*SetAnnex7CarrierTransferResponse)(nil),             // 19: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	(*SetAnnex7ConsigneeCertificateRequest)(nil),         // 20: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	(*SetAnnex7ConsigneeCertificateResponse)(nil),        // 21: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	(*SetAnnex7FacilityCertificateRequest)(nil),          // 22: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	(*SetAnnex7FacilityCertificateResponse)(nil),         // 23: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	(*SetAnnex7CertificateOfCompletionRequest)(nil),      // 24: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	(*SetAnnex7CertificateOfCompletionResponse)(nil),     // 25: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	(*SetAnnex7TakeBackRequest)(nil),                     // 26: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	(*SetAnnex7TakeBackResponse)(nil),                    // 27: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	(*CreateMovementTemplateRequest)(nil),                // 28: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	(*CreateMovementTemplateResponse)(nil),               // 29: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	(*GetMovementRequest)(nil),                           // 30: svc.bxa.diwass.v1.api.GetMovementRequest
+	(*GetMovementResponse)(nil),                          // 31: svc.bxa.diwass.v1.api.GetMovementResponse
+	(*SetMovementTemplateRequest)(nil),                   // 32: svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	(*SetMovementTemplateResponse)(nil),                  // 33: svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	(*SetCarrierTransportRequest)(nil),                   // 34: svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	(*SetCarrierTransportResponse)(nil),                  // 35: svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	(*SetConsigneeReceptionRequest)(nil),                 // 36: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	(*SetConsigneeReceptionResponse)(nil),                // 37: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	(*SetFacilityReceptionRequest)(nil),                  // 38: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	(*SetFacilityReceptionResponse)(nil),                 // 39: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	(*SetFacilityCompletionRequest)(nil),                 // 40: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	(*SetFacilityCompletionResponse)(nil),                // 41: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	(*CompanyDocumentApiSetByIntentRequest)(nil),         // 42: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	(*CompanyDocumentApiSetByIntentResponse)(nil),        // 43: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	(*CompanyDocumentApiGetDocumentRequest)(nil),         // 44: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	(*CompanyDocumentApiGetDocumentResponse)(nil),        // 45: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	(*CompanyDocumentApiListDocumentsRequest)(nil),       // 46: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	(*CompanyDocumentApiListDocumentsResponse)(nil),      // 47: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	(*CompanyDocumentApiGetDocumentHistoryRequest)(nil),  // 48: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
+	(*CompanyDocumentApiGetDocumentHistoryResponse)(nil), // 49: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
+	(*CompanyDocumentApiWatchDocumentRequest)(nil),       // 50: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	(*CompanyDocumentApiWatchDocumentResponse)(nil),      // 51: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	(*v1.NotificationContent)(nil),                       // 52: wasteflow.types.v1.NotificationContent
+	(*v1.Metadata)(nil),                                  // 53: wasteflow.types.v1.Metadata
+	(*v1.NotificationDocument)(nil),                      // 54: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                            // 55: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                             // 56: wasteflow.types.v1.BusinessError
+	(*v1.ReplyToRequestInformation)(nil),                 // 57: wasteflow.types.v1.ReplyToRequestInformation
+	(*v1.RequestForChange)(nil),                          // 58: wasteflow.types.v1.RequestForChange
+	(*v1.FacilityCompletionArticle15)(nil),               // 59: wasteflow.types.v1.FacilityCompletionArticle15
+	(*v1.Annex7Content)(nil),                             // 60: wasteflow.types.v1.Annex7Content
+	(*v1.Annex7Document)(nil),                            // 61: wasteflow.types.v1.Annex7Document
+	(*v1.CarrierTransfer)(nil),                           // 62: wasteflow.types.v1.CarrierTransfer
+	(*v1.ReceiptCertificate)(nil),                        // 63: wasteflow.types.v1.ReceiptCertificate
+	(*v1.CertificateOfCompletion)(nil),                   // 64: wasteflow.types.v1.CertificateOfCompletion
+	(*v1.Annex7TakeBack)(nil),                            // 65: wasteflow.types.v1.Annex7TakeBack
+	(*v1.Template)(nil),                                  // 66: wasteflow.types.v1.Template
+	(*v1.MovementDocument)(nil),                          // 67: wasteflow.types.v1.MovementDocument
+	(*v1.CarrierTransport)(nil),                          // 68: wasteflow.types.v1.CarrierTransport
+	(*v1.ConsigneeReception)(nil),                        // 69: wasteflow.types.v1.ConsigneeReception
+	(*v1.FacilityReception)(nil),                         // 70: wasteflow.types.v1.FacilityReception
+	(*v1.FacilityCompletion)(nil),                        // 71: wasteflow.types.v1.FacilityCompletion
+	(*structpb.Value)(nil),                               // 72: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                          // 73: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                            // 74: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                         // 75: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                              // 76: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                // 77: wasteflow.types.v1.ChainCheck
 }
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
-	50,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	51,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	52,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	52,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	50,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	52,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	55,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	52,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	56,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	52,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	57,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	52,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
-	53,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	58,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	51,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
-	59,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	59,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	58,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	59,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	60,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	59,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	61,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	59,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	61,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	59,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	62,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	59,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	63,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	59,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	53,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	64,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	51,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	65,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	65,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	64,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	65,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	65,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	67,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	65,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	68,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	65,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	69,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	65,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	53,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	70,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	71,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	53,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	71,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	53,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	72,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	73,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	71,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	53,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	54,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,   // 96: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	2,   // 97: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
-	4,   // 98: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
-	6,   // 99: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	8,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	10,  // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	12,  // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
-	14,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
-	16,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
-	18,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	20,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	22,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	24,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	26,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	28,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	30,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
-	32,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	34,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	36,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	38,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	40,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	42,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	44,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	46,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	48,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	1,   // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	3,   // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
-	5,   // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
-	7,   // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	9,   // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	11,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	13,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
-	15,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
-	17,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
-	19,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	21,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	23,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	25,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	27,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	29,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	31,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
-	33,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	35,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	37,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	39,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	41,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	43,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	45,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	47,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	49,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	121, // [121:146] is the sub-list for method output_type
-	96,  // [96:121] is the sub-list for method input_type
-	96,  // [96:96] is the sub-list for extension type_name
-	96,  // [96:96] is the sub-list for extension extendee
-	0,   // [0:96] is the sub-list for field type_name
+	52,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	53,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	54,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	54,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	52,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	54,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	57,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	54,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	58,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	54,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	59,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	54,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
+	55,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	60,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	53,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
+	61,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	61,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	60,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	61,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	62,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	61,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	63,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	61,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	63,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	61,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	64,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	61,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	65,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	61,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	55,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	53,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	67,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	67,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	67,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	68,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	67,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	69,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	67,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	70,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	67,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	71,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	67,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	55,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	73,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	55,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	73,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	55,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	74,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	75,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	76,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	77,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	73,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	55,  // 96: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	56,  // 97: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,   // 98: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	2,   // 99: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
+	4,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
+	6,   // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	8,   // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	10,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	12,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
+	14,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
+	16,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
+	18,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	20,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	22,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	24,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	26,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	28,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	30,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
+	32,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	34,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	36,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	38,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	40,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	42,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	44,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	46,  // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	48,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
+	50,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	1,   // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	3,   // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
+	5,   // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
+	7,   // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	9,   // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	11,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	13,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
+	15,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
+	17,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
+	19,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	21,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	23,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	25,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	27,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	29,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	31,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
+	33,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	35,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	37,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	39,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	41,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	43,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	45,  // 146: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	47,  // 147: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	49,  // 148: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
+	51,  // 149: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	124, // [124:150] is the sub-list for method output_type
+	98,  // [98:124] is the sub-list for method input_type
+	98,  // [98:98] is the sub-list for extension type_name
+	98,  // [98:98] is the sub-list for extension extendee
+	0,   // [0:98] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_company_document_api_proto_init() }
@@ -3493,7 +3651,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   50,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

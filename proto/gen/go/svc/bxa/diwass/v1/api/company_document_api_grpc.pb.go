@@ -48,6 +48,7 @@ const (
 	CompanyDocumentApi_SetByIntent_FullMethodName                         = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetByIntent"
 	CompanyDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocument"
 	CompanyDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments"
+	CompanyDocumentApi_GetDocumentHistory_FullMethodName                  = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory"
 	CompanyDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/WatchDocument"
 )
 
@@ -245,6 +246,13 @@ type CompanyDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	ListDocuments(ctx context.Context, in *CompanyDocumentApiListDocumentsRequest, opts ...grpc.CallOption) (*CompanyDocumentApiListDocumentsResponse, error)
+	// A document's history (audit trail), its chain checked
+	//
+	// Who fired which intent when, from which state to which, oldest first: the document's audit trail, with its hash chain checked (chain.verified; chain.head is the hash a printed copy quotes). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document); a draft only for its author. Usernames are shown for the caller's own organisation only; other rows name the organisation. Our design: the interface names no history. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	GetDocumentHistory(ctx context.Context, in *CompanyDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*CompanyDocumentApiGetDocumentHistoryResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -502,6 +510,16 @@ func (c *companyDocumentApiClient) ListDocuments(ctx context.Context, in *Compan
 	return out, nil
 }
 
+func (c *companyDocumentApiClient) GetDocumentHistory(ctx context.Context, in *CompanyDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*CompanyDocumentApiGetDocumentHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiGetDocumentHistoryResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_GetDocumentHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *companyDocumentApiClient) WatchDocument(ctx context.Context, in *CompanyDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &CompanyDocumentApi_ServiceDesc.Streams[0], CompanyDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -715,6 +733,13 @@ type CompanyDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	ListDocuments(context.Context, *CompanyDocumentApiListDocumentsRequest) (*CompanyDocumentApiListDocumentsResponse, error)
+	// A document's history (audit trail), its chain checked
+	//
+	// Who fired which intent when, from which state to which, oldest first: the document's audit trail, with its hash chain checked (chain.verified; chain.head is the hash a printed copy quotes). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document); a draft only for its author. Usernames are shown for the caller's own organisation only; other rows name the organisation. Our design: the interface names no history. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	GetDocumentHistory(context.Context, *CompanyDocumentApiGetDocumentHistoryRequest) (*CompanyDocumentApiGetDocumentHistoryResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -803,6 +828,9 @@ func (UnimplementedCompanyDocumentApiServer) GetDocument(context.Context, *Compa
 }
 func (UnimplementedCompanyDocumentApiServer) ListDocuments(context.Context, *CompanyDocumentApiListDocumentsRequest) (*CompanyDocumentApiListDocumentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDocuments not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) GetDocumentHistory(context.Context, *CompanyDocumentApiGetDocumentHistoryRequest) (*CompanyDocumentApiGetDocumentHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDocumentHistory not implemented")
 }
 func (UnimplementedCompanyDocumentApiServer) WatchDocument(*CompanyDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -1260,6 +1288,24 @@ func _CompanyDocumentApi_ListDocuments_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CompanyDocumentApi_GetDocumentHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiGetDocumentHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).GetDocumentHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_GetDocumentHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).GetDocumentHistory(ctx, req.(*CompanyDocumentApiGetDocumentHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CompanyDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(CompanyDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -1373,6 +1419,10 @@ var CompanyDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDocuments",
 			Handler:    _CompanyDocumentApi_ListDocuments_Handler,
+		},
+		{
+			MethodName: "GetDocumentHistory",
+			Handler:    _CompanyDocumentApi_GetDocumentHistory_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
