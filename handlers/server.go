@@ -261,7 +261,7 @@ func (s *Server) plainPaths() []PlainPath {
 	}
 	for _, pg := range ui.Pages() {
 		pg := pg
-		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the deadline page for people (plain HTML, CSS and a small script, embedded).",
+		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the pages for people: the console, the deadline page, the signing page (plain HTML, CSS and scripts, embedded).",
 			ContentType: pg.ContentType, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
 	}
 	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the deadline page",
@@ -336,13 +336,23 @@ func machineJSON(d *engine.Definition) []byte {
 		Guard  string `json:"guard,omitempty"`
 		System bool   `json:"system,omitempty"`
 	}
+	type intent struct {
+		Name      string `json:"name"`
+		Block     string `json:"block,omitempty" doc:"the retrieval document's block it takes"`
+		Operation string `json:"operation,omitempty"`
+		System    bool   `json:"system,omitempty"`
+	}
 	out := struct {
 		Kind        string       `json:"kind"`
 		States      []string     `json:"states"`
 		Initial     string       `json:"initial"`
 		Final       []string     `json:"final"`
+		Intents     []intent     `json:"intents"`
 		Transitions []transition `json:"transitions"`
 	}{Kind: d.Kind, States: d.States, Initial: d.Initial, Final: d.Final, Transitions: []transition{}}
+	for _, in := range d.Intents {
+		out.Intents = append(out.Intents, intent{Name: in.Name, Block: in.Block, Operation: in.Operation, System: in.System})
+	}
 	for _, in := range d.Intents {
 		for _, tr := range in.Transitions {
 			targets := tr.Targets

@@ -1,5 +1,6 @@
-// Package ui is the deadline page for compliance staff: plain HTML, CSS and
-// a small script, embedded in the binary, talking to the public API.
+// Package ui holds the pages for people: the console for authority and
+// company staff (/ui/), the deadline page and the signing page; plain HTML,
+// CSS and scripts, embedded in the binary, talking to the public API.
 package ui
 
 import (
@@ -25,11 +26,20 @@ var (
 	signScript []byte
 	//go:embed sign.css
 	signStyle []byte
+	//go:embed console.html
+	consoleHTML []byte
+	//go:embed console.js
+	consoleScript []byte
+	//go:embed console.css
+	consoleStyle []byte
 )
 
-// Pages lists the files of the deadline page.
+// Pages lists the files of the pages.
 func Pages() []Page {
 	return []Page{
+		{Path: "/ui/", ContentType: "text/html; charset=utf-8", Summary: "The console for authority and company staff: work queue, documents, acting on follow-up intents", Body: consoleHTML},
+		{Path: "/ui/console.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the console", Body: consoleScript},
+		{Path: "/ui/console.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the console", Body: consoleStyle},
 		{Path: "/ui/deadlines", ContentType: "text/html; charset=utf-8", Summary: "Deadline report page", Body: html},
 		{Path: "/ui/deadlines.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the deadline page", Body: script},
 		{Path: "/ui/deadlines.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the deadline page", Body: style},

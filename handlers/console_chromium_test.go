@@ -1,0 +1,282 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+// The console in a real browser against a real server, as its people use
+// it: the authority of destination finds a filed notification in its work
+// queue, acknowledges it and requests information (first without a
+// question: the business error shows at its field); the notifier replies;
+// the authority consents with a condition, after a colleague's decision
+// made its copy stale (offered to reload); the notifier creates a movement
+// under the consent; the carrier takes it over; the timeline shows who did
+// what with the chain verified; German labels on switching; a non-party
+// sees nothing; at 390 px wide nothing overflows.
+// Set WASTEFLOW_SCREENSHOT to write docs/console.png and
+// docs/console-mobile.png for the README.
+func TestConsoleInChromium(t *testing.T) {
+	exe := chromium(t)
+	d := startDocs(t, dbtest.SQLite(t))
+	id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": shippable(3)})["id"].(string)
+	d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": shippable(3)})
+	number := d.ok(t, "alice", co+"GetNotification", map[string]any{"documentId": id})["number"].(string)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var exceptions []string
+	cctx, stop := context.WithCancel(bctx)
+	defer stop()
+	var watchers sync.WaitGroup
+	defer watchers.Wait()
+	defer stop()
+	messages := chromedp.Console(cctx)
+	watchers.Go(func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() {
+				mu.Lock()
+				exceptions = append(exceptions, m.Text)
+				mu.Unlock()
+			}
+		}
+	})
+
+	shown := func() string {
+		c, cancel := context.WithTimeout(bctx, 2*time.Second)
+		defer cancel()
+		s, err := chromedp.Run(c, chromedp.Evaluate[string](`JSON.stringify({
+			error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
+			state: document.getElementById('doc-state').textContent, intents: [...document.querySelectorAll('#intents button')].map(b => b.dataset.intent),
+			actionErrors: document.getElementById('action-errors').hidden ? '' : document.getElementById('action-errors').innerText,
+			fieldErrors: [...document.querySelectorAll('.field-error')].filter(e => e.textContent).map(e => e.dataset.for + ': ' + e.textContent),
+			rows: [...document.querySelectorAll('#list tbody tr')].map(r => r.dataset.number + ' ' + r.dataset.state)})`))
+		if err != nil {
+			return "(page unreadable: " + err.Error() + ")"
+		}
+		return s
+	}
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			t.Fatalf("%s: %v; page: %s", step, err, shown())
+		}
+	}
+	wait := func(step, expr string) string {
+		t.Helper()
+		c, cancel := context.WithTimeout(bctx, 20*time.Second)
+		defer cancel()
+		v, err := chromedp.Run(c, chromedp.Poll[any](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
+		if err != nil {
+			t.Fatalf("%s: %v; page: %s", step, err, shown())
+		}
+		return fmt.Sprint(v)
+	}
+	eval := func(step, expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(bctx, chromedp.Evaluate[any](expr)); err != nil {
+			t.Fatalf("%s: %v; page: %s", step, err, shown())
+		}
+	}
+	login := func(user string) {
+		t.Helper()
+		eval("log out", `document.getElementById('logout').hidden || document.getElementById('logout').click()`)
+		wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+		do("log in as "+user, chromedp.SetValue(chromedp.ID("username"), user), chromedp.SetValue(chromedp.ID("password"), passwords[user]),
+			chromedp.Click(chromedp.ID("login")))
+		wait(user+" logged in", `!document.getElementById('who').hidden && document.getElementById('who').textContent.startsWith(`+jsString(user)+`)`)
+	}
+	// open finds the notification by its number and waits for it.
+	open := func(no string) {
+		t.Helper()
+		do("find "+no, chromedp.SetValue(chromedp.ID("search-number"), no), chromedp.Click(chromedp.ID("search-go")))
+		wait("the document "+no, `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent === `+jsString(no))
+	}
+	state := func(want string) {
+		t.Helper()
+		wait("state "+want, `document.getElementById('doc-state').className === 'badge `+want+`' && document.getElementById('action').hidden`)
+	}
+	act := func(intent string) {
+		t.Helper()
+		wait("intent "+intent+" offered", `document.querySelector('#intents button[data-intent="`+intent+`"]') !== null`)
+		eval("open "+intent, `document.querySelector('#intents button[data-intent="`+intent+`"]').click()`)
+		wait("the form of "+intent, `!document.getElementById('action').hidden && document.getElementById('action-fields').children.length > 0`)
+	}
+	set := func(path, value string) {
+		t.Helper()
+		eval("set "+path, fmt.Sprintf(`(() => { const e = document.querySelector('#action [data-path=%s]');
+			if (!e) throw new Error('no field %s'); if (e.type === 'checkbox') e.checked = %s === 'true'; else e.value = %s; })()`,
+			jsString(path), path, jsString(value), jsString(value)))
+	}
+	add := func(list string) { // a new entry in a list field
+		t.Helper()
+		eval("add to "+list, `document.querySelector('#action [data-path=`+jsString(list)+`] > button:last-child').click()`)
+	}
+	submit := func() { eval("submit", `document.getElementById('action-submit').click()`) }
+
+	do("open the console", chromedp.Navigate(d.url+"/ui/"))
+
+	// The authority of destination: its work queue, the document, acting.
+	login("noor")
+	wait("the notification in noor's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(number)+` && r.dataset.state === 'SUBMITTED')`)
+	eval("open it from the queue", `document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] a').click()`)
+	wait("its content, parties, deadlines, diagram and timeline", `!document.getElementById('doc').hidden
+		&& document.querySelector('#content [data-section="notification"]') !== null
+		&& document.getElementById('parties').textContent.includes('auth-nl')
+		&& document.querySelector('#deadlines tr[data-rule="ACKNOWLEDGEMENT_DUE"]') !== null
+		&& document.querySelector('#diagram g.current[data-state="SUBMITTED"]') !== null
+		&& document.querySelectorAll('#timeline li').length === 2 && document.getElementById('chain').className === 'chain ok'`)
+	act("ACKNOWLEDGEMENT")
+	submit()
+	state("ACKNOWLEDGED")
+
+	// A business error at its field, then the request with a question.
+	act("REQUEST_INFORMATION")
+	submit()
+	msg := wait("the business error at its field", `document.querySelector('.field-error[data-for="requestInformation.questions"]').textContent`)
+	if !strings.Contains(msg, "REQUIRED_FIELD_MISSING") {
+		t.Fatalf("the error at requestInformation.questions: %q", msg)
+	}
+	if st := wait("state unchanged", `document.getElementById('doc-state').className`); st != "badge ACKNOWLEDGED" {
+		t.Fatalf("after a business error the state is %s", st)
+	}
+	add("requestInformation.questions")
+	set("requestInformation.questions.0", "Which carrier takes the second leg?")
+	submit()
+	state("INFORMATION_REQUESTED")
+
+	// The notifier replies.
+	login("alice")
+	open(number)
+	act("REPLY_TO_REQUEST_INFORMATION")
+	add("replyToRequestInformation.answers")
+	set("replyToRequestInformation.answers.0", "The barge, from Duisburg.")
+	set("replyToRequestInformation.complete", "true")
+	submit()
+	state("ACKNOWLEDGED")
+
+	// The authority consents with a condition; a colleague's decision in
+	// the meantime makes its copy stale: offered to reload.
+	login("noor")
+	open(number)
+	act("DECISION")
+	set("decision.type", "CONSENT_WITH_CONDITIONS")
+	add("decision.conditions")
+	set("decision.conditions.0", "Sealed containers only.")
+	d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+	submit()
+	wait("the stale copy offered to reload", `!document.getElementById('stale').hidden`)
+	eval("reload", `document.getElementById('reload').click()`)
+	state("ACKNOWLEDGED")
+	act("DECISION")
+	set("decision.type", "CONSENT_WITH_CONDITIONS")
+	add("decision.conditions")
+	set("decision.conditions.0", "Sealed containers only.")
+	submit()
+	state("ACKNOWLEDGED")
+	d.ok(t, "bart", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+
+	// The notifier ships under the consent.
+	login("alice")
+	open(number)
+	state("CONSENTED")
+	wait("the movements so far", `!document.getElementById('movements-card').hidden && document.getElementById('movements').textContent.includes('3')`)
+	act("CREATE_MOVEMENT")
+	set("movementTemplate.actualDateOfShipment", "2026-12-07")
+	set("movementTemplate.actualQuantity.tonnes.units", "10")
+	add("movementTemplate.packagingTypes")
+	set("movementTemplate.packagingTypes.0", "DRUM")
+	add("movementTemplate.carriers")
+	set("movementTemplate.carriers.0.organisationId", "truck")
+	set("movementTemplate.carriers.0.meansOfTransport", "ROAD")
+	submit()
+	mvNumber := wait("the new movement", `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent.startsWith(`+jsString(number+"-M")+`) && document.getElementById('doc-number').textContent`)
+	state("SUBMITTED")
+
+	// The carrier takes it over on the shipping day.
+	d.advanceTo(t, "2026-12-07")
+	login("tom")
+	wait("the movement in the carrier's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(mvNumber)+`)`)
+	eval("open it", `document.querySelector('#list tbody tr[data-number=`+jsString(mvNumber)+`] a').click()`)
+	act("CARRIER_TRANSPORT")
+	set("carrierTransport.takenOverOn", "2026-12-07")
+	set("carrierTransport.vehicleId", "M-WF 2026")
+	submit()
+	state("IN_TRANSIT")
+	timeline := wait("the movement's timeline", `document.querySelectorAll('#timeline li').length === 2 && document.getElementById('chain').className === 'chain ok' && document.getElementById('timeline').innerText`)
+	if !strings.Contains(timeline, "tom (truck)") || !strings.Contains(timeline, "acme") {
+		t.Errorf("timeline: %q", timeline)
+	}
+
+	// German, chosen on the page.
+	do("switch to German", chromedp.SetValue(chromedp.ID("lang"), "de"))
+	eval("change", `document.getElementById('lang').dispatchEvent(new Event('change'))`)
+	wait("German labels", `document.getElementById('doc-state').textContent === 'In Beförderung' && document.documentElement.lang === 'de'
+		&& document.querySelector('[data-i18n="logout"]').textContent === 'Abmelden'`)
+
+	// At 390 px the page does not overflow sideways.
+	if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
+		t.Fatal(err)
+	}
+	if w := wait("layout at 390 px", `innerWidth === 390 && String(document.documentElement.scrollWidth)`); w != "390" {
+		t.Errorf("at 390 px the page is %s px wide", w)
+	}
+	shot := func(name string) {
+		if os.Getenv("WASTEFLOW_SCREENSHOT") == "" {
+			return
+		}
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shot("console-mobile.png")
+	if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1280, Height: 900, DeviceScaleFactor: 1}); err != nil {
+		t.Fatal(err)
+	}
+	do("back to English", chromedp.SetValue(chromedp.ID("lang"), "en"))
+	eval("change", `document.getElementById('lang').dispatchEvent(new Event('change'))`)
+	login("noor")
+	open(number)
+	wait("the consented notification with its movement", `document.querySelectorAll('#movements tr[data-id]').length === 1`)
+	shot("console.png")
+
+	// A non-party: nothing in its lists, the 404 of a missing document.
+	login("eve")
+	wait("eve's empty work queue", `document.querySelectorAll('#list tbody tr[data-id]').length === 0 && document.getElementById('list-title').textContent !== ''`)
+	eval("open the notification by its id", `location.hash = '#/doc/`+id+`'`)
+	wait("refused as missing", `!document.getElementById('error').hidden && /not found|no document/i.test(document.getElementById('error').textContent)`)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(exceptions) > 0 {
+		t.Errorf("uncaught exceptions in the page: %q", exceptions)
+	}
+}
