@@ -340,15 +340,22 @@
 
   // --- A document ------------------------------------------------------------
   let current = null; // { id, kind, container, doc, intents, raw }
+  let docSeq = 0; // a document opened while another loads wins
   async function showDocument(id) {
     show('doc');
+    const seq = ++docSeq;
     const r = await api(face() + 'GetDocument', { documentId: id });
-    if (r.status !== 200) throw fail(r);
+    if (seq !== docSeq) return;
+    if (r.status !== 200) {
+      $('doc').hidden = true;
+      throw fail(r);
+    }
     const container = Object.keys(r.data.document).find((k) => r.data.document[k]);
     const doc = r.data.document[container];
     current = { id, kind: doc.kind, container, doc, intents: r.data.followUpIntents || [] };
     closeAction();
     const m = await machine(doc.kind);
+    if (seq !== docSeq) return;
     $('doc-kind').textContent = kindLabel(doc.kind);
     $('doc-number').textContent = doc.number;
     $('doc-state').textContent = stateLabel(doc.state);
