@@ -197,7 +197,8 @@ func TestSigningPageInChromium(t *testing.T) {
 	covers := wait("what it covers", `!document.getElementById('process-view').hidden && document.getElementById('covers').textContent`)
 	layers := wait("the layers", `document.querySelectorAll('#layers section').length === 2 && [...document.querySelectorAll('#layers section')].map(s => s.dataset.index + ':' + s.dataset.signed + ':' + s.innerText).join('|')`)
 	if !strings.Contains(covers, "layer 2 (BEFOERDERER") || !strings.Contains(layers, "1:true:") || !strings.Contains(layers, "signed by ACME producer") ||
-		!strings.Contains(layers, "2026-12-02") || !strings.Contains(layers, "ACME Elektronik GmbH") {
+		!strings.Contains(layers, "2026-12-02") || !strings.Contains(layers, "ACME Elektronik GmbH") ||
+		!strings.Contains(layers, "Erzeuger › Name") || !strings.Contains(layers, "producer › name · erzeuger.name") {
 		t.Fatalf("page shows covers %q, layers %q", covers, layers)
 	}
 	// Who asked, and when (the page shows it; the element carries createdAt).

@@ -38,6 +38,26 @@
     return n;
   }
 
+  // The German names of the note's fields (the element names are their
+  // German words without umlauts), with English beside them: a field path
+  // such as befoerderer[0].uebernahmeDatum reads "Beförderer 1 › Übernahmedatum".
+  const FIELD_LABELS = {
+    nummer: ['Nummer', 'number'], pruefziffer: ['Prüfziffer', 'check digit'], nachweisnummer: ['Nachweisnummer', 'disposal proof number'],
+    abfallschluessel: ['Abfallschlüssel', 'waste code'], menge: ['Menge (t)', 'quantity (t)'], erzeuger: ['Erzeuger', 'producer'],
+    befoerderer: ['Beförderer', 'carrier'], zwischenlager: ['Zwischenlager', 'interim storage'], entsorger: ['Entsorger', 'disposer'],
+    uebergabeDatum: ['Übergabedatum', 'hand-over date'], unsNrn: ['Übernahmescheinnummern', 'acceptance note numbers'],
+    vermerke: ['Vermerke', 'remarks'], name: ['Name', 'name'], anschrift: ['Anschrift', 'address'], kennzeichen: ['Kennzeichen', 'vehicle registration'],
+    uebernahmeDatum: ['Übernahmedatum', 'take-over date'], annahmeDatum: ['Annahmedatum', 'acceptance date'],
+  };
+  function fieldLabel(path, lang) {
+    return path.split('.').map((seg) => {
+      const m = /^([A-Za-z]+)(?:\[(\d+)\])?$/.exec(seg);
+      if (!m || !FIELD_LABELS[m[1]]) return seg;
+      const word = FIELD_LABELS[m[1]][lang];
+      return m[2] === undefined ? word : `${word} ${Number(m[2]) + 1}`;
+    }).join(' › ');
+  }
+
   function render(r) {
     const p = r.process;
     const by = p.requestedBy || {};
@@ -59,7 +79,11 @@
       const table = el('table');
       for (const f of l.fields) {
         const tr = el('tr');
-        tr.append(el('td', f.path, 'path'), el('td', f.value));
+        const label = el('td', undefined, 'path');
+        const de = el('span', fieldLabel(f.path, 0), 'label-de');
+        de.lang = 'de';
+        label.append(de, el('small', ` ${fieldLabel(f.path, 1)} · ${f.path}`, 'label-en'));
+        tr.append(label, el('td', f.value));
         table.append(tr);
       }
       if (!l.fields.length) table.append(el('tr', 'no fields of its own'));
