@@ -222,7 +222,13 @@ func TestConsoleInChromium(t *testing.T) {
 	login("tom")
 	wait("the movement in the carrier's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(mvNumber)+`)`)
 	eval("open it", `document.querySelector('#list tbody tr[data-number=`+jsString(mvNumber)+`] a').click()`)
+	wait("the movement's notification and its parties", `document.querySelector('#doc-parent a') !== null && document.querySelector('#doc-parent a').textContent.endsWith(`+jsString(number)+`)
+		&& document.getElementById('parties').textContent.includes('auth-nl') && document.getElementById('parties').textContent.includes('truck (you)')`)
+	// Every control of a form has a label.
 	act("CARRIER_TRANSPORT")
+	if unlabelled := wait("labels", `String([...document.querySelectorAll('#action input, #action select, #action textarea')].filter(e => e.labels.length === 0 && !e.getAttribute('aria-label')).length)`); unlabelled != "0" {
+		t.Errorf("%s form controls without a label", unlabelled)
+	}
 	set("carrierTransport.takenOverOn", "2026-12-07")
 	set("carrierTransport.vehicleId", "M-WF 2026")
 	submit()
@@ -266,7 +272,23 @@ func TestConsoleInChromium(t *testing.T) {
 	login("noor")
 	open(number)
 	wait("the consented notification with its movement", `document.querySelectorAll('#movements tr[data-id]').length === 1`)
+	if w := wait("layout at 1280 px", `innerWidth === 1280 && String(document.documentElement.scrollWidth)`); w != "1280" {
+		t.Errorf("at 1280 px the page is %s px wide", w)
+	}
 	shot("console.png")
+
+	// A change request: the proposed terms beside those in force.
+	proposed := shippable(3)
+	proposed["packagingTypes"] = []any{"BULK"}
+	d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"proposed": proposed, "reason": "bulk only"}})
+	eval("reload", `location.hash = '#/queue'`)
+	open(number)
+	diff := wait("the change beside the terms in force", `document.querySelector('#content [data-section="proposedTerms"] tr[data-field="packagingTypes"]') !== null
+		&& document.querySelectorAll('#content [data-section="proposedTerms"] tbody tr').length === 1
+		&& document.querySelector('#content [data-section="proposedTerms"] tbody tr').innerText`)
+	if !strings.Contains(diff, "DRUM, BULK") || !strings.HasSuffix(strings.TrimSpace(diff), "BULK") {
+		t.Errorf("the change shown: %q", diff)
+	}
 
 	// A non-party: nothing in its lists, the 404 of a missing document.
 	login("eve")

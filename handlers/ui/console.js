@@ -39,7 +39,7 @@
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
       used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
-      badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
+      under: 'Under', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
     },
     de: {
       app: 'wasteflow-Konsole', queue: 'Arbeitsvorrat', documents: 'Dokumente', search: 'Suchen', searchLabel: 'Dokumentnummer',
@@ -57,7 +57,7 @@
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
-      badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
+      under: 'Zu', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
     },
   };
   const DE = {
@@ -236,7 +236,7 @@
     current = null;
     closeAction();
     $('list').tBodies[0].replaceChildren();
-    for (const id of ['content', 'parties', 'movements', 'deadlines', 'timeline', 'chain', 'intents', 'doc-number', 'page-info']) $(id).replaceChildren();
+    for (const id of ['doc-parent', 'content', 'parties', 'movements', 'deadlines', 'timeline', 'chain', 'intents', 'doc-number', 'page-info']) $(id).replaceChildren();
     history.replaceState(null, '', '#/queue');
     notice('');
     showSession();
@@ -366,8 +366,17 @@
       ...(current.intents.length ? current.intents.map((f) => el('button', { type: 'button', 'data-intent': f.intent, text: intentLabel(f.intent) + (f.dueAt ? ' · ' + t('due') + ' ' + fmtDate(f.dueAt) : '') }))
         : [el('span', { class: 'empty', text: t('noActions') })]));
     $('intents').querySelectorAll('button').forEach((b) => b.addEventListener('click', () => openAction(b.dataset.intent)));
+    // A movement belongs to a notification: its parties are the
+    // notification's (and the movement's own carriers).
+    let parent = null;
+    if (doc.notificationId) {
+      const pr = await api(face() + 'GetDocument', { documentId: doc.notificationId });
+      if (seq !== docSeq) return;
+      if (pr.status === 200) parent = pr.data.document.notification;
+    }
+    $('doc-parent').replaceChildren(...(parent ? [t('under') + ' ', el('a', { href: '#/doc/' + encodeURIComponent(parent.id), text: kindLabel(parent.kind) + ' ' + parent.number })] : []));
     renderContent(doc, m);
-    renderParties(doc);
+    renderParties(doc, parent);
     renderMovements(doc);
     renderDeadlines(doc.deadlines || []);
     drawDiagram(m, doc.state);
@@ -454,8 +463,9 @@
       el('table', { class: 'diff' }, el('thead', {}, el('tr', {}, el('th', { text: t('field') }), el('th', { text: t('inForce') }), el('th', { text: t('proposed') }))),
         el('tbody', {}, rows)));
   }
-  function renderParties(doc) {
-    const content = doc.notification || doc.annex7 || doc.movementTemplate || {};
+  function renderParties(doc, parent) {
+    const content = Object.assign({}, parent ? parent.notification : {}, doc.notification || doc.annex7 || {});
+    if (doc.movementTemplate && doc.movementTemplate.carriers) content.carriers = doc.movementTemplate.carriers;
     const rows = [];
     const add = (role, org) => {
       if (!org) return;
