@@ -17,22 +17,21 @@ import (
 )
 
 // The console in a real browser against a real server, as its people use
-// it: the authority of destination finds a filed notification in its work
-// queue, acknowledges it and requests information (first without a
+// it: the notifier drafts a notification from the form of its content and
+// files it; the authority of destination finds it in its work queue,
+// acknowledges it and requests information (first without a
 // question: the business error shows at its field); the notifier replies;
 // the authority consents with a condition, after a colleague's decision
 // made its copy stale (offered to reload); the notifier creates a movement
-// under the consent; the carrier takes it over; the timeline shows who did
-// what with the chain verified; German labels on switching; a non-party
+// under the consent; the carrier takes it over, the consignee and the
+// facility take it to completion; the timeline shows who did what with the
+// chain verified; German labels on switching; a non-party
 // sees nothing; at 390 px wide nothing overflows.
 // Set WASTEFLOW_SCREENSHOT to write docs/console.png and
 // docs/console-mobile.png for the README.
 func TestConsoleInChromium(t *testing.T) {
 	exe := chromium(t)
 	d := startDocs(t, dbtest.SQLite(t))
-	id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": shippable(3)})["id"].(string)
-	d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": shippable(3)})
-	number := d.ok(t, "alice", co+"GetNotification", map[string]any{"documentId": id})["number"].(string)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -140,6 +139,40 @@ func TestConsoleInChromium(t *testing.T) {
 
 	do("open the console", chromedp.Navigate(d.url+"/ui/"))
 
+	// The notifier drafts a notification from the form of its content and
+	// files it.
+	login("alice")
+	eval("documents", `location.hash = '#/documents'`)
+	wait("New notification offered", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]') !== null`)
+	eval("new notification", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]').click()`)
+	wait("its form, the notifier filled in", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="notification.notifier.organisationId"]')?.value === 'acme'`)
+	for _, f := range [][2]string{{"consignee", "recyc"}, {"facility", "recyc"}, {"competentAuthorities.dispatch", "auth-de"}, {"competentAuthorities.destination", "auth-nl"}} {
+		set("notification."+f[0]+".organisationId", f[1])
+	}
+	for _, l := range [][2]string{{"producers", "acme"}, {"carriers", "truck"}, {"carriers", "barge"}, {"competentAuthorities.transit", "auth-be"}} {
+		add("notification." + l[0])
+		eval("set the new entry", `(l => l[l.length - 1].value = `+jsString(l[1])+`)(document.querySelectorAll('#action [data-path^="notification.`+l[0]+`."][data-path$=".organisationId"]'))`)
+	}
+	add("notification.wasteClassifications")
+	set("notification.wasteClassifications.0.list", "EU_LIST_OF_WASTE")
+	set("notification.wasteClassifications.0.code", "16 02 13*")
+	add("notification.recoveryDisposalCodes")
+	set("notification.recoveryDisposalCodes.0", "R4")
+	set("notification.totalQuantity.tonnes.units", "100")
+	set("notification.numberOfShipments", "3")
+	set("notification.shipmentPeriod.firstDeparture", "2026-12-01")
+	set("notification.shipmentPeriod.lastDeparture", "2027-06-30")
+	for i, p := range []string{"DRUM", "BULK"} {
+		add("notification.packagingTypes")
+		set(fmt.Sprintf("notification.packagingTypes.%d", i), p)
+	}
+	submit()
+	number := wait("the draft", `!document.getElementById('doc').hidden && document.getElementById('doc-state').className === 'badge DRAFT' && document.getElementById('doc-number').textContent`)
+	id := wait("its id", `location.hash.slice(6)`)
+	act("SUBMISSION")
+	submit()
+	state("SUBMITTED")
+
 	// The authority of destination: its work queue, the document, acting.
 	login("noor")
 	wait("the notification in noor's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(number)+` && r.dataset.state === 'SUBMITTED')`)
@@ -157,7 +190,7 @@ func TestConsoleInChromium(t *testing.T) {
 	// A business error at its field, then the request with a question.
 	act("REQUEST_INFORMATION")
 	submit()
-	msg := wait("the business error at its field", `document.querySelector('.field-error[data-for="requestInformation.questions"]').textContent`)
+	msg := wait("the business error at its field", `document.querySelector('.field-error[data-for="requestInformation.questions"]')?.textContent`)
 	if !strings.Contains(msg, "REQUIRED_FIELD_MISSING") {
 		t.Fatalf("the error at requestInformation.questions: %q", msg)
 	}
@@ -216,6 +249,7 @@ func TestConsoleInChromium(t *testing.T) {
 	submit()
 	mvNumber := wait("the new movement", `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent.startsWith(`+jsString(number+"-M")+`) && document.getElementById('doc-number').textContent`)
 	state("SUBMITTED")
+	mvID := wait("the movement's id", `location.hash.slice(6)`)
 
 	// The carrier takes it over on the shipping day.
 	d.advanceTo(t, "2026-12-07")
@@ -233,15 +267,30 @@ func TestConsoleInChromium(t *testing.T) {
 	set("carrierTransport.vehicleId", "M-WF 2026")
 	submit()
 	state("IN_TRANSIT")
-	timeline := wait("the movement's timeline", `document.querySelectorAll('#timeline li').length === 2 && document.getElementById('chain').className === 'chain ok' && document.getElementById('timeline').innerText`)
-	if !strings.Contains(timeline, "tom (truck)") || !strings.Contains(timeline, "acme") {
+	// The consignee and facility take it to completion.
+	login("rita")
+	eval("open the movement", `location.hash = '#/doc/' + `+jsString(mvID))
+	act("CONSIGNEE_RECEPTION")
+	set("consigneeReception.receivedOn", "2026-12-07")
+	submit()
+	state("RECEIVED_BY_CONSIGNEE")
+	act("FACILITY_RECEPTION")
+	set("facilityReception.receivedOn", "2026-12-07")
+	submit()
+	state("RECEIVED_BY_FACILITY")
+	act("FACILITY_COMPLETION")
+	set("facilityCompletion.completedOn", "2026-12-07")
+	submit()
+	state("COMPLETED")
+	timeline := wait("the movement's timeline", `document.querySelectorAll('#timeline li').length === 5 && document.getElementById('chain').className === 'chain ok' && document.getElementById('timeline').innerText`)
+	if !strings.Contains(timeline, "rita (recyc)") || !strings.Contains(timeline, "truck") || !strings.Contains(timeline, "acme") {
 		t.Errorf("timeline: %q", timeline)
 	}
 
 	// German, chosen on the page.
 	do("switch to German", chromedp.SetValue(chromedp.ID("lang"), "de"))
 	eval("change", `document.getElementById('lang').dispatchEvent(new Event('change'))`)
-	wait("German labels", `document.getElementById('doc-state').textContent === 'In Beförderung' && document.documentElement.lang === 'de'
+	wait("German labels", `document.getElementById('doc-state').textContent === 'Verwertung/Beseitigung abgeschlossen' && document.documentElement.lang === 'de'
 		&& document.querySelector('[data-i18n="logout"]').textContent === 'Abmelden'`)
 
 	// At 390 px the page does not overflow sideways.

@@ -39,7 +39,7 @@
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
       used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
-      under: 'Under', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
+      under: 'Under', new: 'New', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
     },
     de: {
       app: 'wasteflow-Konsole', queue: 'Arbeitsvorrat', documents: 'Dokumente', search: 'Suchen', searchLabel: 'Dokumentnummer',
@@ -57,7 +57,7 @@
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
-      under: 'Zu', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
+      under: 'Zu', new: 'Neu', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
     },
   };
   const DE = {
@@ -253,7 +253,7 @@
 
   // --- Views -----------------------------------------------------------------
   function show(id) {
-    for (const v of ['login-view', 'list-view', 'doc']) $(v).hidden = v !== id;
+    for (const v of ['login-view', 'list-view', 'doc', 'new-view']) $(v).hidden = v !== id;
   }
   function error(msg) { $('error').textContent = msg; $('error').hidden = !msg; }
   function notice(msg) { $('notice').textContent = msg; $('notice').hidden = !msg; }
@@ -277,6 +277,7 @@
     document.querySelectorAll('#nav a').forEach((a) => a.toggleAttribute('aria-current', hash.startsWith(a.getAttribute('href'))));
     try {
       if (hash.startsWith('#/doc/')) await showDocument(decodeURIComponent(hash.slice(6)));
+      else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
     } catch (e) {
       if (e.status !== 401) error(e.message);
@@ -309,6 +310,8 @@
     await fillStates();
     $('filter-state').value = filters.state;
     $('sort').value = filters.sort || (mode === 'queue' ? 'next_deadline.due_at:ASC' : 'updated_at:DESC');
+    $('new-buttons').replaceChildren(...(me.kind === 'company' ? Object.keys(CREATES).map((k) =>
+      el('a', { href: '#/new/' + k, class: 'button', 'data-new': k, text: t('new') + ': ' + kindLabel(k) })) : []));
     const filter = [];
     if (filters.kind) filter.push({ path: 'kind', op: 'EQUAL', operands: [{ s: filters.kind }] });
     if (filters.state) filter.push({ path: 'state', op: 'EQUAL', operands: [{ s: filters.state }] });
@@ -353,6 +356,7 @@
     const container = Object.keys(r.data.document).find((k) => r.data.document[k]);
     const doc = r.data.document[container];
     current = { id, kind: doc.kind, container, doc, intents: r.data.followUpIntents || [] };
+    $('action-host').append($('action'));
     closeAction();
     const m = await machine(doc.kind);
     if (seq !== docSeq) return;
@@ -571,6 +575,31 @@
     }
   }
 
+  // --- A new document ----------------------------------------------------------
+  // What a company creates from the console: a notification or an Annex VII
+  // document, as a draft (the kind's create operation, its block's form);
+  // filing it is then the draft's SUBMISSION.
+  const CREATES = {
+    NOTIFICATION: { operation: DIWASS + 'CompanyDocumentApi/CreateSubmission', block: 'notification', role: 'notifier' },
+    ANNEX_VII: { operation: DIWASS + 'CompanyDocumentApi/CreateAnnex7', block: 'annex7', role: 'arranger' },
+  };
+  async function showNew(kind) {
+    const c = CREATES[kind];
+    if (!c) throw new Error(kind);
+    show('new-view');
+    $('new-title').textContent = t('new') + ': ' + kindLabel(kind);
+    $('new-host').append($('action'));
+    current = null;
+    const schema = await schemaOf(c.operation, c.block);
+    action = { create: kind, intent: 'CREATE', block: c.block, operation: c.operation, schema };
+    $('action-title').textContent = kindLabel(kind);
+    $('action-fields').replaceChildren(field(schema, c.block, c.block, { [c.role]: { organisationId: me.org } }, true));
+    $('action-errors').hidden = true;
+    $('stale').hidden = true;
+    $('action').hidden = false;
+    $('action-fields').querySelector('input, select, textarea').focus();
+  }
+
   // --- Acting ----------------------------------------------------------------
   // An intent's form is generated from the schema of its block in the
   // OpenAPI description (the request of the intent's own operation), pre-
@@ -601,7 +630,8 @@
   }
   const isDate = (sc) => sc.type === 'string' && /YYYY-MM-DD(?!T)/.test(sc.description || '') && !/HH/.test(sc.description || '');
 
-  let action = null; // { intent, block, operation, schema }
+  let action = null; // { intent, block, operation, schema, create }
+  let pendingNotice = ''; // said once the next view shows
   async function openAction(intent) {
     const f = current.intents.find((x) => x.intent === intent);
     if (!f) return;
@@ -732,10 +762,13 @@
     const root = $('action-fields').firstElementChild;
     const block = collect(root);
     const { intent, operation } = action;
+    const creating = !!action.create || operation.endsWith('/CreateMovementTemplate');
     let r;
     $('action-submit').disabled = true;
     try {
-      if (operation.endsWith('/CreateMovementTemplate')) {
+      if (action.create) {
+        r = await api(operation, { [action.block]: block });
+      } else if (operation.endsWith('/CreateMovementTemplate')) {
         r = await api(operation, { notificationId: current.id, [action.block]: block });
       } else if (current.kind === 'MOVEMENT') {
         r = await api(operation, { documentId: current.id, [action.block]: block });
@@ -749,9 +782,9 @@
     }
     if (r.status === 200 && !(r.data.businessErrors || []).length) {
       closeAction();
-      if (operation.endsWith('/CreateMovementTemplate')) {
+      if (creating) {
         const created = r.data.document || r.data.movement || {};
-        notice(t('created', { number: created.number || '' }));
+        pendingNotice = t('created', { number: created.number || '' });
         location.hash = '#/doc/' + encodeURIComponent(created.id);
         return;
       }
@@ -825,9 +858,13 @@
     $('next').addEventListener('click', () => { pageStart += PAGE; showList(listMode).catch((e) => error(e.message)); });
     $('search').addEventListener('submit', (ev) => search(ev).catch((e) => error(e.message)));
     $('action').addEventListener('submit', (ev) => submitAction(ev).catch((e) => error(e.message)));
-    $('action-cancel').addEventListener('click', closeAction);
+    $('action-cancel').addEventListener('click', () => {
+      const leaving = action && action.create;
+      closeAction();
+      if (leaving) location.hash = '#/documents';
+    });
     $('reload').addEventListener('click', () => showDocument(current.id).catch((e) => error(e.message)));
-    window.addEventListener('hashchange', () => { notice(''); route(); });
+    window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = ''; route(); });
     route();
   }
   start().catch((e) => error(e.message));
