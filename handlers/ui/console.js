@@ -112,6 +112,16 @@
       AUTHORITY_DISPATCH: 'Versandbehörde', AUTHORITY_DESTINATION: 'Empfangsbehörde', AUTHORITY_TRANSIT: 'Durchfuhrbehörde',
     },
   };
+  // Values of enumerations people read (others stay as sent: codes of
+  // official lists such as EU_LIST_OF_WASTE or R4).
+  const VALUES = {
+    CONSENT: ['Consent', 'Zustimmung'], CONSENT_WITH_CONDITIONS: ['Consent with conditions', 'Zustimmung mit Auflagen'], OBJECTION: ['Objection', 'Einwand'],
+    ACCEPTED: ['Accepted', 'Angenommen'], ACCEPTED_WITH_CONDITIONS: ['Accepted with conditions', 'Angenommen mit Auflagen'],
+    CANCELLATION_OF_CONSENT: ['Cancellation of consent', 'Widerruf der Zustimmung'], CLOSURE: ['Closure', 'Abschluss'], REVALIDATION: ['Revalidation', 'Verlängerung'],
+    CONFIRM: ['Confirm', 'Bestätigen'], REJECT: ['Reject', 'Zurückweisen'], REQUEST_CORRECTION: ['Request a correction', 'Berichtigung verlangen'],
+    ROAD: ['Road', 'Straße'], RAIL: ['Rail', 'Schiene'], SEA: ['Sea', 'See'], AIR: ['Air', 'Luft'], INLAND_WATERWAYS: ['Inland waterways', 'Binnenwasserstraße'],
+  };
+  const valueLabel = (v) => (VALUES[v] ? VALUES[v][lang === 'de' ? 1 : 0] : null);
   let lang = 'en';
   function t(key, vars) {
     let s = (TEXT[lang] && TEXT[lang][key]) || TEXT.en[key] || key;
@@ -424,7 +434,8 @@
     if (typeof v !== 'object') {
       const s = String(v);
       if (/^\d{4}-\d{2}-\d{2}T/.test(s)) return document.createTextNode(fmtTime(s));
-      if (/^[A-Z][A-Z0-9_]+$/.test(s)) { // a state, intent, role or rule: in words
+      if (/^[A-Z][A-Z0-9_]+$/.test(s)) { // a state, intent, role, rule or value: in words
+        if (valueLabel(s)) return document.createTextNode(valueLabel(s));
         for (const [table, label] of [['states', stateLabel], ['intents', intentLabel], ['roles', roleLabel], ['rules', ruleLabel]]) {
           if (DE[table][s]) return document.createTextNode(label(s));
         }
@@ -685,7 +696,7 @@
     let input;
     if (sc.enum) {
       input = el('select', { id }, el('option', { value: '', text: t('chooseOne') }),
-        sc.enum.filter((x) => !/_UNSPECIFIED$/.test(x)).map((x) => el('option', { value: x, text: DE.states[x] || DE.intents[x] ? value(x).textContent : words(x) })));
+        sc.enum.filter((x) => !/_UNSPECIFIED$/.test(x)).map((x) => el('option', { value: x, text: value(x).textContent })));
       if (v !== undefined && v !== null && !/_UNSPECIFIED$/.test(String(v))) input.value = v;
     } else if (sc.type === 'boolean') {
       input = el('input', { id, type: 'checkbox' });
