@@ -269,7 +269,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_SWEEP_WORKERS", "4", "how many documents a sweep processes at once, each document's due deadlines in one transaction", intSetter(func(c *Config) *int { return &c.SweepWorkers })},
 	{"WASTEFLOW_DUE_SOON_WORKING_DAYS", "2", "a deadline is DUE_SOON this many working days (of the acting party) before it falls due", intSetter(func(c *Config) *int { return &c.WarnWorkingDays })},
-	{"WASTEFLOW_UI_APP_TOKEN", "", "app token the deadline page at /ui/deadlines logs in with (a browser app's token is public; give it only the scopes the page needs)", func(c *Config, v string) error {
+	{"WASTEFLOW_UI_APP_TOKEN", "", "app token the pages for people (the console at /ui, the deadline page at /ui/deadlines, the signing page) log in with (a browser app's token is public; give it only the scopes the page needs)", func(c *Config, v string) error {
 		c.UIAppToken = v
 		return nil
 	}},

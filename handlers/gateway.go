@@ -375,6 +375,10 @@ func (s *Server) authenticate(ctx context.Context, op Operation, providerID, hea
 }
 
 func (s *Server) noRoute(c *gin.Context) {
+	if c.Request.URL.Path == "/ui/" && c.Request.Method == http.MethodGet { // people type the console's address with a slash
+		c.Redirect(http.StatusMovedPermanently, "/ui")
+		return
+	}
 	renderError(c, status.New(status.NotFound, "Not Found"))
 }
 

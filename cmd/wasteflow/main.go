@@ -428,7 +428,7 @@ Try it (README.md walks through every step):
     -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}' \
     | sed 's/.*"refreshToken":"\([^"]*\)".*/\1/')
   curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/RequestAccess -H 'provider_id: dev-1' -H "Authorization: Bearer $RT"
-Console:       %[1]s/ui/ (log in as any account above: noor's work queue holds a filed notification to acknowledge)
+Console:       %[1]s/ui (log in as any account above: noor's work queue holds a filed notification to acknowledge)
 Deadline page: %[1]s/ui/deadlines (both pages need WASTEFLOW_UI_APP_TOKEN set to an app token above; make run does)
 `, base)
 }

@@ -1,5 +1,5 @@
 // Package ui holds the pages for people: the console for authority and
-// company staff (/ui/), the deadline page and the signing page; plain HTML,
+// company staff (/ui), the deadline page and the signing page; plain HTML,
 // CSS and scripts, embedded in the binary, talking to the public API.
 package ui
 
@@ -37,7 +37,7 @@ var (
 // Pages lists the files of the pages.
 func Pages() []Page {
 	return []Page{
-		{Path: "/ui/", ContentType: "text/html; charset=utf-8", Summary: "The console for authority and company staff: work queue, documents, acting on follow-up intents", Body: consoleHTML},
+		{Path: "/ui", ContentType: "text/html; charset=utf-8", Summary: "The console for authority and company staff: work queue, documents, acting on follow-up intents (/ui/ redirects here)", Body: consoleHTML},
 		{Path: "/ui/console.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the console", Body: consoleScript},
 		{Path: "/ui/console.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the console", Body: consoleStyle},
 		{Path: "/ui/deadlines", ContentType: "text/html; charset=utf-8", Summary: "Deadline report page", Body: html},
