@@ -183,6 +183,9 @@ func TestConsoleInChromium(t *testing.T) {
 		&& document.querySelector('#deadlines tr[data-rule="ACKNOWLEDGEMENT_DUE"]') !== null
 		&& document.querySelector('#diagram g.current[data-state="SUBMITTED"]') !== null
 		&& document.querySelectorAll('#timeline li').length === 2 && document.getElementById('chain').className === 'chain ok'`)
+	if left := wait("what is left of the acknowledgement", `document.querySelector('#deadlines tr[data-rule="ACKNOWLEDGEMENT_DUE"] td.remaining').textContent`); left != "10 working days left" {
+		t.Errorf("the acknowledgement's remaining time: %q, want 10 working days left (filed on Tuesday 2026-12-01)", left)
+	}
 	act("ACKNOWLEDGEMENT")
 	submit()
 	state("ACKNOWLEDGED")

@@ -39,7 +39,7 @@
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
       used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
-      under: 'Under', new: 'New', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
+      under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
     },
     de: {
       app: 'wasteflow-Konsole', queue: 'Arbeitsvorrat', documents: 'Dokumente', search: 'Suchen', searchLabel: 'Dokumentnummer',
@@ -57,7 +57,7 @@
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
-      under: 'Zu', new: 'Neu', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
+      under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
     },
   };
   const DE = {
@@ -512,7 +512,16 @@
       el('tbody', {}, list.map((d) => el('tr', { 'data-rule': d.rule, 'data-state': d.state },
         el('td', {}, ruleLabel(d.rule), el('br'), el('small', { text: d.legalBasis || '' })),
         el('td', {}, d.party || '', d.partyRole ? el('br') : null, d.partyRole ? el('small', { text: roleLabel(d.partyRole) }) : null),
-        el('td', {}, badge(d.state)), el('td', { text: fmtDate(d.dueAt) }), el('td', { class: 'remaining', text: d.remaining || '' }))))));
+        el('td', {}, badge(d.state)), el('td', { text: fmtDate(d.dueAt) }), el('td', { class: 'remaining', text: remaining(d), title: d.daysLeft != null ? t('calendarDays', { n: d.daysLeft }) : null }))))));
+  }
+  // what is left of a deadline, in working days at the acting party's place
+  function remaining(d) {
+    if (d.workingDaysLeft != null) {
+      const n = Number(d.workingDaysLeft);
+      return n >= 0 ? t('workingDaysLeft', { n }) : t('workingDaysLate', { n: -n });
+    }
+    if (d.remaining) return t('suspendedWith', { n: Math.round(parseInt(d.remaining, 10) / 86400) });
+    return '';
   }
   async function renderTimeline(id) {
     const r = await api(face() + 'GetDocumentHistory', { documentId: id });

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -122,6 +123,11 @@ type View struct {
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related
+	// now is the provider's time when the caller's follow-up intents were
+	// read, places where the deadlines' parties are: what is left of each
+	// running deadline is counted with them (Trailer).
+	now    time.Time
+	places map[string]calendar.Place
 }
 
 // Child is a document under a parent.
@@ -578,6 +584,18 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
 	if err != nil {
 		return err
+	}
+	var orgs []string
+	for _, d := range v.Deadlines {
+		orgs = append(orgs, d.PartyOrg)
+	}
+	dir := r.newDirectory(r.Store.Reads(ctx), v.Doc.ProviderID, orgs...)
+	if dir.err != nil {
+		return dir.err
+	}
+	v.now, v.places = now, map[string]calendar.Place{}
+	for _, o := range orgs {
+		v.places[o] = placeOf(dir.lookup, o)
 	}
 	v.FollowUp = nil
 	for _, in := range intents {

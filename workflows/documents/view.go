@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/calendar"
 )
 
 // Header opens every kind's retrieval document (inlined: its fields stand
@@ -33,7 +34,20 @@ func (v *View) Header() Header {
 
 // Trailer of the viewed document.
 func (v *View) Trailer() Trailer {
-	return Trailer{Deadlines: DeadlineInfos(v.Deadlines), CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt}
+	infos := DeadlineInfos(v.Deadlines)
+	if !v.now.IsZero() {
+		for i := range infos {
+			d := &v.Deadlines[i]
+			if !running(d) || d.SuspendedSince != nil {
+				continue
+			}
+			place := v.places[d.PartyOrg]
+			days := int32(calendar.DaysBetween(place, v.now, d.DueAt))
+			working := int32(calendar.WorkingDaysBetween(place, v.now, d.DueAt))
+			infos[i].DaysLeft, infos[i].WorkingDaysLeft = &days, &working
+		}
+	}
+	return Trailer{Deadlines: infos, CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt}
 }
 
 // DeadlineInfo is a deadline as every retrieval document shows it.
@@ -47,6 +61,10 @@ type DeadlineInfo struct {
 	DueAt          time.Time  `json:"dueAt"`
 	SuspendedSince *time.Time `json:"suspendedSince"`
 	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended, as a duration (e.g. 1728000s)"`
+	// What is left of a running deadline, counted at the acting party's
+	// place (its calendar and time zone) from today by the provider's clock.
+	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise"`
+	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise"`
 }
 
 // DeadlineInfos shows a document's deadlines.

@@ -3170,9 +3170,13 @@ type DeadlineInfo struct {
 	DueAt          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_at,json=dueAt,proto3" json:"due_at,omitempty"`
 	SuspendedSince *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=suspended_since,json=suspendedSince,proto3" json:"suspended_since,omitempty"`
 	// while suspended: the time left when it was suspended, as a duration (e.g. 1728000s)
-	Remaining     string `protobuf:"bytes,9,opt,name=remaining,proto3" json:"remaining,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Remaining string `protobuf:"bytes,9,opt,name=remaining,proto3" json:"remaining,omitempty"`
+	// while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise
+	DaysLeft *int32 `protobuf:"varint,10,opt,name=days_left,json=daysLeft,proto3,oneof" json:"days_left,omitempty"`
+	// while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise
+	WorkingDaysLeft *int32 `protobuf:"varint,11,opt,name=working_days_left,json=workingDaysLeft,proto3,oneof" json:"working_days_left,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DeadlineInfo) Reset() {
@@ -3266,6 +3270,20 @@ func (x *DeadlineInfo) GetRemaining() string {
 		return x.Remaining
 	}
 	return ""
+}
+
+func (x *DeadlineInfo) GetDaysLeft() int32 {
+	if x != nil && x.DaysLeft != nil {
+		return *x.DaysLeft
+	}
+	return 0
+}
+
+func (x *DeadlineInfo) GetWorkingDaysLeft() int32 {
+	if x != nil && x.WorkingDaysLeft != nil {
+		return *x.WorkingDaysLeft
+	}
+	return 0
 }
 
 type Decimal struct {
@@ -9821,7 +9839,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x0fsuspended_since\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x0esuspendedSince\x12\x1c\n" +
 	"\tremaining\x18\f \x01(\tR\tremaining\x127\n" +
 	"\tclosed_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt\x12\x1b\n" +
-	"\ttime_zone\x18\x0e \x01(\tR\btimeZone\"\xdf\x02\n" +
+	"\ttime_zone\x18\x0e \x01(\tR\btimeZone\"\xd6\x03\n" +
 	"\fDeadlineInfo\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1f\n" +
 	"\vlegal_basis\x18\x02 \x01(\tR\n" +
@@ -9834,7 +9852,13 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"started_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x121\n" +
 	"\x06due_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x05dueAt\x12C\n" +
 	"\x0fsuspended_since\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x0esuspendedSince\x12\x1c\n" +
-	"\tremaining\x18\t \x01(\tR\tremaining\"5\n" +
+	"\tremaining\x18\t \x01(\tR\tremaining\x12 \n" +
+	"\tdays_left\x18\n" +
+	" \x01(\x05H\x00R\bdaysLeft\x88\x01\x01\x12/\n" +
+	"\x11working_days_left\x18\v \x01(\x05H\x01R\x0fworkingDaysLeft\x88\x01\x01B\f\n" +
+	"\n" +
+	"_days_leftB\x14\n" +
+	"\x12_working_days_left\"5\n" +
 	"\aDecimal\x12\x14\n" +
 	"\x05units\x18\x01 \x01(\x03R\x05units\x12\x14\n" +
 	"\x05nanos\x18\x02 \x01(\x05R\x05nanos\"\xd3\x01\n" +
@@ -10904,6 +10928,7 @@ func file_wasteflow_types_v1_types_proto_init() {
 	if File_wasteflow_types_v1_types_proto != nil {
 		return
 	}
+	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
 	file_wasteflow_types_v1_types_proto_msgTypes[78].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
