@@ -436,6 +436,7 @@ func TestBmuRoundTripAndGolden(t *testing.T) {
 // Hostile XML is refused with a 4xx naming what is wrong, never fetches
 // anything, and leaves the server answering.
 func TestBmuHostileXML(t *testing.T) {
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	d := startDocs(t, dbtest.SQLite(t))
 	var fetched atomic.Int32
 	bait := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fetched.Add(1) }))

@@ -53,6 +53,7 @@ func (d *docEnv) documents(t *testing.T) int64 {
 // lengths count characters, not bytes; the blocks of intents are bounded
 // too, through their own operation and through SetByIntent.
 func TestBoundedDocumentInput(t *testing.T) {
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string)

@@ -31,6 +31,7 @@ import (
 // docs/console-mobile.png for the README.
 func TestConsoleInChromium(t *testing.T) {
 	exe := chromium(t)
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	d := startDocs(t, dbtest.SQLite(t))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

@@ -34,6 +34,7 @@ func TestContractThroughPrism(t *testing.T) {
 		t.Skip("the Prism contract test starts Node.js; skipped in -short mode")
 	}
 	prismBinary(t) // skips (or fails under CI) before anything starts
+	t.Parallel()   // its own server and database; waits on I/O, so it runs beside others
 	first := startDocs(t, dbtest.SQLite(t))
 	var upstream atomic.Pointer[url.URL]
 	sw := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

@@ -41,6 +41,7 @@ func recvWithin[T any](t *testing.T, d time.Duration, recv func() (*T, error)) (
 // first went away, gets every later event once and none again. The server
 // shutting down ends a stream with UNAVAILABLE. REST has no route for it.
 func TestNotificationStreamResumesAcrossInstances(t *testing.T) {
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		st, g, raw := d.call(t, "noor", grp+"RegisterGroup", map[string]any{"name": "erp", "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})

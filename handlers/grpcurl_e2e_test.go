@@ -45,6 +45,7 @@ func grpcurl(t *testing.T) string {
 // grpcurl, knowing nothing but the server's reflection, lists the services,
 // logs in, files a notification and meets a business error and a refusal.
 func TestGrpcurlByReflection(t *testing.T) {
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		bin := grpcurl(t)

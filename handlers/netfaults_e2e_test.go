@@ -29,6 +29,7 @@ import (
 // itself, nothing half-applied (every audit chain intact, every document's
 // version its audit rows).
 func TestDatabaseNetworkFaults(t *testing.T) {
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	real := dbtest.Postgres(t)
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	upstream := hostPort(real.DSN)

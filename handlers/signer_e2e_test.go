@@ -149,6 +149,7 @@ func TestSigningProcesses(t *testing.T) {
 // docs/signing.png for the README.
 func TestSigningPageInChromium(t *testing.T) {
 	exe := chromium(t)
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	d := startDocs(t, dbtest.SQLite(t))
 	carrier := newSigner(t, "Tom (Spedition Schnell)")
 	d.signKeys.add("tom", carrier.key, carrier.cert)

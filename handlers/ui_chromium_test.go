@@ -61,6 +61,7 @@ func jsString(s string) string {
 // Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for the README.
 func TestDeadlinePageInChromium(t *testing.T) {
 	exe := chromium(t)
+	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	d := startDocs(t, dbtest.SQLite(t))
 	number := func(id string) string {
 		doc, _ := d.get(t, "alice", id)
