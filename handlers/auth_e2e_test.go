@@ -547,7 +547,6 @@ func dumpTables(t *testing.T, db *gorm.DB) string {
 }
 
 func TestLoginThrottling(t *testing.T) {
-	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		a := startAuth(t, dbcfg, 3)
 		wrong := map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "wrong-password-x"}, "appToken": appUI}
