@@ -105,7 +105,9 @@
       sequenceNumber: 'Laufende Nummer', takenOverOn: 'Übernommen am', vehicleId: 'Kennzeichen', receivedOn: 'Eingegangen am', quantity: 'Menge',
       rejected: 'Zurückgewiesen', completedOn: 'Abgeschlossen am', operationCode: 'Verfahren', dueOn: 'Fällig am', carrierOrganisationId: 'Beförderer',
       arranger: 'Veranlasser', usualDescription: 'Übliche Bezeichnung', recoveryCode: 'Verwertungsverfahren', transferDate: 'Übergabedatum',
-      legs: 'Beförderungsabschnitte', createdAt: 'Angelegt', updatedAt: 'Geändert', withdrawn: 'Zurückgezogen', questionsAnswered: 'Beantwortet',
+      legs: 'Beförderungsabschnitte', receptions: 'Eingänge', completion: 'Abschluss', takeBackOrder: 'Rücknahmeanordnung',
+      certificates: 'Bescheinigungen', carrierTransfers: 'Übergaben an Beförderer', takeBack: 'Rücknahme', returnState: 'Status danach',
+      replies: 'Antworten', changedFields: 'Geänderte Felder', createdAt: 'Angelegt', updatedAt: 'Geändert', withdrawn: 'Zurückgezogen', questionsAnswered: 'Beantwortet',
     },
     roles: {
       NOTIFIER: 'Notifizierende Person', PRODUCER: 'Erzeuger', CONSIGNEE: 'Empfänger', FACILITY: 'Anlage', CARRIER: 'Beförderer', ARRANGER: 'Veranlasser',
