@@ -1,0 +1,275 @@
+// Package printing lays out a document as a printable A4 form: numbered
+// blocks with their titles and fields, the document's number on every
+// page, "page n of m", the print time, the head of its audit chain and a
+// QR code of its inspection link. It knows no kind: each kind maps its
+// retrieval document to a Form (the official annex's blocks, in its
+// language), and Render draws any Form the same way.
+//
+// The PDF is drawn with codeberg.org/go-pdf/fpdf (pure Go, maintained;
+// the GitHub go-pdf/fpdf was archived in 2025) in the Go fonts of
+// golang.org/x/image, embedded in the binary and subset into each PDF
+// (they cover every EU language's Latin letters); the QR code is made by
+// github.com/boombuler/barcode, which fpdf already depends on.
+package printing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+	"strings"
+	"time"
+
+	"codeberg.org/go-pdf/fpdf"
+	"github.com/boombuler/barcode"
+	"github.com/boombuler/barcode/qr"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goregular"
+)
+
+// Form is what a printed document shows.
+type Form struct {
+	// Title names the form ("Notification document for transboundary
+	// movements/shipments of waste"); Basis says which annex and whose
+	// layout it follows.
+	Title, Basis string
+	// Number is the document's number, printed on every page.
+	Number string
+	// Facts stand under the title: state, version, and the like.
+	Facts []Row
+	// Blocks in the form's order.
+	Blocks []Block
+	// Printed is the print time; AuditHead the hash of the last row of
+	// the document's audit chain (a paper copy is checked against it).
+	Printed   time.Time
+	AuditHead string
+	// InspectionLink, when set, is printed as a QR code and in words.
+	InspectionLink string
+	// Labels of the page furniture in the form's language.
+	Labels Labels
+}
+
+// Labels are the words of the page furniture.
+type Labels struct {
+	Page, Of, Printed, AuditHead, Inspection, Empty string
+}
+
+// English and German page furniture.
+var (
+	English = Labels{Page: "page", Of: "of", Printed: "printed", AuditHead: "audit chain head", Inspection: "Inspection (scan or open)", Empty: "—"}
+	German  = Labels{Page: "Seite", Of: "von", Printed: "gedruckt", AuditHead: "Kopf der Prüfkette", Inspection: "Kontrolle (scannen oder öffnen)", Empty: "—"}
+)
+
+// Block is one numbered block of a form.
+type Block struct {
+	No    string // "1", "14", "" for an unnumbered section
+	Title string
+	Rows  []Row
+	// Heading, when set, is printed above the block (a form's "FOR USE
+	// BY COMPETENT AUTHORITIES").
+	Heading string
+}
+
+// Row is one field of a block; Value may hold several lines.
+type Row struct{ Label, Value string }
+
+const (
+	margin    = 15.0
+	pageW     = 210.0
+	labelW    = 62.0
+	lineH     = 5.0
+	headerH   = 12.0
+	qrSize    = 32.0
+	fontName  = "Go"
+	totalSign = "{nb}"
+)
+
+// Render draws f as an A4 PDF.
+func Render(f *Form) ([]byte, error) {
+	if f.Number == "" {
+		return nil, errors.New("printing: a form needs its document's number")
+	}
+	l := f.Labels
+	if l.Page == "" {
+		l = English
+	}
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.AliasNbPages(totalSign) // before any page: the total is filled in at the end
+	pdf.AddUTF8FontFromBytes(fontName, "", goregular.TTF)
+	pdf.AddUTF8FontFromBytes(fontName, "B", gobold.TTF)
+	pdf.SetMargins(margin, margin+headerH, margin)
+	pdf.SetAutoPageBreak(true, 18)
+	pdf.SetTitle(f.Title+" "+f.Number, true)
+	pdf.SetCreator("wasteflow", true)
+	pdf.SetCatalogSort(true) // resources in a fixed order: the same form printed at the same time is the same file
+	if !f.Printed.IsZero() {
+		pdf.SetCreationDate(f.Printed)
+		pdf.SetModificationDate(f.Printed)
+	}
+	pdf.SetHeaderFunc(func() {
+		pdf.SetY(margin - 4)
+		pdf.SetFont(fontName, "B", 9)
+		pdf.CellFormat(120, 5, clip(f.Title, 80), "", 0, "L", false, 0, "")
+		pdf.CellFormat(0, 5, f.Number, "", 1, "R", false, 0, "")
+		pdf.SetDrawColor(120, 120, 120)
+		pdf.Line(margin, margin+2, pageW-margin, margin+2)
+		pdf.SetY(margin + headerH)
+	})
+	// "page n of m" in one font and style on every page, the last one
+	// included: the total's digits are then in the embedded subset.
+	pdf.SetFooterFunc(func() {
+		pdf.SetY(-13)
+		pdf.SetFont(fontName, "", 8)
+		left := f.Number
+		if !f.Printed.IsZero() {
+			left += " · " + l.Printed + " " + f.Printed.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		pdf.CellFormat(130, 4, left, "", 0, "L", false, 0, "")
+		pdf.CellFormat(0, 4, fmt.Sprintf("%s %d %s %s", l.Page, pdf.PageNo(), l.Of, totalSign), "", 1, "R", false, 0, "")
+		if f.AuditHead != "" {
+			pdf.CellFormat(0, 4, l.AuditHead+": "+f.AuditHead, "", 0, "L", false, 0, "")
+		}
+	})
+	pdf.AddPage()
+
+	// Title, basis, facts, and the inspection QR code beside them.
+	top := pdf.GetY()
+	textW := pageW - 2*margin
+	if f.InspectionLink != "" {
+		textW -= qrSize + 5
+	}
+	pdf.SetFont(fontName, "B", 13)
+	pdf.MultiCell(textW, 6, f.Title, "", "L", false)
+	if f.Basis != "" {
+		pdf.SetFont(fontName, "", 8)
+		pdf.MultiCell(textW, 4, f.Basis, "", "L", false)
+	}
+	pdf.Ln(1)
+	pdf.SetFont(fontName, "", 9)
+	for _, r := range f.Facts {
+		pdf.SetFont(fontName, "B", 9)
+		pdf.CellFormat(35, lineH, r.Label, "", 0, "L", false, 0, "")
+		pdf.SetFont(fontName, "", 9)
+		pdf.MultiCell(textW-35, lineH, orEmpty(r.Value, l.Empty), "", "L", false)
+	}
+	if f.InspectionLink != "" {
+		img, err := qrPNG(f.InspectionLink)
+		if err != nil {
+			return nil, err
+		}
+		pdf.RegisterImageOptionsReader("inspection", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(img))
+		x := pageW - margin - qrSize
+		pdf.ImageOptions("inspection", x, top, qrSize, qrSize, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, f.InspectionLink)
+		y := pdf.GetY()
+		pdf.SetXY(x-2, top+qrSize)
+		pdf.SetFont(fontName, "", 6)
+		pdf.MultiCell(qrSize+4, 2.8, l.Inspection, "", "C", false)
+		pdf.SetY(max(y, top+qrSize+7))
+	}
+	if f.InspectionLink != "" {
+		pdf.SetFont(fontName, "", 7)
+		pdf.MultiCell(0, 3.5, f.InspectionLink, "", "L", false)
+	}
+	pdf.Ln(3)
+
+	for _, b := range f.Blocks {
+		if b.Heading != "" {
+			pdf.Ln(2)
+			pdf.SetFont(fontName, "B", 9)
+			pdf.SetFillColor(230, 230, 230)
+			pdf.MultiCell(0, 6, strings.ToUpper(b.Heading), "", "C", true)
+		}
+		blockTitle(pdf, b)
+		pdf.SetFont(fontName, "", 9)
+		if len(b.Rows) == 0 {
+			pdf.SetX(margin + 3)
+			pdf.MultiCell(0, lineH, l.Empty, "", "L", false)
+		}
+		for _, r := range b.Rows {
+			row(pdf, r, l.Empty)
+		}
+		pdf.Ln(1.5)
+	}
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		return nil, fmt.Errorf("printing %s: %w", f.Number, err)
+	}
+	return out.Bytes(), nil
+}
+
+// blockTitle draws "n. Title", moving to a new page first when too little
+// is left for the title and a line of the block.
+func blockTitle(pdf *fpdf.Fpdf, b Block) {
+	_, h := pdf.GetPageSize()
+	_, _, _, bottom := pdf.GetMargins()
+	if pdf.GetY()+3*lineH > h-bottom-18 {
+		pdf.AddPage()
+	}
+	title := b.Title
+	if b.No != "" {
+		title = b.No + ". " + title
+	}
+	pdf.SetFont(fontName, "B", 10)
+	pdf.SetDrawColor(180, 180, 180)
+	pdf.MultiCell(0, 6, title, "T", "L", false)
+}
+
+// row draws a label and its value, the value wrapping in its column (and
+// onto the next page, with the label repeated there, when it is long).
+func row(pdf *fpdf.Fpdf, r Row, empty string) {
+	value := orEmpty(r.Value, empty)
+	pdf.SetFont(fontName, "", 9)
+	lines := pdf.SplitText(value, pageW-2*margin-labelW-3)
+	labelLines := pdf.SplitText(r.Label, labelW-2)
+	_, h := pdf.GetPageSize()
+	for i := 0; i < max(len(lines), len(labelLines)); i++ {
+		if pdf.GetY()+lineH > h-18 {
+			pdf.AddPage()
+		}
+		pdf.SetX(margin + 3)
+		label := ""
+		if i < len(labelLines) {
+			label = labelLines[i]
+		}
+		pdf.SetTextColor(80, 80, 80)
+		pdf.CellFormat(labelW, lineH, label, "", 0, "L", false, 0, "")
+		pdf.SetTextColor(0, 0, 0)
+		v := ""
+		if i < len(lines) {
+			v = lines[i]
+		}
+		pdf.CellFormat(0, lineH, v, "", 1, "L", false, 0, "")
+	}
+}
+
+// qrPNG is link as a QR code (medium error correction), whole pixels per
+// module so that it stays sharp at any print size.
+func qrPNG(link string) ([]byte, error) {
+	code, err := qr.Encode(link, qr.M, qr.Auto)
+	if err != nil {
+		return nil, fmt.Errorf("printing: QR code: %w", err)
+	}
+	side := code.Bounds().Dx() * 8
+	if code, err = barcode.Scale(code, side, side); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, code); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func orEmpty(s, empty string) string {
+	if strings.TrimSpace(s) == "" {
+		return empty
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
