@@ -5,12 +5,8 @@ import (
 	"strings"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
-	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
 )
-
-// Directory names an organisation for print: its name and country.
-type Directory func(id string) (name, country string)
 
 // The notification document of Annex IA: the blocks of the 1013/2006
 // layout (block numbers and English titles as the UK Environment Agency's
@@ -18,7 +14,7 @@ type Directory func(id string) (name, country string)
 // see the README), German titles our translation. Each block holds what
 // the notification records of it so far; what our content does not carry
 // (customs offices, physical characteristics) prints as empty.
-var annexIA = map[string][2]string{
+var annexIA = printing.Words{
 	"title":  {"Notification document for transboundary movements/shipments of waste", "Notifizierungsformular für grenzüberschreitende Verbringungen von Abfällen"},
 	"basis":  {"Regulation (EU) 2024/1157, Annex IA; blocks in the layout of Regulation (EC) No 1013/2006 (stand-in until the 2024 annex is verified)", "Verordnung (EU) 2024/1157, Anhang IA; Felder in der Anordnung der Verordnung (EG) Nr. 1013/2006 (Platzhalter, bis der Anhang von 2024 geprüft ist)"},
 	"1":      {"Exporter – notifier", "Exporteur – notifizierende Person"},
@@ -64,22 +60,8 @@ var annexIA = map[string][2]string{
 
 // Form lays out notification d, numbered number, as Annex IA's blocks in
 // lang ("en" or "de"); dir names the organisations.
-func Form(d *n.Notification, number, lang string, dir Directory) (title, basis string, blocks []printing.Block) {
-	de := 0
-	if lang == "de" {
-		de = 1
-	}
-	w := func(k string) string { return annexIA[k][de] }
-	org := func(id string) string {
-		if id == "" {
-			return ""
-		}
-		name, country := dir(id)
-		if name == "" {
-			return id
-		}
-		return fmt.Sprintf("%s (%s), %s", name, id, country)
-	}
+func Form(d *n.Notification, number, lang string, dir printing.Directory) (title, basis string, blocks []printing.Block) {
+	w, org := annexIA.In(lang), dir.Party
 	c := &d.Content
 	block := func(no string, rows ...printing.Row) printing.Block {
 		return printing.Block{No: no, Title: w(no), Rows: rows}
@@ -120,7 +102,7 @@ func Form(d *n.Notification, number, lang string, dir Directory) (title, basis s
 		block("2", r(w("org"), org(c.Consignee.OrganisationID))),
 		block("3", r(w("3"), number), r(w("conc"), kind+"; "+op+"; "+w("pre")+": "+pre)),
 		block("4", r(w("4"), numberOf(c.NumberOfShipments))),
-		block("5", quantityRows(c.TotalQuantity, w)...),
+		block("5", printing.QuantityRows(c.TotalQuantity, w("tonnes"), w("m3"))...),
 		block("6", r(w("first"), c.ShipmentPeriod.FirstDeparture), r(w("last"), c.ShipmentPeriod.LastDeparture)),
 		block("7", r(w("7"), strings.Join(c.PackagingTypes, ", "))),
 		block("8", r(w("org"), strings.Join(carriers, "\n")), r(w("means"), strings.Join(c.Route.MeansOfTransport, ", "))),
@@ -166,17 +148,6 @@ func Form(d *n.Notification, number, lang string, dir Directory) (title, basis s
 		consent.Rows = append(consent.Rows, r(w("validUntil"), d.ConsentValidUntil))
 	}
 	return w("title"), w("basis"), append(blocks, ack, consent, conditions)
-}
-
-func quantityRows(q shipment.Quantity, w func(string) string) []printing.Row {
-	var rows []printing.Row
-	if q.Tonnes != nil {
-		rows = append(rows, printing.Row{Label: w("tonnes"), Value: q.Tonnes.String()})
-	}
-	if q.CubicMetres != nil {
-		rows = append(rows, printing.Row{Label: w("m3"), Value: q.CubicMetres.String()})
-	}
-	return rows
 }
 
 func numberOf(v int32) string { return fmt.Sprint(v) }

@@ -60,7 +60,7 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 	d.Acknowledgements = []n.AcknowledgementRecord{{Authority: "auth-nl", At: at}}
 	d.Decisions = []n.DecisionRecord{{Authority: "auth-de", At: at, Type: n.DecisionConsent},
 		{Authority: "auth-nl", At: at, Type: n.DecisionConsentWithConditions, Conditions: []string{"Sealed containers only."}, ValidUntil: "2027-11-30"}}
-	dir := func(id string) (string, string) { return names[id], "DE" }
+	dir := printing.Directory(func(id string) (string, string) { return names[id], "DE" })
 
 	for _, lang := range []string{"en", "de"} {
 		title, basis, blocks := Form(d, "DE-2026-000042", lang, dir)

@@ -25,6 +25,8 @@ import (
 	"github.com/boombuler/barcode/qr"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
+
+	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
 // Form is what a printed document shows.
@@ -272,4 +274,61 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// Directory names an organisation for print: its name and country.
+type Directory func(id string) (name, country string)
+
+// Party is organisation id as a form shows it: "Name (id), Country", or
+// the id alone when the directory does not know it.
+func (d Directory) Party(id string) string {
+	if id == "" {
+		return ""
+	}
+	name, country := d(id)
+	if name == "" {
+		return id
+	}
+	if country == "" {
+		return fmt.Sprintf("%s (%s)", name, id)
+	}
+	return fmt.Sprintf("%s (%s), %s", name, id, country)
+}
+
+// Words are a form's texts by key, English and German.
+type Words map[string][2]string
+
+// In returns the texts of lang ("de" German, English otherwise); a key
+// without a text is printed as the key.
+func (w Words) In(lang string) func(key string) string {
+	i := 0
+	if lang == "de" {
+		i = 1
+	}
+	return func(key string) string {
+		if t, ok := w[key]; ok {
+			return t[i]
+		}
+		return key
+	}
+}
+
+// QuantityRows are a quantity's rows: tonnes and cubic metres, as given.
+func QuantityRows(q shipment.Quantity, tonnes, cubicMetres string) []Row {
+	var rows []Row
+	if q.Tonnes != nil {
+		rows = append(rows, Row{Label: tonnes, Value: q.Tonnes.String()})
+	}
+	if q.CubicMetres != nil {
+		rows = append(rows, Row{Label: cubicMetres, Value: q.CubicMetres.String()})
+	}
+	return rows
+}
+
+// LabelsOf are the page furniture of lang.
+func LabelsOf(lang string) Labels {
+	if lang == "de" {
+		return German
+	}
+	return English
 }
