@@ -34,10 +34,10 @@ func TestAnnexVIIPrints(t *testing.T) {
 		CompetentAuthorities: shipment.CompetentAuthorities{Dispatch: ref("auth-de"), Destination: ref("auth-nl")},
 		WasteClassifications: []shipment.WasteClassification{{List: "BASEL_ANNEX_IX", Code: "B3011"}}, UsualDescription: "PET bottle flakes",
 		RecoveryCode: "R3", ActualQuantity: shipment.Quantity{Tonnes: &q}, ActualDateOfShipment: "2026-12-04"},
-		AnnouncedAt:          &announced,
-		CarrierTransfers:     []annex7.CarrierTransferRecord{{CarrierOrganisationID: "truck", MeansOfTransport: "ROAD", TransferDate: "2026-12-04"}},
-		ConsigneeCertificate: &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
-		FacilityCertificate:  &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
+		AnnouncedAt:             &announced,
+		CarrierTransfers:        []annex7.CarrierTransferRecord{{CarrierOrganisationID: "truck", MeansOfTransport: "ROAD", TransferDate: "2026-12-04"}},
+		ConsigneeCertificate:    &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
+		FacilityCertificate:     &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
 		CertificateOfCompletion: &annex7.CompletionRecord{CompletedOn: "2026-12-11", RecoveryCode: "R3"}}
 	names := map[string]string{"acme": "ACME Elektronik GmbH", "recyc": "Recyclage Nord SàRL", "truck": "Spedition Schnell GmbH",
 		"auth-de": "Landesamt für Umwelt", "auth-nl": "Inspectie Leefomgeving en Transport"}
