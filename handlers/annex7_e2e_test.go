@@ -92,6 +92,7 @@ func (d *docEnv) advanceTo(t *testing.T, date string) {
 }
 
 func TestAnnex7Life(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		doc := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
@@ -222,6 +223,7 @@ func TestAnnex7Life(t *testing.T) {
 }
 
 func TestAnnex7TakeBack(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		shipped := func(c map[string]any) string { // announced, and handed over on the announced date
@@ -280,6 +282,7 @@ func TestAnnex7TakeBack(t *testing.T) {
 // Each Annex VII intent through SetByIntent gives what its own operation
 // gives, with the document as the kind's Get or GetDocument returned it.
 func TestAnnex7SetByIntentMatchesOperations(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		today := announcement()["actualDateOfShipment"].(string) // every date below happens on the shipment's day
@@ -326,6 +329,7 @@ func TestAnnex7Diagram(t *testing.T) {
 // comes it is accepted and the deadline is MET_LATE. A take-back not carried
 // out within 90 days goes OVERDUE too.
 func TestAnnex7DeadlinesOverdueInReports(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		ship := func() (string, string) {

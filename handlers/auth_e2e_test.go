@@ -547,6 +547,7 @@ func dumpTables(t *testing.T, db *gorm.DB) string {
 }
 
 func TestLoginThrottling(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		a := startAuth(t, dbcfg, 3)
 		wrong := map[string]any{"usernameCredentials": map[string]string{"username": "alice", "password": "wrong-password-x"}, "appToken": appUI}

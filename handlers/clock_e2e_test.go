@@ -44,6 +44,7 @@ func tonnes(n string) map[string]any { return map[string]any{"tonnes": map[strin
 // becomes tacit consent when its period ends, and an acknowledgement
 // overdue, both brought by one advance.
 func TestTestClockWalksShipmentsThroughTime(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) { clockFlow(t, startDocs(t, dbcfg)) })
 }
 

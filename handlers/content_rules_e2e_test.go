@@ -302,6 +302,7 @@ func TestWithdrawADraft(t *testing.T) {
 // the field), and what the schemas admit beyond names and strings, enum
 // numbers and numeric versions, the server takes.
 func TestDescriptionMatchesWhatTheServerTakes(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		doc := d.openapi()

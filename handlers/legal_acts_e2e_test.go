@@ -16,6 +16,7 @@ import (
 // operations: at least one movement completed, none under way, dated not
 // before the last movement's completion.
 func TestLegalActsArticle15ClosureOnlyWhenTrue(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		c := shippable(2)

@@ -90,6 +90,7 @@ func (d *docEnv) checkLists(t *testing.T, users ...string) {
 }
 
 func TestDocumentLists(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) { listsFlow(t, startDocs(t, dbcfg)) })
 }
 
@@ -202,6 +203,7 @@ func listsFlow(t *testing.T, d *docEnv) {
 // movement leaves the carrier's queue once its notification's consent
 // ends.
 func TestWorkQueuesFollowTheLifecycle(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) { workQueueFlow(t, startDocs(t, dbcfg)) })
 }
 

@@ -60,6 +60,7 @@ func hasIntent(intents []string, name string) bool {
 }
 
 func TestMovementLife(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		// Not before consent.
@@ -377,6 +378,7 @@ func TestMovementsWaitForTheNotificationLockOnPostgres(t *testing.T) {
 // A pre-consented facility closes the dossier once every movement under it
 // completed; another facility is never offered it.
 func TestFacilityCompletionUnderArticle15(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		plain := d.consented(t, shippable(2))

@@ -290,6 +290,7 @@ func TestNotificationHappyPath(t *testing.T) {
 }
 
 func TestNotificationRejections(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
@@ -439,6 +440,7 @@ func TestNotificationRejections(t *testing.T) {
 
 // Each intent through SetByIntent gives what its own operation gives.
 func TestSetByIntentMatchesOperations(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		steps := []intentStep{

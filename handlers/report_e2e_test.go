@@ -17,6 +17,7 @@ const ntf = "/svc.namespaced_notifier.v1.api.NotificationApi/"
 const grp = "/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/"
 
 func TestDeadlineReportsAndGroupNotifications(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		ctx := context.Background()

@@ -76,6 +76,7 @@ func (d *docEnv) inbox(t *testing.T, user string, qpar map[string]any) []map[str
 // disposer's version reaches the authority as a ten-day report, and a
 // cancellation is delivered but not reported. Nobody else sees any of it.
 func TestTransportNoteLife(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 
