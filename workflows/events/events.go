@@ -80,8 +80,11 @@ func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 		return nil, status.New(status.PermissionDenied, "notifications are read with a group token")
 	}
 	g, err := s.Store.Group(ctx, p.GroupID)
-	if err != nil {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
 		return nil, status.New(status.Unauthenticated, "invalid token: the group is no longer registered")
+	case err != nil: // the database's failure, not the token's: the client retries with it
+		return nil, err
 	}
 	return g, nil
 }
