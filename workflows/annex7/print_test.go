@@ -1,9 +1,6 @@
 package annex7
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,19 +9,14 @@ import (
 	"github.com/wasteflow/wasteflow/rules/decimal"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
+	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
 )
 
 // An Annex VII document with its certificates prints its boxes in order,
 // in English and German, with every party's name, the codes, dates and
 // quantities; pdftotext reads them back.
 func TestAnnexVIIPrints(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pdftotext not found (Debian: poppler-utils)")
-		}
-		t.Skip("pdftotext not found (Debian: poppler-utils)")
-	}
+	printtest.Tool(t, "pdftotext")
 	ref := func(id string) shipment.PartyRef { return shipment.PartyRef{OrganisationID: id} }
 	q, _ := decimal.Parse("20")
 	got, _ := decimal.Parse("19.75")
@@ -48,15 +40,7 @@ func TestAnnexVIIPrints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file := filepath.Join(t.TempDir(), "a7.pdf")
-		if err := os.WriteFile(file, pdf, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(strings.Fields(string(out)), " ")
+		_, text := printtest.Text(t, pdf)
 		want := []string{"DE-A7-2026-000003", "B3011", "R3", "PET bottle flakes", "2026-12-04", "2026-12-05", "2026-12-11", "19.75", "20"}
 		for id, name := range names {
 			want = append(want, name+" ("+id+")")

@@ -1,9 +1,6 @@
 package movements
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,19 +11,14 @@ import (
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
+	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
 )
 
 // A completed movement prints Annex IB's blocks in order, in English and
 // German: the notification's number and waste, the shipment, each
 // carrier's leg, the receipts and the completion; pdftotext reads them.
 func TestAnnexIBPrints(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pdftotext not found (Debian: poppler-utils)")
-		}
-		t.Skip("pdftotext not found (Debian: poppler-utils)")
-	}
+	printtest.Tool(t, "pdftotext")
 	ref := func(id string) shipment.PartyRef { return shipment.PartyRef{OrganisationID: id} }
 	ten, _ := decimal.Parse("10")
 	got, _ := decimal.Parse("9.8")
@@ -49,15 +41,7 @@ func TestAnnexIBPrints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file := filepath.Join(t.TempDir(), "ib.pdf")
-		if err := os.WriteFile(file, pdf, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(strings.Fields(string(out)), " ")
+		_, text := printtest.Text(t, pdf)
 		want := []string{"DE-2026-000004-M002", "DE-2026-000004", "16 02 13*", "CRT monitors", "2026-12-07", "2026-12-08", "2026-12-15", "M-WF 2026", "9.8", "R4"}
 		for id, name := range names {
 			want = append(want, name+" ("+id+")")

@@ -2,9 +2,6 @@ package notifications
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
+	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
 )
 
 // A consented notification with as many producers, carriers and transit
@@ -21,13 +19,7 @@ import (
 // party's name, the waste codes, the dates, the decisions and conditions,
 // and each block's title in its order; nothing is cut.
 func TestAnnexIAPrintsEverything(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pdftotext not found (Debian: poppler-utils)")
-		}
-		t.Skip("pdftotext not found (Debian: poppler-utils)")
-	}
+	printtest.Tool(t, "pdftotext")
 	names := map[string]string{"acme": "ACME Elektronik GmbH", "recyc": "Recyclage Nord SàRL", "auth-de": "Landesamt für Umwelt Bayern",
 		"auth-nl": "Inspectie Leefomgeving en Transport", "auth-pl": "Główny Inspektorat Ochrony Środowiska"}
 	ref := func(id string) shipment.PartyRef { return shipment.PartyRef{OrganisationID: id} }
@@ -73,15 +65,7 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file := filepath.Join(t.TempDir(), lang+".pdf")
-		if err := os.WriteFile(file, pdf, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages := strings.Split(strings.TrimRight(string(out), "\f"), "\f")
+		pages, text := printtest.Text(t, pdf)
 		page := "page %d of %d"
 		if lang == "de" {
 			page = "Seite %d von %d"
@@ -94,7 +78,6 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 				t.Errorf("%s page %d lacks the number or its page count", lang, i+1)
 			}
 		}
-		text := strings.Join(strings.Fields(string(out)), " ")
 		want := []string{"16 02 13*", "A1180", "2026-12-01", "2027-11-30", "1234.5", "R4", "Sealed containers only.", "CONSENT_WITH_CONDITIONS", "Venlo (exit DE)"}
 		for id, name := range names {
 			want = append(want, name+" ("+id+")")

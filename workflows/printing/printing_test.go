@@ -9,21 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// tool finds a command-line tool of the test (Debian's poppler-utils and
-// zbar-tools); without it the test is skipped, except under CI.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s not found (Debian: poppler-utils, zbar-tools; .ci/run installs them)", name)
-		}
-		t.Skipf("%s not found (Debian: poppler-utils, zbar-tools)", name)
-	}
-	return p
-}
+	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
+)
 
 const letters = "Zażółć gęślą jaźń – Příliš žluťoučký kůň – Ærø Ålborg – Ûbersée œuvre – Größe Äpfel Öl Übel"
 
@@ -32,9 +20,9 @@ const letters = "Zażółć gęślą jaźń – Příliš žluťoučký kůň �
 // reads them back), the audit head, and a QR code that a reader decodes to
 // the inspection link.
 func TestRenderReadsBack(t *testing.T) {
-	pdftotext := tool(t, "pdftotext")
-	pdftoppm := tool(t, "pdftoppm")
-	zbarimg := tool(t, "zbarimg")
+	pdftotext := printtest.Tool(t, "pdftotext")
+	pdftoppm := printtest.Tool(t, "pdftoppm")
+	zbarimg := printtest.Tool(t, "zbarimg")
 	f := &Form{Title: "Notification document for transboundary movements/shipments of waste", Basis: "Annex IA (layout of Regulation (EC) No 1013/2006)",
 		Number: "DE-2026-000042", Facts: []Row{{"State", "CONSENTED"}, {"Version", "8"}},
 		Printed: time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC), AuditHead: strings.Repeat("ab", 32),
@@ -99,24 +87,15 @@ func TestRenderReadsBack(t *testing.T) {
 
 // German page furniture, and a form without a number refused.
 func TestRenderGermanAndRefusals(t *testing.T) {
-	pdftotext := tool(t, "pdftotext")
 	pdf, err := Render(&Form{Title: "Begleitformular", Number: "DE-2026-000001-M001", Labels: German, Printed: time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC),
 		Blocks: []Block{{No: "6", Title: "Tatsächliches Datum der Verbringung", Rows: []Row{{"Datum", "2026-12-07"}}}, {No: "7", Title: "Verpackung"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "de.pdf")
-	if err := os.WriteFile(file, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(strings.Fields(string(out)), " ")
+	_, text := printtest.Text(t, pdf)
 	for _, want := range []string{"Seite 1 von 1", "gedruckt 2026-12-07 08:00 UTC", "6. Tatsächliches Datum der Verbringung", "7. Verpackung", "—"} {
 		if !strings.Contains(text, want) {
-			t.Errorf("pdftotext does not find %q in\n%s", want, out)
+			t.Errorf("pdftotext does not find %q in\n%s", want, text)
 		}
 	}
 	if _, err := Render(&Form{Title: "x"}); err == nil {

@@ -1,0 +1,41 @@
+// Package printtest reads printed forms back in tests, as a reader of the
+// PDF would: pdftotext (Debian's poppler-utils; .ci/run installs it).
+package printtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tool finds a command-line tool; without it the test is skipped, except
+// under CI, where it fails.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not found (Debian: poppler-utils, zbar-tools; .ci/run installs them)", name)
+		}
+		t.Skipf("%s not found (Debian: poppler-utils, zbar-tools)", name)
+	}
+	return p
+}
+
+// Text is pdf as pdftotext reads it, page by page, and all of it with its
+// whitespace collapsed (a value wraps in its column).
+func Text(t testing.TB, pdf []byte) (pages []string, text string) {
+	t.Helper()
+	pdftotext := Tool(t, "pdftotext")
+	file := filepath.Join(t.TempDir(), "form.pdf")
+	if err := os.WriteFile(file, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(out), "\f"), "\f"), strings.Join(strings.Fields(string(out)), " ")
+}
