@@ -81,6 +81,20 @@ type Config struct {
 	MaxConnections           int
 	// IdempotencyRetention is how long an Idempotency-Key's answer is kept.
 	IdempotencyRetention time.Duration
+
+	Inspection Inspection
+}
+
+// Inspection configures the links of printed documents (GET /inspect/...).
+type Inspection struct {
+	// Grace is how long a movement's or Annex VII document's link stays
+	// valid after its shipment period ends; TTL how long any other link
+	// (a notification's) lives, and the least any link lives from its
+	// print.
+	Grace, TTL time.Duration
+	// PerMinute is how many reads one client address may make in a
+	// minute, per instance.
+	PerMinute int
 }
 
 // Auth configures tokens, password hashing and login throttling.
@@ -329,6 +343,9 @@ var Settings = []Setting{
 		c.PublicURL = strings.TrimSuffix(v, "/")
 		return nil
 	}},
+	{"WASTEFLOW_INSPECTION_GRACE", "720h", "how long the inspection link of a movement or Annex VII document stays valid after its shipment period ends (30 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.Grace })},
+	{"WASTEFLOW_INSPECTION_TTL", "168h", "how long a notification's inspection link lives, and the least any inspection link lives from its print (7 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.TTL })},
+	{"WASTEFLOW_INSPECTION_PER_MINUTE", "30", "reads of inspection links one client address may make per minute on one instance (more: 429 with Retry-After)", intSetter(func(c *Config) *int { return &c.Inspection.PerMinute })},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 

@@ -78,7 +78,8 @@ func withAccess(ops []Operation) []Operation {
 }
 
 // onBothFaces are the methods both document faces have.
-var onBothFaces = map[string]bool{"GetDocument": true, "ListDocuments": true, "SetByIntent": true, "GetDocumentHistory": true}
+var onBothFaces = map[string]bool{"GetDocument": true, "ListDocuments": true, "SetByIntent": true, "GetDocumentHistory": true,
+	"PrintDocument": true, "ListInspectionLinks": true, "RevokeInspectionLinks": true}
 
 func isRead(method string) bool {
 	for _, p := range []string{"Get", "List", "Export", "Wait", "Watch", "Stream"} {

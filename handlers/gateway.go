@@ -133,6 +133,7 @@ func (s *Server) entry(c *gin.Context) {
 		Metadata:  metadataOf(c.Request.Header),
 		ClientIP:  c.ClientIP(),
 		UserAgent: c.Request.UserAgent(),
+		BaseURL:   baseURL(c),
 		Logger:    base,
 	}
 	c.Request = c.Request.WithContext(reqctx.With(c.Request.Context(), info))
@@ -528,4 +529,23 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 	default:
 		c.Data(http.StatusOK, "application/json", out)
 	}
+}
+
+// baseURL is the server's address as the client reached it: the request's
+// scheme and host, or those a trusted proxy forwarded (X-Forwarded-Proto,
+// X-Forwarded-Host) when gin took the client's address from it.
+func baseURL(c *gin.Context) string {
+	scheme, host := "http", c.Request.Host
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	if c.ClientIP() != c.RemoteIP() { // a trusted proxy forwarded the request
+		if p := strings.ToLower(c.GetHeader("X-Forwarded-Proto")); p == "https" || p == "http" {
+			scheme = p
+		}
+		if h := c.GetHeader("X-Forwarded-Host"); h != "" && !strings.ContainsAny(h, "/@ ,") {
+			host = h
+		}
+	}
+	return scheme + "://" + host
 }

@@ -216,10 +216,23 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		if ct == "" {
 			ct, schema = "application/json", openapi3.NewObjectSchema()
 		}
-		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").
-			WithContent(openapi3.NewContentWithSchema(schema, []string{ct}))})
+		content := openapi3.NewContentWithSchema(schema, []string{ct})
+		for _, also := range p.Also {
+			content[also] = openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema().WithFormat("binary"))
+		}
+		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithContent(content)})
 		o.Responses.Set("default", errResponse)
-		doc.AddOperation(p.Path, http.MethodGet, o)
+		path := openAPIPath(p.Path)
+		for _, seg := range strings.Split(p.Path, "/") {
+			if name, ok := strings.CutPrefix(seg, ":"); ok { // gin's parameter
+				o.OperationID = strings.Replace(o.OperationID, seg, name, 1)
+				o.AddParameter(openapi3.NewPathParameter(name).WithSchema(openapi3.NewStringSchema()))
+			}
+		}
+		for _, q := range p.Query {
+			o.AddParameter(openapi3.NewQueryParameter(q[0]).WithDescription(q[1]).WithSchema(openapi3.NewStringSchema()))
+		}
+		doc.AddOperation(path, http.MethodGet, o)
 		tags["operations"] = true
 	}
 	names := make([]string, 0, len(tags))

@@ -91,6 +91,8 @@ type Server struct {
 	migrator    *models.Migrator
 	// providers caches the provider directory for the gateway's check.
 	providers providerCache
+	// inspectLimit bounds the reads of inspection links per client.
+	inspectLimit inspectLimiter
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -105,6 +107,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
 		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
 		s.auth = tokenAuth{d.Auth}
@@ -216,7 +219,7 @@ func (s *Server) Routes() []Route {
 	var out []Route
 	for _, r := range s.engine.Routes() {
 		if !grpcOnly[r.Path] {
-			out = append(out, Route{r.Method, r.Path})
+			out = append(out, Route{r.Method, openAPIPath(r.Path)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -228,12 +231,27 @@ func (s *Server) Routes() []Route {
 	return out
 }
 
+// openAPIPath writes gin's path parameters (:token) as OpenAPI's ({token}).
+func openAPIPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if name, ok := strings.CutPrefix(seg, ":"); ok {
+			segs[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
 // PlainPath is an endpoint beside the API operations: no provider_id, no
 // token, GET only. It appears in the OpenAPI description too.
 type PlainPath struct {
 	Path, Summary, Description string
 	ContentType                string // application/json when empty
-	handler                    gin.HandlerFunc
+	// Also are the other media types it may answer with.
+	Also []string
+	// Query are its optional query parameters: name, description.
+	Query   [][2]string
+	handler gin.HandlerFunc
 }
 
 // plainPaths lists the operational endpoints and the workflow diagrams.
@@ -277,6 +295,18 @@ func (s *Server) plainPaths() []PlainPath {
 			}
 			c.JSON(http.StatusOK, gin.H{"environment": s.cfg.Environment, "appToken": s.cfg.UIAppToken, "providers": providers})
 		}})
+	if s.docs != nil {
+		paths = append(paths, PlainPath{Path: "/inspect/:token", Summary: "A printed document's current state, for an inspector (no login)",
+			ContentType: "text/html", Also: []string{"application/pdf"},
+			Query: [][2]string{{"format", "pdf or html: overrides Accept"}, {"lang", "en or de: overrides Accept-Language"}},
+			Description: "The link of a printed document's QR code (PrintDocument's inspectionLink; our design). Without login, it shows the " +
+				"document's current state: an HTML page (Accept: text/html, the default), or the same form as PrintDocument's PDF " +
+				"(Accept: application/pdf, or ?format=pdf); in German with ?lang=de or when Accept-Language prefers it. A receipt " +
+				"recorded after the print is shown. Every read is kept (time, client address) for the document's parties " +
+				"(ListInspectionLinks). An unknown, expired or revoked token is answered as any absent page (404, code 5) and writes " +
+				"nothing; more than WASTEFLOW_INSPECTION_PER_MINUTE reads a minute from one address get 429 (code 8) with Retry-After.",
+			handler: s.inspect})
+	}
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)
 		dot, mmd := m.Dot(), m.Mermaid()

@@ -39,6 +39,9 @@ type KindOf[D, R any] struct {
 	// Document builds the content of the retrieval document of a view of
 	// d; the input blocks follow it.
 	Document func(v *View, d *D) *R
+	// Print, optional, lays out d as the kind's printed form (the
+	// official annex's blocks).
+	Print func(p *PrintRequest, d *D) Printout
 	// BlockOrder, optional, orders the input blocks when their order in
 	// the document (the JSON field order) is not the intents' declaration
 	// order: it lists every input block the document is made with.
@@ -51,7 +54,12 @@ type KindOf[D, R any] struct {
 func (k KindOf[D, R]) Kind() *Kind {
 	t, blocks := k.documentType()
 	r := reflect.TypeFor[R]()
+	var print func(p *PrintRequest, data any) Printout
+	if k.Print != nil {
+		print = func(p *PrintRequest, data any) Printout { return k.Print(p, aggregate[D](data)) }
+	}
 	return &Kind{
+		Print:        print,
 		Def:          k.Declaration.Build(),
 		IDPrefix:     k.IDPrefix,
 		NumberPrefix: k.NumberPrefix,

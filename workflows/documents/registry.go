@@ -56,6 +56,9 @@ type Kind struct {
 	// NotByIntent: SetByIntent refuses the kind (the service interface
 	// excludes movements); its own operations serve it.
 	NotByIntent bool
+	// Print lays out a document of the kind as its printed form (nil: the
+	// kind does not print).
+	Print func(p *PrintRequest, data any) Printout
 
 	machine *engine.Machine
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	m "github.com/wasteflow/wasteflow/rules/movement"
+	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -59,6 +60,7 @@ func NewKind() *documents.Kind {
 		Codes:        m.Codes,
 		NotByIntent:  true,
 		Face:         face,
+		Print:        print,
 		Parent: documents.ParentOf("NOTIFICATION", IntentCreateMovement,
 			func(in *CreateInput) *string { return &in.NotificationID },
 			func(parent string, d *m.Movement) string {
@@ -75,4 +77,22 @@ func document(v *documents.View, d *m.Movement) *MovementDocument {
 		Completion: d.Completion, Signals: d.Signals, TakeBackOrder: d.TakeBack, Metadata: d.Metadata,
 	}
 	return doc
+}
+
+// print lays out a movement as Annex IB under its notification. The
+// shipment period ends with the consent's validity (or the notification's
+// last departure, or the shipment's own date when neither is known).
+func print(p *documents.PrintRequest, d *m.Movement) documents.Printout {
+	parent := documents.ParentData[n.Notification](p)
+	if parent == nil {
+		parent = &n.Notification{}
+	}
+	title, basis, blocks := Form(d, parent, p.ParentNumber, p.Lang, p.Dir)
+	end := d.Template.ActualDateOfShipment
+	for _, e := range []string{parent.ConsentValidUntil, parent.Content.ShipmentPeriod.LastDeparture} {
+		if e > end {
+			end = e
+		}
+	}
+	return documents.Printout{Title: title, Basis: basis, Blocks: blocks, ShipmentEnd: end}
 }

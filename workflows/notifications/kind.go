@@ -50,6 +50,10 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		Codes:        n.BusinessErrorCodes,
 		Face:         face,
+		Print: func(p *documents.PrintRequest, d *n.Notification) documents.Printout {
+			title, basis, blocks := Form(d, p.Number, p.Lang, p.Dir)
+			return documents.Printout{Title: title, Basis: basis, Blocks: blocks}
+		},
 		// the blocks' order in the document: ARTICLE15's follows the signal's
 		BlockOrder: []string{"acknowledgement", "requestInformation", "replyToRequestInformation", "decision",
 			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal"},

@@ -48,6 +48,9 @@ type Info struct {
 	Metadata  map[string][]string
 	ClientIP  string // the peer, or X-Forwarded-For from a trusted proxy
 	UserAgent string
+	// BaseURL is the server's address as this client reached it
+	// ("https://host:port"; the scheme and host a trusted proxy forwarded).
+	BaseURL   string
 	Principal *Principal
 	Logger    *slog.Logger
 }

@@ -39,3 +39,24 @@ func Text(t testing.TB, pdf []byte) (pages []string, text string) {
 	}
 	return strings.Split(strings.TrimRight(string(out), "\f"), "\f"), strings.Join(strings.Fields(string(out)), " ")
 }
+
+// QR is what a QR reader finds on the first page of pdf rendered as a
+// picture (pdftoppm at 150 dpi, then zbarimg of zbar-tools): the text of
+// each code, as a phone's camera would read the printed page.
+func QR(t testing.TB, pdf []byte) []string {
+	t.Helper()
+	pdftoppm, zbarimg := Tool(t, "pdftoppm"), Tool(t, "zbarimg")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "form.pdf")
+	if err := os.WriteFile(file, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(pdftoppm, "-r", "150", "-png", "-f", "1", "-l", "1", "-singlefile", file, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	out, err := exec.Command(zbarimg, "-q", "--raw", "-Sdisable", "-Sqrcode.enable", filepath.Join(dir, "page.png")).Output()
+	if err != nil {
+		t.Fatalf("zbarimg finds no QR code on the page: %v", err)
+	}
+	return strings.Fields(string(out))
+}

@@ -16,6 +16,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -1353,6 +1354,308 @@ func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetChain() *v1.ChainChe
 	return nil
 }
 
+type AuthorityDocumentApiPrintDocumentRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// en (the default) or de: the language of the form's titles and words (the content prints as recorded)
+	Language      string `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiPrintDocumentRequest) Reset() {
+	*x = AuthorityDocumentApiPrintDocumentRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiPrintDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiPrintDocumentRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiPrintDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiPrintDocumentRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiPrintDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AuthorityDocumentApiPrintDocumentRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiPrintDocumentRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+type AuthorityDocumentApiPrintDocumentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the form as a PDF (A4, fonts embedded), base64
+	Document []byte `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// <number>-v<version>.pdf
+	FileName string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// the link the form's QR code holds: GET it without login for the document's current state (HTML or PDF by Accept); WASTEFLOW_PUBLIC_URL, or the address the request came to
+	InspectionLink          string                 `protobuf:"bytes,3,opt,name=inspection_link,json=inspectionLink,proto3" json:"inspection_link,omitempty"`
+	InspectionLinkExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=inspection_link_expires_at,json=inspectionLinkExpiresAt,proto3" json:"inspection_link_expires_at,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) Reset() {
+	*x = AuthorityDocumentApiPrintDocumentResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiPrintDocumentResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiPrintDocumentResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiPrintDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) GetInspectionLink() string {
+	if x != nil {
+		return x.InspectionLink
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiPrintDocumentResponse) GetInspectionLinkExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.InspectionLinkExpiresAt
+	}
+	return nil
+}
+
+type AuthorityDocumentApiListInspectionLinksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksRequest) Reset() {
+	*x = AuthorityDocumentApiListInspectionLinksRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiListInspectionLinksRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiListInspectionLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiListInspectionLinksRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiListInspectionLinksRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiListInspectionLinksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// newest first (at most 100)
+	Links         []*v1.InspectionLinkInfo `protobuf:"bytes,1,rep,name=links,proto3" json:"links,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksResponse) Reset() {
+	*x = AuthorityDocumentApiListInspectionLinksResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiListInspectionLinksResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiListInspectionLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiListInspectionLinksResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiListInspectionLinksResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *AuthorityDocumentApiListInspectionLinksResponse) GetLinks() []*v1.InspectionLinkInfo {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+type AuthorityDocumentApiRevokeInspectionLinksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) Reset() {
+	*x = AuthorityDocumentApiRevokeInspectionLinksRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiRevokeInspectionLinksRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiRevokeInspectionLinksRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiRevokeInspectionLinksRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiRevokeInspectionLinksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// how many links were still valid and are revoked now
+	Revoked       int64 `protobuf:"varint,1,opt,name=revoked,proto3" json:"revoked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) Reset() {
+	*x = AuthorityDocumentApiRevokeInspectionLinksResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiRevokeInspectionLinksResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiRevokeInspectionLinksResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiRevokeInspectionLinksResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) GetRevoked() int64 {
+	if x != nil {
+		return x.Revoked
+	}
+	return 0
+}
+
 type AuthorityDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -1362,7 +1665,7 @@ type AuthorityDocumentApiWatchDocumentRequest struct {
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1677,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) String() string {
 func (*AuthorityDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1690,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{22}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -1408,7 +1711,7 @@ type AuthorityDocumentApiWatchDocumentResponse struct {
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1420,7 +1723,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) String() string {
 func (*AuthorityDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1433,7 +1736,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{23}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -1461,7 +1764,7 @@ var File_svc_bxa_diwass_v1_api_authority_document_api_proto protoreflect.FileDes
 
 const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\n" +
-	"2svc/bxa/diwass/v1/api/authority_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xc3\x01\n" +
+	"2svc/bxa/diwass/v1/api/authority_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xc3\x01\n" +
 	"\x1cSetRequestInformationRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x1d\n" +
@@ -1573,14 +1876,33 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\x05state\x18\x04 \x01(\tR\x05state\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\x03R\aversion\x12:\n" +
 	"\aentries\x18\x06 \x03(\v2 .wasteflow.types.v1.HistoryEntryR\aentries\x124\n" +
-	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"K\n" +
+	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"g\n" +
+	"(AuthorityDocumentApiPrintDocumentRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x1a\n" +
+	"\blanguage\x18\x02 \x01(\tR\blanguage\"\xe6\x01\n" +
+	")AuthorityDocumentApiPrintDocumentResponse\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\fR\bdocument\x12\x1b\n" +
+	"\tfile_name\x18\x02 \x01(\tR\bfileName\x12'\n" +
+	"\x0finspection_link\x18\x03 \x01(\tR\x0einspectionLink\x12W\n" +
+	"\x1ainspection_link_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x17inspectionLinkExpiresAt\"Q\n" +
+	".AuthorityDocumentApiListInspectionLinksRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"o\n" +
+	"/AuthorityDocumentApiListInspectionLinksResponse\x12<\n" +
+	"\x05links\x18\x01 \x03(\v2&.wasteflow.types.v1.InspectionLinkInfoR\x05links\"S\n" +
+	"0AuthorityDocumentApiRevokeInspectionLinksRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"M\n" +
+	"1AuthorityDocumentApiRevokeInspectionLinksResponse\x12\x18\n" +
+	"\arevoked\x18\x01 \x01(\x03R\arevoked\"K\n" +
 	"(AuthorityDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x89\x02\n" +
 	")AuthorityDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xb0\r\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x99\x11\n" +
 	"\x14AuthorityDocumentApi\x12\x82\x01\n" +
 	"\x15SetRequestInformation\x123.svc.bxa.diwass.v1.api.SetRequestInformationRequest\x1a4.svc.bxa.diwass.v1.api.SetRequestInformationResponse\x12d\n" +
 	"\vSetDecision\x12).svc.bxa.diwass.v1.api.SetDecisionRequest\x1a*.svc.bxa.diwass.v1.api.SetDecisionResponse\x12\xac\x01\n" +
@@ -1592,7 +1914,10 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\vSetByIntent\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse\x12\x8c\x01\n" +
 	"\vGetDocument\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse\x12\x92\x01\n" +
 	"\rListDocuments\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse\x12\xa1\x01\n" +
-	"\x12GetDocumentHistory\x12D.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest\x1aE.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse\x12\x94\x01\n" +
+	"\x12GetDocumentHistory\x12D.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest\x1aE.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse\x12\x92\x01\n" +
+	"\rPrintDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse\x12\xa4\x01\n" +
+	"\x13ListInspectionLinks\x12E.svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest\x1aF.svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse\x12\xaa\x01\n" +
+	"\x15RevokeInspectionLinks\x12G.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest\x1aH.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse\x12\x94\x01\n" +
 	"\rWatchDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse0\x01B\xf3\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x19AuthorityDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -1608,123 +1933,139 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP() []byt
 	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
-	(*SetRequestInformationRequest)(nil),                   // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	(*SetRequestInformationResponse)(nil),                  // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	(*SetDecisionRequest)(nil),                             // 2: svc.bxa.diwass.v1.api.SetDecisionRequest
-	(*SetDecisionResponse)(nil),                            // 3: svc.bxa.diwass.v1.api.SetDecisionResponse
-	(*ReplyToRequestForChangeAfterConsentRequest)(nil),     // 4: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	(*ReplyToRequestForChangeAfterConsentResponse)(nil),    // 5: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	(*SubmitNotificationSignalRequest)(nil),                // 6: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	(*SubmitNotificationSignalResponse)(nil),               // 7: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	(*SubmitMovementSignalRequest)(nil),                    // 8: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	(*SubmitMovementSignalResponse)(nil),                   // 9: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	(*SetMovementTakeBackRequest)(nil),                     // 10: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	(*SetMovementTakeBackResponse)(nil),                    // 11: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	(*SubmitAcknowledgementRequest)(nil),                   // 12: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	(*SubmitAcknowledgementResponse)(nil),                  // 13: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	(*AuthorityDocumentApiSetByIntentRequest)(nil),         // 14: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	(*AuthorityDocumentApiSetByIntentResponse)(nil),        // 15: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	(*AuthorityDocumentApiGetDocumentRequest)(nil),         // 16: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	(*AuthorityDocumentApiGetDocumentResponse)(nil),        // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	(*AuthorityDocumentApiListDocumentsRequest)(nil),       // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	(*AuthorityDocumentApiListDocumentsResponse)(nil),      // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	(*AuthorityDocumentApiGetDocumentHistoryRequest)(nil),  // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
-	(*AuthorityDocumentApiGetDocumentHistoryResponse)(nil), // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
-	(*AuthorityDocumentApiWatchDocumentRequest)(nil),       // 22: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	(*AuthorityDocumentApiWatchDocumentResponse)(nil),      // 23: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	(*v1.RequestInformation)(nil),                          // 24: wasteflow.types.v1.RequestInformation
-	(*v1.NotificationDocument)(nil),                        // 25: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                              // 26: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                               // 27: wasteflow.types.v1.BusinessError
-	(*v1.Decision)(nil),                                    // 28: wasteflow.types.v1.Decision
-	(*v1.ReplyToRequestForChange)(nil),                     // 29: wasteflow.types.v1.ReplyToRequestForChange
-	(*v1.NotificationSignal)(nil),                          // 30: wasteflow.types.v1.NotificationSignal
-	(*v1.Signal)(nil),                                      // 31: wasteflow.types.v1.Signal
-	(*v1.MovementDocument)(nil),                            // 32: wasteflow.types.v1.MovementDocument
-	(*v1.MovementTakeBack)(nil),                            // 33: wasteflow.types.v1.MovementTakeBack
-	(*v1.Acknowledgement)(nil),                             // 34: wasteflow.types.v1.Acknowledgement
-	(*structpb.Value)(nil),                                 // 35: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                            // 36: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                              // 37: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                           // 38: wasteflow.types.v1.DocumentListEntry
-	(*v1.HistoryEntry)(nil),                                // 39: wasteflow.types.v1.HistoryEntry
-	(*v1.ChainCheck)(nil),                                  // 40: wasteflow.types.v1.ChainCheck
+	(*SetRequestInformationRequest)(nil),                      // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	(*SetRequestInformationResponse)(nil),                     // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	(*SetDecisionRequest)(nil),                                // 2: svc.bxa.diwass.v1.api.SetDecisionRequest
+	(*SetDecisionResponse)(nil),                               // 3: svc.bxa.diwass.v1.api.SetDecisionResponse
+	(*ReplyToRequestForChangeAfterConsentRequest)(nil),        // 4: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	(*ReplyToRequestForChangeAfterConsentResponse)(nil),       // 5: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	(*SubmitNotificationSignalRequest)(nil),                   // 6: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	(*SubmitNotificationSignalResponse)(nil),                  // 7: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	(*SubmitMovementSignalRequest)(nil),                       // 8: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	(*SubmitMovementSignalResponse)(nil),                      // 9: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	(*SetMovementTakeBackRequest)(nil),                        // 10: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	(*SetMovementTakeBackResponse)(nil),                       // 11: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	(*SubmitAcknowledgementRequest)(nil),                      // 12: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	(*SubmitAcknowledgementResponse)(nil),                     // 13: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	(*AuthorityDocumentApiSetByIntentRequest)(nil),            // 14: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	(*AuthorityDocumentApiSetByIntentResponse)(nil),           // 15: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	(*AuthorityDocumentApiGetDocumentRequest)(nil),            // 16: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	(*AuthorityDocumentApiGetDocumentResponse)(nil),           // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	(*AuthorityDocumentApiListDocumentsRequest)(nil),          // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	(*AuthorityDocumentApiListDocumentsResponse)(nil),         // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	(*AuthorityDocumentApiGetDocumentHistoryRequest)(nil),     // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	(*AuthorityDocumentApiGetDocumentHistoryResponse)(nil),    // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	(*AuthorityDocumentApiPrintDocumentRequest)(nil),          // 22: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
+	(*AuthorityDocumentApiPrintDocumentResponse)(nil),         // 23: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
+	(*AuthorityDocumentApiListInspectionLinksRequest)(nil),    // 24: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
+	(*AuthorityDocumentApiListInspectionLinksResponse)(nil),   // 25: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
+	(*AuthorityDocumentApiRevokeInspectionLinksRequest)(nil),  // 26: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
+	(*AuthorityDocumentApiRevokeInspectionLinksResponse)(nil), // 27: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
+	(*AuthorityDocumentApiWatchDocumentRequest)(nil),          // 28: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	(*AuthorityDocumentApiWatchDocumentResponse)(nil),         // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	(*v1.RequestInformation)(nil),                             // 30: wasteflow.types.v1.RequestInformation
+	(*v1.NotificationDocument)(nil),                           // 31: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                                 // 32: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                                  // 33: wasteflow.types.v1.BusinessError
+	(*v1.Decision)(nil),                                       // 34: wasteflow.types.v1.Decision
+	(*v1.ReplyToRequestForChange)(nil),                        // 35: wasteflow.types.v1.ReplyToRequestForChange
+	(*v1.NotificationSignal)(nil),                             // 36: wasteflow.types.v1.NotificationSignal
+	(*v1.Signal)(nil),                                         // 37: wasteflow.types.v1.Signal
+	(*v1.MovementDocument)(nil),                               // 38: wasteflow.types.v1.MovementDocument
+	(*v1.MovementTakeBack)(nil),                               // 39: wasteflow.types.v1.MovementTakeBack
+	(*v1.Acknowledgement)(nil),                                // 40: wasteflow.types.v1.Acknowledgement
+	(*structpb.Value)(nil),                                    // 41: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                               // 42: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                                 // 43: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                              // 44: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                   // 45: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                     // 46: wasteflow.types.v1.ChainCheck
+	(*timestamppb.Timestamp)(nil),                             // 47: google.protobuf.Timestamp
+	(*v1.InspectionLinkInfo)(nil),                             // 48: wasteflow.types.v1.InspectionLinkInfo
 }
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_depIdxs = []int32{
-	24, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	25, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	26, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	28, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
-	25, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	26, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	29, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	25, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	26, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	30, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	25, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	26, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	31, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
-	32, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	26, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	33, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	32, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	26, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	34, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	25, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	32, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
-	26, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	35, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	36, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	26, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	36, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	26, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	37, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	38, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	39, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
-	40, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
-	36, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	26, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	27, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,  // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	2,  // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
-	4,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	6,  // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	8,  // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	10, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	12, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	14, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	16, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	18, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	20, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
-	22, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	1,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	3,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
-	5,  // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	7,  // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	9,  // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	11, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	13, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	15, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	17, // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	19, // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	21, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
-	23, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	55, // [55:67] is the sub-list for method output_type
-	43, // [43:55] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	30, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	31, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	32, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	34, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
+	31, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	32, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	35, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	31, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	32, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	36, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	31, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	32, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	37, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
+	38, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	32, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	39, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	38, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	32, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	40, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	31, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	38, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
+	32, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	41, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	42, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	32, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	42, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	32, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	43, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	44, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	45, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	46, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	47, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
+	48, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
+	42, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	32, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	33, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	2,  // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
+	4,  // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	6,  // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	8,  // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	10, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	12, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	14, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	16, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	18, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	20, // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	22, // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
+	24, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
+	26, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
+	28, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	1,  // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	3,  // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
+	5,  // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	7,  // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	9,  // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	11, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	13, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	15, // 67: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	17, // 68: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	19, // 69: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	21, // 70: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	23, // 71: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
+	25, // 72: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
+	27, // 73: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
+	29, // 74: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	60, // [60:75] is the sub-list for method output_type
+	45, // [45:60] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() }
@@ -1745,7 +2086,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

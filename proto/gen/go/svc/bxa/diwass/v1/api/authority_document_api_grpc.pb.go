@@ -35,6 +35,9 @@ const (
 	AuthorityDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument"
 	AuthorityDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListDocuments"
 	AuthorityDocumentApi_GetDocumentHistory_FullMethodName                  = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory"
+	AuthorityDocumentApi_PrintDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/PrintDocument"
+	AuthorityDocumentApi_ListInspectionLinks_FullMethodName                 = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks"
+	AuthorityDocumentApi_RevokeInspectionLinks_FullMethodName               = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks"
 	AuthorityDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/WatchDocument"
 )
 
@@ -129,6 +132,28 @@ type AuthorityDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	GetDocumentHistory(ctx context.Context, in *AuthorityDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiGetDocumentHistoryResponse, error)
+	// A document as its official form (PDF), with an inspection link
+	//
+	// The document as its official form, a PDF (A4): a notification as the notification document of Annex IA, a movement as the movement document of Annex IB, an Annex VII document as the Annex VII form, their numbered blocks in the annex's order with the annex's titles (English, or German with language de), filled with what the document records so far: parties, waste, the acknowledgements, decisions and their conditions, receipts, completion, take-back. The header and footer of every page repeat its number and say page n of m; under the title stand its state and version, in the footer the print time and the head of its audit chain (GetDocumentHistory's chain.head), against which a paper copy is checked. Each print makes a new inspection link, printed as a QR code: it shows anyone who holds it the document's current state without login until inspectionLinkExpiresAt (the shipment period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	PrintDocument(ctx context.Context, in *AuthorityDocumentApiPrintDocumentRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiPrintDocumentResponse, error)
+	// A document's inspection links and their uses
+	//
+	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	ListInspectionLinks(ctx context.Context, in *AuthorityDocumentApiListInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiListInspectionLinksResponse, error)
+	// Revoke a document's inspection links
+	//
+	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	RevokeInspectionLinks(ctx context.Context, in *AuthorityDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -256,6 +281,36 @@ func (c *authorityDocumentApiClient) GetDocumentHistory(ctx context.Context, in 
 	return out, nil
 }
 
+func (c *authorityDocumentApiClient) PrintDocument(ctx context.Context, in *AuthorityDocumentApiPrintDocumentRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiPrintDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiPrintDocumentResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_PrintDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) ListInspectionLinks(ctx context.Context, in *AuthorityDocumentApiListInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiListInspectionLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiListInspectionLinksResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_ListInspectionLinks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) RevokeInspectionLinks(ctx context.Context, in *AuthorityDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiRevokeInspectionLinksResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_RevokeInspectionLinks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *authorityDocumentApiClient) WatchDocument(ctx context.Context, in *AuthorityDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &AuthorityDocumentApi_ServiceDesc.Streams[0], AuthorityDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -366,6 +421,28 @@ type AuthorityDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocumentHistory
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	GetDocumentHistory(context.Context, *AuthorityDocumentApiGetDocumentHistoryRequest) (*AuthorityDocumentApiGetDocumentHistoryResponse, error)
+	// A document as its official form (PDF), with an inspection link
+	//
+	// The document as its official form, a PDF (A4): a notification as the notification document of Annex IA, a movement as the movement document of Annex IB, an Annex VII document as the Annex VII form, their numbered blocks in the annex's order with the annex's titles (English, or German with language de), filled with what the document records so far: parties, waste, the acknowledgements, decisions and their conditions, receipts, completion, take-back. The header and footer of every page repeat its number and say page n of m; under the title stand its state and version, in the footer the print time and the head of its audit chain (GetDocumentHistory's chain.head), against which a paper copy is checked. Each print makes a new inspection link, printed as a QR code: it shows anyone who holds it the document's current state without login until inspectionLinkExpiresAt (the shipment period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	PrintDocument(context.Context, *AuthorityDocumentApiPrintDocumentRequest) (*AuthorityDocumentApiPrintDocumentResponse, error)
+	// A document's inspection links and their uses
+	//
+	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	ListInspectionLinks(context.Context, *AuthorityDocumentApiListInspectionLinksRequest) (*AuthorityDocumentApiListInspectionLinksResponse, error)
+	// Revoke a document's inspection links
+	//
+	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Authority accounts (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	RevokeInspectionLinks(context.Context, *AuthorityDocumentApiRevokeInspectionLinksRequest) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -415,6 +492,15 @@ func (UnimplementedAuthorityDocumentApiServer) ListDocuments(context.Context, *A
 }
 func (UnimplementedAuthorityDocumentApiServer) GetDocumentHistory(context.Context, *AuthorityDocumentApiGetDocumentHistoryRequest) (*AuthorityDocumentApiGetDocumentHistoryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetDocumentHistory not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) PrintDocument(context.Context, *AuthorityDocumentApiPrintDocumentRequest) (*AuthorityDocumentApiPrintDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PrintDocument not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) ListInspectionLinks(context.Context, *AuthorityDocumentApiListInspectionLinksRequest) (*AuthorityDocumentApiListInspectionLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListInspectionLinks not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) RevokeInspectionLinks(context.Context, *AuthorityDocumentApiRevokeInspectionLinksRequest) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeInspectionLinks not implemented")
 }
 func (UnimplementedAuthorityDocumentApiServer) WatchDocument(*AuthorityDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -638,6 +724,60 @@ func _AuthorityDocumentApi_GetDocumentHistory_Handler(srv interface{}, ctx conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthorityDocumentApi_PrintDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiPrintDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).PrintDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_PrintDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).PrintDocument(ctx, req.(*AuthorityDocumentApiPrintDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_ListInspectionLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiListInspectionLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).ListInspectionLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_ListInspectionLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).ListInspectionLinks(ctx, req.(*AuthorityDocumentApiListInspectionLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_RevokeInspectionLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiRevokeInspectionLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).RevokeInspectionLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_RevokeInspectionLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).RevokeInspectionLinks(ctx, req.(*AuthorityDocumentApiRevokeInspectionLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AuthorityDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(AuthorityDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -699,6 +839,18 @@ var AuthorityDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetDocumentHistory",
 			Handler:    _AuthorityDocumentApi_GetDocumentHistory_Handler,
+		},
+		{
+			MethodName: "PrintDocument",
+			Handler:    _AuthorityDocumentApi_PrintDocument_Handler,
+		},
+		{
+			MethodName: "ListInspectionLinks",
+			Handler:    _AuthorityDocumentApi_ListInspectionLinks_Handler,
+		},
+		{
+			MethodName: "RevokeInspectionLinks",
+			Handler:    _AuthorityDocumentApi_RevokeInspectionLinks_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -16,6 +16,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -2987,6 +2988,308 @@ func (x *CompanyDocumentApiGetDocumentHistoryResponse) GetChain() *v1.ChainCheck
 	return nil
 }
 
+type CompanyDocumentApiPrintDocumentRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// en (the default) or de: the language of the form's titles and words (the content prints as recorded)
+	Language      string `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiPrintDocumentRequest) Reset() {
+	*x = CompanyDocumentApiPrintDocumentRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiPrintDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiPrintDocumentRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiPrintDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiPrintDocumentRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiPrintDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *CompanyDocumentApiPrintDocumentRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiPrintDocumentRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+type CompanyDocumentApiPrintDocumentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the form as a PDF (A4, fonts embedded), base64
+	Document []byte `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// <number>-v<version>.pdf
+	FileName string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// the link the form's QR code holds: GET it without login for the document's current state (HTML or PDF by Accept); WASTEFLOW_PUBLIC_URL, or the address the request came to
+	InspectionLink          string                 `protobuf:"bytes,3,opt,name=inspection_link,json=inspectionLink,proto3" json:"inspection_link,omitempty"`
+	InspectionLinkExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=inspection_link_expires_at,json=inspectionLinkExpiresAt,proto3" json:"inspection_link_expires_at,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) Reset() {
+	*x = CompanyDocumentApiPrintDocumentResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiPrintDocumentResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiPrintDocumentResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiPrintDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) GetInspectionLink() string {
+	if x != nil {
+		return x.InspectionLink
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiPrintDocumentResponse) GetInspectionLinkExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.InspectionLinkExpiresAt
+	}
+	return nil
+}
+
+type CompanyDocumentApiListInspectionLinksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiListInspectionLinksRequest) Reset() {
+	*x = CompanyDocumentApiListInspectionLinksRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiListInspectionLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiListInspectionLinksRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiListInspectionLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiListInspectionLinksRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiListInspectionLinksRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *CompanyDocumentApiListInspectionLinksRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type CompanyDocumentApiListInspectionLinksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// newest first (at most 100)
+	Links         []*v1.InspectionLinkInfo `protobuf:"bytes,1,rep,name=links,proto3" json:"links,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiListInspectionLinksResponse) Reset() {
+	*x = CompanyDocumentApiListInspectionLinksResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiListInspectionLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiListInspectionLinksResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiListInspectionLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiListInspectionLinksResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiListInspectionLinksResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *CompanyDocumentApiListInspectionLinksResponse) GetLinks() []*v1.InspectionLinkInfo {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+type CompanyDocumentApiRevokeInspectionLinksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksRequest) Reset() {
+	*x = CompanyDocumentApiRevokeInspectionLinksRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiRevokeInspectionLinksRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiRevokeInspectionLinksRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiRevokeInspectionLinksRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+type CompanyDocumentApiRevokeInspectionLinksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// how many links were still valid and are revoked now
+	Revoked       int64 `protobuf:"varint,1,opt,name=revoked,proto3" json:"revoked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksResponse) Reset() {
+	*x = CompanyDocumentApiRevokeInspectionLinksResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiRevokeInspectionLinksResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiRevokeInspectionLinksResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiRevokeInspectionLinksResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *CompanyDocumentApiRevokeInspectionLinksResponse) GetRevoked() int64 {
+	if x != nil {
+		return x.Revoked
+	}
+	return 0
+}
+
 type CompanyDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -2996,7 +3299,7 @@ type CompanyDocumentApiWatchDocumentRequest struct {
 
 func (x *CompanyDocumentApiWatchDocumentRequest) Reset() {
 	*x = CompanyDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3008,7 +3311,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) String() string {
 func (*CompanyDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[50]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3021,7 +3324,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{50}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CompanyDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -3042,7 +3345,7 @@ type CompanyDocumentApiWatchDocumentResponse struct {
 
 func (x *CompanyDocumentApiWatchDocumentResponse) Reset() {
 	*x = CompanyDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3357,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) String() string {
 func (*CompanyDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[51]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3370,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{51}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *CompanyDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -3095,7 +3398,7 @@ var File_svc_bxa_diwass_v1_api_company_document_api_proto protoreflect.FileDescr
 
 const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\n" +
-	"0svc/bxa/diwass/v1/api/company_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xa0\x01\n" +
+	"0svc/bxa/diwass/v1/api/company_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xa0\x01\n" +
 	"\x17CreateSubmissionRequest\x12K\n" +
 	"\fnotification\x18\x01 \x01(\v2'.wasteflow.types.v1.NotificationContentR\fnotification\x128\n" +
 	"\bmetadata\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\"\xfc\x01\n" +
@@ -3337,14 +3640,33 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\x05state\x18\x04 \x01(\tR\x05state\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\x03R\aversion\x12:\n" +
 	"\aentries\x18\x06 \x03(\v2 .wasteflow.types.v1.HistoryEntryR\aentries\x124\n" +
-	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"I\n" +
+	"\x05chain\x18\a \x01(\v2\x1e.wasteflow.types.v1.ChainCheckR\x05chain\"e\n" +
+	"&CompanyDocumentApiPrintDocumentRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x1a\n" +
+	"\blanguage\x18\x02 \x01(\tR\blanguage\"\xe4\x01\n" +
+	"'CompanyDocumentApiPrintDocumentResponse\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\fR\bdocument\x12\x1b\n" +
+	"\tfile_name\x18\x02 \x01(\tR\bfileName\x12'\n" +
+	"\x0finspection_link\x18\x03 \x01(\tR\x0einspectionLink\x12W\n" +
+	"\x1ainspection_link_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x17inspectionLinkExpiresAt\"O\n" +
+	",CompanyDocumentApiListInspectionLinksRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"m\n" +
+	"-CompanyDocumentApiListInspectionLinksResponse\x12<\n" +
+	"\x05links\x18\x01 \x03(\v2&.wasteflow.types.v1.InspectionLinkInfoR\x05links\"Q\n" +
+	".CompanyDocumentApiRevokeInspectionLinksRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\"K\n" +
+	"/CompanyDocumentApiRevokeInspectionLinksResponse\x12\x18\n" +
+	"\arevoked\x18\x01 \x01(\x03R\arevoked\"I\n" +
 	"&CompanyDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x87\x02\n" +
 	"'CompanyDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xae\x1b\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8b\x1f\n" +
 	"\x12CompanyDocumentApi\x12s\n" +
 	"\x10CreateSubmission\x12..svc.bxa.diwass.v1.api.CreateSubmissionRequest\x1a/.svc.bxa.diwass.v1.api.CreateSubmissionResponse\x12p\n" +
 	"\x0fGetNotification\x12-.svc.bxa.diwass.v1.api.GetNotificationRequest\x1a..svc.bxa.diwass.v1.api.GetNotificationResponse\x12j\n" +
@@ -3370,7 +3692,10 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\vSetByIntent\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse\x12\x88\x01\n" +
 	"\vGetDocument\x12;.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest\x1a<.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse\x12\x8e\x01\n" +
 	"\rListDocuments\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse\x12\x9d\x01\n" +
-	"\x12GetDocumentHistory\x12B.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest\x1aC.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse\x12\x90\x01\n" +
+	"\x12GetDocumentHistory\x12B.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest\x1aC.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse\x12\x8e\x01\n" +
+	"\rPrintDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse\x12\xa0\x01\n" +
+	"\x13ListInspectionLinks\x12C.svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest\x1aD.svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse\x12\xa6\x01\n" +
+	"\x15RevokeInspectionLinks\x12E.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest\x1aF.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse\x12\x90\x01\n" +
 	"\rWatchDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse0\x01B\xf1\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x17CompanyDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -3386,243 +3711,259 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP() []byte 
 	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
-	(*CreateSubmissionRequest)(nil),                      // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	(*CreateSubmissionResponse)(nil),                     // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	(*GetNotificationRequest)(nil),                       // 2: svc.bxa.diwass.v1.api.GetNotificationRequest
-	(*GetNotificationResponse)(nil),                      // 3: svc.bxa.diwass.v1.api.GetNotificationResponse
-	(*SetSubmissionRequest)(nil),                         // 4: svc.bxa.diwass.v1.api.SetSubmissionRequest
-	(*SetSubmissionResponse)(nil),                        // 5: svc.bxa.diwass.v1.api.SetSubmissionResponse
-	(*SetReplyToRequestInformationRequest)(nil),          // 6: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	(*SetReplyToRequestInformationResponse)(nil),         // 7: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	(*SetRequestForChangeAfterConsentRequest)(nil),       // 8: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	(*SetRequestForChangeAfterConsentResponse)(nil),      // 9: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	(*SetFacilityCompletionUnderArticle15Request)(nil),   // 10: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	(*SetFacilityCompletionUnderArticle15Response)(nil),  // 11: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	(*CreateAnnex7Request)(nil),                          // 12: svc.bxa.diwass.v1.api.CreateAnnex7Request
-	(*CreateAnnex7Response)(nil),                         // 13: svc.bxa.diwass.v1.api.CreateAnnex7Response
-	(*GetAnnex7Request)(nil),                             // 14: svc.bxa.diwass.v1.api.GetAnnex7Request
-	(*GetAnnex7Response)(nil),                            // 15: svc.bxa.diwass.v1.api.GetAnnex7Response
-	(*SetAnnex7Request)(nil),                             // 16: svc.bxa.diwass.v1.api.SetAnnex7Request
-	(*SetAnnex7Response)(nil),                            // 17: svc.bxa.diwass.v1.api.SetAnnex7Response
-	(*SetAnnex7CarrierTransferRequest)(nil),              // 18: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	(*SetAnnex7CarrierTransferResponse)(nil),             // 19: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	(*SetAnnex7ConsigneeCertificateRequest)(nil),         // 20: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	(*SetAnnex7ConsigneeCertificateResponse)(nil),        // 21: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	(*SetAnnex7FacilityCertificateRequest)(nil),          // 22: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	(*SetAnnex7FacilityCertificateResponse)(nil),         // 23: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	(*SetAnnex7CertificateOfCompletionRequest)(nil),      // 24: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	(*SetAnnex7CertificateOfCompletionResponse)(nil),     // 25: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	(*SetAnnex7TakeBackRequest)(nil),                     // 26: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	(*SetAnnex7TakeBackResponse)(nil),                    // 27: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	(*CreateMovementTemplateRequest)(nil),                // 28: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	(*CreateMovementTemplateResponse)(nil),               // 29: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	(*GetMovementRequest)(nil),                           // 30: svc.bxa.diwass.v1.api.GetMovementRequest
-	(*GetMovementResponse)(nil),                          // 31: svc.bxa.diwass.v1.api.GetMovementResponse
-	(*SetMovementTemplateRequest)(nil),                   // 32: svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	(*SetMovementTemplateResponse)(nil),                  // 33: svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	(*SetCarrierTransportRequest)(nil),                   // 34: svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	(*SetCarrierTransportResponse)(nil),                  // 35: svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	(*SetConsigneeReceptionRequest)(nil),                 // 36: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	(*SetConsigneeReceptionResponse)(nil),                // 37: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	(*SetFacilityReceptionRequest)(nil),                  // 38: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	(*SetFacilityReceptionResponse)(nil),                 // 39: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	(*SetFacilityCompletionRequest)(nil),                 // 40: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	(*SetFacilityCompletionResponse)(nil),                // 41: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	(*CompanyDocumentApiSetByIntentRequest)(nil),         // 42: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	(*CompanyDocumentApiSetByIntentResponse)(nil),        // 43: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	(*CompanyDocumentApiGetDocumentRequest)(nil),         // 44: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	(*CompanyDocumentApiGetDocumentResponse)(nil),        // 45: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	(*CompanyDocumentApiListDocumentsRequest)(nil),       // 46: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	(*CompanyDocumentApiListDocumentsResponse)(nil),      // 47: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	(*CompanyDocumentApiGetDocumentHistoryRequest)(nil),  // 48: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
-	(*CompanyDocumentApiGetDocumentHistoryResponse)(nil), // 49: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
-	(*CompanyDocumentApiWatchDocumentRequest)(nil),       // 50: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	(*CompanyDocumentApiWatchDocumentResponse)(nil),      // 51: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	(*v1.NotificationContent)(nil),                       // 52: wasteflow.types.v1.NotificationContent
-	(*v1.Metadata)(nil),                                  // 53: wasteflow.types.v1.Metadata
-	(*v1.NotificationDocument)(nil),                      // 54: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                            // 55: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                             // 56: wasteflow.types.v1.BusinessError
-	(*v1.ReplyToRequestInformation)(nil),                 // 57: wasteflow.types.v1.ReplyToRequestInformation
-	(*v1.RequestForChange)(nil),                          // 58: wasteflow.types.v1.RequestForChange
-	(*v1.FacilityCompletionArticle15)(nil),               // 59: wasteflow.types.v1.FacilityCompletionArticle15
-	(*v1.Annex7Content)(nil),                             // 60: wasteflow.types.v1.Annex7Content
-	(*v1.Annex7Document)(nil),                            // 61: wasteflow.types.v1.Annex7Document
-	(*v1.CarrierTransfer)(nil),                           // 62: wasteflow.types.v1.CarrierTransfer
-	(*v1.ReceiptCertificate)(nil),                        // 63: wasteflow.types.v1.ReceiptCertificate
-	(*v1.CertificateOfCompletion)(nil),                   // 64: wasteflow.types.v1.CertificateOfCompletion
-	(*v1.Annex7TakeBack)(nil),                            // 65: wasteflow.types.v1.Annex7TakeBack
-	(*v1.Template)(nil),                                  // 66: wasteflow.types.v1.Template
-	(*v1.MovementDocument)(nil),                          // 67: wasteflow.types.v1.MovementDocument
-	(*v1.CarrierTransport)(nil),                          // 68: wasteflow.types.v1.CarrierTransport
-	(*v1.ConsigneeReception)(nil),                        // 69: wasteflow.types.v1.ConsigneeReception
-	(*v1.FacilityReception)(nil),                         // 70: wasteflow.types.v1.FacilityReception
-	(*v1.FacilityCompletion)(nil),                        // 71: wasteflow.types.v1.FacilityCompletion
-	(*structpb.Value)(nil),                               // 72: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                          // 73: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                            // 74: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                         // 75: wasteflow.types.v1.DocumentListEntry
-	(*v1.HistoryEntry)(nil),                              // 76: wasteflow.types.v1.HistoryEntry
-	(*v1.ChainCheck)(nil),                                // 77: wasteflow.types.v1.ChainCheck
+	(*CreateSubmissionRequest)(nil),                         // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	(*CreateSubmissionResponse)(nil),                        // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	(*GetNotificationRequest)(nil),                          // 2: svc.bxa.diwass.v1.api.GetNotificationRequest
+	(*GetNotificationResponse)(nil),                         // 3: svc.bxa.diwass.v1.api.GetNotificationResponse
+	(*SetSubmissionRequest)(nil),                            // 4: svc.bxa.diwass.v1.api.SetSubmissionRequest
+	(*SetSubmissionResponse)(nil),                           // 5: svc.bxa.diwass.v1.api.SetSubmissionResponse
+	(*SetReplyToRequestInformationRequest)(nil),             // 6: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	(*SetReplyToRequestInformationResponse)(nil),            // 7: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	(*SetRequestForChangeAfterConsentRequest)(nil),          // 8: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	(*SetRequestForChangeAfterConsentResponse)(nil),         // 9: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	(*SetFacilityCompletionUnderArticle15Request)(nil),      // 10: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	(*SetFacilityCompletionUnderArticle15Response)(nil),     // 11: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	(*CreateAnnex7Request)(nil),                             // 12: svc.bxa.diwass.v1.api.CreateAnnex7Request
+	(*CreateAnnex7Response)(nil),                            // 13: svc.bxa.diwass.v1.api.CreateAnnex7Response
+	(*GetAnnex7Request)(nil),                                // 14: svc.bxa.diwass.v1.api.GetAnnex7Request
+	(*GetAnnex7Response)(nil),                               // 15: svc.bxa.diwass.v1.api.GetAnnex7Response
+	(*SetAnnex7Request)(nil),                                // 16: svc.bxa.diwass.v1.api.SetAnnex7Request
+	(*SetAnnex7Response)(nil),                               // 17: svc.bxa.diwass.v1.api.SetAnnex7Response
+	(*SetAnnex7CarrierTransferRequest)(nil),                 // 18: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	(*SetAnnex7CarrierTransferResponse)(nil),                // 19: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	(*SetAnnex7ConsigneeCertificateRequest)(nil),            // 20: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	(*SetAnnex7ConsigneeCertificateResponse)(nil),           // 21: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	(*SetAnnex7FacilityCertificateRequest)(nil),             // 22: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	(*SetAnnex7FacilityCertificateResponse)(nil),            // 23: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	(*SetAnnex7CertificateOfCompletionRequest)(nil),         // 24: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	(*SetAnnex7CertificateOfCompletionResponse)(nil),        // 25: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	(*SetAnnex7TakeBackRequest)(nil),                        // 26: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	(*SetAnnex7TakeBackResponse)(nil),                       // 27: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	(*CreateMovementTemplateRequest)(nil),                   // 28: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	(*CreateMovementTemplateResponse)(nil),                  // 29: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	(*GetMovementRequest)(nil),                              // 30: svc.bxa.diwass.v1.api.GetMovementRequest
+	(*GetMovementResponse)(nil),                             // 31: svc.bxa.diwass.v1.api.GetMovementResponse
+	(*SetMovementTemplateRequest)(nil),                      // 32: svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	(*SetMovementTemplateResponse)(nil),                     // 33: svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	(*SetCarrierTransportRequest)(nil),                      // 34: svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	(*SetCarrierTransportResponse)(nil),                     // 35: svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	(*SetConsigneeReceptionRequest)(nil),                    // 36: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	(*SetConsigneeReceptionResponse)(nil),                   // 37: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	(*SetFacilityReceptionRequest)(nil),                     // 38: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	(*SetFacilityReceptionResponse)(nil),                    // 39: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	(*SetFacilityCompletionRequest)(nil),                    // 40: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	(*SetFacilityCompletionResponse)(nil),                   // 41: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	(*CompanyDocumentApiSetByIntentRequest)(nil),            // 42: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	(*CompanyDocumentApiSetByIntentResponse)(nil),           // 43: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	(*CompanyDocumentApiGetDocumentRequest)(nil),            // 44: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	(*CompanyDocumentApiGetDocumentResponse)(nil),           // 45: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	(*CompanyDocumentApiListDocumentsRequest)(nil),          // 46: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	(*CompanyDocumentApiListDocumentsResponse)(nil),         // 47: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	(*CompanyDocumentApiGetDocumentHistoryRequest)(nil),     // 48: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
+	(*CompanyDocumentApiGetDocumentHistoryResponse)(nil),    // 49: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
+	(*CompanyDocumentApiPrintDocumentRequest)(nil),          // 50: svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest
+	(*CompanyDocumentApiPrintDocumentResponse)(nil),         // 51: svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse
+	(*CompanyDocumentApiListInspectionLinksRequest)(nil),    // 52: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest
+	(*CompanyDocumentApiListInspectionLinksResponse)(nil),   // 53: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse
+	(*CompanyDocumentApiRevokeInspectionLinksRequest)(nil),  // 54: svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest
+	(*CompanyDocumentApiRevokeInspectionLinksResponse)(nil), // 55: svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse
+	(*CompanyDocumentApiWatchDocumentRequest)(nil),          // 56: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	(*CompanyDocumentApiWatchDocumentResponse)(nil),         // 57: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	(*v1.NotificationContent)(nil),                          // 58: wasteflow.types.v1.NotificationContent
+	(*v1.Metadata)(nil),                                     // 59: wasteflow.types.v1.Metadata
+	(*v1.NotificationDocument)(nil),                         // 60: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                               // 61: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                                // 62: wasteflow.types.v1.BusinessError
+	(*v1.ReplyToRequestInformation)(nil),                    // 63: wasteflow.types.v1.ReplyToRequestInformation
+	(*v1.RequestForChange)(nil),                             // 64: wasteflow.types.v1.RequestForChange
+	(*v1.FacilityCompletionArticle15)(nil),                  // 65: wasteflow.types.v1.FacilityCompletionArticle15
+	(*v1.Annex7Content)(nil),                                // 66: wasteflow.types.v1.Annex7Content
+	(*v1.Annex7Document)(nil),                               // 67: wasteflow.types.v1.Annex7Document
+	(*v1.CarrierTransfer)(nil),                              // 68: wasteflow.types.v1.CarrierTransfer
+	(*v1.ReceiptCertificate)(nil),                           // 69: wasteflow.types.v1.ReceiptCertificate
+	(*v1.CertificateOfCompletion)(nil),                      // 70: wasteflow.types.v1.CertificateOfCompletion
+	(*v1.Annex7TakeBack)(nil),                               // 71: wasteflow.types.v1.Annex7TakeBack
+	(*v1.Template)(nil),                                     // 72: wasteflow.types.v1.Template
+	(*v1.MovementDocument)(nil),                             // 73: wasteflow.types.v1.MovementDocument
+	(*v1.CarrierTransport)(nil),                             // 74: wasteflow.types.v1.CarrierTransport
+	(*v1.ConsigneeReception)(nil),                           // 75: wasteflow.types.v1.ConsigneeReception
+	(*v1.FacilityReception)(nil),                            // 76: wasteflow.types.v1.FacilityReception
+	(*v1.FacilityCompletion)(nil),                           // 77: wasteflow.types.v1.FacilityCompletion
+	(*structpb.Value)(nil),                                  // 78: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                             // 79: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                               // 80: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                            // 81: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                 // 82: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                   // 83: wasteflow.types.v1.ChainCheck
+	(*timestamppb.Timestamp)(nil),                           // 84: google.protobuf.Timestamp
+	(*v1.InspectionLinkInfo)(nil),                           // 85: wasteflow.types.v1.InspectionLinkInfo
 }
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
-	52,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	53,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	54,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	54,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	52,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	54,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	57,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	54,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	58,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	54,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	59,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	54,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
-	55,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	60,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	53,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
-	61,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	61,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	60,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	61,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	62,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	61,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	63,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	61,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	63,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	61,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	64,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	61,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	65,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	61,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	55,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	53,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	67,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	67,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	67,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	68,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	67,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	69,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	67,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	70,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	67,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	71,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	67,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	55,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	72,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	73,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	55,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	73,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	55,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	74,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	75,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	76,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
-	77,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
-	73,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	55,  // 96: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	56,  // 97: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,   // 98: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	2,   // 99: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
-	4,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
-	6,   // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	8,   // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	10,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	12,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
-	14,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
-	16,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
-	18,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	20,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	22,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	24,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	26,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	28,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	30,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
-	32,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	34,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	36,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	38,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	40,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	42,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	44,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	46,  // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	48,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
-	50,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	1,   // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	3,   // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
-	5,   // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
-	7,   // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	9,   // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	11,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	13,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
-	15,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
-	17,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
-	19,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	21,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	23,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	25,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	27,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	29,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	31,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
-	33,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	35,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	37,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	39,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	41,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	43,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	45,  // 146: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	47,  // 147: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	49,  // 148: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
-	51,  // 149: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	124, // [124:150] is the sub-list for method output_type
-	98,  // [98:124] is the sub-list for method input_type
-	98,  // [98:98] is the sub-list for extension type_name
-	98,  // [98:98] is the sub-list for extension extendee
-	0,   // [0:98] is the sub-list for field type_name
+	58,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	59,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	60,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	60,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	58,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	60,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	63,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	60,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	64,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	60,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	65,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	60,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
+	61,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	59,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
+	67,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	67,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	67,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	68,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	67,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	69,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	67,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	69,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	67,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	70,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	67,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	71,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	67,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	61,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	59,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	73,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	73,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	73,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	74,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	73,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	75,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	73,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	76,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	73,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	77,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	73,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	61,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	78,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	79,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	61,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	79,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	61,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	80,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	81,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	82,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	83,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	84,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 96: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
+	79,  // 97: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	61,  // 98: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	62,  // 99: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	2,   // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
+	4,   // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
+	6,   // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	8,   // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	10,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	12,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
+	14,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
+	16,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
+	18,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	20,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	22,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	24,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	26,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	28,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	30,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
+	32,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	34,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	36,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	38,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	40,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	42,  // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	44,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	46,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	48,  // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
+	50,  // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest
+	52,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest
+	54,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest
+	56,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	1,   // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	3,   // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
+	5,   // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
+	7,   // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	9,   // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	11,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	13,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
+	15,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
+	17,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
+	19,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	21,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	23,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	25,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	27,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	29,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	31,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
+	33,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	35,  // 146: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	37,  // 147: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	39,  // 148: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	41,  // 149: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	43,  // 150: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	45,  // 151: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	47,  // 152: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	49,  // 153: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
+	51,  // 154: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse
+	53,  // 155: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse
+	55,  // 156: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse
+	57,  // 157: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	129, // [129:158] is the sub-list for method output_type
+	100, // [100:129] is the sub-list for method input_type
+	100, // [100:100] is the sub-list for extension type_name
+	100, // [100:100] is the sub-list for extension extendee
+	0,   // [0:100] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_company_document_api_proto_init() }
@@ -3651,7 +3992,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   52,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

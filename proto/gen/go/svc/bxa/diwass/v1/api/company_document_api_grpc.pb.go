@@ -49,6 +49,9 @@ const (
 	CompanyDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocument"
 	CompanyDocumentApi_ListDocuments_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ListDocuments"
 	CompanyDocumentApi_GetDocumentHistory_FullMethodName                  = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory"
+	CompanyDocumentApi_PrintDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/PrintDocument"
+	CompanyDocumentApi_ListInspectionLinks_FullMethodName                 = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ListInspectionLinks"
+	CompanyDocumentApi_RevokeInspectionLinks_FullMethodName               = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/RevokeInspectionLinks"
 	CompanyDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/WatchDocument"
 )
 
@@ -253,6 +256,28 @@ type CompanyDocumentApiClient interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	GetDocumentHistory(ctx context.Context, in *CompanyDocumentApiGetDocumentHistoryRequest, opts ...grpc.CallOption) (*CompanyDocumentApiGetDocumentHistoryResponse, error)
+	// A document as its official form (PDF), with an inspection link
+	//
+	// The document as its official form, a PDF (A4): a notification as the notification document of Annex IA, a movement as the movement document of Annex IB, an Annex VII document as the Annex VII form, their numbered blocks in the annex's order with the annex's titles (English, or German with language de), filled with what the document records so far: parties, waste, the acknowledgements, decisions and their conditions, receipts, completion, take-back. The header and footer of every page repeat its number and say page n of m; under the title stand its state and version, in the footer the print time and the head of its audit chain (GetDocumentHistory's chain.head), against which a paper copy is checked. Each print makes a new inspection link, printed as a QR code: it shows anyone who holds it the document's current state without login until inspectionLinkExpiresAt (the shipment period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	PrintDocument(ctx context.Context, in *CompanyDocumentApiPrintDocumentRequest, opts ...grpc.CallOption) (*CompanyDocumentApiPrintDocumentResponse, error)
+	// A document's inspection links and their uses
+	//
+	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	ListInspectionLinks(ctx context.Context, in *CompanyDocumentApiListInspectionLinksRequest, opts ...grpc.CallOption) (*CompanyDocumentApiListInspectionLinksResponse, error)
+	// Revoke a document's inspection links
+	//
+	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/RevokeInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:write; company accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	RevokeInspectionLinks(ctx context.Context, in *CompanyDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*CompanyDocumentApiRevokeInspectionLinksResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -520,6 +545,36 @@ func (c *companyDocumentApiClient) GetDocumentHistory(ctx context.Context, in *C
 	return out, nil
 }
 
+func (c *companyDocumentApiClient) PrintDocument(ctx context.Context, in *CompanyDocumentApiPrintDocumentRequest, opts ...grpc.CallOption) (*CompanyDocumentApiPrintDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiPrintDocumentResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_PrintDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *companyDocumentApiClient) ListInspectionLinks(ctx context.Context, in *CompanyDocumentApiListInspectionLinksRequest, opts ...grpc.CallOption) (*CompanyDocumentApiListInspectionLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiListInspectionLinksResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_ListInspectionLinks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *companyDocumentApiClient) RevokeInspectionLinks(ctx context.Context, in *CompanyDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*CompanyDocumentApiRevokeInspectionLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiRevokeInspectionLinksResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_RevokeInspectionLinks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *companyDocumentApiClient) WatchDocument(ctx context.Context, in *CompanyDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &CompanyDocumentApi_ServiceDesc.Streams[0], CompanyDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -740,6 +795,28 @@ type CompanyDocumentApiServer interface {
 	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetDocumentHistory
 	// Authorization: Bearer <access token>; scope documents:read; company accounts only
 	GetDocumentHistory(context.Context, *CompanyDocumentApiGetDocumentHistoryRequest) (*CompanyDocumentApiGetDocumentHistoryResponse, error)
+	// A document as its official form (PDF), with an inspection link
+	//
+	// The document as its official form, a PDF (A4): a notification as the notification document of Annex IA, a movement as the movement document of Annex IB, an Annex VII document as the Annex VII form, their numbered blocks in the annex's order with the annex's titles (English, or German with language de), filled with what the document records so far: parties, waste, the acknowledgements, decisions and their conditions, receipts, completion, take-back. The header and footer of every page repeat its number and say page n of m; under the title stand its state and version, in the footer the print time and the head of its audit chain (GetDocumentHistory's chain.head), against which a paper copy is checked. Each print makes a new inspection link, printed as a QR code: it shows anyone who holds it the document's current state without login until inspectionLinkExpiresAt (the shipment period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	PrintDocument(context.Context, *CompanyDocumentApiPrintDocumentRequest) (*CompanyDocumentApiPrintDocumentResponse, error)
+	// A document's inspection links and their uses
+	//
+	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ListInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	ListInspectionLinks(context.Context, *CompanyDocumentApiListInspectionLinksRequest) (*CompanyDocumentApiListInspectionLinksResponse, error)
+	// Revoke a document's inspection links
+	//
+	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/RevokeInspectionLinks
+	// Authorization: Bearer <access token>; scope documents:write; company accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	RevokeInspectionLinks(context.Context, *CompanyDocumentApiRevokeInspectionLinksRequest) (*CompanyDocumentApiRevokeInspectionLinksResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -831,6 +908,15 @@ func (UnimplementedCompanyDocumentApiServer) ListDocuments(context.Context, *Com
 }
 func (UnimplementedCompanyDocumentApiServer) GetDocumentHistory(context.Context, *CompanyDocumentApiGetDocumentHistoryRequest) (*CompanyDocumentApiGetDocumentHistoryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetDocumentHistory not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) PrintDocument(context.Context, *CompanyDocumentApiPrintDocumentRequest) (*CompanyDocumentApiPrintDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PrintDocument not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) ListInspectionLinks(context.Context, *CompanyDocumentApiListInspectionLinksRequest) (*CompanyDocumentApiListInspectionLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListInspectionLinks not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) RevokeInspectionLinks(context.Context, *CompanyDocumentApiRevokeInspectionLinksRequest) (*CompanyDocumentApiRevokeInspectionLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeInspectionLinks not implemented")
 }
 func (UnimplementedCompanyDocumentApiServer) WatchDocument(*CompanyDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -1306,6 +1392,60 @@ func _CompanyDocumentApi_GetDocumentHistory_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CompanyDocumentApi_PrintDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiPrintDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).PrintDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_PrintDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).PrintDocument(ctx, req.(*CompanyDocumentApiPrintDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CompanyDocumentApi_ListInspectionLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiListInspectionLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).ListInspectionLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_ListInspectionLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).ListInspectionLinks(ctx, req.(*CompanyDocumentApiListInspectionLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CompanyDocumentApi_RevokeInspectionLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiRevokeInspectionLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).RevokeInspectionLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_RevokeInspectionLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).RevokeInspectionLinks(ctx, req.(*CompanyDocumentApiRevokeInspectionLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CompanyDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(CompanyDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -1423,6 +1563,18 @@ var CompanyDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetDocumentHistory",
 			Handler:    _CompanyDocumentApi_GetDocumentHistory_Handler,
+		},
+		{
+			MethodName: "PrintDocument",
+			Handler:    _CompanyDocumentApi_PrintDocument_Handler,
+		},
+		{
+			MethodName: "ListInspectionLinks",
+			Handler:    _CompanyDocumentApi_ListInspectionLinks_Handler,
+		},
+		{
+			MethodName: "RevokeInspectionLinks",
+			Handler:    _CompanyDocumentApi_RevokeInspectionLinks_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

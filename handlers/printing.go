@@ -1,0 +1,442 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/printing"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Printed documents and their inspection links. The layout of each kind
+// is its declaration's (workflows/<kind>/print.go); the link is our
+// design: a random token (256 bits, base64url) stored as its SHA-256,
+// bound to one document, valid until its shipment period's end plus a
+// grace (movements, Annex VII documents) or for a short time
+// (notifications), revocable by the document's parties, every use kept.
+
+type PrintDocumentRequest struct {
+	DocumentID string `json:"documentId" required:"true"`
+	Language   string `json:"language" doc:"en (the default) or de: the language of the form's titles and words (the content prints as recorded)"`
+}
+
+type PrintDocumentResponse struct {
+	Document                []byte    `json:"document" doc:"the form as a PDF (A4, fonts embedded), base64"`
+	FileName                string    `json:"fileName" doc:"<number>-v<version>.pdf"`
+	InspectionLink          string    `json:"inspectionLink" doc:"the link the form's QR code holds: GET it without login for the document's current state (HTML or PDF by Accept); WASTEFLOW_PUBLIC_URL, or the address the request came to"`
+	InspectionLinkExpiresAt time.Time `json:"inspectionLinkExpiresAt"`
+}
+
+type InspectionLinksRequest struct {
+	DocumentID string `json:"documentId" required:"true"`
+}
+
+type RevokeInspectionLinksResponse struct {
+	Revoked int64 `json:"revoked" doc:"how many links were still valid and are revoked now"`
+}
+
+type InspectionUse struct {
+	At            time.Time `json:"at"`
+	ClientAddress string    `json:"clientAddress"`
+	UserAgent     string    `json:"userAgent"`
+	Format        string    `json:"format" doc:"html or pdf"`
+}
+
+type InspectionLinkInfo struct {
+	ID             string          `json:"id"`
+	OrganisationID string          `json:"organisationId" doc:"the organisation whose account printed it"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	ExpiresAt      time.Time       `json:"expiresAt"`
+	RevokedAt      *time.Time      `json:"revokedAt"`
+	State          string          `json:"state" doc:"VALID, EXPIRED or REVOKED"`
+	Uses           int64           `json:"uses" doc:"how many times the link was read"`
+	RecentUses     []InspectionUse `json:"recentUses" doc:"the newest uses, newest first (at most 50)"`
+}
+
+type ListInspectionLinksResponse struct {
+	Links []InspectionLinkInfo `json:"links" doc:"newest first (at most 100)"`
+}
+
+func printLanguage(lang string) (string, error) {
+	switch lang {
+	case "", "en":
+		return "en", nil
+	case "de":
+		return "de", nil
+	}
+	return "", status.Invalid("language", "en or de")
+}
+
+func (s *Server) printDocument(ctx context.Context, r *PrintDocumentRequest) (*PrintDocumentResponse, error) {
+	if err := needDocument(r.DocumentID); err != nil {
+		return nil, err
+	}
+	lang, err := printLanguage(r.Language)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.docs.Print(ctx, r.DocumentID, lang)
+	if err != nil {
+		return nil, err
+	}
+	token, hash, err := newInspectionToken()
+	if err != nil {
+		return nil, err
+	}
+	principal := reqctx.From(ctx).Principal
+	link := &models.InspectionLink{ID: "ins_" + hash[:24], ProviderID: p.Doc.ProviderID, DocumentID: p.Doc.ID, TokenHash: hash,
+		OrganisationID: principal.OrganisationID, CreatedBy: strconv.FormatInt(principal.AccountID, 10), CreatedAt: p.Now,
+		ExpiresAt: s.inspectionExpiry(p)}
+	if err := models.NewInspectionStore(s.db).Create(ctx, link); err != nil {
+		return nil, err
+	}
+	p.Form.InspectionLink = s.inspectionURL(ctx, token)
+	pdf, err := printing.Render(p.Form)
+	if err != nil {
+		return nil, err
+	}
+	return &PrintDocumentResponse{Document: pdf, FileName: fileName(p.Doc.Number, p.Doc.Version), InspectionLink: p.Form.InspectionLink,
+		InspectionLinkExpiresAt: link.ExpiresAt}, nil
+}
+
+// inspectionExpiry: a link lives at least the TTL from its print, and
+// until the shipment period's end plus the grace when there is one.
+func (s *Server) inspectionExpiry(p *documents.Printed) time.Time {
+	at := p.Now.Add(s.cfg.Inspection.TTL)
+	if !p.ShipmentEnd.IsZero() {
+		if end := p.ShipmentEnd.Add(s.cfg.Inspection.Grace); end.After(at) {
+			at = end
+		}
+	}
+	return at.UTC().Truncate(time.Second)
+}
+
+func (s *Server) inspectionURL(ctx context.Context, token string) string {
+	base := s.cfg.PublicURL
+	if base == "" {
+		base = reqctx.From(ctx).BaseURL
+	}
+	return base + "/inspect/" + token
+}
+
+var fileNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func fileName(number string, version int64) string {
+	return fileNameUnsafe.ReplaceAllString(number, "_") + "-v" + strconv.FormatInt(version, 10) + ".pdf"
+}
+
+// newInspectionToken draws a token (256 bits, base64url without padding)
+// and its SHA-256 in hex, what is stored.
+func newInspectionToken() (token, hash string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	token = base64.RawURLEncoding.EncodeToString(b)
+	return token, tokenHash(token), nil
+}
+
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+var tokenShape = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+
+func (s *Server) revokeInspectionLinks(ctx context.Context, r *InspectionLinksRequest) (*RevokeInspectionLinksResponse, error) {
+	if err := needDocument(r.DocumentID); err != nil {
+		return nil, err
+	}
+	doc, err := s.docs.Visible(ctx, r.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	now, err := s.docs.ProviderNow(ctx, doc.ProviderID)
+	if err != nil {
+		return nil, err
+	}
+	p := reqctx.From(ctx).Principal
+	n, err := models.NewInspectionStore(s.db).Revoke(ctx, doc.ID, p.OrganisationID+"/"+strconv.FormatInt(p.AccountID, 10), now)
+	if err != nil {
+		return nil, err
+	}
+	return &RevokeInspectionLinksResponse{Revoked: n}, nil
+}
+
+func (s *Server) listInspectionLinks(ctx context.Context, r *InspectionLinksRequest) (*ListInspectionLinksResponse, error) {
+	if err := needDocument(r.DocumentID); err != nil {
+		return nil, err
+	}
+	doc, err := s.docs.Visible(ctx, r.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	now, err := s.docs.ProviderNow(ctx, doc.ProviderID)
+	if err != nil {
+		return nil, err
+	}
+	links, uses, err := models.NewInspectionStore(s.db).Links(ctx, doc.ID, 100, 50)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListInspectionLinksResponse{Links: make([]InspectionLinkInfo, 0, len(links))}
+	for _, l := range links {
+		info := InspectionLinkInfo{ID: l.ID, OrganisationID: l.OrganisationID, CreatedAt: l.CreatedAt, ExpiresAt: l.ExpiresAt, RevokedAt: l.RevokedAt,
+			State: linkState(&l, now), RecentUses: []InspectionUse{}}
+		if u := uses[l.ID]; u != nil {
+			info.Uses = u.Total
+			for _, use := range u.Newest {
+				info.RecentUses = append(info.RecentUses, InspectionUse{At: use.UsedAt, ClientAddress: use.ClientAddress, UserAgent: use.UserAgent, Format: use.Format})
+			}
+		}
+		out.Links = append(out.Links, info)
+	}
+	return out, nil
+}
+
+func linkState(l *models.InspectionLink, now time.Time) string {
+	switch {
+	case l.RevokedAt != nil:
+		return "REVOKED"
+	case !now.Before(l.ExpiresAt):
+		return "EXPIRED"
+	}
+	return "VALID"
+}
+
+func (s *Server) printOperations() []Operation {
+	if s.docs == nil {
+		return nil
+	}
+	const co, au = "CompanyDocumentApi", "AuthorityDocumentApi"
+	printDesc := "The document as its official form, a PDF (A4): a notification as the notification document of Annex IA, a movement as the " +
+		"movement document of Annex IB, an Annex VII document as the Annex VII form, their numbered blocks in the annex's order with the " +
+		"annex's titles (English, or German with language de), filled with what the document records so far: parties, waste, the " +
+		"acknowledgements, decisions and their conditions, receipts, completion, take-back. The header and footer of every page repeat its " +
+		"number and say page n of m; under the title stand its state and version, in the footer the print time and the head of its audit " +
+		"chain (GetDocumentHistory's chain.head), against which a paper copy is checked. Each print makes a new inspection link, printed as a " +
+		"QR code: it shows anyone who holds it the document's current state without login until inspectionLinkExpiresAt (the shipment " +
+		"period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, " +
+		"and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: " +
+		"anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing."
+	linksDesc := "The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and " +
+		"from which address it was read (the newest 50 uses of each). Only the document's parties. Our design."
+	revokeDesc := "Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. " +
+		"Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design."
+	op := func(service, method, summary, desc string) Operation {
+		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
+	}
+	read := func(o Operation) Operation { o.Scope = rules.ScopeDocumentsRead; return o }
+	var ops []Operation
+	for _, svc := range []string{co, au} {
+		who := " Company accounts (an authority gets 403, code 7)."
+		if svc == au {
+			who = " Authority accounts (a company gets 403, code 7)."
+		}
+		ops = append(ops,
+			Unary(read(op(svc, "PrintDocument", "A document as its official form (PDF), with an inspection link", printDesc+who)), s.printDocument),
+			Unary(read(op(svc, "ListInspectionLinks", "A document's inspection links and their uses", linksDesc+who)), s.listInspectionLinks),
+			Unary[InspectionLinksRequest, RevokeInspectionLinksResponse](op(svc, "RevokeInspectionLinks", "Revoke a document's inspection links", revokeDesc+who), s.revokeInspectionLinks),
+		)
+	}
+	return ops
+}
+
+// The inspection page: GET /inspect/{token}, no login.
+
+// inspectLimiter bounds the reads of inspection links per client address
+// on this instance (a token bucket each; idle buckets are dropped).
+type inspectLimiter struct {
+	mu       sync.Mutex
+	perMin   int
+	buckets  map[string]*clientBucket
+	lastTrim time.Time
+}
+
+type clientBucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func (l *inspectLimiter) allow(addr string, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buckets == nil {
+		l.buckets = map[string]*clientBucket{}
+	}
+	if now.Sub(l.lastTrim) > time.Minute || len(l.buckets) > 100_000 {
+		for k, b := range l.buckets {
+			if now.Sub(b.seen) > 2*time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.lastTrim = now
+	}
+	b := l.buckets[addr]
+	if b == nil {
+		b = &clientBucket{lim: rate.NewLimiter(rate.Limit(float64(l.perMin)/60), max(1, l.perMin/3))}
+		l.buckets[addr] = b
+	}
+	b.seen = now
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+func (s *Server) inspect(c *gin.Context) {
+	ctx := c.Request.Context()
+	if ok, wait := s.inspectLimit.allow(c.ClientIP(), time.Now()); !ok {
+		renderError(c, status.New(status.ResourceExhausted, "too many inspection requests from your address; retry later").
+			RetryAfter(max(time.Second, wait.Round(time.Second))))
+		return
+	}
+	token := c.Param("token")
+	if !tokenShape.MatchString(token) {
+		s.noRoute(c)
+		return
+	}
+	store := models.NewInspectionStore(s.db)
+	link, err := store.ByHash(ctx, tokenHash(token))
+	if errors.Is(err, models.ErrNotFound) {
+		s.noRoute(c)
+		return
+	}
+	if err != nil {
+		renderError(c, err)
+		return
+	}
+	now, err := s.docs.ProviderNow(ctx, link.ProviderID)
+	if err != nil {
+		renderError(c, err)
+		return
+	}
+	if linkState(link, now) != "VALID" {
+		s.noRoute(c)
+		return
+	}
+	format := "html"
+	switch q := c.Query("format"); {
+	case q == "pdf":
+		format = "pdf"
+	case q == "html":
+	case c.NegotiateFormat("text/html", "application/pdf") == "application/pdf":
+		format = "pdf"
+	}
+	lang := inspectLanguage(c)
+	p, err := s.docs.PrintFor(ctx, link.ProviderID, link.DocumentID, lang)
+	if err != nil {
+		renderError(c, err)
+		return
+	}
+	use := &models.InspectionUse{LinkID: link.ID, DocumentID: link.DocumentID, UsedAt: now, ClientAddress: c.ClientIP(),
+		UserAgent: truncate(c.Request.UserAgent(), 256), Format: format}
+	if err := store.RecordUse(ctx, use); err != nil {
+		renderError(c, err)
+		return
+	}
+	p.Form.InspectionLink = s.inspectionURL(ctx, token)
+	// The token is in the address: no referrer leaves the page, nothing
+	// is cached or indexed.
+	c.Header("Referrer-Policy", "no-referrer")
+	c.Header("Cache-Control", "no-store")
+	c.Header("X-Robots-Tag", "noindex, nofollow")
+	c.Header("Vary", "Accept, Accept-Language")
+	if format == "pdf" {
+		pdf, err := printing.Render(p.Form)
+		if err != nil {
+			renderError(c, err)
+			return
+		}
+		c.Header("Content-Disposition", `inline; filename="`+fileName(p.Doc.Number, p.Doc.Version)+`"`)
+		c.Data(http.StatusOK, "application/pdf", pdf)
+		return
+	}
+	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	var b strings.Builder
+	if err := inspectPage.Execute(&b, inspectView{Form: p.Form, Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
+		renderError(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
+}
+
+// inspectLanguage is de when ?lang=de, or when the client prefers German
+// (Accept-Language), else en.
+func inspectLanguage(c *gin.Context) string {
+	if l := c.Query("lang"); l == "de" || l == "en" {
+		return l
+	}
+	for _, part := range strings.Split(c.GetHeader("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		switch {
+		case tag == "de" || strings.HasPrefix(tag, "de-"):
+			return "de"
+		case tag == "en" || strings.HasPrefix(tag, "en-"):
+			return "en"
+		}
+	}
+	return "en"
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+type inspectView struct {
+	Form  *printing.Form
+	Lang  string
+	PDF   string
+	Words map[string]string
+}
+
+var inspectWords = map[string]map[string]string{
+	"en": {"current": "The document's current state, read from wasteflow now", "pdf": "The same as a PDF", "printed": "as of", "head": "Audit chain head (compare it with the one on the paper copy: a later head means the document changed since that print)"},
+	"de": {"current": "Der aktuelle Stand des Dokuments, soeben aus wasteflow gelesen", "pdf": "Dasselbe als PDF", "printed": "Stand", "head": "Kopf der Prüfkette (mit dem auf der Papierkopie vergleichen: ein anderer Kopf heißt, das Dokument hat sich seit jenem Druck geändert)"},
+}
+
+var inspectPage = template.Must(template.New("inspect").Parse(`<!doctype html>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>{{.Form.Number}} – {{.Form.Title}}</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;color:#111}
+h1{font-size:1.25rem;margin:.2rem 0}.basis,.note{color:#555;font-size:.85rem}
+.number{font:600 1.4rem ui-monospace,monospace}.facts,.block table{border-collapse:collapse;width:100%}
+.facts td,.block td{padding:.2rem .4rem;vertical-align:top;border-top:1px solid #ddd}
+.block{margin:.8rem 0}.block h2{font-size:1rem;margin:.4rem 0;border-top:2px solid #999;padding-top:.3rem}
+.heading{background:#eee;text-align:center;font-weight:600;padding:.3rem;text-transform:uppercase;margin-top:1rem}
+td.label{color:#555;width:38%}td.value{white-space:pre-line}code{word-break:break-all}
+</style></head><body>
+<p class="note">{{index .Words "current"}} · <a href="{{.PDF}}">{{index .Words "pdf"}}</a></p>
+<div class="number">{{.Form.Number}}</div>
+<h1>{{.Form.Title}}</h1><p class="basis">{{.Form.Basis}}</p>
+<table class="facts">{{range .Form.Facts}}<tr><td class="label">{{.Label}}</td><td class="value">{{.Value}}</td></tr>{{end}}
+<tr><td class="label">{{index .Words "printed"}}</td><td>{{.Form.Printed.UTC.Format "2006-01-02 15:04 UTC"}}</td></tr></table>
+{{range .Form.Blocks}}{{if .Heading}}<div class="heading">{{.Heading}}</div>{{end}}<section class="block"><h2>{{if .No}}{{.No}}. {{end}}{{.Title}}</h2>
+<table>{{range .Rows}}<tr><td class="label">{{.Label}}</td><td class="value">{{if .Value}}{{.Value}}{{else}}—{{end}}</td></tr>{{else}}<tr><td class="label">—</td><td></td></tr>{{end}}</table></section>
+{{end}}<p class="note">{{index .Words "head"}}: <code>{{.Form.AuditHead}}</code></p>
+</body></html>
+`))

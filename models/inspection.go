@@ -1,0 +1,98 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// InspectionLink lets anyone holding its token read one document's
+// current state (our design: the QR code of a printed form). Only the
+// token's SHA-256 is stored.
+type InspectionLink struct {
+	ID             string `gorm:"primaryKey"`
+	ProviderID     string
+	DocumentID     string
+	TokenHash      string
+	OrganisationID string // whose account printed it
+	CreatedBy      string // the account id
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	RevokedAt      *time.Time
+	RevokedBy      string
+}
+
+// InspectionUse is one reading of a document through a link.
+type InspectionUse struct {
+	ID            int64 `gorm:"primaryKey"`
+	LinkID        string
+	DocumentID    string
+	UsedAt        time.Time
+	ClientAddress string
+	UserAgent     string
+	Format        string // pdf or html
+}
+
+// InspectionStore keeps inspection links and their uses.
+type InspectionStore struct{ db *gorm.DB }
+
+// NewInspectionStore returns the store over db.
+func NewInspectionStore(db *gorm.DB) *InspectionStore { return &InspectionStore{db: db} }
+
+// Create stores a new link.
+func (s *InspectionStore) Create(ctx context.Context, l *InspectionLink) error {
+	return Conn(ctx, s.db).Create(l).Error
+}
+
+// ByHash reads the link of a token's hash; ErrNotFound when there is none.
+// It writes nothing.
+func (s *InspectionStore) ByHash(ctx context.Context, hash string) (*InspectionLink, error) {
+	var l InspectionLink
+	if err := Conn(ctx, s.db).Where("token_hash = ?", hash).Take(&l).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &l, nil
+}
+
+// RecordUse keeps a use of a link.
+func (s *InspectionStore) RecordUse(ctx context.Context, u *InspectionUse) error {
+	return Conn(ctx, s.db).Create(u).Error
+}
+
+// Revoke ends every link of a document still valid at now; it returns how
+// many it ended.
+func (s *InspectionStore) Revoke(ctx context.Context, documentID, by string, now time.Time) (int64, error) {
+	res := Conn(ctx, s.db).Model(&InspectionLink{}).Where("document_id = ? AND revoked_at IS NULL AND expires_at > ?", documentID, now).
+		Updates(map[string]any{"revoked_at": now, "revoked_by": by})
+	return res.RowsAffected, res.Error
+}
+
+// LinkUses are a link's uses: how many in all, and the newest ones.
+type LinkUses struct {
+	Total  int64
+	Newest []InspectionUse // newest first
+}
+
+// Links reads a document's links, newest first (at most limit), each with
+// its count of uses and its newest uses (at most perLink).
+func (s *InspectionStore) Links(ctx context.Context, documentID string, limit, perLink int) ([]InspectionLink, map[string]*LinkUses, error) {
+	var links []InspectionLink
+	if err := Conn(ctx, s.db).Where("document_id = ?", documentID).Order("created_at DESC, id").Limit(limit).Find(&links).Error; err != nil {
+		return nil, nil, err
+	}
+	uses := map[string]*LinkUses{}
+	for _, l := range links {
+		u := &LinkUses{}
+		if err := Conn(ctx, s.db).Model(&InspectionUse{}).Where("link_id = ?", l.ID).Count(&u.Total).Error; err != nil {
+			return nil, nil, err
+		}
+		if u.Total > 0 {
+			if err := Conn(ctx, s.db).Where("link_id = ?", l.ID).Order("used_at DESC, id DESC").Limit(perLink).Find(&u.Newest).Error; err != nil {
+				return nil, nil, err
+			}
+		}
+		uses[l.ID] = u
+	}
+	return links, uses, nil
+}
