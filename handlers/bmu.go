@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
+	"strings"
 
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
+	"github.com/wasteflow/wasteflow/workflows/printing"
 )
 
 const pkgBMU = "svc.bxa.bmu.v1.api"
@@ -55,6 +57,16 @@ type GetBmuDocumentRequest struct {
 
 type GetBmuDocumentResponse struct {
 	Document rbmu.Document `json:"document"`
+}
+
+type PrintBmuDocumentRequest struct {
+	DocXML   []byte `json:"docXml" required:"true"`
+	Language string `json:"language" doc:"en (the default) or de"`
+}
+
+type PrintBmuDocumentResponse struct {
+	Document []byte `json:"document" doc:"the note as a PDF (A4, fonts embedded), base64"`
+	FileName string `json:"fileName" doc:"BGS-<number>.pdf or UNS-<number>.pdf"`
 }
 
 type GetValidSignaturePositionsRequest struct {
@@ -111,6 +123,26 @@ func (s *Server) bmuOperations() []Operation {
 				"Without xmlOptions the note is not validated. On an acceptance note (UNS): CANCELLED for every layer type."),
 			func(_ context.Context, r *AddLayerRequest) (*AddLayerResponse, error) {
 				return bmuResult[AddLayerResponse](s.bmu.AddLayer(r.DocXML, r.LayerType, r.XMLOptions))
+			}),
+		Unary(op("PrintDocument", "A note as a PDF: its fields, its layers, who signed which and whether each signature verifies",
+			"The note as it stands (each field from the newest layer that sets it), then each layer, innermost first, with the fields it sets, "+
+				"its signer, signing time and whether each signature verifies (the rule of GetDocument: the covered content unchanged and the "+
+				"certificate trusted here). German (language de) or English titles; the content prints as recorded. The layout is our design: "+
+				"the official forms of the NachwV are not reproduced."),
+			func(_ context.Context, r *PrintBmuDocumentRequest) (*PrintBmuDocumentResponse, error) {
+				lang, err := printLanguage(r.Language)
+				if err != nil {
+					return nil, err
+				}
+				p, err := s.bmu.Print(r.DocXML, lang)
+				if err != nil {
+					return nil, err
+				}
+				pdf, err := printing.Render(p.Form)
+				if err != nil {
+					return nil, err
+				}
+				return &PrintBmuDocumentResponse{Document: pdf, FileName: fileNameUnsafe.ReplaceAllString(strings.TrimSuffix(p.FileName, ".pdf"), "_") + ".pdf"}, nil
 			}),
 		Unary(op("GetDocument", "Read a note: its fields, layers, checked signatures and signature positions",
 			"Each field's value comes from the newest layer that sets it; meta.inLayer says whether the top layer sets it. A signature is valid only when what "+

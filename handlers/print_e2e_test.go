@@ -104,6 +104,22 @@ func TestPrintAndInspect(t *testing.T) {
 			}
 		}
 
+		// An Annex VII document, a draft printed by its arranger.
+		a7 := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
+		for lang, title := range map[string]string{"en": "Information accompanying shipments of waste", "de": "Mitzuführende Informationen"} {
+			pdf, m := d.printed(t, "alice", co, a7["id"].(string), lang)
+			_, text := printtest.Text(t, pdf)
+			for _, want := range []string{title, a7["number"].(string), "B3011", "PET bottle flakes", "2026-12-04", "R3", "ACME (acme)", "Recycling (recyc)",
+				"Carrier (truck)", "LfU Bayern (auth-de)", "ILT (auth-nl)", "DRAFT"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the Annex VII print (%s) lacks %q", lang, want)
+				}
+			}
+			if m["inspectionLinkExpiresAt"] != "2027-01-04T00:00:00Z" {
+				t.Errorf("an Annex VII link lasts until its shipment day plus 30 days: %v", m["inspectionLinkExpiresAt"])
+			}
+		}
+
 		// The movement: printed by the facility, the QR code read off
 		// the rendered page.
 		mv := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 40)})
@@ -244,4 +260,45 @@ func TestInspectionRateLimit(t *testing.T) {
 	if limited < 20 {
 		t.Fatalf("only %d of 40 reads in a burst were limited", limited)
 	}
+}
+
+// A consignment note prints with its fields, each layer, who signed which
+// and whether the signature verifies; changed content after the producer
+// signed prints as a signature that does not verify.
+func TestPrintBmuNote(t *testing.T) {
+	parallel(t)
+	printtest.Tool(t, "pdftotext")
+	d := startDocs(t, dbtest.SQLite(t))
+	x := d.carrierNote(t)
+	print := func(xml []byte, lang string) (string, map[string]any) {
+		t.Helper()
+		m := d.plainOK(t, "alice", bmuAPI+"PrintDocument", map[string]any{"docXml": xml, "language": lang})
+		pdf, err := base64.StdEncoding.DecodeString(m["document"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text := printtest.Text(t, pdf)
+		return text, m
+	}
+	text, m := print(x, "de")
+	if m["fileName"] != "BGS-11681570210293.pdf" {
+		t.Errorf("file name %v", m["fileName"])
+	}
+	for _, want := range []string{"Begleitschein (BGS)", "11681570210293", "170503*", "12.5", "ACME Elektronik GmbH", "Werkstr. 1, 80331 München",
+		"Spedition Schnell GmbH", "D-SX 4711", "übernommen am 2026-12-02", "Deponie Süd GmbH", "Schicht 1: ERZEUGER (Rolle ERZ)",
+		"Schicht 2: BEFOERDERER (Rolle BEF)", "Signiert von ACME producer", "Signatur (Schicht) gültig", "Signatur nicht signiert", "Gültige Signaturen 1 von 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the note's print lacks %q", want)
+		}
+	}
+	tampered := []byte(strings.Replace(string(x), "Deponie Süd GmbH", "Deponie Nord GmbH", 1))
+	if string(tampered) == string(x) {
+		t.Fatal("nothing to change in the note")
+	}
+	text, _ = print(tampered, "en")
+	if !strings.Contains(text, "Consignment note") || !strings.Contains(text, "DOES NOT VERIFY") || !strings.Contains(text, "Signatures verifying 0 of 1") {
+		t.Errorf("a changed note's print does not say its signature fails:\n%s", text)
+	}
+	st, _, raw := d.call(t, "alice", bmuAPI+"PrintDocument", map[string]any{"docXml": []byte("<not-xml")})
+	wantError(t, 400, 3, st, raw, "docXml")
 }

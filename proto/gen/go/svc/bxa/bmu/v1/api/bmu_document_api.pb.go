@@ -471,6 +471,113 @@ func (x *AddLayerResponse) GetDocXml() []byte {
 	return nil
 }
 
+type PrintDocumentRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	DocXml []byte                 `protobuf:"bytes,1,opt,name=doc_xml,json=docXml,proto3" json:"doc_xml,omitempty"`
+	// en (the default) or de
+	Language      string `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintDocumentRequest) Reset() {
+	*x = PrintDocumentRequest{}
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintDocumentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintDocumentRequest) ProtoMessage() {}
+
+func (x *PrintDocumentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintDocumentRequest.ProtoReflect.Descriptor instead.
+func (*PrintDocumentRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PrintDocumentRequest) GetDocXml() []byte {
+	if x != nil {
+		return x.DocXml
+	}
+	return nil
+}
+
+func (x *PrintDocumentRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+type PrintDocumentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the note as a PDF (A4, fonts embedded), base64
+	Document []byte `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// BGS-<number>.pdf or UNS-<number>.pdf
+	FileName      string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintDocumentResponse) Reset() {
+	*x = PrintDocumentResponse{}
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintDocumentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintDocumentResponse) ProtoMessage() {}
+
+func (x *PrintDocumentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintDocumentResponse.ProtoReflect.Descriptor instead.
+func (*PrintDocumentResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PrintDocumentResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *PrintDocumentResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
 type GetDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocXml        []byte                 `protobuf:"bytes,1,opt,name=doc_xml,json=docXml,proto3" json:"doc_xml,omitempty"`
@@ -480,7 +587,7 @@ type GetDocumentRequest struct {
 
 func (x *GetDocumentRequest) Reset() {
 	*x = GetDocumentRequest{}
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[8]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +599,7 @@ func (x *GetDocumentRequest) String() string {
 func (*GetDocumentRequest) ProtoMessage() {}
 
 func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[8]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +612,7 @@ func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentRequest.ProtoReflect.Descriptor instead.
 func (*GetDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{8}
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetDocumentRequest) GetDocXml() []byte {
@@ -524,7 +631,7 @@ type GetDocumentResponse struct {
 
 func (x *GetDocumentResponse) Reset() {
 	*x = GetDocumentResponse{}
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[9]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -536,7 +643,7 @@ func (x *GetDocumentResponse) String() string {
 func (*GetDocumentResponse) ProtoMessage() {}
 
 func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[9]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -549,7 +656,7 @@ func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentResponse.ProtoReflect.Descriptor instead.
 func (*GetDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{9}
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetDocumentResponse) GetDocument() *v1.BmuDocument {
@@ -568,7 +675,7 @@ type GetValidSignaturePositionsRequest struct {
 
 func (x *GetValidSignaturePositionsRequest) Reset() {
 	*x = GetValidSignaturePositionsRequest{}
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[10]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +687,7 @@ func (x *GetValidSignaturePositionsRequest) String() string {
 func (*GetValidSignaturePositionsRequest) ProtoMessage() {}
 
 func (x *GetValidSignaturePositionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[10]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +700,7 @@ func (x *GetValidSignaturePositionsRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use GetValidSignaturePositionsRequest.ProtoReflect.Descriptor instead.
 func (*GetValidSignaturePositionsRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{10}
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetValidSignaturePositionsRequest) GetDocXml() []byte {
@@ -613,7 +720,7 @@ type GetValidSignaturePositionsResponse struct {
 
 func (x *GetValidSignaturePositionsResponse) Reset() {
 	*x = GetValidSignaturePositionsResponse{}
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[11]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +732,7 @@ func (x *GetValidSignaturePositionsResponse) String() string {
 func (*GetValidSignaturePositionsResponse) ProtoMessage() {}
 
 func (x *GetValidSignaturePositionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[11]
+	mi := &file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +745,7 @@ func (x *GetValidSignaturePositionsResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use GetValidSignaturePositionsResponse.ProtoReflect.Descriptor instead.
 func (*GetValidSignaturePositionsResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{11}
+	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetValidSignaturePositionsResponse) GetPositions() []*v1.SignaturePosition {
@@ -682,7 +789,13 @@ const file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDesc = "" +
 	"xmlOptions\"h\n" +
 	"\x10AddLayerResponse\x12;\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1f.wasteflow.types.v1.BmuDocumentR\bdocument\x12\x17\n" +
-	"\adoc_xml\x18\x02 \x01(\fR\x06docXml\"-\n" +
+	"\adoc_xml\x18\x02 \x01(\fR\x06docXml\"K\n" +
+	"\x14PrintDocumentRequest\x12\x17\n" +
+	"\adoc_xml\x18\x01 \x01(\fR\x06docXml\x12\x1a\n" +
+	"\blanguage\x18\x02 \x01(\tR\blanguage\"P\n" +
+	"\x15PrintDocumentResponse\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\fR\bdocument\x12\x1b\n" +
+	"\tfile_name\x18\x02 \x01(\tR\bfileName\"-\n" +
 	"\x12GetDocumentRequest\x12\x17\n" +
 	"\adoc_xml\x18\x01 \x01(\fR\x06docXml\"R\n" +
 	"\x13GetDocumentResponse\x12;\n" +
@@ -690,12 +803,13 @@ const file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDesc = "" +
 	"!GetValidSignaturePositionsRequest\x12\x17\n" +
 	"\adoc_xml\x18\x01 \x01(\fR\x06docXml\"i\n" +
 	"\"GetValidSignaturePositionsResponse\x12C\n" +
-	"\tpositions\x18\x01 \x03(\v2%.wasteflow.types.v1.SignaturePositionR\tpositions2\xb5\x05\n" +
+	"\tpositions\x18\x01 \x03(\v2%.wasteflow.types.v1.SignaturePositionR\tpositions2\x9b\x06\n" +
 	"\x0eBmuDocumentApi\x12g\n" +
 	"\x0eCreateDocument\x12).svc.bxa.bmu.v1.api.CreateDocumentRequest\x1a*.svc.bxa.bmu.v1.api.CreateDocumentResponse\x12\x8b\x01\n" +
 	"\x1aCreateDocumentFromTemplate\x125.svc.bxa.bmu.v1.api.CreateDocumentFromTemplateRequest\x1a6.svc.bxa.bmu.v1.api.CreateDocumentFromTemplateResponse\x12g\n" +
 	"\x0eUpdateDocument\x12).svc.bxa.bmu.v1.api.UpdateDocumentRequest\x1a*.svc.bxa.bmu.v1.api.UpdateDocumentResponse\x12U\n" +
-	"\bAddLayer\x12#.svc.bxa.bmu.v1.api.AddLayerRequest\x1a$.svc.bxa.bmu.v1.api.AddLayerResponse\x12^\n" +
+	"\bAddLayer\x12#.svc.bxa.bmu.v1.api.AddLayerRequest\x1a$.svc.bxa.bmu.v1.api.AddLayerResponse\x12d\n" +
+	"\rPrintDocument\x12(.svc.bxa.bmu.v1.api.PrintDocumentRequest\x1a).svc.bxa.bmu.v1.api.PrintDocumentResponse\x12^\n" +
 	"\vGetDocument\x12&.svc.bxa.bmu.v1.api.GetDocumentRequest\x1a'.svc.bxa.bmu.v1.api.GetDocumentResponse\x12\x8b\x01\n" +
 	"\x1aGetValidSignaturePositions\x125.svc.bxa.bmu.v1.api.GetValidSignaturePositionsRequest\x1a6.svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponseB\xdb\x01\n" +
 	"\x16com.svc.bxa.bmu.v1.apiB\x13BmuDocumentApiProtoP\x01Z>github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/bmu/v1/api\xa2\x02\x05SBBVA\xaa\x02\x12Svc.Bxa.Bmu.V1.Api\xca\x02\x12Svc\\Bxa\\Bmu\\V1\\Api\xe2\x02\x1eSvc\\Bxa\\Bmu\\V1\\Api\\GPBMetadata\xea\x02\x16Svc::Bxa::Bmu::V1::Apib\x06proto3"
@@ -712,7 +826,7 @@ func file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescGZIP() []byte {
 	return file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_svc_bxa_bmu_v1_api_bmu_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_svc_bxa_bmu_v1_api_bmu_document_api_proto_goTypes = []any{
 	(*CreateDocumentRequest)(nil),              // 0: svc.bxa.bmu.v1.api.CreateDocumentRequest
 	(*CreateDocumentResponse)(nil),             // 1: svc.bxa.bmu.v1.api.CreateDocumentResponse
@@ -722,42 +836,46 @@ var file_svc_bxa_bmu_v1_api_bmu_document_api_proto_goTypes = []any{
 	(*UpdateDocumentResponse)(nil),             // 5: svc.bxa.bmu.v1.api.UpdateDocumentResponse
 	(*AddLayerRequest)(nil),                    // 6: svc.bxa.bmu.v1.api.AddLayerRequest
 	(*AddLayerResponse)(nil),                   // 7: svc.bxa.bmu.v1.api.AddLayerResponse
-	(*GetDocumentRequest)(nil),                 // 8: svc.bxa.bmu.v1.api.GetDocumentRequest
-	(*GetDocumentResponse)(nil),                // 9: svc.bxa.bmu.v1.api.GetDocumentResponse
-	(*GetValidSignaturePositionsRequest)(nil),  // 10: svc.bxa.bmu.v1.api.GetValidSignaturePositionsRequest
-	(*GetValidSignaturePositionsResponse)(nil), // 11: svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse
-	(*v1.BmuDocument)(nil),                     // 12: wasteflow.types.v1.BmuDocument
-	(*v1.XMLOptions)(nil),                      // 13: wasteflow.types.v1.XMLOptions
-	(v1.LayerType)(0),                          // 14: wasteflow.types.v1.LayerType
-	(*v1.SignaturePosition)(nil),               // 15: wasteflow.types.v1.SignaturePosition
+	(*PrintDocumentRequest)(nil),               // 8: svc.bxa.bmu.v1.api.PrintDocumentRequest
+	(*PrintDocumentResponse)(nil),              // 9: svc.bxa.bmu.v1.api.PrintDocumentResponse
+	(*GetDocumentRequest)(nil),                 // 10: svc.bxa.bmu.v1.api.GetDocumentRequest
+	(*GetDocumentResponse)(nil),                // 11: svc.bxa.bmu.v1.api.GetDocumentResponse
+	(*GetValidSignaturePositionsRequest)(nil),  // 12: svc.bxa.bmu.v1.api.GetValidSignaturePositionsRequest
+	(*GetValidSignaturePositionsResponse)(nil), // 13: svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse
+	(*v1.BmuDocument)(nil),                     // 14: wasteflow.types.v1.BmuDocument
+	(*v1.XMLOptions)(nil),                      // 15: wasteflow.types.v1.XMLOptions
+	(v1.LayerType)(0),                          // 16: wasteflow.types.v1.LayerType
+	(*v1.SignaturePosition)(nil),               // 17: wasteflow.types.v1.SignaturePosition
 }
 var file_svc_bxa_bmu_v1_api_bmu_document_api_proto_depIdxs = []int32{
-	12, // 0: svc.bxa.bmu.v1.api.CreateDocumentRequest.document:type_name -> wasteflow.types.v1.BmuDocument
-	13, // 1: svc.bxa.bmu.v1.api.CreateDocumentRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
-	12, // 2: svc.bxa.bmu.v1.api.CreateDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
-	12, // 3: svc.bxa.bmu.v1.api.CreateDocumentFromTemplateResponse.document:type_name -> wasteflow.types.v1.BmuDocument
-	12, // 4: svc.bxa.bmu.v1.api.UpdateDocumentRequest.document:type_name -> wasteflow.types.v1.BmuDocument
-	13, // 5: svc.bxa.bmu.v1.api.UpdateDocumentRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
-	12, // 6: svc.bxa.bmu.v1.api.UpdateDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
-	14, // 7: svc.bxa.bmu.v1.api.AddLayerRequest.layer_type:type_name -> wasteflow.types.v1.LayerType
-	13, // 8: svc.bxa.bmu.v1.api.AddLayerRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
-	12, // 9: svc.bxa.bmu.v1.api.AddLayerResponse.document:type_name -> wasteflow.types.v1.BmuDocument
-	12, // 10: svc.bxa.bmu.v1.api.GetDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
-	15, // 11: svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse.positions:type_name -> wasteflow.types.v1.SignaturePosition
+	14, // 0: svc.bxa.bmu.v1.api.CreateDocumentRequest.document:type_name -> wasteflow.types.v1.BmuDocument
+	15, // 1: svc.bxa.bmu.v1.api.CreateDocumentRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
+	14, // 2: svc.bxa.bmu.v1.api.CreateDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
+	14, // 3: svc.bxa.bmu.v1.api.CreateDocumentFromTemplateResponse.document:type_name -> wasteflow.types.v1.BmuDocument
+	14, // 4: svc.bxa.bmu.v1.api.UpdateDocumentRequest.document:type_name -> wasteflow.types.v1.BmuDocument
+	15, // 5: svc.bxa.bmu.v1.api.UpdateDocumentRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
+	14, // 6: svc.bxa.bmu.v1.api.UpdateDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
+	16, // 7: svc.bxa.bmu.v1.api.AddLayerRequest.layer_type:type_name -> wasteflow.types.v1.LayerType
+	15, // 8: svc.bxa.bmu.v1.api.AddLayerRequest.xml_options:type_name -> wasteflow.types.v1.XMLOptions
+	14, // 9: svc.bxa.bmu.v1.api.AddLayerResponse.document:type_name -> wasteflow.types.v1.BmuDocument
+	14, // 10: svc.bxa.bmu.v1.api.GetDocumentResponse.document:type_name -> wasteflow.types.v1.BmuDocument
+	17, // 11: svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse.positions:type_name -> wasteflow.types.v1.SignaturePosition
 	0,  // 12: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocument:input_type -> svc.bxa.bmu.v1.api.CreateDocumentRequest
 	2,  // 13: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocumentFromTemplate:input_type -> svc.bxa.bmu.v1.api.CreateDocumentFromTemplateRequest
 	4,  // 14: svc.bxa.bmu.v1.api.BmuDocumentApi.UpdateDocument:input_type -> svc.bxa.bmu.v1.api.UpdateDocumentRequest
 	6,  // 15: svc.bxa.bmu.v1.api.BmuDocumentApi.AddLayer:input_type -> svc.bxa.bmu.v1.api.AddLayerRequest
-	8,  // 16: svc.bxa.bmu.v1.api.BmuDocumentApi.GetDocument:input_type -> svc.bxa.bmu.v1.api.GetDocumentRequest
-	10, // 17: svc.bxa.bmu.v1.api.BmuDocumentApi.GetValidSignaturePositions:input_type -> svc.bxa.bmu.v1.api.GetValidSignaturePositionsRequest
-	1,  // 18: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocument:output_type -> svc.bxa.bmu.v1.api.CreateDocumentResponse
-	3,  // 19: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocumentFromTemplate:output_type -> svc.bxa.bmu.v1.api.CreateDocumentFromTemplateResponse
-	5,  // 20: svc.bxa.bmu.v1.api.BmuDocumentApi.UpdateDocument:output_type -> svc.bxa.bmu.v1.api.UpdateDocumentResponse
-	7,  // 21: svc.bxa.bmu.v1.api.BmuDocumentApi.AddLayer:output_type -> svc.bxa.bmu.v1.api.AddLayerResponse
-	9,  // 22: svc.bxa.bmu.v1.api.BmuDocumentApi.GetDocument:output_type -> svc.bxa.bmu.v1.api.GetDocumentResponse
-	11, // 23: svc.bxa.bmu.v1.api.BmuDocumentApi.GetValidSignaturePositions:output_type -> svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse
-	18, // [18:24] is the sub-list for method output_type
-	12, // [12:18] is the sub-list for method input_type
+	8,  // 16: svc.bxa.bmu.v1.api.BmuDocumentApi.PrintDocument:input_type -> svc.bxa.bmu.v1.api.PrintDocumentRequest
+	10, // 17: svc.bxa.bmu.v1.api.BmuDocumentApi.GetDocument:input_type -> svc.bxa.bmu.v1.api.GetDocumentRequest
+	12, // 18: svc.bxa.bmu.v1.api.BmuDocumentApi.GetValidSignaturePositions:input_type -> svc.bxa.bmu.v1.api.GetValidSignaturePositionsRequest
+	1,  // 19: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocument:output_type -> svc.bxa.bmu.v1.api.CreateDocumentResponse
+	3,  // 20: svc.bxa.bmu.v1.api.BmuDocumentApi.CreateDocumentFromTemplate:output_type -> svc.bxa.bmu.v1.api.CreateDocumentFromTemplateResponse
+	5,  // 21: svc.bxa.bmu.v1.api.BmuDocumentApi.UpdateDocument:output_type -> svc.bxa.bmu.v1.api.UpdateDocumentResponse
+	7,  // 22: svc.bxa.bmu.v1.api.BmuDocumentApi.AddLayer:output_type -> svc.bxa.bmu.v1.api.AddLayerResponse
+	9,  // 23: svc.bxa.bmu.v1.api.BmuDocumentApi.PrintDocument:output_type -> svc.bxa.bmu.v1.api.PrintDocumentResponse
+	11, // 24: svc.bxa.bmu.v1.api.BmuDocumentApi.GetDocument:output_type -> svc.bxa.bmu.v1.api.GetDocumentResponse
+	13, // 25: svc.bxa.bmu.v1.api.BmuDocumentApi.GetValidSignaturePositions:output_type -> svc.bxa.bmu.v1.api.GetValidSignaturePositionsResponse
+	19, // [19:26] is the sub-list for method output_type
+	12, // [12:19] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name
@@ -774,7 +892,7 @@ func file_svc_bxa_bmu_v1_api_bmu_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDesc), len(file_svc_bxa_bmu_v1_api_bmu_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

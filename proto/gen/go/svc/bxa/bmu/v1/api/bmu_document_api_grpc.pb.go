@@ -28,6 +28,7 @@ const (
 	BmuDocumentApi_CreateDocumentFromTemplate_FullMethodName = "/svc.bxa.bmu.v1.api.BmuDocumentApi/CreateDocumentFromTemplate"
 	BmuDocumentApi_UpdateDocument_FullMethodName             = "/svc.bxa.bmu.v1.api.BmuDocumentApi/UpdateDocument"
 	BmuDocumentApi_AddLayer_FullMethodName                   = "/svc.bxa.bmu.v1.api.BmuDocumentApi/AddLayer"
+	BmuDocumentApi_PrintDocument_FullMethodName              = "/svc.bxa.bmu.v1.api.BmuDocumentApi/PrintDocument"
 	BmuDocumentApi_GetDocument_FullMethodName                = "/svc.bxa.bmu.v1.api.BmuDocumentApi/GetDocument"
 	BmuDocumentApi_GetValidSignaturePositions_FullMethodName = "/svc.bxa.bmu.v1.api.BmuDocumentApi/GetValidSignaturePositions"
 )
@@ -70,6 +71,13 @@ type BmuDocumentApiClient interface {
 	// Authorization: Bearer <access token>; scope transport
 	// Idempotency-Key: optional metadata that makes a retry safe
 	AddLayer(ctx context.Context, in *AddLayerRequest, opts ...grpc.CallOption) (*AddLayerResponse, error)
+	// A note as a PDF: its fields, its layers, who signed which and whether each signature verifies
+	//
+	// The note as it stands (each field from the newest layer that sets it), then each layer, innermost first, with the fields it sets, its signer, signing time and whether each signature verifies (the rule of GetDocument: the covered content unchanged and the certificate trusted here). German (language de) or English titles; the content prints as recorded. The layout is our design: the official forms of the NachwV are not reproduced. The XML is our format (namespace urn:wasteflow:eanv:1, layer elements such as BGSBEFLayer, the XSD at /bmu/eanv.xsd) until the official BMU schema is available; the check-digit method is our unverified assumption. docXml and templateXml are base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element).
+	//
+	// REST: POST /svc.bxa.bmu.v1.api.BmuDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope transport
+	PrintDocument(ctx context.Context, in *PrintDocumentRequest, opts ...grpc.CallOption) (*PrintDocumentResponse, error)
 	// Read a note: its fields, layers, checked signatures and signature positions
 	//
 	// Each field's value comes from the newest layer that sets it; meta.inLayer says whether the top layer sets it. A signature is valid only when what it covers is unchanged (a layer's signature covers it and every layer inside it) and its certificate is trusted here (WASTEFLOW_BMU_TRUSTED_CERTS). The XML is our format (namespace urn:wasteflow:eanv:1, layer elements such as BGSBEFLayer, the XSD at /bmu/eanv.xsd) until the official BMU schema is available; the check-digit method is our unverified assumption. docXml and templateXml are base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element).
@@ -134,6 +142,16 @@ func (c *bmuDocumentApiClient) AddLayer(ctx context.Context, in *AddLayerRequest
 	return out, nil
 }
 
+func (c *bmuDocumentApiClient) PrintDocument(ctx context.Context, in *PrintDocumentRequest, opts ...grpc.CallOption) (*PrintDocumentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrintDocumentResponse)
+	err := c.cc.Invoke(ctx, BmuDocumentApi_PrintDocument_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *bmuDocumentApiClient) GetDocument(ctx context.Context, in *GetDocumentRequest, opts ...grpc.CallOption) (*GetDocumentResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetDocumentResponse)
@@ -192,6 +210,13 @@ type BmuDocumentApiServer interface {
 	// Authorization: Bearer <access token>; scope transport
 	// Idempotency-Key: optional metadata that makes a retry safe
 	AddLayer(context.Context, *AddLayerRequest) (*AddLayerResponse, error)
+	// A note as a PDF: its fields, its layers, who signed which and whether each signature verifies
+	//
+	// The note as it stands (each field from the newest layer that sets it), then each layer, innermost first, with the fields it sets, its signer, signing time and whether each signature verifies (the rule of GetDocument: the covered content unchanged and the certificate trusted here). German (language de) or English titles; the content prints as recorded. The layout is our design: the official forms of the NachwV are not reproduced. The XML is our format (namespace urn:wasteflow:eanv:1, layer elements such as BGSBEFLayer, the XSD at /bmu/eanv.xsd) until the official BMU schema is available; the check-digit method is our unverified assumption. docXml and templateXml are base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element).
+	//
+	// REST: POST /svc.bxa.bmu.v1.api.BmuDocumentApi/PrintDocument
+	// Authorization: Bearer <access token>; scope transport
+	PrintDocument(context.Context, *PrintDocumentRequest) (*PrintDocumentResponse, error)
 	// Read a note: its fields, layers, checked signatures and signature positions
 	//
 	// Each field's value comes from the newest layer that sets it; meta.inLayer says whether the top layer sets it. A signature is valid only when what it covers is unchanged (a layer's signature covers it and every layer inside it) and its certificate is trusted here (WASTEFLOW_BMU_TRUSTED_CERTS). The XML is our format (namespace urn:wasteflow:eanv:1, layer elements such as BGSBEFLayer, the XSD at /bmu/eanv.xsd) until the official BMU schema is available; the check-digit method is our unverified assumption. docXml and templateXml are base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element).
@@ -227,6 +252,9 @@ func (UnimplementedBmuDocumentApiServer) UpdateDocument(context.Context, *Update
 }
 func (UnimplementedBmuDocumentApiServer) AddLayer(context.Context, *AddLayerRequest) (*AddLayerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddLayer not implemented")
+}
+func (UnimplementedBmuDocumentApiServer) PrintDocument(context.Context, *PrintDocumentRequest) (*PrintDocumentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PrintDocument not implemented")
 }
 func (UnimplementedBmuDocumentApiServer) GetDocument(context.Context, *GetDocumentRequest) (*GetDocumentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetDocument not implemented")
@@ -327,6 +355,24 @@ func _BmuDocumentApi_AddLayer_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BmuDocumentApi_PrintDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PrintDocumentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BmuDocumentApiServer).PrintDocument(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BmuDocumentApi_PrintDocument_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BmuDocumentApiServer).PrintDocument(ctx, req.(*PrintDocumentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BmuDocumentApi_GetDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetDocumentRequest)
 	if err := dec(in); err != nil {
@@ -385,6 +431,10 @@ var BmuDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AddLayer",
 			Handler:    _BmuDocumentApi_AddLayer_Handler,
+		},
+		{
+			MethodName: "PrintDocument",
+			Handler:    _BmuDocumentApi_PrintDocument_Handler,
 		},
 		{
 			MethodName: "GetDocument",
