@@ -330,6 +330,20 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	shot("console.png")
 
+	// Print: the PDF saved, the inspection link shown; the link opens
+	// without login (fetched with no credentials) on the document.
+	eval("print", `document.getElementById('print').click()`)
+	link := wait("the print's inspection link", `!document.getElementById('print-result').hidden && document.querySelector('#print-result a') &&
+		document.getElementById('print-result').textContent.includes(`+jsString(number+"-v")+`) && document.querySelector('#print-result a').href`)
+	if !strings.HasPrefix(link, d.url+"/inspect/") {
+		t.Fatalf("the inspection link shown: %q", link)
+	}
+	eval("fetch the inspection page", `window.__insp = null; fetch(`+jsString(link)+`, {credentials: 'omit'}).then(async r => { window.__insp = r.status + ' ' + (await r.text()); })`)
+	insp := wait("the inspection page's answer", `window.__insp`)
+	if !strings.HasPrefix(insp, "200 ") || !strings.Contains(insp, number) {
+		t.Fatalf("the inspection page from the browser: %.300s", insp)
+	}
+
 	// A change request: the proposed terms beside those in force.
 	proposed := shippable(3)
 	proposed["packagingTypes"] = []any{"BULK"}

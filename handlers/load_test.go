@@ -32,13 +32,14 @@ import (
 //
 // WASTEFLOW_BENCH=1 runs it; WASTEFLOW_BENCH_SECONDS sets each run's length
 // (default 5); WASTEFLOW_BENCH_DBS (sqlite,postgres) and
-// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login) pick some.
+// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login,print) pick some.
 func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_BENCH") == "" {
 		t.Skip("the load benchmark runs with WASTEFLOW_BENCH=1 (make bench)")
 	}
 	dur := benchDuration()
 	var figures []figure
+	var heap []string // the print heap figures
 	dbs := []string{"sqlite"}
 	if os.Getenv("WASTEFLOW_TEST_DATABASE_URL") != "" {
 		dbs = append(dbs, "postgres")
@@ -81,6 +82,10 @@ func TestLoad(t *testing.T) {
 		if want("login") {
 			figures = append(figures, b.logins(8))
 		}
+		if want("print") {
+			figures = append(figures, b.print(1), b.print(8))
+			heap = append(heap, fmt.Sprintf("bench figure=print_heap db=%s prints=1000 live_heap_growth_kib=%.0f", name, b.printHeap()))
+		}
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n%-17s %-8s %7s %10s %10s %10s %7s %8s %9s %10s %7s\n", "figure", "db", "clients", "server/s", "floor/s", "raw/s", "÷ floor", "p99 ms", "floor p99", "REST/s", "÷ REST")
@@ -119,6 +124,9 @@ func TestLoad(t *testing.T) {
 			fmt.Fprintf(&out, " rest=%.0f over_rest=%.3f", f.rest, f.server/f.rest)
 		}
 		out.WriteString("\n")
+	}
+	for _, h := range heap {
+		out.WriteString(h + "\n")
 	}
 	fmt.Print(out.String())
 }

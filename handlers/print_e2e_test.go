@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,17 @@ func (d *docEnv) printed(t *testing.T, user, face, id, lang string) ([]byte, map
 		t.Fatalf("not a PDF: %v %.20q", err, pdf)
 	}
 	return pdf, m
+}
+
+// readmePage writes the first page of pdf as docs/<name>.png for the
+// README when WASTEFLOW_SCREENSHOT is set (on SQLite).
+func readmePage(t *testing.T, dbcfg configs.Database, pdf []byte, name string) {
+	if os.Getenv("WASTEFLOW_SCREENSHOT") == "" || dbcfg.Driver != "sqlite" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join("..", "docs", name+".png"), printtest.PNG(t, pdf, 1, 60), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // plainOK calls an operation that answers no document and requires 200.
@@ -89,6 +102,9 @@ func TestPrintAndInspect(t *testing.T) {
 			{"bernd", au, "de", "Notifizierungsformular für grenzüberschreitende Verbringungen von Abfällen"},
 		} {
 			pdf, m := d.printed(t, c.user, c.face, nid, c.lang)
+			if c.lang == "en" {
+				readmePage(t, dbcfg, pdf, "print-notification")
+			}
 			_, text := printtest.Text(t, pdf)
 			for _, want := range append([]string{c.title, number, "16 02 13*", "2026-12-01", "2027-06-30", "R4"}, names...) {
 				if !strings.Contains(text, want) {
@@ -108,6 +124,9 @@ func TestPrintAndInspect(t *testing.T) {
 		a7 := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
 		for lang, title := range map[string]string{"en": "Information accompanying shipments of waste", "de": "Mitzuführende Informationen"} {
 			pdf, m := d.printed(t, "alice", co, a7["id"].(string), lang)
+			if lang == "de" {
+				readmePage(t, dbcfg, pdf, "print-annex7")
+			}
 			_, text := printtest.Text(t, pdf)
 			for _, want := range []string{title, a7["number"].(string), "B3011", "PET bottle flakes", "2026-12-04", "R3", "ACME (acme)", "Recycling (recyc)",
 				"Carrier (truck)", "LfU Bayern (auth-de)", "ILT (auth-nl)", "DRAFT"} {
@@ -160,6 +179,7 @@ func TestPrintAndInspect(t *testing.T) {
 		if st != 200 || h.Get("Content-Type") != "application/pdf" {
 			t.Fatalf("the inspection PDF: %d %v %.200s", st, h, body)
 		}
+		readmePage(t, dbcfg, body, "print-movement")
 		if _, text := printtest.Text(t, body); !strings.Contains(text, "2026-12-08") || !strings.Contains(text, "39") {
 			t.Fatal("the inspection PDF does not show the receipt recorded after the print")
 		}

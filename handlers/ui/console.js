@@ -33,7 +33,7 @@
       cancel: 'Cancel', content: 'Content', movements: 'Movements', timeline: 'Timeline', parties: 'Parties', deadlines: 'Deadlines',
       diagram: 'State diagram', queueTitle: 'Your work queue: documents on which you can act now, nearest deadline first',
       documentsTitle: 'Documents your organisation is a party to', pageInfo: '{from}–{to} of {total}', none: 'Nothing here.',
-      noActions: 'No action is open to you in this state.', loggedInAs: '{user} · {org}', chainOk: 'Audit chain verified; head',
+      noActions: 'No action is open to you in this state.', print: 'Print (PDF)', printed: 'Saved {file}. Its QR code leads an inspector, without login, to the current document until {until}:', loggedInAs: '{user} · {org}', chainOk: 'Audit chain verified; head',
       chainBroken: 'Audit chain broken at row {row}: {reason}', system: 'the scheduler', you: 'you', done: 'Done: {intent}.',
       created: 'Created {number}.', notFound: 'No document {number} that you can see.', add: 'Add', remove: 'Remove',
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
@@ -51,7 +51,7 @@
       submit: 'Absenden', cancel: 'Abbrechen', content: 'Inhalt', movements: 'Verbringungen', timeline: 'Verlauf', parties: 'Beteiligte',
       deadlines: 'Fristen', diagram: 'Zustandsdiagramm', queueTitle: 'Ihr Arbeitsvorrat: Dokumente, bei denen Sie jetzt handeln können, nächste Frist zuerst',
       documentsTitle: 'Dokumente, an denen Ihre Organisation beteiligt ist', pageInfo: '{from}–{to} von {total}', none: 'Keine Einträge.',
-      noActions: 'In diesem Status steht Ihnen keine Aktion offen.', loggedInAs: '{user} · {org}', chainOk: 'Prüfkette bestätigt; Kopf',
+      noActions: 'In diesem Status steht Ihnen keine Aktion offen.', print: 'Drucken (PDF)', printed: '{file} gespeichert. Sein QR-Code führt Kontrolleure ohne Anmeldung bis {until} zum aktuellen Dokument:', loggedInAs: '{user} · {org}', chainOk: 'Prüfkette bestätigt; Kopf',
       chainBroken: 'Prüfkette bei Zeile {row} unterbrochen: {reason}', system: 'der Zeitplaner', you: 'Sie', done: 'Erledigt: {intent}.',
       created: '{number} angelegt.', notFound: 'Kein für Sie sichtbares Dokument {number}.', add: 'Hinzufügen', remove: 'Entfernen',
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
@@ -377,6 +377,7 @@
     $('doc-state').textContent = stateLabel(doc.state);
     $('doc-state').className = 'badge ' + doc.state;
     $('doc-version').textContent = doc.version;
+    $('print-result').hidden = true;
     $('doc-roles').textContent = '';
     $('intents').replaceChildren(el('span', { id: 'intents-label', class: 'label', text: t('actions') }),
       ...(current.intents.length ? current.intents.map((f) => el('button', { type: 'button', 'data-intent': f.intent, text: intentLabel(f.intent) + (f.dueAt ? ' · ' + t('due') + ' ' + fmtDate(f.dueAt) : '') }))
@@ -525,6 +526,23 @@
     if (d.remaining) return t('suspendedWith', { n: Math.round(parseInt(d.remaining, 10) / 86400) });
     return '';
   }
+  // Print: the document as its official form (PDF), saved as a file; the
+  // inspection link its QR code holds is shown beside it.
+  async function printDocument() {
+    if (!current) return;
+    const r = await apiOK(face() + 'PrintDocument', { documentId: current.id, language: lang });
+    const bytes = Uint8Array.from(atob(r.document), (c) => c.charCodeAt(0));
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+    const a = el('a', { href: url, download: r.fileName });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    $('print-result').hidden = false;
+    $('print-result').replaceChildren(t('printed', { file: r.fileName, until: fmtDate(r.inspectionLinkExpiresAt) }), ' ',
+      el('a', { href: r.inspectionLink, target: '_blank', rel: 'noopener noreferrer', text: r.inspectionLink }));
+  }
+
   async function renderTimeline(id) {
     const r = await api(face() + 'GetDocumentHistory', { documentId: id });
     if (r.status !== 200) { $('timeline').replaceChildren(); $('chain').textContent = r.data.message || ''; return; }
@@ -886,6 +904,7 @@
       if (leaving) location.hash = '#/documents';
     });
     $('reload').addEventListener('click', () => showDocument(current.id).catch((e) => error(e.message)));
+    $('print').addEventListener('click', () => printDocument().catch((e) => error(e.message)));
     window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = ''; route(); });
     route();
   }

@@ -16,7 +16,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"image/png"
 	"strings"
 	"time"
 
@@ -155,13 +154,11 @@ func Render(f *Form) ([]byte, error) {
 		pdf.MultiCell(textW-35, lineH, orEmpty(r.Value, l.Empty), "", "L", false)
 	}
 	if f.InspectionLink != "" {
-		img, err := qrPNG(f.InspectionLink)
-		if err != nil {
+		x := pageW - margin - qrSize
+		if err := drawQR(pdf, f.InspectionLink, x, top, qrSize); err != nil {
 			return nil, err
 		}
-		pdf.RegisterImageOptionsReader("inspection", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(img))
-		x := pageW - margin - qrSize
-		pdf.ImageOptions("inspection", x, top, qrSize, qrSize, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, f.InspectionLink)
+		pdf.LinkString(x, top, qrSize, qrSize, f.InspectionLink)
 		y := pdf.GetY()
 		pdf.SetXY(x-2, top+qrSize)
 		pdf.SetFont(fontName, "", 6)
@@ -244,22 +241,40 @@ func row(pdf *fpdf.Fpdf, r Row, empty string) {
 	}
 }
 
-// qrPNG is link as a QR code (medium error correction), whole pixels per
-// module so that it stays sharp at any print size.
-func qrPNG(link string) ([]byte, error) {
+// drawQR draws link as a QR code (medium error correction) of side mm at
+// x, y: each row's runs of dark modules as filled rectangles, vector
+// graphics that stay sharp at any print size, inside a quiet zone of four
+// modules that a reader needs.
+func drawQR(pdf *fpdf.Fpdf, link string, x, y, side float64) error {
 	code, err := qr.Encode(link, qr.M, qr.Auto)
 	if err != nil {
-		return nil, fmt.Errorf("printing: QR code: %w", err)
+		return fmt.Errorf("printing: QR code: %w", err)
 	}
-	side := code.Bounds().Dx() * 8
-	if code, err = barcode.Scale(code, side, side); err != nil {
-		return nil, err
+	n := code.Bounds().Dx()
+	module := side / float64(n+8)
+	x0, y0 := x+4*module, y+4*module
+	pdf.SetFillColor(0, 0, 0)
+	for row := 0; row < n; row++ {
+		for col := 0; col < n; {
+			if !dark(code, col, row) {
+				col++
+				continue
+			}
+			start := col
+			for col < n && dark(code, col, row) {
+				col++
+			}
+			// a hair wider and taller: no seams between the rectangles
+			pdf.Rect(x0+float64(start)*module, y0+float64(row)*module, float64(col-start)*module+0.01, module+0.01, "F")
+		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, code); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	pdf.SetFillColor(255, 255, 255)
+	return nil
+}
+
+func dark(code barcode.Barcode, x, y int) bool {
+	r, _, _, _ := code.At(x, y).RGBA()
+	return r < 0x8000
 }
 
 func orEmpty(s, empty string) string {

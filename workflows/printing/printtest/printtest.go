@@ -3,6 +3,7 @@
 package printtest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,4 +60,24 @@ func QR(t testing.TB, pdf []byte) []string {
 		t.Fatalf("zbarimg finds no QR code on the page: %v", err)
 	}
 	return strings.Fields(string(out))
+}
+
+// PNG is page (1 for the first) of pdf rendered at dpi by pdftoppm.
+func PNG(t testing.TB, pdf []byte, page, dpi int) []byte {
+	t.Helper()
+	pdftoppm := Tool(t, "pdftoppm")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "form.pdf")
+	if err := os.WriteFile(file, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := fmt.Sprint(page)
+	if out, err := exec.Command(pdftoppm, "-r", fmt.Sprint(dpi), "-png", "-f", p, "-l", p, "-singlefile", file, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	png, err := os.ReadFile(filepath.Join(dir, "page.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return png
 }
