@@ -333,7 +333,7 @@ var Settings = []Setting{
 		c.TLSKeyFile = v
 		return nil
 	}},
-	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes; relative links when empty", func(c *Config, v string) error {
+	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes (relative when empty) and of printed documents' inspection links (the address the print request came to when empty)", func(c *Config, v string) error {
 		if v != "" {
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
