@@ -164,6 +164,11 @@ func renderMigrations(types dialectTypes) ([]*goose.Migration, error) {
 		}}
 		out = append(out, goose.NewGoMigration(version, up, nil))
 	}
+	jq, err := jobQueueMigration(types)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, jq)
 	return out, nil
 }
 

@@ -53,6 +53,7 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		Codes:        a.Codes,
 		Face:         face,
+		Register:     register,
 		Print: func(p *documents.PrintRequest, d *a.Annex7) documents.Printout {
 			title, basis, blocks := Form(d, p.Lang, p.Dir)
 			return documents.Printout{Title: title, Basis: basis, Blocks: blocks, ShipmentEnd: d.Content.ActualDateOfShipment}

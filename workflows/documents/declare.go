@@ -42,6 +42,8 @@ type KindOf[D, R any] struct {
 	// Print, optional, lays out d as the kind's printed form (the
 	// official annex's blocks).
 	Print func(p *PrintRequest, d *D) Printout
+	// Register, optional, is the kind's part of a document's register row.
+	Register func(p *RegisterRequest, d *D) RegisterRow
 	// BlockOrder, optional, orders the input blocks when their order in
 	// the document (the JSON field order) is not the intents' declaration
 	// order: it lists every input block the document is made with.
@@ -58,8 +60,13 @@ func (k KindOf[D, R]) Kind() *Kind {
 	if k.Print != nil {
 		print = func(p *PrintRequest, data any) Printout { return k.Print(p, aggregate[D](data)) }
 	}
+	var register func(p *RegisterRequest, data any) RegisterRow
+	if k.Register != nil {
+		register = func(p *RegisterRequest, data any) RegisterRow { return k.Register(p, aggregate[D](data)) }
+	}
 	return &Kind{
 		Print:        print,
+		Register:     register,
 		Def:          k.Declaration.Build(),
 		IDPrefix:     k.IDPrefix,
 		NumberPrefix: k.NumberPrefix,

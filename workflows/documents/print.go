@@ -21,9 +21,10 @@ type PrintRequest struct {
 	ParentNumber string
 }
 
-// ParentData is p's parent aggregate as a *P (nil when it is not one).
-func ParentData[P any](p *PrintRequest) *P {
-	d, _ := p.Parent.(*P)
+// ParentData is a request's parent aggregate (PrintRequest.Parent,
+// RegisterRequest.Parent) as a *P (nil when it is not one).
+func ParentData[P any](parent any) *P {
+	d, _ := parent.(*P)
 	return d
 }
 

@@ -59,6 +59,9 @@ type Kind struct {
 	// Print lays out a document of the kind as its printed form (nil: the
 	// kind does not print).
 	Print func(p *PrintRequest, data any) Printout
+	// Register is the kind's part of a document's register row (nil: the
+	// kind is not in registers).
+	Register func(p *RegisterRequest, data any) RegisterRow
 
 	machine *engine.Machine
 

@@ -47,6 +47,11 @@ type Store interface {
 	// DocumentsAfter is up to limit documents after id, in id order (only
 	// those without list entries when withoutEntries is set).
 	DocumentsAfter(ctx context.Context, after string, limit int, withoutEntries bool) ([]models.Document, error)
+	// RegisterCount and RegisterPage read an organisation's register;
+	// OrganisationNumbers the official numbers of organisations.
+	RegisterCount(ctx context.Context, q models.RegisterQuery) (int64, error)
+	RegisterPage(ctx context.Context, q models.RegisterQuery) (*models.RegisterPage, error)
+	OrganisationNumbers(ctx context.Context, provider string, ids []string) (map[string][]string, error)
 	// Unsummarised is up to limit documents of kinds after id, in id
 	// order, that have no summary yet.
 	Unsummarised(ctx context.Context, kinds []string, after string, limit int) ([]models.Document, error)

@@ -61,6 +61,7 @@ func NewKind() *documents.Kind {
 		NotByIntent:  true,
 		Face:         face,
 		Print:        print,
+		Register:     register,
 		Parent: documents.ParentOf("NOTIFICATION", IntentCreateMovement,
 			func(in *CreateInput) *string { return &in.NotificationID },
 			func(parent string, d *m.Movement) string {
@@ -83,7 +84,7 @@ func document(v *documents.View, d *m.Movement) *MovementDocument {
 // shipment period ends with the consent's validity (or the notification's
 // last departure, or the shipment's own date when neither is known).
 func print(p *documents.PrintRequest, d *m.Movement) documents.Printout {
-	parent := documents.ParentData[n.Notification](p)
+	parent := documents.ParentData[n.Notification](p.Parent)
 	if parent == nil {
 		parent = &n.Notification{}
 	}

@@ -50,6 +50,7 @@ func NewKind() *documents.Kind {
 		Document:     document,
 		Codes:        n.BusinessErrorCodes,
 		Face:         face,
+		Register:     register,
 		Print: func(p *documents.PrintRequest, d *n.Notification) documents.Printout {
 			title, basis, blocks := Form(d, p.Number, p.Lang, p.Dir)
 			return documents.Printout{Title: title, Basis: basis, Blocks: blocks}

@@ -1,0 +1,35 @@
+package annex7
+
+import (
+	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+)
+
+// register is an Annex VII document's part of its register row: codes,
+// parties, the shipment, the receipts and the completion.
+func register(_ *documents.RegisterRequest, d *a.Annex7) documents.RegisterRow {
+	c := &d.Content
+	row := documents.RegisterRow{Codes: c.WasteClassifications, Shipped: c.ActualQuantity, ShipmentFrom: c.ActualDateOfShipment,
+		Notifier: c.Arranger.OrganisationID, Consignee: c.Consignee.OrganisationID, Facility: c.Facility.OrganisationID}
+	for _, p := range c.Producers {
+		row.Producers = append(row.Producers, p.OrganisationID)
+	}
+	for _, cr := range c.Carriers {
+		row.Carriers = append(row.Carriers, cr.OrganisationID)
+	}
+	ca := &c.CompetentAuthorities
+	row.Authorities = append(row.Authorities, ca.Dispatch.OrganisationID)
+	for _, t := range ca.Transit {
+		row.Authorities = append(row.Authorities, t.OrganisationID)
+	}
+	row.Authorities = append(row.Authorities, ca.Destination.OrganisationID)
+	for _, cert := range []*a.CertificateRecord{d.ConsigneeCertificate, d.FacilityCertificate} {
+		if cert != nil {
+			row.ReceivedOn, row.Received = cert.ReceivedOn, cert.Quantity
+		}
+	}
+	if cc := d.CertificateOfCompletion; cc != nil {
+		row.CompletedOn = cc.CompletedOn
+	}
+	return row
+}
