@@ -83,6 +83,15 @@ type Config struct {
 	IdempotencyRetention time.Duration
 
 	Inspection Inspection
+	Jobs       Jobs
+	// ExportRetention is how long a register export is kept.
+	ExportRetention time.Duration
+}
+
+// Jobs configures the durable job queue (register exports).
+type Jobs struct {
+	Workers                    int
+	Poll, Timeout, RescueAfter time.Duration
 }
 
 // Inspection configures the links of printed documents (GET /inspect/...).
@@ -346,6 +355,11 @@ var Settings = []Setting{
 	{"WASTEFLOW_INSPECTION_GRACE", "720h", "how long the inspection link of a movement or Annex VII document stays valid after its shipment period ends (30 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.Grace })},
 	{"WASTEFLOW_INSPECTION_TTL", "168h", "how long a notification's inspection link lives, and the least any inspection link lives from its print (7 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.TTL })},
 	{"WASTEFLOW_INSPECTION_PER_MINUTE", "30", "reads of inspection links one client address may make per minute on one instance (more: 429 with Retry-After)", intSetter(func(c *Config) *int { return &c.Inspection.PerMinute })},
+	{"WASTEFLOW_EXPORT_RETENTION", "168h", "how long a register export (its file) is kept after it was requested; then it is deleted", durationSetter(func(c *Config) *time.Duration { return &c.ExportRetention })},
+	{"WASTEFLOW_JOB_WORKERS", "2", "jobs of the durable job queue (register exports) this instance works at once", intSetter(func(c *Config) *int { return &c.Jobs.Workers })},
+	{"WASTEFLOW_JOB_POLL", "1s", "how often an idle instance looks for queued jobs", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Poll })},
+	{"WASTEFLOW_JOB_TIMEOUT", "5m", "the longest one run of a job may take (a register export runs in slices of seconds; assembling an XLSX is one run)", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Timeout })},
+	{"WASTEFLOW_JOB_RESCUE_AFTER", "6m", "a job still marked running this long after it started (its instance died) is worked again; more than WASTEFLOW_JOB_TIMEOUT", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.RescueAfter })},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 
@@ -414,6 +428,11 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return nil, fmt.Errorf("invalid WASTEFLOW_TLS_CERT_FILE/WASTEFLOW_TLS_KEY_FILE: set both or neither")
+	}
+	if c.Database.MaxOpenConns < 2 {
+		// migrations hold one connection while the job queue's own
+		// migrations take another
+		return nil, fmt.Errorf("invalid WASTEFLOW_DB_MAX_OPEN_CONNS=%d: at least 2", c.Database.MaxOpenConns)
 	}
 	if c.Database.MaxIdleConns == 0 {
 		c.Database.MaxIdleConns = c.Database.MaxOpenConns

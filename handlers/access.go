@@ -79,7 +79,8 @@ func withAccess(ops []Operation) []Operation {
 
 // onBothFaces are the methods both document faces have.
 var onBothFaces = map[string]bool{"GetDocument": true, "ListDocuments": true, "SetByIntent": true, "GetDocumentHistory": true,
-	"PrintDocument": true, "ListInspectionLinks": true, "RevokeInspectionLinks": true}
+	"PrintDocument": true, "ListInspectionLinks": true, "RevokeInspectionLinks": true,
+	"ExportRegister": true, "GetRegisterExport": true, "CancelRegisterExport": true}
 
 func isRead(method string) bool {
 	for _, p := range []string{"Get", "List", "Export", "Wait", "Watch", "Stream"} {

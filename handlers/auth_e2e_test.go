@@ -34,6 +34,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
+	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
@@ -105,8 +106,23 @@ type authEnv struct {
 	keys     *tokens.Keys
 	issuer   *tokens.Issuer
 	notes    *documents.Runner
-	trust    *wbmu.Trust // whose transport-document signatures count
-	signKeys *testKeys   // the signing keys of accounts
+	trust    *wbmu.Trust      // whose transport-document signatures count
+	signKeys *testKeys        // the signing keys of accounts
+	queue    *models.JobQueue // the job queue, not worked until workJobs
+}
+
+// workJobs starts working the job queue (register exports) until the
+// test ends.
+func (a *authEnv) workJobs(t testing.TB) {
+	t.Helper()
+	if err := a.queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.queue.Stop(ctx)
+	})
 }
 
 // testKeys are signing keys by username (and trusted when added).
@@ -197,7 +213,14 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	bmuSvc := &wbmu.Service{Mapping: wbmu.Ours{}, Trust: trust, CheckDigit: cd, Now: clk.Now, Numbers: store.TakeNumber}
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	cfg.WatchInterval = 20 * time.Millisecond
-	deps := handlers.Deps{Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+	// The job queue inserts here; the tests of exports work it (workJobs).
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second}, testLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := &registers.Service{Store: models.NewExportStore(db), Docs: notes, BMU: bmuSvc, Jobs: queue, Now: clk.Now, PageSize: 7}
+	regs.Register(queue)
+	deps := handlers.Deps{Registers: regs, Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond, Wake: signWake},
@@ -217,7 +240,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys}
+	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys, queue: queue}
 }
 
 const (

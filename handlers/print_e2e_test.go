@@ -20,7 +20,7 @@ import (
 // printed calls PrintDocument as user and returns the PDF and the answer.
 func (d *docEnv) printed(t *testing.T, user, face, id, lang string) ([]byte, map[string]any) {
 	t.Helper()
-	m := d.plainOK(t, user, face+"PrintDocument", map[string]any{"documentId": id, "language": lang})
+	m := d.okAs(t, user, face+"PrintDocument", map[string]any{"documentId": id, "language": lang})
 	pdf, err := base64.StdEncoding.DecodeString(m["document"].(string))
 	if err != nil || !strings.HasPrefix(string(pdf), "%PDF-") {
 		t.Fatalf("not a PDF: %v %.20q", err, pdf)
@@ -37,16 +37,6 @@ func readmePage(t *testing.T, dbcfg configs.Database, pdf []byte, name string) {
 	if err := os.WriteFile(filepath.Join("..", "docs", name+".png"), printtest.PNG(t, pdf, 1, 60), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// plainOK calls an operation that answers no document and requires 200.
-func (d *docEnv) plainOK(t *testing.T, user, path string, body any) map[string]any {
-	t.Helper()
-	st, m, raw := d.call(t, user, path, body)
-	if st != 200 {
-		t.Fatalf("%s %s: HTTP %d %s", user, path, st, raw)
-	}
-	return m
 }
 
 // inspect GETs an inspection link without any credentials.
@@ -188,7 +178,7 @@ func TestPrintAndInspect(t *testing.T) {
 		}
 
 		// The parties see every use; a non-party sees nothing.
-		links := d.plainOK(t, "alice", co+"ListInspectionLinks", map[string]any{"documentId": mid})["links"].([]any)
+		links := d.okAs(t, "alice", co+"ListInspectionLinks", map[string]any{"documentId": mid})["links"].([]any)
 		if len(links) != 1 {
 			t.Fatalf("links: %v", links)
 		}
@@ -226,13 +216,13 @@ func TestPrintAndInspect(t *testing.T) {
 		if st, _, body := inspect(t, unknown, ""); st != 404 || string(body) != string(absent) {
 			t.Fatalf("an unknown token: %d %s, an absent page: %s", st, body, absent)
 		}
-		if r := d.plainOK(t, "rita", co+"RevokeInspectionLinks", map[string]any{"documentId": mid}); fmt.Sprint(r["revoked"]) != "1" {
+		if r := d.okAs(t, "rita", co+"RevokeInspectionLinks", map[string]any{"documentId": mid}); fmt.Sprint(r["revoked"]) != "1" {
 			t.Fatalf("revoked: %v", r)
 		}
 		if st, _, body := inspect(t, link, ""); st != 404 || string(body) != string(absent) {
 			t.Fatalf("a revoked link: %d %s", st, body)
 		}
-		nlinks := d.plainOK(t, "bernd", au+"ListInspectionLinks", map[string]any{"documentId": nid})["links"].([]any)
+		nlinks := d.okAs(t, "bernd", au+"ListInspectionLinks", map[string]any{"documentId": nid})["links"].([]any)
 		if len(nlinks) != 2 {
 			t.Fatalf("the notification's links: %v", nlinks)
 		}
@@ -249,7 +239,7 @@ func TestPrintAndInspect(t *testing.T) {
 		if after := d.count(t, "inspection_uses"); after != before {
 			t.Fatalf("a refused link wrote %d uses", after-before)
 		}
-		if l := d.plainOK(t, "alice", co+"ListInspectionLinks", map[string]any{"documentId": nid})["links"].([]any)[0].(map[string]any); l["state"] != "EXPIRED" {
+		if l := d.okAs(t, "alice", co+"ListInspectionLinks", map[string]any{"documentId": nid})["links"].([]any)[0].(map[string]any); l["state"] != "EXPIRED" {
 			t.Fatalf("the expired link: %v", l)
 		}
 	})
@@ -292,7 +282,7 @@ func TestPrintBmuNote(t *testing.T) {
 	x := d.carrierNote(t)
 	print := func(xml []byte, lang string) (string, map[string]any) {
 		t.Helper()
-		m := d.plainOK(t, "alice", bmuAPI+"PrintDocument", map[string]any{"docXml": xml, "language": lang})
+		m := d.okAs(t, "alice", bmuAPI+"PrintDocument", map[string]any{"docXml": xml, "language": lang})
 		pdf, err := base64.StdEncoding.DecodeString(m["document"].(string))
 		if err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/events"
+	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/signer"
@@ -52,6 +53,8 @@ type Deps struct {
 	// Reports answers deadline reports; Events delivers group notifications.
 	Reports *reports.Service
 	Events  *events.Service
+	// Registers runs register exports; nil serves none.
+	Registers *registers.Service
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -74,6 +77,7 @@ type Server struct {
 	largeBodies chan struct{}
 	reports     *reports.Service
 	events      *events.Service
+	registers   *registers.Service
 	machines    []*engine.Machine
 	plains      []PlainPath
 	jwks        []byte
@@ -106,7 +110,7 @@ func New(d Deps) (*Server, error) {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
 	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
-		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, jwks: d.JWKS, version: d.Version}
+		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
 	if d.Auth != nil {

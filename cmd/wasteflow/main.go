@@ -32,6 +32,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
+	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
@@ -225,7 +226,7 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	defer os.RemoveAll(dir)
 	c := *cfg
 	path := filepath.Join(dir, "offline.db")
-	c.Database = configs.Database{URL: "sqlite://" + path, Driver: "sqlite", DSN: path, MaxOpenConns: 1, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
+	c.Database = configs.Database{URL: "sqlite://" + path, Driver: "sqlite", DSN: path, MaxOpenConns: 2, MaxIdleConns: 2, ConnMaxLifetime: time.Hour}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := models.Open(ctx, c.Database, quiet)
 	if err != nil {
@@ -253,8 +254,12 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	if err != nil {
 		return err
 	}
+	regs, _, err := newRegisters(db, &c, docs, transport, quiet)
+	if err != nil {
+		return err
+	}
 	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}, Registers: regs})
 	if err != nil {
 		return err
 	}
@@ -501,8 +506,17 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 			go sequencer.Run(feedCtx)
 		}
 	}
+	regs, queue, err := newRegisters(db, cfg, docs, transport, log)
+	if err != nil {
+		return err
+	}
+	// The job queue works register exports on every instance (River: one
+	// worker a job; a dead instance's jobs are rescued by the others).
+	if err := queue.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs})
 	if err != nil {
 		return err
 	}
@@ -546,6 +560,15 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		if err := sched.Add("deadline-sweep", cfg.SweepSchedule, sweepJob(docs, signing, log)); err != nil {
 			return err
 		}
+		if err := sched.Add("register-export-retention", "@every 1h", func(ctx context.Context, now time.Time) error {
+			n, err := regs.Expire(ctx, now, cfg.ExportRetention)
+			if n > 0 {
+				log.Info("register exports past their retention deleted", "exports", n)
+			}
+			return err
+		}); err != nil {
+			return err
+		}
 		sched.Start()
 		log.Info("deadline sweep scheduled", "schedule", cfg.SweepSchedule)
 	}
@@ -563,12 +586,27 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if sched != nil {
 		sched.Stop(shutdownCtx) // waits for a running sweep
 	}
+	if err := queue.Stop(shutdownCtx); err != nil { // a job cut off is worked again by the next instance
+		log.Warn("job queue stop", "error", err)
+	}
 	if shutdownErr != nil {
 		_ = srv.Close()
 		return fmt.Errorf("in-flight requests did not finish within %s: %w", cfg.ShutdownGrace, shutdownErr)
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// newRegisters makes the register exports' service and the job queue
+// that works them.
+func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter}, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	regs := &registers.Service{Store: models.NewExportStore(db), Docs: docs, BMU: notes, Jobs: queue}
+	regs.Register(queue)
+	return regs, queue, nil
 }
 
 // sessionCacheSize bounds the session cache (beyond it, it starts over):

@@ -196,3 +196,64 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 	}
 	return &Printed{Form: f, FileName: name + ".pdf"}, nil
 }
+
+// NoteSummary is what a register shows of a note (NachwV §§ 23–25): its
+// number, waste code, quantity, the producer's, carriers' and disposer's
+// numbers and names, and the days of handover and acceptance.
+type NoteSummary struct {
+	Type, Number, Code, Quantity         string
+	Producer, Disposer                   string
+	Carriers                             []string
+	HandoverOn, AcceptedOn, TopLayerType string
+}
+
+// Summary reads the register's fields of note docXML.
+func (s *Service) Summary(docXML []byte) (*NoteSummary, error) {
+	d, err := s.Mapping.Parse(docXML)
+	if err != nil {
+		return nil, err
+	}
+	n := d.Note()
+	v := bmu.View(n)
+	out := &NoteSummary{Type: n.Type}
+	if top := n.Top(); top != nil {
+		out.TopLayerType = top.Type.String()
+	}
+	who := func(number, name string) string {
+		if number == "" {
+			return name
+		}
+		if name == "" {
+			return number
+		}
+		return name + " [" + number + "]"
+	}
+	amount := func(a bmu.Amount) string {
+		if a.Value == nil {
+			return ""
+		}
+		return a.Value.String()
+	}
+	carrier := func(c bmu.Carrier) string {
+		s := who(c.Nummer.Value, c.Name.Value)
+		if c.Kennzeichen.Value != "" {
+			s += " (" + c.Kennzeichen.Value + ")"
+		}
+		return s
+	}
+	switch {
+	case v.Bgs != nil:
+		b := v.Bgs
+		out.Number, out.Code, out.Quantity, out.HandoverOn = b.Nummer.Value, b.Abfallschluessel.Value, amount(b.Menge), b.UebergabeDatum.Value
+		out.Producer, out.Disposer, out.AcceptedOn = who(b.Erzeuger.Nummer.Value, b.Erzeuger.Name.Value), who(b.Entsorger.Nummer.Value, b.Entsorger.Name.Value), b.Entsorger.AnnahmeDatum.Value
+		for _, c := range b.Befoerderer {
+			out.Carriers = append(out.Carriers, carrier(c))
+		}
+	case v.Uns != nil:
+		u := v.Uns
+		out.Number, out.Code, out.Quantity, out.HandoverOn = u.Nummer.Value, u.Abfallschluessel.Value, amount(u.Menge), u.UebergabeDatum.Value
+		out.Producer, out.Disposer, out.AcceptedOn = who(u.Erzeuger.Nummer.Value, u.Erzeuger.Name.Value), who(u.Entsorger.Nummer.Value, u.Entsorger.Name.Value), u.Entsorger.AnnahmeDatum.Value
+		out.Carriers = append(out.Carriers, carrier(u.Befoerderer))
+	}
+	return out, nil
+}

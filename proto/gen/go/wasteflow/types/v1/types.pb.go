@@ -3792,6 +3792,60 @@ func (x *DocumentListEntry) GetNextDeadline() *NextDeadline {
 	return nil
 }
 
+type ExportProgress struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// documents written
+	Done int64 `protobuf:"varint,1,opt,name=done,proto3" json:"done,omitempty"`
+	// documents the export reads (counted when it starts)
+	Total         int64 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportProgress) Reset() {
+	*x = ExportProgress{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportProgress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportProgress) ProtoMessage() {}
+
+func (x *ExportProgress) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportProgress.ProtoReflect.Descriptor instead.
+func (*ExportProgress) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ExportProgress) GetDone() int64 {
+	if x != nil {
+		return x.Done
+	}
+	return 0
+}
+
+func (x *ExportProgress) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 type FacilityCompletion struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD, not in the future, not before the facility's receipt
@@ -3804,7 +3858,7 @@ type FacilityCompletion struct {
 
 func (x *FacilityCompletion) Reset() {
 	*x = FacilityCompletion{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3816,7 +3870,7 @@ func (x *FacilityCompletion) String() string {
 func (*FacilityCompletion) ProtoMessage() {}
 
 func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3829,7 +3883,7 @@ func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletion.ProtoReflect.Descriptor instead.
 func (*FacilityCompletion) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{40}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FacilityCompletion) GetCompletedOn() string {
@@ -3858,7 +3912,7 @@ type FacilityCompletionArticle15 struct {
 
 func (x *FacilityCompletionArticle15) Reset() {
 	*x = FacilityCompletionArticle15{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3870,7 +3924,7 @@ func (x *FacilityCompletionArticle15) String() string {
 func (*FacilityCompletionArticle15) ProtoMessage() {}
 
 func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3883,7 +3937,7 @@ func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletionArticle15.ProtoReflect.Descriptor instead.
 func (*FacilityCompletionArticle15) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{41}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *FacilityCompletionArticle15) GetCompletedOn() string {
@@ -3915,7 +3969,7 @@ type FacilityReception struct {
 
 func (x *FacilityReception) Reset() {
 	*x = FacilityReception{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3927,7 +3981,7 @@ func (x *FacilityReception) String() string {
 func (*FacilityReception) ProtoMessage() {}
 
 func (x *FacilityReception) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3940,7 +3994,7 @@ func (x *FacilityReception) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityReception.ProtoReflect.Descriptor instead.
 func (*FacilityReception) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{42}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *FacilityReception) GetReceivedOn() string {
@@ -3980,7 +4034,7 @@ type FieldMeta struct {
 
 func (x *FieldMeta) Reset() {
 	*x = FieldMeta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3992,7 +4046,7 @@ func (x *FieldMeta) String() string {
 func (*FieldMeta) ProtoMessage() {}
 
 func (x *FieldMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4005,7 +4059,7 @@ func (x *FieldMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldMeta.ProtoReflect.Descriptor instead.
 func (*FieldMeta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *FieldMeta) GetInLayer() bool {
@@ -4025,7 +4079,7 @@ type FieldValue struct {
 
 func (x *FieldValue) Reset() {
 	*x = FieldValue{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4037,7 +4091,7 @@ func (x *FieldValue) String() string {
 func (*FieldValue) ProtoMessage() {}
 
 func (x *FieldValue) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4050,7 +4104,7 @@ func (x *FieldValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldValue.ProtoReflect.Descriptor instead.
 func (*FieldValue) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *FieldValue) GetPath() string {
@@ -4078,7 +4132,7 @@ type FileAreaDocumentEntry struct {
 
 func (x *FileAreaDocumentEntry) Reset() {
 	*x = FileAreaDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4090,7 +4144,7 @@ func (x *FileAreaDocumentEntry) String() string {
 func (*FileAreaDocumentEntry) ProtoMessage() {}
 
 func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4103,7 +4157,7 @@ func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileAreaDocumentEntry.ProtoReflect.Descriptor instead.
 func (*FileAreaDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *FileAreaDocumentEntry) GetDoc() *DocRow {
@@ -4145,7 +4199,7 @@ type FileEntry struct {
 
 func (x *FileEntry) Reset() {
 	*x = FileEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4157,7 +4211,7 @@ func (x *FileEntry) String() string {
 func (*FileEntry) ProtoMessage() {}
 
 func (x *FileEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4170,7 +4224,7 @@ func (x *FileEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileEntry.ProtoReflect.Descriptor instead.
 func (*FileEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *FileEntry) GetFileId() string {
@@ -4233,7 +4287,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4245,7 +4299,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4258,7 +4312,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Filter) GetPath() string {
@@ -4297,7 +4351,7 @@ type FollowUpIntent struct {
 
 func (x *FollowUpIntent) Reset() {
 	*x = FollowUpIntent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4309,7 +4363,7 @@ func (x *FollowUpIntent) String() string {
 func (*FollowUpIntent) ProtoMessage() {}
 
 func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4322,7 +4376,7 @@ func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowUpIntent.ProtoReflect.Descriptor instead.
 func (*FollowUpIntent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FollowUpIntent) GetIntent() string {
@@ -4367,7 +4421,7 @@ type Group struct {
 
 func (x *Group) Reset() {
 	*x = Group{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4379,7 +4433,7 @@ func (x *Group) String() string {
 func (*Group) ProtoMessage() {}
 
 func (x *Group) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4392,7 +4446,7 @@ func (x *Group) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Group.ProtoReflect.Descriptor instead.
 func (*Group) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Group) GetGroupId() string {
@@ -4451,7 +4505,7 @@ type HandlersDocument struct {
 
 func (x *HandlersDocument) Reset() {
 	*x = HandlersDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4463,7 +4517,7 @@ func (x *HandlersDocument) String() string {
 func (*HandlersDocument) ProtoMessage() {}
 
 func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4476,7 +4530,7 @@ func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandlersDocument.ProtoReflect.Descriptor instead.
 func (*HandlersDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *HandlersDocument) GetNotification() *NotificationDocument {
@@ -4525,7 +4579,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4537,7 +4591,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4550,7 +4604,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *HistoryEntry) GetSeq() int64 {
@@ -4643,7 +4697,7 @@ type InboxEntry struct {
 
 func (x *InboxEntry) Reset() {
 	*x = InboxEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4655,7 +4709,7 @@ func (x *InboxEntry) String() string {
 func (*InboxEntry) ProtoMessage() {}
 
 func (x *InboxEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4668,7 +4722,7 @@ func (x *InboxEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InboxEntry.ProtoReflect.Descriptor instead.
 func (*InboxEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *InboxEntry) GetId() string {
@@ -4742,7 +4796,7 @@ type InformationRequestRecord struct {
 
 func (x *InformationRequestRecord) Reset() {
 	*x = InformationRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4754,7 +4808,7 @@ func (x *InformationRequestRecord) String() string {
 func (*InformationRequestRecord) ProtoMessage() {}
 
 func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4767,7 +4821,7 @@ func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InformationRequestRecord.ProtoReflect.Descriptor instead.
 func (*InformationRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *InformationRequestRecord) GetAuthority() string {
@@ -4832,7 +4886,7 @@ type InspectionLinkInfo struct {
 
 func (x *InspectionLinkInfo) Reset() {
 	*x = InspectionLinkInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4844,7 +4898,7 @@ func (x *InspectionLinkInfo) String() string {
 func (*InspectionLinkInfo) ProtoMessage() {}
 
 func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4857,7 +4911,7 @@ func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionLinkInfo.ProtoReflect.Descriptor instead.
 func (*InspectionLinkInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *InspectionLinkInfo) GetId() string {
@@ -4929,7 +4983,7 @@ type InspectionUse struct {
 
 func (x *InspectionUse) Reset() {
 	*x = InspectionUse{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4941,7 +4995,7 @@ func (x *InspectionUse) String() string {
 func (*InspectionUse) ProtoMessage() {}
 
 func (x *InspectionUse) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4954,7 +5008,7 @@ func (x *InspectionUse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionUse.ProtoReflect.Descriptor instead.
 func (*InspectionUse) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *InspectionUse) GetAt() *timestamppb.Timestamp {
@@ -5001,7 +5055,7 @@ type LayerFields struct {
 
 func (x *LayerFields) Reset() {
 	*x = LayerFields{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5013,7 +5067,7 @@ func (x *LayerFields) String() string {
 func (*LayerFields) ProtoMessage() {}
 
 func (x *LayerFields) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5026,7 +5080,7 @@ func (x *LayerFields) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerFields.ProtoReflect.Descriptor instead.
 func (*LayerFields) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *LayerFields) GetIndex() int32 {
@@ -5097,7 +5151,7 @@ type LayerInfo struct {
 
 func (x *LayerInfo) Reset() {
 	*x = LayerInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5109,7 +5163,7 @@ func (x *LayerInfo) String() string {
 func (*LayerInfo) ProtoMessage() {}
 
 func (x *LayerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5122,7 +5176,7 @@ func (x *LayerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerInfo.ProtoReflect.Descriptor instead.
 func (*LayerInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *LayerInfo) GetIndex() int32 {
@@ -5187,7 +5241,7 @@ type LegRecord struct {
 
 func (x *LegRecord) Reset() {
 	*x = LegRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5199,7 +5253,7 @@ func (x *LegRecord) String() string {
 func (*LegRecord) ProtoMessage() {}
 
 func (x *LegRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5212,7 +5266,7 @@ func (x *LegRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegRecord.ProtoReflect.Descriptor instead.
 func (*LegRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *LegRecord) GetCarrierOrganisationId() string {
@@ -5263,7 +5317,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5275,7 +5329,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5288,7 +5342,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -5331,7 +5385,7 @@ type Metadata struct {
 
 func (x *Metadata) Reset() {
 	*x = Metadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5343,7 +5397,7 @@ func (x *Metadata) String() string {
 func (*Metadata) ProtoMessage() {}
 
 func (x *Metadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5356,7 +5410,7 @@ func (x *Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metadata.ProtoReflect.Descriptor instead.
 func (*Metadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Metadata) GetAddresses() map[string]string {
@@ -5391,7 +5445,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5403,7 +5457,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5416,7 +5470,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -5451,7 +5505,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5463,7 +5517,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5476,7 +5530,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -5504,7 +5558,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5516,7 +5570,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5529,7 +5583,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -5563,7 +5617,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5575,7 +5629,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5588,7 +5642,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -5652,7 +5706,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5664,7 +5718,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5677,7 +5731,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -5876,7 +5930,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5888,7 +5942,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5901,7 +5955,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -5958,7 +6012,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5970,7 +6024,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5983,7 +6037,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -6025,7 +6079,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6037,7 +6091,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6050,7 +6104,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -6081,7 +6135,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6093,7 +6147,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6106,7 +6160,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -6162,7 +6216,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6174,7 +6228,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6187,7 +6241,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -6238,7 +6292,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6250,7 +6304,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6263,7 +6317,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -6310,7 +6364,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6322,7 +6376,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6335,7 +6389,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *Notification) GetCursor() string {
@@ -6393,7 +6447,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6405,7 +6459,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6418,7 +6472,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -6473,7 +6527,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6485,7 +6539,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6498,7 +6552,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -6611,7 +6665,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6623,7 +6677,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6636,7 +6690,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6722,7 +6776,7 @@ type NotificationDocument struct {
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6734,7 +6788,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6747,7 +6801,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -6978,7 +7032,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6990,7 +7044,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7003,7 +7057,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -7035,7 +7089,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7047,7 +7101,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7060,7 +7114,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -7104,7 +7158,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7116,7 +7170,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7129,7 +7183,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -7185,7 +7239,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7197,7 +7251,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7210,7 +7264,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *Operand) GetS() string {
@@ -7271,7 +7325,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7283,7 +7337,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7296,7 +7350,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -7318,7 +7372,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7330,7 +7384,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7343,7 +7397,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -7380,7 +7434,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7392,7 +7446,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7405,7 +7459,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *Provider) GetId() string {
@@ -7439,7 +7493,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7451,7 +7505,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7464,7 +7518,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -7495,7 +7549,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7507,7 +7561,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7520,7 +7574,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -7569,7 +7623,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7581,7 +7635,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7594,7 +7648,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -7624,7 +7678,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7636,7 +7690,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7649,7 +7703,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -7698,7 +7752,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7710,7 +7764,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7723,7 +7777,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -7751,7 +7805,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7763,7 +7817,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7776,7 +7830,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -7811,7 +7865,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7823,7 +7877,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7836,7 +7890,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -7871,7 +7925,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7883,7 +7937,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7896,7 +7950,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -7926,7 +7980,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7938,7 +7992,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7951,7 +8005,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -7984,7 +8038,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7996,7 +8050,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8009,7 +8063,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -8032,7 +8086,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8044,7 +8098,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8057,7 +8111,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -8097,7 +8151,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8109,7 +8163,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8122,7 +8176,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -8191,7 +8245,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8203,7 +8257,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8216,7 +8270,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -8245,7 +8299,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8257,7 +8311,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8270,7 +8324,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -8305,7 +8359,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8317,7 +8371,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8330,7 +8384,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -8399,7 +8453,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8411,7 +8465,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8424,7 +8478,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -8497,7 +8551,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8509,7 +8563,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8522,7 +8576,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -8623,7 +8677,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8635,7 +8689,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8648,7 +8702,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -8682,7 +8736,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8694,7 +8748,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8707,7 +8761,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *Sort) GetPath() string {
@@ -8733,7 +8787,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8745,7 +8799,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8758,7 +8812,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -8781,7 +8835,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8793,7 +8847,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8806,7 +8860,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -8853,7 +8907,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8865,7 +8919,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8878,7 +8932,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -8927,7 +8981,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8939,7 +8993,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8952,7 +9006,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -8999,7 +9053,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9011,7 +9065,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9024,7 +9078,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *TemplateID) GetId() string {
@@ -9044,7 +9098,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9056,7 +9110,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9069,7 +9123,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *Text) GetValue() string {
@@ -9107,7 +9161,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9119,7 +9173,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9132,7 +9186,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -9212,7 +9266,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9224,7 +9278,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9237,7 +9291,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -9285,7 +9339,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9297,7 +9351,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9310,7 +9364,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -9343,7 +9397,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9355,7 +9409,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9368,7 +9422,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -9424,7 +9478,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9436,7 +9490,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9449,7 +9503,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -9532,7 +9586,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9544,7 +9598,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9557,7 +9611,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -9586,7 +9640,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9598,7 +9652,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9611,7 +9665,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -9638,7 +9692,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9650,7 +9704,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9663,7 +9717,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -9684,7 +9738,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9696,7 +9750,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9709,7 +9763,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -9747,7 +9801,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9759,7 +9813,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9772,7 +9826,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -10085,7 +10139,10 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x05roles\x18\t \x03(\tR\x05roles\x12N\n" +
 	"\x11follow_up_intents\x18\n" +
 	" \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12E\n" +
-	"\rnext_deadline\x18\v \x01(\v2 .wasteflow.types.v1.NextDeadlineR\fnextDeadline\"^\n" +
+	"\rnext_deadline\x18\v \x01(\v2 .wasteflow.types.v1.NextDeadlineR\fnextDeadline\":\n" +
+	"\x0eExportProgress\x12\x12\n" +
+	"\x04done\x18\x01 \x01(\x03R\x04done\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"^\n" +
 	"\x12FacilityCompletion\x12!\n" +
 	"\fcompleted_on\x18\x01 \x01(\tR\vcompletedOn\x12%\n" +
 	"\x0eoperation_code\x18\x02 \x01(\tR\roperationCode\"g\n" +
@@ -10724,7 +10781,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 121)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 122)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -10778,340 +10835,341 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*DocID)(nil),                             // 49: wasteflow.types.v1.DocID
 	(*DocRow)(nil),                            // 50: wasteflow.types.v1.DocRow
 	(*DocumentListEntry)(nil),                 // 51: wasteflow.types.v1.DocumentListEntry
-	(*FacilityCompletion)(nil),                // 52: wasteflow.types.v1.FacilityCompletion
-	(*FacilityCompletionArticle15)(nil),       // 53: wasteflow.types.v1.FacilityCompletionArticle15
-	(*FacilityReception)(nil),                 // 54: wasteflow.types.v1.FacilityReception
-	(*FieldMeta)(nil),                         // 55: wasteflow.types.v1.FieldMeta
-	(*FieldValue)(nil),                        // 56: wasteflow.types.v1.FieldValue
-	(*FileAreaDocumentEntry)(nil),             // 57: wasteflow.types.v1.FileAreaDocumentEntry
-	(*FileEntry)(nil),                         // 58: wasteflow.types.v1.FileEntry
-	(*Filter)(nil),                            // 59: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 60: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 61: wasteflow.types.v1.Group
-	(*HandlersDocument)(nil),                  // 62: wasteflow.types.v1.HandlersDocument
-	(*HistoryEntry)(nil),                      // 63: wasteflow.types.v1.HistoryEntry
-	(*InboxEntry)(nil),                        // 64: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 65: wasteflow.types.v1.InformationRequestRecord
-	(*InspectionLinkInfo)(nil),                // 66: wasteflow.types.v1.InspectionLinkInfo
-	(*InspectionUse)(nil),                     // 67: wasteflow.types.v1.InspectionUse
-	(*LayerFields)(nil),                       // 68: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 69: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 70: wasteflow.types.v1.LegRecord
-	(*Meta)(nil),                              // 71: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 72: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 73: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 74: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 75: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 76: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 77: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 78: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 79: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 80: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 81: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 82: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 83: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 84: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 85: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 86: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 87: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 88: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 89: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 90: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 91: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 92: wasteflow.types.v1.Operand
-	(*PartyRef)(nil),                          // 93: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 94: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 95: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 96: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 97: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 98: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 99: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 100: wasteflow.types.v1.Receptions
-	(*Reply)(nil),                             // 101: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 102: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 103: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 104: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 105: wasteflow.types.v1.RequestInformation
-	(*Route)(nil),                             // 106: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 107: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 108: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 109: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 110: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 111: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 112: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 113: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 114: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 115: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 116: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 117: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 118: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 119: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 120: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 121: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 122: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 123: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 124: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 125: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 126: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 127: wasteflow.types.v1.WasteClassification
-	(*Withdrawal)(nil),                        // 128: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 129: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 130: wasteflow.types.v1.XMLOptions
-	nil,                                       // 131: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 132: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 133: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 134: google.protobuf.Value
+	(*ExportProgress)(nil),                    // 52: wasteflow.types.v1.ExportProgress
+	(*FacilityCompletion)(nil),                // 53: wasteflow.types.v1.FacilityCompletion
+	(*FacilityCompletionArticle15)(nil),       // 54: wasteflow.types.v1.FacilityCompletionArticle15
+	(*FacilityReception)(nil),                 // 55: wasteflow.types.v1.FacilityReception
+	(*FieldMeta)(nil),                         // 56: wasteflow.types.v1.FieldMeta
+	(*FieldValue)(nil),                        // 57: wasteflow.types.v1.FieldValue
+	(*FileAreaDocumentEntry)(nil),             // 58: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 59: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 60: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 61: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 62: wasteflow.types.v1.Group
+	(*HandlersDocument)(nil),                  // 63: wasteflow.types.v1.HandlersDocument
+	(*HistoryEntry)(nil),                      // 64: wasteflow.types.v1.HistoryEntry
+	(*InboxEntry)(nil),                        // 65: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 66: wasteflow.types.v1.InformationRequestRecord
+	(*InspectionLinkInfo)(nil),                // 67: wasteflow.types.v1.InspectionLinkInfo
+	(*InspectionUse)(nil),                     // 68: wasteflow.types.v1.InspectionUse
+	(*LayerFields)(nil),                       // 69: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 70: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 71: wasteflow.types.v1.LegRecord
+	(*Meta)(nil),                              // 72: wasteflow.types.v1.Meta
+	(*Metadata)(nil),                          // 73: wasteflow.types.v1.Metadata
+	(*MovementAcknowledgementRecord)(nil),     // 74: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 75: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 76: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 77: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 78: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 79: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 80: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 81: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 82: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 83: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 84: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 85: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 86: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 87: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 88: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 89: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 90: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 91: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 92: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 93: wasteflow.types.v1.Operand
+	(*PartyRef)(nil),                          // 94: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 95: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 96: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 97: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 98: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 99: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 100: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 101: wasteflow.types.v1.Receptions
+	(*Reply)(nil),                             // 102: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 103: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 104: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 105: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 106: wasteflow.types.v1.RequestInformation
+	(*Route)(nil),                             // 107: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 108: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 109: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 110: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 111: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 112: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 113: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 114: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 115: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 116: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 117: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 118: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 119: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 120: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 121: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 122: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 123: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 124: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 125: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 126: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 127: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 128: wasteflow.types.v1.WasteClassification
+	(*Withdrawal)(nil),                        // 129: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 130: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 131: wasteflow.types.v1.XMLOptions
+	nil,                                       // 132: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 133: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 134: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 135: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	46,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
-	55,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	133, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	93,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	56,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
+	134, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	94,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
 	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	93,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	14,  // 7: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
 	41,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	127, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	96,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	133, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	128, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	97,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	134, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	133, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	134, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	17,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	31,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	35,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	21,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	72,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	129, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	73,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
+	130, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	133, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	133, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	134, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	134, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
 	30,  // 24: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	98,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	98,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	99,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	99,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	33,  // 27: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	20,  // 28: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	128, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	133, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	133, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	133, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	120, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	120, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	120, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	120, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	129, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	134, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	134, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	121, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	121, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	121, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	121, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 37: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	94,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	95,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 39: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 40: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
 	27,  // 41: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 42: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	120, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	120, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	120, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	120, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	120, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	121, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	121, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	121, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	121, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	121, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
 	43,  // 48: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
 	24,  // 49: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	125, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	71,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	120, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	120, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	126, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	72,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	121, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	121, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	43,  // 54: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	133, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	96,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	133, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	97,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	134, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	34,  // 58: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	34,  // 59: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	15,  // 60: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	133, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	134, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 62: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	133, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	86,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	134, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	87,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	37,  // 65: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	86,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	133, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	133, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	93,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	96,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	55,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	133, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	133, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	133, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	133, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	133, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	133, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	133, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	87,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	134, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	134, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	94,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	97,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	56,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	134, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	134, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	134, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	134, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	134, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	134, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	134, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 81: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	133, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	115, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	133, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	133, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	133, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	133, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	60,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	83,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	96,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	116, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	134, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	134, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	134, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	134, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	61,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	84,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	97,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	50,  // 92: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	133, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	133, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	133, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	134, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	134, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	134, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
 	8,   // 96: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	92,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	133, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	93,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	134, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 99: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	133, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	133, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	88,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	134, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	134, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	89,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
 	18,  // 103: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	77,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	133, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	78,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	134, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
 	50,  // 106: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	133, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	133, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	101, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	133, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	133, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	133, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	67,  // 113: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	133, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	56,  // 115: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	134, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	134, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	102, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	134, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	134, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	134, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	68,  // 113: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	134, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	57,  // 115: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
 	5,   // 116: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 117: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	133, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	69,  // 119: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	110, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	111, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	131, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	132, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	134, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	70,  // 119: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	111, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	112, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	132, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	133, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
 	23,  // 124: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	133, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	133, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	133, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	118, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	118, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	76,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	73,  // 131: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	70,  // 132: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	100, // 133: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	75,  // 134: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	79,  // 135: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	81,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	72,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	134, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	119, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	119, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	77,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	74,  // 131: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	71,  // 132: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	101, // 133: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	76,  // 134: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	80,  // 135: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	82,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	73,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	45,  // 138: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	133, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	133, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	134, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	134, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 141: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	32,  // 142: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
 	42,  // 143: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	54,  // 144: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	52,  // 145: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	109, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	80,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	96,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	55,  // 144: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	53,  // 145: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	110, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	81,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	97,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	6,   // 149: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	133, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	133, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	133, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	96,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	96,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	78,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	133, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	134, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	97,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	97,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	79,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	134, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 157: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	134, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	133, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	133, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	93,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	89,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	93,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	135, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	134, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	134, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	94,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	90,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	94,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	94,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
 	41,  // 166: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	127, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	96,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	108, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	106, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	133, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	86,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	133, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	86,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	86,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	87,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	85,  // 177: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	65,  // 178: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	128, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	97,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	109, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	107, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	134, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	87,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	134, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	87,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	87,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	88,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	86,  // 177: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	66,  // 178: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
 	48,  // 179: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
 	38,  // 180: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	91,  // 181: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	72,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	82,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	92,  // 181: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	73,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	83,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
 	22,  // 184: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	129, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	130, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 186: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	133, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	133, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	134, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	134, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 189: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	105, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	103, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	106, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	104, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
 	47,  // 192: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	104, // 193: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	102, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	90,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	53,  // 196: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	128, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	105, // 193: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	103, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	91,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	54,  // 196: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	129, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
 	7,   // 198: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	133, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	134, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
 	7,   // 200: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
 	46,  // 201: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	120, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	120, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	120, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	121, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	121, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	121, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
 	46,  // 205: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
 	46,  // 206: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	59,  // 207: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	114, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	96,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	96,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	133, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	99,  // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	99,  // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	133, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	60,  // 207: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	115, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	97,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	97,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	134, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	100, // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	100, // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	134, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
 	0,   // 215: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	86,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	133, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	133, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	133, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	87,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	134, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	134, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	134, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
 	1,   // 220: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
 	6,   // 221: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
 	5,   // 222: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 223: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	113, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	133, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	133, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	133, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	133, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	114, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	134, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	134, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	134, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	134, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
 	3,   // 229: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	96,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	74,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	55,  // 232: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	115, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	133, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	122, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	97,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	75,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	56,  // 232: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	116, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	134, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	123, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
 	50,  // 236: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	119, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	120, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	120, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	120, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	120, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	120, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	121, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	121, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	121, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	121, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 242: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	94,  // 243: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	95,  // 243: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 244: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 245: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 246: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	120, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	133, // 248: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	121, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	134, // 248: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
 	11,  // 249: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
 	9,   // 250: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
 	10,  // 251: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
@@ -11128,14 +11186,14 @@ func file_wasteflow_types_v1_types_proto_init() {
 		return
 	}
 	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[80].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[81].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   121,
+			NumMessages:   122,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1656,6 +1656,495 @@ func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) GetRevoked() int64 {
 	return 0
 }
 
+type AuthorityDocumentApiExportRegisterRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// first day (YYYY-MM-DD) on which the documents were created; default: from the start
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// last day, included; default: today
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)
+	Kinds []string `protobuf:"bytes,3,rep,name=kinds,proto3" json:"kinds,omitempty"`
+	// CSV (RFC 4180, the default) or XLSX
+	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	// en (the default) or de: the columns' headers
+	Language      string `protobuf:"bytes,5,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) Reset() {
+	*x = AuthorityDocumentApiExportRegisterRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiExportRegisterRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiExportRegisterRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiExportRegisterRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) GetKinds() []string {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiExportRegisterRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+type AuthorityDocumentApiExportRegisterResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiExportRegisterResponse) Reset() {
+	*x = AuthorityDocumentApiExportRegisterResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiExportRegisterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiExportRegisterResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiExportRegisterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiExportRegisterResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiExportRegisterResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *AuthorityDocumentApiExportRegisterResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiGetRegisterExportRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportRequest) Reset() {
+	*x = AuthorityDocumentApiGetRegisterExportRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiGetRegisterExportRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiGetRegisterExportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiGetRegisterExportRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiGetRegisterExportRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportRequest) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiGetRegisterExportResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ExportId string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	// QUEUED, RUNNING, DONE, FAILED or CANCELLED
+	State    string             `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Progress *v1.ExportProgress `protobuf:"bytes,3,opt,name=progress,proto3" json:"progress,omitempty"`
+	// rows written (the header not counted)
+	Rows     int64  `protobuf:"varint,4,opt,name=rows,proto3" json:"rows,omitempty"`
+	Format   string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	FileName string `protobuf:"bytes,6,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// bytes of the file so far (of the CSV rows while running)
+	Size       int64                  `protobuf:"varint,7,opt,name=size,proto3" json:"size,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// why it FAILED
+	Error string `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	// the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory
+	Document      []byte `protobuf:"bytes,12,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) Reset() {
+	*x = AuthorityDocumentApiGetRegisterExportResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiGetRegisterExportResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiGetRegisterExportResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiGetRegisterExportResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetProgress() *v1.ExportProgress {
+	if x != nil {
+		return x.Progress
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiGetRegisterExportResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+type AuthorityDocumentApiCancelRegisterExportRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportRequest) Reset() {
+	*x = AuthorityDocumentApiCancelRegisterExportRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiCancelRegisterExportRequest) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiCancelRegisterExportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiCancelRegisterExportRequest.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiCancelRegisterExportRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportRequest) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type AuthorityDocumentApiCancelRegisterExportResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ExportId string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	// QUEUED, RUNNING, DONE, FAILED or CANCELLED
+	State    string             `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Progress *v1.ExportProgress `protobuf:"bytes,3,opt,name=progress,proto3" json:"progress,omitempty"`
+	// rows written (the header not counted)
+	Rows     int64  `protobuf:"varint,4,opt,name=rows,proto3" json:"rows,omitempty"`
+	Format   string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	FileName string `protobuf:"bytes,6,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// bytes of the file so far (of the CSV rows while running)
+	Size       int64                  `protobuf:"varint,7,opt,name=size,proto3" json:"size,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// why it FAILED
+	Error string `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	// the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory
+	Document      []byte `protobuf:"bytes,12,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) Reset() {
+	*x = AuthorityDocumentApiCancelRegisterExportResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorityDocumentApiCancelRegisterExportResponse) ProtoMessage() {}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorityDocumentApiCancelRegisterExportResponse.ProtoReflect.Descriptor instead.
+func (*AuthorityDocumentApiCancelRegisterExportResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetProgress() *v1.ExportProgress {
+	if x != nil {
+		return x.Progress
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
 type AuthorityDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -1665,7 +2154,7 @@ type AuthorityDocumentApiWatchDocumentRequest struct {
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +2166,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) String() string {
 func (*AuthorityDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +2179,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{28}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -1711,7 +2200,7 @@ type AuthorityDocumentApiWatchDocumentResponse struct {
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1723,7 +2212,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) String() string {
 func (*AuthorityDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1736,7 +2225,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{29}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -1895,14 +2384,60 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"M\n" +
 	"1AuthorityDocumentApiRevokeInspectionLinksResponse\x12\x18\n" +
-	"\arevoked\x18\x01 \x01(\x03R\arevoked\"K\n" +
+	"\arevoked\x18\x01 \x01(\x03R\arevoked\"\x99\x01\n" +
+	")AuthorityDocumentApiExportRegisterRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x14\n" +
+	"\x05kinds\x18\x03 \x03(\tR\x05kinds\x12\x16\n" +
+	"\x06format\x18\x04 \x01(\tR\x06format\x12\x1a\n" +
+	"\blanguage\x18\x05 \x01(\tR\blanguage\"I\n" +
+	"*AuthorityDocumentApiExportRegisterResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"K\n" +
+	",AuthorityDocumentApiGetRegisterExportRequest\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"\xe4\x03\n" +
+	"-AuthorityDocumentApiGetRegisterExportResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12>\n" +
+	"\bprogress\x18\x03 \x01(\v2\".wasteflow.types.v1.ExportProgressR\bprogress\x12\x12\n" +
+	"\x04rows\x18\x04 \x01(\x03R\x04rows\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\x12\x1b\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName\x12\x12\n" +
+	"\x04size\x18\a \x01(\x03R\x04size\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
+	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
+	"\x05error\x18\v \x01(\tR\x05error\x12\x1a\n" +
+	"\bdocument\x18\f \x01(\fR\bdocument\"N\n" +
+	"/AuthorityDocumentApiCancelRegisterExportRequest\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"\xe7\x03\n" +
+	"0AuthorityDocumentApiCancelRegisterExportResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12>\n" +
+	"\bprogress\x18\x03 \x01(\v2\".wasteflow.types.v1.ExportProgressR\bprogress\x12\x12\n" +
+	"\x04rows\x18\x04 \x01(\x03R\x04rows\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\x12\x1b\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName\x12\x12\n" +
+	"\x04size\x18\a \x01(\x03R\x04size\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
+	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
+	"\x05error\x18\v \x01(\tR\x05error\x12\x1a\n" +
+	"\bdocument\x18\f \x01(\fR\bdocument\"K\n" +
 	"(AuthorityDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x89\x02\n" +
 	")AuthorityDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x99\x11\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xfc\x14\n" +
 	"\x14AuthorityDocumentApi\x12\x82\x01\n" +
 	"\x15SetRequestInformation\x123.svc.bxa.diwass.v1.api.SetRequestInformationRequest\x1a4.svc.bxa.diwass.v1.api.SetRequestInformationResponse\x12d\n" +
 	"\vSetDecision\x12).svc.bxa.diwass.v1.api.SetDecisionRequest\x1a*.svc.bxa.diwass.v1.api.SetDecisionResponse\x12\xac\x01\n" +
@@ -1917,7 +2452,10 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\x12GetDocumentHistory\x12D.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest\x1aE.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse\x12\x92\x01\n" +
 	"\rPrintDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse\x12\xa4\x01\n" +
 	"\x13ListInspectionLinks\x12E.svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest\x1aF.svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse\x12\xaa\x01\n" +
-	"\x15RevokeInspectionLinks\x12G.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest\x1aH.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse\x12\x94\x01\n" +
+	"\x15RevokeInspectionLinks\x12G.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest\x1aH.svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse\x12\x95\x01\n" +
+	"\x0eExportRegister\x12@.svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest\x1aA.svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse\x12\x9e\x01\n" +
+	"\x11GetRegisterExport\x12C.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest\x1aD.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse\x12\xa7\x01\n" +
+	"\x14CancelRegisterExport\x12F.svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest\x1aG.svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse\x12\x94\x01\n" +
 	"\rWatchDocument\x12?.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest\x1a@.svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse0\x01B\xf3\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x19AuthorityDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -1933,7 +2471,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP() []byt
 	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*SetRequestInformationRequest)(nil),                      // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
 	(*SetRequestInformationResponse)(nil),                     // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
@@ -1963,109 +2501,130 @@ var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*AuthorityDocumentApiListInspectionLinksResponse)(nil),   // 25: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
 	(*AuthorityDocumentApiRevokeInspectionLinksRequest)(nil),  // 26: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
 	(*AuthorityDocumentApiRevokeInspectionLinksResponse)(nil), // 27: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
-	(*AuthorityDocumentApiWatchDocumentRequest)(nil),          // 28: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	(*AuthorityDocumentApiWatchDocumentResponse)(nil),         // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	(*v1.RequestInformation)(nil),                             // 30: wasteflow.types.v1.RequestInformation
-	(*v1.NotificationDocument)(nil),                           // 31: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                                 // 32: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                                  // 33: wasteflow.types.v1.BusinessError
-	(*v1.Decision)(nil),                                       // 34: wasteflow.types.v1.Decision
-	(*v1.ReplyToRequestForChange)(nil),                        // 35: wasteflow.types.v1.ReplyToRequestForChange
-	(*v1.NotificationSignal)(nil),                             // 36: wasteflow.types.v1.NotificationSignal
-	(*v1.Signal)(nil),                                         // 37: wasteflow.types.v1.Signal
-	(*v1.MovementDocument)(nil),                               // 38: wasteflow.types.v1.MovementDocument
-	(*v1.MovementTakeBack)(nil),                               // 39: wasteflow.types.v1.MovementTakeBack
-	(*v1.Acknowledgement)(nil),                                // 40: wasteflow.types.v1.Acknowledgement
-	(*structpb.Value)(nil),                                    // 41: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                               // 42: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                                 // 43: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                              // 44: wasteflow.types.v1.DocumentListEntry
-	(*v1.HistoryEntry)(nil),                                   // 45: wasteflow.types.v1.HistoryEntry
-	(*v1.ChainCheck)(nil),                                     // 46: wasteflow.types.v1.ChainCheck
-	(*timestamppb.Timestamp)(nil),                             // 47: google.protobuf.Timestamp
-	(*v1.InspectionLinkInfo)(nil),                             // 48: wasteflow.types.v1.InspectionLinkInfo
+	(*AuthorityDocumentApiExportRegisterRequest)(nil),         // 28: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
+	(*AuthorityDocumentApiExportRegisterResponse)(nil),        // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
+	(*AuthorityDocumentApiGetRegisterExportRequest)(nil),      // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
+	(*AuthorityDocumentApiGetRegisterExportResponse)(nil),     // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
+	(*AuthorityDocumentApiCancelRegisterExportRequest)(nil),   // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
+	(*AuthorityDocumentApiCancelRegisterExportResponse)(nil),  // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
+	(*AuthorityDocumentApiWatchDocumentRequest)(nil),          // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	(*AuthorityDocumentApiWatchDocumentResponse)(nil),         // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	(*v1.RequestInformation)(nil),                             // 36: wasteflow.types.v1.RequestInformation
+	(*v1.NotificationDocument)(nil),                           // 37: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                                 // 38: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                                  // 39: wasteflow.types.v1.BusinessError
+	(*v1.Decision)(nil),                                       // 40: wasteflow.types.v1.Decision
+	(*v1.ReplyToRequestForChange)(nil),                        // 41: wasteflow.types.v1.ReplyToRequestForChange
+	(*v1.NotificationSignal)(nil),                             // 42: wasteflow.types.v1.NotificationSignal
+	(*v1.Signal)(nil),                                         // 43: wasteflow.types.v1.Signal
+	(*v1.MovementDocument)(nil),                               // 44: wasteflow.types.v1.MovementDocument
+	(*v1.MovementTakeBack)(nil),                               // 45: wasteflow.types.v1.MovementTakeBack
+	(*v1.Acknowledgement)(nil),                                // 46: wasteflow.types.v1.Acknowledgement
+	(*structpb.Value)(nil),                                    // 47: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                               // 48: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                                 // 49: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                              // 50: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                   // 51: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                     // 52: wasteflow.types.v1.ChainCheck
+	(*timestamppb.Timestamp)(nil),                             // 53: google.protobuf.Timestamp
+	(*v1.InspectionLinkInfo)(nil),                             // 54: wasteflow.types.v1.InspectionLinkInfo
+	(*v1.ExportProgress)(nil),                                 // 55: wasteflow.types.v1.ExportProgress
 }
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_depIdxs = []int32{
-	30, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	31, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	32, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	34, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
-	31, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	32, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	35, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	31, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	32, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	36, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	31, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	32, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	37, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
-	38, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	32, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	39, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	38, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	32, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	40, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	31, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	38, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
-	32, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	41, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	42, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	32, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	42, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	32, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	43, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	44, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	45, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
-	46, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
-	47, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
-	48, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
-	42, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	32, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	33, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,  // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	2,  // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
-	4,  // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	6,  // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	8,  // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	10, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	12, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	14, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	16, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	18, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	20, // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
-	22, // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
-	24, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
-	26, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
-	28, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	1,  // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	3,  // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
-	5,  // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	7,  // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	9,  // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	11, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	13, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	15, // 67: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	17, // 68: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	19, // 69: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	21, // 70: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
-	23, // 71: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
-	25, // 72: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
-	27, // 73: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
-	29, // 74: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	60, // [60:75] is the sub-list for method output_type
-	45, // [45:60] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	36, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	37, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	38, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	40, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
+	37, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	38, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	41, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	37, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	38, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	42, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	37, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	38, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	43, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
+	44, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	38, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	45, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	44, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	38, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	46, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	37, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	44, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
+	38, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	47, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	48, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	38, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	48, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	38, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	49, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	50, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	51, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	52, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	53, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
+	55, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	53, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	53, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	53, // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	55, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	53, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	53, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	53, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	48, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	38, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	39, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,  // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	2,  // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
+	4,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	6,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	8,  // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	10, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	12, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	14, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	16, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	18, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	20, // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	22, // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
+	24, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
+	26, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
+	28, // 67: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
+	30, // 68: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
+	32, // 69: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
+	34, // 70: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	1,  // 71: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	3,  // 72: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
+	5,  // 73: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	7,  // 74: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	9,  // 75: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	11, // 76: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	13, // 77: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	15, // 78: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	17, // 79: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	19, // 80: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	21, // 81: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	23, // 82: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
+	25, // 83: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
+	27, // 84: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
+	29, // 85: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
+	31, // 86: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
+	33, // 87: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
+	35, // 88: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	71, // [71:89] is the sub-list for method output_type
+	53, // [53:71] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() }
@@ -2086,7 +2645,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,9 @@ const (
 	AuthorityDocumentApi_PrintDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/PrintDocument"
 	AuthorityDocumentApi_ListInspectionLinks_FullMethodName                 = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks"
 	AuthorityDocumentApi_RevokeInspectionLinks_FullMethodName               = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks"
+	AuthorityDocumentApi_ExportRegister_FullMethodName                      = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/ExportRegister"
+	AuthorityDocumentApi_GetRegisterExport_FullMethodName                   = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetRegisterExport"
+	AuthorityDocumentApi_CancelRegisterExport_FullMethodName                = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/CancelRegisterExport"
 	AuthorityDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/WatchDocument"
 )
 
@@ -154,6 +157,28 @@ type AuthorityDocumentApiClient interface {
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RevokeInspectionLinks(ctx context.Context, in *AuthorityDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error)
+	// Export the register (CSV or XLSX) as a background job
+	//
+	// Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV (RFC 4180) or XLSX, headers in English or German. The columns, in order: number, kind, state, version, notification_number, filed_on, basel_codes, oecd_codes, ewc_codes, other_codes, notified_t, notified_m3, shipped_t, received_t, notifier, consignee, facility, producers, carriers, authorities, acknowledged_on, decision, decided_on, valid_until, shipment_from, shipment_to, received_on, completed_on, deadlines, deadlines_met, deadlines_missed, deadlines_lapsed (the README says where each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ExportRegister
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	ExportRegister(ctx context.Context, in *AuthorityDocumentApiExportRegisterRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiExportRegisterResponse, error)
+	// An export's progress and, when done, its file
+	//
+	// An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any other gets 404, code 5). Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	GetRegisterExport(ctx context.Context, in *AuthorityDocumentApiGetRegisterExportRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiGetRegisterExportResponse, error)
+	// Cancel an export
+	//
+	// Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/CancelRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CancelRegisterExport(ctx context.Context, in *AuthorityDocumentApiCancelRegisterExportRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiCancelRegisterExportResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -311,6 +336,36 @@ func (c *authorityDocumentApiClient) RevokeInspectionLinks(ctx context.Context, 
 	return out, nil
 }
 
+func (c *authorityDocumentApiClient) ExportRegister(ctx context.Context, in *AuthorityDocumentApiExportRegisterRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiExportRegisterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiExportRegisterResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_ExportRegister_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) GetRegisterExport(ctx context.Context, in *AuthorityDocumentApiGetRegisterExportRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiGetRegisterExportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiGetRegisterExportResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_GetRegisterExport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) CancelRegisterExport(ctx context.Context, in *AuthorityDocumentApiCancelRegisterExportRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiCancelRegisterExportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthorityDocumentApiCancelRegisterExportResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_CancelRegisterExport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *authorityDocumentApiClient) WatchDocument(ctx context.Context, in *AuthorityDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[AuthorityDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &AuthorityDocumentApi_ServiceDesc.Streams[0], AuthorityDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -443,6 +498,28 @@ type AuthorityDocumentApiServer interface {
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RevokeInspectionLinks(context.Context, *AuthorityDocumentApiRevokeInspectionLinksRequest) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error)
+	// Export the register (CSV or XLSX) as a background job
+	//
+	// Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV (RFC 4180) or XLSX, headers in English or German. The columns, in order: number, kind, state, version, notification_number, filed_on, basel_codes, oecd_codes, ewc_codes, other_codes, notified_t, notified_m3, shipped_t, received_t, notifier, consignee, facility, producers, carriers, authorities, acknowledged_on, decision, decided_on, valid_until, shipment_from, shipment_to, received_on, completed_on, deadlines, deadlines_met, deadlines_missed, deadlines_lapsed (the README says where each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ExportRegister
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	ExportRegister(context.Context, *AuthorityDocumentApiExportRegisterRequest) (*AuthorityDocumentApiExportRegisterResponse, error)
+	// An export's progress and, when done, its file
+	//
+	// An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any other gets 404, code 5). Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	GetRegisterExport(context.Context, *AuthorityDocumentApiGetRegisterExportRequest) (*AuthorityDocumentApiGetRegisterExportResponse, error)
+	// Cancel an export
+	//
+	// Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design. Authority accounts, for the documents they are competent for (a company gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/CancelRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CancelRegisterExport(context.Context, *AuthorityDocumentApiCancelRegisterExportRequest) (*AuthorityDocumentApiCancelRegisterExportResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as AuthorityDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -501,6 +578,15 @@ func (UnimplementedAuthorityDocumentApiServer) ListInspectionLinks(context.Conte
 }
 func (UnimplementedAuthorityDocumentApiServer) RevokeInspectionLinks(context.Context, *AuthorityDocumentApiRevokeInspectionLinksRequest) (*AuthorityDocumentApiRevokeInspectionLinksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeInspectionLinks not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) ExportRegister(context.Context, *AuthorityDocumentApiExportRegisterRequest) (*AuthorityDocumentApiExportRegisterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportRegister not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) GetRegisterExport(context.Context, *AuthorityDocumentApiGetRegisterExportRequest) (*AuthorityDocumentApiGetRegisterExportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRegisterExport not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) CancelRegisterExport(context.Context, *AuthorityDocumentApiCancelRegisterExportRequest) (*AuthorityDocumentApiCancelRegisterExportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelRegisterExport not implemented")
 }
 func (UnimplementedAuthorityDocumentApiServer) WatchDocument(*AuthorityDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[AuthorityDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -778,6 +864,60 @@ func _AuthorityDocumentApi_RevokeInspectionLinks_Handler(srv interface{}, ctx co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthorityDocumentApi_ExportRegister_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiExportRegisterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).ExportRegister(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_ExportRegister_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).ExportRegister(ctx, req.(*AuthorityDocumentApiExportRegisterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_GetRegisterExport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiGetRegisterExportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).GetRegisterExport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_GetRegisterExport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).GetRegisterExport(ctx, req.(*AuthorityDocumentApiGetRegisterExportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_CancelRegisterExport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuthorityDocumentApiCancelRegisterExportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).CancelRegisterExport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_CancelRegisterExport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).CancelRegisterExport(ctx, req.(*AuthorityDocumentApiCancelRegisterExportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AuthorityDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(AuthorityDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -851,6 +991,18 @@ var AuthorityDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeInspectionLinks",
 			Handler:    _AuthorityDocumentApi_RevokeInspectionLinks_Handler,
+		},
+		{
+			MethodName: "ExportRegister",
+			Handler:    _AuthorityDocumentApi_ExportRegister_Handler,
+		},
+		{
+			MethodName: "GetRegisterExport",
+			Handler:    _AuthorityDocumentApi_GetRegisterExport_Handler,
+		},
+		{
+			MethodName: "CancelRegisterExport",
+			Handler:    _AuthorityDocumentApi_CancelRegisterExport_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

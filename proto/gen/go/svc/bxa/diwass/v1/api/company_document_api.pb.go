@@ -3290,6 +3290,495 @@ func (x *CompanyDocumentApiRevokeInspectionLinksResponse) GetRevoked() int64 {
 	return 0
 }
 
+type CompanyDocumentApiExportRegisterRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// first day (YYYY-MM-DD) on which the documents were created; default: from the start
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// last day, included; default: today
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)
+	Kinds []string `protobuf:"bytes,3,rep,name=kinds,proto3" json:"kinds,omitempty"`
+	// CSV (RFC 4180, the default) or XLSX
+	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	// en (the default) or de: the columns' headers
+	Language      string `protobuf:"bytes,5,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) Reset() {
+	*x = CompanyDocumentApiExportRegisterRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiExportRegisterRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiExportRegisterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiExportRegisterRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiExportRegisterRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) GetKinds() []string {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiExportRegisterRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+type CompanyDocumentApiExportRegisterResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiExportRegisterResponse) Reset() {
+	*x = CompanyDocumentApiExportRegisterResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiExportRegisterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiExportRegisterResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiExportRegisterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiExportRegisterResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiExportRegisterResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *CompanyDocumentApiExportRegisterResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type CompanyDocumentApiGetRegisterExportRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiGetRegisterExportRequest) Reset() {
+	*x = CompanyDocumentApiGetRegisterExportRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiGetRegisterExportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiGetRegisterExportRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiGetRegisterExportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiGetRegisterExportRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiGetRegisterExportRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *CompanyDocumentApiGetRegisterExportRequest) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type CompanyDocumentApiGetRegisterExportResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ExportId string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	// QUEUED, RUNNING, DONE, FAILED or CANCELLED
+	State    string             `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Progress *v1.ExportProgress `protobuf:"bytes,3,opt,name=progress,proto3" json:"progress,omitempty"`
+	// rows written (the header not counted)
+	Rows     int64  `protobuf:"varint,4,opt,name=rows,proto3" json:"rows,omitempty"`
+	Format   string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	FileName string `protobuf:"bytes,6,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// bytes of the file so far (of the CSV rows while running)
+	Size       int64                  `protobuf:"varint,7,opt,name=size,proto3" json:"size,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// why it FAILED
+	Error string `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	// the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory
+	Document      []byte `protobuf:"bytes,12,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) Reset() {
+	*x = CompanyDocumentApiGetRegisterExportResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiGetRegisterExportResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiGetRegisterExportResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiGetRegisterExportResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetProgress() *v1.ExportProgress {
+	if x != nil {
+		return x.Progress
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiGetRegisterExportResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+type CompanyDocumentApiCancelRegisterExportRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExportId      string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportRequest) Reset() {
+	*x = CompanyDocumentApiCancelRegisterExportRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiCancelRegisterExportRequest) ProtoMessage() {}
+
+func (x *CompanyDocumentApiCancelRegisterExportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiCancelRegisterExportRequest.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiCancelRegisterExportRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportRequest) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+type CompanyDocumentApiCancelRegisterExportResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ExportId string                 `protobuf:"bytes,1,opt,name=export_id,json=exportId,proto3" json:"export_id,omitempty"`
+	// QUEUED, RUNNING, DONE, FAILED or CANCELLED
+	State    string             `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Progress *v1.ExportProgress `protobuf:"bytes,3,opt,name=progress,proto3" json:"progress,omitempty"`
+	// rows written (the header not counted)
+	Rows     int64  `protobuf:"varint,4,opt,name=rows,proto3" json:"rows,omitempty"`
+	Format   string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	FileName string `protobuf:"bytes,6,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// bytes of the file so far (of the CSV rows while running)
+	Size       int64                  `protobuf:"varint,7,opt,name=size,proto3" json:"size,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// why it FAILED
+	Error string `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	// the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory
+	Document      []byte `protobuf:"bytes,12,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) Reset() {
+	*x = CompanyDocumentApiCancelRegisterExportResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompanyDocumentApiCancelRegisterExportResponse) ProtoMessage() {}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompanyDocumentApiCancelRegisterExportResponse.ProtoReflect.Descriptor instead.
+func (*CompanyDocumentApiCancelRegisterExportResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetExportId() string {
+	if x != nil {
+		return x.ExportId
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetProgress() *v1.ExportProgress {
+	if x != nil {
+		return x.Progress
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CompanyDocumentApiCancelRegisterExportResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
 type CompanyDocumentApiWatchDocumentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -3299,7 +3788,7 @@ type CompanyDocumentApiWatchDocumentRequest struct {
 
 func (x *CompanyDocumentApiWatchDocumentRequest) Reset() {
 	*x = CompanyDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3311,7 +3800,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) String() string {
 func (*CompanyDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[56]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3813,7 @@ func (x *CompanyDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{56}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *CompanyDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -3345,7 +3834,7 @@ type CompanyDocumentApiWatchDocumentResponse struct {
 
 func (x *CompanyDocumentApiWatchDocumentResponse) Reset() {
 	*x = CompanyDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3357,7 +3846,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) String() string {
 func (*CompanyDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[57]
+	mi := &file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3370,7 +3859,7 @@ func (x *CompanyDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use CompanyDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*CompanyDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{57}
+	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CompanyDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -3659,14 +4148,60 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"K\n" +
 	"/CompanyDocumentApiRevokeInspectionLinksResponse\x12\x18\n" +
-	"\arevoked\x18\x01 \x01(\x03R\arevoked\"I\n" +
+	"\arevoked\x18\x01 \x01(\x03R\arevoked\"\x97\x01\n" +
+	"'CompanyDocumentApiExportRegisterRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x14\n" +
+	"\x05kinds\x18\x03 \x03(\tR\x05kinds\x12\x16\n" +
+	"\x06format\x18\x04 \x01(\tR\x06format\x12\x1a\n" +
+	"\blanguage\x18\x05 \x01(\tR\blanguage\"G\n" +
+	"(CompanyDocumentApiExportRegisterResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"I\n" +
+	"*CompanyDocumentApiGetRegisterExportRequest\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"\xe2\x03\n" +
+	"+CompanyDocumentApiGetRegisterExportResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12>\n" +
+	"\bprogress\x18\x03 \x01(\v2\".wasteflow.types.v1.ExportProgressR\bprogress\x12\x12\n" +
+	"\x04rows\x18\x04 \x01(\x03R\x04rows\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\x12\x1b\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName\x12\x12\n" +
+	"\x04size\x18\a \x01(\x03R\x04size\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
+	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
+	"\x05error\x18\v \x01(\tR\x05error\x12\x1a\n" +
+	"\bdocument\x18\f \x01(\fR\bdocument\"L\n" +
+	"-CompanyDocumentApiCancelRegisterExportRequest\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\"\xe5\x03\n" +
+	".CompanyDocumentApiCancelRegisterExportResponse\x12\x1b\n" +
+	"\texport_id\x18\x01 \x01(\tR\bexportId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12>\n" +
+	"\bprogress\x18\x03 \x01(\v2\".wasteflow.types.v1.ExportProgressR\bprogress\x12\x12\n" +
+	"\x04rows\x18\x04 \x01(\x03R\x04rows\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\x12\x1b\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName\x12\x12\n" +
+	"\x04size\x18\a \x01(\x03R\x04size\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
+	"\vfinished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
+	"\x05error\x18\v \x01(\tR\x05error\x12\x1a\n" +
+	"\bdocument\x18\f \x01(\fR\bdocument\"I\n" +
 	"&CompanyDocumentApiWatchDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"\x87\x02\n" +
 	"'CompanyDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\x8b\x1f\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xe2\"\n" +
 	"\x12CompanyDocumentApi\x12s\n" +
 	"\x10CreateSubmission\x12..svc.bxa.diwass.v1.api.CreateSubmissionRequest\x1a/.svc.bxa.diwass.v1.api.CreateSubmissionResponse\x12p\n" +
 	"\x0fGetNotification\x12-.svc.bxa.diwass.v1.api.GetNotificationRequest\x1a..svc.bxa.diwass.v1.api.GetNotificationResponse\x12j\n" +
@@ -3695,7 +4230,10 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\x12GetDocumentHistory\x12B.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest\x1aC.svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse\x12\x8e\x01\n" +
 	"\rPrintDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse\x12\xa0\x01\n" +
 	"\x13ListInspectionLinks\x12C.svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest\x1aD.svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse\x12\xa6\x01\n" +
-	"\x15RevokeInspectionLinks\x12E.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest\x1aF.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse\x12\x90\x01\n" +
+	"\x15RevokeInspectionLinks\x12E.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest\x1aF.svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse\x12\x91\x01\n" +
+	"\x0eExportRegister\x12>.svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterRequest\x1a?.svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterResponse\x12\x9a\x01\n" +
+	"\x11GetRegisterExport\x12A.svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportRequest\x1aB.svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse\x12\xa3\x01\n" +
+	"\x14CancelRegisterExport\x12D.svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportRequest\x1aE.svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse\x12\x90\x01\n" +
 	"\rWatchDocument\x12=.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest\x1a>.svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse0\x01B\xf1\x01\n" +
 	"\x19com.svc.bxa.diwass.v1.apiB\x17CompanyDocumentApiProtoP\x01ZAgithub.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api\xa2\x02\x05SBDVA\xaa\x02\x15Svc.Bxa.Diwass.V1.Api\xca\x02\x15Svc\\Bxa\\Diwass\\V1\\Api\xe2\x02!Svc\\Bxa\\Diwass\\V1\\Api\\GPBMetadata\xea\x02\x19Svc::Bxa::Diwass::V1::Apib\x06proto3"
 
@@ -3711,7 +4249,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescGZIP() []byte 
 	return file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_svc_bxa_diwass_v1_api_company_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 	(*CreateSubmissionRequest)(nil),                         // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest
 	(*CreateSubmissionResponse)(nil),                        // 1: svc.bxa.diwass.v1.api.CreateSubmissionResponse
@@ -3769,201 +4307,222 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 	(*CompanyDocumentApiListInspectionLinksResponse)(nil),   // 53: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse
 	(*CompanyDocumentApiRevokeInspectionLinksRequest)(nil),  // 54: svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest
 	(*CompanyDocumentApiRevokeInspectionLinksResponse)(nil), // 55: svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse
-	(*CompanyDocumentApiWatchDocumentRequest)(nil),          // 56: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	(*CompanyDocumentApiWatchDocumentResponse)(nil),         // 57: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	(*v1.NotificationContent)(nil),                          // 58: wasteflow.types.v1.NotificationContent
-	(*v1.Metadata)(nil),                                     // 59: wasteflow.types.v1.Metadata
-	(*v1.NotificationDocument)(nil),                         // 60: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                               // 61: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                                // 62: wasteflow.types.v1.BusinessError
-	(*v1.ReplyToRequestInformation)(nil),                    // 63: wasteflow.types.v1.ReplyToRequestInformation
-	(*v1.RequestForChange)(nil),                             // 64: wasteflow.types.v1.RequestForChange
-	(*v1.FacilityCompletionArticle15)(nil),                  // 65: wasteflow.types.v1.FacilityCompletionArticle15
-	(*v1.Annex7Content)(nil),                                // 66: wasteflow.types.v1.Annex7Content
-	(*v1.Annex7Document)(nil),                               // 67: wasteflow.types.v1.Annex7Document
-	(*v1.CarrierTransfer)(nil),                              // 68: wasteflow.types.v1.CarrierTransfer
-	(*v1.ReceiptCertificate)(nil),                           // 69: wasteflow.types.v1.ReceiptCertificate
-	(*v1.CertificateOfCompletion)(nil),                      // 70: wasteflow.types.v1.CertificateOfCompletion
-	(*v1.Annex7TakeBack)(nil),                               // 71: wasteflow.types.v1.Annex7TakeBack
-	(*v1.Template)(nil),                                     // 72: wasteflow.types.v1.Template
-	(*v1.MovementDocument)(nil),                             // 73: wasteflow.types.v1.MovementDocument
-	(*v1.CarrierTransport)(nil),                             // 74: wasteflow.types.v1.CarrierTransport
-	(*v1.ConsigneeReception)(nil),                           // 75: wasteflow.types.v1.ConsigneeReception
-	(*v1.FacilityReception)(nil),                            // 76: wasteflow.types.v1.FacilityReception
-	(*v1.FacilityCompletion)(nil),                           // 77: wasteflow.types.v1.FacilityCompletion
-	(*structpb.Value)(nil),                                  // 78: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                             // 79: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                               // 80: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                            // 81: wasteflow.types.v1.DocumentListEntry
-	(*v1.HistoryEntry)(nil),                                 // 82: wasteflow.types.v1.HistoryEntry
-	(*v1.ChainCheck)(nil),                                   // 83: wasteflow.types.v1.ChainCheck
-	(*timestamppb.Timestamp)(nil),                           // 84: google.protobuf.Timestamp
-	(*v1.InspectionLinkInfo)(nil),                           // 85: wasteflow.types.v1.InspectionLinkInfo
+	(*CompanyDocumentApiExportRegisterRequest)(nil),         // 56: svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterRequest
+	(*CompanyDocumentApiExportRegisterResponse)(nil),        // 57: svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterResponse
+	(*CompanyDocumentApiGetRegisterExportRequest)(nil),      // 58: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportRequest
+	(*CompanyDocumentApiGetRegisterExportResponse)(nil),     // 59: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse
+	(*CompanyDocumentApiCancelRegisterExportRequest)(nil),   // 60: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportRequest
+	(*CompanyDocumentApiCancelRegisterExportResponse)(nil),  // 61: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse
+	(*CompanyDocumentApiWatchDocumentRequest)(nil),          // 62: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	(*CompanyDocumentApiWatchDocumentResponse)(nil),         // 63: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	(*v1.NotificationContent)(nil),                          // 64: wasteflow.types.v1.NotificationContent
+	(*v1.Metadata)(nil),                                     // 65: wasteflow.types.v1.Metadata
+	(*v1.NotificationDocument)(nil),                         // 66: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                               // 67: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                                // 68: wasteflow.types.v1.BusinessError
+	(*v1.ReplyToRequestInformation)(nil),                    // 69: wasteflow.types.v1.ReplyToRequestInformation
+	(*v1.RequestForChange)(nil),                             // 70: wasteflow.types.v1.RequestForChange
+	(*v1.FacilityCompletionArticle15)(nil),                  // 71: wasteflow.types.v1.FacilityCompletionArticle15
+	(*v1.Annex7Content)(nil),                                // 72: wasteflow.types.v1.Annex7Content
+	(*v1.Annex7Document)(nil),                               // 73: wasteflow.types.v1.Annex7Document
+	(*v1.CarrierTransfer)(nil),                              // 74: wasteflow.types.v1.CarrierTransfer
+	(*v1.ReceiptCertificate)(nil),                           // 75: wasteflow.types.v1.ReceiptCertificate
+	(*v1.CertificateOfCompletion)(nil),                      // 76: wasteflow.types.v1.CertificateOfCompletion
+	(*v1.Annex7TakeBack)(nil),                               // 77: wasteflow.types.v1.Annex7TakeBack
+	(*v1.Template)(nil),                                     // 78: wasteflow.types.v1.Template
+	(*v1.MovementDocument)(nil),                             // 79: wasteflow.types.v1.MovementDocument
+	(*v1.CarrierTransport)(nil),                             // 80: wasteflow.types.v1.CarrierTransport
+	(*v1.ConsigneeReception)(nil),                           // 81: wasteflow.types.v1.ConsigneeReception
+	(*v1.FacilityReception)(nil),                            // 82: wasteflow.types.v1.FacilityReception
+	(*v1.FacilityCompletion)(nil),                           // 83: wasteflow.types.v1.FacilityCompletion
+	(*structpb.Value)(nil),                                  // 84: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                             // 85: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                               // 86: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                            // 87: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                 // 88: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                   // 89: wasteflow.types.v1.ChainCheck
+	(*timestamppb.Timestamp)(nil),                           // 90: google.protobuf.Timestamp
+	(*v1.InspectionLinkInfo)(nil),                           // 91: wasteflow.types.v1.InspectionLinkInfo
+	(*v1.ExportProgress)(nil),                               // 92: wasteflow.types.v1.ExportProgress
 }
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
-	58,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	59,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	60,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	60,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	58,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	60,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	63,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	60,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	64,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	60,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	65,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	60,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
-	61,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	59,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
-	67,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	67,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	66,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	67,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	68,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	67,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	69,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	67,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	69,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	67,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	70,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	67,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	71,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	67,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
-	61,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	72,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	59,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
-	73,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	73,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	72,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	73,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	74,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	73,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	75,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	73,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	76,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	73,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	77,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	73,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	61,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	78,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	79,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	61,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	79,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	61,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	80,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	81,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	82,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
-	83,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
-	84,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
-	85,  // 96: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
-	79,  // 97: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	61,  // 98: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	62,  // 99: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,   // 100: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
-	2,   // 101: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
-	4,   // 102: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
-	6,   // 103: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
-	8,   // 104: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
-	10,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
-	12,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
-	14,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
-	16,  // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
-	18,  // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
-	20,  // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
-	22,  // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
-	24,  // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
-	26,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
-	28,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
-	30,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
-	32,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
-	34,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
-	36,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
-	38,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
-	40,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
-	42,  // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
-	44,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
-	46,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
-	48,  // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
-	50,  // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest
-	52,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest
-	54,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest
-	56,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
-	1,   // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
-	3,   // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
-	5,   // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
-	7,   // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
-	9,   // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
-	11,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
-	13,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
-	15,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
-	17,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
-	19,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
-	21,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
-	23,  // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
-	25,  // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
-	27,  // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
-	29,  // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
-	31,  // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
-	33,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
-	35,  // 146: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
-	37,  // 147: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
-	39,  // 148: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
-	41,  // 149: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
-	43,  // 150: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
-	45,  // 151: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
-	47,  // 152: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
-	49,  // 153: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
-	51,  // 154: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse
-	53,  // 155: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse
-	55,  // 156: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse
-	57,  // 157: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
-	129, // [129:158] is the sub-list for method output_type
-	100, // [100:129] is the sub-list for method input_type
-	100, // [100:100] is the sub-list for extension type_name
-	100, // [100:100] is the sub-list for extension extendee
-	0,   // [0:100] is the sub-list for field type_name
+	64,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	65,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	66,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	66,  // 5: svc.bxa.diwass.v1.api.GetNotificationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 6: svc.bxa.diwass.v1.api.GetNotificationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 7: svc.bxa.diwass.v1.api.GetNotificationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	64,  // 8: svc.bxa.diwass.v1.api.SetSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
+	66,  // 9: svc.bxa.diwass.v1.api.SetSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 10: svc.bxa.diwass.v1.api.SetSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 11: svc.bxa.diwass.v1.api.SetSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	69,  // 12: svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	66,  // 13: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 14: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 15: svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	70,  // 16: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	66,  // 17: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 18: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 19: svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	71,  // 20: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	66,  // 21: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.document:type_name -> wasteflow.types.v1.NotificationDocument
+	67,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	65,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
+	73,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	73,  // 29: svc.bxa.diwass.v1.api.GetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 30: svc.bxa.diwass.v1.api.GetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 31: svc.bxa.diwass.v1.api.GetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	72,  // 32: svc.bxa.diwass.v1.api.SetAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	73,  // 33: svc.bxa.diwass.v1.api.SetAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 34: svc.bxa.diwass.v1.api.SetAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 35: svc.bxa.diwass.v1.api.SetAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	74,  // 36: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	73,  // 37: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 38: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 39: svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	75,  // 40: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	73,  // 41: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 42: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 43: svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	75,  // 44: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	73,  // 45: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 46: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 47: svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	76,  // 48: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	73,  // 49: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 50: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 51: svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	77,  // 52: svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	73,  // 53: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.document:type_name -> wasteflow.types.v1.Annex7Document
+	67,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	78,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	65,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	79,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	79,  // 61: svc.bxa.diwass.v1.api.GetMovementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 62: svc.bxa.diwass.v1.api.GetMovementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 63: svc.bxa.diwass.v1.api.GetMovementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	78,  // 64: svc.bxa.diwass.v1.api.SetMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
+	79,  // 65: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 66: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 67: svc.bxa.diwass.v1.api.SetMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	80,  // 68: svc.bxa.diwass.v1.api.SetCarrierTransportRequest.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	79,  // 69: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 70: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 71: svc.bxa.diwass.v1.api.SetCarrierTransportResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	81,  // 72: svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	79,  // 73: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 74: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 75: svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	82,  // 76: svc.bxa.diwass.v1.api.SetFacilityReceptionRequest.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	79,  // 77: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 78: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 79: svc.bxa.diwass.v1.api.SetFacilityReceptionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	83,  // 80: svc.bxa.diwass.v1.api.SetFacilityCompletionRequest.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	79,  // 81: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	67,  // 82: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 83: svc.bxa.diwass.v1.api.SetFacilityCompletionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	84,  // 84: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	85,  // 85: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	67,  // 86: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 87: svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	85,  // 88: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	67,  // 89: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 90: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	86,  // 91: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	87,  // 92: svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	88,  // 93: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	89,  // 94: svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	90,  // 95: svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
+	91,  // 96: svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
+	92,  // 97: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	90,  // 98: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	90,  // 99: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	90,  // 100: svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	92,  // 101: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	90,  // 102: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	90,  // 103: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	90,  // 104: svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 105: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	67,  // 106: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	68,  // 107: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,   // 108: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:input_type -> svc.bxa.diwass.v1.api.CreateSubmissionRequest
+	2,   // 109: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:input_type -> svc.bxa.diwass.v1.api.GetNotificationRequest
+	4,   // 110: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:input_type -> svc.bxa.diwass.v1.api.SetSubmissionRequest
+	6,   // 111: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationRequest
+	8,   // 112: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentRequest
+	10,  // 113: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Request
+	12,  // 114: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:input_type -> svc.bxa.diwass.v1.api.CreateAnnex7Request
+	14,  // 115: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:input_type -> svc.bxa.diwass.v1.api.GetAnnex7Request
+	16,  // 116: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:input_type -> svc.bxa.diwass.v1.api.SetAnnex7Request
+	18,  // 117: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferRequest
+	20,  // 118: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateRequest
+	22,  // 119: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:input_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateRequest
+	24,  // 120: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:input_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionRequest
+	26,  // 121: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:input_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackRequest
+	28,  // 122: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:input_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateRequest
+	30,  // 123: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:input_type -> svc.bxa.diwass.v1.api.GetMovementRequest
+	32,  // 124: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:input_type -> svc.bxa.diwass.v1.api.SetMovementTemplateRequest
+	34,  // 125: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:input_type -> svc.bxa.diwass.v1.api.SetCarrierTransportRequest
+	36,  // 126: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:input_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionRequest
+	38,  // 127: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:input_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionRequest
+	40,  // 128: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:input_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionRequest
+	42,  // 129: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentRequest
+	44,  // 130: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentRequest
+	46,  // 131: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsRequest
+	48,  // 132: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryRequest
+	50,  // 133: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentRequest
+	52,  // 134: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksRequest
+	54,  // 135: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksRequest
+	56,  // 136: svc.bxa.diwass.v1.api.CompanyDocumentApi.ExportRegister:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterRequest
+	58,  // 137: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetRegisterExport:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportRequest
+	60,  // 138: svc.bxa.diwass.v1.api.CompanyDocumentApi.CancelRegisterExport:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportRequest
+	62,  // 139: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
+	1,   // 140: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateSubmission:output_type -> svc.bxa.diwass.v1.api.CreateSubmissionResponse
+	3,   // 141: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetNotification:output_type -> svc.bxa.diwass.v1.api.GetNotificationResponse
+	5,   // 142: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetSubmission:output_type -> svc.bxa.diwass.v1.api.SetSubmissionResponse
+	7,   // 143: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetReplyToRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetReplyToRequestInformationResponse
+	9,   // 144: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.SetRequestForChangeAfterConsentResponse
+	11,  // 145: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletionUnderArticle15:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response
+	13,  // 146: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateAnnex7:output_type -> svc.bxa.diwass.v1.api.CreateAnnex7Response
+	15,  // 147: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetAnnex7:output_type -> svc.bxa.diwass.v1.api.GetAnnex7Response
+	17,  // 148: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7:output_type -> svc.bxa.diwass.v1.api.SetAnnex7Response
+	19,  // 149: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CarrierTransfer:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CarrierTransferResponse
+	21,  // 150: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7ConsigneeCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7ConsigneeCertificateResponse
+	23,  // 151: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7FacilityCertificate:output_type -> svc.bxa.diwass.v1.api.SetAnnex7FacilityCertificateResponse
+	25,  // 152: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7CertificateOfCompletion:output_type -> svc.bxa.diwass.v1.api.SetAnnex7CertificateOfCompletionResponse
+	27,  // 153: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetAnnex7TakeBack:output_type -> svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse
+	29,  // 154: svc.bxa.diwass.v1.api.CompanyDocumentApi.CreateMovementTemplate:output_type -> svc.bxa.diwass.v1.api.CreateMovementTemplateResponse
+	31,  // 155: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetMovement:output_type -> svc.bxa.diwass.v1.api.GetMovementResponse
+	33,  // 156: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetMovementTemplate:output_type -> svc.bxa.diwass.v1.api.SetMovementTemplateResponse
+	35,  // 157: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetCarrierTransport:output_type -> svc.bxa.diwass.v1.api.SetCarrierTransportResponse
+	37,  // 158: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetConsigneeReception:output_type -> svc.bxa.diwass.v1.api.SetConsigneeReceptionResponse
+	39,  // 159: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityReception:output_type -> svc.bxa.diwass.v1.api.SetFacilityReceptionResponse
+	41,  // 160: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetFacilityCompletion:output_type -> svc.bxa.diwass.v1.api.SetFacilityCompletionResponse
+	43,  // 161: svc.bxa.diwass.v1.api.CompanyDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiSetByIntentResponse
+	45,  // 162: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentResponse
+	47,  // 163: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListDocumentsResponse
+	49,  // 164: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetDocumentHistoryResponse
+	51,  // 165: svc.bxa.diwass.v1.api.CompanyDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiPrintDocumentResponse
+	53,  // 166: svc.bxa.diwass.v1.api.CompanyDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiListInspectionLinksResponse
+	55,  // 167: svc.bxa.diwass.v1.api.CompanyDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiRevokeInspectionLinksResponse
+	57,  // 168: svc.bxa.diwass.v1.api.CompanyDocumentApi.ExportRegister:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiExportRegisterResponse
+	59,  // 169: svc.bxa.diwass.v1.api.CompanyDocumentApi.GetRegisterExport:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiGetRegisterExportResponse
+	61,  // 170: svc.bxa.diwass.v1.api.CompanyDocumentApi.CancelRegisterExport:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiCancelRegisterExportResponse
+	63,  // 171: svc.bxa.diwass.v1.api.CompanyDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
+	140, // [140:172] is the sub-list for method output_type
+	108, // [108:140] is the sub-list for method input_type
+	108, // [108:108] is the sub-list for extension type_name
+	108, // [108:108] is the sub-list for extension extendee
+	0,   // [0:108] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_company_document_api_proto_init() }
@@ -3992,7 +4551,7 @@ func file_svc_bxa_diwass_v1_api_company_document_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   58,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

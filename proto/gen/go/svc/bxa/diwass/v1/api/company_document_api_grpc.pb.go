@@ -52,6 +52,9 @@ const (
 	CompanyDocumentApi_PrintDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/PrintDocument"
 	CompanyDocumentApi_ListInspectionLinks_FullMethodName                 = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ListInspectionLinks"
 	CompanyDocumentApi_RevokeInspectionLinks_FullMethodName               = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/RevokeInspectionLinks"
+	CompanyDocumentApi_ExportRegister_FullMethodName                      = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/ExportRegister"
+	CompanyDocumentApi_GetRegisterExport_FullMethodName                   = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/GetRegisterExport"
+	CompanyDocumentApi_CancelRegisterExport_FullMethodName                = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/CancelRegisterExport"
 	CompanyDocumentApi_WatchDocument_FullMethodName                       = "/svc.bxa.diwass.v1.api.CompanyDocumentApi/WatchDocument"
 )
 
@@ -278,6 +281,28 @@ type CompanyDocumentApiClient interface {
 	// Authorization: Bearer <access token>; scope documents:write; company accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RevokeInspectionLinks(ctx context.Context, in *CompanyDocumentApiRevokeInspectionLinksRequest, opts ...grpc.CallOption) (*CompanyDocumentApiRevokeInspectionLinksResponse, error)
+	// Export the register (CSV or XLSX) as a background job
+	//
+	// Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV (RFC 4180) or XLSX, headers in English or German. The columns, in order: number, kind, state, version, notification_number, filed_on, basel_codes, oecd_codes, ewc_codes, other_codes, notified_t, notified_m3, shipped_t, received_t, notifier, consignee, facility, producers, carriers, authorities, acknowledged_on, decision, decided_on, valid_until, shipment_from, shipment_to, received_on, completed_on, deadlines, deadlines_met, deadlines_missed, deadlines_lapsed (the README says where each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ExportRegister
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	ExportRegister(ctx context.Context, in *CompanyDocumentApiExportRegisterRequest, opts ...grpc.CallOption) (*CompanyDocumentApiExportRegisterResponse, error)
+	// An export's progress and, when done, its file
+	//
+	// An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any other gets 404, code 5). Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	GetRegisterExport(ctx context.Context, in *CompanyDocumentApiGetRegisterExportRequest, opts ...grpc.CallOption) (*CompanyDocumentApiGetRegisterExportResponse, error)
+	// Cancel an export
+	//
+	// Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/CancelRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CancelRegisterExport(ctx context.Context, in *CompanyDocumentApiCancelRegisterExportRequest, opts ...grpc.CallOption) (*CompanyDocumentApiCancelRegisterExportResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -575,6 +600,36 @@ func (c *companyDocumentApiClient) RevokeInspectionLinks(ctx context.Context, in
 	return out, nil
 }
 
+func (c *companyDocumentApiClient) ExportRegister(ctx context.Context, in *CompanyDocumentApiExportRegisterRequest, opts ...grpc.CallOption) (*CompanyDocumentApiExportRegisterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiExportRegisterResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_ExportRegister_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *companyDocumentApiClient) GetRegisterExport(ctx context.Context, in *CompanyDocumentApiGetRegisterExportRequest, opts ...grpc.CallOption) (*CompanyDocumentApiGetRegisterExportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiGetRegisterExportResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_GetRegisterExport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *companyDocumentApiClient) CancelRegisterExport(ctx context.Context, in *CompanyDocumentApiCancelRegisterExportRequest, opts ...grpc.CallOption) (*CompanyDocumentApiCancelRegisterExportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompanyDocumentApiCancelRegisterExportResponse)
+	err := c.cc.Invoke(ctx, CompanyDocumentApi_CancelRegisterExport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *companyDocumentApiClient) WatchDocument(ctx context.Context, in *CompanyDocumentApiWatchDocumentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CompanyDocumentApiWatchDocumentResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &CompanyDocumentApi_ServiceDesc.Streams[0], CompanyDocumentApi_WatchDocument_FullMethodName, cOpts...)
@@ -817,6 +872,28 @@ type CompanyDocumentApiServer interface {
 	// Authorization: Bearer <access token>; scope documents:write; company accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	RevokeInspectionLinks(context.Context, *CompanyDocumentApiRevokeInspectionLinksRequest) (*CompanyDocumentApiRevokeInspectionLinksResponse, error)
+	// Export the register (CSV or XLSX) as a background job
+	//
+	// Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV (RFC 4180) or XLSX, headers in English or German. The columns, in order: number, kind, state, version, notification_number, filed_on, basel_codes, oecd_codes, ewc_codes, other_codes, notified_t, notified_m3, shipped_t, received_t, notifier, consignee, facility, producers, carriers, authorities, acknowledged_on, decision, decided_on, valid_until, shipment_from, shipment_to, received_on, completed_on, deadlines, deadlines_met, deadlines_missed, deadlines_lapsed (the README says where each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/ExportRegister
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	ExportRegister(context.Context, *CompanyDocumentApiExportRegisterRequest) (*CompanyDocumentApiExportRegisterResponse, error)
+	// An export's progress and, when done, its file
+	//
+	// An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any other gets 404, code 5). Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/GetRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	GetRegisterExport(context.Context, *CompanyDocumentApiGetRegisterExportRequest) (*CompanyDocumentApiGetRegisterExportResponse, error)
+	// Cancel an export
+	//
+	// Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design. Company accounts (an authority gets 403, code 7).
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.CompanyDocumentApi/CancelRegisterExport
+	// Authorization: Bearer <access token>; scope documents:read; company accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	CancelRegisterExport(context.Context, *CompanyDocumentApiCancelRegisterExportRequest) (*CompanyDocumentApiCancelRegisterExportResponse, error)
 	// A document's changes as they happen (server stream), for UIs
 	//
 	// Sends the document as CompanyDocumentApi/GetDocument answers it (the container, with the caller's follow-up intents and deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the caller's token: when the token expires the stream ends with UNAUTHENTICATED.
@@ -917,6 +994,15 @@ func (UnimplementedCompanyDocumentApiServer) ListInspectionLinks(context.Context
 }
 func (UnimplementedCompanyDocumentApiServer) RevokeInspectionLinks(context.Context, *CompanyDocumentApiRevokeInspectionLinksRequest) (*CompanyDocumentApiRevokeInspectionLinksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeInspectionLinks not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) ExportRegister(context.Context, *CompanyDocumentApiExportRegisterRequest) (*CompanyDocumentApiExportRegisterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportRegister not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) GetRegisterExport(context.Context, *CompanyDocumentApiGetRegisterExportRequest) (*CompanyDocumentApiGetRegisterExportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRegisterExport not implemented")
+}
+func (UnimplementedCompanyDocumentApiServer) CancelRegisterExport(context.Context, *CompanyDocumentApiCancelRegisterExportRequest) (*CompanyDocumentApiCancelRegisterExportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelRegisterExport not implemented")
 }
 func (UnimplementedCompanyDocumentApiServer) WatchDocument(*CompanyDocumentApiWatchDocumentRequest, grpc.ServerStreamingServer[CompanyDocumentApiWatchDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocument not implemented")
@@ -1446,6 +1532,60 @@ func _CompanyDocumentApi_RevokeInspectionLinks_Handler(srv interface{}, ctx cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CompanyDocumentApi_ExportRegister_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiExportRegisterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).ExportRegister(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_ExportRegister_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).ExportRegister(ctx, req.(*CompanyDocumentApiExportRegisterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CompanyDocumentApi_GetRegisterExport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiGetRegisterExportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).GetRegisterExport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_GetRegisterExport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).GetRegisterExport(ctx, req.(*CompanyDocumentApiGetRegisterExportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CompanyDocumentApi_CancelRegisterExport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompanyDocumentApiCancelRegisterExportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CompanyDocumentApiServer).CancelRegisterExport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CompanyDocumentApi_CancelRegisterExport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CompanyDocumentApiServer).CancelRegisterExport(ctx, req.(*CompanyDocumentApiCancelRegisterExportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CompanyDocumentApi_WatchDocument_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(CompanyDocumentApiWatchDocumentRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -1575,6 +1715,18 @@ var CompanyDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeInspectionLinks",
 			Handler:    _CompanyDocumentApi_RevokeInspectionLinks_Handler,
+		},
+		{
+			MethodName: "ExportRegister",
+			Handler:    _CompanyDocumentApi_ExportRegister_Handler,
+		},
+		{
+			MethodName: "GetRegisterExport",
+			Handler:    _CompanyDocumentApi_GetRegisterExport_Handler,
+		},
+		{
+			MethodName: "CancelRegisterExport",
+			Handler:    _CompanyDocumentApi_CancelRegisterExport_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,11 +1,12 @@
-// Package jobs is the durable job queue: River (github.com/riverqueue/river)
+package models
+
+// The durable job queue: River (github.com/riverqueue/river)
 // on the server's own database, PostgreSQL through its database/sql
 // driver (riverdatabasesql) and the embedded SQLite through riversqlite.
 // A job is a row inserted in the same transaction as the work it stands
 // for; any instance works it; a job whose instance dies is rescued
 // (RescueAfter) and worked again. The kinds of work register their
 // workers before Start.
-package jobs
 
 import (
 	"context"
@@ -19,12 +20,10 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 	"gorm.io/gorm"
-
-	"github.com/wasteflow/wasteflow/models"
 )
 
-// Config tunes the queue.
-type Config struct {
+// JobConfig tunes the job queue.
+type JobConfig struct {
 	// Workers is how many jobs this instance works at once.
 	Workers int
 	// Poll is how often an idle instance looks for jobs (the database/sql
@@ -36,12 +35,13 @@ type Config struct {
 	JobTimeout, RescueAfter time.Duration
 }
 
-// Queue is the job queue of one process.
-type Queue struct {
+// JobQueue is the job queue of one process.
+type JobQueue struct {
+	db      *gorm.DB
 	client  *river.Client[*sql.Tx]
 	driver  riverdriver.Driver[*sql.Tx]
 	workers *river.Workers
-	cfg     Config
+	cfg     JobConfig
 	log     *slog.Logger
 	started bool
 	working bool // the client works the queue (else it only inserts)
@@ -49,12 +49,12 @@ type Queue struct {
 
 // New prepares the queue over db (gorm's; its dialect picks the driver).
 // Register workers with Add before Start.
-func New(db *gorm.DB, cfg Config, log *slog.Logger) (*Queue, error) {
+func NewJobQueue(db *gorm.DB, cfg JobConfig, log *slog.Logger) (*JobQueue, error) {
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, err
 	}
-	driver, err := models.JobDriver(db.Dialector.Name(), sqlDB)
+	driver, err := JobDriver(db.Dialector.Name(), sqlDB)
 	if err != nil {
 		return nil, err
 	}
@@ -71,19 +71,22 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) (*Queue, error) {
 		cfg.RescueAfter = cfg.JobTimeout + time.Minute
 	}
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
-	return &Queue{driver: driver, workers: river.NewWorkers(), cfg: cfg, log: log}, nil
+	// River's own lines below warnings (its starts and stops, its poll
+	// mode) stay out of the server's log.
+	log = slog.New(warnings{log.Handler()})
+	return &JobQueue{db: db, driver: driver, workers: river.NewWorkers(), cfg: cfg, log: log}, nil
 }
 
 // Add registers the worker of one job kind.
-func Add[T river.JobArgs](q *Queue, w river.Worker[T]) {
+func AddWorker[T river.JobArgs](q *JobQueue, w river.Worker[T]) {
 	river.AddWorker(q.workers, w)
 }
 
 // ensure makes the River client: one that only inserts, or one that
 // works the default queue too (its workers registered by then).
-func (q *Queue) ensure(work bool) error {
+func (q *JobQueue) ensure(work bool) error {
 	if q.client != nil && (q.working || !work) {
 		return nil
 	}
@@ -108,7 +111,7 @@ func (q *Queue) ensure(work bool) error {
 }
 
 // Start works jobs until Stop.
-func (q *Queue) Start(ctx context.Context) error {
+func (q *JobQueue) Start(ctx context.Context) error {
 	if err := q.ensure(true); err != nil {
 		return err
 	}
@@ -118,7 +121,7 @@ func (q *Queue) Start(ctx context.Context) error {
 
 // Stop waits for the running jobs (up to ctx), then cancels them: a
 // cancelled job is worked again by the next instance.
-func (q *Queue) Stop(ctx context.Context) error {
+func (q *JobQueue) Stop(ctx context.Context) error {
 	if q.client == nil || !q.started {
 		return nil
 	}
@@ -129,12 +132,13 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return err
 }
 
-// InsertTx enqueues a job in tx, gorm's transaction: the job exists if
-// and only if tx commits.
-func (q *Queue) InsertTx(ctx context.Context, tx *gorm.DB, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
+// InsertTx enqueues a job in the transaction ctx carries (Tx of a store,
+// or a request's): the job exists if and only if it commits.
+func (q *JobQueue) InsertTx(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
 	if err := q.ensure(false); err != nil {
 		return 0, err
 	}
+	tx := Conn(ctx, q.db)
 	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
 	if !ok {
 		return 0, fmt.Errorf("jobs: %T is not a database/sql transaction", tx.Statement.ConnPool)
@@ -149,7 +153,7 @@ func (q *Queue) InsertTx(ctx context.Context, tx *gorm.DB, args river.JobArgs, o
 // Cancel asks for job id to stop: a queued job never runs; a running one
 // sees its context cancelled (on this instance; on another, at its next
 // check of its own state).
-func (q *Queue) Cancel(ctx context.Context, id int64) error {
+func (q *JobQueue) Cancel(ctx context.Context, id int64) error {
 	if err := q.ensure(false); err != nil {
 		return err
 	}
@@ -160,6 +164,17 @@ func (q *Queue) Cancel(ctx context.Context, id int64) error {
 	return err
 }
 
-// Snooze is what a worker returns to be worked again at once (a job done
+// JobSnooze is what a worker returns to be worked again at once (a job done
 // in slices: each run short, none lost to a kill but its own slice).
-func Snooze() error { return river.JobSnooze(0) }
+func JobSnooze() error { return river.JobSnooze(0) }
+
+// warnings passes on the records of Warn and above.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{w.Handler.WithAttrs(as)} }
+
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }

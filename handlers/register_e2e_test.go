@@ -1,0 +1,154 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+)
+
+// exported starts an export as user and waits until it is DONE; it
+// returns the file and the last answer.
+func (d *docEnv) exported(t *testing.T, user, face string, body map[string]any) ([]byte, map[string]any) {
+	t.Helper()
+	id := d.okAs(t, user, face+"ExportRegister", body)["exportId"].(string)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m := d.okAs(t, user, face+"GetRegisterExport", map[string]any{"exportId": id})
+		switch m["state"] {
+		case "DONE":
+			file, err := base64.StdEncoding.DecodeString(m["document"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return file, m
+		case "FAILED", "CANCELLED":
+			t.Fatalf("export %s: %v", id, m)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("export %s not done in 30 s: %v", id, m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func column(name string) int {
+	for i, c := range documents.RegisterColumns {
+		if c.Key == name {
+			return i
+		}
+	}
+	panic("no column " + name)
+}
+
+// The register of an organisation: one row per document it is a party to
+// and per note of its store, with codes, quantities, parties and their
+// numbers, dates and deadlines; CSV by RFC 4180 and XLSX, English and
+// German; worked by the job queue in slices (pages of 7 documents here);
+// only the requesting organisation reads it; cancelled, it keeps nothing.
+func TestRegisterExport(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		d.workJobs(t)
+		nid := d.consented(t, shippable(3))
+		ndoc, _ := d.get(t, "alice", nid)
+		mv := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 40)})
+		mid := mv["id"].(string)
+		d.advanceTo(t, "2026-12-07")
+		d.ok(t, "tom", co+"SetCarrierTransport", map[string]any{"documentId": mid, "carrierTransport": map[string]any{"takenOverOn": "2026-12-07"}})
+		d.advanceTo(t, "2026-12-08")
+		d.ok(t, "rita", co+"SetFacilityReception", map[string]any{"documentId": mid, "facilityReception": map[string]any{"receivedOn": "2026-12-08",
+			"quantity": map[string]any{"tonnes": map[string]any{"units": "39"}}}})
+		d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
+		for range 20 {
+			d.submitted(t)
+		}
+		_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
+		d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
+
+		file, m := d.exported(t, "alice", co, map[string]any{"from": "2026-12-01", "to": "2026-12-31"})
+		rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
+		if err != nil {
+			t.Fatalf("not RFC 4180 CSV: %v", err)
+		}
+		if !bytes.Contains(file, []byte("\r\n")) || strings.Join(rows[0], ",") != strings.Join(documents.RegisterHeader("en"), ",") {
+			t.Fatalf("header: %v", rows[0])
+		}
+		if len(rows) != 1+24 || m["rows"] != "24" || fmt.Sprint(m["progress"]) != "map[done:24 total:24]" {
+			t.Fatalf("%d rows, answer %v", len(rows)-1, m)
+		}
+		byNumber := map[string][]string{}
+		for _, r := range rows[1:] {
+			byNumber[r[column("number")]] = r
+		}
+		check := func(number string, want map[string]string) {
+			t.Helper()
+			r := byNumber[number]
+			if r == nil {
+				t.Fatalf("no row %s", number)
+			}
+			for col, v := range want {
+				if got := r[column(col)]; !strings.Contains(got, v) {
+					t.Errorf("%s %s = %q, want %q", number, col, got, v)
+				}
+			}
+		}
+		check(ndoc["number"].(string), map[string]string{"kind": "NOTIFICATION", "state": "CONSENTED", "filed_on": "2026-12-01", "ewc_codes": "16 02 13*",
+			"notifier": "ACME (acme) [I123E45678]", "carriers": "Carrier (truck) [E234F56781]; Barge carrier (barge)", "authorities": "LfU Bayern (auth-de)",
+			"decision": "auth-de: CONSENT", "notified_t": "100", "shipped_t": "40", "shipment_to": "2027-06-30", "deadlines": "DECISION_DUE MET", "deadlines_met": "4"})
+		check(mv["number"].(string), map[string]string{"kind": "MOVEMENT", "notification_number": ndoc["number"].(string), "shipped_t": "40",
+			"received_t": "39", "received_on": "2026-12-08", "shipment_from": "2026-12-07", "facility": "Recycling (recyc)"})
+		check("11681570210293", map[string]string{"kind": "BGS", "ewc_codes": "170503*", "shipped_t": "12.5", "notifier": "ACME Elektronik GmbH [I123E45678]",
+			"carriers": "Spedition Schnell GmbH [E234F56781]", "facility": "Deponie Süd GmbH", "shipment_from": "2026-12-01"})
+
+		// An authority's register in German, as XLSX: its notifications.
+		file, _ = d.exported(t, "noor", au, map[string]any{"kinds": []string{"NOTIFICATION"}, "format": "XLSX", "language": "de"})
+		x2, err := excelize.OpenReader(bytes.NewReader(file))
+		if err != nil {
+			t.Fatalf("not an XLSX file: %v", err)
+		}
+		sheet, err := x2.GetRows("Register")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sheet) != 1+21 || sheet[0][0] != "Nummer" || sheet[0][column("ewc_codes")] != "AVV-Schlüssel" {
+			t.Fatalf("the XLSX: %d rows, header %v", len(sheet), sheet[0])
+		}
+
+		// Only its organisation reads an export; bad requests change nothing.
+		id := d.okAs(t, "alice", co+"ExportRegister", map[string]any{"kinds": []string{"BGS"}})["exportId"].(string)
+		st, _, raw := d.call(t, "rita", co+"GetRegisterExport", map[string]any{"exportId": id})
+		wantError(t, 404, 5, st, raw, id)
+		for body, field := range map[string]string{`{"format":"PDF"}`: "format", `{"from":"2026-12-31","to":"2026-12-01"}`: "to",
+			`{"kinds":["NOTIFICATION","X"]}`: "kinds[1]", `{"from":"1.12.2026"}`: "from"} {
+			st, _, raw := d.call(t, "alice", co+"ExportRegister", json.RawMessage(body))
+			wantError(t, 400, 3, st, raw, field)
+		}
+		// Cancelled: it ends CANCELLED and keeps no rows.
+		id = d.okAs(t, "alice", co+"ExportRegister", map[string]any{})["exportId"].(string)
+		if c := d.okAs(t, "alice", co+"CancelRegisterExport", map[string]any{"exportId": id}); c["state"] != "CANCELLED" && c["state"] != "DONE" {
+			t.Fatalf("cancelled: %v", c)
+		} else if c["state"] == "CANCELLED" {
+			time.Sleep(200 * time.Millisecond)
+			if g := d.okAs(t, "alice", co+"GetRegisterExport", map[string]any{"exportId": id}); g["state"] != "CANCELLED" || g["document"] != "" {
+				t.Fatalf("after the cancel: %v", g)
+			}
+			var chunks int64
+			d.db.Table("register_export_chunks").Where("export_id = ?", id).Count(&chunks)
+			if chunks != 0 {
+				t.Fatalf("a cancelled export keeps %d chunks", chunks)
+			}
+		}
+	})
+}

@@ -1,0 +1,167 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/registers"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+)
+
+// Register exports: ExportRegister starts a durable job, GetRegisterExport
+// reads its progress and, when done, the file; CancelRegisterExport stops
+// it. Only the requesting organisation reads its exports.
+
+type ExportRegisterRequest struct {
+	From     string   `json:"from" doc:"first day (YYYY-MM-DD) on which the documents were created; default: from the start"`
+	To       string   `json:"to" doc:"last day, included; default: today"`
+	Kinds    []string `json:"kinds" doc:"NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)"`
+	Format   string   `json:"format" doc:"CSV (RFC 4180, the default) or XLSX"`
+	Language string   `json:"language" doc:"en (the default) or de: the columns' headers"`
+}
+
+type ExportRegisterResponse struct {
+	ExportID string `json:"exportId"`
+}
+
+type RegisterExportRequest struct {
+	ExportID string `json:"exportId" required:"true"`
+}
+
+type ExportProgress struct {
+	Done  int64 `json:"done" doc:"documents written"`
+	Total int64 `json:"total" doc:"documents the export reads (counted when it starts)"`
+}
+
+type GetRegisterExportResponse struct {
+	ExportID   string         `json:"exportId"`
+	State      string         `json:"state" doc:"QUEUED, RUNNING, DONE, FAILED or CANCELLED"`
+	Progress   ExportProgress `json:"progress"`
+	Rows       int64          `json:"rows" doc:"rows written (the header not counted)"`
+	Format     string         `json:"format"`
+	FileName   string         `json:"fileName"`
+	Size       int64          `json:"size" doc:"bytes of the file so far (of the CSV rows while running)"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	FinishedAt *time.Time     `json:"finishedAt"`
+	ExpiresAt  time.Time      `json:"expiresAt" doc:"when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)"`
+	Error      string         `json:"error" doc:"why it FAILED"`
+	Document   []byte         `json:"document" doc:"the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory"`
+}
+
+func (s *Server) exportOwner(ctx context.Context) (provider, org string, account int64) {
+	if p := reqctx.From(ctx).Principal; p != nil {
+		return p.ProviderID, p.OrganisationID, p.AccountID
+	}
+	return "", "", 0
+}
+
+func (s *Server) exportRegister(ctx context.Context, r *ExportRegisterRequest) (*ExportRegisterResponse, error) {
+	provider, org, account := s.exportOwner(ctx)
+	e, err := s.registers.Start(ctx, provider, org, strconv.FormatInt(account, 10),
+		registers.Request{From: r.From, To: r.To, Kinds: r.Kinds, Format: r.Format, Language: r.Language})
+	if err != nil {
+		return nil, err
+	}
+	return &ExportRegisterResponse{ExportID: e.ID}, nil
+}
+
+func (s *Server) exportView(e *models.RegisterExport) *GetRegisterExportResponse {
+	return &GetRegisterExportResponse{ExportID: e.ID, State: e.State, Progress: ExportProgress{Done: e.Done, Total: e.Total}, Rows: e.RowsWritten,
+		Format: e.Format, FileName: registers.FileName(e), Size: e.Size, CreatedAt: e.CreatedAt, FinishedAt: e.FinishedAt,
+		ExpiresAt: e.CreatedAt.Add(s.cfg.ExportRetention), Error: e.Error}
+}
+
+// getRegisterExport writes the answer as a stream: the export's fields,
+// then the file as base64, a chunk at a time.
+func (s *Server) getRegisterExport(ctx context.Context, r *RegisterExportRequest) (func(io.Writer) error, error) {
+	provider, org, _ := s.exportOwner(ctx)
+	e, err := s.registers.Get(ctx, provider, org, r.ExportID)
+	if err != nil {
+		return nil, err
+	}
+	head, err := codec.Marshal(s.exportView(e))
+	if err != nil {
+		return nil, err
+	}
+	done := e.State == registers.Done
+	if done {
+		i := bytes.LastIndex(head, []byte(`"document":`))
+		if i < 0 {
+			return nil, errors.New("the export's answer lacks its document field")
+		}
+		head = head[:i]
+	}
+	return func(w io.Writer) error {
+		if _, err := w.Write(head); err != nil || !done {
+			return err
+		}
+		if _, err := io.WriteString(w, `"document":"`); err != nil {
+			return err
+		}
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		if err := s.registers.WriteFile(ctx, e, enc); err != nil {
+			return err
+		}
+		if err := enc.Close(); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, `"}`)
+		return err
+	}, nil
+}
+
+func (s *Server) cancelRegisterExport(ctx context.Context, r *RegisterExportRequest) (*GetRegisterExportResponse, error) {
+	provider, org, _ := s.exportOwner(ctx)
+	e, err := s.registers.Cancel(ctx, provider, org, r.ExportID)
+	if err != nil {
+		return nil, err
+	}
+	return s.exportView(e), nil
+}
+
+func (s *Server) registerOperations() []Operation {
+	if s.registers == nil {
+		return nil
+	}
+	var cols []string
+	for _, c := range documents.RegisterColumns {
+		cols = append(cols, c.Key)
+	}
+	exportDesc := "Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII " +
+		"documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV " +
+		"(RFC 4180) or XLSX, headers in English or German. The columns, in order: " + strings.Join(cols, ", ") + " (the README says where " +
+		"each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it " +
+		"and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design."
+	getDesc := "An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any " +
+		"other gets 404, code 5). Our design."
+	cancelDesc := "Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design."
+	op := func(service, method, summary, desc string) Operation {
+		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc, Scope: rules.ScopeDocumentsRead}
+	}
+	var ops []Operation
+	for _, svc := range []string{"CompanyDocumentApi", "AuthorityDocumentApi"} {
+		who := " Company accounts (an authority gets 403, code 7)."
+		if svc == "AuthorityDocumentApi" {
+			who = " Authority accounts, for the documents they are competent for (a company gets 403, code 7)."
+		}
+		get := op(svc, "GetRegisterExport", "An export's progress and, when done, its file", getDesc+who)
+		get.Verb = http.MethodPost
+		ops = append(ops,
+			Unary(op(svc, "ExportRegister", "Export the register (CSV or XLSX) as a background job", exportDesc+who), s.exportRegister),
+			StreamJSON[RegisterExportRequest, GetRegisterExportResponse](get, s.getRegisterExport),
+			Unary(op(svc, "CancelRegisterExport", "Cancel an export", cancelDesc+who), s.cancelRegisterExport),
+		)
+	}
+	return ops
+}
