@@ -167,7 +167,7 @@ func (s *ExportStore) RegisterNotes(ctx context.Context, provider, org string, t
 		Joins("JOIN transport_document_versions v ON v.document_id = d.id AND v.version = d.version").
 		Where("d.provider_id = ? AND d.organisation_id = ? AND d.created_at >= ? AND d.created_at < ? AND d.document_type IN ?", provider, org, from, to, types)
 	if afterID != "" {
-		q = q.Where("(d.created_at > ? OR (d.created_at = ? AND d.id > ?))", afterAt, afterAt, afterID)
+		q = q.Where("(d.created_at, d.id) > (?, ?)", afterAt, afterID)
 	}
 	var out []NotePage
 	err := q.Order("d.created_at, d.id").Limit(limit).Scan(&out).Error

@@ -34,7 +34,7 @@ type RegisterPage struct {
 
 func (q *RegisterQuery) where(db *gorm.DB) *gorm.DB {
 	db = db.Table("documents").
-		Where("documents.id IN (SELECT document_id FROM document_parties WHERE organisation_id = ?)", q.Org).
+		Where("EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = documents.id AND p.organisation_id = ?)", q.Org).
 		Where("documents.provider_id = ? AND documents.created_at >= ? AND documents.created_at < ?", q.Provider, q.From, q.To)
 	if len(q.Kinds) > 0 {
 		db = db.Where("documents.kind IN ?", q.Kinds)
@@ -55,7 +55,7 @@ func (s *DocumentStore) RegisterPage(ctx context.Context, q RegisterQuery) (*Reg
 	p := &RegisterPage{Deadlines: map[string][]Deadline{}, Parents: map[string]*Document{}, Children: map[string][]Document{}, Filed: map[string]time.Time{}}
 	page := q.where(db)
 	if q.AfterID != "" {
-		page = page.Where("(documents.created_at > ? OR (documents.created_at = ? AND documents.id > ?))", q.AfterAt, q.AfterAt, q.AfterID)
+		page = page.Where("(documents.created_at, documents.id) > (?, ?)", q.AfterAt, q.AfterID) // a row value: the index walks on from the keyset
 	}
 	if err := page.Order("documents.created_at, documents.id").Limit(q.Limit).Find(&p.Docs).Error; err != nil {
 		return nil, err
