@@ -33,6 +33,7 @@ func TestConsoleInChromium(t *testing.T) {
 	exe := chromium(t)
 	t.Parallel() // its own server and database; waits on I/O, so it runs beside others
 	d := startDocs(t, dbtest.SQLite(t))
+	d.workJobs(t) // the register export
 
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -343,6 +344,17 @@ func TestConsoleInChromium(t *testing.T) {
 	if !strings.HasPrefix(insp, "200 ") || !strings.Contains(insp, number) {
 		t.Fatalf("the inspection page from the browser: %.300s", insp)
 	}
+
+	// Export the register as XLSX from the list: the job followed until
+	// its file is saved.
+	eval("the list", `location.hash = '#/documents'`)
+	wait("the list", `!document.getElementById('list-view').hidden`)
+	eval("export", `document.getElementById('export').open = true; document.getElementById('export-format').value = 'XLSX';
+		document.getElementById('export-go').click()`)
+	if saved := wait("the export saved", `document.getElementById('export-state').dataset.state === 'DONE' && document.getElementById('export-state').textContent`); !strings.Contains(saved, ".xlsx") {
+		t.Fatalf("the export: %q", saved)
+	}
+	eval("back", `history.back()`)
 
 	// A change request: the proposed terms beside those in force.
 	proposed := shippable(3)

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -135,6 +136,18 @@ func TestRegisterExport(t *testing.T) {
 			st, _, raw := d.call(t, "alice", co+"ExportRegister", json.RawMessage(body))
 			wantError(t, 400, 3, st, raw, field)
 		}
+		// Past the retention an export is deleted, file and all.
+		if n, err := d.deps.Registers.Expire(context.Background(), d.clock.Now().Add(8*24*time.Hour), 7*24*time.Hour); err != nil || n < 3 {
+			t.Fatalf("expired %d: %v", n, err)
+		}
+		st, _, raw = d.call(t, "alice", co+"GetRegisterExport", map[string]any{"exportId": id})
+		wantError(t, 404, 5, st, raw, id)
+		var left int64
+		d.db.Table("register_export_chunks").Count(&left)
+		if left != 0 {
+			t.Fatalf("%d chunks left after the retention", left)
+		}
+
 		// Cancelled: it ends CANCELLED and keeps no rows.
 		id = d.okAs(t, "alice", co+"ExportRegister", map[string]any{})["exportId"].(string)
 		if c := d.okAs(t, "alice", co+"CancelRegisterExport", map[string]any{"exportId": id}); c["state"] != "CANCELLED" && c["state"] != "DONE" {

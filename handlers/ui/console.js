@@ -33,7 +33,8 @@
       cancel: 'Cancel', content: 'Content', movements: 'Movements', timeline: 'Timeline', parties: 'Parties', deadlines: 'Deadlines',
       diagram: 'State diagram', queueTitle: 'Your work queue: documents on which you can act now, nearest deadline first',
       documentsTitle: 'Documents your organisation is a party to', pageInfo: '{from}–{to} of {total}', none: 'Nothing here.',
-      noActions: 'No action is open to you in this state.', print: 'Print (PDF)', printed: 'Saved {file}. Its QR code leads an inspector, without login, to the current document until {until}:', loggedInAs: '{user} · {org}', chainOk: 'Audit chain verified; head',
+      noActions: 'No action is open to you in this state.', print: 'Print (PDF)', exportRegister: 'Export the register', from: 'From', to: 'To', format: 'Format', export: 'Export',
+      exportProgress: 'Export {state}: {done} of {total} documents', exportDone: 'Saved {file}: {rows} rows.', printed: 'Saved {file}. Its QR code leads an inspector, without login, to the current document until {until}:', loggedInAs: '{user} · {org}', chainOk: 'Audit chain verified; head',
       chainBroken: 'Audit chain broken at row {row}: {reason}', system: 'the scheduler', you: 'you', done: 'Done: {intent}.',
       created: 'Created {number}.', notFound: 'No document {number} that you can see.', add: 'Add', remove: 'Remove',
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
@@ -51,7 +52,8 @@
       submit: 'Absenden', cancel: 'Abbrechen', content: 'Inhalt', movements: 'Verbringungen', timeline: 'Verlauf', parties: 'Beteiligte',
       deadlines: 'Fristen', diagram: 'Zustandsdiagramm', queueTitle: 'Ihr Arbeitsvorrat: Dokumente, bei denen Sie jetzt handeln können, nächste Frist zuerst',
       documentsTitle: 'Dokumente, an denen Ihre Organisation beteiligt ist', pageInfo: '{from}–{to} von {total}', none: 'Keine Einträge.',
-      noActions: 'In diesem Status steht Ihnen keine Aktion offen.', print: 'Drucken (PDF)', printed: '{file} gespeichert. Sein QR-Code führt Kontrolleure ohne Anmeldung bis {until} zum aktuellen Dokument:', loggedInAs: '{user} · {org}', chainOk: 'Prüfkette bestätigt; Kopf',
+      noActions: 'In diesem Status steht Ihnen keine Aktion offen.', print: 'Drucken (PDF)', exportRegister: 'Register exportieren', from: 'Von', to: 'Bis', format: 'Format', export: 'Exportieren',
+      exportProgress: 'Export {state}: {done} von {total} Dokumenten', exportDone: '{file} gespeichert: {rows} Zeilen.', printed: '{file} gespeichert. Sein QR-Code führt Kontrolleure ohne Anmeldung bis {until} zum aktuellen Dokument:', loggedInAs: '{user} · {org}', chainOk: 'Prüfkette bestätigt; Kopf',
       chainBroken: 'Prüfkette bei Zeile {row} unterbrochen: {reason}', system: 'der Zeitplaner', you: 'Sie', done: 'Erledigt: {intent}.',
       created: '{number} angelegt.', notFound: 'Kein für Sie sichtbares Dokument {number}.', add: 'Hinzufügen', remove: 'Entfernen',
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
@@ -531,16 +533,42 @@
   async function printDocument() {
     if (!current) return;
     const r = await apiOK(face() + 'PrintDocument', { documentId: current.id, language: lang });
-    const bytes = Uint8Array.from(atob(r.document), (c) => c.charCodeAt(0));
-    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
-    const a = el('a', { href: url, download: r.fileName });
+    save(r.document, r.fileName, 'application/pdf');
+    $('print-result').hidden = false;
+    $('print-result').replaceChildren(t('printed', { file: r.fileName, until: fmtDate(r.inspectionLinkExpiresAt) }), ' ',
+      el('a', { href: r.inspectionLink, target: '_blank', rel: 'noopener noreferrer', text: r.inspectionLink }));
+  }
+
+  // The register: an export job started, followed until it is done, its
+  // file saved.
+  async function exportRegister(ev) {
+    ev.preventDefault();
+    const body = { format: $('export-format').value, language: lang };
+    if ($('export-from').value) body.from = $('export-from').value;
+    if ($('export-to').value) body.to = $('export-to').value;
+    const { exportId } = await apiOK(face() + 'ExportRegister', body);
+    for (;;) {
+      const r = await apiOK(face() + 'GetRegisterExport', { exportId });
+      if (r.state === 'DONE') {
+        save(r.document, r.fileName, r.format === 'XLSX' ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv');
+        $('export-state').textContent = t('exportDone', { file: r.fileName, rows: r.rows });
+        $('export-state').dataset.state = 'DONE';
+        return;
+      }
+      $('export-state').textContent = t('exportProgress', { state: r.state, done: r.progress.done, total: r.progress.total });
+      $('export-state').dataset.state = r.state;
+      if (r.state === 'FAILED' || r.state === 'CANCELLED') return;
+      await new Promise((res) => setTimeout(res, 500));
+    }
+  }
+  function save(base64, fileName, type) {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const url = URL.createObjectURL(new Blob([bytes], { type }));
+    const a = el('a', { href: url, download: fileName });
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60000);
-    $('print-result').hidden = false;
-    $('print-result').replaceChildren(t('printed', { file: r.fileName, until: fmtDate(r.inspectionLinkExpiresAt) }), ' ',
-      el('a', { href: r.inspectionLink, target: '_blank', rel: 'noopener noreferrer', text: r.inspectionLink }));
   }
 
   async function renderTimeline(id) {
@@ -905,6 +933,7 @@
     });
     $('reload').addEventListener('click', () => showDocument(current.id).catch((e) => error(e.message)));
     $('print').addEventListener('click', () => printDocument().catch((e) => error(e.message)));
+    $('export-form').addEventListener('submit', (ev) => exportRegister(ev).catch((e) => error(e.message)));
     window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = ''; route(); });
     route();
   }
