@@ -84,8 +84,10 @@ type Config struct {
 
 	Inspection Inspection
 	Jobs       Jobs
-	// ExportRetention is how long a register export is kept.
+	// ExportRetention is how long a register export is kept;
+	// ExportPageSize how many documents one step of it reads.
 	ExportRetention time.Duration
+	ExportPageSize  int
 }
 
 // Jobs configures the durable job queue (register exports).
@@ -356,6 +358,7 @@ var Settings = []Setting{
 	{"WASTEFLOW_INSPECTION_TTL", "168h", "how long a notification's inspection link lives, and the least any inspection link lives from its print (7 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.TTL })},
 	{"WASTEFLOW_INSPECTION_PER_MINUTE", "30", "reads of inspection links one client address may make per minute on one instance (more: 429 with Retry-After)", intSetter(func(c *Config) *int { return &c.Inspection.PerMinute })},
 	{"WASTEFLOW_EXPORT_RETENTION", "168h", "how long a register export (its file) is kept after it was requested; then it is deleted", durationSetter(func(c *Config) *time.Duration { return &c.ExportRetention })},
+	{"WASTEFLOW_EXPORT_PAGE_SIZE", "500", "documents a register export reads and writes in one transaction (one chunk of rows)", intSetter(func(c *Config) *int { return &c.ExportPageSize })},
 	{"WASTEFLOW_JOB_WORKERS", "2", "jobs of the durable job queue (register exports) this instance works at once", intSetter(func(c *Config) *int { return &c.Jobs.Workers })},
 	{"WASTEFLOW_JOB_POLL", "1s", "how often an idle instance looks for queued jobs", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Poll })},
 	{"WASTEFLOW_JOB_TIMEOUT", "5m", "the longest one run of a job may take (a register export runs in slices of seconds; assembling an XLSX is one run)", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Timeout })},

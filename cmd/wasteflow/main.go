@@ -605,7 +605,8 @@ func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, no
 		return nil, nil, err
 	}
 	// a slice of an export well within one run's time limit
-	regs := &registers.Service{Store: models.NewExportStore(db), Docs: docs, BMU: notes, Jobs: queue, Slice: min(3*time.Second, cfg.Jobs.Timeout/3)}
+	regs := &registers.Service{Store: models.NewExportStore(db), Docs: docs, BMU: notes, Jobs: queue, Slice: min(3*time.Second, cfg.Jobs.Timeout/3),
+		PageSize: cfg.ExportPageSize}
 	regs.Register(queue)
 	return regs, queue, nil
 }

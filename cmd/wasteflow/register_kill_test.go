@@ -33,9 +33,11 @@ func TestRegisterExportSurvivesKill(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, db configs.Database) {
 		bin, env := stressSetupOn(t, db)
-		env = append(env, "WASTEFLOW_LOG_LEVEL=info", "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_JOB_POLL=100ms", "WASTEFLOW_JOB_TIMEOUT=10s", "WASTEFLOW_JOB_RESCUE_AFTER=11s")
+		env = append(env, "WASTEFLOW_LOG_LEVEL=info", "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_JOB_POLL=100ms", "WASTEFLOW_JOB_TIMEOUT=10s", "WASTEFLOW_JOB_RESCUE_AFTER=11s",
+			"WASTEFLOW_EXPORT_PAGE_SIZE=25") // small steps: a kill finds both exports midway
+		t.Parallel() // each database its own server processes: the rescue waits overlap
 		gdb := dbtest.Open(t, db)
-		dbtest.CloneDocuments(t, gdb, 1500)
+		dbtest.CloneDocuments(t, gdb, 200)
 		var want int64
 		if err := gdb.Raw("SELECT COUNT(DISTINCT document_id) FROM document_parties WHERE organisation_id = 'acme'").Scan(&want).Error; err != nil {
 			t.Fatal(err)
