@@ -31,8 +31,9 @@ func TestRegisterExportSurvivesKill(t *testing.T) {
 		t.Skip("builds the binary and waits for the job queue's rescue")
 	}
 	t.Parallel()
+	bin := buildBinary(t)
 	dbtest.Each(t, func(t *testing.T, db configs.Database) {
-		bin, env := stressSetupOn(t, db)
+		env := demoEnv(t, bin, db)
 		env = append(env, "WASTEFLOW_LOG_LEVEL=info", "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_JOB_POLL=100ms", "WASTEFLOW_JOB_TIMEOUT=10s", "WASTEFLOW_JOB_RESCUE_AFTER=11s",
 			"WASTEFLOW_EXPORT_PAGE_SIZE=25") // small steps: a kill finds both exports midway
 		t.Parallel() // each database its own server processes: the rescue waits overlap

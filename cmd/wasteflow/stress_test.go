@@ -96,17 +96,31 @@ func stressSetup(t *testing.T) (bin string, db configs.Database, env []string) {
 // stressSetupOn is stressSetup on the database db.
 func stressSetupOn(t *testing.T, db configs.Database) (bin string, env []string) {
 	t.Helper()
-	bin = filepath.Join(t.TempDir(), "wasteflow")
+	bin = buildBinary(t)
+	return bin, demoEnv(t, bin, db)
+}
+
+// buildBinary builds the server into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "wasteflow")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// demoEnv is the environment of a server of bin on db, which holds the
+// demo's accounts and documents.
+func demoEnv(t *testing.T, bin string, db configs.Database) (env []string) {
+	t.Helper()
 	dir := t.TempDir()
 	env = append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
 		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
 	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
-	return bin, env
+	return env
 }
 
 // waitHealthy waits up to limit for base's /healthz.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,8 +87,18 @@ func Postgres(t testing.TB) configs.Database {
 }
 
 // Open connects to cfg, migrates, and closes the pool when the test ends.
+// A new SQLite file starts as a copy of one migrated once per test process
+// (the same schema, made by the same migrations; the pure-Go SQLite runs
+// them slowly under the race detector), then Migrate finds nothing to do.
 func Open(t testing.TB, cfg configs.Database) *gorm.DB {
 	t.Helper()
+	if cfg.Driver == "sqlite" {
+		if _, err := os.Stat(cfg.DSN); os.IsNotExist(err) {
+			if err := copyTemplate(cfg.DSN); err != nil {
+				t.Fatalf("sqlite template: %v", err)
+			}
+		}
+	}
 	db, err := models.Open(context.Background(), cfg, quiet())
 	if err != nil {
 		t.Fatalf("open %s: %v", cfg.Driver, err)
@@ -97,6 +108,48 @@ func Open(t testing.TB, cfg configs.Database) *gorm.DB {
 		t.Fatalf("migrate %s: %v", cfg.Driver, err)
 	}
 	return db
+}
+
+var template struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// copyTemplate writes the migrated template database to path.
+func copyTemplate(path string) error {
+	template.once.Do(func() {
+		dir, err := os.MkdirTemp("", "wasteflow-dbtest-")
+		if err != nil {
+			template.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		file := filepath.Join(dir, "template.db")
+		cfg := configs.Database{URL: "sqlite://" + file, Driver: "sqlite", DSN: file, MaxOpenConns: 2, MaxIdleConns: 2, ConnMaxLifetime: time.Hour}
+		db, err := models.Open(context.Background(), cfg, quiet())
+		if err != nil {
+			template.err = err
+			return
+		}
+		if _, err := models.Migrate(context.Background(), db, quiet()); err != nil {
+			template.err = err
+			return
+		}
+		if err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+			template.err = err
+			return
+		}
+		if err := models.Close(db); err != nil {
+			template.err = err
+			return
+		}
+		template.data, template.err = os.ReadFile(file)
+	})
+	if template.err != nil {
+		return template.err
+	}
+	return os.WriteFile(path, template.data, 0o600)
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
