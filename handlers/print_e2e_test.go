@@ -222,6 +222,9 @@ func TestPrintAndInspect(t *testing.T) {
 		if st, _, body := inspect(t, link, ""); st != 404 || string(body) != string(absent) {
 			t.Fatalf("a revoked link: %d %s", st, body)
 		}
+		if after := d.count(t, "inspection_uses"); after != before {
+			t.Fatalf("an unknown and a revoked link wrote %d uses", after-before)
+		}
 		nlinks := d.okAs(t, "bernd", au+"ListInspectionLinks", map[string]any{"documentId": nid})["links"].([]any)
 		if len(nlinks) != 2 {
 			t.Fatalf("the notification's links: %v", nlinks)
