@@ -490,7 +490,15 @@ func (s *Service) assemble(ctx context.Context, e *models.RegisterExport) error 
 		e.Size, e.FileChunks = size, chunks
 	}
 	e.State, e.Phase, e.Done, e.UpdatedAt, e.FinishedAt = Done, phaseDone, e.Total, now, &now
-	return s.save(ctx, e, &read)
+	err := s.save(ctx, e, &read)
+	if errors.Is(err, errMoved) && e.Format == "XLSX" {
+		// cancelled while the file was written: its chunks go too (a
+		// file another worker finished stays)
+		if cur, gerr := s.Store.Get(ctx, e.ID, false); gerr == nil && cur.State == Cancelled {
+			_ = s.Store.DropChunks(ctx, e.ID, "file")
+		}
+	}
+	return err
 }
 
 func (s *Service) writeXLSX(ctx context.Context, e *models.RegisterExport) (int64, int64, error) {
