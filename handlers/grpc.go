@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -264,6 +267,7 @@ func isGRPC(r *http.Request) bool {
 }
 
 func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = r.WithContext(context.WithValue(r.Context(), originKey{}, callOrigin{host: r.Host, tls: r.TLS != nil}))
 	if h, ok := g.mux[r.URL.Path]; ok {
 		h.ServeHTTP(w, r)
 		return
@@ -508,6 +512,13 @@ func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, re
 		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		RemoteAddr: remote,
 	}).WithContext(ctx)
+	// the address the client called, as a REST request carries it (links
+	// the server hands out, such as an inspection link, are made from it)
+	o := originOf(ctx)
+	r.Host = o.host
+	if o.tls {
+		r.TLS = &tls.ConnectionState{HandshakeComplete: true}
+	}
 	for k, vs := range md {
 		if !grpcHopHeader(k) {
 			r.Header[k] = vs
@@ -516,6 +527,33 @@ func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, re
 	r.Header["Content-Type"] = []string{"application/json"}
 	s.engine.ServeHTTP(rec, r)
 	return rec
+}
+
+// originKey carries the host and transport a gRPC-over-HTTP call came in
+// on (connect-go hides the request from the method's handler).
+type originKey struct{}
+
+type callOrigin struct {
+	host string
+	tls  bool
+}
+
+// originOf is where a gRPC call came in: what ServeHTTP noted, or, for
+// the native server, the :authority pseudo-header and the peer's TLS.
+func originOf(ctx context.Context) callOrigin {
+	if o, ok := ctx.Value(originKey{}).(callOrigin); ok {
+		return o
+	}
+	var o callOrigin
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if a := md.Get(":authority"); len(a) > 0 {
+			o.host = a[0]
+		}
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.AuthInfo != nil {
+		o.tls = true
+	}
+	return o
 }
 
 // recorder is the ResponseWriter of a dispatched call.

@@ -223,3 +223,22 @@ func TestGRPCThrottledLoginCarriesRetryInfo(t *testing.T) {
 		t.Fatalf("throttled: %v %v %v", err, st.Details(), trailer)
 	}
 }
+
+// Over native gRPC the inspection link names the address the client
+// called (the :authority of the call), and opens without login.
+func TestInspectionLinkOverGRPC(t *testing.T) {
+	parallel(t)
+	d := startDocs(t, dbtest.SQLite(t))
+	id := d.submitted(t)
+	conn := dialGRPC(t, d.url)
+	r, err := diwass.NewCompanyDocumentApiClient(conn).PrintDocument(grpcLogin(t, conn, "alice"), &diwass.CompanyDocumentApiPrintDocumentRequest{DocumentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link := r.GetInspectionLink(); !strings.HasPrefix(link, d.url+"/inspect/") {
+		t.Fatalf("the link over gRPC: %q, want it under %s", link, d.url)
+	}
+	if st, _, body := inspect(t, r.GetInspectionLink(), ""); st != 200 || !strings.HasPrefix(string(r.GetDocument()), "%PDF-") {
+		t.Fatalf("the link: %d %.200s", st, body)
+	}
+}
