@@ -128,12 +128,13 @@ func (s *Server) entry(c *gin.Context) {
 	id := requestID(c.GetHeader(requestIDHeader))
 	c.Header(requestIDHeader, id)
 	base := s.log.With("request_id", id)
+	clientIP := c.ClientIP()
 	info := &reqctx.Info{
 		RequestID: id,
 		Metadata:  metadataOf(c.Request.Header),
-		ClientIP:  c.ClientIP(),
+		ClientIP:  clientIP,
 		UserAgent: c.Request.UserAgent(),
-		BaseURL:   baseURL(c),
+		BaseURL:   baseURL(c, clientIP),
 		Logger:    base,
 	}
 	c.Request = c.Request.WithContext(reqctx.With(c.Request.Context(), info))
@@ -533,13 +534,13 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 
 // baseURL is the server's address as the client reached it: the request's
 // scheme and host, or those a trusted proxy forwarded (X-Forwarded-Proto,
-// X-Forwarded-Host) when gin took the client's address from it.
-func baseURL(c *gin.Context) string {
+// X-Forwarded-Host) when gin took the client's address (clientIP) from it.
+func baseURL(c *gin.Context, clientIP string) string {
 	scheme, host := "http", c.Request.Host
 	if c.Request.TLS != nil {
 		scheme = "https"
 	}
-	if c.ClientIP() != c.RemoteIP() { // a trusted proxy forwarded the request
+	if clientIP != c.RemoteIP() { // a trusted proxy forwarded the request
 		if p := strings.ToLower(c.GetHeader("X-Forwarded-Proto")); p == "https" || p == "http" {
 			scheme = p
 		}

@@ -306,7 +306,8 @@ func (l *inspectLimiter) allow(addr string, now time.Time) (bool, time.Duration)
 
 func (s *Server) inspect(c *gin.Context) {
 	ctx := c.Request.Context()
-	if ok, wait := s.inspectLimit.allow(c.ClientIP(), time.Now()); !ok {
+	client := reqctx.From(ctx).ClientIP
+	if ok, wait := s.inspectLimit.allow(client, time.Now()); !ok {
 		renderError(c, status.New(status.ResourceExhausted, "too many inspection requests from your address; retry later").
 			RetryAfter(max(time.Second, wait.Round(time.Second))))
 		return
@@ -349,7 +350,7 @@ func (s *Server) inspect(c *gin.Context) {
 		renderError(c, err)
 		return
 	}
-	use := &models.InspectionUse{LinkID: link.ID, DocumentID: link.DocumentID, UsedAt: now, ClientAddress: c.ClientIP(),
+	use := &models.InspectionUse{LinkID: link.ID, DocumentID: link.DocumentID, UsedAt: now, ClientAddress: client,
 		UserAgent: truncate(c.Request.UserAgent(), 256), Format: format}
 	if err := store.RecordUse(ctx, use); err != nil {
 		renderError(c, err)

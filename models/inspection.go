@@ -82,17 +82,31 @@ func (s *InspectionStore) Links(ctx context.Context, documentID string, limit, p
 		return nil, nil, err
 	}
 	uses := map[string]*LinkUses{}
-	for _, l := range links {
-		u := &LinkUses{}
-		if err := Conn(ctx, s.db).Model(&InspectionUse{}).Where("link_id = ?", l.ID).Count(&u.Total).Error; err != nil {
-			return nil, nil, err
-		}
-		if u.Total > 0 {
-			if err := Conn(ctx, s.db).Where("link_id = ?", l.ID).Order("used_at DESC, id DESC").Limit(perLink).Find(&u.Newest).Error; err != nil {
-				return nil, nil, err
-			}
-		}
-		uses[l.ID] = u
+	if len(links) == 0 {
+		return links, uses, nil
+	}
+	ids := make([]string, len(links))
+	for i, l := range links {
+		ids[i] = l.ID
+		uses[l.ID] = &LinkUses{}
+	}
+	var counts []struct {
+		LinkID string
+		N      int64
+	}
+	if err := Conn(ctx, s.db).Model(&InspectionUse{}).Select("link_id, COUNT(*) AS n").Where("link_id IN ?", ids).Group("link_id").Scan(&counts).Error; err != nil {
+		return nil, nil, err
+	}
+	for _, c := range counts {
+		uses[c.LinkID].Total = c.N
+	}
+	var newest []InspectionUse
+	if err := Conn(ctx, s.db).Raw(`SELECT * FROM (SELECT u.*, ROW_NUMBER() OVER (PARTITION BY link_id ORDER BY used_at DESC, id DESC) AS rn
+		FROM inspection_uses u WHERE link_id IN ?) x WHERE rn <= ? ORDER BY used_at DESC, id DESC`, ids, perLink).Scan(&newest).Error; err != nil {
+		return nil, nil, err
+	}
+	for _, u := range newest {
+		uses[u.LinkID].Newest = append(uses[u.LinkID].Newest, u)
 	}
 	return links, uses, nil
 }

@@ -530,7 +530,7 @@ func (n *Notification) ConsentedOn() string {
 // notification's sites (countryOf tells an organisation's country).
 func CheckPlaces(c *Content, countryOf func(string) string) []BusinessError {
 	p := shipment.Places{Destination: countryOf(c.Facility.OrganisationID), Route: c.Route.TransitCountries}
-	for _, id := range append([]string{c.Notifier.OrganisationID}, partyIDs(c.Producers)...) {
+	for _, id := range append([]string{c.Notifier.OrganisationID}, shipment.OrganisationIDs(c.Producers)...) {
 		if cc := countryOf(id); cc != "" && !slices.Contains(p.Dispatch, cc) {
 			p.Dispatch = append(p.Dispatch, cc)
 		}
@@ -543,14 +543,6 @@ func CheckPlaces(c *Content, countryOf func(string) string) []BusinessError {
 		}
 	}
 	return errs
-}
-
-func partyIDs(ps []PartyRef) []string {
-	out := make([]string, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, p.OrganisationID)
-	}
-	return out
 }
 
 // Business errors of a change request (our design, public contract).
@@ -618,7 +610,7 @@ func CheckChange(inForce, proposed *Content, shipped []Shipped) []BusinessError 
 	}
 	ia, pa := inForce.CompetentAuthorities, proposed.CompetentAuthorities
 	if ia.Dispatch.OrganisationID != pa.Dispatch.OrganisationID || ia.Destination.OrganisationID != pa.Destination.OrganisationID ||
-		!sameSet(partyIDs(ia.Transit), partyIDs(pa.Transit)) {
+		!sameSet(shipment.OrganisationIDs(ia.Transit), shipment.OrganisationIDs(pa.Transit)) {
 		k.Add(ErrChangeNeedsNotification, f+"competentAuthorities",
 			"a change concerning other competent authorities than the consented ones needs a new notification (Art. 17(3) Regulation (EU) 2024/1157)")
 	}

@@ -68,6 +68,15 @@ type Shipped interface {
 // Party is an organisation named in a role.
 type Party struct{ OrganisationID, Role string }
 
+// OrganisationIDs are the organisations ps name, in order.
+func OrganisationIDs(ps []PartyRef) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.OrganisationID)
+	}
+	return out
+}
+
 // Authorities lists the concerned authorities: dispatch, destination, transits.
 func (c *CompetentAuthorities) Authorities() []Party {
 	var out []Party

@@ -2,6 +2,7 @@ package annex7
 
 import (
 	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
@@ -10,19 +11,11 @@ import (
 func register(_ *documents.RegisterRequest, d *a.Annex7) documents.RegisterRow {
 	c := &d.Content
 	row := documents.RegisterRow{Codes: c.WasteClassifications, Shipped: c.ActualQuantity, ShipmentFrom: c.ActualDateOfShipment,
-		Notifier: c.Arranger.OrganisationID, Consignee: c.Consignee.OrganisationID, Facility: c.Facility.OrganisationID}
-	for _, p := range c.Producers {
-		row.Producers = append(row.Producers, p.OrganisationID)
-	}
+		Notifier: c.Arranger.OrganisationID, Consignee: c.Consignee.OrganisationID, Facility: c.Facility.OrganisationID,
+		Producers: shipment.OrganisationIDs(c.Producers), Authorities: &c.CompetentAuthorities}
 	for _, cr := range c.Carriers {
 		row.Carriers = append(row.Carriers, cr.OrganisationID)
 	}
-	ca := &c.CompetentAuthorities
-	row.Authorities = append(row.Authorities, ca.Dispatch.OrganisationID)
-	for _, t := range ca.Transit {
-		row.Authorities = append(row.Authorities, t.OrganisationID)
-	}
-	row.Authorities = append(row.Authorities, ca.Destination.OrganisationID)
 	for _, cert := range []*a.CertificateRecord{d.ConsigneeCertificate, d.FacilityCertificate} {
 		if cert != nil {
 			row.ReceivedOn, row.Received = cert.ReceivedOn, cert.Quantity

@@ -34,7 +34,7 @@ type RegisterRow struct {
 	Notified, Shipped, Received   shipment.Quantity
 	Notifier, Consignee, Facility string
 	Producers, Carriers           []string
-	Authorities                   []string
+	Authorities                   *shipment.CompetentAuthorities
 	AcknowledgedOn, Decision      string
 	DecidedOn, ValidUntil         string
 	ShipmentFrom, ShipmentTo      string
@@ -66,7 +66,7 @@ var RegisterColumns = []RegisterColumn{
 	{"facility", "Facility / disposer", "Anlage / Entsorger", "the recovery or disposal facility (BMU: the disposer)"},
 	{"producers", "Producers", "Erzeuger", "the waste producers"},
 	{"carriers", "Carriers", "Beförderer", "the carriers (BMU: with the vehicle)"},
-	{"authorities", "Competent authorities", "Zuständige Behörden", "dispatch, transit and destination"},
+	{"authorities", "Competent authorities", "Zuständige Behörden", "dispatch, destination and transit"},
 	{"acknowledged_on", "Acknowledged on", "Bestätigt am", "the destination authority's acknowledgement (movements: the first)"},
 	{"decision", "Decision", "Entscheidung", "each authority's decision (notifications)"},
 	{"decided_on", "Decided on", "Entschieden am", "the last decision"},
@@ -150,7 +150,7 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery) ([][]string
 		orgs = append(orgs, row.Notifier, row.Consignee, row.Facility)
 		orgs = append(orgs, row.Producers...)
 		orgs = append(orgs, row.Carriers...)
-		orgs = append(orgs, row.Authorities...)
+		orgs = append(orgs, authorityIDs(row.Authorities)...)
 		rows = append(rows, made{doc: d, row: row, pnum: req.ParentNumber})
 	}
 	names, err := r.registerNames(ctx, q.Provider, orgs)
@@ -169,10 +169,10 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery) ([][]string
 		basel, oecd, ewc, other := SplitCodes(row.Codes)
 		dl, met, missed, lapsed := deadlineColumns(page.Deadlines[d.ID])
 		out = append(out, []string{
-			d.Number, d.Kind, d.State, fmt.Sprint(d.Version), m.pnum, day(filed),
+			d.Number, d.Kind, d.State, fmt.Sprint(d.Version), m.pnum, Day(filed),
 			basel, oecd, ewc, other,
 			tonnes(row.Notified), cubic(row.Notified), tonnes(row.Shipped), tonnes(row.Received),
-			names(row.Notifier), names(row.Consignee), names(row.Facility), namesOf(names, row.Producers), namesOf(names, row.Carriers), namesOf(names, row.Authorities),
+			names(row.Notifier), names(row.Consignee), names(row.Facility), namesOf(names, row.Producers), namesOf(names, row.Carriers), namesOf(names, authorityIDs(row.Authorities)),
 			row.AcknowledgedOn, row.Decision, row.DecidedOn, row.ValidUntil, row.ShipmentFrom, row.ShipmentTo, row.ReceivedOn, row.CompletedOn,
 			dl, met, missed, lapsed,
 		})
@@ -218,6 +218,19 @@ func (r *Runner) registerNames(ctx context.Context, provider string, ids []strin
 	}, nil
 }
 
+// authorityIDs are the competent authorities: dispatch, destination,
+// transits (nil: none).
+func authorityIDs(ca *shipment.CompetentAuthorities) []string {
+	if ca == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range ca.Authorities() {
+		out = append(out, p.OrganisationID)
+	}
+	return out
+}
+
 func namesOf(name func(string) string, ids []string) string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
@@ -253,7 +266,7 @@ func deadlineColumns(ds []models.Deadline) (all, met, missed, lapsed string) {
 	var parts []string
 	var m, x, l int
 	for _, d := range ds {
-		parts = append(parts, d.Rule+" "+d.State+" "+day(d.DueAt))
+		parts = append(parts, d.Rule+" "+d.State+" "+Day(d.DueAt))
 		switch d.State {
 		case "MET":
 			m++
@@ -266,15 +279,13 @@ func deadlineColumns(ds []models.Deadline) (all, met, missed, lapsed string) {
 	return strings.Join(parts, "; "), fmt.Sprint(m), fmt.Sprint(x), fmt.Sprint(l)
 }
 
-func day(t time.Time) string {
+// Day is t as a register's date (YYYY-MM-DD in UTC; "" for none).
+func Day(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(time.DateOnly)
 }
-
-// Day is t as a register's date (YYYY-MM-DD in UTC; "" for none).
-func Day(t time.Time) string { return day(t) }
 
 func tonnes(q shipment.Quantity) string {
 	if q.Tonnes == nil {

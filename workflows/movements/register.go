@@ -3,6 +3,7 @@ package movements
 import (
 	m "github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
@@ -15,15 +16,7 @@ func register(p *documents.RegisterRequest, d *m.Movement) documents.RegisterRow
 		c := &parent.Content
 		row.Codes, row.Notified = c.WasteClassifications, c.TotalQuantity
 		row.Notifier, row.Consignee, row.Facility = c.Notifier.OrganisationID, c.Consignee.OrganisationID, c.Facility.OrganisationID
-		for _, pr := range c.Producers {
-			row.Producers = append(row.Producers, pr.OrganisationID)
-		}
-		ca := &c.CompetentAuthorities
-		row.Authorities = append(row.Authorities, ca.Dispatch.OrganisationID)
-		for _, t := range ca.Transit {
-			row.Authorities = append(row.Authorities, t.OrganisationID)
-		}
-		row.Authorities = append(row.Authorities, ca.Destination.OrganisationID)
+		row.Producers, row.Authorities = shipment.OrganisationIDs(c.Producers), &c.CompetentAuthorities
 		row.ValidUntil = parent.ConsentValidUntil
 	}
 	for _, c := range d.Template.Carriers {

@@ -126,13 +126,7 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 	consent := block("20")
 	conditions := block("21")
 	for _, dc := range d.Decisions {
-		kind := "?"
-		if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
-			kind = names[dc.Type]
-		}
-		if dc.Tacit {
-			kind += " (" + w("tacit") + ")"
-		}
+		kind := decisionName(&dc, w("tacit"))
 		consent.Rows = append(consent.Rows, r(w("authority"), org(dc.Authority)), r(w("decision"), kind+", "+dc.At.UTC().Format("2006-01-02")))
 		if dc.ValidUntil != "" {
 			consent.Rows = append(consent.Rows, r(w("validUntil"), dc.ValidUntil))
@@ -151,3 +145,16 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 }
 
 func numberOf(v int32) string { return fmt.Sprint(v) }
+
+// decisionName is a decision's type ("CONSENT"), with tacit in brackets
+// for a tacit one.
+func decisionName(dc *n.DecisionRecord, tacit string) string {
+	kind := "?"
+	if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
+		kind = names[dc.Type]
+	}
+	if dc.Tacit {
+		kind += " (" + tacit + ")"
+	}
+	return kind
+}

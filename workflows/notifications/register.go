@@ -16,7 +16,7 @@ func register(p *documents.RegisterRequest, d *n.Notification) documents.Registe
 	c := &d.Content
 	row := documents.RegisterRow{Codes: c.WasteClassifications, Notified: c.TotalQuantity,
 		Notifier: c.Notifier.OrganisationID, Consignee: c.Consignee.OrganisationID, Facility: c.Facility.OrganisationID,
-		Producers: refs(c.Producers), Carriers: refs(c.Carriers), Authorities: authorities(&c.CompetentAuthorities),
+		Producers: shipment.OrganisationIDs(c.Producers), Carriers: shipment.OrganisationIDs(c.Carriers), Authorities: &c.CompetentAuthorities,
 		ValidUntil: d.ConsentValidUntil, ShipmentFrom: c.ShipmentPeriod.FirstDeparture, ShipmentTo: c.ShipmentPeriod.LastDeparture}
 	var shipped []n.Shipped
 	for i := range p.Children {
@@ -32,14 +32,7 @@ func register(p *documents.RegisterRequest, d *n.Notification) documents.Registe
 	}
 	var decisions []string
 	for _, dc := range d.Decisions {
-		kind := "?"
-		if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
-			kind = names[dc.Type]
-		}
-		if dc.Tacit {
-			kind += " (tacit)"
-		}
-		decisions = append(decisions, dc.Authority+": "+kind)
+		decisions = append(decisions, dc.Authority+": "+decisionName(&dc, "tacit"))
 		row.DecidedOn = documents.Day(dc.At)
 	}
 	row.Decision = strings.Join(decisions, "; ")
@@ -47,19 +40,4 @@ func register(p *documents.RegisterRequest, d *n.Notification) documents.Registe
 		row.CompletedOn = a.CompletedOn
 	}
 	return row
-}
-
-func refs(ps []shipment.PartyRef) []string {
-	out := make([]string, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, p.OrganisationID)
-	}
-	return out
-}
-
-// authorities are dispatch, transit and destination, in that order.
-func authorities(ca *shipment.CompetentAuthorities) []string {
-	out := []string{ca.Dispatch.OrganisationID}
-	out = append(out, refs(ca.Transit)...)
-	return append(out, ca.Destination.OrganisationID)
 }

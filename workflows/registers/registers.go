@@ -11,6 +11,7 @@ package registers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/csv"
@@ -103,11 +104,11 @@ func (s *Service) Start(ctx context.Context, provider, org, account string, r Re
 			return nil, status.Invalid(fmt.Sprintf("kinds[%d]", i), "one of "+strings.Join(Kinds, ", "))
 		}
 	}
-	format := strings.ToUpper(cmpOr(r.Format, "CSV"))
+	format := strings.ToUpper(cmp.Or(r.Format, "CSV"))
 	if format != "CSV" && format != "XLSX" {
 		return nil, status.Invalid("format", "CSV or XLSX")
 	}
-	lang := cmpOr(r.Language, "en")
+	lang := cmp.Or(r.Language, "en")
 	if lang != "en" && lang != "de" {
 		return nil, status.Invalid("language", "en or de")
 	}
@@ -132,13 +133,6 @@ func (s *Service) Start(ctx context.Context, provider, org, account string, r Re
 		return nil, err
 	}
 	return e, nil
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 func parseDay(field, v string, def time.Time) (time.Time, error) {

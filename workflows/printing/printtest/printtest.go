@@ -30,10 +30,7 @@ func Tool(t testing.TB, name string) string {
 func Text(t testing.TB, pdf []byte) (pages []string, text string) {
 	t.Helper()
 	pdftotext := Tool(t, "pdftotext")
-	file := filepath.Join(t.TempDir(), "form.pdf")
-	if err := os.WriteFile(file, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, file := write(t, pdf)
 	out, err := exec.Command(pdftotext, "-layout", file, "-").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +44,7 @@ func Text(t testing.TB, pdf []byte) (pages []string, text string) {
 func QR(t testing.TB, pdf []byte) []string {
 	t.Helper()
 	pdftoppm, zbarimg := Tool(t, "pdftoppm"), Tool(t, "zbarimg")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "form.pdf")
-	if err := os.WriteFile(file, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := write(t, pdf)
 	if out, err := exec.Command(pdftoppm, "-r", "150", "-png", "-f", "1", "-l", "1", "-singlefile", file, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
@@ -66,11 +59,7 @@ func QR(t testing.TB, pdf []byte) []string {
 func PNG(t testing.TB, pdf []byte, page, dpi int) []byte {
 	t.Helper()
 	pdftoppm := Tool(t, "pdftoppm")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "form.pdf")
-	if err := os.WriteFile(file, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := write(t, pdf)
 	p := fmt.Sprint(page)
 	if out, err := exec.Command(pdftoppm, "-r", fmt.Sprint(dpi), "-png", "-f", p, "-l", p, "-singlefile", file, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
@@ -80,4 +69,15 @@ func PNG(t testing.TB, pdf []byte, page, dpi int) []byte {
 		t.Fatal(err)
 	}
 	return png
+}
+
+// write puts pdf in a file of a new temporary directory for the tools.
+func write(t testing.TB, pdf []byte) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	file = filepath.Join(dir, "form.pdf")
+	if err := os.WriteFile(file, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
 }
