@@ -88,6 +88,20 @@ type Config struct {
 	// ExportPageSize how many documents one step of it reads.
 	ExportRetention time.Duration
 	ExportPageSize  int
+
+	Webhooks Webhooks
+}
+
+// Webhooks configures the delivery of events to webhook endpoints.
+type Webhooks struct {
+	// Retries are the waits before each retry of a failed delivery.
+	Retries []time.Duration
+	// DisableAfter: an endpoint failing every attempt this long is disabled.
+	DisableAfter time.Duration
+	// Timeout bounds one attempt; Poll is how often new events are fanned
+	// out; Workers how many attempts one instance makes at once.
+	Timeout, Poll time.Duration
+	Workers       int
 }
 
 // Jobs configures the durable job queue (register exports).
@@ -363,6 +377,21 @@ var Settings = []Setting{
 	{"WASTEFLOW_JOB_POLL", "1s", "how often an idle instance looks for queued jobs", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Poll })},
 	{"WASTEFLOW_JOB_TIMEOUT", "5m", "the longest one run of a job may take (a register export runs in slices of seconds; assembling an XLSX is one run)", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Timeout })},
 	{"WASTEFLOW_JOB_RESCUE_AFTER", "6m", "a job still marked running this long after it started (its instance died) is worked again; more than WASTEFLOW_JOB_TIMEOUT", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.RescueAfter })},
+	{"WASTEFLOW_WEBHOOK_RETRIES", "5s,5m,30m,2h,5h,10h,10h,10h,10h,10h,10h", "the waits before each retry of a failed webhook delivery (each varied by up to a tenth); after the last the delivery is FAILED", func(c *Config, v string) error {
+		c.Webhooks.Retries = nil
+		for _, f := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d <= 0 {
+				return errors.New("want positive durations separated by commas, such as 5s,5m,30m")
+			}
+			c.Webhooks.Retries = append(c.Webhooks.Retries, d)
+		}
+		return nil
+	}},
+	{"WASTEFLOW_WEBHOOK_DISABLE_AFTER", "72h", "a webhook endpoint whose every attempt failed for this long is disabled (its organisation gets WEBHOOK_ENDPOINT_DISABLED)", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.DisableAfter })},
+	{"WASTEFLOW_WEBHOOK_TIMEOUT", "10s", "how long a webhook receiver has to answer 2xx", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Timeout })},
+	{"WASTEFLOW_WEBHOOK_POLL", "1s", "how often an instance turns new events into webhook deliveries", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Poll })},
+	{"WASTEFLOW_WEBHOOK_WORKERS", "8", "webhook attempts this instance makes at once (their own queue: a slow receiver does not hold up register exports)", intSetter(func(c *Config) *int { return &c.Webhooks.Workers })},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 

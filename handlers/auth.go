@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
@@ -281,14 +282,39 @@ type Group struct {
 }
 
 func groupOf(g *models.NotifierGroup) Group {
-	out := Group{GroupID: g.ID, Name: g.Name, OrganisationID: g.OrganisationID, CreatedAt: g.CreatedAt, LastLoginAt: g.LastLoginAt, EventKinds: []EventKind{}}
-	names := EventKind(0).EnumNames()
-	for _, k := range g.EventKinds {
-		for i, n := range names {
-			if n == k {
-				out.EventKinds = append(out.EventKinds, EventKind(i))
-			}
+	return Group{GroupID: g.ID, Name: g.Name, OrganisationID: g.OrganisationID, CreatedAt: g.CreatedAt, LastLoginAt: g.LastLoginAt, EventKinds: eventKinds(g.EventKinds)}
+}
+
+// eventKind is the enum value of an event kind's name (0 for none known).
+func eventKind(name string) EventKind {
+	if i := slices.Index(EventKind(0).EnumNames(), name); i > 0 {
+		return EventKind(i)
+	}
+	return 0
+}
+
+// eventKinds are the enum values of known kind names.
+func eventKinds(names []string) []EventKind {
+	out := []EventKind{}
+	for _, n := range names {
+		if k := eventKind(n); k > 0 {
+			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// kindNames are the names of enum values ("UNKNOWN" for a value out of
+// range, which the workflow refuses by name).
+func kindNames(kinds []EventKind) []string {
+	names := EventKind(0).EnumNames()
+	out := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		if k <= 0 || int(k) >= len(names) {
+			out = append(out, "UNKNOWN")
+			continue
+		}
+		out = append(out, names[k])
 	}
 	return out
 }
@@ -305,16 +331,7 @@ type RegisterGroupResponse struct {
 }
 
 func (s *Server) registerGroup(ctx context.Context, req *RegisterGroupRequest) (*RegisterGroupResponse, error) {
-	names := EventKind(0).EnumNames()
-	kinds := make([]string, 0, len(req.EventKinds))
-	for _, k := range req.EventKinds {
-		if k <= 0 || int(k) >= len(names) {
-			kinds = append(kinds, "UNKNOWN")
-			continue
-		}
-		kinds = append(kinds, names[k])
-	}
-	g, secret, err := s.authSvc.RegisterGroup(ctx, req.Name, kinds)
+	g, secret, err := s.authSvc.RegisterGroup(ctx, req.Name, kindNames(req.EventKinds))
 	if err != nil {
 		return nil, err
 	}

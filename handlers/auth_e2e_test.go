@@ -40,6 +40,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	"github.com/wasteflow/wasteflow/workflows/transport"
 	"github.com/wasteflow/wasteflow/workflows/wake"
+	"github.com/wasteflow/wasteflow/workflows/webhooks"
 )
 
 type clock struct {
@@ -109,6 +110,18 @@ type authEnv struct {
 	trust    *wbmu.Trust      // whose transport-document signatures count
 	signKeys *testKeys        // the signing keys of accounts
 	queue    *models.JobQueue // the job queue, not worked until workJobs
+	hooks    *webhooks.Service
+}
+
+// runWebhooks works the job queue and fans events out into webhook
+// deliveries until the test ends.
+func (a *authEnv) runWebhooks(t testing.TB) {
+	t.Helper()
+	a.workJobs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); a.hooks.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 // workJobs starts working the job queue (register exports) until the
@@ -214,13 +227,21 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	signKeys := &testKeys{m: map[string]*signer.Key{}, trust: trust}
 	cfg.WatchInterval = 20 * time.Millisecond
 	// The job queue inserts here; the tests of exports work it (workJobs).
-	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second}, testLog())
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
+		Queues: map[string]int{webhooks.Queue: 4}}, testLog())
 	if err != nil {
 		t.Fatal(err)
 	}
 	regs := &registers.Service{Store: models.NewExportStore(db), Docs: notes, BMU: bmuSvc, Jobs: queue, Now: clk.Now, PageSize: 7}
 	regs.Register(queue)
-	deps := handlers.Deps{Registers: regs, Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+	// Webhooks retry within a test's time (the schedule's shape, scaled down).
+	hooks := &webhooks.Service{Store: models.NewWebhookStore(db), Groups: models.NewEventStore(db), Jobs: queue, Keyring: ring,
+		Guard: &webhooks.Guard{Sandbox: wclock.Sandbox(environment)}, Kinds: auth.EventKinds, Log: testLog(),
+		Config: webhooks.Config{Retries: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond},
+			DisableAfter: time.Hour, Timeout: 2 * time.Second, Poll: 50 * time.Millisecond}}
+	hooks.Init()
+	hooks.Register(queue)
+	deps := handlers.Deps{Registers: regs, Webhooks: hooks, Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond, Wake: signWake},
@@ -240,7 +261,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys, queue: queue}
+	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys, queue: queue, hooks: hooks}
 }
 
 const (

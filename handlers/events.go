@@ -53,15 +53,8 @@ func (s *Server) eventOperations() []Operation {
 					return nil, err
 				}
 				out := &ListNotificationsResponse{Notifications: make([]Notification, 0, len(list)), NextCursor: next}
-				names := EventKind(0).EnumNames()
 				for _, e := range list {
-					kind := EventKind(0)
-					for i, n := range names {
-						if n == e.Kind {
-							kind = EventKind(i)
-						}
-					}
-					out.Notifications = append(out.Notifications, Notification{Cursor: events.Cursor(events.Position(&e)), Kind: kind, DocumentID: e.DocumentID,
+					out.Notifications = append(out.Notifications, Notification{Cursor: events.Cursor(events.Position(&e)), Kind: eventKind(e.Kind), DocumentID: e.DocumentID,
 						DeadlineID: e.DeadlineID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
 				}
 				return out, nil

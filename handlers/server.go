@@ -29,6 +29,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/status"
 	"github.com/wasteflow/wasteflow/workflows/transport"
 	"github.com/wasteflow/wasteflow/workflows/wake"
+	"github.com/wasteflow/wasteflow/workflows/webhooks"
 )
 
 // Deps are what the REST face needs from the rest of the program.
@@ -55,6 +56,8 @@ type Deps struct {
 	Events  *events.Service
 	// Registers runs register exports; nil serves none.
 	Registers *registers.Service
+	// Webhooks manages groups' webhook endpoints; nil serves none.
+	Webhooks *webhooks.Service
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -78,6 +81,7 @@ type Server struct {
 	reports     *reports.Service
 	events      *events.Service
 	registers   *registers.Service
+	webhooks    *webhooks.Service
 	machines    []*engine.Machine
 	plains      []PlainPath
 	jwks        []byte
@@ -110,7 +114,7 @@ func New(d Deps) (*Server, error) {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
 	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
-		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, jwks: d.JWKS, version: d.Version}
+		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
 	if d.Auth != nil {

@@ -33,6 +33,9 @@ type JobConfig struct {
 	// marked running (its instance died) is worked again. RescueAfter
 	// must exceed JobTimeout.
 	JobTimeout, RescueAfter time.Duration
+	// Queues are further queues by name with how many jobs of each this
+	// instance works at once (beside the default queue's Workers).
+	Queues map[string]int
 }
 
 // JobQueue is the job queue of one process.
@@ -101,6 +104,9 @@ func (q *JobQueue) ensure(work bool) error {
 	}
 	if work {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.Workers}}
+		for name, n := range q.cfg.Queues {
+			cfg.Queues[name] = river.QueueConfig{MaxWorkers: max(n, 1)}
+		}
 	}
 	c, err := river.NewClient(q.driver, cfg)
 	if err != nil {
@@ -178,3 +184,16 @@ func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
 func (w warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{w.Handler.WithAttrs(as)} }
 
 func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }
+
+// Retry makes job id available at once (a scheduled or retryable job, or
+// a finished one run again); a running job is left alone.
+func (q *JobQueue) Retry(ctx context.Context, id int64) error {
+	if err := q.ensure(false); err != nil {
+		return err
+	}
+	_, err := q.client.JobRetry(ctx, id)
+	if errors.Is(err, rivertype.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
@@ -38,6 +39,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 	tstore "github.com/wasteflow/wasteflow/workflows/transport"
 	"github.com/wasteflow/wasteflow/workflows/wake"
+	"github.com/wasteflow/wasteflow/workflows/webhooks"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -254,12 +256,13 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	if err != nil {
 		return err
 	}
-	regs, _, err := newRegisters(db, &c, docs, transport, quiet)
+	regs, queue, err := newRegisters(db, &c, docs, transport, quiet)
 	if err != nil {
 		return err
 	}
 	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}, Registers: regs})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}, Registers: regs,
+		Webhooks: newWebhooks(db, &c, authSvc.Keyring, queue, quiet)})
 	if err != nil {
 		return err
 	}
@@ -510,13 +513,21 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	// The job queue works register exports on every instance (River: one
-	// worker a job; a dead instance's jobs are rescued by the others).
+	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, log)
+	// The job queue works register exports and webhook attempts on every
+	// instance (River: one worker a job; a dead instance's jobs are
+	// rescued by the others).
 	if err := queue.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
+	// Every instance fans new events out into webhook deliveries (each
+	// endpoint under its row's lock).
+	hookCtx, stopHooks := context.WithCancel(context.WithoutCancel(ctx))
+	hooksDone := make(chan struct{})
+	go func() { defer close(hooksDone); hooks.Run(hookCtx) }()
+	defer func() { stopHooks(); <-hooksDone }()
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs, Webhooks: hooks})
 	if err != nil {
 		return err
 	}
@@ -600,7 +611,8 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 // newRegisters makes the register exports' service and the job queue
 // that works them.
 func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
-	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter}, log)
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
+		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers}}, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -609,6 +621,17 @@ func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, no
 		PageSize: cfg.ExportPageSize}
 	regs.Register(queue)
 	return regs, queue, nil
+}
+
+// newWebhooks makes the webhooks' service and registers its attempts'
+// worker with queue.
+func newWebhooks(db *models.DB, cfg *configs.Config, ring *credentials.Keyring, queue *models.JobQueue, log *slog.Logger) *webhooks.Service {
+	w := &webhooks.Service{Store: models.NewWebhookStore(db), Groups: models.NewEventStore(db), Jobs: queue, Keyring: ring,
+		Guard: &webhooks.Guard{Sandbox: clock.Sandbox(cfg.Environment)}, Kinds: auth.EventKinds, Log: log,
+		Config: webhooks.Config{Retries: cfg.Webhooks.Retries, DisableAfter: cfg.Webhooks.DisableAfter, Timeout: cfg.Webhooks.Timeout, Poll: cfg.Webhooks.Poll}}
+	w.Init()
+	w.Register(queue)
+	return w
 }
 
 // sessionCacheSize bounds the session cache (beyond it, it starts over):

@@ -18,6 +18,7 @@ import (
 // EventKinds a notifier group can subscribe to.
 var EventKinds = []string{
 	"DOCUMENT_STATE_CHANGED", "INBOX_ENTRY_ADDED", "DEADLINE_DUE_SOON", "DEADLINE_OVERDUE", "DEADLINE_MET_LATE",
+	"WEBHOOK_ENDPOINT_DISABLED", // one of the organisation's webhook endpoints failed for days and was disabled
 }
 
 // RegisterGroup creates a notifier group for the caller's organisation. The

@@ -4,9 +4,12 @@ package credentials
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -139,3 +142,46 @@ const (
 	PurposeClientSecret = "client-secret"
 	PurposeGroupSecret  = "group-secret"
 )
+
+// Seal encrypts a secret the server must read again (a webhook's signing
+// secret: an HMAC key, so it cannot be stored as a hash) under a key
+// derived from the server key for purpose: AES-256-GCM, a random nonce,
+// base64. Open reverses it.
+func (k *Keyring) Seal(purpose, secret string) (string, error) {
+	aead, err := k.aead(purpose)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return base64.RawStdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(secret), []byte(purpose))), nil
+}
+
+// Open decrypts what Seal sealed for the same purpose.
+func (k *Keyring) Open(purpose, sealed string) (string, error) {
+	aead, err := k.aead(purpose)
+	if err != nil {
+		return "", err
+	}
+	raw, err := base64.RawStdEncoding.DecodeString(sealed)
+	if err != nil || len(raw) < aead.NonceSize() {
+		return "", errors.New("sealed secret: not this server's form")
+	}
+	plain, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], []byte(purpose))
+	if err != nil {
+		return "", errors.New("sealed secret: sealed under another server key")
+	}
+	return string(plain), nil
+}
+
+func (k *Keyring) aead(purpose string) (cipher.AEAD, error) {
+	m := hmac.New(sha256.New, k.key)
+	m.Write([]byte("seal\x00" + purpose))
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}

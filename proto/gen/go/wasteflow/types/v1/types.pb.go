@@ -230,12 +230,13 @@ func (Direction) EnumDescriptor() ([]byte, []int) {
 type EventKind int32
 
 const (
-	EventKind_EVENT_KIND_UNSPECIFIED EventKind = 0
-	EventKind_DOCUMENT_STATE_CHANGED EventKind = 1
-	EventKind_INBOX_ENTRY_ADDED      EventKind = 2
-	EventKind_DEADLINE_DUE_SOON      EventKind = 3
-	EventKind_DEADLINE_OVERDUE       EventKind = 4
-	EventKind_DEADLINE_MET_LATE      EventKind = 5
+	EventKind_EVENT_KIND_UNSPECIFIED    EventKind = 0
+	EventKind_DOCUMENT_STATE_CHANGED    EventKind = 1
+	EventKind_INBOX_ENTRY_ADDED         EventKind = 2
+	EventKind_DEADLINE_DUE_SOON         EventKind = 3
+	EventKind_DEADLINE_OVERDUE          EventKind = 4
+	EventKind_DEADLINE_MET_LATE         EventKind = 5
+	EventKind_WEBHOOK_ENDPOINT_DISABLED EventKind = 6
 )
 
 // Enum value maps for EventKind.
@@ -247,14 +248,16 @@ var (
 		3: "DEADLINE_DUE_SOON",
 		4: "DEADLINE_OVERDUE",
 		5: "DEADLINE_MET_LATE",
+		6: "WEBHOOK_ENDPOINT_DISABLED",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED": 0,
-		"DOCUMENT_STATE_CHANGED": 1,
-		"INBOX_ENTRY_ADDED":      2,
-		"DEADLINE_DUE_SOON":      3,
-		"DEADLINE_OVERDUE":       4,
-		"DEADLINE_MET_LATE":      5,
+		"EVENT_KIND_UNSPECIFIED":    0,
+		"DOCUMENT_STATE_CHANGED":    1,
+		"INBOX_ENTRY_ADDED":         2,
+		"DEADLINE_DUE_SOON":         3,
+		"DEADLINE_OVERDUE":          4,
+		"DEADLINE_MET_LATE":         5,
+		"WEBHOOK_ENDPOINT_DISABLED": 6,
 	}
 )
 
@@ -9682,6 +9685,264 @@ func (x *WasteClassification) GetCode() string {
 	return ""
 }
 
+type WebhookDelivery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the webhook-id header: the same on every attempt, so a receiver drops a duplicate
+	EventId string `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// the event's kind (the body's type), or WEBHOOK_TEST
+	Kind       string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	DocumentId string `protobuf:"bytes,3,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// PENDING (to be tried, or waiting behind an earlier event of its document), DELIVERED or FAILED (every retry failed)
+	State    string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Attempts int32  `protobuf:"varint,5,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// the HTTP status of the last attempt (0: no answer)
+	LastStatusCode int32  `protobuf:"varint,6,opt,name=last_status_code,json=lastStatusCode,proto3" json:"last_status_code,omitempty"`
+	LastError      string `protobuf:"bytes,7,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// the first 1 KB of the last failed attempt's answer
+	LastResponse  string                 `protobuf:"bytes,8,opt,name=last_response,json=lastResponse,proto3" json:"last_response,omitempty"`
+	LastAttemptAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=last_attempt_at,json=lastAttemptAt,proto3" json:"last_attempt_at,omitempty"`
+	// when it is tried next (null: now, or waiting behind an earlier event)
+	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
+	DeliveredAt   *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=delivered_at,json=deliveredAt,proto3" json:"delivered_at,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebhookDelivery) Reset() {
+	*x = WebhookDelivery{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookDelivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookDelivery) ProtoMessage() {}
+
+func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
+func (*WebhookDelivery) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+}
+
+func (x *WebhookDelivery) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *WebhookDelivery) GetLastStatusCode() int32 {
+	if x != nil {
+		return x.LastStatusCode
+	}
+	return 0
+}
+
+func (x *WebhookDelivery) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetLastResponse() string {
+	if x != nil {
+		return x.LastResponse
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetLastAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastAttemptAt
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetNextAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextAttemptAt
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetDeliveredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DeliveredAt
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type WebhookEndpoint struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	EndpointId  string                 `protobuf:"bytes,1,opt,name=endpoint_id,json=endpointId,proto3" json:"endpoint_id,omitempty"`
+	Url         string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Description string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	EventKinds  []EventKind            `protobuf:"varint,4,rep,packed,name=event_kinds,json=eventKinds,proto3,enum=wasteflow.types.v1.EventKind" json:"event_kinds,omitempty"`
+	// false: nothing is sent; the events meanwhile wait and go when it is enabled again
+	Enabled bool `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// why it is disabled: by the group, or every attempt failing for 3 days
+	DisabledReason string `protobuf:"bytes,6,opt,name=disabled_reason,json=disabledReason,proto3" json:"disabled_reason,omitempty"`
+	// the first failed attempt since the last delivery (null while deliveries succeed)
+	FailingSince *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=failing_since,json=failingSince,proto3" json:"failing_since,omitempty"`
+	// after RotateWebhookSecret: until when the old secret signs beside the new one
+	PreviousSecretUntil *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=previous_secret_until,json=previousSecretUntil,proto3" json:"previous_secret_until,omitempty"`
+	CreatedAt           *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt           *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *WebhookEndpoint) Reset() {
+	*x = WebhookEndpoint{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookEndpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookEndpoint) ProtoMessage() {}
+
+func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
+func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+}
+
+func (x *WebhookEndpoint) GetEndpointId() string {
+	if x != nil {
+		return x.EndpointId
+	}
+	return ""
+}
+
+func (x *WebhookEndpoint) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *WebhookEndpoint) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *WebhookEndpoint) GetEventKinds() []EventKind {
+	if x != nil {
+		return x.EventKinds
+	}
+	return nil
+}
+
+func (x *WebhookEndpoint) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *WebhookEndpoint) GetDisabledReason() string {
+	if x != nil {
+		return x.DisabledReason
+	}
+	return ""
+}
+
+func (x *WebhookEndpoint) GetFailingSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FailingSince
+	}
+	return nil
+}
+
+func (x *WebhookEndpoint) GetPreviousSecretUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PreviousSecretUntil
+	}
+	return nil
+}
+
+func (x *WebhookEndpoint) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *WebhookEndpoint) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 type Withdrawal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// optional: why the draft is withdrawn
@@ -9692,7 +9953,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9704,7 +9965,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9717,7 +9978,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -9738,7 +9999,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9750,7 +10011,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9763,7 +10024,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -9801,7 +10062,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9813,7 +10074,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9826,7 +10087,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -10667,7 +10928,40 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword\"=\n" +
 	"\x13WasteClassification\x12\x12\n" +
 	"\x04list\x18\x01 \x01(\tR\x04list\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\"$\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\x83\x04\n" +
+	"\x0fWebhookDelivery\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1f\n" +
+	"\vdocument_id\x18\x03 \x01(\tR\n" +
+	"documentId\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x1a\n" +
+	"\battempts\x18\x05 \x01(\x05R\battempts\x12(\n" +
+	"\x10last_status_code\x18\x06 \x01(\x05R\x0elastStatusCode\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\a \x01(\tR\tlastError\x12#\n" +
+	"\rlast_response\x18\b \x01(\tR\flastResponse\x12B\n" +
+	"\x0flast_attempt_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rlastAttemptAt\x12B\n" +
+	"\x0fnext_attempt_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\rnextAttemptAt\x12=\n" +
+	"\fdelivered_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\vdeliveredAt\x129\n" +
+	"\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xf0\x03\n" +
+	"\x0fWebhookEndpoint\x12\x1f\n" +
+	"\vendpoint_id\x18\x01 \x01(\tR\n" +
+	"endpointId\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12>\n" +
+	"\vevent_kinds\x18\x04 \x03(\x0e2\x1d.wasteflow.types.v1.EventKindR\n" +
+	"eventKinds\x12\x18\n" +
+	"\aenabled\x18\x05 \x01(\bR\aenabled\x12'\n" +
+	"\x0fdisabled_reason\x18\x06 \x01(\tR\x0edisabledReason\x12?\n" +
+	"\rfailing_since\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ffailingSince\x12N\n" +
+	"\x15previous_secret_until\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x13previousSecretUntil\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"$\n" +
 	"\n" +
 	"Withdrawal\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"\x7f\n" +
@@ -10698,14 +10992,15 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\tOBJECTION\x10\x03*\x1e\n" +
 	"\tDirection\x12\a\n" +
 	"\x03ASC\x10\x00\x12\b\n" +
-	"\x04DESC\x10\x01*\x9e\x01\n" +
+	"\x04DESC\x10\x01*\xbd\x01\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DOCUMENT_STATE_CHANGED\x10\x01\x12\x15\n" +
 	"\x11INBOX_ENTRY_ADDED\x10\x02\x12\x15\n" +
 	"\x11DEADLINE_DUE_SOON\x10\x03\x12\x14\n" +
 	"\x10DEADLINE_OVERDUE\x10\x04\x12\x15\n" +
-	"\x11DEADLINE_MET_LATE\x10\x05*\x93\x01\n" +
+	"\x11DEADLINE_MET_LATE\x10\x05\x12\x1d\n" +
+	"\x19WEBHOOK_ENDPOINT_DISABLED\x10\x06*\x93\x01\n" +
 	"\tLayerType\x12\x1a\n" +
 	"\x16LAYER_TYPE_UNSPECIFIED\x10\x00\x12\v\n" +
 	"\aVORLAGE\x10\x01\x12\f\n" +
@@ -10781,7 +11076,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 122)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 124)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -10912,18 +11207,20 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*Uns)(nil),                               // 126: wasteflow.types.v1.Uns
 	(*UsernameCredentials)(nil),               // 127: wasteflow.types.v1.UsernameCredentials
 	(*WasteClassification)(nil),               // 128: wasteflow.types.v1.WasteClassification
-	(*Withdrawal)(nil),                        // 129: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 130: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 131: wasteflow.types.v1.XMLOptions
-	nil,                                       // 132: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 133: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 134: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 135: google.protobuf.Value
+	(*WebhookDelivery)(nil),                   // 129: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 130: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 131: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 132: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 133: wasteflow.types.v1.XMLOptions
+	nil,                                       // 134: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 135: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 136: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 137: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	46,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
 	56,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	134, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
 	94,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
 	94,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
 	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
@@ -10932,28 +11229,28 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	41,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
 	128, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
 	97,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	134, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	134, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	136, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	17,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	31,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	35,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	21,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
 	73,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	130, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	132, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	134, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	134, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	136, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
 	30,  // 24: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
 	99,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	99,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	33,  // 27: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	20,  // 28: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	129, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	134, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	134, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	134, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	131, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	136, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	136, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
 	121, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
 	121, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
 	121, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
@@ -10976,79 +11273,79 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	121, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
 	121, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	43,  // 54: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	134, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
 	97,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	134, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	34,  // 58: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	34,  // 59: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	15,  // 60: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	134, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	136, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 62: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	134, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
 	87,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	37,  // 65: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
 	87,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	134, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	134, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	136, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	136, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
 	94,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
 	94,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
 	94,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
 	97,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	56,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	134, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	134, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	134, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	134, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	134, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	134, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	134, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	136, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	136, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	136, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	136, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	136, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	136, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	136, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 81: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	134, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
 	116, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	134, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	134, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	134, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	134, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	136, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	136, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
 	61,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	84,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
 	97,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	50,  // 92: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	134, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	134, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	134, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	136, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	136, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
 	8,   // 96: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
 	93,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	134, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	136, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 99: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	134, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	134, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	136, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	136, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
 	89,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
 	18,  // 103: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
 	78,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	134, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	136, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
 	50,  // 106: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	134, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	134, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	136, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
 	102, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	134, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	134, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	134, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	136, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	136, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	136, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
 	68,  // 113: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	134, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	136, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
 	57,  // 115: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
 	5,   // 116: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 117: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	134, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
 	70,  // 119: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
 	111, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
 	112, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	132, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	133, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	134, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	135, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
 	23,  // 124: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	134, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	134, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	134, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	119, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
 	119, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
 	77,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
@@ -11060,8 +11357,8 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	82,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
 	73,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	45,  // 138: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	134, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	134, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	136, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 141: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	32,  // 142: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
 	42,  // 143: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
@@ -11071,17 +11368,17 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	81,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
 	97,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	6,   // 149: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	134, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	134, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	134, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	136, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
 	97,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
 	97,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
 	79,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	134, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	136, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 157: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	135, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	134, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	134, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	136, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	136, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
 	94,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
 	94,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
 	90,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
@@ -11092,9 +11389,9 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	97,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
 	109, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
 	107, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	134, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	87,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	134, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	136, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
 	87,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
 	87,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
 	88,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
@@ -11106,10 +11403,10 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	73,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	83,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
 	22,  // 184: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	130, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	132, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 186: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	134, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	134, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	136, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 189: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	106, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
 	104, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
@@ -11118,9 +11415,9 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	103, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
 	91,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
 	54,  // 196: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	129, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	131, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
 	7,   // 198: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	134, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
 	7,   // 200: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
 	46,  // 201: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
 	121, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
@@ -11132,30 +11429,30 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	115, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
 	97,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
 	97,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	134, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	136, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
 	100, // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
 	100, // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	134, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	136, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
 	0,   // 215: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
 	87,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	134, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	134, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	134, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	136, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	136, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	136, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
 	1,   // 220: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
 	6,   // 221: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
 	5,   // 222: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 223: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
 	114, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	134, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	134, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	134, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	134, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	136, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	136, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	136, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	136, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
 	3,   // 229: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
 	97,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	75,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
 	56,  // 232: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
 	116, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	134, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	136, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
 	123, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
 	50,  // 236: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
 	120, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
@@ -11169,15 +11466,24 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	27,  // 245: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 246: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
 	121, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	134, // 248: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	11,  // 249: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	9,   // 250: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	10,  // 251: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	252, // [252:252] is the sub-list for method output_type
-	252, // [252:252] is the sub-list for method input_type
-	252, // [252:252] is the sub-list for extension type_name
-	252, // [252:252] is the sub-list for extension extendee
-	0,   // [0:252] is the sub-list for field type_name
+	136, // 248: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	136, // 249: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	136, // 250: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	136, // 251: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 252: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	136, // 253: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	136, // 254: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	136, // 255: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	136, // 256: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	136, // 257: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	11,  // 258: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	9,   // 259: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	10,  // 260: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	261, // [261:261] is the sub-list for method output_type
+	261, // [261:261] is the sub-list for method input_type
+	261, // [261:261] is the sub-list for extension type_name
+	261, // [261:261] is the sub-list for extension extendee
+	0,   // [0:261] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -11193,7 +11499,7 @@ func file_wasteflow_types_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   122,
+			NumMessages:   124,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
