@@ -558,7 +558,9 @@ type worker struct {
 	s *Service
 }
 
-func (w *worker) Timeout(*river.Job[AttemptArgs]) time.Duration { return w.s.Config.Timeout + 30*time.Second }
+func (w *worker) Timeout(*river.Job[AttemptArgs]) time.Duration {
+	return w.s.Config.Timeout + 30*time.Second
+}
 
 func (w *worker) Work(ctx context.Context, job *river.Job[AttemptArgs]) error {
 	return w.s.attempt(ctx, job.Args.DeliveryID, job.ID)
