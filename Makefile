@@ -95,6 +95,7 @@ stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestCrashSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestClusterSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestDatabaseFaultsSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestWebhooksSurviveKills$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
