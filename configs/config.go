@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -21,6 +23,9 @@ import (
 
 	"github.com/wasteflow/wasteflow/rules/bmu"
 )
+
+// hostName is a DNS name or an IP address.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
 
 // Environments a server (and a provider) can belong to.
 var Environments = []string{"production", "staging", "test", "development"}
@@ -90,6 +95,19 @@ type Config struct {
 	ExportPageSize  int
 
 	Webhooks Webhooks
+	Mail     Mail
+}
+
+// Mail configures the reminder mails and the mail server they leave by.
+type Mail struct {
+	SMTPHost     string // "": no mail is sent
+	SMTPPort     int
+	SMTPSecurity string // starttls, tls or none
+	SMTPUser     string
+	SMTPPassword string // or from SMTPPasswordFile
+	From         string
+	// Scan is the cron spec of the scan that queues the mails due.
+	Scan string
 }
 
 // Webhooks configures the delivery of events to webhook endpoints.
@@ -392,6 +410,56 @@ var Settings = []Setting{
 	{"WASTEFLOW_WEBHOOK_TIMEOUT", "10s", "how long a webhook receiver has to answer 2xx", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Timeout })},
 	{"WASTEFLOW_WEBHOOK_POLL", "1s", "how often an instance turns new events into webhook deliveries", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Poll })},
 	{"WASTEFLOW_WEBHOOK_WORKERS", "8", "webhook attempts this instance makes at once (their own queue: a slow receiver does not hold up register exports)", intSetter(func(c *Config) *int { return &c.Webhooks.Workers })},
+	{"WASTEFLOW_SMTP_HOST", "", "the mail server reminder mails leave by; empty: this server sends no mail (and SetMailPreferences refuses an address)", func(c *Config, v string) error {
+		if v != "" && !hostName.MatchString(v) {
+			return errors.New("want a host name or IP address")
+		}
+		c.Mail.SMTPHost = v
+		return nil
+	}},
+	{"WASTEFLOW_SMTP_PORT", "587", "its port (587 for STARTTLS, 465 for TLS)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 65535 {
+			return errors.New("want a port number")
+		}
+		c.Mail.SMTPPort = n
+		return nil
+	}},
+	{"WASTEFLOW_SMTP_SECURITY", "starttls", "starttls (required: a server without it is refused), tls (implicit TLS) or none (only for a relay on the same machine)", func(c *Config, v string) error {
+		switch v {
+		case "starttls", "tls", "none":
+			c.Mail.SMTPSecurity = v
+			return nil
+		}
+		return errors.New("want starttls, tls or none")
+	}},
+	{"WASTEFLOW_SMTP_USER", "", "the login at the mail server (empty: none)", func(c *Config, v string) error { c.Mail.SMTPUser = v; return nil }},
+	{"WASTEFLOW_SMTP_PASSWORD", "", "its password (prefer WASTEFLOW_SMTP_PASSWORD_FILE)", func(c *Config, v string) error { c.Mail.SMTPPassword = v; return nil }},
+	{"WASTEFLOW_SMTP_PASSWORD_FILE", "", "a file holding the password (its trailing newline dropped); wins over WASTEFLOW_SMTP_PASSWORD", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		raw, err := os.ReadFile(v)
+		if err != nil {
+			return err
+		}
+		c.Mail.SMTPPassword = strings.TrimRight(string(raw), "\r\n")
+		return nil
+	}},
+	{"WASTEFLOW_MAIL_FROM", "wasteflow <noreply@localhost>", "the From of reminder mails", func(c *Config, v string) error {
+		if _, err := mail.ParseAddress(v); err != nil {
+			return errors.New("want a mail address, optionally with a name: Name <address>")
+		}
+		c.Mail.From = v
+		return nil
+	}},
+	{"WASTEFLOW_MAIL_SCAN", "@every 1m", "cron spec of the scan that queues the reminder mails due (every instance runs it; each mail is queued once)", func(c *Config, v string) error {
+		if _, err := cron.ParseStandard(v); err != nil {
+			return err
+		}
+		c.Mail.Scan = v
+		return nil
+	}},
 	{"WASTEFLOW_LOGIN_FAILURE_WINDOW", "15m", "the throttling window; counters reset when it ends (no permanent lockout)", durationSetter(func(c *Config) *time.Duration { return &c.Auth.FailureWindow })},
 }
 
@@ -507,12 +575,16 @@ func readFile(path string) (map[string]string, error) {
 	return out, nil
 }
 
-// redact hides the password of a database URL in error messages.
+// redact hides the password of a database URL, and the mail server's, in
+// error messages.
 func redact(name, v string) string {
-	if name != "WASTEFLOW_DATABASE_URL" {
-		return v
+	switch name {
+	case "WASTEFLOW_DATABASE_URL":
+		return RedactURL(v)
+	case "WASTEFLOW_SMTP_PASSWORD":
+		return "xxxxx"
 	}
-	return RedactURL(v)
+	return v
 }
 
 // RedactURL replaces the password of a URL with "xxxxx".

@@ -49,7 +49,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		switch s.Name {
 		case "WASTEFLOW_TRUSTED_PROXIES", "WASTEFLOW_DATABASE_URL":
 			continue // checked below / any string falls back to nothing
-		case "WASTEFLOW_SECRET_KEY_FILE", "WASTEFLOW_JWT_SIGNING_KEY_FILE", "WASTEFLOW_JWT_VERIFY_KEY_FILES", "WASTEFLOW_JWT_ISSUER", "WASTEFLOW_UI_APP_TOKEN":
+		case "WASTEFLOW_SECRET_KEY_FILE", "WASTEFLOW_JWT_SIGNING_KEY_FILE", "WASTEFLOW_JWT_VERIFY_KEY_FILES", "WASTEFLOW_JWT_ISSUER", "WASTEFLOW_UI_APP_TOKEN",
+			"WASTEFLOW_SMTP_USER", "WASTEFLOW_SMTP_PASSWORD":
 			if err != nil { // any name is a valid file name or issuer
 				t.Errorf("%s: %v", s.Name, err)
 			}

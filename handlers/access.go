@@ -45,6 +45,7 @@ var serviceAccess = map[string]struct {
 	pkgPreview + ".PreviewApi":              {rules.ScopeTransport, rules.ScopeTransport, ""},
 	pkgSigner + ".SigningProcessApi":        {rules.ScopeSigning, rules.ScopeSigning, ""},
 	pkgCore + ".TestClockApi":               {rules.ScopeUserMgt, rules.ScopeUserMgt, ""},
+	pkgCore + ".MailPreferencesApi":         {rules.ScopeDocumentsRead, rules.ScopeDocumentsRead, ""}, // the mails tell of documents
 	pkgNotifier + ".RegisteredGroupAuthApi": {rules.ScopeUserMgt, rules.ScopeUserMgt, ""},
 	pkgCore + ".AuthApi":                    {rules.ScopeUserMgt, rules.ScopeUserMgt, ""},
 }

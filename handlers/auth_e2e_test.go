@@ -34,6 +34,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
+	"github.com/wasteflow/wasteflow/workflows/mail"
 	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/signer"
@@ -111,6 +112,7 @@ type authEnv struct {
 	signKeys *testKeys        // the signing keys of accounts
 	queue    *models.JobQueue // the job queue, not worked until workJobs
 	hooks    *webhooks.Service
+	mails    *mail.Service
 }
 
 // runWebhooks works the job queue and fans events out into webhook
@@ -228,7 +230,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	cfg.WatchInterval = 20 * time.Millisecond
 	// The job queue inserts here; the tests of exports work it (workJobs).
 	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
-		Queues: map[string]int{webhooks.Queue: 4}}, testLog())
+		Queues: map[string]int{webhooks.Queue: 4, mail.Queue: 2}}, testLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,11 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 			DisableAfter: time.Hour, Timeout: 2 * time.Second, Poll: 50 * time.Millisecond}}
 	hooks.Init()
 	hooks.Register(queue)
-	deps := handlers.Deps{Registers: regs, Webhooks: hooks, Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
+	// Mails go nowhere until a test gives them a mail server (startMailpit).
+	mails := &mail.Service{Store: models.NewMailStore(db), Jobs: queue, Keyring: ring, Clocks: notes.Clocks, Now: clk.Now, Log: testLog(),
+		Retry: func(int) time.Duration { return 100 * time.Millisecond }}
+	mails.Register(queue)
+	deps := handlers.Deps{Registers: regs, Webhooks: hooks, Mail: mails, Log: testLog(), Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: notes,
 		BMU:       bmuSvc,
 		Transport: store,
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond, Wake: signWake},
@@ -261,7 +267,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		e.t = tt
 		t.Cleanup(e.validateRecorded)
 	}
-	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys, queue: queue, hooks: hooks}
+	return &authEnv{env: e, deps: deps, hs: hs, db: db, clock: clk, keys: keys, issuer: issuer, notes: notes, trust: trust, signKeys: signKeys, queue: queue, hooks: hooks, mails: mails}
 }
 
 const (

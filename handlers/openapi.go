@@ -233,6 +233,14 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			o.AddParameter(openapi3.NewQueryParameter(q[0]).WithDescription(q[1]).WithSchema(openapi3.NewStringSchema()))
 		}
 		doc.AddOperation(path, http.MethodGet, o)
+		if p.post != nil {
+			post := *o
+			post.OperationID, post.Summary = o.OperationID+"_post", p.PostSummary
+			post.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithDescription("a form: the token t (or in the query), or List-Unsubscribe=One-Click").
+				WithContent(openapi3.Content{"application/x-www-form-urlencoded": openapi3.NewMediaType().WithSchema(
+					openapi3.NewObjectSchema().WithProperty("t", openapi3.NewStringSchema()).WithProperty("List-Unsubscribe", openapi3.NewStringSchema()))})}
+			doc.AddOperation(path, http.MethodPost, &post)
+		}
 		tags["operations"] = true
 	}
 	names := make([]string, 0, len(tags))

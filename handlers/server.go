@@ -22,6 +22,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/events"
+	"github.com/wasteflow/wasteflow/workflows/mail"
 	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -58,6 +59,8 @@ type Deps struct {
 	Registers *registers.Service
 	// Webhooks manages groups' webhook endpoints; nil serves none.
 	Webhooks *webhooks.Service
+	// Mail keeps people's reminder mail preferences; nil serves none.
+	Mail *mail.Service
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -82,6 +85,7 @@ type Server struct {
 	events      *events.Service
 	registers   *registers.Service
 	webhooks    *webhooks.Service
+	mail        *mail.Service
 	machines    []*engine.Machine
 	plains      []PlainPath
 	jwks        []byte
@@ -114,7 +118,7 @@ func New(d Deps) (*Server, error) {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
 	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
-		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, jwks: d.JWKS, version: d.Version}
+		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, mail: d.Mail, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
@@ -186,6 +190,9 @@ func New(d Deps) (*Server, error) {
 	}
 	for _, p := range s.plains {
 		e.GET(p.Path, s.plain(p))
+		if p.post != nil {
+			e.POST(p.Path, s.plain(PlainPath{Path: p.Path, handler: p.post}))
+		}
 	}
 	s.engine = e
 	if s.grpc, err = s.newGRPCFace(); err != nil {
@@ -260,6 +267,9 @@ type PlainPath struct {
 	// Query are its optional query parameters: name, description.
 	Query   [][2]string
 	handler gin.HandlerFunc
+	// post, when set, answers POST too (PostSummary says what it does).
+	post        gin.HandlerFunc
+	PostSummary string
 }
 
 // plainPaths lists the operational endpoints and the workflow diagrams.
@@ -314,6 +324,19 @@ func (s *Server) plainPaths() []PlainPath {
 				"(ListInspectionLinks). An unknown, expired or revoked token is answered as any absent page (404, code 5) and writes " +
 				"nothing; more than WASTEFLOW_INSPECTION_PER_MINUTE reads a minute from one address get 429 (code 8) with Retry-After.",
 			handler: s.inspect})
+	}
+	if s.mail != nil {
+		unsubscribe, confirm := s.mailLink("unsubscribe"), s.mailLink("confirm")
+		paths = append(paths,
+			PlainPath{Path: "/mail/unsubscribe", Summary: "A reminder mail's unsubscribe link (no login)", ContentType: "text/html",
+				Query: [][2]string{{"t", "the token of the mail's link"}},
+				Description: "GET shows a page asking to confirm; POST (its button, or RFC 8058's one-click POST with the body " +
+					"List-Unsubscribe=One-Click) switches every reminder mail of the account off. An invalid or used token gets 404.",
+				handler: unsubscribe, post: unsubscribe, PostSummary: "Unsubscribe (one click, RFC 8058)"},
+			PlainPath{Path: "/mail/confirm", Summary: "A confirmation mail's link (no login)", ContentType: "text/html",
+				Query:       [][2]string{{"t", "the token of the mail's link"}},
+				Description: "GET shows a page asking to confirm; POST (its button) confirms the address the account set. An invalid token, or one of an address the account no longer has, gets 404.",
+				handler:     confirm, post: confirm, PostSummary: "Confirm the address"})
 	}
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)

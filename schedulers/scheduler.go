@@ -27,10 +27,14 @@ type Scheduler struct {
 	stop context.CancelFunc
 }
 
-// New returns a scheduler whose jobs see now (time.Now when nil).
+// New returns a scheduler whose jobs see now (time.Now when nil); a nil
+// log discards.
 func New(log *slog.Logger, now func() time.Time) *Scheduler {
 	if now == nil {
 		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	logger := cronLogger{log}
 	ctx, stop := context.WithCancel(context.Background())

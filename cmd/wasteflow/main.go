@@ -33,6 +33,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
+	"github.com/wasteflow/wasteflow/workflows/mail"
 	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/signer"
@@ -262,7 +263,7 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	}
 	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
 		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}, Registers: regs,
-		Webhooks: newWebhooks(db, &c, authSvc.Keyring, queue, quiet)})
+		Webhooks: newWebhooks(db, &c, authSvc.Keyring, queue, quiet), Mail: newMail(db, &c, authSvc.Keyring, queue, docs, quiet)})
 	if err != nil {
 		return err
 	}
@@ -514,6 +515,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		return err
 	}
 	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, log)
+	mails := newMail(db, cfg, authSvc.Keyring, queue, docs, log)
 	// The job queue works register exports and webhook attempts on every
 	// instance (River: one worker a job; a dead instance's jobs are
 	// rescued by the others).
@@ -527,7 +529,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	go func() { defer close(hooksDone); hooks.Run(hookCtx) }()
 	defer func() { stopHooks(); <-hooksDone }()
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs, Webhooks: hooks})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs, Webhooks: hooks, Mail: mails})
 	if err != nil {
 		return err
 	}
@@ -580,6 +582,17 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		}); err != nil {
 			return err
 		}
+		if mails.Enabled() { // every instance scans; each mail is queued once (its outbox key)
+			if err := sched.Add("mail-scan", cfg.Mail.Scan, func(ctx context.Context, _ time.Time) error {
+				res, err := mails.Scan(ctx)
+				if res.Queued > 0 {
+					log.Info("reminder mails queued", "mails", res.Queued)
+				}
+				return err
+			}); err != nil {
+				return err
+			}
+		}
 		sched.Start()
 		log.Info("deadline sweep scheduled", "schedule", cfg.SweepSchedule)
 	}
@@ -612,7 +625,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 // that works them.
 func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
 	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
-		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers}}, log)
+		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers, mail.Queue: 2}}, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -632,6 +645,23 @@ func newWebhooks(db *models.DB, cfg *configs.Config, ring *credentials.Keyring, 
 	w.Init()
 	w.Register(queue)
 	return w
+}
+
+// newMail makes the reminder mails' service and registers its send
+// worker with queue.
+func newMail(db *models.DB, cfg *configs.Config, ring *credentials.Keyring, queue *models.JobQueue, docs *documents.Runner, log *slog.Logger) *mail.Service {
+	base := strings.TrimRight(cfg.PublicURL, "/")
+	if base == "" {
+		base = "http://" + cfg.Addr
+		if cfg.TLSCertFile != "" {
+			base = "https://" + cfg.Addr
+		}
+	}
+	m := &mail.Service{Store: models.NewMailStore(db), Jobs: queue, Keyring: ring, Clocks: docs.Clocks, BaseURL: base, Log: log,
+		SMTP: mail.SMTP{Host: cfg.Mail.SMTPHost, Port: cfg.Mail.SMTPPort, Security: cfg.Mail.SMTPSecurity, Username: cfg.Mail.SMTPUser,
+			Password: cfg.Mail.SMTPPassword, From: cfg.Mail.From, Timeout: 30 * time.Second}}
+	m.Register(queue)
+	return m
 }
 
 // sessionCacheSize bounds the session cache (beyond it, it starts over):

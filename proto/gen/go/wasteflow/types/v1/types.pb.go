@@ -5307,6 +5307,132 @@ func (x *LegRecord) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type MailPreferences struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// where the mails go; a new address gets a confirmation mail, and no reminder goes to it before its link is followed
+	Email string `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// read only
+	EmailConfirmed bool `protobuf:"varint,2,opt,name=email_confirmed,json=emailConfirmed,proto3" json:"email_confirmed,omitempty"`
+	// en (the default) or de
+	Language string `protobuf:"bytes,3,opt,name=language,proto3" json:"language,omitempty"`
+	// a mail when a time limit your organisation must meet is due within dueSoonWorkingDays
+	DueSoon bool `protobuf:"varint,4,opt,name=due_soon,json=dueSoon,proto3" json:"due_soon,omitempty"`
+	// working days of the acting party's place, 1 to 20 (default 3)
+	DueSoonWorkingDays int32 `protobuf:"varint,5,opt,name=due_soon_working_days,json=dueSoonWorkingDays,proto3" json:"due_soon_working_days,omitempty"`
+	// a mail when such a time limit has passed
+	Overdue bool `protobuf:"varint,6,opt,name=overdue,proto3" json:"overdue,omitempty"`
+	// a mail when a document starts waiting for your organisation's action (a time limit opens for it)
+	AwaitingAction bool `protobuf:"varint,7,opt,name=awaiting_action,json=awaitingAction,proto3" json:"awaiting_action,omitempty"`
+	// a daily mail listing every open time limit of your organisation (none on a day without any)
+	Digest bool `protobuf:"varint,8,opt,name=digest,proto3" json:"digest,omitempty"`
+	// HH:MM in timeZone (default 08:00)
+	DigestTime string `protobuf:"bytes,9,opt,name=digest_time,json=digestTime,proto3" json:"digest_time,omitempty"`
+	// your organisation's time zone (read only): the digest's clock and the due times in mails
+	TimeZone      string `protobuf:"bytes,10,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MailPreferences) Reset() {
+	*x = MailPreferences{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MailPreferences) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MailPreferences) ProtoMessage() {}
+
+func (x *MailPreferences) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MailPreferences.ProtoReflect.Descriptor instead.
+func (*MailPreferences) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *MailPreferences) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *MailPreferences) GetEmailConfirmed() bool {
+	if x != nil {
+		return x.EmailConfirmed
+	}
+	return false
+}
+
+func (x *MailPreferences) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+func (x *MailPreferences) GetDueSoon() bool {
+	if x != nil {
+		return x.DueSoon
+	}
+	return false
+}
+
+func (x *MailPreferences) GetDueSoonWorkingDays() int32 {
+	if x != nil {
+		return x.DueSoonWorkingDays
+	}
+	return 0
+}
+
+func (x *MailPreferences) GetOverdue() bool {
+	if x != nil {
+		return x.Overdue
+	}
+	return false
+}
+
+func (x *MailPreferences) GetAwaitingAction() bool {
+	if x != nil {
+		return x.AwaitingAction
+	}
+	return false
+}
+
+func (x *MailPreferences) GetDigest() bool {
+	if x != nil {
+		return x.Digest
+	}
+	return false
+}
+
+func (x *MailPreferences) GetDigestTime() string {
+	if x != nil {
+		return x.DigestTime
+	}
+	return ""
+}
+
+func (x *MailPreferences) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
 type Meta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// BGS or UNS
@@ -5320,7 +5446,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5332,7 +5458,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5345,7 +5471,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -5388,7 +5514,7 @@ type Metadata struct {
 
 func (x *Metadata) Reset() {
 	*x = Metadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5400,7 +5526,7 @@ func (x *Metadata) String() string {
 func (*Metadata) ProtoMessage() {}
 
 func (x *Metadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5413,7 +5539,7 @@ func (x *Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metadata.ProtoReflect.Descriptor instead.
 func (*Metadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Metadata) GetAddresses() map[string]string {
@@ -5448,7 +5574,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5460,7 +5586,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5473,7 +5599,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -5508,7 +5634,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5520,7 +5646,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5533,7 +5659,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -5561,7 +5687,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5573,7 +5699,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5586,7 +5712,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -5620,7 +5746,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5632,7 +5758,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5645,7 +5771,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -5709,7 +5835,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5721,7 +5847,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5734,7 +5860,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -5933,7 +6059,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5945,7 +6071,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5958,7 +6084,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -6015,7 +6141,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6027,7 +6153,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6040,7 +6166,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -6082,7 +6208,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6094,7 +6220,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6107,7 +6233,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -6138,7 +6264,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6150,7 +6276,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6163,7 +6289,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -6219,7 +6345,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6231,7 +6357,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6244,7 +6370,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -6295,7 +6421,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6307,7 +6433,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6320,7 +6446,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -6367,7 +6493,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6379,7 +6505,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6392,7 +6518,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *Notification) GetCursor() string {
@@ -6450,7 +6576,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6462,7 +6588,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6475,7 +6601,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -6530,7 +6656,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6542,7 +6668,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6555,7 +6681,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -6668,7 +6794,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6680,7 +6806,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6693,7 +6819,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6779,7 +6905,7 @@ type NotificationDocument struct {
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6791,7 +6917,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6804,7 +6930,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -7035,7 +7161,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7047,7 +7173,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7060,7 +7186,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -7092,7 +7218,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7104,7 +7230,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7117,7 +7243,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -7161,7 +7287,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7173,7 +7299,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7186,7 +7312,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -7242,7 +7368,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7254,7 +7380,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7267,7 +7393,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *Operand) GetS() string {
@@ -7328,7 +7454,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7340,7 +7466,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7353,7 +7479,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -7375,7 +7501,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7387,7 +7513,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7400,7 +7526,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -7437,7 +7563,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7449,7 +7575,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7462,7 +7588,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *Provider) GetId() string {
@@ -7496,7 +7622,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7508,7 +7634,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7521,7 +7647,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -7552,7 +7678,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7564,7 +7690,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7577,7 +7703,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -7626,7 +7752,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7638,7 +7764,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7651,7 +7777,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -7681,7 +7807,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7693,7 +7819,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7706,7 +7832,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -7755,7 +7881,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7767,7 +7893,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7780,7 +7906,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -7808,7 +7934,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7820,7 +7946,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7833,7 +7959,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -7868,7 +7994,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7880,7 +8006,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7893,7 +8019,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -7928,7 +8054,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7940,7 +8066,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7953,7 +8079,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -7983,7 +8109,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7995,7 +8121,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8008,7 +8134,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -8041,7 +8167,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8053,7 +8179,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8066,7 +8192,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -8089,7 +8215,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8101,7 +8227,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8114,7 +8240,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -8154,7 +8280,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8166,7 +8292,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8179,7 +8305,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -8248,7 +8374,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8260,7 +8386,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8273,7 +8399,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -8302,7 +8428,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8314,7 +8440,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8327,7 +8453,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -8362,7 +8488,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8374,7 +8500,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8387,7 +8513,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -8456,7 +8582,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8468,7 +8594,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8481,7 +8607,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -8554,7 +8680,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8566,7 +8692,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8579,7 +8705,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -8680,7 +8806,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8692,7 +8818,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8705,7 +8831,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -8739,7 +8865,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8751,7 +8877,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8764,7 +8890,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *Sort) GetPath() string {
@@ -8790,7 +8916,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8802,7 +8928,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8815,7 +8941,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -8838,7 +8964,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8850,7 +8976,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8863,7 +8989,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -8910,7 +9036,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8922,7 +9048,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8935,7 +9061,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -8984,7 +9110,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8996,7 +9122,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9009,7 +9135,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -9056,7 +9182,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9068,7 +9194,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9081,7 +9207,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *TemplateID) GetId() string {
@@ -9101,7 +9227,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9113,7 +9239,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9126,7 +9252,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *Text) GetValue() string {
@@ -9164,7 +9290,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9176,7 +9302,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9189,7 +9315,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -9269,7 +9395,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9281,7 +9407,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9294,7 +9420,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -9342,7 +9468,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9354,7 +9480,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9367,7 +9493,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -9400,7 +9526,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9412,7 +9538,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9425,7 +9551,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -9481,7 +9607,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9493,7 +9619,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9506,7 +9632,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -9589,7 +9715,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9601,7 +9727,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9614,7 +9740,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -9643,7 +9769,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9655,7 +9781,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9668,7 +9794,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -9711,7 +9837,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9723,7 +9849,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9736,7 +9862,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -9845,7 +9971,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9857,7 +9983,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9870,7 +9996,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -9953,7 +10079,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9965,7 +10091,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9978,7 +10104,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -9999,7 +10125,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10011,7 +10137,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10024,7 +10150,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -10062,7 +10188,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10074,7 +10200,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10087,7 +10213,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -10532,7 +10658,20 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"vehicle_id\x18\x03 \x01(\tR\tvehicleId\x12\"\n" +
 	"\rtaken_over_on\x18\x04 \x01(\tR\vtakenOverOn\x12*\n" +
-	"\x02at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xfd\x01\n" +
+	"\x02at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xd3\x02\n" +
+	"\x0fMailPreferences\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12'\n" +
+	"\x0femail_confirmed\x18\x02 \x01(\bR\x0eemailConfirmed\x12\x1a\n" +
+	"\blanguage\x18\x03 \x01(\tR\blanguage\x12\x19\n" +
+	"\bdue_soon\x18\x04 \x01(\bR\adueSoon\x121\n" +
+	"\x15due_soon_working_days\x18\x05 \x01(\x05R\x12dueSoonWorkingDays\x12\x18\n" +
+	"\aoverdue\x18\x06 \x01(\bR\aoverdue\x12'\n" +
+	"\x0fawaiting_action\x18\a \x01(\bR\x0eawaitingAction\x12\x16\n" +
+	"\x06digest\x18\b \x01(\bR\x06digest\x12\x1f\n" +
+	"\vdigest_time\x18\t \x01(\tR\n" +
+	"digestTime\x12\x1b\n" +
+	"\ttime_zone\x18\n" +
+	" \x01(\tR\btimeZone\"\xfd\x01\n" +
 	"\x04Meta\x12#\n" +
 	"\rdocument_type\x18\x01 \x01(\tR\fdocumentType\x125\n" +
 	"\x06layers\x18\x02 \x03(\v2\x1d.wasteflow.types.v1.LayerInfoR\x06layers\x12A\n" +
@@ -11076,7 +11215,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 124)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 125)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -11150,332 +11289,333 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*LayerFields)(nil),                       // 69: wasteflow.types.v1.LayerFields
 	(*LayerInfo)(nil),                         // 70: wasteflow.types.v1.LayerInfo
 	(*LegRecord)(nil),                         // 71: wasteflow.types.v1.LegRecord
-	(*Meta)(nil),                              // 72: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 73: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 74: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 75: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 76: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 77: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 78: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 79: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 80: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 81: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 82: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 83: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 84: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 85: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 86: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 87: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 88: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 89: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 90: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 91: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 92: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 93: wasteflow.types.v1.Operand
-	(*PartyRef)(nil),                          // 94: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 95: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 96: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 97: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 98: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 99: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 100: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 101: wasteflow.types.v1.Receptions
-	(*Reply)(nil),                             // 102: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 103: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 104: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 105: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 106: wasteflow.types.v1.RequestInformation
-	(*Route)(nil),                             // 107: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 108: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 109: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 110: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 111: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 112: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 113: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 114: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 115: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 116: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 117: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 118: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 119: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 120: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 121: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 122: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 123: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 124: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 125: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 126: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 127: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 128: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 129: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 130: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 131: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 132: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 133: wasteflow.types.v1.XMLOptions
-	nil,                                       // 134: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 135: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 136: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 137: google.protobuf.Value
+	(*MailPreferences)(nil),                   // 72: wasteflow.types.v1.MailPreferences
+	(*Meta)(nil),                              // 73: wasteflow.types.v1.Meta
+	(*Metadata)(nil),                          // 74: wasteflow.types.v1.Metadata
+	(*MovementAcknowledgementRecord)(nil),     // 75: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 76: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 77: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 78: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 79: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 80: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 81: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 82: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 83: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 84: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 85: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 86: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 87: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 88: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 89: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 90: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 91: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 92: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 93: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 94: wasteflow.types.v1.Operand
+	(*PartyRef)(nil),                          // 95: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 96: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 97: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 98: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 99: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 100: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 101: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 102: wasteflow.types.v1.Receptions
+	(*Reply)(nil),                             // 103: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 104: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 105: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 106: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 107: wasteflow.types.v1.RequestInformation
+	(*Route)(nil),                             // 108: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 109: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 110: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 111: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 112: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 113: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 114: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 115: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 116: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 117: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 118: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 119: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 120: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 121: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 122: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 123: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 124: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 125: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 126: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 127: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 128: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 129: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 130: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 131: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 132: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 133: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 134: wasteflow.types.v1.XMLOptions
+	nil,                                       // 135: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 136: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 137: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 138: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	46,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
 	56,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	136, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	94,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	94,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	137, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	95,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
 	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	94,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	14,  // 7: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
 	41,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	128, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	97,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	136, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	129, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	98,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	137, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	136, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	137, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	17,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	31,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	35,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	21,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	73,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	132, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	74,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
+	133, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	136, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	136, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	137, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
 	30,  // 24: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	99,  // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	99,  // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	100, // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	100, // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	33,  // 27: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	20,  // 28: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	131, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	136, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	136, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	136, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	121, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	121, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	121, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	121, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	132, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	137, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	137, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	122, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	122, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	122, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	122, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 37: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	95,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	96,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 39: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 40: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
 	27,  // 41: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 42: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	121, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	121, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	121, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	121, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	121, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	122, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	122, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	122, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	122, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	122, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
 	43,  // 48: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
 	24,  // 49: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	126, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	72,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	121, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	121, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	127, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	73,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	122, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	122, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	43,  // 54: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	136, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	97,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	136, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	98,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	137, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	34,  // 58: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	34,  // 59: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	15,  // 60: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	136, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	137, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 62: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	136, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	87,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	137, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	88,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	37,  // 65: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	87,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	136, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	136, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	94,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	94,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	94,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	97,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	88,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	137, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	137, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	95,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	56,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	136, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	136, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	136, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	136, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	136, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	136, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	136, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	137, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	137, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	137, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	137, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	137, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	137, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	137, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 81: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	136, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	116, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	136, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	136, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	136, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	136, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	117, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	137, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	137, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	137, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
 	61,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	84,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	97,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	85,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	98,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	50,  // 92: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	136, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	136, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	136, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	137, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	137, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
 	8,   // 96: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	93,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	136, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	94,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	137, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 99: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	136, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	136, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	89,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	137, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	137, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	90,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
 	18,  // 103: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	78,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	136, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	79,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	137, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
 	50,  // 106: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	136, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	136, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	102, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	136, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	136, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	136, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	137, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	137, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	103, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	137, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	137, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	137, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
 	68,  // 113: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	136, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	137, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
 	57,  // 115: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
 	5,   // 116: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 117: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	136, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
 	70,  // 119: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	111, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	112, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	134, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	135, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	112, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	113, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	135, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	136, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
 	23,  // 124: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	136, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	136, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	136, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	119, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	119, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	77,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	74,  // 131: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	137, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	120, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	120, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	78,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	75,  // 131: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
 	71,  // 132: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	101, // 133: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	76,  // 134: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	80,  // 135: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	82,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	73,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	102, // 133: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	77,  // 134: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	81,  // 135: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	83,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	74,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	45,  // 138: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	136, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	136, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	137, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 141: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	32,  // 142: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
 	42,  // 143: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
 	55,  // 144: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
 	53,  // 145: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	110, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	81,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	97,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	82,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	98,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	6,   // 149: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	136, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	136, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	136, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	97,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	97,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	79,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	136, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	137, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	98,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	98,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	80,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	137, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 157: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	137, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	136, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	136, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	94,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	94,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	90,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	94,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	94,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	138, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	137, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	137, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	95,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	91,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	95,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	95,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
 	41,  // 166: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	128, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	97,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	109, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	107, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	136, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	87,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	136, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	87,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	87,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	88,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	86,  // 177: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	129, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	98,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	110, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	108, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	137, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	88,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	137, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	88,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	88,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	89,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	87,  // 177: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
 	66,  // 178: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
 	48,  // 179: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
 	38,  // 180: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	92,  // 181: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	73,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	83,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	93,  // 181: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	74,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	84,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
 	22,  // 184: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	132, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	133, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 186: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	136, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	136, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	137, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 189: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	106, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	104, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	107, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	105, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
 	47,  // 192: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	105, // 193: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	103, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	91,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	106, // 193: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	104, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	92,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
 	54,  // 196: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	131, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	132, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
 	7,   // 198: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	136, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
 	7,   // 200: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
 	46,  // 201: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	121, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	121, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	121, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	122, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	122, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	122, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
 	46,  // 205: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
 	46,  // 206: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
 	60,  // 207: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	115, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	97,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	97,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	136, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	100, // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	100, // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	136, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	116, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	98,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	98,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	137, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	101, // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	101, // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	137, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
 	0,   // 215: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	87,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	136, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	136, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	136, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	88,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	137, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	137, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	137, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
 	1,   // 220: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
 	6,   // 221: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
 	5,   // 222: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 223: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	114, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	136, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	136, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	136, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	136, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	115, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	137, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	137, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	137, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	137, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
 	3,   // 229: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	97,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	75,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	98,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	76,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
 	56,  // 232: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	116, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	136, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	123, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	117, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	137, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	124, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
 	50,  // 236: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	120, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	121, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	121, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	121, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	121, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	121, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	122, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	122, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	122, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	122, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 242: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	95,  // 243: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	96,  // 243: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 244: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 245: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 246: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	121, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	136, // 248: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	136, // 249: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	136, // 250: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	136, // 251: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	122, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	137, // 248: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	137, // 249: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	137, // 250: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	137, // 251: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
 	4,   // 252: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	136, // 253: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	136, // 254: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	136, // 255: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	136, // 256: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	136, // 257: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 253: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	137, // 254: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	137, // 255: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	137, // 256: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	137, // 257: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
 	11,  // 258: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
 	9,   // 259: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
 	10,  // 260: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
@@ -11492,14 +11632,14 @@ func file_wasteflow_types_v1_types_proto_init() {
 		return
 	}
 	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[81].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[82].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   124,
+			NumMessages:   125,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
