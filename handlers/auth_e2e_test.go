@@ -113,6 +113,7 @@ type authEnv struct {
 	queue    *models.JobQueue // the job queue, not worked until workJobs
 	hooks    *webhooks.Service
 	mails    *mail.Service
+	working  bool // the job queue is worked (workJobs)
 }
 
 // runWebhooks works the job queue and fans events out into webhook
@@ -130,6 +131,10 @@ func (a *authEnv) runWebhooks(t testing.TB) {
 // test ends.
 func (a *authEnv) workJobs(t testing.TB) {
 	t.Helper()
+	if a.working {
+		return
+	}
+	a.working = true
 	if err := a.queue.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +243,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	regs.Register(queue)
 	// Webhooks retry within a test's time (the schedule's shape, scaled down).
 	hooks := &webhooks.Service{Store: models.NewWebhookStore(db), Groups: models.NewEventStore(db), Jobs: queue, Keyring: ring,
-		Guard: &webhooks.Guard{Sandbox: wclock.Sandbox(environment)}, Kinds: auth.EventKinds, Log: testLog(),
+		Guard: &webhooks.Guard{Sandbox: wclock.Sandbox(environment)}, Kinds: auth.EventKinds, Log: testLog(), Clocks: notes.Clocks, Now: clk.Now,
 		Config: webhooks.Config{Retries: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond},
 			DisableAfter: time.Hour, Timeout: 2 * time.Second, Poll: 50 * time.Millisecond}}
 	hooks.Init()

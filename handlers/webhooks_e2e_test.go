@@ -390,7 +390,11 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 		parallel(t)
 		d := startDocs(t, dbcfg)
 		d.hooks.Config.DisableAfter = 1500 * time.Millisecond
+		mp := newMailpit(t)
+		mp.start(t)
+		d.useMailpit(t, mp) // alice is mailed when an endpoint is disabled
 		d.runWebhooks(t)
+		d.confirmed(t, mp, "alice", "alice@acme.test", map[string]any{"overdue": true})
 		gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED", "WEBHOOK_ENDPOINT_DISABLED")
 		rcv := newReceiver(t)
 		rcv.up.Store(false)
@@ -442,6 +446,9 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		if len(rcv.messages()) != n {
 			t.Fatalf("a disabled endpoint is still tried")
+		}
+		if m := mp.waitMail(t, "alice@acme.test", "webhook endpoint of your organisation was disabled"); !strings.Contains(m.Text, endpoint) {
+			t.Fatalf("the mail does not name the endpoint: %s", m.Text)
 		}
 		st, _, raw := d.post(t, hooksAPI+"SendTestWebhook", hdr("dev-1", gt), map[string]any{"endpointId": endpoint})
 		if st != 200 || !bytes.Contains(raw, []byte(`"state":"FAILED"`)) {

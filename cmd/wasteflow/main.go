@@ -263,7 +263,7 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	}
 	h, err := handlers.New(handlers.Deps{Config: &c, DB: db, Log: quiet, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
 		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: &events.Service{Store: models.NewEventStore(db)}, Registers: regs,
-		Webhooks: newWebhooks(db, &c, authSvc.Keyring, queue, quiet), Mail: newMail(db, &c, authSvc.Keyring, queue, docs, quiet)})
+		Webhooks: newWebhooks(db, &c, authSvc.Keyring, queue, docs, quiet), Mail: newMail(db, &c, authSvc.Keyring, queue, docs, quiet)})
 	if err != nil {
 		return err
 	}
@@ -514,7 +514,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, log)
+	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
 	mails := newMail(db, cfg, authSvc.Keyring, queue, docs, log)
 	// The job queue works register exports and webhook attempts on every
 	// instance (River: one worker a job; a dead instance's jobs are
@@ -638,9 +638,9 @@ func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, no
 
 // newWebhooks makes the webhooks' service and registers its attempts'
 // worker with queue.
-func newWebhooks(db *models.DB, cfg *configs.Config, ring *credentials.Keyring, queue *models.JobQueue, log *slog.Logger) *webhooks.Service {
+func newWebhooks(db *models.DB, cfg *configs.Config, ring *credentials.Keyring, queue *models.JobQueue, docs *documents.Runner, log *slog.Logger) *webhooks.Service {
 	w := &webhooks.Service{Store: models.NewWebhookStore(db), Groups: models.NewEventStore(db), Jobs: queue, Keyring: ring,
-		Guard: &webhooks.Guard{Sandbox: clock.Sandbox(cfg.Environment)}, Kinds: auth.EventKinds, Log: log,
+		Guard: &webhooks.Guard{Sandbox: clock.Sandbox(cfg.Environment)}, Kinds: auth.EventKinds, Log: log, Clocks: docs.Clocks,
 		Config: webhooks.Config{Retries: cfg.Webhooks.Retries, DisableAfter: cfg.Webhooks.DisableAfter, Timeout: cfg.Webhooks.Timeout, Poll: cfg.Webhooks.Poll}}
 	w.Init()
 	w.Register(queue)

@@ -462,6 +462,9 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 }
 
 func (s *Service) scanAccount(ctx context.Context, p *models.MailPreference) (int, error) {
+	if !p.DueSoon && !p.Overdue && !p.AwaitingAction && !p.Digest { // chose none, or unsubscribed: no mail at all
+		return 0, nil
+	}
 	now, err := s.now(ctx, p.ProviderID)
 	if err != nil {
 		return 0, err

@@ -37,6 +37,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -93,8 +94,27 @@ type Service struct {
 	// Kinds are the event kinds an endpoint may ask for.
 	Kinds []string
 	Log   *slog.Logger
+	// Clocks and Now give the provider's time of the events the service
+	// stores (a sandbox's test clock; Now is time.Now when nil), as the
+	// engine's events have it.
+	Clocks *clock.Clocks
+	Now    func() time.Time
 
 	client *http.Client
+}
+
+// providerNow is provider's time for an event.
+func (s *Service) providerNow(ctx context.Context, provider string) time.Time {
+	real := time.Now()
+	if s.Now != nil {
+		real = s.Now()
+	}
+	if s.Clocks != nil {
+		if t, err := s.Clocks.At(ctx, provider, real); err == nil {
+			return t.UTC()
+		}
+	}
+	return real.UTC()
 }
 
 // Init fills the defaults and makes the delivery client.
@@ -810,7 +830,7 @@ func (s *Service) disable(ctx context.Context, e *models.WebhookEndpoint, now ti
 	payload, _ := json.Marshal(map[string]any{"endpointId": e.ID, "url": e.URL, "reason": e.DisabledReason, "failingSince": e.FailingSince.Format(time.RFC3339)})
 	s.Log.Warn("webhook endpoint disabled", "endpoint", e.ID, "organisation", e.OrganisationID, "reason", e.DisabledReason)
 	return s.Store.AddEvent(ctx, &models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventDisabled,
-		DedupKey: fmt.Sprintf("webhook:%s:disabled:%d", e.ID, now.UnixNano()), Payload: string(payload), CreatedAt: now})
+		DedupKey: fmt.Sprintf("webhook:%s:disabled:%d", e.ID, now.UnixNano()), Payload: string(payload), CreatedAt: s.providerNow(ctx, e.ProviderID)})
 }
 
 // Run fans new events out into deliveries until ctx ends; every instance
