@@ -39,14 +39,14 @@ type MailPreferencesApiClient interface {
 	// All off until you set them.
 	//
 	// REST: POST /svc.core.v1.api.MailPreferencesApi/GetMailPreferences
-	// Authorization: Bearer <access token>
+	// Authorization: Bearer <access token>; scope documents:read
 	GetMailPreferences(ctx context.Context, in *GetMailPreferencesRequest, opts ...grpc.CallOption) (*GetMailPreferencesResponse, error)
 	// Choose which reminder mails you get
 	//
 	// Each mail comes once per time limit (or day, for the digest), in plain text and HTML, with the document's number and kind, what is due, by when in the acting party's zone, the legal basis and a link to the document in the console. Every mail carries a one-click unsubscribe link (List-Unsubscribe-Post, RFC 8058). Deadlines that opened or fell overdue before mails were switched on are not mailed one by one (the digest lists them). FAILED_PRECONDITION when the server sends no mail.
 	//
 	// REST: POST /svc.core.v1.api.MailPreferencesApi/SetMailPreferences
-	// Authorization: Bearer <access token>
+	// Authorization: Bearer <access token>; scope documents:read
 	// Idempotency-Key: optional metadata that makes a retry safe
 	SetMailPreferences(ctx context.Context, in *SetMailPreferencesRequest, opts ...grpc.CallOption) (*SetMailPreferencesResponse, error)
 }
@@ -90,14 +90,14 @@ type MailPreferencesApiServer interface {
 	// All off until you set them.
 	//
 	// REST: POST /svc.core.v1.api.MailPreferencesApi/GetMailPreferences
-	// Authorization: Bearer <access token>
+	// Authorization: Bearer <access token>; scope documents:read
 	GetMailPreferences(context.Context, *GetMailPreferencesRequest) (*GetMailPreferencesResponse, error)
 	// Choose which reminder mails you get
 	//
 	// Each mail comes once per time limit (or day, for the digest), in plain text and HTML, with the document's number and kind, what is due, by when in the acting party's zone, the legal basis and a link to the document in the console. Every mail carries a one-click unsubscribe link (List-Unsubscribe-Post, RFC 8058). Deadlines that opened or fell overdue before mails were switched on are not mailed one by one (the digest lists them). FAILED_PRECONDITION when the server sends no mail.
 	//
 	// REST: POST /svc.core.v1.api.MailPreferencesApi/SetMailPreferences
-	// Authorization: Bearer <access token>
+	// Authorization: Bearer <access token>; scope documents:read
 	// Idempotency-Key: optional metadata that makes a retry safe
 	SetMailPreferences(context.Context, *SetMailPreferencesRequest) (*SetMailPreferencesResponse, error)
 	mustEmbedUnimplementedMailPreferencesApiServer()
