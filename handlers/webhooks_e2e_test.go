@@ -467,6 +467,40 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 	})
 }
 
+// TestWebhookStrandedDelivery: a pending delivery whose job the queue
+// ended without it (discarded after its own retries, while the database
+// was down) gets a new job and arrives, not after its hour-long wait.
+func TestWebhookStrandedDelivery(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		parallel(t)
+		d := startDocs(t, dbcfg)
+		d.hooks.Config.Retries = []time.Duration{time.Hour}
+		d.hooks.Config.Repair = 100 * time.Millisecond
+		d.runWebhooks(t)
+		gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
+		rcv := newReceiver(t)
+		rcv.up.Store(false)
+		created := d.hook(t, gt, "CreateWebhookEndpoint", map[string]any{"url": rcv.srv.URL, "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+		rcv.setSecrets(created["secret"].(string))
+		id := d.submitted(t)
+		rcv.waitFor(t, "a failed attempt", func(ms []message) bool { return len(ms) > 0 })
+		var job int64
+		for deadline := time.Now().Add(10 * time.Second); job == 0; time.Sleep(20 * time.Millisecond) {
+			d.db.Raw("SELECT COALESCE(MAX(job_id), 0) FROM webhook_deliveries WHERE state = 'PENDING' AND attempts = 1").Scan(&job)
+			if time.Now().After(deadline) {
+				t.Fatal("no retry scheduled")
+			}
+		}
+		rcv.up.Store(true)
+		if err := d.db.Exec("UPDATE river_job SET state = 'discarded', finalized_at = ? WHERE id = ?", time.Now().UTC(), job).Error; err != nil {
+			t.Fatal(err)
+		}
+		rcv.waitFor(t, "the stranded delivery", func(ms []message) bool {
+			return slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == id })
+		})
+	})
+}
+
 // TestWebhookProductionRefusesLoopback: in production only https URLs of
 // public addresses are accepted.
 func TestWebhookProductionRefusesLoopback(t *testing.T) {

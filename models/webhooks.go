@@ -267,3 +267,22 @@ func (s *WebhookStore) DueRetries(ctx context.Context, now time.Time, limit int)
 func (s *WebhookStore) Started(ctx context.Context, id, job int64) error {
 	return s.db.WithContext(ctx).Model(&WebhookDelivery{}).Where("id = ? AND job_id = ?", id, job).Update("next_attempt_at", nil).Error
 }
+
+// AnyEnabled tells whether any webhook endpoint is enabled (the
+// dispatcher's idle check: one index probe).
+func (s *WebhookStore) AnyEnabled(ctx context.Context) (bool, error) {
+	var any bool
+	err := s.db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled)").Scan(&any).Error
+	return any, err
+}
+
+// Stranded lists up to limit pending deliveries whose job is gone or
+// finished without them (a job the queue discarded after its own retries,
+// while the database was down for hours): they get a new job.
+func (s *WebhookStore) Stranded(ctx context.Context, limit int) ([]WebhookDelivery, error) {
+	var out []WebhookDelivery
+	err := s.db.WithContext(ctx).Raw(`SELECT d.id, d.job_id FROM webhook_deliveries d LEFT JOIN river_job j ON j.id = d.job_id
+WHERE d.state = ? AND d.job_id IS NOT NULL AND (j.id IS NULL OR j.state IN ('completed', 'discarded', 'cancelled'))
+ORDER BY d.id LIMIT ?`, DeliveryPending, limit).Scan(&out).Error
+	return out, err
+}

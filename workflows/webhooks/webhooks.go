@@ -79,8 +79,9 @@ type Config struct {
 	Overlap time.Duration
 	// Timeout bounds an attempt: a 2xx answer within it is a delivery.
 	Timeout time.Duration
-	// Poll is how often the dispatcher looks for new events.
-	Poll time.Duration
+	// Poll is how often the dispatcher looks for new events; Repair how
+	// often it looks for pending deliveries whose job ended without them.
+	Poll, Repair time.Duration
 }
 
 // Service manages a group's endpoints and delivers their events.
@@ -134,6 +135,9 @@ func (s *Service) Init() {
 	}
 	if c.Poll <= 0 {
 		c.Poll = time.Second
+	}
+	if c.Repair <= 0 {
+		c.Repair = time.Minute
 	}
 	if s.Log == nil {
 		s.Log = slog.New(slog.DiscardHandler)
@@ -838,12 +842,23 @@ func (s *Service) disable(ctx context.Context, e *models.WebhookEndpoint, now ti
 func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(s.Config.Poll)
 	defer t.Stop()
+	var repaired time.Time
 	for {
-		if _, err := s.FanOut(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Warn("webhook fan-out failed; retrying", "error", err)
-		}
-		if err := s.wakeDue(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Warn("webhook retries: making due attempts available failed", "error", err)
+		if any, err := s.Store.AnyEnabled(ctx); err != nil && ctx.Err() == nil {
+			s.Log.Warn("webhooks: reading the endpoints failed; retrying", "error", err)
+		} else if any {
+			if _, err := s.FanOut(ctx); err != nil && ctx.Err() == nil {
+				s.Log.Warn("webhook fan-out failed; retrying", "error", err)
+			}
+			if err := s.wakeDue(ctx); err != nil && ctx.Err() == nil {
+				s.Log.Warn("webhook retries: making due attempts available failed", "error", err)
+			}
+			if time.Since(repaired) > s.Config.Repair {
+				repaired = time.Now()
+				if err := s.repair(ctx); err != nil && ctx.Err() == nil {
+					s.Log.Warn("webhooks: requeueing stranded deliveries failed", "error", err)
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -864,7 +879,11 @@ func (s *Service) wakeDue(ctx context.Context) error {
 		return err
 	}
 	for _, d := range due {
-		if err := s.Jobs.Retry(ctx, *d.JobID); err != nil && !errors.Is(err, models.ErrNotFound) {
+		err := s.Jobs.Retry(ctx, *d.JobID)
+		if errors.Is(err, models.ErrNotFound) { // its job is gone: a new one
+			err = s.requeue(ctx, d.ID, *d.JobID)
+		}
+		if err != nil {
 			return err
 		}
 		if err := s.Store.Started(ctx, d.ID, *d.JobID); err != nil {
@@ -872,6 +891,42 @@ func (s *Service) wakeDue(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// repair gives a new job to each pending delivery whose job is gone or
+// ended without it.
+func (s *Service) repair(ctx context.Context) error {
+	list, err := s.Store.Stranded(ctx, 100)
+	if err != nil {
+		return err
+	}
+	for _, d := range list {
+		if err := s.requeue(ctx, d.ID, *d.JobID); err != nil {
+			return err
+		}
+	}
+	if len(list) > 0 {
+		s.Log.Warn("webhook deliveries whose job had ended got a new one", "deliveries", len(list))
+	}
+	return nil
+}
+
+// requeue replaces job old of delivery id by a new one, if it is still
+// the delivery's job and the delivery still pending.
+func (s *Service) requeue(ctx context.Context, id, old int64) error {
+	return s.Store.Tx(ctx, func(ctx context.Context) error {
+		d, err := s.Store.Delivery(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil
+		}
+		if err != nil || d.State != models.DeliveryPending || d.JobID == nil || *d.JobID != old {
+			return err
+		}
+		if _, err := s.Store.Endpoint(ctx, "", d.EndpointID, true); err != nil {
+			return err
+		}
+		return s.queue(ctx, id, time.Time{})
+	})
 }
 
 // fanBatch bounds the events one endpoint's fan-out reads.
