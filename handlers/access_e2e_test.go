@@ -44,6 +44,7 @@ func reasonOf(body []byte) string {
 // operation that takes an access token needs its scope, and both
 // refusals are 403, code 7, before anything is read or changed.
 func TestEveryOperationAdmitsByTheRule(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		callers := map[string]struct{ user, kind string }{
@@ -129,6 +130,7 @@ func TestEveryOperationAdmitsByTheRule(t *testing.T) {
 // TestAuthoritySetByIntentRefusesCompanies: a company account cannot record
 // anything through the authority face (it once recorded a correction).
 func TestAuthoritySetByIntentRefusesCompanies(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.submitted(t)

@@ -316,6 +316,7 @@ func TestAnnex7SetByIntentMatchesOperations(t *testing.T) {
 }
 
 func TestAnnex7Diagram(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	st, _, raw := d.do(t, call{method: http.MethodGet, path: "/workflows/annex_vii.mmd"})
 	if st != 200 || !strings.Contains(string(raw), "DRAFT --> ANNOUNCED : SUBMISSION") || !strings.Contains(string(raw), "TAKE_BACK_INITIATED --> TAKEN_BACK : TAKE_BACK_COMPLETED") {

@@ -332,6 +332,7 @@ func (a *authEnv) access(t *testing.T, provider, rt string) (string, string) {
 }
 
 func TestAuthFlow(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		a := startAuth(t, dbcfg, 10)
 

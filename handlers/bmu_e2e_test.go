@@ -112,6 +112,7 @@ func layerTypes(doc map[string]any) []string {
 }
 
 func TestBmuCreateAndValidate(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 
 	doc, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
@@ -196,6 +197,7 @@ func TestBmuCreateAndValidate(t *testing.T) {
 }
 
 func TestBmuUpdateAndLayers(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
 
@@ -304,6 +306,7 @@ func signatures(doc map[string]any) map[string]map[string]any {
 // inner layer breaks its own signature and every one above; an untrusted
 // certificate is named; positions open and close with the layers.
 func TestBmuSignatures(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	producer, carrier, stranger := newSigner(t, "ACME producer"), newSigner(t, "Schnell carrier"), newSigner(t, "someone")
 	d.trust.Add(producer.cert)
@@ -372,6 +375,7 @@ func TestBmuSignatures(t *testing.T) {
 // of a note is pinned by a golden file (testdata/bgs-full.xml; regenerate
 // with WASTEFLOW_GOLDEN=1).
 func TestBmuRoundTripAndGolden(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	in := fullBGS(t)
 	b := in["bgs"].(map[string]any)
@@ -504,6 +508,7 @@ func TestBmuHostileXML(t *testing.T) {
 // A template layer holds a company's pre-filled fields; a note made from
 // it starts with a base layer holding them; the schema is served.
 func TestBmuTemplates(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	pre := map[string]any{"bgs": map[string]any{
 		"nachweisnummer": tv("ENI123456789"), "abfallschluessel": tv("170503*"),

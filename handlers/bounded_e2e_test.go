@@ -180,6 +180,7 @@ func TestBoundedDocumentInput(t *testing.T) {
 // forgotten as fields are added; the BMU notes' lists are bounded as the
 // note model bounds them.
 func TestEveryDocumentInputIsBounded(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type)
@@ -261,6 +262,7 @@ func (d *docEnv) refused(t *testing.T, path string, body map[string]any, code st
 // errors and no document (not one with an empty id), of every kind, and
 // stores nothing.
 func TestRefusedCreateAnswersNoDocument(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(2))
@@ -288,6 +290,7 @@ func TestRefusedCreateAnswersNoDocument(t *testing.T) {
 // code 3, naming the field), not a missing field; 0 is not given yet,
 // which a draft may be.
 func TestNegativeShipmentCountIsOutOfRange(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		c := content()
@@ -307,6 +310,7 @@ func TestNegativeShipmentCountIsOutOfRange(t *testing.T) {
 // business errors: the counter moves in the create's transaction, so the
 // next create gets the next number. An explicitly empty block is a draft.
 func TestEmptyCreateUsesNoNumber(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		seq := func(number any) int {

@@ -194,6 +194,7 @@ func clockFlow(t *testing.T, d *docEnv) {
 // In production (and staging) there are no test clocks: both operations
 // answer 403, code 7, and no clock is ever read or written.
 func TestNoTestClocksInProduction(t *testing.T) {
+	parallel(t)
 	d := &docEnv{authEnv: startServerIn(t, dbtest.SQLite(t), "production", 1000, 100000, time.Hour), tokens: map[string]string{}}
 	for _, op := range []string{"GetTestClock", "AdvanceTestClock"} {
 		st, _, raw := d.call(t, "alice", clockAPI+op, map[string]any{"days": 30})

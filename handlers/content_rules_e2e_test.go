@@ -19,6 +19,7 @@ import (
 // submission. Each refusal is a business error that changes nothing. The
 // test clock starts on 2026-12-01; shippable's period runs to 2027-06-30.
 func TestConsentDatesHoldUp(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		acknowledged := func() (string, string) {
@@ -96,6 +97,7 @@ func TestConsentDatesHoldUp(t *testing.T) {
 // in neither and on the route, and a border crossed. A mismatch is a
 // business error at submission; no deadline starts.
 func TestAuthoritiesMatchThePlaces(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		authorities := func(dispatch, destination string, transit ...string) map[string]any {
@@ -156,6 +158,7 @@ func TestAuthoritiesMatchThePlaces(t *testing.T) {
 // AuthorityDocumentApi/GetDocument is for authority accounts: a company
 // party gets 403 and reads the document with the company operations.
 func TestAuthorityGetDocumentIsForAuthorities(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	id := d.submitted(t)
 	st, _, raw := d.call(t, "alice", au+"GetDocument", map[string]any{"documentId": id})
@@ -173,6 +176,7 @@ func TestAuthorityGetDocumentIsForAuthorities(t *testing.T) {
 // open; acceptance by every authority applies them (a new shipment period
 // moves the consent's end), any rejection leaves the terms in force.
 func TestChangeAfterConsentChangesTheTerms(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.consented(t, shippable(4))
@@ -248,6 +252,7 @@ func TestChangeAfterConsentChangesTheTerms(t *testing.T) {
 // number and history, and nobody else may withdraw it; a filed document
 // cannot be withdrawn.
 func TestWithdrawADraft(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		for _, kind := range []struct {
@@ -339,6 +344,7 @@ func TestDescriptionMatchesWhatTheServerTakes(t *testing.T) {
 // carrier cannot take a movement over and its template cannot change (the
 // intents leave the follow-ups), while a shipment under way is received.
 func TestMovementsStopWhenTheConsentEnds(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(3))
@@ -373,6 +379,7 @@ func TestMovementsStopWhenTheConsentEnds(t *testing.T) {
 // terms it would put in force allow no movement (a notification filed
 // before the rule, a consent ending before the shipment period).
 func TestEveryConsentAllowsAShipment(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		c := content()

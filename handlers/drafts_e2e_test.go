@@ -16,6 +16,7 @@ import (
 // document that does not exist gets, finds it in no list, receives no
 // event about it; once filed, all of them see it.
 func TestDraftsArePrivate(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		groupToken := func(user string) string {
@@ -99,6 +100,7 @@ func TestDraftsArePrivate(t *testing.T) {
 // named party could see it (its party rows and list entries) is hidden
 // from them by the server's first start after migration 00015.
 func TestDraftsStoredBeforeTheUpgradeBecomePrivate(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string)

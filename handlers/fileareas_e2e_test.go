@@ -21,6 +21,7 @@ import (
 // exported by the grantee, a document sent to a named organisation and
 // delivered again to the parties it names, and each transfer followed.
 func TestSection8OperationsOverGRPC(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		conn := dialGRPC(t, d.url)

@@ -57,6 +57,7 @@ func protoTonnes(units int64) *types.Quantity {
 // google.rpc details and the gateway's UNIMPLEMENTED for a missing
 // provider_id, as typed values.
 func TestGeneratedClientDrivesANotificationToConsent(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		conn := dialGRPC(t, d.url)

@@ -115,6 +115,7 @@ func TestNotificationStreamResumesAcrossInstances(t *testing.T) {
 // each change, with the caller's follow-up intents; the watch keeps the
 // caller's access rules (a non-party's watch ends with NOT_FOUND).
 func TestWatchDocumentSendsEachChange(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		conn := dialGRPC(t, d.url)

@@ -17,6 +17,7 @@ import (
 // non-party gets the 404 of a missing document; the machine's JSON and
 // the OpenAPI JSON the console reads.
 func TestDocumentHistory(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.submitted(t)

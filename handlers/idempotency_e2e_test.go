@@ -25,6 +25,7 @@ func (d *docEnv) keyed(t *testing.T, user, path, key string, body any) (int, str
 // answer; the key with another request is refused; keys are per
 // organisation; a failed request keeps nothing.
 func TestIdempotencyKeys(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		count := func(org string) int64 {

@@ -51,6 +51,7 @@ func TestLegalActsArticle15ClosureOnlyWhenTrue(t *testing.T) {
 // A cancellation of consent states its grounds; a revalidation extends the
 // consent and never shortens it.
 func TestLegalActsCancellationNeedsGrounds(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(2)) // the consent ends with the shipment period, 2027-06-30
@@ -89,6 +90,7 @@ func TestLegalActsCancellationNeedsGrounds(t *testing.T) {
 // refused like a change request that proposes nothing; while a correction
 // waits for its acknowledgement, the decisions wait too.
 func TestLegalActsNoActThatDoesNothing(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.submitted(t)
@@ -132,6 +134,7 @@ func TestLegalActsNoActThatDoesNothing(t *testing.T) {
 // the authority decided (400, code 9, with the guard and the reason in
 // the details).
 func TestLegalActsRepeatedDecisionSaysSo(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.submitted(t)
@@ -149,6 +152,7 @@ func TestLegalActsRepeatedDecisionSaysSo(t *testing.T) {
 // Follow-up intents that can succeed: CREATE_MOVEMENT only while a
 // shipment and some quantity are left, in the answers and the lists alike.
 func TestLegalActsCreateMovementOnlyWithAShipmentLeft(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 
@@ -184,6 +188,7 @@ func TestLegalActsCreateMovementOnlyWithAShipmentLeft(t *testing.T) {
 // The completion of an Annex VII document names the announced recovery
 // operation.
 func TestLegalActsAnnex7CompletionIsTheAnnouncedOperation(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string)
@@ -205,6 +210,7 @@ func TestLegalActsAnnex7CompletionIsTheAnnouncedOperation(t *testing.T) {
 // the revalidation): a movement after the notified period's end, within
 // the consent, is accepted.
 func TestLegalActsConsentExtendsTheShipmentPeriod(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		c := shippable(3) // the shipment period ends on 2027-06-30

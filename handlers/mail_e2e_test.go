@@ -238,8 +238,8 @@ func (d *docEnv) confirmed(t *testing.T, m *mailpit, user, address string, prefs
 // reminder; one-click unsubscribe (RFC 8058); a mail server that is down
 // delays mails and fails no request.
 func TestReminderMails(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
-		parallel(t)
 		m := newMailpit(t)
 		d := startDocs(t, dbcfg)
 		d.useMailpit(t, m)

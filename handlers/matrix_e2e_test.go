@@ -48,6 +48,7 @@ func hasDocumentID(t reflect.Type) bool {
 // changes: no document, audit row, event, session or idempotency key is
 // written by a refused call.
 func TestRefusalMatrix(t *testing.T) {
+	parallel(t)
 	// access tokens live 5 minutes
 	d := &docEnv{authEnv: startServer(t, dbtest.SQLite(t), 1000, 100000, 5*time.Minute), tokens: map[string]string{}}
 	// a document alice (notifier) and noor (authority) are parties to; eve is not

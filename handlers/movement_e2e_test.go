@@ -213,6 +213,7 @@ func TestMovementLife(t *testing.T) {
 }
 
 func TestMovementRejectedAndTakenBack(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(3))
@@ -267,6 +268,7 @@ func TestMovementRejectedAndTakenBack(t *testing.T) {
 }
 
 func TestMovementLimits(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(2))
@@ -420,6 +422,7 @@ func TestFacilityCompletionUnderArticle15(t *testing.T) {
 // An authority's rejection after the facility's receipt cancels the
 // completion certificate nobody could give any more.
 func TestRejectedMovementOwesNoCompletion(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	nid := d.consented(t, shippable(3))
 	id := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 20)})["id"].(string)

@@ -176,6 +176,7 @@ func deadline(doc map[string]any, rule, party string) map[string]any {
 }
 
 func TestNotificationHappyPath(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})
@@ -554,6 +555,7 @@ func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 }
 
 func TestWorkflowDiagramsAndMetadata(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	st, _, raw := d.do(t, call{method: http.MethodGet, path: "/workflows/notification.mmd"})
 	if st != 200 || !strings.Contains(string(raw), "DRAFT --> SUBMITTED : SUBMISSION") {

@@ -62,6 +62,7 @@ func seedLapsedAndSuspended(t *testing.T, d *docEnv, id string) {
 // in the list, the summary and the CSV export; a suspended deadline's
 // remaining time is a duration in the API and days in the CSV.
 func TestLapsedAndSuspendedDeadlinesInReports(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		id := d.submitted(t) // auth-nl never acknowledges it: a real miss

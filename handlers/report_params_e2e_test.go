@@ -15,6 +15,7 @@ import (
 // and the message: never as the filter or Go field it became inside
 // ("qpar.filter[0].operands[0].s", "dueFrom" for due_from).
 func TestReportParameterErrorsNameTheParameterSent(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		d.submitted(t) // some deadlines to report

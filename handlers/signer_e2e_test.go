@@ -39,6 +39,7 @@ func process(m map[string]any) map[string]any { return m["process"].(map[string]
 // cancellation and another person are refused as they should be; any XML
 // can be signed at its root.
 func TestSigningProcesses(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	carrier := newSigner(t, "Tom (Spedition Schnell)")
 	d.signKeys.add("tom", carrier.key, carrier.cert)
@@ -241,6 +242,7 @@ func TestSigningPageInChromium(t *testing.T) {
 // reading them (their state is true in the database, for lists, exports
 // and the waiters another instance holds), each once.
 func TestSigningProcessesExpireInTheSweep(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		x := d.carrierNote(t)

@@ -54,6 +54,7 @@ func (d *docEnv) processes(t *testing.T, user string, qpar map[string]any) (map[
 // number in the note. Anyone else is refused (403, code 7, naming the
 // rule) and nothing is created.
 func TestSignerAskRule(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		carrierLayer := d.carrierNote(t) // layer-2: BEFOERDERER, the carrier E234F56781 (truck)
@@ -128,6 +129,7 @@ func TestSignerAskRule(t *testing.T) {
 // signing page's OpenSigningProcess name the requesting account and its
 // organisation, and createdAt is when it asked.
 func TestSignerShowsWhoAsked(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		carrier := newSigner(t, "Tom (Spedition Schnell)")
@@ -164,6 +166,7 @@ func TestSignerShowsWhoAsked(t *testing.T) {
 // document: the layer signed by the signer, or the whole note sealed; any
 // other XML as the signed XML.
 func TestSignerPageShowsSignedState(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		carrier := newSigner(t, "Tom (Spedition Schnell)")
@@ -211,6 +214,7 @@ func TestSignerPageShowsSignedState(t *testing.T) {
 // those that have not ended; a filter on state selects among all, for the
 // requester's organisation and for the signer; paging and totals hold.
 func TestSignerListsEndedProcesses(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		carrier := newSigner(t, "Tom (Spedition Schnell)")
@@ -274,6 +278,7 @@ func TestSignerListsEndedProcesses(t *testing.T) {
 // their newest version's, and two deliveries of the same note differ by
 // version, top layer and time (ListInboxDocuments and ListInbox alike).
 func TestInboxRowsTellDeliveriesApart(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		_, tm, _ := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")

@@ -14,6 +14,7 @@ import (
 // before summaries existed is read whole until the start-up task gives it
 // one.
 func TestRelativesReadSummaries(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.consented(t, shippable(3))

@@ -205,6 +205,7 @@ func TestTransportNoteLife(t *testing.T) {
 // Twenty concurrent creates from a template with five numbers left: five
 // notes with five distinct numbers, fifteen clear refusals.
 func TestTemplateNumbersAreTakenOnce(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.Postgres(t))
 	_, tm, _ := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
 	tpl := b64(t, tm["document"])
@@ -242,6 +243,7 @@ func TestTemplateNumbersAreTakenOnce(t *testing.T) {
 // not have is 400 naming it; the preview lists take mask and paging in the
 // query string; the operations without a REST route answer as unroutable.
 func TestTransportLists(t *testing.T) {
+	parallel(t)
 	d := startDocs(t, dbtest.SQLite(t))
 	for i := range 5 {
 		b := fullBGS(t)

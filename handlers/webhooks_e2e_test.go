@@ -192,8 +192,8 @@ func (d *docEnv) groupEvents(t *testing.T, gt string) map[string]map[string]any 
 // signs beside the new one; a test message and a redelivery; a group sees
 // only its own endpoints; bad URLs and kinds are refused.
 func TestWebhooks(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
-		parallel(t)
 		d := startDocs(t, dbcfg)
 		d.runWebhooks(t)
 		gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
@@ -386,8 +386,8 @@ func TestWebhooks(t *testing.T) {
 // out is FAILED and the next event of its document goes; enabling the
 // endpoint again sends what waited.
 func TestWebhookEndpointDisabled(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
-		parallel(t)
 		d := startDocs(t, dbcfg)
 		d.hooks.Config.DisableAfter = 1500 * time.Millisecond
 		mp := newMailpit(t)
@@ -471,8 +471,8 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 // ended without it (discarded after its own retries, while the database
 // was down) gets a new job and arrives, not after its hour-long wait.
 func TestWebhookStrandedDelivery(t *testing.T) {
+	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
-		parallel(t)
 		d := startDocs(t, dbcfg)
 		d.hooks.Config.Retries = []time.Duration{time.Hour}
 		d.hooks.Config.Repair = 100 * time.Millisecond

@@ -778,7 +778,6 @@ func (s *Service) attempt(ctx context.Context, id, job int64) error {
 		now := time.Now().UTC()
 		res.apply(d, now)
 		d.JobID, d.NextAttemptAt = nil, nil
-		next := d.State // PENDING
 		if res.ok {
 			d.State = models.DeliveryDelivered
 			if e.FailingSince != nil {
@@ -799,7 +798,7 @@ func (s *Service) attempt(ctx context.Context, id, job int64) error {
 			return err
 		}
 		if !res.ok {
-			if d.State == next { // retried later
+			if d.State == models.DeliveryPending { // retried later
 				at := now.Add(jitter(s.Config.Retries[d.RoundAttempts-1], d.ID, d.RoundAttempts))
 				if err := s.queue(ctx, d.ID, at); err != nil {
 					return err
