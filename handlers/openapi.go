@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -266,22 +266,51 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 // pruneSchemas drops component schemas nothing refers to: a GET
 // operation's request type, whose fields became query parameters.
 func pruneSchemas(doc *openapi3.T) error {
-	for {
-		raw, err := json.Marshal(doc)
-		if err != nil {
-			return err
+	// What the paths refer to, then what those schemas refer to, and so
+	// on: one rendering of the paths and one of each schema (rendering the
+	// whole description until nothing more drops took a tenth of a test
+	// server's start).
+	schemas := doc.Components.Schemas
+	doc.Components.Schemas = nil
+	raw, err := json.Marshal(doc)
+	doc.Components.Schemas = schemas
+	if err != nil {
+		return err
+	}
+	reached := map[string]bool{}
+	queue := schemaRefs(raw)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if reached[name] {
+			continue
 		}
-		dropped := false
-		for name := range doc.Components.Schemas {
-			if !bytes.Contains(raw, []byte(`"#/components/schemas/`+name+`"`)) {
-				delete(doc.Components.Schemas, name)
-				dropped = true
+		reached[name] = true
+		if s, ok := schemas[name]; ok {
+			raw, err := json.Marshal(s)
+			if err != nil {
+				return err
 			}
-		}
-		if !dropped {
-			return nil
+			queue = append(queue, schemaRefs(raw)...)
 		}
 	}
+	for name := range schemas {
+		if !reached[name] {
+			delete(schemas, name)
+		}
+	}
+	return nil
+}
+
+var schemaRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
+
+// schemaRefs are the component schemas raw refers to.
+func schemaRefs(raw []byte) []string {
+	var out []string
+	for _, m := range schemaRef.FindAllSubmatch(raw, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
 }
 
 func statusSchema() *openapi3.SchemaRef {

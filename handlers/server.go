@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -100,7 +101,9 @@ type Server struct {
 	stopStreams sync.Once
 	openapi     []byte
 	openapiJSON []byte
-	migrator    *models.Migrator
+	// openapiEntry holds the description, rendered when first asked for.
+	openapiEntry *openapiEntry
+	migrator     *models.Migrator
 	// providers caches the provider directory for the gateway's check.
 	providers providerCache
 	// inspectLimit bounds the reads of inspection links per client.
@@ -110,7 +113,52 @@ type Server struct {
 func init() { gin.SetMode(gin.ReleaseMode) }
 
 // OpenAPIYAML is the description served at /openapi.yaml.
-func (s *Server) OpenAPIYAML() []byte { return s.openapi }
+func (s *Server) OpenAPIYAML() []byte { s.renderOpenAPI(); return s.openapi }
+
+// renderOpenAPI renders the description as YAML and JSON, once.
+func (s *Server) renderOpenAPI() {
+	e := s.openapiEntry
+	e.render.Do(func() {
+		var err error
+		if e.yaml, err = MarshalYAML(e.doc); err != nil {
+			s.log.Error("render the OpenAPI description as YAML", "error", err)
+		}
+		if e.json, err = json.Marshal(e.doc); err != nil {
+			s.log.Error("render the OpenAPI description as JSON", "error", err)
+		}
+	})
+	s.openapi, s.openapiJSON = e.yaml, e.json
+}
+
+// openapiEntry is a description built from one table, shared by the
+// servers of a process built from the same (tests start hundreds; a
+// description took a fifth of a test server's start).
+type openapiEntry struct {
+	build, render sync.Once
+	doc           *openapi3.T
+	err           error
+	yaml, json    []byte
+}
+
+var openapiBuilt sync.Map // openapiKey -> *openapiEntry
+
+// openapiKey is everything BuildOpenAPI and describeDomain read.
+func openapiKey(ops []Operation, plains []PlainPath, cfg *configs.Config, kinds []*documents.Kind) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", cfg.BodyLimit)
+	for _, o := range ops {
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%s|%d|%v|%s|%s|%s|%s|%v|%v|%v|%s|%v|%v|%v\n", o.Package, o.Service, o.Method, o.Verb, o.Scope, o.Security,
+			o.NoProvider, o.Org, o.Summary, o.Description, o.ContentType, o.Deprecated, o.GRPCOnly, o.Request, o.Request, o.Response,
+			o.download != nil, o.stream != nil)
+	}
+	for _, p := range plains {
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%v|%s|%v\n", p.Path, p.Summary, p.Description, p.ContentType, p.Also, p.Query, p.PostSummary, p.post != nil)
+	}
+	for _, k := range kinds {
+		b.WriteString(k.Machine().Mermaid())
+	}
+	return b.String()
+}
 
 // New builds the server and everything derived from the operation table.
 func New(d Deps) (*Server, error) {
@@ -159,18 +207,18 @@ func New(d Deps) (*Server, error) {
 		s.machines = append(s.machines, k.Machine())
 	}
 	s.plains = s.plainPaths()
-	doc, err := BuildOpenAPI(s.ops, s.plains, s.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("derive OpenAPI description: %w", err)
-	}
-	if err := describeDomain(doc, kinds); err != nil {
-		return nil, err
-	}
-	if s.openapi, err = MarshalYAML(doc); err != nil {
-		return nil, err
-	}
-	if s.openapiJSON, err = json.Marshal(doc); err != nil {
-		return nil, err
+	v, _ := openapiBuilt.LoadOrStore(openapiKey(s.ops, s.plains, s.cfg, kinds), &openapiEntry{})
+	s.openapiEntry = v.(*openapiEntry)
+	s.openapiEntry.build.Do(func() {
+		doc, err := BuildOpenAPI(s.ops, s.plains, s.cfg)
+		if err != nil {
+			s.openapiEntry.err = fmt.Errorf("derive OpenAPI description: %w", err)
+			return
+		}
+		s.openapiEntry.doc, s.openapiEntry.err = doc, describeDomain(doc, kinds)
+	})
+	if s.openapiEntry.err != nil {
+		return nil, s.openapiEntry.err
 	}
 
 	e := gin.New()
@@ -287,10 +335,10 @@ func (s *Server) plainPaths() []PlainPath {
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/xml", bmu.XSD) }},
 		{Path: "/openapi.yaml", Summary: "This OpenAPI description", ContentType: "application/yaml",
 			Description: "Generated from the server's operation table.",
-			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", s.openapi) }},
+			handler:     func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/yaml", s.openapi) }},
 		{Path: "/openapi.json", Summary: "This OpenAPI description, as JSON", ContentType: "application/json",
 			Description: "The same document as /openapi.yaml, for clients without a YAML parser (the console reads the intents' block schemas from it).",
-			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
+			handler:     func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
 		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},

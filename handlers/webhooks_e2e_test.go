@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -17,7 +18,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/webhooks"
 )
 
 const hooksAPI = "/svc.namespaced_notifier.v1.api.WebhookApi/"
@@ -390,6 +393,7 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		d.hooks.Config.DisableAfter = 1500 * time.Millisecond
+		d.hooks.Config.Retries = slices.Repeat([]time.Duration{100 * time.Millisecond}, 30)
 		mp := newMailpit(t)
 		mp.start(t)
 		d.useMailpit(t, mp) // alice is mailed when an endpoint is disabled
@@ -402,23 +406,9 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 		rcv.setSecrets(created["secret"].(string))
 		endpoint := created["endpoint"].(map[string]any)["endpointId"].(string)
 
+		// Retries every 100 ms (for 3 s): failing 1.5 s disables the
+		// endpoint before they run out, and the organisation is told.
 		id := d.submitted(t)
-		// The retries (5, 1.15 s in all) run out: FAILED.
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			ds := d.deliveries(t, gt, endpoint)
-			failed := slices.ContainsFunc(ds, func(x map[string]any) bool { return x["state"] == "FAILED" && x["attempts"] == 6.0 })
-			if failed {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no delivery FAILED after its retries: %v", ds)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		// Failing 1.5 s: the next attempt to fail disables it, and the organisation is told.
-		time.Sleep(time.Second)
-		later := d.submitted(t)
 		var ep map[string]any
 		for deadline := time.Now().Add(20 * time.Second); ; {
 			ep = d.hook(t, gt, "ListWebhookEndpoints", map[string]any{})["endpoints"].([]any)[0].(map[string]any)
@@ -455,15 +445,47 @@ func TestWebhookEndpointDisabled(t *testing.T) {
 			t.Fatalf("SendTestWebhook to a failing receiver: %d %s", st, raw)
 		}
 
-		// Enabled again with the receiver up: what waited goes.
+		// Enabled again with the receiver up: what waited goes, and what
+		// happened meanwhile.
+		later := d.submitted(t)
 		rcv.up.Store(true)
 		d.hook(t, gt, "UpdateWebhookEndpoint", map[string]any{"endpointId": endpoint, "enabled": true})
-		rcv.waitFor(t, "the held event after enabling", func(ms []message) bool {
-			return slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == later })
+		rcv.waitFor(t, "the held events after enabling", func(ms []message) bool {
+			return slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == later }) &&
+				slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == id })
 		})
-		if slices.ContainsFunc(rcv.messages(), func(m message) bool { return m.accepted && m.doc == id }) {
-			t.Fatalf("the FAILED delivery of %s was sent again: %v", id, d.deliveries(t, gt, endpoint))
+	})
+}
+
+// TestWebhookRetriesRunOut: a delivery whose every retry fails is FAILED,
+// and the next event of its document goes then.
+func TestWebhookRetriesRunOut(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		d.runWebhooks(t)
+		gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
+		rcv := newReceiver(t)
+		rcv.up.Store(false)
+		created := d.hook(t, gt, "CreateWebhookEndpoint", map[string]any{"url": rcv.srv.URL, "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+		rcv.setSecrets(created["secret"].(string))
+		endpoint := created["endpoint"].(map[string]any)["endpointId"].(string)
+		id := d.submitted(t)
+		// The five retries (1.15 s in all) run out: FAILED after six attempts.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			ds := d.deliveries(t, gt, endpoint)
+			if slices.ContainsFunc(ds, func(x map[string]any) bool { return x["state"] == "FAILED" && x["attempts"] == 6.0 }) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no delivery FAILED after its retries: %v", ds)
+			}
 		}
+		rcv.up.Store(true)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id, "acknowledgement": map[string]any{"remarks": "received"}})
+		rcv.waitFor(t, "the document's next event", func(ms []message) bool {
+			return slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == id })
+		})
 	})
 }
 
@@ -499,6 +521,56 @@ func TestWebhookStrandedDelivery(t *testing.T) {
 			return slices.ContainsFunc(ms, func(m message) bool { return m.accepted && m.doc == id })
 		})
 	})
+}
+
+// TestWebhooksOnceAcrossInstances: two instances on one PostgreSQL, each
+// fanning out events and working the job queue, deliver every event of 12
+// filings exactly once (one attempt each: the receiver is up).
+func TestWebhooksOnceAcrossInstances(t *testing.T) {
+	parallel(t)
+	d := startDocs(t, dbtest.Postgres(t))
+	d.runWebhooks(t)
+	queue, err := models.NewJobQueue(d.db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
+		Queues: map[string]int{webhooks.Queue: 4}}, testLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := &webhooks.Service{Store: models.NewWebhookStore(d.db), Groups: models.NewEventStore(d.db), Jobs: queue, Keyring: d.hooks.Keyring,
+		Guard: d.hooks.Guard, Kinds: d.hooks.Kinds, Config: d.hooks.Config}
+	other.Init()
+	other.Register(queue)
+	if err := queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); other.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		_ = queue.Stop(sctx)
+	})
+
+	gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
+	rcv := newReceiver(t)
+	created := d.hook(t, gt, "CreateWebhookEndpoint", map[string]any{"url": rcv.srv.URL, "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+	rcv.setSecrets(created["secret"].(string))
+	for range 12 {
+		d.submitted(t)
+	}
+	want := len(d.groupEvents(t, gt))
+	rcv.waitFor(t, "every event", func(ms []message) bool { return len(ms) >= want })
+	time.Sleep(500 * time.Millisecond)
+	ms := rcv.messages()
+	ids := map[string]int{}
+	for _, m := range ms {
+		ids[m.id]++
+	}
+	if len(ms) != want || len(ids) != want {
+		t.Fatalf("%d events: %d messages of %d ids", want, len(ms), len(ids))
+	}
 }
 
 // TestWebhookProductionRefusesLoopback: in production only https URLs of
