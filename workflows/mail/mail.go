@@ -372,6 +372,7 @@ func (s *Service) send(ctx context.Context, id int64) error {
 		return err
 	}
 	if err := s.deliver(ctx, m); err != nil {
+		s.log().Warn("mail not sent; the job queue retries it", "mail", id, "kind", m.Kind, "error", err)
 		if rerr := s.Store.MailAttempted(ctx, id, nil, err.Error()); rerr != nil {
 			return rerr
 		}
