@@ -3,15 +3,12 @@ package models
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"path"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/template"
@@ -199,32 +196,4 @@ func splitStatements(sqlText string) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// MigrationsDigest identifies the schema the migrations make: a hash of
-// their files, the job queue's migration and the River version it runs
-// (tests name a migrated template database by it).
-func MigrationsDigest() (string, error) {
-	h := sha256.New()
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return "", err
-	}
-	for _, name := range names {
-		raw, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", name, len(raw))
-		h.Write(raw)
-	}
-	fmt.Fprintf(h, "job queue %d\n", jobQueueVersion)
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if strings.HasPrefix(dep.Path, "github.com/riverqueue/river") {
-				fmt.Fprintf(h, "%s %s\n", dep.Path, dep.Version)
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

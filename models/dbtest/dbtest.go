@@ -1,8 +1,6 @@
 // Package dbtest gives tests fresh, migrated databases: an SQLite file in a
 // temporary directory and, when WASTEFLOW_TEST_DATABASE_URL is set, a new
-// database on that PostgreSQL server (made from a migrated template,
-// wftpl_<digest of the migrations>, kept between runs). Under CI the
-// Postgres URL is required.
+// schema in that PostgreSQL database. Under CI the Postgres URL is required.
 package dbtest
 
 import (
@@ -14,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,143 +55,35 @@ func PostgresURL(t testing.TB) string {
 	return u
 }
 
-// Postgres creates a new, empty database beside the test database (same
-// server and user) and returns its configuration. The database is dropped
-// afterwards. Open gives it the migrated schema by cloning a template.
+// Postgres creates a fresh schema in the test database and returns a
+// configuration whose connections use it. The schema is dropped afterwards.
 func Postgres(t testing.TB) configs.Database {
 	t.Helper()
 	base := PostgresURL(t)
 	buf := make([]byte, 6)
 	_, _ = rand.Read(buf)
-	name := "t_" + hex.EncodeToString(buf)
-	admin := adminDB(t, base)
-	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	fresh.Store(name, true)
-	t.Cleanup(func() {
-		fresh.Delete(name)
-		_ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error
-		_ = models.Close(admin)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", EnvURL, err)
-	}
-	u.Path = "/" + name
-	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
-}
+	schema := "t_" + hex.EncodeToString(buf)
 
-// fresh are the databases Postgres made that nothing has used yet.
-var fresh sync.Map
-
-func adminDB(t testing.TB, base string) *gorm.DB {
-	t.Helper()
 	admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
 	db, err := models.Open(context.Background(), admin, quiet())
 	if err != nil {
 		t.Fatalf("connect to test PostgreSQL: %v", err)
 	}
-	return db
-}
-
-// cloneTemplate replaces the fresh database of cfg by a copy of the
-// migrated template (a file copy in PostgreSQL: much cheaper than running
-// the migrations, which took 1-2 s a database under the race detector).
-// It reports false when the database is not fresh any more.
-func cloneTemplate(t testing.TB, cfg configs.Database) bool {
-	t.Helper()
-	u, err := url.Parse(cfg.URL)
-	if err != nil {
-		return false
+	if err := db.Exec("CREATE SCHEMA " + schema).Error; err != nil {
+		t.Fatalf("create schema: %v", err)
 	}
-	name := strings.TrimPrefix(u.Path, "/")
-	if _, ok := fresh.LoadAndDelete(name); !ok {
-		return false
-	}
-	base := PostgresURL(t)
-	tpl, err := pgTemplate(base)
-	if err != nil {
-		t.Fatalf("PostgreSQL template: %v", err)
-	}
-	admin := adminDB(t, base)
-	defer models.Close(admin)
-	var users int64
-	if err := admin.Raw("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = ?", name).Scan(&users).Error; err != nil || users > 0 {
-		return false // someone connected already: migrate it as it is
-	}
-	if err := admin.Exec("DROP DATABASE " + name).Error; err != nil {
-		t.Fatalf("drop the fresh database: %v", err)
-	}
-	if err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE " + tpl).Error; err != nil {
-		t.Fatalf("clone the template: %v", err)
-	}
-	return true
-}
-
-var pgTpl struct {
-	once sync.Once
-	name string
-	err  error
-}
-
-// pgTemplate is the migrated template database of this build's
-// migrations, made once per server (under an advisory lock, so that test
-// processes running at once make it once) and kept for later runs.
-func pgTemplate(base string) (string, error) {
-	pgTpl.once.Do(func() {
-		digest, err := models.MigrationsDigest()
-		if err != nil {
-			pgTpl.err = err
-			return
-		}
-		name := "wftpl_" + digest
-		admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 1, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
-		db, err := models.Open(context.Background(), admin, quiet())
-		if err != nil {
-			pgTpl.err = err
-			return
-		}
-		defer models.Close(db)
-		pgTpl.err = db.Connection(func(c *gorm.DB) error {
-			if err := c.Exec("SELECT pg_advisory_lock(7310421777)").Error; err != nil {
-				return err
-			}
-			defer c.Exec("SELECT pg_advisory_unlock(7310421777)")
-			var exists bool
-			if err := c.Raw("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = ?)", name).Scan(&exists).Error; err != nil || exists {
-				return err
-			}
-			building := name + "_building"
-			if err := c.Exec("DROP DATABASE IF EXISTS " + building + " WITH (FORCE)").Error; err != nil {
-				return err
-			}
-			if err := c.Exec("CREATE DATABASE " + building).Error; err != nil {
-				return err
-			}
-			u, err := url.Parse(base)
-			if err != nil {
-				return err
-			}
-			u.Path = "/" + building
-			cfg := configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 4, MaxIdleConns: 0, ConnMaxLifetime: time.Hour}
-			tdb, err := models.Open(context.Background(), cfg, quiet())
-			if err != nil {
-				return err
-			}
-			_, err = models.Migrate(context.Background(), tdb, quiet())
-			if cerr := models.Close(tdb); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			// renamed when complete: a template is never half made
-			return c.Exec("ALTER DATABASE " + building + " RENAME TO " + name).Error
-		})
-		pgTpl.name = name
+	t.Cleanup(func() {
+		_ = db.Exec("DROP SCHEMA " + schema + " CASCADE").Error
+		_ = models.Close(db)
 	})
-	return pgTpl.name, pgTpl.err
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
 }
 
 // Open connects to cfg, migrates, and closes the pool when the test ends.
@@ -203,15 +92,12 @@ func pgTemplate(base string) (string, error) {
 // them slowly under the race detector), then Migrate finds nothing to do.
 func Open(t testing.TB, cfg configs.Database) *gorm.DB {
 	t.Helper()
-	switch cfg.Driver {
-	case "sqlite":
+	if cfg.Driver == "sqlite" {
 		if _, err := os.Stat(cfg.DSN); os.IsNotExist(err) {
 			if err := copyTemplate(cfg.DSN); err != nil {
 				t.Fatalf("sqlite template: %v", err)
 			}
 		}
-	case "postgres":
-		cloneTemplate(t, cfg)
 	}
 	db, err := models.Open(context.Background(), cfg, quiet())
 	if err != nil {
