@@ -45,8 +45,8 @@ func (s *Server) eventOperations() []Operation {
 	}
 	return []Operation{
 		Unary(op("ListNotifications", "Read the group's notifications by cursor (long-poll)",
-			"Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, "+
-				"DEADLINE_MET_LATE. Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll."),
+			"Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, INBOX_ENTRY_ADDED, DEADLINE_DUE_SOON, "+
+				"DEADLINE_OVERDUE, DEADLINE_MET_LATE, WEBHOOK_ENDPOINT_DISABLED (the same events come as webhooks: WebhookApi). Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll."),
 			func(ctx context.Context, r *ListNotificationsRequest) (*ListNotificationsResponse, error) {
 				list, next, err := s.events.List(ctx, r.Cursor, int(r.Limit), time.Duration(r.WaitSeconds)*time.Second)
 				if err != nil {

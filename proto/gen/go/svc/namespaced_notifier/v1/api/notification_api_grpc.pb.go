@@ -37,7 +37,7 @@ const (
 type NotificationApiClient interface {
 	// Read the group's notifications by cursor (long-poll)
 	//
-	// Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, DEADLINE_MET_LATE. Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll.
+	// Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, INBOX_ENTRY_ADDED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, DEADLINE_MET_LATE, WEBHOOK_ENDPOINT_DISABLED (the same events come as webhooks: WebhookApi). Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll.
 	//
 	// REST: POST /svc.namespaced_notifier.v1.api.NotificationApi/ListNotifications
 	// Authorization: Bearer <group token>
@@ -114,7 +114,7 @@ type NotificationApi_StreamNotificationsClient = grpc.ServerStreamingClient[Stre
 type NotificationApiServer interface {
 	// Read the group's notifications by cursor (long-poll)
 	//
-	// Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, DEADLINE_MET_LATE. Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll.
+	// Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, INBOX_ENTRY_ADDED, DEADLINE_DUE_SOON, DEADLINE_OVERDUE, DEADLINE_MET_LATE, WEBHOOK_ENDPOINT_DISABLED (the same events come as webhooks: WebhookApi). Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll.
 	//
 	// REST: POST /svc.namespaced_notifier.v1.api.NotificationApi/ListNotifications
 	// Authorization: Bearer <group token>
