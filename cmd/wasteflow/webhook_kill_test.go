@@ -34,6 +34,7 @@ type hookReceiver struct {
 	srv    *httptest.Server
 	secret atomic.Pointer[string]
 	down   atomic.Bool
+	hold   atomic.Bool // answer only after 3 s (a kill lands during the attempt)
 	flaky  float64
 	mu     sync.Mutex
 	tries  map[string]int   // attempts by webhook-id
@@ -61,7 +62,14 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 			return
 		}
 		r.tries[id]++
-		if r.down.Load() || (r.flaky > 0 && rand.Float64() < r.flaky) {
+		down := r.down.Load()
+		if r.hold.Load() { // the sender is killed meanwhile: this attempt fails whatever comes after
+			r.mu.Unlock()
+			time.Sleep(3 * time.Second)
+			r.mu.Lock()
+			down = true
+		}
+		if down || (r.flaky > 0 && rand.Float64() < r.flaky) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
@@ -159,8 +167,9 @@ func startServe(t *testing.T, bin string, env []string) (*exec.Cmd, string) {
 
 // A webhook retry survives a kill: a delivery failing against a receiver
 // that is down is retried by the server; the server is killed with
-// SIGKILL between retries; the receiver comes up; the restarted server
-// makes the retry, under the same webhook-id, and it is accepted once.
+// SIGKILL during its third attempt; the receiver comes up; the restarted
+// server rescues the attempt's job and makes the retry, under the same
+// webhook-id, and it is accepted once.
 func TestWebhookRetrySurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -169,7 +178,11 @@ func TestWebhookRetrySurvivesKill(t *testing.T) {
 	bin := buildBinary(t)
 	dbtest.Each(t, func(t *testing.T, db configs.Database) {
 		t.Parallel()
+		// A kill that lands during an attempt leaves its job running: the
+		// next process rescues it after WASTEFLOW_JOB_RESCUE_AFTER (above
+		// the attempt job's own limit, the webhook timeout plus 10 s).
 		env := append(demoEnv(t, bin, db), "WASTEFLOW_LOG_LEVEL=info", "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_JOB_POLL=100ms",
+			"WASTEFLOW_JOB_TIMEOUT=5s", "WASTEFLOW_JOB_RESCUE_AFTER=13s", "WASTEFLOW_WEBHOOK_TIMEOUT=2s",
 			"WASTEFLOW_WEBHOOK_POLL=100ms", "WASTEFLOW_WEBHOOK_RETRIES=300ms,600ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s")
 		gdb := dbtest.Open(t, db)
 		var doc string // a notification the Dutch authority has yet to acknowledge
@@ -183,13 +196,15 @@ WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN 
 		c.endpoint("alice", r)
 		c.post("/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", c.login("noor"),
 			map[string]any{"documentId": doc, "acknowledgement": map[string]any{"remarks": "received"}})
-		// Two failed attempts, then the kill.
+		// Two failed attempts; the third is held by the receiver, and the
+		// server is killed during it (its job stays marked running).
 		var id string
 		for deadline := time.Now().Add(30 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
 			r.mu.Lock()
 			for k, n := range r.tries {
 				if n >= 2 {
 					id = k
+					r.hold.Store(true)
 				}
 			}
 			r.mu.Unlock()
@@ -197,17 +212,29 @@ WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN 
 				t.Fatal("no retry within 30 s")
 			}
 		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			r.mu.Lock()
+			n := r.tries[id]
+			r.mu.Unlock()
+			if n >= 3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no third attempt within 30 s")
+			}
+		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		_ = cmd.Wait()
 		r.down.Store(false)
+		r.hold.Store(false)
 		r.mu.Lock()
 		before := r.tries[id]
 		r.mu.Unlock()
 		killed := time.Now()
 		startServe(t, bin, env)
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			r.mu.Lock()
 			taken, tries, bad := r.taken[id], r.tries[id], slices.Clone(r.bad)
 			r.mu.Unlock()
@@ -222,7 +249,7 @@ WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN 
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not delivered within 60 s of the restart (%d attempts)", id, tries)
+				t.Fatalf("%s: not delivered within 2 minutes of the restart (%d attempts)", id, tries)
 			}
 		}
 	})
