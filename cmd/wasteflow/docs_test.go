@@ -229,9 +229,9 @@ func TestWalkthroughExpectMatching(t *testing.T) {
 	out := "a\n{\"state\": \"SUBMITTED\", \"version\": \"2\"}\nb\nDE-2026-000007\n"
 	for want, ok := range map[string]bool{
 		"\"state\": \"SUBMITTED\"…\"version\"\nDE-2026-…": true,
-		"DE-2026-…\n\"state\": \"SUBMITTED\"":            false, // out of order
-		"\"state\": \"DRAFT\"":                           false,
-		"a\nb":                                           true,
+		"DE-2026-…\n\"state\": \"SUBMITTED\"":             false, // out of order
+		"\"state\": \"DRAFT\"":                            false,
+		"a\nb":                                            true,
 	} {
 		var lines []string
 		for _, l := range strings.Split(want, "\n") {
