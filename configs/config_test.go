@@ -95,16 +95,3 @@ func TestFileThenEnvironment(t *testing.T) {
 		t.Fatalf("bad value in file does not name the file: %v", err)
 	}
 }
-
-// The README documents every setting.
-func TestREADMEListsEverySetting(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range configs.Settings {
-		if !strings.Contains(string(readme), "`"+s.Name+"`") {
-			t.Errorf("README.md does not document %s", s.Name)
-		}
-	}
-}

@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/alexedwards/argon2id"
@@ -9,6 +11,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
 // TestMain hashes passwords with argon2id's smallest parameters: every
@@ -29,5 +32,12 @@ func TestMain(m *testing.M) {
 	if !bench {
 		credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// Every business error the tests met was declared by the intent that
+	// reported it, so the reference lists the operations that raise it.
+	if u := engine.Undeclared(); len(u) > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "business error codes reported but not declared in the intent's Errors (kind intent code):\n  %s\n", strings.Join(u, "\n  "))
+		code = 1
+	}
+	os.Exit(code)
 }

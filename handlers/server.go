@@ -386,6 +386,7 @@ func (s *Server) plainPaths() []PlainPath {
 				Description: "GET shows a page asking to confirm; POST (its button) confirms the address the account set. An invalid token, or one of an address the account no longer has, gets 404.",
 				handler:     confirm, post: confirm, PostSummary: "Confirm the address"})
 	}
+	paths = append(paths, s.docPaths()...)
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)
 		dot, mmd := m.Dot(), m.Mermaid()

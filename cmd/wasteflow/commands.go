@@ -73,6 +73,9 @@ var commands = []command{
 	{name: "proto", args: "[-dir DIR]", summary: "writes the .proto files of the gRPC face (default into proto/), keeping the committed field numbers",
 		detail: "Built like openapi; a field that is gone is reserved, a new one takes the next free number.",
 		flags:  func(fs *flag.FlagSet) { fs.String("dir", "proto", "the directory of the .proto files") }},
+	{name: "docs", args: "[-dir DIR]", summary: "writes the reference pages generated from the code (default into docs/reference/)",
+		detail: "Built like openapi: operations, business errors, workflows, settings, events and commands. TestReferenceIsCurrent fails when the committed pages differ.",
+		flags:  func(fs *flag.FlagSet) { docsFlags(fs) }},
 	{name: "version", summary: "prints the version"},
 	{name: "help", args: "[COMMAND]", summary: "lists the commands, or prints one command's help (as COMMAND -h does)"},
 }

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -195,6 +197,53 @@ func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
 		}
 	}
 	t.Logf("%s: %d blocks in %s", page, len(steps), time.Since(start).Round(time.Millisecond))
+	if page == "README.md" && dbURL == "" {
+		checkServedDocs(t, base)
+	}
+}
+
+var hrefRe = regexp.MustCompile(`(?:href|src)="([^"#:]+\.(?:md|png))(?:#[^"]*)?"`)
+
+// checkServedDocs reads the docs as a browser would from the server:
+// /docs leads to the index, every page is HTML, every page's links to
+// other pages and images answer 200, and an unknown page is 404 in the
+// gateway's shape.
+func checkServedDocs(t *testing.T, base string) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(u string) (int, string, string) {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Location") + resp.Header.Get("Content-Type"), string(b)
+	}
+	if st, loc, _ := get(base + "/docs"); st != http.StatusFound || !strings.HasPrefix(loc, "/docs/README.md") {
+		t.Fatalf("/docs: %d %s", st, loc)
+	}
+	seen := map[string]bool{}
+	for _, p := range docs.Pages() {
+		u := base + "/docs/" + p
+		st, ct, body := get(u)
+		if st != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(body, "<h1") {
+			t.Fatalf("%s: %d %s", u, st, ct)
+		}
+		for _, m := range hrefRe.FindAllStringSubmatch(body, -1) {
+			target := path.Join(path.Dir("/docs/"+p), m[1])
+			if seen[target] {
+				continue
+			}
+			seen[target] = true
+			if st, _, _ := get(base + target); st != 200 {
+				t.Errorf("%s links to %s: %d", u, target, st)
+			}
+		}
+	}
+	if st, ct, body := get(base + "/docs/no-such-page.md"); st != 404 || !strings.HasPrefix(ct, "application/json") || !strings.Contains(body, `"code":5`) {
+		t.Errorf("an unknown page: %d %s %s", st, ct, body)
+	}
+	t.Logf("/docs: %d pages, %d links followed", len(docs.Pages()), len(seen))
 }
 
 // unmatched returns the first wanted line the output does not show in

@@ -124,6 +124,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 		cmdErr = protoCmd(ctx, cfg, *dir, stdout)
+	case "docs":
+		fs := newFlags("docs", stderr)
+		dir := docsFlags(fs)
+		if err := fs.Parse(args[1:]); err != nil {
+			return exitUsage
+		}
+		cmdErr = docsCmd(ctx, cfg, *dir, stdout)
 	default:
 		fmt.Fprintf(stderr, "wasteflow: unknown command %q\n\n%s", args[0], usage())
 		return exitUsage

@@ -40,10 +40,6 @@ const (
 	ErrTakeBackReference = "TAKE_BACK_REFERENCE_INVALID"
 )
 
-// Codes lists every business error code the kind reports.
-var Codes = []string{shipment.ErrWasteCode, ErrNotGreenListed, shipment.ErrOperationCode, shipment.ErrPartyUnknown,
-	shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, ErrTakeBackReference, shipment.ErrAuthorityPlace}
-
 // MeansOfTransport (Annex VII, box 5).
 var MeansOfTransport = shipment.MeansOfTransport
 

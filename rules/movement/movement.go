@@ -33,10 +33,6 @@ const (
 // notification has, or not positive (our design).
 const ErrSequenceNumber = "SEQUENCE_NUMBER_INVALID"
 
-// Codes lists every business error code of the kind.
-var Codes = []string{n.ErrShipmentCount, n.ErrQuantityExceeded, n.ErrConsentNotValid, n.ErrPriorNotice, n.ErrOperationCode,
-	n.ErrPartyUnknown, n.ErrRequiredMissing, n.ErrQuantity, n.ErrPackagingType, shipment.ErrDateOutOfRange, ErrSequenceNumber}
-
 // Carrier is a carrier of this shipment, one of the notified carriers.
 type Carrier struct {
 	OrganisationID   string `json:"organisationId" maxLength:"128"`

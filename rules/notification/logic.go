@@ -30,10 +30,6 @@ const (
 	ErrPriorNotice      = shipment.ErrPriorNotice
 )
 
-// BusinessErrorCodes lists every code for the API description.
-var BusinessErrorCodes = []string{ErrWasteCode, ErrOperationCode, ErrPartyUnknown, ErrRequiredMissing, ErrShipmentPeriod,
-	ErrPackagingType, ErrQuantity, ErrConsentNotValid, ErrQuantityExceeded, ErrShipmentCount, ErrPriorNotice, ErrMovementsOpen, shipment.ErrDateOutOfRange, ErrConsentValidity, shipment.ErrAuthorityPlace, ErrChangeEmpty, ErrChangeNeedsNotification, ErrNoShipmentPossible, ErrNoMovementCompleted}
-
 // ErrConsentValidity: a consent's or a revalidation's end (validUntil)
 // that is not a date after today, lies more than the law allows after the
 // consent (1 year, 3 for a pre-consented facility: Art. 9 and 14), or after

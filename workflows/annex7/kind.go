@@ -51,7 +51,6 @@ func NewKind() *documents.Kind {
 		ContainerKey: "annex7",
 		Parties:      func(d *a.Annex7) []engine.Party { return engine.PartiesOf(a.Parties(&d.Content)) },
 		Document:     document,
-		Codes:        a.Codes,
 		Face:         face,
 		Register:     register,
 		Print: func(p *documents.PrintRequest, d *a.Annex7) documents.Printout {

@@ -6,6 +6,7 @@
 package annex7
 
 import (
+	"slices"
 	"strings"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
@@ -60,7 +61,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 	Initial: a.Draft,
 	Private: []string{a.Draft},
 	Final:   []string{a.Completed, a.TakenBack, a.Withdrawn},
-	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
+	Create: intent[CreateInput]{Name: IntentCreate, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
+		Operation: company + "CreateAnnex7", Roles: []string{a.RoleArranger},
 		Summary: "create an Annex VII document (DRAFT); the caller's organisation is the arranger",
 		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 			if kind, _ := ev.OrgKind(ev.Caller.Org); kind != "company" {
@@ -79,7 +81,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 			return nil
 		}},
 	Intents: []engine.Step[a.Annex7]{
-		intent[a.Content]{Name: IntentSubmission, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
+		intent[a.Content]{Name: IntentSubmission, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
+			Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "announce the shipment (at least 2 working days before it starts)",
 			Transitions: []engine.Transition{{From: []string{a.Draft}, To: a.Announced}}, Validate: validateAnnouncement,
 			Apply: func(ev *on, in *a.Content) error {
@@ -87,7 +90,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d.Content, d.AnnouncedAt = *in, &ev.Now
 				return nil
 			}},
-		intent[a.Content]{Name: IntentCorrection, Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
+		intent[a.Content]{Name: IntentCorrection, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
+			Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "correct the announcement before a carrier took the waste over",
 			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}}, Validate: validateAnnouncement,
 			Apply: func(ev *on, in *a.Content) error {
@@ -96,7 +100,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d.Content = *in
 				return nil
 			}},
-		intent[a.CarrierTransfer]{Name: IntentCarrierTransfer, Operation: company + "SetAnnex7CarrierTransfer", Block: "carrierTransfer", Roles: []string{shipment.RoleCarrier},
+		intent[a.CarrierTransfer]{Name: IntentCarrierTransfer, Errors: dateErrors,
+			Operation: company + "SetAnnex7CarrierTransfer", Block: "carrierTransfer", Roles: []string{shipment.RoleCarrier},
 			Summary:     "a carrier takes the waste over (each announced carrier once, in turn)",
 			Transitions: []engine.Transition{{From: []string{a.Announced, a.InTransit}, To: a.InTransit, Guard: "callerNotTransferred"}},
 			Validate: func(ev *on, in *a.CarrierTransfer) ([]engine.BusinessError, error) {
@@ -120,7 +125,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d.CarrierTransfers = append(d.CarrierTransfers, in.Record(ev.Now))
 				return nil
 			}},
-		intent[a.ReceiptCertificate]{Name: IntentConsigneeCertificate, Operation: company + "SetAnnex7ConsigneeCertificate", Block: "consigneeCertificate", Roles: []string{shipment.RoleConsignee},
+		intent[a.ReceiptCertificate]{Name: IntentConsigneeCertificate, Errors: slices.Concat(dateErrors, []string{shipment.ErrQuantity}),
+			Operation: company + "SetAnnex7ConsigneeCertificate", Block: "consigneeCertificate", Roles: []string{shipment.RoleConsignee},
 			Prefill: func(d *a.Annex7, b *a.ReceiptCertificate) { // what was recorded
 				if c := d.ConsigneeCertificate; c != nil {
 					*b = c.Block()
@@ -136,7 +142,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 				ev.Doc.ConsigneeCertificate = in.Record(ev.Now)
 				return nil
 			}},
-		intent[a.ReceiptCertificate]{Name: IntentFacilityCertificate, Operation: company + "SetAnnex7FacilityCertificate", Block: "facilityCertificate", Roles: []string{shipment.RoleFacility},
+		intent[a.ReceiptCertificate]{Name: IntentFacilityCertificate, Errors: slices.Concat(dateErrors, []string{shipment.ErrQuantity}),
+			Operation: company + "SetAnnex7FacilityCertificate", Block: "facilityCertificate", Roles: []string{shipment.RoleFacility},
 			Prefill: func(d *a.Annex7, b *a.ReceiptCertificate) { // what was recorded
 				if c := d.FacilityCertificate; c != nil {
 					*b = c.Block()
@@ -153,7 +160,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 				ev.Doc.FacilityCertificate = in.Record(ev.Now)
 				return nil
 			}},
-		intent[a.CertificateOfCompletion]{Name: IntentCertificateOfCompletion, Operation: company + "SetAnnex7CertificateOfCompletion", Block: "certificateOfCompletion", Roles: []string{shipment.RoleFacility},
+		intent[a.CertificateOfCompletion]{Name: IntentCertificateOfCompletion, Errors: slices.Concat(dateErrors, []string{shipment.ErrOperationCode}),
+			Operation: company + "SetAnnex7CertificateOfCompletion", Block: "certificateOfCompletion", Roles: []string{shipment.RoleFacility},
 			Prefill: func(d *a.Annex7, b *a.CertificateOfCompletion) { // what was recorded, or the announced recovery code
 				b.RecoveryCode = d.Content.RecoveryCode
 				if c := d.CertificateOfCompletion; c != nil {
@@ -172,7 +180,8 @@ var declaration = &engine.Declaration[a.Annex7]{
 			},
 			// A completed take-back shipment marks its original TAKEN_BACK.
 			Then: []engine.Chain{{Ref: "takeBackOf", Intent: IntentTakeBackCompleted}}},
-		intent[a.TakeBack]{Name: IntentTakeBack, Operation: company + "SetAnnex7TakeBack", Block: "takeBack", Roles: []string{a.RoleArranger},
+		intent[a.TakeBack]{Name: IntentTakeBack, Errors: []string{shipment.ErrRequiredMissing},
+			Operation: company + "SetAnnex7TakeBack", Block: "takeBack", Roles: []string{a.RoleArranger},
 			Summary:     "initiate the take-back of a shipment that cannot be completed; a new Annex VII document with takeBackOf carries it out",
 			Transitions: []engine.Transition{{From: []string{a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility}, To: a.TakeBackInitiated}},
 			Effects: []engine.Effect{
@@ -297,3 +306,11 @@ func validateReceipt(block string) func(ev *on, in *a.ReceiptCertificate) ([]eng
 		return k.Errors, nil
 	}
 }
+
+// The business errors the intents declare (Intent.Errors): the content of
+// an announcement; a date the document states.
+var (
+	announcementErrors = []string{shipment.ErrWasteCode, a.ErrNotGreenListed, shipment.ErrOperationCode, shipment.ErrPartyUnknown,
+		shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, shipment.ErrAuthorityPlace}
+	dateErrors = []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange}
+)

@@ -10,16 +10,14 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
 
 // EventKinds a notifier group can subscribe to.
-var EventKinds = []string{
-	"DOCUMENT_STATE_CHANGED", "INBOX_ENTRY_ADDED", "DEADLINE_DUE_SOON", "DEADLINE_OVERDUE", "DEADLINE_MET_LATE",
-	"WEBHOOK_ENDPOINT_DISABLED", // one of the organisation's webhook endpoints failed for days and was disabled
-}
+var EventKinds = eventkinds.Names()
 
 // RegisterGroup creates a notifier group for the caller's organisation. The
 // secret is returned here only.

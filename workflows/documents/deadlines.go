@@ -7,6 +7,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 )
 
 // Deadline states (public contract).
@@ -25,10 +26,10 @@ const (
 
 // Event kinds (public contract).
 const (
-	EventStateChanged = "DOCUMENT_STATE_CHANGED"
-	EventDueSoon      = "DEADLINE_DUE_SOON"
-	EventOverdue      = "DEADLINE_OVERDUE"
-	EventMetLate      = "DEADLINE_MET_LATE"
+	EventStateChanged = eventkinds.StateChanged
+	EventDueSoon      = eventkinds.DueSoon
+	EventOverdue      = eventkinds.Overdue
+	EventMetLate      = eventkinds.MetLate
 )
 
 var eventOfState = map[string]string{DeadlineDueSoon: EventDueSoon, DeadlineOverdue: EventOverdue, DeadlineMetLate: EventMetLate}
@@ -94,7 +95,7 @@ type firing struct {
 // outbox collects the events of one transaction.
 type outbox []models.Event
 
-func (o *outbox) add(e models.Event, payload map[string]any) error {
+func (o *outbox) add(e models.Event, payload any) error {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return err
@@ -221,9 +222,9 @@ func (o *outbox) deadlineEvent(d *models.Deadline, before string, doc *models.Do
 		return nil
 	}
 	return o.add(models.Event{ProviderID: d.ProviderID, OrganisationID: d.PartyOrg, Kind: kind, DocumentID: d.DocumentID,
-		DeadlineID: d.ID, DedupKey: d.ID + ":" + d.State, CreatedAt: now}, map[string]any{
-		"documentNumber": doc.Number, "documentKind": doc.Kind, "rule": d.Rule, "legalBasis": d.LegalBasis,
-		"party": d.PartyOrg, "state": d.State, "dueAt": d.DueAt.UTC().Format(time.RFC3339)})
+		DeadlineID: d.ID, DedupKey: d.ID + ":" + d.State, CreatedAt: now}, eventkinds.Deadline{
+		DocumentNumber: doc.Number, DocumentKind: doc.Kind, Rule: d.Rule, LegalBasis: d.LegalBasis,
+		Party: d.PartyOrg, State: d.State, DueAt: d.DueAt.UTC().Format(time.RFC3339)})
 }
 
 func (f *firing) close(rule, org, state string, now time.Time) {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
@@ -24,13 +25,12 @@ import (
 // already, pre-filled by the intents' Prefill.
 type KindOf[D, R any] struct {
 	Declaration *engine.Declaration[D]
-	// IDPrefix, NumberPrefix, NumberFormat, ContainerKey, Codes, Parent,
+	// IDPrefix, NumberPrefix, NumberFormat, ContainerKey, Parent,
 	// NotByIntent and Face mean what Kind's fields mean.
 	IDPrefix     string
 	NumberPrefix func(country string, at time.Time) string
 	NumberFormat string
 	ContainerKey string
-	Codes        []string
 	Parent       *Parent
 	NotByIntent  bool
 	Face         *Face
@@ -64,15 +64,16 @@ func (k KindOf[D, R]) Kind() *Kind {
 	if k.Register != nil {
 		register = func(p *RegisterRequest, data any) RegisterRow { return k.Register(p, aggregate[D](data)) }
 	}
+	def := k.Declaration.Build()
 	return &Kind{
 		Print:        print,
 		Register:     register,
-		Def:          k.Declaration.Build(),
+		Def:          def,
 		IDPrefix:     k.IDPrefix,
 		NumberPrefix: k.NumberPrefix,
 		NumberFormat: k.NumberFormat,
 		ContainerKey: k.ContainerKey,
-		Codes:        k.Codes,
+		Codes:        declaredCodes(def),
 		Parent:       k.Parent,
 		NotByIntent:  k.NotByIntent,
 		Face:         k.Face,
@@ -226,4 +227,25 @@ func ParentOf[D, C any](kind, intent string, ref func(in *C) *string, number fun
 		},
 		Number: func(parentNumber string, data any) string { return number(parentNumber, aggregate[D](data)) },
 	}
+}
+
+// declaredCodes are the business error codes the intents of def declare,
+// each once, in the catalogue's order (rules.BusinessErrors).
+func declaredCodes(def *engine.Definition) []string {
+	var codes []string
+	for _, in := range append([]engine.Intent{*def.Create}, def.Intents...) {
+		for _, c := range in.Errors {
+			if !slices.Contains(codes, c) {
+				codes = append(codes, c)
+			}
+		}
+	}
+	rank := func(c string) int {
+		if i := slices.IndexFunc(rules.BusinessErrors, func(b rules.BusinessErrorCode) bool { return b.Code == c }); i >= 0 {
+			return i
+		}
+		return len(rules.BusinessErrors)
+	}
+	slices.SortStableFunc(codes, func(a, b string) int { return rank(a) - rank(b) })
+	return codes
 }

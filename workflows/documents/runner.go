@@ -17,6 +17,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -262,6 +263,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			if berrs, err = in.Validate(ev); err != nil {
 				return err
 			}
+			engine.NoteUndeclared(k.Def.Kind, in, berrs)
 		}
 		if err := in.Apply(ev); err != nil {
 			return err
@@ -732,6 +734,7 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 		if err != nil {
 			return nil, nil, err
 		}
+		engine.NoteUndeclared(k.Def.Kind, in, berrs)
 		if dir.err != nil {
 			return nil, nil, dir.err
 		}
@@ -775,8 +778,8 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 			}
 			orgs = append(orgs, p.Org)
 			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
-				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, map[string]any{
-				"documentNumber": doc.Number, "documentKind": doc.Kind, "from": from, "to": ev.State, "intent": intent, "actor": c.Actor}); err != nil {
+				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, eventkinds.DocumentStateChanged{
+				DocumentNumber: doc.Number, DocumentKind: doc.Kind, From: from, To: ev.State, Intent: intent, Actor: c.Actor}); err != nil {
 				return nil, nil, err
 			}
 		}

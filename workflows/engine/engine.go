@@ -216,6 +216,11 @@ type Intent struct {
 	// target is computed).
 	Apply func(ev *Eval) error
 	Then  []Chain
+	// Errors are the business error codes Validate may report: the
+	// reference's catalogue lists, for each code, the operations that raise
+	// it. A code reported but not declared is noted (Undeclared), and the
+	// test suites fail on it.
+	Errors []string
 	// Creates names the child kind a document of which this intent creates
 	// under this document (through its Operation, the child kind's
 	// create). It is offered as a follow-up like any intent and never fired

@@ -85,7 +85,7 @@ const (
 // Step 2, the machine.
 var inspectionMachine = &engine.Declaration[inspection]{
 	Kind: "INSPECTION", States: []string{"OPEN", "CLOSED"}, Initial: "OPEN", Final: []string{"CLOSED"},
-	Create: engine.IntentOf[inspection, newInspection]{Name: "CREATE", Operation: co + "CreateInspection", Roles: []string{inspector},
+	Create: engine.IntentOf[inspection, newInspection]{Name: "CREATE", Operation: co + "CreateInspection", Roles: []string{inspector}, Errors: []string{siteMissing},
 		Validate: func(ev *engine.On[inspection], in *newInspection) ([]engine.BusinessError, error) {
 			if strings.TrimSpace(in.Site.Name) == "" {
 				return []engine.BusinessError{{Code: siteMissing, Field: "inspection.name", Message: "name the site"}}, nil
@@ -155,7 +155,7 @@ type FindingDocument struct {
 
 func inspectionKind() *documents.Kind {
 	return documents.KindOf[inspection, InspectionDocument]{
-		Declaration: inspectionMachine, IDPrefix: "ins_", ContainerKey: "inspection", Codes: []string{siteMissing},
+		Declaration: inspectionMachine, IDPrefix: "ins_", ContainerKey: "inspection",
 		NumberPrefix: func(country string, at time.Time) string { return fmt.Sprintf("INS-%s-%d", country, at.Year()) },
 		NumberFormat: "INS, country, year, sequence",
 		Parties: func(d *inspection) []engine.Party {

@@ -57,7 +57,6 @@ func NewKind() *documents.Kind {
 		ContainerKey: "movement",
 		Parties:      func(d *m.Movement) []engine.Party { return engine.PartiesOf(d.Parties()) },
 		Document:     document,
-		Codes:        m.Codes,
 		NotByIntent:  true,
 		Face:         face,
 		Print:        print,

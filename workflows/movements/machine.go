@@ -65,7 +65,8 @@ var declaration = &engine.Declaration[m.Movement]{
 	States:  []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Completed, m.Rejected, m.TakeBackOrdered, m.TakenBack},
 	Initial: m.Submitted,
 	Final:   []string{m.Completed, m.TakenBack},
-	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
+	Create: intent[CreateInput]{Name: IntentCreate, Errors: templateErrors,
+		Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
 		Summary: "announce one shipment under a consented notification (SUBMITTED)",
 		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
 			return m.CheckTemplate(&in.Template, under(ev, true, "")), nil
@@ -77,7 +78,8 @@ var declaration = &engine.Declaration[m.Movement]{
 			return nil
 		}},
 	Intents: []engine.Step[m.Movement]{
-		intent[m.Template]{Name: IntentTemplate, Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
+		intent[m.Template]{Name: IntentTemplate, Errors: templateErrors,
+			Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
 			Transitions: []engine.Transition{
 				{From: []string{m.Submitted}, To: m.Submitted, Guard: "underConsent"}, {From: []string{m.Acknowledged}, To: m.Acknowledged, Guard: "underConsent"},
@@ -109,7 +111,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				d.Acknowledgements = append(d.Acknowledgements, m.AcknowledgementRecord{AuthorityOrganisationID: ev.Caller.Org, Remarks: in.Remarks, At: ev.Now})
 				return nil
 			}},
-		intent[m.CarrierTransport]{Name: IntentCarrierTransport, Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
+		intent[m.CarrierTransport]{Name: IntentCarrierTransport, Errors: dateErrors,
+			Operation: company + "SetCarrierTransport", Block: "carrierTransport", Roles: []string{shipment.RoleCarrier},
 			Summary: "a carrier of the movement takes custody (each carrier once, in turn)",
 			Transitions: []engine.Transition{
 				// The first carrier starts the shipment: only under a consent in force.
@@ -136,7 +139,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				d.Legs = append(d.Legs, m.LegRecord{CarrierOrganisationID: in.CarrierOrganisationID, MeansOfTransport: in.MeansOfTransport, VehicleID: in.VehicleID, TakenOverOn: in.TakenOverOn, At: ev.Now})
 				return nil
 			}},
-		intent[m.ConsigneeReception]{Name: IntentConsigneeReception, Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
+		intent[m.ConsigneeReception]{Name: IntentConsigneeReception, Errors: slices.Concat(dateErrors, []string{shipment.ErrQuantity}),
+			Operation: company + "SetConsigneeReception", Block: "consigneeReception", Roles: []string{shipment.RoleConsignee},
 			Prefill: func(d *m.Movement, b *m.ConsigneeReception) { // what was recorded, or the quantity shipped
 				if r := d.Consignee; r != nil {
 					*b = m.ConsigneeReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity}
@@ -157,7 +161,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				ev.Doc.Consignee = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, At: ev.Now}
 				return nil
 			}},
-		intent[m.FacilityReception]{Name: IntentFacilityReception, Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
+		intent[m.FacilityReception]{Name: IntentFacilityReception, Errors: slices.Concat(dateErrors, []string{shipment.ErrQuantity}),
+			Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
 			Prefill: func(d *m.Movement, b *m.FacilityReception) { // what was recorded, or the quantity shipped
 				if r := d.Facility; r != nil {
 					*b = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, Reason: r.Reason}
@@ -182,7 +187,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				ev.Doc.Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
 				return nil
 			}},
-		intent[m.FacilityCompletion]{Name: IntentFacilityCompletion, Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
+		intent[m.FacilityCompletion]{Name: IntentFacilityCompletion, Errors: slices.Concat(dateErrors, []string{shipment.ErrOperationCode}),
+			Operation: company + "SetFacilityCompletion", Block: "facilityCompletion", Roles: []string{shipment.RoleFacility},
 			Prefill: func(d *m.Movement, b *m.FacilityCompletion) { // what was recorded, or the one operation code
 				if c := d.Completion; c != nil {
 					*b = m.FacilityCompletion{CompletedOn: c.CompletedOn, OperationCode: c.OperationCode}
@@ -200,7 +206,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				ev.Doc.Completion = &m.CompletionRecord{CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
 				return nil
 			}},
-		intent[m.Signal]{Name: IntentSignal, Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
+		intent[m.Signal]{Name: IntentSignal, Errors: []string{shipment.ErrRequiredMissing},
+			Operation: authority + "SubmitMovementSignal", Block: "movementSignal", Roles: authorities,
 			Summary:     "CONFIRM (recorded; the authority of dispatch's on a TAKE_BACK_ORDERED movement: the waste is back), REJECT, or REQUEST_CORRECTION of the template",
 			Transitions: signalTransitions(),
 			Effects: []engine.Effect{
@@ -227,7 +234,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				}
 				return nil
 			}},
-		intent[m.TakeBack]{Name: IntentTakeBack, Operation: authority + "SetMovementTakeBack", Block: "takeBack", Roles: []string{shipment.RoleAuthorityDispatch},
+		intent[m.TakeBack]{Name: IntentTakeBack, Errors: []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange},
+			Operation: authority + "SetMovementTakeBack", Block: "takeBack", Roles: []string{shipment.RoleAuthorityDispatch},
 			Summary:     "the authority of dispatch orders the waste back (90 days or the agreed date)",
 			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Rejected}, To: m.TakeBackOrdered}},
 			Effects: []engine.Effect{
@@ -358,3 +366,11 @@ func receipt(ev *on, block, date string, q shipment.Quantity) []engine.BusinessE
 	k.Quantity(block+".quantity", q)
 	return k.Errors
 }
+
+// The business errors the intents declare (Intent.Errors): a movement's
+// template; a date the document states.
+var (
+	templateErrors = []string{m.ErrSequenceNumber, n.ErrShipmentCount, n.ErrRequiredMissing, n.ErrPartyUnknown, n.ErrPackagingType,
+		n.ErrQuantity, n.ErrQuantityExceeded, n.ErrConsentNotValid, shipment.ErrDateOutOfRange, n.ErrPriorNotice}
+	dateErrors = []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange}
+)

@@ -48,7 +48,6 @@ func NewKind() *documents.Kind {
 		ContainerKey: "notification",
 		Parties:      func(d *n.Notification) []engine.Party { return engine.PartiesOf(n.Parties(&d.Content)) },
 		Document:     document,
-		Codes:        n.BusinessErrorCodes,
 		Face:         face,
 		Register:     register,
 		Print: func(p *documents.PrintRequest, d *n.Notification) documents.Printout {

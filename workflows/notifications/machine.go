@@ -79,7 +79,8 @@ var declaration = &engine.Declaration[n.Notification]{
 	Initial: n.Draft,
 	Private: []string{n.Draft},
 	Final:   []string{n.Objected, n.ConsentCancelled, n.Closed, n.Withdrawn},
-	Create: intent[CreateInput]{Name: IntentCreate, Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
+	Create: intent[CreateInput]{Name: IntentCreate, Errors: contentErrors,
+		Operation: company + "CreateSubmission", Roles: []string{n.RoleNotifier},
 		Summary:  "create a notification (DRAFT); the caller's organisation is the notifier",
 		Validate: validateCreate,
 		Apply: func(ev *on, in *CreateInput) error {
@@ -87,12 +88,14 @@ var declaration = &engine.Declaration[n.Notification]{
 			return nil
 		}},
 	Intents: []engine.Step[n.Notification]{
-		intent[n.Content]{Name: IntentSubmission, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
+		intent[n.Content]{Name: IntentSubmission, Errors: submissionErrors,
+			Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary:     "file the notification",
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Submitted}},
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleAcknowledgement}}, Validate: validateContent,
 			Apply: func(ev *on, in *n.Content) error { ev.Doc.Content = *in; return nil }},
-		intent[n.Content]{Name: IntentCorrection, Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
+		intent[n.Content]{Name: IntentCorrection, Errors: slices.Concat(submissionErrors, []string{n.ErrChangeEmpty, n.ErrNoShipmentPossible}),
+			Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary: "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
 			Transitions: []engine.Transition{
 				{From: []string{n.Submitted}, To: n.Submitted},
@@ -117,7 +120,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				ev.Doc.ApplyAcknowledgement(ev.Caller.Org, *in, ev.Now)
 				return nil
 			}},
-		intent[n.RequestInformation]{Name: IntentRequestInformation, Operation: authority + "SetRequestInformation", Block: "requestInformation", Roles: anyAuthority,
+		intent[n.RequestInformation]{Name: IntentRequestInformation, Errors: []string{n.ErrRequiredMissing},
+			Operation: authority + "SetRequestInformation", Block: "requestInformation", Roles: anyAuthority,
 			Summary:     "ask the notifier for information; suspends every running decision period",
 			Transitions: []engine.Transition{{From: []string{n.Submitted, n.Acknowledged, n.InformationRequested}, To: n.InformationRequested}},
 			Effects: []engine.Effect{
@@ -135,7 +139,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				ev.Doc.ApplyRequestInformation(ev.Caller.Org, *in, ev.State, ev.Now)
 				return nil
 			}},
-		intent[n.ReplyToRequestInformation]{Name: IntentReplyToRequestInfo, Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
+		intent[n.ReplyToRequestInformation]{Name: IntentReplyToRequestInfo, Errors: []string{n.ErrRequiredMissing},
+			Operation: company + "SetReplyToRequestInformation", Block: "replyToRequestInformation", Roles: []string{n.RoleNotifier},
 			Prefill: func(d *n.Notification, b *n.ReplyToRequestInformation) { // an answer per open question
 				if open := d.OpenInformationRequest(); open != nil {
 					b.Answers = make([]string, len(open.Questions))
@@ -157,7 +162,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				ev.Doc.ApplyReply(*in, ev.Now)
 				return nil
 			}},
-		intent[n.Decision]{Name: IntentDecision, Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
+		intent[n.Decision]{Name: IntentDecision, Errors: decisionErrors,
+			Operation: authority + "SetDecision", Block: "decision", Roles: anyAuthority,
 			Prefill:     func(d *n.Notification, b *n.Decision) { b.ValidUntil = d.ConsentValidUntil },
 			Summary:     "consent, consent with conditions, or object; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerMayDecide"}},
@@ -191,7 +197,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				}
 				return nil
 			}},
-		intent[n.RequestForChange]{Name: IntentRequestForChange, Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
+		intent[n.RequestForChange]{Name: IntentRequestForChange, Errors: slices.Concat(submissionErrors, []string{n.ErrChangeEmpty, n.ErrChangeNeedsNotification, n.ErrQuantityExceeded, n.ErrShipmentCount}),
+			Operation: company + "SetRequestForChangeAfterConsent", Block: "requestForChange", Roles: []string{n.RoleNotifier},
 			Prefill:     func(d *n.Notification, b *n.RequestForChange) { b.Proposed = d.Content }, // the terms in force, to change
 			Summary:     "ask for a change of the consented terms; shipments go on under the existing terms",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.ChangeRequested}},
@@ -203,7 +210,8 @@ var declaration = &engine.Declaration[n.Notification]{
 					len(d.ChangeRequests), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
 				return nil
 			}},
-		intent[n.ReplyToRequestForChange]{Name: IntentReplyToChange, Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
+		intent[n.ReplyToRequestForChange]{Name: IntentReplyToChange, Errors: []string{n.ErrRequiredMissing},
+			Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
 			Summary:     "accept, accept with conditions, or reject the change; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.ChangeRequested}, Target: "afterChangeReply", Targets: []string{n.ChangeRequested, n.Consented}, Guard: "callerNotRepliedToChange"}},
 			Effects: []engine.Effect{
@@ -223,7 +231,8 @@ var declaration = &engine.Declaration[n.Notification]{
 			Summary:     "announce a shipment under the consent: creates a movement document (CreateMovementTemplate)",
 			Creates:     "MOVEMENT",
 			Transitions: []engine.Transition{{From: []string{n.Consented}, To: n.Consented, Guard: "shipmentLeft"}, {From: []string{n.ChangeRequested}, To: n.ChangeRequested, Guard: "shipmentLeft"}}},
-		intent[n.FacilityCompletionArticle15]{Name: IntentArticle15, Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
+		intent[n.FacilityCompletionArticle15]{Name: IntentArticle15, Errors: []string{n.ErrRequiredMissing, shipment.ErrDateOutOfRange, n.ErrOperationCode, n.ErrMovementsOpen, n.ErrNoMovementCompleted},
+			Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
 			Summary:     "a pre-consented facility (Art. 14) states the operations completed and closes the dossier (Art. 15)",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
 			Effects: []engine.Effect{
@@ -249,7 +258,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				ev.Doc.Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
 				return nil
 			}},
-		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
+		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Errors: decisionErrors,
+			Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
 			Prefill:     func(d *n.Notification, b *n.NotificationSignal) { b.ValidUntil = d.ConsentValidUntil },
 			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
@@ -520,3 +530,11 @@ func validateSignal(ev *on, in *n.NotificationSignal) ([]engine.BusinessError, e
 	}
 	return nil, nil
 }
+
+// The business errors the intents declare (Intent.Errors): the content of
+// a notification, as a draft and as filed; a decision on it.
+var (
+	contentErrors    = []string{n.ErrWasteCode, n.ErrOperationCode, n.ErrPartyUnknown, n.ErrRequiredMissing, n.ErrQuantity, n.ErrShipmentPeriod, n.ErrPackagingType}
+	submissionErrors = slices.Concat(contentErrors, []string{shipment.ErrAuthorityPlace})
+	decisionErrors   = []string{n.ErrRequiredMissing, n.ErrConsentValidity, n.ErrNoShipmentPossible}
+)

@@ -201,3 +201,26 @@ func Info(reason string, metadata map[string]string) ErrorInfo {
 	}
 	return ErrorInfo{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: reason, Domain: Domain, Metadata: metadata}
 }
+
+// Meaning says when wasteflow answers with a code and whether a client
+// should retry; the reference's error page is generated from Meanings.
+type Meaning struct {
+	Code  Code
+	When  string
+	Retry string
+}
+
+// Meanings lists the codes wasteflow answers with, in code order.
+var Meanings = []Meaning{
+	{InvalidArgument, "The request is malformed or a value breaks a declared limit: bad JSON, a wrong type, a text or list too long, a missing block. `details` name the field (its JSON path); the value is never echoed.", "No: fix the request."},
+	{NotFound, "No such path, or a document, entry or resource the caller may not see (another organisation's gets 404, not 403, so ids reveal nothing).", "No."},
+	{AlreadyExists, "A unique thing exists already (a username, a group name), or an `Idempotency-Key` was reused with another request (`IDEMPOTENCY_KEY_REUSED`).", "No: with a reused key, send a new key."},
+	{PermissionDenied, "The caller is authenticated but may not do this: a scope its token lacks, an operation of the other kind of organisation, a role on the document it does not hold.", "No."},
+	{ResourceExhausted, "Too many attempts (login throttling), or too many large bodies at once; 413 for a body over the limit. `Retry-After` says when.", "Yes, after `Retry-After` (login throttling: after the window)."},
+	{FailedPrecondition, "The document's state does not permit the intent (details: `INTENT_NOT_PERMITTED`, or the guard's refusal in words), or a precondition of the server is missing (no mail server configured).", "No: re-read the document and act on its follow-up intents."},
+	{Aborted, "The version sent is not the document's version: someone changed it meanwhile (optimistic locking).", "Not as is: re-read the document, re-apply the change, send again."},
+	{Unimplemented, "The gateway's answer to a missing provider_id header, an unsupported method on a path, or an operation REST cannot reach (a stream).", "No."},
+	{Internal, "A fault of the server; logged with the request id.", "Once, with the same Idempotency-Key; report it with the X-Request-Id."},
+	{Unavailable, "The database is unreachable or busy (a connection refused or cut, too many connections, SQLite's write lock held too long), or the server is shutting down. Nothing was changed. `Retry-After` says when.", "Yes, after `Retry-After`, with exponential backoff; a mutation with the same Idempotency-Key."},
+	{Unauthenticated, "No token, an expired or revoked one, a used refresh token (each is good for one call), or wrong credentials.", "After getting a new access token (RequestAccess with the current refresh token) or logging in again."},
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/wasteflow/wasteflow/models/qpar"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -31,7 +32,7 @@ const (
 )
 
 // EventInbox is the notifier groups' event kind for a new inbox entry.
-const EventInbox = "INBOX_ENTRY_ADDED"
+const EventInbox = eventkinds.InboxEntryAdded
 
 // Store keeps the organisations' stores of notes, their inboxes and their
 // templates; models.TransportStore implements it. A missing row is
@@ -290,8 +291,8 @@ func (s *Service) deliver(ctx context.Context, doc *models.TransportDocument, ca
 		e := models.InboxEntry{ID: newID("ib_"), ProviderID: doc.ProviderID, OrganisationID: r.org, DocumentID: doc.ID, Version: doc.Version,
 			Number: doc.Number, DocumentType: doc.DocumentType, Kind: r.kind, SenderID: doc.OrganisationID, Cancelled: cancelled, CreatedAt: now, TransferID: transfer}
 		entries = append(entries, e)
-		payload, _ := json.Marshal(map[string]any{"inboxEntryId": e.ID, "number": e.Number, "documentType": e.DocumentType,
-			"version": e.Version, "kind": e.Kind, "sender": e.SenderID, "cancelled": e.Cancelled})
+		payload, _ := json.Marshal(eventkinds.InboxEntry{InboxEntryID: e.ID, Number: e.Number, DocumentType: e.DocumentType,
+			Version: e.Version, Kind: e.Kind, Sender: e.SenderID, Cancelled: e.Cancelled})
 		events = append(events, models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventInbox,
 			DocumentID: e.DocumentID, DedupKey: "inbox:" + e.ID, Payload: string(payload), CreatedAt: now})
 	}

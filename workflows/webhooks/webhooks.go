@@ -39,13 +39,14 @@ import (
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // EventDisabled is the event an organisation gets when one of its
 // endpoints is disabled.
-const EventDisabled = "WEBHOOK_ENDPOINT_DISABLED"
+const EventDisabled = eventkinds.WebhookDisabled
 
 // TestType is the type of SendTestWebhook's message.
 const TestType = "WEBHOOK_TEST"
@@ -830,7 +831,7 @@ func (s *Service) disable(ctx context.Context, e *models.WebhookEndpoint, now ti
 	if err := s.Store.ReleaseJobs(ctx, e.ID); err != nil {
 		return err
 	}
-	payload, _ := json.Marshal(map[string]any{"endpointId": e.ID, "url": e.URL, "reason": e.DisabledReason, "failingSince": e.FailingSince.Format(time.RFC3339)})
+	payload, _ := json.Marshal(eventkinds.EndpointDisabled{EndpointID: e.ID, URL: e.URL, Reason: e.DisabledReason, FailingSince: e.FailingSince.Format(time.RFC3339)})
 	s.Log.Warn("webhook endpoint disabled", "endpoint", e.ID, "organisation", e.OrganisationID, "reason", e.DisabledReason)
 	return s.Store.AddEvent(ctx, &models.Event{ProviderID: e.ProviderID, OrganisationID: e.OrganisationID, Kind: EventDisabled,
 		DedupKey: fmt.Sprintf("webhook:%s:disabled:%d", e.ID, now.UnixNano()), Payload: string(payload), CreatedAt: s.providerNow(ctx, e.ProviderID)})
