@@ -6,7 +6,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BUF       := tools/buf/node_modules/.bin/buf
 
-.PHONY: all build run test test-short lint openapi-lint proto proto-check contract bench bench-load stress fmt clean
+.PHONY: all build run test test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean
 
 all: build
 
@@ -48,6 +48,13 @@ proto: build
 	./$(BIN) proto -dir proto
 	npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
 	rm -rf proto/gen && cd proto && ../$(BUF) generate
+
+# The reference pages (docs/reference) generated from the code: the
+# operation table, the business error catalogue, the workflow declarations,
+# the settings, the event kinds, the commands. TestReferenceIsCurrent fails
+# when they are not regenerated and committed.
+docs: build
+	./$(BIN) docs -dir docs/reference
 
 # buf (pinned in tools/buf) over proto/: lint, and the files the code
 # derives now against the committed ones: a change buf calls breaking
