@@ -309,6 +309,15 @@ func TestInboxRowsTellDeliveriesApart(t *testing.T) {
 				nd["updatedAt"] != newer["receivedAt"] {
 				t.Fatalf("%s: times do not tell them apart: %v / %v", op, newer, older)
 			}
+			// The mask keeps what it names (as the store's list does), and
+			// a path the rows do not have is 400 naming it.
+			masked := d.okAs(t, "tom", op, map[string]any{"qpar": map[string]any{"mask": "doc.number,kind"}})["entries"].([]any)[0].(map[string]any)
+			if md := masked["doc"].(map[string]any); md["number"] != nd["number"] || masked["kind"] != newer["kind"] ||
+				masked["sender"] != "" || masked["receivedAt"] != nil || fmt.Sprint(md["version"]) != "0" || masked["id"] != "" {
+				t.Fatalf("%s: masked row: %v", op, masked)
+			}
+			st, _, raw := d.call(t, "tom", op, map[string]any{"qpar": map[string]any{"mask": "bogus"}})
+			wantError(t, 400, 3, st, raw, "qpar.mask")
 		}
 
 		// The carrier's own version reaches the producer with its top layer,

@@ -181,6 +181,8 @@ func masked[T any](rows []T, mask string, allowed []string, clear func(row *T, k
 }
 
 var storeMask = []string{"doc.documentId", "doc.documentType", "doc.number", "doc.version", "doc.topLayer", "doc.createdAt", "doc.updatedAt", "cancelled"}
+var inboxMask = []string{"id", "doc.documentId", "doc.documentType", "doc.number", "doc.version", "doc.topLayer", "doc.createdAt", "doc.updatedAt",
+	"kind", "sender", "cancelled", "read", "removed", "receivedAt"}
 var templateMask = []string{"templateId", "interneBezeichnung", "art", "format", "anzahl"}
 
 func clearDoc(d *DocRow, keep map[string]bool) {
@@ -271,7 +273,31 @@ func (s *Server) listInbox(ctx context.Context, q *qpar.QueryParameter) (*ListIn
 		out.Entries = append(out.Entries, InboxEntry{ID: r.ID, Doc: docRow(r.DocumentID, r.DocumentType, r.Number, r.TopLayer, r.Version, created, updated),
 			Kind: r.Kind, Sender: r.SenderID, Cancelled: r.Cancelled, Read: r.Read, Removed: r.Removed, ReceivedAt: r.CreatedAt})
 	}
-	return out, nil
+	out.Entries, err = masked(out.Entries, q.Mask, inboxMask, func(e *InboxEntry, keep map[string]bool) {
+		clearDoc(&e.Doc, keep)
+		if !keep["id"] {
+			e.ID = ""
+		}
+		if !keep["kind"] {
+			e.Kind = ""
+		}
+		if !keep["sender"] {
+			e.Sender = ""
+		}
+		if !keep["cancelled"] {
+			e.Cancelled = false
+		}
+		if !keep["read"] {
+			e.Read = false
+		}
+		if !keep["removed"] {
+			e.Removed = false
+		}
+		if !keep["receivedAt"] {
+			e.ReceivedAt = time.Time{}
+		}
+	})
+	return out, err
 }
 
 func orTrue(b *BoolValue) bool { return b == nil || b.Value }
