@@ -376,7 +376,7 @@ var Settings = []Setting{
 		c.TLSKeyFile = v
 		return nil
 	}},
-	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes (relative when empty) and of printed documents' inspection links (the address the print request came to when empty)", func(c *Config, v string) error {
+	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes (relative when empty), of printed documents' inspection links (the address the print request came to when empty) and of reminder mails (console, confirm, unsubscribe: http(s):// and WASTEFLOW_ADDR when empty, so set it wherever mails are sent)", func(c *Config, v string) error {
 		if v != "" {
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -453,7 +453,7 @@ var Settings = []Setting{
 		c.Mail.From = v
 		return nil
 	}},
-	{"WASTEFLOW_MAIL_SCAN", "@every 1m", "cron spec of the scan that queues the reminder mails due (every instance runs it; each mail is queued once)", func(c *Config, v string) error {
+	{"WASTEFLOW_MAIL_SCAN", "@every 1m", "cron spec of the scan that queues the reminder mails due (every instance that runs the scheduler runs it, not one started with -no-scheduler; each mail is queued once)", func(c *Config, v string) error {
 		if _, err := cron.ParseStandard(v); err != nil {
 			return err
 		}

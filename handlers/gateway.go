@@ -488,8 +488,8 @@ func (op Operation) idempotent() bool {
 // key and the same request gets that answer again (Idempotent-Replay:
 // true); the same key with another request is refused (409, code 6). A
 // request that fails records nothing (nothing happened), so its retry runs
-// again. Keys are scoped to the caller's provider and organisation and kept
-// for WASTEFLOW_IDEMPOTENCY_RETENTION.
+// again. Keys are scoped to the caller's provider, organisation and session
+// (or group) and kept for WASTEFLOW_IDEMPOTENCY_RETENTION.
 func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []byte, decode func(any) error) {
 	ctx := c.Request.Context()
 	info := reqctx.From(ctx)
@@ -497,14 +497,18 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 		renderError(c, status.Invalid(idempotencyHeader, "at most 200 characters"))
 		return
 	}
-	org := ""
-	if info.Principal != nil {
-		org = info.Principal.OrganisationID
+	// A key is the caller's own: its organisation's, and within it the
+	// session's (a login and the tokens refreshed from it) or the group's,
+	// so another account or session reusing a key never receives an answer
+	// that was not its own (an access token, a secret shown once).
+	org, scoped := "", key
+	if p := info.Principal; p != nil {
+		org, scoped = p.OrganisationID, p.Subject+"/"+p.SessionID+"/"+key
 	}
 	sum := sha256.Sum256(append([]byte(op.FullName()+"\n"), body...))
 	hash := hex.EncodeToString(sum[:])
 	now := time.Now().UTC()
-	replay, out, err := models.RunIdempotent(ctx, s.db, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: key,
+	replay, out, err := models.RunIdempotent(ctx, s.db, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: scoped,
 		Operation: op.FullName(), RequestHash: hash, CreatedAt: now}, s.cfg.IdempotencyRetention,
 		func(ctx context.Context) ([]byte, error) {
 			resp, err := op.call(ctx, decode)

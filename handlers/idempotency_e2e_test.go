@@ -63,13 +63,29 @@ func TestIdempotencyKeys(t *testing.T) {
 		st, _, raw = d.keyed(t, "noor", au+"SubmitAcknowledgement", "ack-1", bad)
 		wantError(t, 409, 10, st, raw)
 		var kept int64
-		d.db.Model(&models.IdempotencyKey{}).Where("key = ?", "ack-1").Count(&kept)
+		d.db.Model(&models.IdempotencyKey{}).Where("key LIKE ?", "%/ack-1").Count(&kept)
 		if kept != 0 {
 			t.Fatal("a failed request kept its key")
 		}
 		st, _, raw = d.keyed(t, "noor", au+"SubmitAcknowledgement", "ack-1", map[string]any{"documentId": id, "version": "2"})
 		if st != 200 {
 			t.Fatalf("the retry with the right version: %d %.200s", st, raw)
+		}
+		// A key is the session's: another login of the same account (and so
+		// any other account) reusing it gets an answer of its own, never the
+		// first session's tokens.
+		rt1, rt2 := d.login(t, "dev-1", "alice", passwords["alice"], appUI), d.login(t, "dev-1", "alice", passwords["alice"], appUI)
+		refresh := func(rt string) map[string]any {
+			h := hdr("dev-1", rt)
+			h["Idempotency-Key"] = "refresh-1"
+			st, _, raw := d.do(t, call{path: "/svc.core.v1.api.AuthApi/RequestAccess", headers: h, body: []byte("{}")})
+			if st != 200 {
+				t.Fatalf("RequestAccess: %d %.200s", st, raw)
+			}
+			return decode(t, raw)
+		}
+		if a, b := refresh(rt1), refresh(rt2); a["accessToken"] == b["accessToken"] || a["refreshToken"] == b["refreshToken"] {
+			t.Fatal("a second session reusing an Idempotency-Key received the first session's tokens")
 		}
 		// An import retried: one version.
 		_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})

@@ -73,7 +73,8 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 					Description: "Makes a retry safe: the first request with a key runs and its answer is kept, in the transaction of its effect, for " +
 						"WASTEFLOW_IDEMPOTENCY_RETENTION (24 h); the same key with the same request answers that again (header Idempotent-Replay: true) without " +
 						"a second effect; the same key with another request is refused (409, code 6, IDEMPOTENCY_KEY_REUSED); concurrent requests with one " +
-						"key run once. Keys are scoped to the provider and the caller's organisation, at most 200 characters. A request that fails keeps " +
+						"key run once. Keys are scoped to the caller: the provider, the organisation and the session (a login and the tokens refreshed from it; " +
+						"a notifier group for group tokens), so another session's key of the same name is its own; at most 200 characters. A request that fails keeps " +
 						"nothing (it had no effect), so its retry runs again.",
 					Schema: openapi3.NewStringSchema().WithMaxLength(200).NewRef(),
 				}},

@@ -430,6 +430,9 @@ func (s *Server) ready(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, status.Wrap(err, status.Unavailable, "database not reachable")
 	}
+	if current > target {
+		return current, status.New(status.Unavailable, "database schema at version %d is newer than this build's %d: a newer wasteflow migrated it; run that version", current, target)
+	}
 	if current != target {
 		return current, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target)
 	}

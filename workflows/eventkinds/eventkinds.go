@@ -30,7 +30,7 @@ const (
 var All = []Kind{
 	{StateChanged, "A document the organisation is a party to (and sees in its new state) changed state: one event per party organisation and transition.", reflect.TypeFor[DocumentStateChanged]()},
 	{InboxEntryAdded, "A transport document version reached one of the organisation's inboxes (sent to it, delivered as a party, or reported to it as the authority).", reflect.TypeFor[InboxEntry]()},
-	{DueSoon, "A deadline on which the organisation must act entered its warning window (WASTEFLOW_WARN_WORKING_DAYS working days before it falls due).", reflect.TypeFor[Deadline]()},
+	{DueSoon, "A deadline on which the organisation must act entered its warning window (WASTEFLOW_DUE_SOON_WORKING_DAYS working days before it falls due).", reflect.TypeFor[Deadline]()},
 	{Overdue, "A deadline on which the organisation must act passed without the act.", reflect.TypeFor[Deadline]()},
 	{MetLate, "The organisation acted after its deadline had passed: the act is recorded and the deadline is MET_LATE.", reflect.TypeFor[Deadline]()},
 	{WebhookDisabled, "One of the organisation's webhook endpoints failed every attempt for WASTEFLOW_WEBHOOK_DISABLE_AFTER and was disabled.", reflect.TypeFor[EndpointDisabled]()},
