@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 )
 
@@ -55,9 +56,20 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 	req := &handlers.ExportDeadlinesRequest{State: upperList(*state), Rule: upperList(*rule)}
 	q := handlers.ExportQuery(req)
 	return report(stderr, "report deadlines", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
-		svc := &reports.Service{Store: models.NewReportStore(db), Now: time.Now}
+		clocks := clock.New(db, cfg.Environment)
+		svc := &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: clocks}
 		v := reports.Viewer{All: true, ProviderID: *provider}
-		now := time.Now().UTC()
+		// Days late count on each provider's clock: a sandbox's test clock
+		// moves them as it moves the API's report.
+		nows := map[string]time.Time{}
+		nowOf := func(provider string) (time.Time, error) {
+			if t, ok := nows[provider]; ok {
+				return t, nil
+			}
+			t, err := clocks.At(ctx, provider, time.Now().UTC())
+			nows[provider] = t
+			return t, err
+		}
 		if *format == "csv" {
 			w := csv.NewWriter(stdout)
 			if err := w.Write(handlers.CSVHeader); err != nil {
@@ -75,6 +87,10 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 		n := 0
 		err := svc.Each(ctx, v, q, func(e *reports.Entry) error {
 			n++
+			now, err := nowOf(e.ProviderID)
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.DocumentNumber, e.DocumentKind, e.Rule, e.LegalBasis,
 				e.PartyOrg, e.DueAt.UTC().Format("2006-01-02 15:04"), e.State, daysLeft(e, now))
 			return nil
