@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -177,6 +178,18 @@ func TestConsoleInChromium(t *testing.T) {
 
 	// The authority of destination: its work queue, the document, acting.
 	login("noor")
+	// Logging out ended alice's session on the server, not only on the page.
+	var active int64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		d.db.Model(&models.Session{}).Where("revoked_at IS NULL AND user_agent LIKE ? AND account_id IN (?)", "%Chrome%",
+			d.db.Model(&models.Account{}).Select("id").Where("username = ?", "alice")).Count(&active)
+		if active == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if active != 0 {
+		t.Fatalf("alice logged out of the console, but %d of her browser sessions are still active", active)
+	}
 	wait("the notification in noor's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(number)+` && r.dataset.state === 'SUBMITTED')`)
 	eval("open it from the queue", `document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] a').click()`)
 	wait("its content, parties, deadlines, diagram and timeline", `!document.getElementById('doc').hidden

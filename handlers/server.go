@@ -348,7 +348,7 @@ func (s *Server) plainPaths() []PlainPath {
 		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the pages for people: the console, the deadline page, the signing page (plain HTML, CSS and scripts, embedded).",
 			ContentType: pg.ContentType, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
 	}
-	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the deadline page",
+	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the pages for people (the console, the deadline page, the signing page)",
 		Description: "The environment, the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public) and the providers it is valid for.",
 		handler: func(c *gin.Context) {
 			providers := []string{}

@@ -239,9 +239,11 @@
     if (!location.hash || location.hash === '#/login') location.hash = '#/queue'; else route();
   }
   async function logout() {
-    const token = refreshToken;
+    const at = accessToken, rt = refreshToken;
     endSession('');
-    if (token) await call(API.revoke, {}, token).catch(() => {});
+    // End the session on the server too: RevokeRefreshToken names it by its
+    // refresh token and takes the access token (scope usermgt).
+    if (at && rt) await call(API.revoke, { refreshToken: rt }, at).catch(() => {});
   }
   function endSession(message) {
     refreshToken = accessToken = '';
@@ -893,7 +895,9 @@
   // fieldSlot finds the error slot of a field path, or of its nearest
   // enclosing field (a rule about a list names the list).
   function fieldSlot(path) {
-    let p = path;
+    // The server names list items with brackets (producers[0].organisationId);
+    // the form's paths use dots (producers.0.organisationId).
+    let p = path.replace(/\[(\d+)\]/g, '.$1');
     while (p) {
       const slot = $('action').querySelector(`.field-error[data-for="${CSS.escape(p)}"]`);
       if (slot) return slot;

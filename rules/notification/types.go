@@ -55,8 +55,8 @@ type Facility struct {
 
 // ShipmentPeriod bounds the departures (dates YYYY-MM-DD).
 type ShipmentPeriod struct {
-	FirstDeparture string `json:"firstDeparture" maxLength:"64"`
-	LastDeparture  string `json:"lastDeparture" maxLength:"64"`
+	FirstDeparture string `json:"firstDeparture" maxLength:"64" doc:"the first day a shipment may leave (YYYY-MM-DD)"`
+	LastDeparture  string `json:"lastDeparture" maxLength:"64" doc:"the last day a shipment may leave (YYYY-MM-DD)"`
 }
 
 // Route is the intended itinerary.

@@ -8365,11 +8365,13 @@ func (x *SessionInfo) GetClientIp() string {
 }
 
 type ShipmentPeriod struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	FirstDeparture string                 `protobuf:"bytes,1,opt,name=first_departure,json=firstDeparture,proto3" json:"first_departure,omitempty"`
-	LastDeparture  string                 `protobuf:"bytes,2,opt,name=last_departure,json=lastDeparture,proto3" json:"last_departure,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the first day a shipment may leave (YYYY-MM-DD)
+	FirstDeparture string `protobuf:"bytes,1,opt,name=first_departure,json=firstDeparture,proto3" json:"first_departure,omitempty"`
+	// the last day a shipment may leave (YYYY-MM-DD)
+	LastDeparture string `protobuf:"bytes,2,opt,name=last_departure,json=lastDeparture,proto3" json:"last_departure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ShipmentPeriod) Reset() {
