@@ -46,7 +46,7 @@ func TestDocsWalkthroughs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and serves the binary")
 	}
-	for _, tool := range []string{"bash", "curl", "jq"} {
+	for _, tool := range []string{"bash", "curl", "jq", "openssl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {
 				t.Fatalf("the walk-throughs need %s (.ci/run installs it)", tool)

@@ -362,7 +362,18 @@ func workflowsPage(kinds []*documents.Kind) ([]byte, error) {
 				}
 				expiry := "OVERDUE"
 				if r.OnExpiry != "" {
-					expiry = "LAPSED: the system fires " + r.OnExpiry
+					expiry = "the sweep fires `" + r.OnExpiry + "`: LAPSED"
+					var guards []string
+					for _, in := range d.Intents {
+						for _, t := range in.Transitions {
+							if in.Name == r.OnExpiry && t.Guard != "" && !slices.Contains(guards, t.Guard) {
+								guards = append(guards, t.Guard)
+							}
+						}
+					}
+					if len(guards) > 0 {
+						expiry += " where `" + strings.Join(guards, "`, `") + "` holds for the party, OVERDUE otherwise"
+					}
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Name, r.Party, period, expiry, r.LegalBasis)
 			}
