@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -627,4 +628,63 @@ func (d *Database) parseURL(v string) error {
 		return errors.New("want postgres://... or sqlite://PATH")
 	}
 	return nil
+}
+
+// harness are the prefixes of the variables the tests, benchmarks and
+// walk-through scripts read: not settings of the server.
+var harness = []string{"WASTEFLOW_TEST_", "WASTEFLOW_BENCH", "WASTEFLOW_STRESS", "WASTEFLOW_SOAK", "WASTEFLOW_GOLDEN", "WASTEFLOW_SCREENSHOT", "WASTEFLOW_URL"}
+
+// Unknown names the WASTEFLOW_ variables of environ ("NAME=value") that
+// are no setting, each with the setting it most resembles: a misspelt
+// name would otherwise be ignored without a word. The harness's variables
+// are not reported.
+func Unknown(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "WASTEFLOW_") || name == FileVariable || slices.ContainsFunc(harness, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
+		}
+		best, dist := "", 1<<30
+		known := false
+		for _, s := range Settings {
+			if s.Name == name {
+				known = true
+				break
+			}
+			if d := editDistance(name, s.Name); d < dist {
+				best, dist = s.Name, d
+			}
+		}
+		if known {
+			continue
+		}
+		msg := name + " is not a setting and is ignored"
+		if dist <= 3 {
+			msg += " (did you mean " + best + "?)"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// editDistance is Levenshtein's distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

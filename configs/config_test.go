@@ -3,6 +3,7 @@ package configs_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,17 @@ func TestFileThenEnvironment(t *testing.T) {
 	os.WriteFile(path, []byte("WASTEFLOW_ENVIRONMENT: moon\n"), 0o600)
 	if _, err := configs.Load(lookup(map[string]string{"WASTEFLOW_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "file "+path) {
 		t.Fatalf("bad value in file does not name the file: %v", err)
+	}
+}
+
+// A misspelt variable is named, with the setting it resembles; settings,
+// the config file variable and the harnesses' variables are not.
+func TestUnknownVariablesAreNamed(t *testing.T) {
+	got := configs.Unknown([]string{"WASTEFLOW_SWEEP_WORKER=2", "WASTEFLOW_ADDR=:0", "WASTEFLOW_CONFIG=x", "WASTEFLOW_TEST_DATABASE_URL=p",
+		"WASTEFLOW_BENCH=1", "PATH=/bin", "WASTEFLOW_FROBNICATE=1"})
+	want := []string{"WASTEFLOW_SWEEP_WORKER is not a setting and is ignored (did you mean WASTEFLOW_SWEEP_WORKERS?)",
+		"WASTEFLOW_FROBNICATE is not a setting and is ignored"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }

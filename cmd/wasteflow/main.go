@@ -48,6 +48,9 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	for _, w := range configs.Unknown(os.Environ()) {
+		fmt.Fprintf(os.Stderr, "wasteflow: warning: %s\n", w)
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv, nil)
 	stop()
 	os.Exit(code)
