@@ -18,9 +18,10 @@ const module = "github.com/wasteflow/wasteflow/"
 // besides itself (docs/ARCHITECTURE.md): each floor imports only the floors
 // below it.
 var mayImport = map[string][]string{
-	"cmd":        {"handlers", "schedulers", "workflows", "models", "configs", "rules", "proto"},
-	"handlers":   {"workflows", "models", "configs", "rules", "proto"},
+	"cmd":        {"handlers", "schedulers", "workflows", "models", "configs", "rules", "proto", "docs"},
+	"handlers":   {"workflows", "models", "configs", "rules", "proto", "docs"},
 	"proto":      {},
+	"docs":       {},
 	"schedulers": {},
 	"workflows":  {"models", "configs", "rules"},
 	"models":     {"configs", "rules"},
