@@ -136,7 +136,14 @@ func TestRegisterExport(t *testing.T) {
 			st, _, raw := d.call(t, "alice", co+"ExportRegister", json.RawMessage(body))
 			wantError(t, 400, 3, st, raw, field)
 		}
-		// Past the retention an export is deleted, file and all.
+		// Past the retention an export is deleted, file and all (once its
+		// job has written the file: a job still running would write chunks
+		// after the expiry).
+		for deadline := time.Now().Add(30 * time.Second); d.okAs(t, "alice", co+"GetRegisterExport", map[string]any{"exportId": id})["state"] != "DONE"; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("export %s not done in 30 s", id)
+			}
+		}
 		if n, err := d.deps.Registers.Expire(context.Background(), d.clock.Now().Add(8*24*time.Hour), 7*24*time.Hour); err != nil || n < 3 {
 			t.Fatalf("expired %d: %v", n, err)
 		}

@@ -101,8 +101,9 @@ func TestSessionCacheHearsChangesMadeElsewhere(t *testing.T) {
 		if a.metric(t, "wasteflow_session_cache_live") != 1 {
 			t.Fatal("the feed is not live")
 		}
-		// Cut every feed's connection (other tests' feeds come back too).
-		if err := other.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationName).Error; err != nil {
+		// Cut this server's feed connection (its schema's: the feeds of
+		// tests running beside it keep theirs).
+		if err := other.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationNameOf(dbcfg.DSN)).Error; err != nil {
 			t.Fatal(err)
 		}
 		revoke(t, at) // its notification has no listener

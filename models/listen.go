@@ -24,8 +24,21 @@ const (
 )
 
 // FeedApplicationName names the listening connections in
-// pg_stat_activity.
+// pg_stat_activity (FeedApplicationNameOf: with the schema, when the URL
+// names one).
 const FeedApplicationName = "wasteflow-session-feed"
+
+// FeedApplicationNameOf is the application_name of the listening
+// connection made for dsn: FeedApplicationName, followed by the schema
+// when the URL sets search_path, so the feeds of instances on different
+// schemas of one database (tests run side by side) are told apart.
+func FeedApplicationNameOf(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil || cfg.RuntimeParams["search_path"] == "" {
+		return FeedApplicationName
+	}
+	return FeedApplicationName + " " + cfg.RuntimeParams["search_path"]
+}
 
 // Feed receives the notifications of one channel: Notify with each
 // payload, SetLive when the listener starts (true: listening from now on,
@@ -103,7 +116,7 @@ func listenOnce(ctx context.Context, dsn string, feeds map[string]Feed, setLive 
 	if err != nil {
 		return err
 	}
-	cfg.RuntimeParams["application_name"] = FeedApplicationName
+	cfg.RuntimeParams["application_name"] = FeedApplicationNameOf(dsn)
 	connectCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	conn, err := pgx.ConnectConfig(connectCtx, cfg)
 	cancel()

@@ -56,7 +56,7 @@ func TestSessionChangesAreHeard(t *testing.T) {
 	}
 	f.waitFor(t, "s-direct evicted", func() bool { return len(f.evicted) == 1 && f.evicted[0] == "s-direct" })
 
-	if err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationName).Error; err != nil {
+	if err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationNameOf(dbcfg.DSN)).Error; err != nil {
 		t.Fatal(err)
 	}
 	f.waitFor(t, "stopped, then live again", func() bool {

@@ -841,7 +841,9 @@
       } else if (operation.endsWith('/CreateMovementTemplate')) {
         r = await api(operation, { notificationId: current.id, [action.block]: block });
       } else if (current.kind === 'MOVEMENT') {
-        r = await api(operation, { documentId: current.id, [action.block]: block });
+        // the version read: a movement someone changed meanwhile is refused
+        // (code 10) as SetByIntent refuses a stale document
+        r = await api(operation, { documentId: current.id, version: current.doc.version, [action.block]: block });
       } else {
         const doc = JSON.parse(JSON.stringify(current.doc));
         doc[action.block] = block;
