@@ -29,7 +29,7 @@ import (
 // chain verified; German labels on switching; a non-party
 // sees nothing; at 390 px wide nothing overflows.
 // Set WASTEFLOW_SCREENSHOT to write docs/console.png and
-// docs/console-mobile.png for the README.
+// docs/console-mobile.png for docs/ui-builders.md.
 func TestConsoleInChromium(t *testing.T) {
 	exe := chromium(t)
 	t.Parallel() // its own server and database; waits on I/O, so it runs beside others

@@ -14,7 +14,7 @@ import (
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
-// TestContractThroughPrism sends the README's walk-throughs and the flows
+// TestContractThroughPrism sends the guides' walk-throughs and the flows
 // of the end-to-end tests through Stoplight Prism's validating proxy
 // (tools/prism) and fails on every violation it reports, of a request the
 // server took or of any answer, success or error. kin-openapi checks the
@@ -70,7 +70,7 @@ func TestContractThroughPrism(t *testing.T) {
 	p.checkLog(t)
 }
 
-// contractAuth: the README's "Try it" and "Accounts and tokens".
+// contractAuth: docs/integrators.md's first call and logging in.
 func contractAuth(t *testing.T, d *docEnv) {
 	get := func(path string, headers map[string]string) (int, map[string]any) {
 		st, m, raw := d.authEnv.get(t, path, headers)
@@ -142,7 +142,7 @@ func contractAuth(t *testing.T, d *docEnv) {
 }
 
 // contractNotification: a notification filed, acknowledged, questioned,
-// consented, changed after consent and closed (the README's "Prior written
+// consented, changed after consent and closed (docs/integrators.md's "Prior written
 // notifications"), through the specific operations and SetByIntent, with
 // the refusals on the way.
 func contractNotification(t *testing.T, d *docEnv) {
@@ -225,7 +225,7 @@ func contractNotification(t *testing.T, d *docEnv) {
 }
 
 // contractMovement: a movement under a consent from its template to its
-// completion (the README's "Movement documents").
+// completion (docs/integrators.md's movements).
 func contractMovement(t *testing.T, d *docEnv) {
 	pending := d.submitted(t)
 	st, _, raw := d.call(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": pending, "movementTemplate": template("2026-12-07", 10)})
@@ -279,7 +279,7 @@ func contractMovement(t *testing.T, d *docEnv) {
 }
 
 // contractAnnex7: an Annex VII announcement from draft to completion (the
-// README's "Annex VII documents").
+// docs/integrators.md's Annex VII documents).
 func contractAnnex7(t *testing.T, d *docEnv) {
 	doc := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
 	id := doc["id"].(string)
@@ -323,7 +323,7 @@ func contractAnnex7(t *testing.T, d *docEnv) {
 }
 
 // contractTransport: BmuDocumentApi (create, read, update, layers) and the
-// document store with its inboxes (the README's "Transport documents" and
+// document store with its inboxes (docs/transport-documents.md's notes and
 // "Document store, inboxes and templates").
 func contractTransport(t *testing.T, d *docEnv) {
 	_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
@@ -384,7 +384,7 @@ func contractTransport(t *testing.T, d *docEnv) {
 }
 
 // contractDeadlines: the deadline reports and the notifier's groups (the
-// README's "Deadlines: scheduler, notifications, reports").
+// docs/compliance.md's deadlines).
 func contractDeadlines(t *testing.T, d *docEnv) {
 	st, g, raw := d.call(t, "noor", grp+"RegisterGroup", map[string]any{"name": "erp", "eventKinds": []string{"DEADLINE_OVERDUE", "DEADLINE_DUE_SOON"}})
 	if st != 200 {
@@ -431,7 +431,7 @@ func contractDeadlines(t *testing.T, d *docEnv) {
 	d.okAs(t, "noor", grp+"UnregisterGroup", map[string]any{"groupId": g["groupId"]})
 }
 
-// contractSigning: the signing service's processes (the README's "Signing
+// contractSigning: the signing service's processes (docs/transport-documents.md's "Signing
 // service").
 func contractSigning(t *testing.T, d *docEnv) {
 	carrier := newSigner(t, "Tom (Spedition Schnell)")

@@ -140,7 +140,7 @@ func (s *Server) registerOperations() []Operation {
 	}
 	exportDesc := "Starts an export of the caller's organisation's register: one row per document it is a party to (notifications, Annex VII " +
 		"documents, movements: each its own row) and per BMU note of its store, created between from and to (both included), as CSV " +
-		"(RFC 4180) or XLSX, headers in English or German. The columns, in order: " + strings.Join(cols, ", ") + " (the README says where " +
+		"(RFC 4180) or XLSX, headers in English or German. The columns, in order: " + strings.Join(cols, ", ") + " (docs/reference/registers.md says where " +
 		"each comes from). The export runs as a durable job in the database (it survives a restart or a kill of the instance running it " +
 		"and carries on elsewhere) and is kept for WASTEFLOW_EXPORT_RETENTION; follow it with GetRegisterExport. Our design."
 	getDesc := "An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any " +

@@ -147,7 +147,7 @@ func TestSigningProcesses(t *testing.T) {
 // The whole flow in a browser: a process for the carrier layer, the page
 // opened in Chromium, the carrier logs in and signs, and the waiting caller
 // receives a note whose signature verifies. WASTEFLOW_SCREENSHOT writes
-// docs/signing.png for the README.
+// docs/signing.png for docs/transport-documents.md.
 func TestSigningPageInChromium(t *testing.T) {
 	exe := chromium(t)
 	t.Parallel() // its own server and database; waits on I/O, so it runs beside others

@@ -58,7 +58,7 @@ func jsString(s string) string {
 // table's filter, and logging out; overdue and due soon first by default, a
 // document number opening the document (GetDocument of the authority or
 // the company service), and no clipped column at 1200 px.
-// Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for the README.
+// Set WASTEFLOW_SCREENSHOT to write docs/deadlines.png for docs/compliance.md.
 func TestDeadlinePageInChromium(t *testing.T) {
 	exe := chromium(t)
 	t.Parallel() // its own server and database; waits on I/O, so it runs beside others

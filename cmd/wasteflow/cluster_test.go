@@ -91,7 +91,7 @@ func TestClusterSuite(t *testing.T) {
 // startHAProxy starts HAProxy at front before addrs, round robin,
 // health-checked on /readyz with check (inter, fall, rise), until the test
 // ends. When no instance is ready it answers 503 in the gateway's shape with
-// Retry-After, as the README's example does.
+// Retry-After, as docs/operators.md's example does.
 func startHAProxy(t *testing.T, haproxy, front string, addrs []string, check string) {
 	t.Helper()
 	cfg := fmt.Sprintf(`global

@@ -441,7 +441,7 @@ func printLogin(w io.Writer, cfg *configs.Config, f *bootstrap.File) {
 		fmt.Fprintf(w, "  %-8s %-10s %s\n", a.Provider, a.Name, a.AppToken)
 	}
 	fmt.Fprintf(w, `
-Try it (README.md walks through every step):
+Try it (the README's five-minute tour goes on from here):
   curl -s %[1]s/svc.core.v1.api.DiscoveryApi/ListProvider
   RT=$(curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/IssueRefreshToken -H 'provider_id: dev-1' \
     -d '{"usernameCredentials":{"username":"alice","password":"alice-demo-password"},"appToken":"demo-app-token-dev-1-0123456789abcdef"}' \
@@ -449,6 +449,7 @@ Try it (README.md walks through every step):
   curl -s -X POST %[1]s/svc.core.v1.api.AuthApi/RequestAccess -H 'provider_id: dev-1' -H "Authorization: Bearer $RT"
 Console:       %[1]s/ui (log in as any account above: noor's work queue holds a filed notification to acknowledge)
 Deadline page: %[1]s/ui/deadlines (both pages need WASTEFLOW_UI_APP_TOKEN set to an app token above; make run does)
+Guides:        %[1]s/docs (integrators, UI builders, operators, compliance staff, transport documents; the reference)
 `, base)
 }
 

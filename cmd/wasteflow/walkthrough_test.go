@@ -12,9 +12,9 @@ import (
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
-// TestClockWalkthroughScript runs the README's walk-through
+// TestClockWalkthroughScript runs the sandbox walk-through
 // (docs/walkthrough-test-clock.sh: curl and jq against the serve command
-// with the demo data) and checks what it printed, so the README cannot
+// with the demo data) and checks what it printed, so the guides cannot
 // drift from the server.
 func TestClockWalkthroughScript(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq", "date"} {

@@ -5,7 +5,7 @@
 // validation at the levels the interface names, and the check digit.
 //
 // The official BMU schema is not public; the field names, the layer model's
-// details and the check-digit method are our design (see the README).
+// details and the check-digit method are our design (see docs/transport-documents.md).
 package bmu
 
 import "github.com/wasteflow/wasteflow/rules/decimal"

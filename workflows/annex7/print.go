@@ -10,7 +10,7 @@ import (
 
 // The information accompanying shipments of Annex VII: the boxes of the
 // 1013/2006 layout (a stand-in until the 2024/1157 annex is verified, see
-// the README) with their English and German titles; the certificates
+// docs/compliance.md) with their English and German titles; the certificates
 // recorded so far (carrier transfers, the consignee's and the facility's
 // receipts, the completion, take-backs) fill boxes 5, 13 and 14 and an
 // unnumbered section of ours.

@@ -42,7 +42,7 @@ type RegisterRow struct {
 }
 
 // RegisterColumn is one column of the register: its key, its headers in
-// English and German, and where its values come from (for the README).
+// English and German, and where its values come from (for docs/reference/registers.md).
 type RegisterColumn struct{ Key, En, De, Source string }
 
 // RegisterColumns are the register's columns, in order.

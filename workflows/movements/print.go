@@ -10,7 +10,7 @@ import (
 )
 
 // The movement document of Annex IB: the blocks of the 1013/2006 layout
-// (a stand-in until the 2024/1157 annex is verified, see the README),
+// (a stand-in until the 2024/1157 annex is verified, see docs/compliance.md),
 // German titles our translation. What the notification says of the waste
 // and its parties comes from the notification the movement belongs to;
 // the shipment, its carriers' legs and the certificates from the movement.

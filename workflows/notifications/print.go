@@ -11,7 +11,7 @@ import (
 // The notification document of Annex IA: the blocks of the 1013/2006
 // layout (block numbers and English titles as the UK Environment Agency's
 // print of it; the 2024/1157 annex text was not available: a stand-in,
-// see the README), German titles our translation. Each block holds what
+// see docs/compliance.md), German titles our translation. Each block holds what
 // the notification records of it so far; what our content does not carry
 // (customs offices, physical characteristics) prints as empty.
 var annexIA = printing.Words{
