@@ -223,6 +223,9 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		}
 		o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK").WithContent(content)})
 		o.Responses.Set("default", errResponse)
+		if strings.Contains(p.Path, "/:") { // a token or page that is not there
+			o.Responses.Set("404", errResponse)
+		}
 		path := openAPIPath(p.Path)
 		for _, seg := range strings.Split(p.Path, "/") {
 			if name, ok := strings.CutPrefix(seg, ":"); ok { // gin's parameter
