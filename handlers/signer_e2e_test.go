@@ -248,6 +248,9 @@ func TestSigningProcessesExpireInTheSweep(t *testing.T) {
 		x := d.carrierNote(t)
 		short := process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "signer": "tom", "expiresInSeconds": 60}))["id"]
 		long := process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "signer": "tom", "expiresInSeconds": 3600}))["id"]
+		// A lifetime beyond 30 days is refused, not cut short in silence.
+		st, _, raw := d.call(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "signer": "tom", "expiresInSeconds": 31 * 24 * 3600})
+		wantError(t, 400, 3, st, raw, "expiresInSeconds")
 		d.advance(2 * time.Minute)
 		stored := func(id any) string {
 			var state string

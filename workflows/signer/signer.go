@@ -230,6 +230,9 @@ func (s *Service) prepare(xml []byte, position string) (*Prepared, error) {
 	return nil, status.New(status.FailedPrecondition, "signature position %q is not open in this note (see BmuDocumentApi/GetValidSignaturePositions)", position)
 }
 
+// maxTTL is the longest a signing process may wait for its signer.
+const maxTTL = 30 * 24 * time.Hour
+
 // Create starts a process for the person username of the caller's provider.
 // Only a person of the caller's organisation, or of the organisation that
 // holds the position by its official number in the note, may be asked.
@@ -240,6 +243,9 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	}
 	if username == "" {
 		return nil, status.Invalid("signer", "the username of the person who is to sign is required")
+	}
+	if ttl < 0 || ttl > maxTTL {
+		return nil, status.Invalid("expiresInSeconds", fmt.Sprintf("a process lives at most 30 days (%d seconds); 0 or absent for the default", int64(maxTTL/time.Second)))
 	}
 	prep, err := s.prepare(xml, position)
 	if err != nil {
@@ -258,7 +264,7 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	if ttl <= 0 {
 		ttl = s.TTL
 	}
-	if ttl <= 0 || ttl > 30*24*time.Hour {
+	if ttl <= 0 || ttl > maxTTL {
 		ttl = 24 * time.Hour
 	}
 	now := s.now()

@@ -35,7 +35,7 @@ type CreateSigningProcessRequest struct {
 	Position string `protobuf:"bytes,2,opt,name=position,proto3" json:"position,omitempty"`
 	// username of the person who is to sign: an account of this provider in your organisation, or in the organisation that holds the position by its official number in the note (403, code 7, otherwise)
 	Signer string `protobuf:"bytes,3,opt,name=signer,proto3" json:"signer,omitempty"`
-	// lifetime of the process; 24 hours when not set, at most 30 days
+	// lifetime of the process; 24 hours when not set, at most 30 days (2592000; more is refused)
 	ExpiresInSeconds int32 `protobuf:"varint,4,opt,name=expires_in_seconds,json=expiresInSeconds,proto3" json:"expires_in_seconds,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
