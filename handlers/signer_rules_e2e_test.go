@@ -284,6 +284,14 @@ func TestInboxRowsTellDeliveriesApart(t *testing.T) {
 		_, tm, _ := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
 		_, x := d.bmuAs(t, "alice", "CreateDocumentFromTemplate", map[string]any{"templateXml": b64(t, tm["document"])})
 		_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": completeNote()})
+		// An organisation the note does not name cannot deliver it into the
+		// parties' inboxes; the refusal stores nothing.
+		st, _, raw := d.call(t, "rita", docAPI+"ImportTransportDocument", map[string]any{"document": x})
+		wantError(t, 403, 7, st, raw, "only a party delivers")
+		if rows := d.okAs(t, "rita", queryAPI+"ListTransportDocuments", map[string]any{})["entries"].([]any); len(rows) != 0 {
+			t.Fatalf("a refused import was stored: %v", rows)
+		}
+		d.okAs(t, "rita", docAPI+"ImportTransportDocument", map[string]any{"document": x, "distribute": map[string]any{"value": false}})
 		first := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
 		d.advance(time.Hour)
 		second := d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x, "cancel": map[string]any{"value": true}})
@@ -316,7 +324,7 @@ func TestInboxRowsTellDeliveriesApart(t *testing.T) {
 				masked["sender"] != "" || masked["receivedAt"] != nil || fmt.Sprint(md["version"]) != "0" || masked["id"] != "" {
 				t.Fatalf("%s: masked row: %v", op, masked)
 			}
-			st, _, raw := d.call(t, "tom", op, map[string]any{"qpar": map[string]any{"mask": "bogus"}})
+			st, _, raw = d.call(t, "tom", op, map[string]any{"qpar": map[string]any{"mask": "bogus"}})
 			wantError(t, 400, 3, st, raw, "qpar.mask")
 		}
 

@@ -334,7 +334,8 @@ func (s *Server) storeOperations() []Operation {
 		Unary(op(pkgCore, doc, "ImportTransportDocument", http.MethodPost, "Store a note's XML in your store (a new version for a number you have)",
 			"Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that "+
 				"document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from "+
-				"the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); dekadenmeldung (true when omitted) marks a "+
+				"the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); only a party (an organisation holding one of "+
+				"the note's numbers) delivers or reports a note: another gets 403, code 7, and nothing is stored; dekadenmeldung (true when omitted) marks a "+
 				"consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities "+
 				"of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never "+
 				"reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups."+noRoute),

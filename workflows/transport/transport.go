@@ -215,6 +215,13 @@ func (s *Service) Import(ctx context.Context, xml []byte, o ImportOptions) (*Imp
 		if err != nil {
 			return err
 		}
+		// Only a party delivers or reports a note: an organisation that
+		// holds none of its numbers would put a note into the parties'
+		// inboxes as if it came along the chain (SendDocument sends to
+		// organisations named by the sender, as what it is).
+		if (o.Distribute || res.Reported) && !parties.names(p.OrganisationID) {
+			return status.New(status.PermissionDenied, "your organisation holds none of the official numbers note %s names: only a party delivers or reports it (import it with distribute false, or send it with SendDocument)", number)
+		}
 		var to []recipient
 		if o.Distribute {
 			res.UnknownNumbers = parties.unknown
@@ -248,6 +255,16 @@ type parties struct {
 	orgs     []string          // the holders of its numbers but the sender, in the chain's order, once each
 	unknown  []string          // numbers nobody here holds
 	holderOf map[string]string // number -> organisation
+}
+
+// names reports whether org holds one of the note's numbers.
+func (ps *parties) names(org string) bool {
+	for _, o := range ps.holderOf {
+		if o == org {
+			return true
+		}
+	}
+	return false
 }
 
 // partiesOf finds who holds the official numbers note n names.
