@@ -456,6 +456,14 @@ Guides:        %[1]s/docs (integrators, UI builders, operators, compliance staff
 // serve runs the HTTP server until ctx is cancelled (SIGINT/SIGTERM), then
 // drains in-flight requests within the grace period and closes the database.
 func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withScheduler bool, ready func(string)) error {
+	// The keys first: a server that cannot start for want of them (in
+	// production they are never made) leaves the database as it was.
+	if _, err := tokens.LoadKeys(cfg.Auth.SigningKeyFile, cfg.Auth.VerifyKeyFiles, !cfg.Production()); err != nil {
+		return fmt.Errorf("WASTEFLOW_JWT_SIGNING_KEY_FILE / WASTEFLOW_JWT_VERIFY_KEY_FILES: %w", err)
+	}
+	if _, err := keyring(cfg); err != nil {
+		return err
+	}
 	db, err := models.Open(ctx, cfg.Database, log)
 	if err != nil {
 		return err

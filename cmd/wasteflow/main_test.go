@@ -123,6 +123,15 @@ func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
 	if code, _, stderr := runCmd(t, prod, "demo"); code != exitError || !strings.Contains(stderr, "production") {
 		t.Fatalf("demo in production: exit %d, %s", code, stderr)
 	}
+	// In production missing keys are never made: serve stops before it
+	// touches the database (no file made, nothing migrated).
+	fresh := dbtest.SQLite(t)
+	if code, _, stderr := runCmd(t, environment(t, fresh, "WASTEFLOW_ENVIRONMENT", "production"), "serve"); code != exitError || !strings.Contains(stderr, "WASTEFLOW_JWT_SIGNING_KEY_FILE") {
+		t.Fatalf("serve in production without keys: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(fresh.DSN); !os.IsNotExist(err) {
+		t.Fatalf("serve without keys touched the database: %v", err)
+	}
 }
 
 // The real binary: started, serving (REST, and native gRPC on the same
