@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -70,10 +71,62 @@ func newMetrics(db *models.DB, sessions *auth.SessionCache, hubs map[string]*wak
 	if sqlDB, err := db.DB(); err == nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(sqlDB, "wasteflow"))
 	}
+	m.registry.MustRegister(newGauges(db))
 	return m
 }
 
 func (m *metrics) observe(operation string, code status.Code, httpStatus int, d time.Duration) {
 	m.requests.WithLabelValues(operation, code.String(), strconv.Itoa(httpStatus)).Inc()
 	m.latency.WithLabelValues(operation).Observe(d.Seconds())
+}
+
+// gauges reports, at each scrape, the work in hand as the database holds
+// it (models.Gauges): every instance reports the same figures.
+type gauges struct {
+	db                                                    *models.DB
+	deadlines, unswept, hooks, jobs, mails, stuck, readOK *prometheus.Desc
+}
+
+func newGauges(db *models.DB) *gauges {
+	return &gauges{db: db,
+		deadlines: prometheus.NewDesc("wasteflow_deadlines", "Deadlines still running, by state (OPEN, DUE_SOON, OVERDUE, SUSPENDED).", []string{"state"}, nil),
+		unswept: prometheus.NewDesc("wasteflow_deadlines_unswept",
+			"OPEN or DUE_SOON deadlines due more than 10 minutes ago: above 0 the deadline sweep is not running, or is behind.", nil, nil),
+		hooks: prometheus.NewDesc("wasteflow_webhook_endpoints",
+			"Webhook endpoints by state: enabled, failing (enabled, every attempt failing since a time), disabled.", []string{"state"}, nil),
+		jobs:  prometheus.NewDesc("wasteflow_jobs", "Jobs of the job queue not yet finished, by queue (default: register exports; webhooks; mail) and state.", []string{"queue", "state"}, nil),
+		mails: prometheus.NewDesc("wasteflow_mails_queued", "Reminder mails queued and not yet sent.", nil, nil),
+		stuck: prometheus.NewDesc("wasteflow_mails_queued_over_an_hour", "Reminder mails queued more than an hour ago and not yet sent: the mail server refuses them or cannot be reached.", nil, nil),
+		readOK: prometheus.NewDesc("wasteflow_gauges_read",
+			"1 when the gauges above were read from the database at this scrape (within 2 s), 0 when the read failed and they are left out.", nil, nil),
+	}
+}
+
+func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{g.deadlines, g.unswept, g.hooks, g.jobs, g.mails, g.stuck, g.readOK} {
+		ch <- d
+	}
+}
+
+func (g *gauges) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := models.ReadGauges(ctx, g.db, time.Now().UTC())
+	if err != nil {
+		ch <- prometheus.MustNewConstMetric(g.readOK, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(g.readOK, prometheus.GaugeValue, 1)
+	for state, n := range r.Deadlines {
+		ch <- prometheus.MustNewConstMetric(g.deadlines, prometheus.GaugeValue, float64(n), state)
+	}
+	ch <- prometheus.MustNewConstMetric(g.unswept, prometheus.GaugeValue, float64(r.Unswept))
+	for state, n := range r.WebhookEndpoints {
+		ch <- prometheus.MustNewConstMetric(g.hooks, prometheus.GaugeValue, float64(n), state)
+	}
+	for k, n := range r.Jobs {
+		ch <- prometheus.MustNewConstMetric(g.jobs, prometheus.GaugeValue, float64(n), k[0], k[1])
+	}
+	ch <- prometheus.MustNewConstMetric(g.mails, prometheus.GaugeValue, float64(r.MailsQueued))
+	ch <- prometheus.MustNewConstMetric(g.stuck, prometheus.GaugeValue, float64(r.MailsStuck))
 }

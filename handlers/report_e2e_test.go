@@ -130,5 +130,21 @@ func TestDeadlineReportsAndGroupNotifications(t *testing.T) {
 			st, _, raw = d.post(t, ntf+"ListNotifications", hdr("dev-1", d.token(t, "noor")), map[string]any{})
 			wantError(t, 401, 16, st, raw) // an access token is no group token
 		})
+
+		t.Run("metrics: the deadlines in hand and a sweep that stalled", func(t *testing.T) {
+			if d.metric(t, "wasteflow_gauges_read") != 1 || d.metric(t, `wasteflow_deadlines{state="OVERDUE"}`) != 1 ||
+				d.metric(t, "wasteflow_deadlines_unswept") != 0 || d.metric(t, `wasteflow_webhook_endpoints{state="enabled"}`) != 0 {
+				t.Fatal("the gauges do not show one overdue deadline and nothing unswept")
+			}
+			// A running deadline that fell due an hour ago (by the real
+			// clock) and was never swept: what a stopped sweep leaves.
+			if err := d.db.Exec(`UPDATE deadlines SET due_at = ? WHERE document_id = ? AND rule = 'DECISION_DUE' AND party_org = 'auth-nl'`,
+				time.Now().UTC().Add(-time.Hour), onTime).Error; err != nil {
+				t.Fatal(err)
+			}
+			if got := d.metric(t, "wasteflow_deadlines_unswept"); got != 1 {
+				t.Fatalf("unswept: %v, want 1", got)
+			}
+		})
 	})
 }
