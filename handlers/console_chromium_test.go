@@ -172,6 +172,11 @@ func TestConsoleInChromium(t *testing.T) {
 	submit()
 	number := wait("the draft", `!document.getElementById('doc').hidden && document.getElementById('doc-state').className === 'badge DRAFT' && document.getElementById('doc-number').textContent`)
 	id := wait("its id", `location.hash.slice(6)`)
+	// A draft may be withdrawn: its form (a block of the retrieval
+	// document, as WITHDRAWAL goes through SetByIntent) asks for a reason.
+	act("WITHDRAWAL")
+	wait("the withdrawal's reason", `document.querySelector('#action [data-path="withdrawal.reason"]') !== null`)
+	eval("cancel", `document.getElementById('action-cancel').click()`)
 	act("SUBMISSION")
 	submit()
 	state("SUBMITTED")

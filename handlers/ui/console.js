@@ -681,7 +681,17 @@
     if (!openapi) openapi = await (await fetch('/openapi.json')).json();
     const op = openapi.paths[operation] && openapi.paths[operation].post;
     const req = op && op.requestBody && resolve(op.requestBody.content['application/json'].schema);
-    return req && req.properties && req.properties[block] ? resolve(req.properties[block]) : { type: 'object', properties: {} };
+    if (req && req.properties && req.properties[block]) return resolve(req.properties[block]);
+    // An intent executed by SetByIntent itself (WITHDRAWAL): its block is
+    // a property of the retrieval document (GetDocument's, of the same API).
+    const get = openapi.paths[operation.replace(/[^/]+$/, 'GetDocument')];
+    const resp = get && get.post && get.post.responses['200'] && resolve(get.post.responses['200'].content['application/json'].schema);
+    const doc = resp && resp.properties && resp.properties.document && resolve(resp.properties.document);
+    for (const container of Object.values((doc && doc.properties) || {})) {
+      const c = resolve(container);
+      if (c.properties && c.properties[block]) return resolve(c.properties[block]);
+    }
+    return { type: 'object', properties: {} };
   }
   function resolve(sc) {
     let guard = 0;
