@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +38,8 @@ func walkthroughPages(t *testing.T) []string {
 // `bin/wasteflow demo`, then `bin/wasteflow serve` with make run's settings,
 // then every block fenced as `sh run` of the page, in order, in one bash
 // (set -euo pipefail, so a failing command or a failed `jq -e` fails the
-// test), with http://127.0.0.1:8080 pointed at the server. A block fenced
+// test), with 127.0.0.1:8080 pointed at the server (and grpcurl on the
+// PATH when a block calls it). A block fenced
 // as `… expect` after a run block lists lines its output must contain, in
 // order; "…" in a line stands for any text. On PostgreSQL the server and
 // the blocks share WASTEFLOW_DATABASE_URL, so `bin/wasteflow admin …` sees
@@ -112,6 +114,33 @@ func walkthroughSteps(blocks []docs.Block) ([]step, error) {
 	return steps, nil
 }
 
+// grpcurlTool builds grpcurl (a tool of go.mod) once per test process,
+// for the walk-throughs that call the gRPC face.
+func grpcurlTool(t *testing.T) string {
+	t.Helper()
+	grpcurlBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "wasteflow-grpcurl-")
+		if err != nil {
+			grpcurlBuild.err = err
+			return
+		}
+		grpcurlBuild.bin = filepath.Join(dir, "grpcurl")
+		if out, err := exec.Command("go", "build", "-o", grpcurlBuild.bin, "github.com/fullstorydev/grpcurl/cmd/grpcurl").CombinedOutput(); err != nil {
+			grpcurlBuild.err = fmt.Errorf("building grpcurl: %v\n%s", err, out)
+		}
+	})
+	if grpcurlBuild.err != nil {
+		t.Fatal(grpcurlBuild.err)
+	}
+	return grpcurlBuild.bin
+}
+
+var grpcurlBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
 var blockMark = regexp.MustCompile(`(?m)^@@wasteflow-walkthrough-step (\d+)@@\n`)
 
 func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
@@ -165,11 +194,14 @@ func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
 	script.WriteString("set -euo pipefail\n")
 	for i, s := range steps {
 		fmt.Fprintf(&script, "echo '@@wasteflow-walkthrough-step %d@@'\n", i)
-		script.WriteString(strings.ReplaceAll(s.script, "http://127.0.0.1:8080", base))
+		script.WriteString(strings.ReplaceAll(s.script, "127.0.0.1:8080", strings.TrimPrefix(base, "http://")))
 		script.WriteString("\n")
 	}
 	sh := exec.Command("bash", "-c", script.String())
 	sh.Dir, sh.Env = dir, env
+	if strings.Contains(script.String(), "grpcurl ") {
+		sh.Env = append(env, "PATH="+filepath.Dir(grpcurlTool(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	var out, errb bytes.Buffer
 	sh.Stdout, sh.Stderr = &out, &errb
 	start := time.Now()

@@ -133,6 +133,9 @@ func TestMain(m *testing.M) {
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
 	}
+	if grpcurlBuild.bin != "" {
+		_ = os.RemoveAll(filepath.Dir(grpcurlBuild.bin))
+	}
 	os.Exit(code)
 }
 
