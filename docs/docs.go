@@ -145,23 +145,37 @@ func nodeLine(n ast.Node, src []byte, lineOf func(int) int) int {
 }
 
 // Render turns a page into HTML (GitHub Flavored Markdown, headings with
-// GitHub's ids). rewrite, when set, maps each link destination (nil keeps
-// it): the server points links outside the pages elsewhere.
+// GitHub's ids). rewrite, when set, maps each link destination: the server
+// points links outside the pages elsewhere, or to "" to keep only the
+// link's text.
 func Render(src []byte, rewrite func(dest string) string) ([]byte, error) {
 	doc := md.Parser().Parse(text.NewReader(src))
 	if rewrite != nil {
+		var unlink []*ast.Link
 		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 			if !entering {
 				return ast.WalkContinue, nil
 			}
 			switch n := n.(type) {
 			case *ast.Link:
-				n.Destination = []byte(rewrite(string(n.Destination)))
+				if n.Destination = []byte(rewrite(string(n.Destination))); len(n.Destination) == 0 {
+					unlink = append(unlink, n)
+				}
 			case *ast.Image:
 				n.Destination = []byte(rewrite(string(n.Destination)))
 			}
 			return ast.WalkContinue, nil
 		})
+		// A link rewritten to nothing keeps its text, without the link.
+		for _, l := range unlink {
+			parent := l.Parent()
+			for c := l.FirstChild(); c != nil; {
+				next := c.NextSibling()
+				parent.InsertBefore(parent, l, c)
+				c = next
+			}
+			parent.RemoveChild(parent, l)
+		}
 	}
 	var out bytes.Buffer
 	if err := md.Renderer().Render(&out, src, doc); err != nil {

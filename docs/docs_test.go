@@ -130,3 +130,16 @@ func TestPagesRender(t *testing.T) {
 		}
 	}
 }
+
+// A link rewritten to nothing keeps its text and loses its anchor.
+func TestRenderUnlinks(t *testing.T) {
+	html, err := docs.Render([]byte("# T\n\nSee [the code](../handlers/x.go) and [the guide](integrators.md).\n"), func(d string) string {
+		if strings.HasPrefix(d, "../") {
+			return ""
+		}
+		return d
+	})
+	if err != nil || !strings.Contains(string(html), "See the code and <a href=\"integrators.md\">the guide</a>.") {
+		t.Fatalf("%v: %s", err, html)
+	}
+}

@@ -18,7 +18,8 @@ import (
 // served at /docs as HTML: the documentation of the version that runs,
 // with no network. Pages keep their Markdown names (/docs/integrators.md),
 // so the links between them work unchanged; a link out of docs/ (to the
-// README or to a source file) points at the index or is left as text.
+// README or to a source file) points at the index, or loses its link and
+// keeps its text.
 
 var docPage = template.Must(template.New("doc").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
