@@ -36,7 +36,7 @@ th,td{border:1px solid #d0d7de;padding:.3rem .5rem;vertical-align:top}
 img{max-width:100%}
 a{color:#0969da}
 </style></head><body>
-<header><a href="README.md">Documentation</a><a href="integrators.md">Integrators</a><a href="ui-builders.md">UI builders</a><a href="operators.md">Operators</a><a href="compliance.md">Compliance</a><a href="transport-documents.md">Transport documents</a><a href="reference/README.md">Reference</a></header>
+<header>{{$b := .Base}}<a href="{{$b}}README.md">Documentation</a><a href="{{$b}}integrators.md">Integrators</a><a href="{{$b}}ui-builders.md">UI builders</a><a href="{{$b}}operators.md">Operators</a><a href="{{$b}}compliance.md">Compliance</a><a href="{{$b}}transport-documents.md">Transport documents</a><a href="{{$b}}reference/README.md">Reference</a></header>
 <main>{{.Body}}</main></body></html>
 `))
 
@@ -89,15 +89,16 @@ func renderDoc(name string, src []byte) ([]byte, error) {
 		if strings.Contains(dest, "://") || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "mailto:") {
 			return dest
 		}
-		target, anchor := docs.Resolve(dir+"/x", dest)
-		target = path.Clean(target)
-		if _, err := docs.Files.Open(target); err == nil {
-			return dest // a page or image served here
+		target, _ := docs.Resolve(dir+"/x", dest)
+		switch target = path.Clean(target); {
+		case !strings.HasPrefix(target, "../"):
+			if _, err := docs.Files.Open(target); err == nil {
+				return dest // a page or image served here
+			}
+		case target == "../README.md": // the repository's README: the index here
+			return relRoot(dir) + "README.md"
 		}
-		if target == "../README.md" || strings.HasPrefix(target, "../") && path.Base(target) == "README.md" {
-			return path.Join(relRoot(dir), "README.md") + anchorSuffix(anchor)
-		}
-		return "" // a source file of the repository: not served
+		return "" // a file of the repository that is not served: its text stays
 	})
 	if err != nil {
 		return nil, status.Wrap(err, status.Internal, "the page cannot be rendered")
@@ -107,17 +108,10 @@ func renderDoc(name string, src []byte) ([]byte, error) {
 		title = string(bytes.TrimPrefix(line, []byte("# ")))
 	}
 	var out bytes.Buffer
-	base := relRoot(dir)
-	header := strings.NewReplacer(`href="`, `href="`+base)
-	err = docPage.Execute(&out, map[string]any{"Title": title, "Body": template.HTML(body)})
-	if err != nil {
+	if err := docPage.Execute(&out, map[string]any{"Title": title, "Base": relRoot(dir), "Body": template.HTML(body)}); err != nil {
 		return nil, status.Wrap(err, status.Internal, "the page cannot be rendered")
 	}
-	if base == "" {
-		return out.Bytes(), nil
-	}
-	head, rest, _ := strings.Cut(out.String(), "</header>")
-	return []byte(header.Replace(head) + "</header>" + rest), nil
+	return out.Bytes(), nil
 }
 
 // relRoot is the way from a directory under docs/ back to docs/ ("" or
@@ -127,13 +121,6 @@ func relRoot(dir string) string {
 		return ""
 	}
 	return strings.Repeat("../", strings.Count(dir, "/")+1)
-}
-
-func anchorSuffix(a string) string {
-	if a == "" {
-		return ""
-	}
-	return "#" + a
 }
 
 // docPaths are the plain paths of the docs.

@@ -251,6 +251,9 @@ func TestReminderMails(t *testing.T) {
 			t.Fatalf("SetMailPreferences waited %v for the mail server", took)
 		}
 		time.Sleep(500 * time.Millisecond) // some attempts fail
+		if q := d.metric(t, "wasteflow_mails_queued"); q != 1 || d.metric(t, "wasteflow_mails_queued_over_an_hour") != 0 {
+			t.Fatalf("/metrics: %v mails queued while the mail server is down, want 1", q)
+		}
 		m.start(t)
 		d.confirmed(t, m, "noor", "noor@auth-nl.test", map[string]any{"language": "en", "awaitingAction": true, "dueSoon": true, "dueSoonWorkingDays": 3, "overdue": true})
 		d.confirmed(t, m, "bernd", "bernd@auth-de.test", map[string]any{"language": "de", "digest": true, "digestTime": "00:00"})

@@ -66,11 +66,11 @@ func ReadGauges(ctx context.Context, db *DB, now time.Time) (*Gauges, error) {
 	for _, j := range jobs {
 		g.Jobs[[2]string{j.Queue, j.State}] = j.N
 	}
-	if err := tx.Raw(`SELECT count(*) FROM mail_outbox WHERE state = ?`, MailQueued).Scan(&g.MailsQueued).Error; err != nil {
+	var mails struct{ Queued, Stuck int64 }
+	if err := tx.Raw(`SELECT count(*) AS queued, coalesce(sum(CASE WHEN created_at < ? THEN 1 ELSE 0 END), 0) AS stuck
+		FROM mail_outbox WHERE state = ?`, now.Add(-time.Hour), MailQueued).Scan(&mails).Error; err != nil {
 		return nil, err
 	}
-	if err := tx.Raw(`SELECT count(*) FROM mail_outbox WHERE state = ? AND created_at < ?`, MailQueued, now.Add(-time.Hour)).Scan(&g.MailsStuck).Error; err != nil {
-		return nil, err
-	}
+	g.MailsQueued, g.MailsStuck = mails.Queued, mails.Stuck
 	return g, nil
 }

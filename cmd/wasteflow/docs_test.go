@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -170,25 +169,7 @@ func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
 	}
 	serve := exec.Command("bin/wasteflow", "serve")
 	serve.Dir, serve.Env = dir, append(env, "WASTEFLOW_ADDR=127.0.0.1:0")
-	stderr, _ := serve.StderrPipe()
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
-	base := ""
-	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
-	var log bytes.Buffer
-	lines := bufio.NewScanner(stderr)
-	for base == "" && lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
-			base = m[1]
-		}
-	}
-	if base == "" {
-		t.Fatalf("the server never said where it listens:\n%s", log.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	base := listening(t, serve)
 
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/docs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -81,7 +82,7 @@ func referencePages(ctx context.Context, cfg *configs.Config) (map[string][]byte
 	pages := map[string][]byte{
 		"README.md":          []byte(referenceIndex()),
 		"operations.md":      []byte(operationsPage(ops)),
-		"business-errors.md": []byte(errorsPage(ops, kinds)),
+		"business-errors.md": []byte(errorsPage(kinds)),
 		"workflows.md":       flows,
 		"settings.md":        []byte(settingsPage()),
 		"events.md":          []byte(eventsPage()),
@@ -152,7 +153,7 @@ func operationsPage(ops []handlers.Operation) string {
 		"Requests and responses, field by field, are in the server's `/openapi.yaml`.\n\n")
 	b.WriteString("Services:\n\n")
 	for _, svc := range names {
-		fmt.Fprintf(&b, "- [%s](#%s) (%d)\n", svc, anchorOf(svc), len(services[svc]))
+		fmt.Fprintf(&b, "- [%s](#%s) (%d)\n", svc, docs.Slug(svc), len(services[svc]))
 	}
 	for _, svc := range names {
 		fmt.Fprintf(&b, "\n## %s\n\n", svc)
@@ -187,20 +188,6 @@ func operationsPage(ops []handlers.Operation) string {
 	return b.String()
 }
 
-// anchorOf is the GitHub anchor of a heading of plain text.
-func anchorOf(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
-
 // opName is an intent's operation as Service/Method.
 func opName(path string) string {
 	path = strings.TrimPrefix(path, "/")
@@ -214,7 +201,7 @@ func opName(path string) string {
 	return path
 }
 
-func errorsPage(ops []handlers.Operation, kinds []*documents.Kind) string {
+func errorsPage(kinds []*documents.Kind) string {
 	var b strings.Builder
 	b.WriteString("# Errors\n\n")
 	fmt.Fprintf(&b, generatedNote, "rules.BusinessErrors, the intents' declared Errors (workflows/) and status.Meanings")
@@ -269,7 +256,7 @@ func workflowsPage(kinds []*documents.Kind) ([]byte, error) {
 		"`SetByIntent` or the intent's own operation executes one. A *system* intent is fired by the deadline sweep or by " +
 		"another document, never by a caller. The same machines are served as JSON at `/workflows/<kind>.json`.\n\n")
 	for _, k := range kinds {
-		fmt.Fprintf(&b, "- [%s](#%s)\n", k.Name(), anchorOf(k.Name()))
+		fmt.Fprintf(&b, "- [%s](#%s)\n", k.Name(), docs.Slug(k.Name()))
 	}
 	for _, k := range kinds {
 		d := k.Def
@@ -342,7 +329,7 @@ func workflowsPage(kinds []*documents.Kind) ([]byte, error) {
 			}
 			var errs []string
 			for _, c := range in.Errors {
-				errs = append(errs, "["+c+"](business-errors.md#"+anchorOf(c)+")")
+				errs = append(errs, "["+c+"](business-errors.md#"+docs.Slug(c)+")")
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(name), op, cell(in.Block), cell(roles),
 				strings.Join(trans, "<br>"), strings.Join(effects, "<br>"), strings.Join(errs, ", "))

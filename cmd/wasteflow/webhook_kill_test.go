@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -148,21 +149,30 @@ func startServe(t *testing.T, bin string, env []string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "-no-scheduler")
 	cmd.Env = env
+	return cmd, listening(t, cmd)
+}
+
+// listening starts cmd (a serve command), stops it when the test ends,
+// and returns the address its log says it listens on.
+func listening(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	var log strings.Builder
 	lines := bufio.NewScanner(stderr)
 	for lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
 		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
 			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return cmd, m[1]
+			return m[1]
 		}
 	}
-	t.Fatal("the server never said where it listens")
-	return nil, ""
+	t.Fatalf("the server never said where it listens:\n%s", log.String())
+	return ""
 }
 
 // A webhook retry survives a kill: a delivery failing against a receiver
