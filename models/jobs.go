@@ -101,6 +101,11 @@ func (q *JobQueue) ensure(work bool) error {
 		JobTimeout:           q.cfg.JobTimeout,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		Workers:              q.workers,
+		// River logs a job's error as its text: one from the database
+		// goes through LogSafe first, without the values it may quote.
+		Middleware: []rivertype.Middleware{river.WorkerMiddlewareFunc(func(ctx context.Context, _ *rivertype.JobRow, work func(context.Context) error) error {
+			return LogSafe(work(ctx))
+		})},
 	}
 	if work {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.Workers}}

@@ -280,12 +280,25 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	return fn(h)
 }
 
+// newLogger is the log of every command. An error in a log line goes
+// through models.LogSafe, so a database's error never carries the values
+// of the statement that failed (issue 44.7).
 func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel, ReplaceAttr: safeErrors}
 	if cfg.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// safeErrors writes an error attribute as models.LogSafe's message.
+func safeErrors(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindAny {
+		if err, ok := a.Value.Any().(error); ok {
+			a.Value = slog.StringValue(models.LogSafe(err).Error())
+		}
+	}
+	return a
 }
 
 // withDB opens the configured database and runs fn.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
+
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/csvsafe"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 )
@@ -71,7 +72,7 @@ func reportCmd(ctx context.Context, cfg *configs.Config, log *slog.Logger, args 
 			return t, err
 		}
 		if *format == "csv" {
-			w := csv.NewWriter(stdout)
+			w := csvsafe.NewWriter(stdout) // no cell a spreadsheet reads as a formula
 			if err := w.Write(handlers.CSVHeader); err != nil {
 				return err
 			}

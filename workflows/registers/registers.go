@@ -27,6 +27,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/csvsafe"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -400,11 +401,25 @@ func (s *Service) save(ctx context.Context, e, read *models.RegisterExport) erro
 }
 
 // appendRows stores lines as the next chunk (the header before the first
-// row) and e's progress, in one transaction.
+// row) and e's progress, in one transaction. A CSV export's cells are made
+// safe for a spreadsheet (csvsafe: a value another party wrote, such as
+// "=HYPERLINK(...)" in a transport note, is never a formula); an XLSX
+// export's rows are kept as they are, its cells are written as text.
 func (s *Service) appendRows(ctx context.Context, e, read *models.RegisterExport, lines [][]string) error {
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.UseCRLF = true // RFC 4180
+	var w interface {
+		Write([]string) error
+		WriteAll([][]string) error
+	}
+	if e.Format == "XLSX" {
+		cw := csv.NewWriter(&buf)
+		cw.UseCRLF = true
+		w = cw
+	} else {
+		cw := csvsafe.NewWriter(&buf)
+		cw.UseCRLF = true // RFC 4180
+		w = cw
+	}
 	if e.Chunks == 0 {
 		if err := w.Write(documents.RegisterHeader(e.Language)); err != nil {
 			return err

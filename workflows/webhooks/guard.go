@@ -16,21 +16,29 @@ import (
 // The addresses a webhook may not reach: the server's own network and
 // the cloud's metadata service. Checked on every address a delivery
 // connects to (after DNS, so a name that resolves to one of them later,
-// DNS rebinding, is refused too), and when an endpoint is saved.
+// DNS rebinding, is refused too), and when an endpoint is saved. An
+// address is checked without its zone (netip.Prefix.Contains is false for
+// any zoned address, so "::1%lo" would pass every prefix); an IPv4-mapped
+// address (::ffff:a.b.c.d, what resolvers and the standard library hand
+// over for an IPv4 address) is checked as the IPv4 address it connects to.
+// The IPv6 forms that embed an IPv4 address otherwise (IPv4-compatible,
+// SIIT's IPv4-translated, NAT64, 6to4, Teredo) are refused whole.
 var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
 	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT (often a provider's internal network)
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: an IPv4 address behind it is checked below
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: embeds an IPv4 address
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("fd00:ec2::/32"),   // AWS's IPv6 metadata service (also in fc00::/7)
 	netip.MustParsePrefix("100::/64"),        // discard-only
 	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo among them)
 	netip.MustParsePrefix("2002::/16"),       // 6to4: embeds an IPv4 address
-	netip.MustParsePrefix("::ffff:0:0/96"),   // IPv4-mapped: unmapped before the check, never reached
+	netip.MustParsePrefix("::ffff:0:0/96"),   // IPv4-mapped (RFC 4291): unmapped before the check, so its IPv4 address is what counts
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT, RFC 2765): embeds an IPv4 address
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (RFC 4291, deprecated): ::a.b.c.d, :: and ::1 among them
 	netip.MustParsePrefix("169.254.0.0/16"),  // link-local, the metadata service 169.254.169.254 among them
 	netip.MustParsePrefix("fe80::/10"),       // link-local
 	netip.MustParsePrefix("ff00::/8"),        // multicast
@@ -58,9 +66,14 @@ type Guard struct {
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// Refused says why addr may not be reached ("" when it may).
+// Bare is addr as the guard checks it: without its zone and, if it is
+// IPv4-mapped, as the IPv4 address.
+func Bare(addr netip.Addr) netip.Addr { return addr.WithZone("").Unmap() }
+
+// Refused says why addr may not be reached ("" when it may). A zone does
+// not change the answer: the address is checked without it.
 func (g *Guard) Refused(addr netip.Addr) string {
-	addr = addr.Unmap()
+	addr = Bare(addr)
 	if g.Sandbox && addr.IsLoopback() {
 		return ""
 	}
@@ -106,6 +119,10 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) (string, error) {
 		return "must not carry a user name or password (the signature authenticates the server)", nil
 	case u.Fragment != "":
 		return "must not have a fragment", nil
+	case strings.Contains(u.Hostname(), "%"):
+		// An IPv6 zone ("[::1%25lo]") names an interface of the server
+		// itself; no public endpoint needs one.
+		return "must not name an IPv6 zone (%25...): webhooks reach public addresses only", nil
 	}
 	host := u.Hostname()
 	var addrs []netip.Addr
@@ -131,20 +148,29 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) (string, error) {
 	}
 	for _, a := range addrs {
 		if why := g.Refused(a); why != "" {
-			return fmt.Sprintf("its host %s is %s, which webhooks may not reach", a.Unmap(), why), nil
+			return fmt.Sprintf("its host %s is %s, which webhooks may not reach", Bare(a), why), nil
 		}
 	}
 	return "", nil
 }
 
-// RefusedError is a connection the guard refused.
+// RefusedError is a connection the guard refused, before any packet was
+// sent: its message is the same whatever listens at the address (open,
+// closed or filtered port), so a delivery's error tells its owner nothing
+// about the server's own network.
 type RefusedError struct {
-	Addr   netip.Addr
+	Addr   netip.Addr // without its zone
 	Reason string
 }
 
+// RefusedMessage begins the message of every connection the guard refused.
+const RefusedMessage = "refused by the address guard"
+
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("refused to connect to %s: %s, which webhooks may not reach", e.Addr, e.Reason)
+	if !e.Addr.IsValid() {
+		return RefusedMessage + ": " + e.Reason
+	}
+	return fmt.Sprintf("%s: %s is %s, which webhooks may not reach", RefusedMessage, e.Addr, e.Reason)
 }
 
 // Client is the HTTP client of deliveries: it connects only to addresses
@@ -157,10 +183,10 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
-				return fmt.Errorf("refused to connect to %s: not an IP address", address)
+				return &RefusedError{Reason: "the address connected to is not an IP address"}
 			}
 			if why := g.Refused(ap.Addr()); why != "" {
-				return &RefusedError{Addr: ap.Addr().Unmap(), Reason: why}
+				return &RefusedError{Addr: Bare(ap.Addr()), Reason: why}
 			}
 			return nil
 		},

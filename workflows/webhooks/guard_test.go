@@ -3,6 +3,8 @@ package webhooks_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -74,5 +76,68 @@ func TestGuardFollowsNoRedirect(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTemporaryRedirect || target {
 		t.Fatalf("status %d, followed %v", resp.StatusCode, target)
+	}
+}
+
+// Issue 44.1: a zone made every prefix miss (netip.Prefix.Contains is
+// false for a zoned address), so "[::1%25lo]" and "[::%25lo]" reached the
+// server's own loopback in production, and the delivery's error told an
+// open port from a closed one. A zoned URL is refused when it is saved,
+// the dialer checks the address without its zone, the IPv6 forms that
+// embed an IPv4 address are refused, and a refused connection's error is
+// the same whatever listens at the address.
+func TestGuardRefusesZonedAddresses(t *testing.T) {
+	reached := false
+	open := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true }))
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	open.Listener = ln
+	open.StartTLS()
+	defer open.Close()
+	closed, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close() // nothing listens there now
+	openPort := ln.Addr().(*net.TCPAddr).Port
+
+	g := &webhooks.Guard{} // production
+	for _, a := range []string{"::1%lo", "::%lo", "::1%1", "fe80::1%eth0", "fd00::1%x", "::ffff:127.0.0.1%lo",
+		"::127.0.0.1", "::8.8.8.8", "::ffff:0:7f00:1", "::ffff:0:808:808", "64:ff9b::8.8.8.8"} {
+		if g.Refused(netip.MustParseAddr(a)) == "" {
+			t.Errorf("%s is allowed outside a sandbox", a)
+		}
+	}
+	if why := g.Refused(netip.MustParseAddr("::ffff:8.8.8.8")); why != "" {
+		t.Errorf("an IPv4-mapped public address is refused: %s", why)
+	}
+
+	var errs []string
+	for _, port := range []int{openPort, closedPort} {
+		for _, host := range []string{"[::1%25lo]", "[::%25lo]"} {
+			u := fmt.Sprintf("https://%s:%d/hook", host, port)
+			if why, err := g.CheckURL(context.Background(), u); why == "" || err != nil {
+				t.Errorf("saving %s: allowed (%v)", u, err)
+			}
+			_, err := g.Client(2*time.Second).Post(u, "application/json", strings.NewReader("{}"))
+			var refused *webhooks.RefusedError
+			if !errors.As(err, &refused) {
+				t.Errorf("a delivery to %s: %v, not refused by the guard", u, err)
+				continue
+			}
+			if !strings.HasPrefix(refused.Error(), "refused by the address guard") || refused.Addr.Zone() != "" {
+				t.Errorf("a delivery to %s: %q", u, refused.Error())
+			}
+			errs = append(errs, refused.Error())
+		}
+	}
+	if reached {
+		t.Fatal("the loopback server was reached")
+	}
+	if len(errs) == 4 && (errs[0] != errs[2] || errs[1] != errs[3]) {
+		t.Errorf("an open and a closed port give different errors: %q", errs)
 	}
 }
