@@ -407,7 +407,7 @@ func (s *Server) inspect(c *gin.Context) {
 	}
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	var b strings.Builder
-	if err := inspectPage.Execute(&b, inspectView{Form: p.Form, Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
+	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
 		renderError(c, err)
 		return
 	}
