@@ -14,7 +14,10 @@ const pkgBMU = "svc.bxa.bmu.v1.api"
 // bmuOurs is said in every BMU operation's description.
 const bmuOurs = " The XML is our format (namespace urn:wasteflow:eanv:1, layer elements such as BGSBEFLayer, the XSD at /bmu/eanv.xsd) " +
 	"until the official BMU schema is available; the check-digit method is our unverified assumption. docXml and templateXml are " +
-	"base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element)."
+	"base64 in JSON, at most 21 MB of XML; XML with a DOCTYPE, nested deeper than 64 levels or malformed is refused (400, code 3, naming the element). " +
+	"Each field has its length, the maxLength of its value in document (a name 200 characters, remarks 2,000): a longer one is refused alike, in JSON " +
+	"naming its path, in docXml or templateXml naming its element, except by GetDocument, PrintDocument and GetValidSignaturePositions, which read a note " +
+	"stored before the lengths as it is (a print cuts what is over its bounds and says so)."
 
 type CreateDocumentRequest struct {
 	Document     rbmu.Document    `json:"document" required:"true" doc:"bgs or uns with the fields of the base layer: every field with a value or meta.inLayer is written"`

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,7 +32,9 @@ import (
 // design: a random token (256 bits, base64url) stored as its SHA-256,
 // bound to one document, valid until its shipment period's end plus a
 // grace (movements, Annex VII documents) or for a short time
-// (notifications), revocable by the document's parties, every use kept.
+// (notifications). Only the organisation that printed a link lists it,
+// revokes it and sees its uses; a use keeps the reader's network, not the
+// reader's address (shortAddress).
 
 type PrintDocumentRequest struct {
 	DocumentID string `json:"documentId" required:"true"`
@@ -55,7 +58,7 @@ type RevokeInspectionLinksResponse struct {
 
 type InspectionUse struct {
 	At            time.Time `json:"at"`
-	ClientAddress string    `json:"clientAddress"`
+	ClientAddress string    `json:"clientAddress" doc:"the reader's network, not the address: an IPv4 address without its last octet (203.0.113.0/24), an IPv6 address without its last 80 bits (2001:db8:1::/48)"`
 	UserAgent     string    `json:"userAgent"`
 	Format        string    `json:"format" doc:"html or pdf"`
 }
@@ -174,7 +177,7 @@ func (s *Server) revokeInspectionLinks(ctx context.Context, r *InspectionLinksRe
 		return nil, err
 	}
 	p := reqctx.From(ctx).Principal
-	n, err := models.NewInspectionStore(s.db).Revoke(ctx, doc.ID, p.OrganisationID+"/"+strconv.FormatInt(p.AccountID, 10), now)
+	n, err := models.NewInspectionStore(s.db).Revoke(ctx, doc.ID, p.OrganisationID, p.OrganisationID+"/"+strconv.FormatInt(p.AccountID, 10), now)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +196,7 @@ func (s *Server) listInspectionLinks(ctx context.Context, r *InspectionLinksRequ
 	if err != nil {
 		return nil, err
 	}
-	links, uses, err := models.NewInspectionStore(s.db).Links(ctx, doc.ID, 100, 50)
+	links, uses, err := models.NewInspectionStore(s.db).Links(ctx, doc.ID, reqctx.From(ctx).Principal.OrganisationID, 100, 50)
 	if err != nil {
 		return nil, err
 	}
@@ -204,12 +207,38 @@ func (s *Server) listInspectionLinks(ctx context.Context, r *InspectionLinksRequ
 		if u := uses[l.ID]; u != nil {
 			info.Uses = u.Total
 			for _, use := range u.Newest {
-				info.RecentUses = append(info.RecentUses, InspectionUse{At: use.UsedAt, ClientAddress: use.ClientAddress, UserAgent: use.UserAgent, Format: use.Format})
+				info.RecentUses = append(info.RecentUses, InspectionUse{At: use.UsedAt, ClientAddress: shortAddress(use.ClientAddress), UserAgent: use.UserAgent, Format: use.Format})
 			}
 		}
 		out.Links = append(out.Links, info)
 	}
 	return out, nil
+}
+
+// shortAddress is the network a client address belongs to, all that is
+// kept and shown of who read a link (personal data, minimised): an IPv4
+// address (also one mapped into IPv6) without its last octet, as
+// 203.0.113.0/24; an IPv6 address without its last 80 bits, as
+// 2001:db8:1::/48; no zone. Anything else is "". A shortened address
+// shortens to itself, so rows stored whole before are shown alike.
+func shortAddress(a string) string {
+	if p, err := netip.ParsePrefix(a); err == nil {
+		a = p.Addr().String()
+	}
+	ip, err := netip.ParseAddr(a)
+	if err != nil {
+		return ""
+	}
+	ip = ip.WithZone("").Unmap()
+	bits := 48
+	if ip.Is4() {
+		bits = 24
+	}
+	p, err := ip.Prefix(bits)
+	if err != nil {
+		return ""
+	}
+	return p.String()
 }
 
 func linkState(l *models.InspectionLink, now time.Time) string {
@@ -237,10 +266,13 @@ func (s *Server) printOperations() []Operation {
 		"period's end plus WASTEFLOW_INSPECTION_GRACE for movements and Annex VII documents; WASTEFLOW_INSPECTION_TTL for notifications, " +
 		"and at least that for any link), unless revoked (RevokeInspectionLinks). Only the document's parties (the rule of GetDocument: " +
 		"anyone else gets the 404 of a missing document; a draft only its author). Our design: the interface names no printing."
-	linksDesc := "The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and " +
-		"from which address it was read (the newest 50 uses of each). Only the document's parties. Our design."
-	revokeDesc := "Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. " +
-		"Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design."
+	linksDesc := "The inspection links of the document that your organisation printed, newest first: who printed each, when it expires, whether " +
+		"it was revoked, and how often and from which network it was read (the newest 50 uses of each; an address is kept and shown without " +
+		"its last octet, IPv4 203.0.113.0/24, or its last 80 bits, IPv6 2001:db8:1::/48). Another party's links, and who read them, are " +
+		"that party's: they are not listed. Only the document's parties (anyone else gets the 404 of a missing document). Our design."
+	revokeDesc := "Revokes every inspection link of the document that your organisation printed and that is still valid: from now on they " +
+		"answer 404, like any absent page (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Another " +
+		"party's links stay valid (revoked counts only yours; that party revokes its own). Only the document's parties. Our design."
 	op := func(service, method, summary, desc string) Operation {
 		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
 	}
@@ -350,7 +382,7 @@ func (s *Server) inspect(c *gin.Context) {
 		renderError(c, err)
 		return
 	}
-	use := &models.InspectionUse{LinkID: link.ID, DocumentID: link.DocumentID, UsedAt: now, ClientAddress: client,
+	use := &models.InspectionUse{LinkID: link.ID, DocumentID: link.DocumentID, UsedAt: now, ClientAddress: shortAddress(client),
 		UserAgent: truncate(c.Request.UserAgent(), 256), Format: format}
 	if err := store.RecordUse(ctx, use); err != nil {
 		renderError(c, err)
@@ -375,7 +407,7 @@ func (s *Server) inspect(c *gin.Context) {
 	}
 	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	var b strings.Builder
-	if err := inspectPage.Execute(&b, inspectView{Form: p.Form, Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
+	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
 		renderError(c, err)
 		return
 	}

@@ -338,7 +338,8 @@ func (s *Server) storeOperations() []Operation {
 				"the note's numbers) delivers or reports a note: another gets 403, code 7, and nothing is stored; dekadenmeldung (true when omitted) marks a "+
 				"consignment note for the ten-day report once the disposer's or a supplement layer is on top, delivered to the inbox of the authorities "+
 				"of the disposer's place (our design); cancel (false when omitted, our choice) makes the version a cancellation, delivered but never "+
-				"reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups."+noRoute),
+				"reported. Each new inbox entry is an INBOX_ENTRY_ADDED event for the recipient's notifier groups. A field longer than its length (the "+
+				"maxLength of each field of BmuDocumentApi's bgs and uns) is 400, code 3, naming its element, and nothing is stored."+noRoute),
 			func(ctx context.Context, r *ImportTransportDocumentRequest) (*ImportTransportDocumentResponse, error) {
 				res, err := s.transport.Import(ctx, r.Document, transport.ImportOptions{Distribute: orTrue(r.Distribute), Dekadenmeldung: orTrue(r.Dekadenmeldung),
 					Cancel: r.Cancel != nil && r.Cancel.Value})

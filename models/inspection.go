@@ -25,10 +25,13 @@ type InspectionLink struct {
 
 // InspectionUse is one reading of a document through a link.
 type InspectionUse struct {
-	ID            int64 `gorm:"primaryKey"`
-	LinkID        string
-	DocumentID    string
-	UsedAt        time.Time
+	ID         int64 `gorm:"primaryKey"`
+	LinkID     string
+	DocumentID string
+	UsedAt     time.Time
+	// ClientAddress is the reader's network, not the reader's address:
+	// the caller stores it shortened (rows before issue 44.8 may hold a
+	// full address; the handler shortens them when it shows them).
 	ClientAddress string
 	UserAgent     string
 	Format        string // pdf or html
@@ -60,10 +63,11 @@ func (s *InspectionStore) RecordUse(ctx context.Context, u *InspectionUse) error
 	return Conn(ctx, s.db).Create(u).Error
 }
 
-// Revoke ends every link of a document still valid at now; it returns how
-// many it ended.
-func (s *InspectionStore) Revoke(ctx context.Context, documentID, by string, now time.Time) (int64, error) {
-	res := Conn(ctx, s.db).Model(&InspectionLink{}).Where("document_id = ? AND revoked_at IS NULL AND expires_at > ?", documentID, now).
+// Revoke ends every link of a document that organisation org created and
+// that is still valid at now; it returns how many it ended. Another
+// organisation's links are not touched.
+func (s *InspectionStore) Revoke(ctx context.Context, documentID, org, by string, now time.Time) (int64, error) {
+	res := Conn(ctx, s.db).Model(&InspectionLink{}).Where("document_id = ? AND organisation_id = ? AND revoked_at IS NULL AND expires_at > ?", documentID, org, now).
 		Updates(map[string]any{"revoked_at": now, "revoked_by": by})
 	return res.RowsAffected, res.Error
 }
@@ -74,11 +78,13 @@ type LinkUses struct {
 	Newest []InspectionUse // newest first
 }
 
-// Links reads a document's links, newest first (at most limit), each with
-// its count of uses and its newest uses (at most perLink).
-func (s *InspectionStore) Links(ctx context.Context, documentID string, limit, perLink int) ([]InspectionLink, map[string]*LinkUses, error) {
+// Links reads the links of a document that organisation org created,
+// newest first (at most limit), each with its count of uses and its newest
+// uses (at most perLink). Another organisation's links, and so who read
+// them, are not among them.
+func (s *InspectionStore) Links(ctx context.Context, documentID, org string, limit, perLink int) ([]InspectionLink, map[string]*LinkUses, error) {
 	var links []InspectionLink
-	if err := Conn(ctx, s.db).Where("document_id = ?", documentID).Order("created_at DESC, id").Limit(limit).Find(&links).Error; err != nil {
+	if err := Conn(ctx, s.db).Where("document_id = ? AND organisation_id = ?", documentID, org).Order("created_at DESC, id").Limit(limit).Find(&links).Error; err != nil {
 		return nil, nil, err
 	}
 	uses := map[string]*LinkUses{}

@@ -12,8 +12,12 @@ import (
 // Input limits, declared once as struct tags beside `json`:
 //
 //	maxLength:"N"      every string the field holds (the string itself, a
-//	                   list's strings, a map's values) has at most N
-//	                   characters (runes, not bytes)
+//	                   list's strings, a map's values, a message's strings
+//	                   at any depth) has at most N characters (runes, not
+//	                   bytes); on a message it bounds the strings inside
+//	                   more tightly than their own tags (a BMU note's
+//	                   Text, whose value is any field's, is 200 characters
+//	                   as a name and 2,000 as remarks)
 //	maxItems:"N"       a list has at most N entries
 //	maxProperties:"N"  a map has at most N entries
 //	maxKeyLength:"N"   a map's keys have at most N characters
@@ -82,15 +86,41 @@ func parseLimits(tag reflect.StructTag, ti *typeInfo) (limits, error) {
 }
 
 // holdsStrings tells whether maxLength has something to bound in a value of
-// ti: a string, or a list, map or pointer of them.
+// ti: a string, or a list, map, pointer or message holding one.
 func holdsStrings(ti *typeInfo) bool {
+	return holdsStringsSeen(ti, map[*typeInfo]bool{})
+}
+
+func holdsStringsSeen(ti *typeInfo, seen map[*typeInfo]bool) bool {
+	if ti == nil || seen[ti] {
+		return false
+	}
+	seen[ti] = true
 	switch ti.kind {
 	case kString:
 		return true
 	case kPtr, kSlice, kMap:
-		return holdsStrings(ti.elem)
+		return holdsStringsSeen(ti.elem, seen)
+	case kStruct:
+		for i := range ti.fields {
+			if holdsStringsSeen(ti.fields[i].info, seen) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// within is the limits of a field inside a message whose own field
+// carries outer: the field's own, with maxLength the tighter of both
+// (outer nil or without maxLength: the field's own, not copied).
+func (lim *limits) within(outer *limits) *limits {
+	if outer == nil || outer.maxLength == 0 || (lim.maxLength > 0 && lim.maxLength <= outer.maxLength) {
+		return lim
+	}
+	c := *lim
+	c.maxLength = outer.maxLength
+	return &c
 }
 
 // checkString returns why s is too long for lim, or "".
@@ -180,7 +210,18 @@ func boundSchema(ref *openapi3.SchemaRef, ti *typeInfo, lim *limits, set bool) {
 		if lim.maxItems > 0 {
 			s.MaxItems = openapi3.Ptr(uint64(lim.maxItems))
 		}
+		if s.Items != nil && s.Items.Ref != "" && lim.maxLength > 0 && ti.elem.kind == kStruct {
+			s.Items = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{s.Items}})
+		}
 		boundSchema(s.Items, ti.elem, lim, false)
+	case kStruct:
+		// A message's schema is a component shared by every field of its
+		// type: this field's tighter bound goes beside it (allOf).
+		if lim.maxLength > 0 {
+			if b := stringBounds(ti, lim.maxLength, map[*typeInfo]bool{}); b != nil {
+				s.AllOf = append(s.AllOf, openapi3.NewSchemaRef("", b))
+			}
+		}
 	case kMap:
 		if lim.maxProperties > 0 {
 			s.MaxProps = openapi3.Ptr(uint64(lim.maxProperties))
@@ -190,6 +231,41 @@ func boundSchema(ref *openapi3.SchemaRef, ti *typeInfo, lim *limits, set bool) {
 		}
 		boundSchema(s.AdditionalProperties.Schema, ti.elem, lim, false)
 	}
+}
+
+// stringBounds is a schema bounding every string a value of ti holds to
+// max characters, or nil when it holds none.
+func stringBounds(ti *typeInfo, max int, seen map[*typeInfo]bool) *openapi3.Schema {
+	if seen[ti] {
+		return nil
+	}
+	switch ti.kind {
+	case kString:
+		return &openapi3.Schema{MaxLength: openapi3.Ptr(uint64(max))}
+	case kPtr:
+		return stringBounds(ti.elem, max, seen)
+	case kSlice:
+		if b := stringBounds(ti.elem, max, seen); b != nil {
+			return &openapi3.Schema{Items: openapi3.NewSchemaRef("", b)}
+		}
+	case kMap:
+		if b := stringBounds(ti.elem, max, seen); b != nil {
+			return &openapi3.Schema{AdditionalProperties: openapi3.AdditionalProperties{Schema: openapi3.NewSchemaRef("", b)}}
+		}
+	case kStruct:
+		seen[ti] = true
+		defer delete(seen, ti)
+		props := openapi3.Schemas{}
+		for i := range ti.fields {
+			if b := stringBounds(ti.fields[i].info, max, seen); b != nil {
+				props[ti.fields[i].name] = openapi3.NewSchemaRef("", b)
+			}
+		}
+		if len(props) > 0 {
+			return &openapi3.Schema{Properties: props}
+		}
+	}
+	return nil
 }
 
 func joinSentences(a, b string) string {

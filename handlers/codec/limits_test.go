@@ -208,8 +208,10 @@ func TestLimitMistakes(t *testing.T) {
 		"not a number": &struct {
 			S string `maxLength:"many"`
 		}{},
-		"messages have no length": &struct {
-			P []boundedParty `maxLength:"3"`
+		"a message without strings": &struct {
+			P []struct {
+				N int32 `json:"n"`
+			} `maxLength:"3"`
 		}{},
 	} {
 		err := codec.Unmarshal([]byte(`{}`), v)
@@ -228,5 +230,80 @@ func TestErrorsDoNotEchoLargeValues(t *testing.T) {
 	err := codec.Unmarshal([]byte(`{"at":"`+big+`"}`), new(msg))
 	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "100000 characters") {
 		t.Fatalf("error for a 100000-character timestamp: %.400v", err)
+	}
+}
+
+type boundedText struct {
+	Value string `json:"value" maxLength:"10"`
+	Note  string `json:"note"`
+	On    bool   `json:"on"`
+}
+
+type boundedNote struct {
+	Name    boundedText   `json:"name" maxLength:"3"`
+	Remarks *boundedText  `json:"remarks" maxLength:"20" doc:"free text"`
+	Numbers []boundedText `json:"numbers" maxItems:"2" maxLength:"4"`
+	Plain   boundedText   `json:"plain"`
+}
+
+// Issue 44.3: maxLength on a message bounds every string inside it, more
+// tightly than their own tags (a BMU note's Text is a name of 200
+// characters in one place and remarks of 2,000 in another), in a body, a
+// query and the request schema.
+func TestMaxLengthOnAMessage(t *testing.T) {
+	for _, tc := range []struct{ body, field, reason string }{
+		{`{"name":{"value":"abc","note":"xyz"},"plain":{"value":"0123456789"}}`, "", ""},
+		{`{"name":{"value":"abcd"}}`, "name.value", "at most 3 characters, not 4"},
+		{`{"name":{"note":"abcd"}}`, "name.note", "at most 3 characters, not 4"},
+		{`{"remarks":{"value":"0123456789a"}}`, "remarks.value", "at most 10 characters, not 11"}, // its own tag is tighter
+		{`{"remarks":{"note":"` + strings.Repeat("x", 21) + `"}}`, "remarks.note", "at most 20 characters, not 21"},
+		{`{"numbers":[{"value":"1234"},{"value":"12345"}]}`, "numbers[1].value", "at most 4 characters, not 5"},
+		{`{"plain":{"value":"0123456789a"}}`, "plain.value", "at most 10 characters, not 11"},
+		{`{"plain":{"note":"` + strings.Repeat("x", 1000) + `"}}`, "", ""},
+	} {
+		var v boundedNote
+		err := codec.Unmarshal([]byte(tc.body), &v)
+		var ce *codec.Error
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("%s: %v", tc.body, err)
+		case tc.field != "" && (!errors.As(err, &ce) || ce.Field != tc.field || !strings.Contains(ce.Reason, tc.reason)):
+			t.Errorf("%s: %v, want %s: %s", tc.body, err, tc.field, tc.reason)
+		}
+	}
+	var v boundedNote
+	err := codec.UnmarshalQuery(url.Values{"name.value": {"abcd"}}, &v)
+	if err == nil {
+		t.Error("a query: no error")
+	}
+	if ce := (*codec.Error)(nil); !errors.As(err, &ce) || ce.Field != "name.value" {
+		t.Errorf("a query: %v", err)
+	}
+
+	comps := openapi3.Schemas{}
+	if _, err := codec.SchemaRef(reflect.TypeFor[boundedNote](), comps); err != nil {
+		t.Fatal(err)
+	}
+	s := comps["boundedNote"].Value
+	bound := func(prop *openapi3.SchemaRef) *openapi3.Schema {
+		for _, a := range prop.Value.AllOf {
+			if a.Ref == "" && a.Value.Properties["value"] != nil {
+				return a.Value
+			}
+		}
+		return nil
+	}
+	if b := bound(s.Properties["name"]); b == nil || *b.Properties["value"].Value.MaxLength != 3 || *b.Properties["note"].Value.MaxLength != 3 ||
+		b.Properties["on"] != nil {
+		t.Errorf("name's schema: %+v", s.Properties["name"].Value)
+	}
+	if b := bound(s.Properties["remarks"]); b == nil || *b.Properties["note"].Value.MaxLength != 20 || s.Properties["remarks"].Value.Description != "free text" {
+		t.Errorf("remarks' schema: %+v", s.Properties["remarks"].Value)
+	}
+	if items := s.Properties["numbers"].Value.Items; items == nil || bound(items) == nil || *bound(items).Properties["value"].Value.MaxLength != 4 {
+		t.Errorf("numbers' schema: %+v", s.Properties["numbers"].Value)
+	}
+	if s.Properties["plain"].Ref == "" {
+		t.Errorf("an unbounded message stays a plain $ref: %+v", s.Properties["plain"])
 	}
 }

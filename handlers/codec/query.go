@@ -66,8 +66,12 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) e
 			v = v.Elem()
 		}
 	}
+	var lim *limits // a message's maxLength bounds the strings inside it
+	for _, f := range fields {
+		lim = f.lim.within(lim)
+	}
 	last := fields[len(fields)-1]
-	return setQueryValue(last.info, v.FieldByIndex(last.index), vals, strings.Join(names, "."), &last.lim)
+	return setQueryValue(last.info, v.FieldByIndex(last.index), vals, strings.Join(names, "."), lim)
 }
 
 func setQueryValue(ti *typeInfo, v reflect.Value, vals []string, path string, lim *limits) error {

@@ -525,6 +525,9 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 		if !sb.response && f.required && f.info.kind == kPtr {
 			prop = nonNull(prop) // null is absent, which required refuses
 		}
+		if !sb.response && f.lim.maxLength > 0 && prop.Ref != "" && (f.info.kind == kStruct || f.info.kind == kPtr && f.info.elem.kind == kStruct) {
+			prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}}) // room for boundSchema's bound
+		}
 		if f.doc != "" {
 			if prop.Ref != "" {
 				prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}, Description: f.doc})

@@ -59,7 +59,7 @@ func Unmarshal(data []byte, v any) error {
 		return nil
 	case '{':
 		d.r.pos++
-		return d.object(ti, rv)
+		return d.object(ti, rv, nil)
 	default:
 		return &Error{Reason: "expected a JSON object, got " + jsonType(c)}
 	}
@@ -140,8 +140,10 @@ func (d *decoder) typeErr(want string, c byte) *Error {
 	return d.fieldErr(fmt.Sprintf("expected %s, got %s", want, jsonType(c)))
 }
 
-// object decodes the members of an object whose '{' was already consumed.
-func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
+// object decodes the members of an object whose '{' was already consumed;
+// outer is the limits of the field that holds it (its maxLength bounds
+// every string inside), or nil.
+func (d *decoder) object(ti *typeInfo, v reflect.Value, outer *limits) error {
 	for d.r.more() {
 		f := ti.byName[string(d.r.key())] // no allocation for the lookup
 		if f == nil {
@@ -149,7 +151,7 @@ func (d *decoder) object(ti *typeInfo, v reflect.Value) error {
 			continue
 		}
 		d.push(pathSeg{name: f.name, index: -1})
-		if err := d.value(f.info, v.FieldByIndex(f.index), &f.lim); err != nil {
+		if err := d.value(f.info, v.FieldByIndex(f.index), f.lim.within(outer)); err != nil {
 			return err
 		}
 		d.pop()
@@ -178,7 +180,7 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value, lim *limits) error {
 		}
 		d.r.pos++
 		v.SetZero() // replace, don't merge with an earlier occurrence
-		return d.object(ti, v)
+		return d.object(ti, v, lim)
 	case kPtr:
 		p := reflect.New(ti.elem.t)
 		if err := d.value(ti.elem, p.Elem(), lim); err != nil {

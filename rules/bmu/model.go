@@ -185,7 +185,8 @@ type FieldMeta struct {
 	InLayer bool `json:"inLayer"`
 }
 
-// Text is a writable text field.
+// Text is a writable text field. Each field of a note bounds its text
+// with its own maxLength tag (see MaxLength); 4000 is the most any has.
 type Text struct {
 	Value string    `json:"value" maxLength:"4000"`
 	Meta  FieldMeta `json:"meta"`
@@ -203,57 +204,68 @@ type Amount struct {
 	Meta  FieldMeta `json:"meta"`
 }
 
+// The longest text each field of a note takes is its maxLength tag (in
+// characters), the longest a real note needs with some room: note, proof
+// and acceptance-note numbers 20 (14 digits, ENI123456789), a party's
+// official number 16 (9 characters and a check digit), a check digit 2, a
+// waste code 12 ("170503*"), a name 200, an address on one line 300, a
+// vehicle registration 64 (a trailer's included), a date 32 (YYYY-MM-DD,
+// with room for a wrong one to be named by validation), remarks 2000. The
+// JSON decoder (handlers/codec: maxLength on a message bounds its text)
+// and the XML mapping (MaxLength) read the same tags, so a field is bounded
+// alike whichever way it comes; docs/transport-documents.md lists them.
+
 // Producer is the waste producer (Erzeuger).
 type Producer struct {
-	Nummer    Text `json:"nummer" doc:"producer number: 9 characters and its check digit"`
-	Name      Text `json:"name"`
-	Anschrift Text `json:"anschrift"`
+	Nummer    Text `json:"nummer" maxLength:"16" doc:"producer number: 9 characters and its check digit"`
+	Name      Text `json:"name" maxLength:"200"`
+	Anschrift Text `json:"anschrift" maxLength:"300"`
 }
 
 // Carrier is one carrier (Beförderer).
 type Carrier struct {
-	Nummer          Text `json:"nummer" doc:"carrier number: 9 characters and its check digit"`
-	Name            Text `json:"name"`
-	Kennzeichen     Text `json:"kennzeichen" doc:"vehicle registration"`
-	UebernahmeDatum Date `json:"uebernahmeDatum" doc:"day the carrier took the waste over"`
+	Nummer          Text `json:"nummer" maxLength:"16" doc:"carrier number: 9 characters and its check digit"`
+	Name            Text `json:"name" maxLength:"200"`
+	Kennzeichen     Text `json:"kennzeichen" maxLength:"64" doc:"vehicle registration"`
+	UebernahmeDatum Date `json:"uebernahmeDatum" maxLength:"32" doc:"day the carrier took the waste over"`
 }
 
 // Facility is the disposer (Entsorger) or an interim storage (Zwischenlager).
 type Facility struct {
-	Nummer       Text `json:"nummer" doc:"disposer number: 9 characters and its check digit"`
-	Name         Text `json:"name"`
-	AnnahmeDatum Date `json:"annahmeDatum" doc:"day the facility accepted the waste"`
+	Nummer       Text `json:"nummer" maxLength:"16" doc:"disposer number: 9 characters and its check digit"`
+	Name         Text `json:"name" maxLength:"200"`
+	AnnahmeDatum Date `json:"annahmeDatum" maxLength:"32" doc:"day the facility accepted the waste"`
 }
 
 // Bgs is the consignment note (Begleitschein).
 type Bgs struct {
-	Nummer           Text      `json:"nummer" doc:"note number (14 digits, issued by the Länder system)"`
-	Pruefziffer      Text      `json:"pruefziffer" doc:"check digit of the note number (our unverified method, see xmlOptions.pruefziffer)"`
-	Nachweisnummer   Text      `json:"nachweisnummer" doc:"number of the disposal proof (Entsorgungsnachweis) the note belongs to"`
-	Abfallschluessel Text      `json:"abfallschluessel" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)"`
+	Nummer           Text      `json:"nummer" maxLength:"20" doc:"note number (14 digits, issued by the Länder system)"`
+	Pruefziffer      Text      `json:"pruefziffer" maxLength:"2" doc:"check digit of the note number (our unverified method, see xmlOptions.pruefziffer)"`
+	Nachweisnummer   Text      `json:"nachweisnummer" maxLength:"20" doc:"number of the disposal proof (Entsorgungsnachweis) the note belongs to"`
+	Abfallschluessel Text      `json:"abfallschluessel" maxLength:"12" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)"`
 	Menge            Amount    `json:"menge" doc:"quantity in tonnes"`
 	Erzeuger         Producer  `json:"erzeuger"`
 	Befoerderer      []Carrier `json:"befoerderer" maxItems:"100000"`
 	Zwischenlager    Facility  `json:"zwischenlager" doc:"interim storage, if the waste passes one"`
 	Entsorger        Facility  `json:"entsorger"`
-	UebergabeDatum   Date      `json:"uebergabeDatum" doc:"day the producer handed the waste over"`
-	UnsNrn           []Text    `json:"unsNrn" maxItems:"100000" doc:"numbers of the acceptance notes of a collection run"`
-	Vermerke         Text      `json:"vermerke" doc:"remarks"`
+	UebergabeDatum   Date      `json:"uebergabeDatum" maxLength:"32" doc:"day the producer handed the waste over"`
+	UnsNrn           []Text    `json:"unsNrn" maxItems:"100000" maxLength:"20" doc:"numbers of the acceptance notes of a collection run"`
+	Vermerke         Text      `json:"vermerke" maxLength:"2000" doc:"remarks"`
 }
 
 // Uns is the acceptance note (Übernahmeschein): one carrier, no interim
 // storage.
 type Uns struct {
-	Nummer           Text     `json:"nummer"`
-	Pruefziffer      Text     `json:"pruefziffer"`
-	Nachweisnummer   Text     `json:"nachweisnummer"`
-	Abfallschluessel Text     `json:"abfallschluessel"`
+	Nummer           Text     `json:"nummer" maxLength:"20"`
+	Pruefziffer      Text     `json:"pruefziffer" maxLength:"2"`
+	Nachweisnummer   Text     `json:"nachweisnummer" maxLength:"20"`
+	Abfallschluessel Text     `json:"abfallschluessel" maxLength:"12"`
 	Menge            Amount   `json:"menge"`
 	Erzeuger         Producer `json:"erzeuger"`
 	Befoerderer      Carrier  `json:"befoerderer"`
 	Entsorger        Facility `json:"entsorger"`
-	UebergabeDatum   Date     `json:"uebergabeDatum"`
-	Vermerke         Text     `json:"vermerke"`
+	UebergabeDatum   Date     `json:"uebergabeDatum" maxLength:"32"`
+	Vermerke         Text     `json:"vermerke" maxLength:"2000"`
 }
 
 // LayerInfo describes one layer of a note, innermost first.

@@ -156,6 +156,67 @@ func Kind(docType, path string) string {
 	return ""
 }
 
+// Pattern is a field path with its list positions left out, the form
+// Kind and MaxLength take ("befoerderer[1].name" is "befoerderer[].name").
+func Pattern(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:i+1])
+		path = path[i+j:]
+	}
+}
+
+// MaxAmountLength is the longest text of a decimal field in XML: a sign,
+// 18 digits, a point and 9 decimals (rules/decimal's shape).
+const MaxAmountLength = 29
+
+// MaxLength is the most characters a field's text may have, for a field
+// path in the form Kind takes (a list entry as "befoerderer[].name"): the
+// tightest maxLength tag on the way to it and on its value, the tags the
+// JSON decoder reads (0 when the path is no text, date or amount field).
+func MaxLength(docType, path string) int {
+	t := contentType(docType)
+	max := 0
+	tighter := func(tag reflect.StructTag) {
+		if n, err := strconv.Atoi(tag.Get("maxLength")); err == nil && n > 0 && (max == 0 || n < max) {
+			max = n
+		}
+	}
+	for _, seg := range strings.Split(path, ".") {
+		f, ok := fieldByName(t, strings.TrimSuffix(seg, "[]"))
+		if !ok {
+			return 0
+		}
+		tighter(f.Tag)
+		t = f.Type
+		if t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+	}
+	switch t {
+	case textType, dateType:
+		v, _ := t.FieldByName("Value")
+		tighter(v.Tag)
+		return max
+	case amountType:
+		return MaxAmountLength
+	}
+	return 0
+}
+
 func fieldByName(t reflect.Type, name string) (reflect.StructField, bool) {
 	if t.Kind() != reflect.Struct || t == textType || t == dateType || t == amountType {
 		return reflect.StructField{}, false

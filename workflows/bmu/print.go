@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/printing"
@@ -61,7 +62,7 @@ type Printed struct {
 // Print lays out the note docXML in lang ("en" or "de"), its signatures
 // checked against the trusted certificates.
 func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
-	d, err := s.parse("docXml", docXML)
+	d, err := s.parseStored("docXml", docXML)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 		sort.Strings(paths)
 		var fields []string
 		for _, p := range paths {
-			fields = append(fields, p+" = "+l.Values[p])
+			fields = append(fields, p+" = "+s.printedValue(n.Type, p, l.Values[p]))
 		}
 		b.Rows = append(b.Rows, printing.Row{Label: w("fields"), Value: strings.Join(fields, "\n")})
 		signed := false
@@ -197,6 +198,22 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 	return &Printed{Form: f, FileName: name + ".pdf"}, nil
 }
 
+// printedValue is a field's value as a layer's block prints it: cut to
+// the field's length (a note stored before lengths were checked may hold
+// more), so that one field cannot crowd out the others of the print.
+func (s *Service) printedValue(docType, path, v string) string {
+	max := bmu.MaxLength(docType, bmu.Pattern(path))
+	if max == 0 || len(v) <= max || utf8.RuneCountInString(v) <= max {
+		return v
+	}
+	i := 0
+	for k := 0; k < max; k++ {
+		_, size := utf8.DecodeRuneInString(v[i:])
+		i += size
+	}
+	return v[:i] + fmt.Sprintf(" […cut: %d characters in all]", utf8.RuneCountInString(v))
+}
+
 // NoteSummary is what a register shows of a note (NachwV §§ 23–25): its
 // number, waste code, quantity, the producer's, carriers' and disposer's
 // numbers and names, and the days of handover and acceptance.
@@ -209,7 +226,7 @@ type NoteSummary struct {
 
 // Summary reads the register's fields of note docXML.
 func (s *Service) Summary(docXML []byte) (*NoteSummary, error) {
-	d, err := s.Mapping.Parse(docXML)
+	d, err := s.Mapping.ParseStored(docXML) // a stored row, as it was stored
 	if err != nil {
 		return nil, err
 	}

@@ -48,8 +48,21 @@ func invalidXML(field string, err error) error {
 	return status.Invalid(field, err.Error())
 }
 
+// parse reads a note sent to be changed or kept: a field longer than its
+// length is refused (400 naming its element).
 func (s *Service) parse(field string, data []byte) (Doc, error) {
 	d, err := s.Mapping.Parse(data)
+	if err != nil {
+		return nil, invalidXML(field, err)
+	}
+	return d, nil
+}
+
+// parseStored reads a note sent to be read or printed, which may have been
+// stored before fields had lengths (issue 44.3): the note as it is; a
+// print bounds what it draws.
+func (s *Service) parseStored(field string, data []byte) (Doc, error) {
+	d, err := s.Mapping.ParseStored(data)
 	if err != nil {
 		return nil, invalidXML(field, err)
 	}
@@ -309,7 +322,7 @@ func (s *Service) AddLayer(docXML []byte, t bmu.LayerType, opts *bmu.XMLOptions)
 
 // Get is GetDocument: the note's fields and meta, signatures checked.
 func (s *Service) Get(docXML []byte) (*bmu.Document, error) {
-	d, err := s.parse("docXml", docXML)
+	d, err := s.parseStored("docXml", docXML)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +331,7 @@ func (s *Service) Get(docXML []byte) (*bmu.Document, error) {
 
 // Positions is GetValidSignaturePositions.
 func (s *Service) Positions(docXML []byte) ([]bmu.SignaturePosition, error) {
-	d, err := s.parse("docXml", docXML)
+	d, err := s.parseStored("docXml", docXML)
 	if err != nil {
 		return nil, err
 	}

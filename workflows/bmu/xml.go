@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beevik/etree"
 
@@ -38,9 +39,13 @@ const (
 // Mapping is an XML format of transport documents.
 type Mapping interface {
 	// Parse reads a document's XML (refusing what is unsafe or not a note
-	// of the format) into a Doc that keeps the XML of signed layers as it
-	// was signed.
+	// of the format, or a field longer than its length, bmu.MaxLength)
+	// into a Doc that keeps the XML of signed layers as it was signed.
 	Parse(data []byte) (Doc, error)
+	// ParseStored is Parse without the fields' lengths, for a note as it
+	// may have been stored before they were checked: only to read or
+	// print it (a print bounds what it draws), never to store or change.
+	ParseStored(data []byte) (Doc, error)
 	// New is the XML of a new note, none of it signed.
 	New(n *bmu.Note) (Doc, error)
 }
@@ -152,8 +157,17 @@ func Check(data []byte) error {
 	return nil
 }
 
+// MaxTemplateIDLength bounds the root's templateId attribute (a stored
+// template's id).
+const MaxTemplateIDLength = 64
+
 // Parse implements Mapping.
-func (Ours) Parse(data []byte) (Doc, error) {
+func (Ours) Parse(data []byte) (Doc, error) { return parse(data, true) }
+
+// ParseStored implements Mapping.
+func (Ours) ParseStored(data []byte) (Doc, error) { return parse(data, false) }
+
+func parse(data []byte, bounded bool) (Doc, error) {
 	if err := Check(data); err != nil {
 		return nil, err
 	}
@@ -166,7 +180,10 @@ func (Ours) Parse(data []byte) (Doc, error) {
 	if root.NamespaceURI() != Namespace || (root.Tag != bmu.TypeBGS && root.Tag != bmu.TypeUNS) {
 		return nil, perr(root.Tag, "the root must be BGS or UNS in namespace %s (our format), not {%s}%s", Namespace, root.NamespaceURI(), root.Tag)
 	}
-	d := &doc{tree: tree, note: &bmu.Note{Type: root.Tag}}
+	if id := root.SelectAttrValue("templateId", ""); bounded && utf8.RuneCountInString(id) > MaxTemplateIDLength {
+		return nil, perr(root.Tag+"/@templateId", "at most %d characters, not %d", MaxTemplateIDLength, utf8.RuneCountInString(id))
+	}
+	d := &doc{tree: tree, note: &bmu.Note{Type: root.Tag}, bounded: bounded}
 	var top *etree.Element
 	for _, c := range root.ChildElements() {
 		switch {
@@ -246,6 +263,7 @@ type doc struct {
 	note     *bmu.Note
 	layers   []*etree.Element // innermost first, as note.Layers
 	envelope *etree.Element   // a signature over the whole document
+	bounded  bool             // parsing refuses a field longer than its length
 }
 
 func (d *doc) Note() *bmu.Note          { return d.note }
@@ -428,6 +446,18 @@ func (d *doc) parseFields(el *etree.Element, path, pattern string, l *bmu.Layer,
 		case "text", "date", "amount":
 			if len(c.ChildElements()) > 0 {
 				return perr(w, "a field holds text, not elements")
+			}
+			if max := bmu.MaxLength(d.note.Type, pat); d.bounded {
+				// All its text, also what a comment would hide from Text.
+				n := 0
+				for _, t := range c.Child {
+					if cd, ok := t.(*etree.CharData); ok {
+						n += utf8.RuneCountInString(cd.Data)
+					}
+				}
+				if n > max {
+					return perr(w, "at most %d characters, not %d", max, n)
+				}
 			}
 			v := c.Text()
 			if kind == "amount" && v != "" {

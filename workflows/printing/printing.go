@@ -53,12 +53,22 @@ type Form struct {
 // Labels are the words of the page furniture.
 type Labels struct {
 	Page, Of, Printed, AuditHead, Inspection, Empty string
+	// What a print's bounds left out (Bound): Cut ends a text cut short
+	// (%d: all its characters), CutLines a value cut after its lines
+	// (%d: the lines left out), Omitted titles the last block and
+	// OmittedRows says how many rows it left out (%d rows, %d characters,
+	// %d lines).
+	Cut, CutLines, Omitted, OmittedRows string
 }
 
 // English and German page furniture.
 var (
-	English = Labels{Page: "page", Of: "of", Printed: "printed", AuditHead: "audit chain head", Inspection: "Inspection (scan or open)", Empty: "—"}
-	German  = Labels{Page: "Seite", Of: "von", Printed: "gedruckt", AuditHead: "Kopf der Prüfkette", Inspection: "Kontrolle (scannen oder öffnen)", Empty: "—"}
+	English = Labels{Page: "page", Of: "of", Printed: "printed", AuditHead: "audit chain head", Inspection: "Inspection (scan or open)", Empty: "—",
+		Cut: " […cut: %d characters in all]", CutLines: "\n[…cut: %d more lines]", Omitted: "Not printed",
+		OmittedRows: "%d more rows: a print shows at most %d characters in %d lines"}
+	German = Labels{Page: "Seite", Of: "von", Printed: "gedruckt", AuditHead: "Kopf der Prüfkette", Inspection: "Kontrolle (scannen oder öffnen)", Empty: "—",
+		Cut: " […gekürzt: %d Zeichen insgesamt]", CutLines: "\n[…gekürzt: %d weitere Zeilen]", Omitted: "Nicht gedruckt",
+		OmittedRows: "%d weitere Felder: ein Ausdruck zeigt höchstens %d Zeichen in %d Zeilen"}
 )
 
 // Block is one numbered block of a form.
@@ -85,15 +95,13 @@ const (
 	totalSign = "{nb}"
 )
 
-// Render draws f as an A4 PDF.
+// Render draws f as an A4 PDF, within the print's bounds (Bound).
 func Render(f *Form) ([]byte, error) {
 	if f.Number == "" {
 		return nil, errors.New("printing: a form needs its document's number")
 	}
+	f = Bound(f)
 	l := f.Labels
-	if l.Page == "" {
-		l = English
-	}
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.AliasNbPages(totalSign) // before any page: the total is filled in at the end
 	pdf.AddUTF8FontFromBytes(fontName, "", goregular.TTF)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -368,6 +369,10 @@ func (s *Service) Deliver(ctx context.Context, docID string) (*TransferDetails, 
 			return err
 		}
 		d, err := s.Mapping.Parse(v.XML)
+		var pe *bmu.ParseError
+		if errors.As(err, &pe) { // stored before fields had lengths (issue 44.3): not delivered on
+			return status.Invalid("docId", fmt.Sprintf("the stored note cannot be delivered: %v", pe))
+		}
 		if err != nil {
 			return fmt.Errorf("stored version %s v%d: %w", doc.ID, doc.Version, err)
 		}

@@ -534,7 +534,7 @@ func (s *Service) ExportTemplate(ctx context.Context, id string) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.Mapping.Parse(t.XML)
+	d, err := s.Mapping.ParseStored(t.XML) // as stored; a note made from it is checked
 	if err != nil {
 		return nil, err
 	}

@@ -144,14 +144,14 @@ type AuthorityDocumentApiClient interface {
 	PrintDocument(ctx context.Context, in *AuthorityDocumentApiPrintDocumentRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiPrintDocumentResponse, error)
 	// A document's inspection links and their uses
 	//
-	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
+	// The inspection links of the document that your organisation printed, newest first: who printed each, when it expires, whether it was revoked, and how often and from which network it was read (the newest 50 uses of each; an address is kept and shown without its last octet, IPv4 203.0.113.0/24, or its last 80 bits, IPv6 2001:db8:1::/48). Another party's links, and who read them, are that party's: they are not listed. Only the document's parties (anyone else gets the 404 of a missing document). Our design. Authority accounts (a company gets 403, code 7).
 	//
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListInspectionLinks(ctx context.Context, in *AuthorityDocumentApiListInspectionLinksRequest, opts ...grpc.CallOption) (*AuthorityDocumentApiListInspectionLinksResponse, error)
 	// Revoke a document's inspection links
 	//
-	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Authority accounts (a company gets 403, code 7).
+	// Revokes every inspection link of the document that your organisation printed and that is still valid: from now on they answer 404, like any absent page (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Another party's links stay valid (revoked counts only yours; that party revokes its own). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
 	//
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
@@ -485,14 +485,14 @@ type AuthorityDocumentApiServer interface {
 	PrintDocument(context.Context, *AuthorityDocumentApiPrintDocumentRequest) (*AuthorityDocumentApiPrintDocumentResponse, error)
 	// A document's inspection links and their uses
 	//
-	// The document's inspection links, newest first: who printed each, when it expires, whether it was revoked, and how often and from which address it was read (the newest 50 uses of each). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
+	// The inspection links of the document that your organisation printed, newest first: who printed each, when it expires, whether it was revoked, and how often and from which network it was read (the newest 50 uses of each; an address is kept and shown without its last octet, IPv4 203.0.113.0/24, or its last 80 bits, IPv6 2001:db8:1::/48). Another party's links, and who read them, are that party's: they are not listed. Only the document's parties (anyone else gets the 404 of a missing document). Our design. Authority accounts (a company gets 403, code 7).
 	//
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/ListInspectionLinks
 	// Authorization: Bearer <access token>; scope documents:read; authority accounts only
 	ListInspectionLinks(context.Context, *AuthorityDocumentApiListInspectionLinksRequest) (*AuthorityDocumentApiListInspectionLinksResponse, error)
 	// Revoke a document's inspection links
 	//
-	// Revokes every inspection link of the document that is still valid: from now on they answer 404, like any absent page. Any party of the document may revoke (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Our design. Authority accounts (a company gets 403, code 7).
+	// Revokes every inspection link of the document that your organisation printed and that is still valid: from now on they answer 404, like any absent page (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Another party's links stay valid (revoked counts only yours; that party revokes its own). Only the document's parties. Our design. Authority accounts (a company gets 403, code 7).
 	//
 	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/RevokeInspectionLinks
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
