@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Code is a gRPC status code. The numbers are the wire contract.
@@ -110,14 +112,15 @@ func (e *Error) HTTPStatus() int {
 	return HTTPStatus(e.Code)
 }
 
-// New returns an error with a public message.
+// New returns an error with a public message. A value the client sent is
+// quoted with %q: the message repeats at most echo.Max characters of it.
 func New(c Code, format string, args ...any) *Error {
-	return &Error{Code: c, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: c, Message: echo.Sprintf(format, args...)}
 }
 
-// Wrap attaches a private cause to a public message.
+// Wrap attaches a private cause to a public message (values as for New).
 func Wrap(cause error, c Code, format string, args ...any) *Error {
-	return &Error{Code: c, Message: fmt.Sprintf(format, args...), Cause: cause}
+	return &Error{Code: c, Message: echo.Sprintf(format, args...), Cause: cause}
 }
 
 // RetryAfter sets the Retry-After header (whole seconds, at least 1).
@@ -183,10 +186,17 @@ type ErrorInfo struct {
 // Domain is the ErrorInfo domain of every reason wasteflow emits.
 const Domain = "wasteflow"
 
-// Invalid is a code-3 error naming one field.
+// Invalid is a code-3 error naming one field. Neither names a value the
+// client sent beyond echo.Max characters (quote it with echo.Quote).
 func Invalid(field, description string) *Error {
 	return New(InvalidArgument, "invalid value for field %q: %s", field, description).
 		WithDetails(BadRequestOf(FieldViolation{Field: field, Description: description}))
+}
+
+// Invalidf is Invalid with a description formatted as New formats a
+// message: a value quoted with %q repeats at most echo.Max characters.
+func Invalidf(field, format string, args ...any) *Error {
+	return Invalid(field, echo.Sprintf(format, args...))
 }
 
 // BadRequestOf builds a google.rpc.BadRequest detail.
