@@ -222,7 +222,7 @@ type Meaning struct {
 
 // Meanings lists the codes wasteflow answers with, in code order.
 var Meanings = []Meaning{
-	{InvalidArgument, "The request is malformed or a value breaks a declared limit: bad JSON, a wrong type, a text or list too long, a missing block. `details` name the field (its JSON path); the value is never echoed.", "No: fix the request."},
+	{InvalidArgument, "The request is malformed or a value breaks a declared limit: bad JSON, a wrong type, a text, id or list too long, a NUL character in a text, a missing block or version. `details` name the field (its JSON path); a value is repeated at most 64 characters.", "No: fix the request."},
 	{NotFound, "No such path, or a document, entry or resource the caller may not see (another organisation's gets 404, not 403, so ids reveal nothing).", "No."},
 	{AlreadyExists, "A unique thing exists already (a username, a group name), or an `Idempotency-Key` was reused with another request (`IDEMPOTENCY_KEY_REUSED`).", "No: with a reused key, send a new key."},
 	{PermissionDenied, "The caller is authenticated but may not do this: a scope its token lacks, an operation of the other kind of organisation, a role on the document it does not hold.", "No."},
@@ -232,5 +232,5 @@ var Meanings = []Meaning{
 	{Unimplemented, "The gateway's answer to a missing provider_id header, an unsupported method on a path, or an operation REST cannot reach (a stream).", "No."},
 	{Internal, "A fault of the server; logged with the request id.", "Once, with the same Idempotency-Key; report it with the X-Request-Id."},
 	{Unavailable, "The database is unreachable or busy (a connection refused or cut, too many connections, SQLite's write lock held too long), or the server is shutting down. Nothing was changed. `Retry-After` says when.", "Yes, after `Retry-After`, with exponential backoff; a mutation with the same Idempotency-Key."},
-	{Unauthenticated, "No token, an expired or revoked one, a used refresh token (each is good for one call), or wrong credentials.", "After getting a new access token (RequestAccess with the current refresh token) or logging in again."},
+	{Unauthenticated, "No token, an expired or revoked one, a used refresh token (each is good for one call), or wrong credentials. An expired token says so (`the access token expired`, and `error_description` in `WWW-Authenticate`): refresh.", "After getting a new access token (RequestAccess with the current refresh token) or logging in again."},
 }
