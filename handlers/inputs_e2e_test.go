@@ -124,9 +124,15 @@ func TestIDsAreHeldToTheirLimit(t *testing.T) {
 			{co + "GetDocumentHistory", map[string]any{"documentId": huge}, "documentId"},
 			{co + "CreateMovementTemplate", map[string]any{"notificationId": huge}, "notificationId"},
 			{"/svc.core.v1.api.AuthApi/RevokeRefreshToken", map[string]any{"sessionId": huge}, "sessionId"},
+			{signAPI + "CreateSigningProcess", map[string]any{"signer": huge}, "signer"},
+			{opChange, map[string]any{"targetUsername": huge}, "targetUsername"},
 		} {
 			st, _, raw := d.call(t, "alice", tc.path, tc.body)
-			wantViolation(t, st, raw, tc.field, "at most 128 characters")
+			limit := "at most 128 characters"
+			if strings.Contains(tc.field, "signer") || strings.Contains(tc.field, "Username") {
+				limit = "at most 200 characters" // a name
+			}
+			wantViolation(t, st, raw, tc.field, limit)
 			if echoes(raw) {
 				t.Fatalf("%s: the answer repeats the id: %.200s", tc.path, raw)
 			}
