@@ -138,7 +138,7 @@ func (s *Server) requestAccess(ctx context.Context, _ *RequestAccessRequest) (*R
 type ChangePasswordRequest struct {
 	UsernameCredentials *UsernameCredentials `json:"usernameCredentials" doc:"the caller's current credentials"`
 	NewPassword         string               `json:"newPassword" required:"true"`
-	TargetUsername      string               `json:"targetUsername" doc:"another account of the caller's organisation; needs an access token with usermgt"`
+	TargetUsername      string               `json:"targetUsername" maxLength:"200" doc:"another account of the caller's organisation; needs an access token with usermgt"`
 }
 
 type ChangePasswordResponse struct{}

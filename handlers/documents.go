@@ -184,6 +184,12 @@ func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (any, e
 	if id == "" {
 		return nil, status.Invalid(field+".id", "required")
 	}
+	if version == nil {
+		// The document is a copy as read: its version is what makes a
+		// change made meanwhile refuse it (409). Without it (left out,
+		// misspelt, 0) the copy would overwrite that change unseen.
+		return nil, status.Invalid(field+".version", "required: the version of the document as read (versions start at 1); a change made meanwhile then refuses the copy with 409, code 10")
+	}
 	block, _ := kind.Block(doc, in) // the registry checked every block
 	v, berrs, err := s.docs.Fire(ctx, documents.Target{ID: id, Kinds: []string{kind.Name()}, Version: version}, []string{r.Intent}, block)
 	var se *status.Error
@@ -247,7 +253,7 @@ func (s *Server) notByIntent(field, kind string) error {
 			kinds = append(kinds, k.Name())
 		}
 	}
-	return status.Invalid(field, fmt.Sprintf("%q is not a document kind SetByIntent takes (%s)", kind, strings.Join(kinds, ", ")))
+	return status.Invalidf(field, "%q is not a document kind SetByIntent takes (%s)", kind, strings.Join(kinds, ", "))
 }
 
 // docIdentity reads the id and version (nil when 0) of a retrieval document.
@@ -274,7 +280,7 @@ func (s *Server) sharedDocumentOperations() []Operation {
 	}
 	const co, au = "CompanyDocumentApi", "AuthorityDocumentApi"
 	byIntent := "Runs the intent's operation with the block the intent names (followUpIntents[].block) taken from the document, exactly as if that operation " +
-		"had been called, with the document's version as the expected version. The document is what GetDocument returned (the container: the server " +
+		"had been called, with the document's version as the expected version (required: a document without its version is 400, code 3, naming it). The document is what GetDocument returned (the container: the server " +
 		"picks the sub-document that is set, one of " + strings.Join(kinds, ", ") + ") or what the kind's Get operation returned, with the block filled in " +
 		"and nothing else touched. The intent must be one of the caller's current followUpIntents (400, code 9 otherwise). " +
 		"Movement documents are excluded (400, code 9). Answers in GetDocument's container." + intentsDescription

@@ -86,7 +86,7 @@ type FindFilesToDocumentResponse struct {
 
 type SendDocumentRequest struct {
 	DocID      DocID    `json:"docId" required:"true" doc:"a document of your store: its current version is sent"`
-	Recipients []string `json:"recipients" required:"true" maxItems:"100" doc:"organisations whose inboxes receive it"`
+	Recipients []string `json:"recipients" required:"true" maxItems:"100" maxLength:"128" doc:"organisations whose inboxes receive it"`
 	Message    string   `json:"message" maxLength:"2000"`
 }
 

@@ -433,7 +433,7 @@ func TestNotificationRejections(t *testing.T) {
 		t.Run("SetByIntent for a movement document", func(t *testing.T) {
 			st, _, raw := d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "MOVEMENT"}, "intent": "CARRIER_TRANSPORT"})
 			wantError(t, 400, 9, st, raw)
-			st, _, raw = d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "NOTIFICATION"}, "intent": "DECISION"})
+			st, _, raw = d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"id": id, "kind": "NOTIFICATION", "version": 1}, "intent": "DECISION"})
 			wantError(t, 400, 9, st, raw)
 		})
 	})

@@ -46,7 +46,7 @@ type SigningRequester struct {
 type CreateSigningProcessRequest struct {
 	Document         []byte `json:"document" required:"true" doc:"the current XML, base64: a BMU note or any other XML document"`
 	Position         string `json:"position" doc:"a signature position id of the note (layer-2, layer-2+envelope); the first open one when empty; \"document\" for other XML"`
-	Signer           string `json:"signer" required:"true" doc:"username of the person who is to sign: an account of this provider in your organisation, or in the organisation that holds the position by its official number in the note (403, code 7, otherwise)"`
+	Signer           string `json:"signer" required:"true" maxLength:"200" doc:"username of the person who is to sign: an account of this provider in your organisation, or in the organisation that holds the position by its official number in the note (403, code 7, otherwise)"`
 	ExpiresInSeconds int32  `json:"expiresInSeconds" doc:"lifetime of the process; 24 hours when not set, at most 30 days (2592000; more is refused)"`
 }
 

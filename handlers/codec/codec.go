@@ -34,7 +34,8 @@
 // Struct tags beside `json` declare, once for the decoder and the schemas:
 // `doc` (the description), `required:"true"` (see CheckRequired) and the
 // input limits maxLength, maxItems, maxProperties, maxKeyLength and minimum
-// (see limits).
+// (see limits); a field named as an id is bounded without a tag
+// (IDMaxLength).
 package codec
 
 import (
@@ -289,6 +290,9 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		if err != nil {
 			return fmt.Errorf("codec: field %v.%s: %w", t, sf.Name, err)
 		}
+		if lim.maxLength == 0 && isIDName(name) && holdsStrings(fi) {
+			lim.maxLength = IDMaxLength
+		}
 		key := append(appendString(nil, name), ':')
 		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi})
 	}
@@ -310,6 +314,18 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		}
 	}
 	return nil
+}
+
+// IDMaxLength is the limit of an id: a string field named "id" or ending
+// in "Id" (a list of them: "Ids") holds at most this many characters
+// unless its maxLength tag says otherwise, so that no id a request names
+// (documentId, processId, endpointId, ...) is unbounded, whoever declares
+// the field. The integrators guide states it ("organisation and document
+// ids 128").
+const IDMaxLength = 128
+
+func isIDName(name string) bool {
+	return name == "id" || strings.HasSuffix(name, "Id") || strings.HasSuffix(name, "Ids")
 }
 
 // SnakeCase derives the proto field name from its lowerCamel JSON name, the

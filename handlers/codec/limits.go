@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -123,8 +124,11 @@ func (lim *limits) within(outer *limits) *limits {
 	return &c
 }
 
-// checkString returns why s is too long for lim, or "".
+// checkString returns why s is too long for lim, or holds a NUL, or "".
 func (lim *limits) checkString(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return noNUL
+	}
 	if n := runesOver(s, lim.maxLength); n > 0 {
 		return fmt.Sprintf("at most %d characters, not %d", lim.maxLength, n)
 	}
@@ -134,11 +138,20 @@ func (lim *limits) checkString(s string) string {
 // checkKey returns why a map key is too long for lim, or "". The key is
 // not repeated in the reason (nor is it in the path): it may be huge.
 func (lim *limits) checkKey(key string) string {
+	if strings.IndexByte(key, 0) >= 0 {
+		return "keys without the NUL character (\\u0000)"
+	}
 	if runesOver(key, lim.maxKeyLength) > 0 {
 		return fmt.Sprintf("keys of at most %d characters", lim.maxKeyLength)
 	}
 	return ""
 }
+
+// noNUL is the reason for a string holding U+0000. No text of a request
+// needs it, PostgreSQL stores none (text and jsonb refuse it) and C
+// programs reading an export would stop at it: it is refused in every
+// string on every database, before anything is stored.
+const noNUL = "the NUL character (\\u0000) is not allowed in a string"
 
 // runesOver is the number of characters of s if more than max (and max
 // set), else 0.

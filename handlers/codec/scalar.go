@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Scalar conversions shared by request bodies and query parameters. They
@@ -257,11 +259,5 @@ func decodeBytes(s string) ([]byte, error) {
 }
 
 // quoted quotes a value the client sent for an error message, cut to its
-// first 64 characters: an answer never echoes a large value back.
-func quoted(s string) string {
-	const most = 64
-	if n := []rune(s); len(n) > most {
-		return strconv.Quote(string(n[:most])) + fmt.Sprintf("… (%d characters)", len(n))
-	}
-	return strconv.Quote(s)
-}
+// first echo.Max characters: an answer never echoes a large value back.
+func quoted(s string) string { return echo.Quote(s) }

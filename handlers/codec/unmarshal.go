@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -122,7 +123,7 @@ func (d *decoder) fieldErr(reason string) *Error {
 	for _, s := range d.path {
 		switch {
 		case s.isKey:
-			sb.WriteString("[" + strconv.Quote(s.name) + "]")
+			sb.WriteString("[" + quoted(s.name) + "]") // a key may be huge
 		case s.index >= 0:
 			sb.WriteString("[" + strconv.Itoa(s.index) + "]")
 		default:
@@ -170,9 +171,15 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value, lim *limits) error {
 	}
 	switch ti.kind {
 	case kRaw:
+		if err := d.nulIn(); err != nil {
+			return err
+		}
 		v.SetBytes(bytes.Clone(d.r.rawValue())) // never alias the caller's buffer
 		return nil
 	case kAny:
+		if err := d.nulIn(); err != nil {
+			return err
+		}
 		return d.generic(ti, v, c)
 	case kStruct:
 		if c != '{' {
@@ -238,6 +245,68 @@ func (d *decoder) value(ti *typeInfo, v reflect.Value, lim *limits) error {
 		return nil
 	}
 	return d.scalar(ti, v, c, lim)
+}
+
+// nulIn refuses a free-form value (json.RawMessage, any) holding a string
+// or key with U+0000, naming the path to it, as a typed field's string is
+// refused (noNUL); the reader stays where it was.
+func (d *decoder) nulIn() error {
+	start := d.r.pos
+	raw := d.r.rawValue()
+	d.r.pos = start
+	if !bytes.Contains(raw, []byte(`\u0000`)) { // a NUL is always escaped in valid JSON
+		return nil
+	}
+	sub := decoder{r: reader{data: raw}, path: slices.Clip(d.path)}
+	return sub.findNUL()
+}
+
+func (d *decoder) findNUL() error {
+	switch d.r.peek() {
+	case '"':
+		if bytes.IndexByte(d.r.key(), 0) >= 0 {
+			return d.fieldErr(noNUL)
+		}
+	case '{':
+		d.r.pos++
+		for d.r.more() {
+			k := d.r.key()
+			if bytes.IndexByte(k, 0) >= 0 {
+				return d.fieldErr("keys without the NUL character (\\u0000)")
+			}
+			d.push(pathSeg{name: string(k), index: -1, isKey: !plainName(k)})
+			if err := d.findNUL(); err != nil {
+				return err
+			}
+			d.pop()
+		}
+	case '[':
+		d.r.pos++
+		for i := 0; d.r.more(); i++ {
+			d.push(pathSeg{index: i})
+			if err := d.findNUL(); err != nil {
+				return err
+			}
+			d.pop()
+		}
+	default:
+		d.r.literal()
+	}
+	return nil
+}
+
+// plainName tells a key that a path may show as a field name: short,
+// letters, digits and underscores.
+func plainName(k []byte) bool {
+	if len(k) == 0 || len(k) > 64 {
+		return false
+	}
+	for _, c := range k {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // generic hands free-form values (any, map[string]any) to encoding/json;

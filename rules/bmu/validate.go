@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/rules/decimal"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
 )
 
@@ -134,7 +135,7 @@ func Validate(n *Note, level Validation, cd CheckDigit, on time.Time) []Violatio
 	prefix := strings.ToLower(n.Type) + "."
 	var out []Violation
 	add := func(path, format string, args ...any) {
-		out = append(out, Violation{Field: prefix + path, Description: fmt.Sprintf(format, args...)})
+		out = append(out, Violation{Field: prefix + path, Description: echo.Sprintf(format, args...)})
 	}
 	get := func(path string) string { v, _ := n.Value(path); return v }
 

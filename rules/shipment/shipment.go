@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/decimal"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
 )
 
@@ -127,9 +128,10 @@ type Checker struct {
 	Errors []BusinessError
 }
 
-// Add records a business error.
+// Add records a business error; a value quoted with %q is cut to
+// echo.Max characters.
 func (c *Checker) Add(code, field, format string, args ...any) {
-	c.Errors = append(c.Errors, BusinessError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
+	c.Errors = append(c.Errors, BusinessError{Code: code, Field: field, Message: echo.Sprintf(format, args...)})
 }
 
 // Party checks that org, when given (or required), is a registered

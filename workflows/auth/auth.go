@@ -77,6 +77,23 @@ func invalidToken(why string) error {
 	return status.New(status.Unauthenticated, "invalid token: %s", why)
 }
 
+// expiredToken says that a token expired, so that a client knows to get a
+// new one (RequestAccess with its refresh token, or a login) rather than
+// give up: in the message and, as RFC 6750 (section 3.1) has it, in
+// WWW-Authenticate's error_description.
+func expiredToken(kind tokens.Kind, cause error) error {
+	what := "the access token expired"
+	switch kind {
+	case tokens.Refresh:
+		what = "the refresh token expired"
+	case tokens.Group:
+		what = "the group token expired"
+	}
+	e := status.Wrap(cause, status.Unauthenticated, "%s", what)
+	e.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="wasteflow", error="invalid_token", error_description="` + what + `"`}
+	return e
+}
+
 func randomID(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -359,6 +376,9 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 // takes effect at once on this instance and within milliseconds on others.
 func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, token string) (*reqctx.Principal, error) {
 	c, err := s.Tokens.Verify(kind, token)
+	if tokens.Expired(err) {
+		return nil, expiredToken(kind, err)
+	}
 	if err != nil {
 		return nil, status.Wrap(err, status.Unauthenticated, "invalid token")
 	}

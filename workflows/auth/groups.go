@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -36,7 +35,7 @@ func (s *Service) RegisterGroup(ctx context.Context, name string, kinds []string
 	}
 	for i, k := range kinds {
 		if !slices.Contains(EventKinds, k) {
-			return nil, "", status.Invalid("eventKinds", fmt.Sprintf("unknown event kind %q at index %d; known: %s", k, i, strings.Join(EventKinds, ", ")))
+			return nil, "", status.Invalidf("eventKinds", "unknown event kind %q at index %d; known: %s", k, i, strings.Join(EventKinds, ", "))
 		}
 	}
 	secret := randomSecret()

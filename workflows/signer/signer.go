@@ -254,7 +254,7 @@ func (s *Service) Create(ctx context.Context, xml []byte, position, username str
 	acc, err := s.Store.EnabledAccountByUsername(ctx, p.ProviderID, username)
 	if err != nil {
 		if errors.Is(err, models.ErrNotFound) {
-			return nil, status.Invalid("signer", fmt.Sprintf("no account %q here", username))
+			return nil, status.Invalidf("signer", "no account %q here", username)
 		}
 		return nil, err
 	}

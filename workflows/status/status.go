@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Code is a gRPC status code. The numbers are the wire contract.
@@ -110,14 +112,15 @@ func (e *Error) HTTPStatus() int {
 	return HTTPStatus(e.Code)
 }
 
-// New returns an error with a public message.
+// New returns an error with a public message. A value the client sent is
+// quoted with %q: the message repeats at most echo.Max characters of it.
 func New(c Code, format string, args ...any) *Error {
-	return &Error{Code: c, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: c, Message: echo.Sprintf(format, args...)}
 }
 
-// Wrap attaches a private cause to a public message.
+// Wrap attaches a private cause to a public message (values as for New).
 func Wrap(cause error, c Code, format string, args ...any) *Error {
-	return &Error{Code: c, Message: fmt.Sprintf(format, args...), Cause: cause}
+	return &Error{Code: c, Message: echo.Sprintf(format, args...), Cause: cause}
 }
 
 // RetryAfter sets the Retry-After header (whole seconds, at least 1).
@@ -183,10 +186,17 @@ type ErrorInfo struct {
 // Domain is the ErrorInfo domain of every reason wasteflow emits.
 const Domain = "wasteflow"
 
-// Invalid is a code-3 error naming one field.
+// Invalid is a code-3 error naming one field. Neither names a value the
+// client sent beyond echo.Max characters (quote it with echo.Quote).
 func Invalid(field, description string) *Error {
 	return New(InvalidArgument, "invalid value for field %q: %s", field, description).
 		WithDetails(BadRequestOf(FieldViolation{Field: field, Description: description}))
+}
+
+// Invalidf is Invalid with a description formatted as New formats a
+// message: a value quoted with %q repeats at most echo.Max characters.
+func Invalidf(field, format string, args ...any) *Error {
+	return Invalid(field, echo.Sprintf(format, args...))
 }
 
 // BadRequestOf builds a google.rpc.BadRequest detail.
@@ -212,7 +222,7 @@ type Meaning struct {
 
 // Meanings lists the codes wasteflow answers with, in code order.
 var Meanings = []Meaning{
-	{InvalidArgument, "The request is malformed or a value breaks a declared limit: bad JSON, a wrong type, a text or list too long, a missing block. `details` name the field (its JSON path); the value is never echoed.", "No: fix the request."},
+	{InvalidArgument, "The request is malformed or a value breaks a declared limit: bad JSON, a wrong type, a text, id or list too long, a NUL character in a text, a missing block or version. `details` name the field (its JSON path); a value is repeated at most 64 characters.", "No: fix the request."},
 	{NotFound, "No such path, or a document, entry or resource the caller may not see (another organisation's gets 404, not 403, so ids reveal nothing).", "No."},
 	{AlreadyExists, "A unique thing exists already (a username, a group name), or an `Idempotency-Key` was reused with another request (`IDEMPOTENCY_KEY_REUSED`).", "No: with a reused key, send a new key."},
 	{PermissionDenied, "The caller is authenticated but may not do this: a scope its token lacks, an operation of the other kind of organisation, a role on the document it does not hold.", "No."},
@@ -222,5 +232,5 @@ var Meanings = []Meaning{
 	{Unimplemented, "The gateway's answer to a missing provider_id header, an unsupported method on a path, or an operation REST cannot reach (a stream).", "No."},
 	{Internal, "A fault of the server; logged with the request id.", "Once, with the same Idempotency-Key; report it with the X-Request-Id."},
 	{Unavailable, "The database is unreachable or busy (a connection refused or cut, too many connections, SQLite's write lock held too long), or the server is shutting down. Nothing was changed. `Retry-After` says when.", "Yes, after `Retry-After`, with exponential backoff; a mutation with the same Idempotency-Key."},
-	{Unauthenticated, "No token, an expired or revoked one, a used refresh token (each is good for one call), or wrong credentials.", "After getting a new access token (RequestAccess with the current refresh token) or logging in again."},
+	{Unauthenticated, "No token, an expired or revoked one, a used refresh token (each is good for one call), or wrong credentials. An expired token says so (`the access token expired`, and `error_description` in `WWW-Authenticate`): refresh.", "After getting a new access token (RequestAccess with the current refresh token) or logging in again."},
 }

@@ -105,6 +105,15 @@ func (e *invalidError) Unwrap() []error {
 
 func invalid(reason string) *invalidError { return &invalidError{reason: reason} }
 
+// Expired tells an error of Verify for a token that is sound but past its
+// exp: its holder should get a new one (refresh, log in), not give up.
+func Expired(err error) bool {
+	ie, ok := errors.AsType[*invalidError](err)
+	return ok && ie.reason == reasonExpired
+}
+
+const reasonExpired = "expired"
+
 // Pre-allocated so that rejecting junk before parsing allocates nothing.
 var (
 	errEmpty         = invalid("empty")
@@ -400,7 +409,7 @@ func classify(t *jwt.Token, err error) error {
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		reason = "bad signature"
 	case errors.Is(err, jwt.ErrTokenExpired):
-		reason = "expired"
+		reason = reasonExpired
 	case errors.Is(err, jwt.ErrTokenNotValidYet):
 		reason = "not valid yet"
 	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):

@@ -132,7 +132,7 @@ func (s *Service) ownDocuments(ctx context.Context, provider, org, field string,
 	now := s.now()
 	for i, id := range ids {
 		if !slices.Contains(found, id) {
-			return nil, status.Invalid(fmt.Sprintf("%s[%d]", field, i), fmt.Sprintf("no document %q in your store", id))
+			return nil, status.Invalidf(fmt.Sprintf("%s[%d]", field, i), "no document %q in your store", id)
 		}
 		out = append(out, models.FileDocument{FileID: file, DocumentID: id, AddedBy: by, AddedAt: now})
 	}
@@ -216,7 +216,7 @@ func (s *Service) GrantFile(ctx context.Context, id, org string) (*models.File, 
 			return status.Invalid("organisationId", "the file is yours already")
 		}
 		if _, err := s.Store.Organisation(ctx, p.ProviderID, org); errors.Is(err, models.ErrNotFound) {
-			return status.Invalid("organisationId", fmt.Sprintf("no organisation %q", org))
+			return status.Invalidf("organisationId", "no organisation %q", org)
 		} else if err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func (s *Service) MergeFiles(ctx context.Context, target string, sources []strin
 				return status.Invalid(fmt.Sprintf("fileIds[%d]", i), "the target or a file named twice")
 			}
 			if _, err := s.Store.LockOwnFile(ctx, p.ProviderID, p.OrganisationID, src); errors.Is(err, models.ErrNotFound) {
-				return status.Invalid(fmt.Sprintf("fileIds[%d]", i), fmt.Sprintf("no file %q in your file area", src))
+				return status.Invalidf(fmt.Sprintf("fileIds[%d]", i), "no file %q in your file area", src)
 			} else if err != nil {
 				return err
 			}
@@ -336,7 +336,7 @@ func (s *Service) Send(ctx context.Context, docID string, to []string, message s
 				return status.Invalid(fmt.Sprintf("recipients[%d]", i), "yourself, or an organisation named twice")
 			}
 			if _, err := s.Store.Organisation(ctx, p.ProviderID, org); errors.Is(err, models.ErrNotFound) {
-				return status.Invalid(fmt.Sprintf("recipients[%d]", i), fmt.Sprintf("no organisation %q", org))
+				return status.Invalidf(fmt.Sprintf("recipients[%d]", i), "no organisation %q", org)
 			} else if err != nil {
 				return err
 			}

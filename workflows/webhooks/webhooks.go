@@ -188,7 +188,7 @@ func (s *Service) checkKinds(kinds []string) ([]string, error) {
 	out := models.NewScopes(kinds...)
 	for _, k := range out {
 		if !slices.Contains(s.Kinds, k) {
-			return nil, status.Invalid("eventKinds", fmt.Sprintf("%q is not an event kind: %s", k, strings.Join(s.Kinds, ", ")))
+			return nil, status.Invalidf("eventKinds", "%q is not an event kind: %s", k, strings.Join(s.Kinds, ", "))
 		}
 	}
 	return out, nil
