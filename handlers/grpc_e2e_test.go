@@ -214,6 +214,7 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"TemplateNumbersAreTakenOnce", TestTemplateNumbersAreTakenOnce},
 		{"BmuRoundTripAndGolden", TestBmuRoundTripAndGolden},
 		{"RefusedCreateAnswersNoDocument", TestRefusedCreateAnswersNoDocument},
+		{"FutureCursorLosesNoEvent", TestFutureCursorLosesNoEvent},
 	} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel() // the scenarios share nothing but the machine: their servers and databases are their own
