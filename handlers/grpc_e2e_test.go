@@ -215,6 +215,7 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"BmuRoundTripAndGolden", TestBmuRoundTripAndGolden},
 		{"RefusedCreateAnswersNoDocument", TestRefusedCreateAnswersNoDocument},
 		{"FutureCursorLosesNoEvent", TestFutureCursorLosesNoEvent},
+		{"TestClockBoundsAndReset", TestTestClockBoundsAndReset},
 	} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel() // the scenarios share nothing but the machine: their servers and databases are their own
