@@ -1,8 +1,13 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"io"
 	"math"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +69,7 @@ func TestTestClockBoundsAndReset(t *testing.T) {
 			wantError(t, 400, 3, st, raw, `"dry_run"`)
 			st, _, raw = d.call(t, "alice", clockAPI+"ResetTestClock", map[string]any{"deleteDocuments": true, "dryRun": true})
 			wantError(t, 400, 3, st, raw, `"dryRun"`)
+			unknownFieldOverGRPCWeb(t, d)
 		} else {
 			unknownFieldOverGRPC(t, d)
 		}
@@ -175,5 +181,52 @@ func unknownFieldOverGRPC(t *testing.T, d *docEnv) {
 	err = d.grpc.Invoke(ctx, "/svc.core.v1.api.TestClockApi/AdvanceTestClock", in, out)
 	if st := grpcstatus.Convert(err); status.Code(st.Code()) != status.InvalidArgument || !strings.Contains(st.Message(), "field 99") {
 		t.Fatalf("an unknown field number: %v", err)
+	}
+}
+
+// unknownFieldOverGRPCWeb is unknownFieldOverGRPC through the connect
+// handlers (gRPC-Web, binary), the path of gRPC-Web and gRPC over TLS.
+func unknownFieldOverGRPCWeb(t *testing.T, d *docEnv) {
+	t.Helper()
+	msg := protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), 1) // days: 1
+	msg = protowire.AppendVarint(protowire.AppendTag(msg, 99, protowire.VarintType), 1)
+	frame := binary.BigEndian.AppendUint32([]byte{0}, uint32(len(msg)))
+	req, err := http.NewRequest(http.MethodPost, d.url+"/svc.core.v1.api.TestClockApi/AdvanceTestClock", bytes.NewReader(append(frame, msg...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/grpc-web+proto")
+	req.Header.Set("X-Grpc-Web", "1")
+	req.Header.Set("provider_id", "dev-1")
+	req.Header.Set("Authorization", "Bearer "+d.token(t, "alice"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	code, message := resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
+	if code == "" { // the trailers in the body's last frame
+		for len(body) >= 5 {
+			n := int(binary.BigEndian.Uint32(body[1:5]))
+			if body[0]&0x80 != 0 && 5+n <= len(body) {
+				for _, line := range strings.Split(string(body[5:5+n]), "\r\n") {
+					k, v, _ := strings.Cut(line, ":")
+					switch strings.ToLower(strings.TrimSpace(k)) {
+					case "grpc-status":
+						code = strings.TrimSpace(v)
+					case "grpc-message":
+						message = strings.TrimSpace(v)
+					}
+				}
+			}
+			if 5+n > len(body) {
+				break
+			}
+			body = body[5+n:]
+		}
+	}
+	if message, _ = url.PathUnescape(message); code != "3" || !strings.Contains(message, "field 99") {
+		t.Fatalf("an unknown field number over gRPC-Web: status %q %q", code, message)
 	}
 }
