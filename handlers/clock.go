@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -17,9 +18,20 @@ import (
 type GetTestClockRequest struct{}
 
 type AdvanceTestClockRequest struct {
-	To   *time.Time `json:"to" doc:"the new time of the clock (RFC 3339), after its current time; give to or days. Retry with to: an advance to a time already reached is refused, so a retry never advances twice"`
-	Days int32      `json:"days" doc:"move the clock this many days (of 24 hours) forward; give to or days"`
+	To   *time.Time `json:"to" doc:"the new time of the clock (RFC 3339), after its current time and at most 10 years after real time; give to or days. Retry with to: an advance to a time already reached is refused, so a retry never advances twice"`
+	Days int32      `json:"days" doc:"move the clock this many days (of 24 hours) forward, to at most 10 years after real time; give to or days"`
 }
+
+type ResetTestClockRequest struct {
+	DeleteDocuments bool `json:"deleteDocuments" required:"true" doc:"must be true: the reset deletes every document of the provider (notifications, Annex VII documents, movements) with their deadlines, audit trails, events, list entries and inspection links"`
+}
+
+// The TestClockApi's requests refuse a field they do not know (400, code
+// 3, naming it) instead of ignoring it as other requests do: a "dryRun"
+// the server ignored would move the clock for good, or delete documents.
+func (*GetTestClockRequest) StrictFields()     {}
+func (*AdvanceTestClockRequest) StrictFields() {}
+func (*ResetTestClockRequest) StrictFields()   {}
 
 // TestClockState is a provider's test clock.
 type TestClockState struct {
@@ -43,6 +55,22 @@ type AdvanceTestClockResponse struct {
 	Environment string      `json:"environment"`
 	AdvancedBy  string      `json:"advancedBy" doc:"how far the clock now runs ahead of real time (e.g. 2592000s)"`
 	Swept       SweepCounts `json:"swept" doc:"what the passing time brought, processed before this answer, each deadline as of its own due time"`
+}
+
+// ResetCounts says what a reset deleted.
+type ResetCounts struct {
+	Documents int32 `json:"documents" doc:"documents deleted (notifications, Annex VII documents, movements)"`
+	Deadlines int32 `json:"deadlines" doc:"their deadlines"`
+	Events    int32 `json:"events" doc:"their notification events (cursors handed out stay valid)"`
+	AuditRows int32 `json:"auditRows" doc:"rows of their audit trails"`
+}
+
+type ResetTestClockResponse struct {
+	Now         time.Time   `json:"now" doc:"the clock's time: real time again"`
+	Environment string      `json:"environment"`
+	AdvancedBy  string      `json:"advancedBy" doc:"0s: the clock runs on real time"`
+	From        time.Time   `json:"from" doc:"the clock's time before the reset"`
+	Deleted     ResetCounts `json:"deleted" doc:"what the reset deleted"`
 }
 
 func seconds(d time.Duration) string {
@@ -90,8 +118,12 @@ func (s *Server) advanceTestClock(ctx context.Context, r *AdvanceTestClockReques
 		return nil, status.Invalid("days", "give to or days, not both")
 	case r.Days < 0:
 		return nil, status.Invalid("days", "the test clock only moves forward: days must be positive")
-	case r.Days > 36_500:
-		return nil, status.Invalid("days", "at most 36500 days (a hundred years) at once")
+	case r.Days > maxClockDays:
+		return nil, status.Invalid("days", fmt.Sprintf("at most %d days: the test clock runs at most %d years ahead of real time", maxClockDays, clock.MaxAheadYears))
+	}
+	field := "days"
+	if r.To != nil {
+		field = "to"
 	}
 	target := func(from time.Time) time.Time {
 		if r.To != nil {
@@ -99,7 +131,7 @@ func (s *Server) advanceTestClock(ctx context.Context, r *AdvanceTestClockReques
 		}
 		return from.Add(time.Duration(r.Days) * 24 * time.Hour)
 	}
-	c, err := s.docs.AdvanceTestClock(ctx, target)
+	c, err := s.docs.AdvanceTestClock(ctx, field, target)
 	if err != nil {
 		return nil, noClocks(err)
 	}
@@ -108,13 +140,34 @@ func (s *Server) advanceTestClock(ctx context.Context, r *AdvanceTestClockReques
 		Swept: SweepCounts{DueSoon: int32(w.DueSoon), Overdue: int32(w.Overdue), Lapsed: int32(w.Lapsed), Transitions: int32(w.Transitions)}}, nil
 }
 
+// maxClockDays is the most days one advance may name (the clock's limit
+// decides exactly): ten years with their leap days.
+const maxClockDays = clock.MaxAheadYears*366 + 1
+
+func (s *Server) resetTestClock(ctx context.Context, r *ResetTestClockRequest) (*ResetTestClockResponse, error) {
+	if err := s.sandbox(); err != nil {
+		return nil, err
+	}
+	if !r.DeleteDocuments {
+		return nil, status.Invalid("deleteDocuments", "required: true, to delete the provider's documents with the clock's time")
+	}
+	c, err := s.docs.ResetTestClock(ctx)
+	if err != nil {
+		return nil, noClocks(err)
+	}
+	n := c.Deleted
+	return &ResetTestClockResponse{Now: c.Now.UTC(), Environment: s.cfg.Environment, AdvancedBy: seconds(0), From: c.From,
+		Deleted: ResetCounts{Documents: int32(n.Documents), Deadlines: int32(n.Deadlines), Events: int32(n.Events), AuditRows: int32(n.AuditRows)}}, nil
+}
+
 func (s *Server) clockOperations() []Operation {
 	if s.docs == nil {
 		return nil
 	}
 	const svc = "TestClockApi"
 	sandbox := " Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. " +
-		"One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, and only ever moves forward. " +
+		"One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). " +
+		"A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. " +
 		"Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and " +
 		"their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and " +
 		"Idempotency-Key retention stay on real time."
@@ -126,6 +179,16 @@ func (s *Server) clockOperations() []Operation {
 			Description: "Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time " +
 				"before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent " +
 				"expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is " +
-				"400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice)." + sandbox}, s.advanceTestClock),
+				"400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice), and so is a time more than " +
+				"10 years after real time, naming to or days." + sandbox}, s.advanceTestClock),
+		Unary(Operation{Package: pkgCore, Service: svc, Method: "ResetTestClock", Scope: "usermgt",
+			Summary: "Set your provider's test clock back to real time, deleting its documents",
+			Description: "The sandbox's way back, from a clock moved too far included: sets the clock back to real time and deletes, in one transaction, " +
+				"every document of the provider (notifications, Annex VII documents, movements) with their parties, deadlines, audit trails, events " +
+				"(and their webhook deliveries), list entries and inspection links, and the provider's Idempotency-Keys (their stored answers hold the " +
+				"documents). Cursors handed out stay valid: an event position is never given twice. deleteDocuments must be true. The reset is recorded " +
+				"like an advance (who, from when, to when) and logged with its counts. Transport notes (BmuApi), file areas, signing processes, " +
+				"accounts, organisations, notifier groups, webhook endpoints and register exports stay: they run on real time. The operator's way is " +
+				"wasteflow admin reset-test-clock." + sandbox}, s.resetTestClock),
 	}
 }

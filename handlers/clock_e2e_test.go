@@ -196,8 +196,8 @@ func clockFlow(t *testing.T, d *docEnv) {
 func TestNoTestClocksInProduction(t *testing.T) {
 	parallel(t)
 	d := &docEnv{authEnv: startServerIn(t, dbtest.SQLite(t), "production", 1000, 100000, time.Hour), tokens: map[string]string{}}
-	for _, op := range []string{"GetTestClock", "AdvanceTestClock"} {
-		st, _, raw := d.call(t, "alice", clockAPI+op, map[string]any{"days": 30})
+	for op, body := range map[string]map[string]any{"GetTestClock": {}, "AdvanceTestClock": {"days": 30}, "ResetTestClock": {"deleteDocuments": true}} {
+		st, _, raw := d.call(t, "alice", clockAPI+op, body)
 		wantError(t, 403, 7, st, raw, "development and test")
 	}
 	if d.notes.Clocks != nil {

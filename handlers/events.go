@@ -20,7 +20,7 @@ type Notification struct {
 }
 
 type ListNotificationsRequest struct {
-	Cursor      string `json:"cursor" doc:"return events after this cursor; empty: after the last acknowledged one"`
+	Cursor      string `json:"cursor" doc:"return events after this cursor; empty: after the last acknowledged one. A cursor past the latest event is 400, code 3"`
 	Limit       int32  `json:"limit" doc:"at most this many (default 100, max 500)"`
 	WaitSeconds int32  `json:"waitSeconds" doc:"long-poll: wait up to this long (max 30) for an event when none is pending"`
 }
@@ -31,7 +31,7 @@ type ListNotificationsResponse struct {
 }
 
 type AckNotificationsRequest struct {
-	Cursor string `json:"cursor" required:"true" doc:"every event up to and including this one is acknowledged"`
+	Cursor string `json:"cursor" required:"true" doc:"every event up to and including this one is acknowledged; a cursor past the latest event (never handed out) is 400, code 3"`
 }
 
 type AckNotificationsResponse struct{}
@@ -60,7 +60,7 @@ func (s *Server) eventOperations() []Operation {
 				return out, nil
 			}),
 		Unary(op("AckNotifications", "Acknowledge notifications up to a cursor",
-			"Later ListNotifications calls without a cursor start after it."),
+			"Later ListNotifications calls without a cursor start after it. A cursor past the latest event is refused (400, code 3, naming cursor): it was never handed out, and acknowledging it would pass over every event to come."),
 			func(ctx context.Context, r *AckNotificationsRequest) (*AckNotificationsResponse, error) {
 				return &AckNotificationsResponse{}, s.events.Ack(ctx, r.Cursor)
 			}),

@@ -288,6 +288,7 @@ func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(c
 		if err != nil {
 			return nil, connect.NewError(connect.CodeInvalidArgument, err)
 		}
+		body = withUnknownFields(op, md.Input(), body, req.Msg.GetUnknown())
 		out, answer, err := g.call(ctx, op, md, req.Header(), req.Peer().Addr, body)
 		if err != nil {
 			return nil, err

@@ -220,6 +220,8 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"RefusedCreateAnswersNoDocument", TestRefusedCreateAnswersNoDocument},
 		{"WebhookGuardRefusesZones", TestWebhookGuardRefusesZones},
 		{"RegisterCSVHasNoFormulas", TestRegisterCSVHasNoFormulas},
+		{"FutureCursorLosesNoEvent", TestFutureCursorLosesNoEvent},
+		{"TestClockBoundsAndReset", TestTestClockBoundsAndReset},
 	} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel() // the scenarios share nothing but the machine: their servers and databases are their own

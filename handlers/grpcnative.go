@@ -118,6 +118,7 @@ func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor)
 		if err != nil {
 			return nil, grpcstatus.Error(codes.InvalidArgument, err.Error())
 		}
+		body = withUnknownFields(op, md.Input(), body, in)
 		header, remote := incoming(ctx)
 		out, answer, err := g.call(ctx, op, md, header, remote, body)
 		if err != nil {

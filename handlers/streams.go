@@ -17,7 +17,7 @@ import (
 
 // StreamNotificationsRequest starts a notifier group's event stream.
 type StreamNotificationsRequest struct {
-	Cursor string `json:"cursor" doc:"stream the events after this cursor (the last one received, to resume); empty: after the last acknowledged one"`
+	Cursor string `json:"cursor" doc:"stream the events after this cursor (the last one received, to resume); empty: after the last acknowledged one. A cursor past the latest event ends the stream with INVALID_ARGUMENT"`
 }
 
 // WatchDocumentRequest names the document to watch.

@@ -393,3 +393,42 @@ func appendTimestamp(out, b []byte) ([]byte, bool, bool) {
 	}
 	return append(out, 'Z', '"'), true, true
 }
+
+// withUnknownFields adds to body (a request as JSON, an object) one key
+// per field number in b (a message's bytes, the top level) that md does
+// not know, "field <number>": null, so that a Strict request
+// (codec.Strict) refuses a field it does not know over gRPC as over REST,
+// through the gateway and after its admission, naming the field. For
+// other requests body is returned as it is: protobuf's rule keeps
+// unknown fields, and the gateway's ignores them.
+func withUnknownFields(op *Operation, md protoreflect.MessageDescriptor, body, b []byte) []byte {
+	if op.Request == nil || !codec.IsStrict(op.Request) {
+		return body
+	}
+	var keys []byte
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return body // malformed: protobuf's decoder said so already
+		}
+		b = b[n:]
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return body
+		}
+		b = b[n:]
+		if md.Fields().ByNumber(num) == nil {
+			keys = append(keys, `"field `...)
+			keys = strconv.AppendInt(keys, int64(num), 10)
+			keys = append(keys, `":null,`...)
+		}
+	}
+	if len(keys) == 0 || len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	out := append(append([]byte{'{'}, keys...), body[1:]...)
+	if len(body) == 2 { // {} : drop the comma before }
+		out = append(out[:len(out)-2], '}')
+	}
+	return out
+}

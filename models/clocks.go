@@ -84,3 +84,50 @@ func (s *ClockStore) Offset(ctx context.Context, provider string) (time.Duration
 func (s *ClockStore) Offsets(ctx context.Context) (map[string]time.Duration, error) {
 	return ClockOffsets(s.db.WithContext(ctx))
 }
+
+// ResetCounts says what a test clock's reset deleted.
+type ResetCounts struct {
+	Documents, Deadlines, Events, AuditRows int64
+}
+
+// ResetClock sets provider's test clock back to real time (it has none
+// afterwards) and deletes the provider's documents (the runner's:
+// notifications, Annex VII documents, movements) with all that is kept of
+// them: their parties, list entries, deadlines, audit rows, events and the
+// webhook deliveries of those events, inspection links and their uses, and
+// the provider's Idempotency-Keys (whose stored answers hold the documents),
+// then records the reset a (from the clock's time before to real time). It
+// runs in tx, whose caller holds the clock's row (LockClock). Cursors stay
+// valid: positions are never given twice (EventStore.LatestPosition).
+func ResetClock(tx *gorm.DB, provider string, a *TestClockAdvance) (ResetCounts, error) {
+	var n ResetCounts
+	const docs = "(SELECT id FROM documents WHERE provider_id = ?)"
+	steps := []struct {
+		sql   string
+		count *int64
+		args  []any
+	}{
+		{"DELETE FROM inspection_uses WHERE link_id IN (SELECT id FROM inspection_links WHERE document_id IN " + docs + ")", nil, []any{provider}},
+		{"DELETE FROM inspection_links WHERE document_id IN " + docs, nil, []any{provider}},
+		{"DELETE FROM document_entries WHERE document_id IN " + docs, nil, []any{provider}},
+		{"DELETE FROM document_parties WHERE document_id IN " + docs, nil, []any{provider}},
+		{"DELETE FROM deadlines WHERE document_id IN " + docs, &n.Deadlines, []any{provider}},
+		{"DELETE FROM audit_events WHERE document_id IN " + docs, &n.AuditRows, []any{provider}},
+		{"DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE provider_id = ?) AND document_id IN " + docs, nil, []any{provider, provider}},
+		{"DELETE FROM events WHERE provider_id = ? AND document_id IN " + docs, &n.Events, []any{provider, provider}},
+		{"DELETE FROM idempotency_keys WHERE provider_id = ?", nil, []any{provider}},
+		{"UPDATE documents SET parent_id = NULL WHERE provider_id = ? AND parent_id IS NOT NULL", nil, []any{provider}},
+		{"DELETE FROM documents WHERE provider_id = ?", &n.Documents, []any{provider}},
+		{"DELETE FROM test_clocks WHERE provider_id = ?", nil, []any{provider}},
+	}
+	for _, s := range steps {
+		res := tx.Exec(s.sql, s.args...)
+		if res.Error != nil {
+			return ResetCounts{}, res.Error
+		}
+		if s.count != nil {
+			*s.count = res.RowsAffected
+		}
+	}
+	return n, tx.Create(a).Error
+}

@@ -432,6 +432,12 @@ func (t *DocumentTx) LockClock(provider string) (time.Duration, error) {
 	return ClockOffset(t.db, provider, true)
 }
 
+// ResetClock sets provider's test clock back to real time and deletes its
+// documents, recording the reset (ResetClock).
+func (t *DocumentTx) ResetClock(provider string, a *TestClockAdvance) (ResetCounts, error) {
+	return ResetClock(t.db, provider, a)
+}
+
 // MoveClock moves provider's test clock to offset and records the advance.
 func (t *DocumentTx) MoveClock(provider string, offset time.Duration, a *TestClockAdvance) error {
 	return SetClockOffset(t.db, provider, offset, a)

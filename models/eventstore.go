@@ -121,6 +121,30 @@ SELECT DISTINCT k FROM u`, sequenceBatch).Scan(&keys).Error; err != nil {
 	return keys, more, err
 }
 
+// LatestPosition is the highest position given to an event so far, on the
+// whole server (positions are one sequence): no cursor handed out lies
+// past it. It is the sequence's own high-water mark (PostgreSQL's
+// event_positions, SQLite's AUTOINCREMENT counter of events), not the
+// largest position still stored, so events deleted since (a sandbox's
+// reset) do not make a cursor handed out before look like one from the
+// future.
+func (s *EventStore) LatestPosition(ctx context.Context) (int64, error) {
+	db := Conn(ctx, s.db)
+	var latest int64
+	q := "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
+	if IsPostgres(db) {
+		q = "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM event_positions"
+	}
+	err := db.Raw(q).Scan(&latest).Error
+	return latest, err
+}
+
+// Unack moves group's acknowledged position back to latest when it lies
+// past it.
+func (s *EventStore) Unack(ctx context.Context, group string, latest int64) error {
+	return Conn(ctx, s.db).Model(&GroupCursor{}).Where("group_id = ? AND acked_id > ?", group, latest).Update("acked_id", latest).Error
+}
+
 // Ack moves group's acknowledged position to id; it never moves back.
 func (s *EventStore) Ack(ctx context.Context, group string, id int64) error {
 	return Conn(ctx, s.db).Clauses(clause.OnConflict{

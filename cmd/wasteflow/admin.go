@@ -17,6 +17,7 @@ import (
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
+	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
@@ -59,6 +60,9 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 			fmt.Fprintf(stdout, "list entries of %d documents rewritten (%s)\n", n, time.Since(start).Round(time.Millisecond))
 			return nil
 		}))
+	}
+	if args[0] == "reset-test-clock" {
+		return adminResetClock(ctx, cfg, log, args[1:], stdout, stderr)
 	}
 	if args[0] == "sweep" {
 		return adminSweep(ctx, cfg, log, args[1:], stdout, stderr)
@@ -252,6 +256,39 @@ func adminSweep(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 			what = "dry run (nothing written): a sweep"
 		}
 		fmt.Fprintf(stdout, "%s as of %s: %s (%s)\n", what, now.Format(time.RFC3339), res, time.Since(start).Round(time.Millisecond))
+		return nil
+	}))
+}
+
+// adminResetClock runs `wasteflow admin reset-test-clock PROVIDER`.
+func adminResetClock(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "usage: %s\n", findCommand("admin reset-test-clock").synopsis())
+		return exitUsage
+	}
+	if !clock.Sandbox(cfg.Environment) {
+		fmt.Fprintf(stderr, "wasteflow admin reset-test-clock: refused in the %s environment: test clocks exist only in development and test, and this command deletes documents\n", cfg.Environment)
+		return exitError
+	}
+	provider := args[0]
+	return report(stderr, "admin reset-test-clock", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
+		if _, err := models.GetProvider(ctx, db, provider); err != nil {
+			if errors.Is(err, models.ErrNotFound) {
+				return fmt.Errorf("no provider %q", provider)
+			}
+			return err
+		}
+		docs, err := newRunner(db, cfg, nil)
+		if err != nil {
+			return err
+		}
+		c, err := docs.ResetTestClockOf(ctx, provider, models.TestClockAdvance{RequestID: "wasteflow admin reset-test-clock"})
+		if err != nil {
+			return err
+		}
+		n := c.Deleted
+		fmt.Fprintf(stdout, "test clock of %s set back from %s to real time (%s); deleted %d documents, %d deadlines, %d events, %d audit rows\n",
+			provider, c.From.Format(time.RFC3339), c.Now.Format(time.RFC3339), n.Documents, n.Deadlines, n.Events, n.AuditRows)
 		return nil
 	}))
 }

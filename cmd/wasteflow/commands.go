@@ -54,6 +54,10 @@ var commands = []command{
 		flags: func(fs *flag.FlagSet) { sweepFlags(fs) }},
 	{name: "admin reindex", summary: "rewrites every document's list entries (roles, follow-up intents, nearest deadline)",
 		detail: "Run it after an upgrade that changes what a machine offers."},
+	{name: "admin reset-test-clock", args: "PROVIDER", summary: "sets a sandbox provider's test clock back to real time and DELETES its documents",
+		detail: "Development and test environments only (refused elsewhere). Deletes, in one transaction, every notification, Annex VII\n" +
+			"document and movement of the provider with their deadlines, audit trails, events, list entries and inspection links,\n" +
+			"and its Idempotency-Keys; the reset is recorded like an advance of the clock. The way back from a clock moved too far."},
 	{name: "admin verify-audit", summary: "checks every document's audit chain; prints and exits 1 at the first broken link of a chain"},
 	{name: "admin audit", args: "DOCUMENT [-provider P]",
 		summary: "prints one document's audit trail (by id or number), oldest first; exits 1 when its chain is broken",

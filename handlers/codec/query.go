@@ -16,7 +16,7 @@ import (
 // "template_id.id"); values use the string forms of the scalar rules (bools
 // also as "1"/"0"). A repeated scalar field takes repeated keys; any other
 // field given more than once keeps the last value. Unknown paths are
-// ignored. Messages, maps and repeated messages cannot be set from a query.
+// ignored (refused in a Strict message). Messages, maps and repeated messages cannot be set from a query.
 //
 // Keys are applied in sorted order, so the outcome and the reported error do
 // not depend on map iteration. On error v may be partially written.
@@ -25,9 +25,10 @@ func UnmarshalQuery(q url.Values, v any) error {
 	if err != nil {
 		return err
 	}
+	strict := IsStrict(rv.Type())
 	for _, key := range slices.Sorted(maps.Keys(q)) {
 		if vals := q[key]; len(vals) > 0 {
-			if err := setQueryPath(ti, rv, key, vals); err != nil {
+			if err := setQueryPath(ti, rv, key, vals, strict); err != nil {
 				return err
 			}
 		}
@@ -35,7 +36,7 @@ func UnmarshalQuery(q url.Values, v any) error {
 	return nil
 }
 
-func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) error {
+func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string, strict bool) error {
 	// Resolve the path on types first, so that an unknown path is ignored
 	// without allocating the intermediate messages it names.
 	var fields []*field
@@ -50,6 +51,9 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string) e
 		}
 		f := cur.byName[seg]
 		if f == nil {
+			if strict {
+				return &Error{Field: strings.Join(append(names, shortKey([]byte(seg))), "."), Reason: unknownField}
+			}
 			return nil // unknown field: ignored, like unknown body fields
 		}
 		fields = append(fields, f)

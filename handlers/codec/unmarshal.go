@@ -20,7 +20,8 @@ import (
 // top-level null, leaves v untouched. A field that is present replaces the
 // previous value entirely (nested messages, lists and maps are not merged),
 // which also makes the last of duplicate keys win, including across a
-// lowerCamel key and its snake_case alias. Unknown fields are ignored.
+// lowerCamel key and its snake_case alias. Unknown fields are ignored,
+// except in a Strict message, which refuses them at every depth.
 //
 // Client mistakes are reported as *Error. Syntax is checked before anything
 // is written, but a type or range error may leave v partially written, so
@@ -54,7 +55,7 @@ func Unmarshal(data []byte, v any) error {
 		}
 		return &Error{Reason: "malformed JSON: " + fmt.Sprint(err)}
 	}
-	d := decoder{r: reader{data: data}}
+	d := decoder{r: reader{data: data}, strict: IsStrict(rv.Type())}
 	switch c := d.r.peek(); c {
 	case 'n': // top-level null is the empty message
 		return nil
@@ -107,6 +108,9 @@ func invalidUTF8Offset(b []byte) int {
 type decoder struct {
 	r    reader
 	path []pathSeg // current field path, rendered only when reporting an error
+	// strict refuses unknown fields (a Strict message) instead of
+	// skipping them.
+	strict bool
 }
 
 type pathSeg struct {
@@ -146,8 +150,13 @@ func (d *decoder) typeErr(want string, c byte) *Error {
 // every string inside), or nil.
 func (d *decoder) object(ti *typeInfo, v reflect.Value, outer *limits) error {
 	for d.r.more() {
-		f := ti.byName[string(d.r.key())] // no allocation for the lookup
+		key := d.r.key()
+		f := ti.byName[string(key)] // no allocation for the lookup
 		if f == nil {
+			if d.strict {
+				d.push(pathSeg{name: shortKey(key), index: -1})
+				return d.fieldErr(unknownField)
+			}
 			d.r.skip() // DiscardUnknown, at every depth
 			continue
 		}
@@ -399,4 +408,34 @@ func jsonType(c byte) string {
 		return "null"
 	}
 	return "number"
+}
+
+// Strict is implemented (with a pointer receiver) by request messages
+// that refuse a field they do not know, at every depth, with an *Error
+// naming it, where the house rule (protojson's DiscardUnknown) ignores it:
+// requests in which a misspelt or invented field (a "dryRun") would have
+// the call do what the caller did not ask, with nothing to tell it. Query
+// parameters of such a message are held to the same rule.
+type Strict interface{ StrictFields() }
+
+var strictType = reflect.TypeFor[Strict]()
+
+// IsStrict reports whether message type t refuses unknown fields.
+func IsStrict(t reflect.Type) bool { return reflect.PointerTo(t).Implements(strictType) }
+
+// unknownField is the reason a Strict message gives for a field it does
+// not know.
+const unknownField = "unknown field: this request takes only the fields its schema names"
+
+// shortKey is an unknown key as an error names it: at most 64 bytes (cut
+// at a character's start), so an answer never echoes more of a sent value.
+func shortKey(key []byte) string {
+	if len(key) <= 64 {
+		return string(key)
+	}
+	n := 61
+	for n > 0 && !utf8.RuneStart(key[n]) {
+		n--
+	}
+	return string(key[:n]) + "..."
 }

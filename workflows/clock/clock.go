@@ -9,6 +9,7 @@ package clock
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,7 +44,20 @@ type Tx interface {
 	LockClock(provider string) (time.Duration, error)
 	// MoveClock sets provider's offset and records the advance a.
 	MoveClock(provider string, offset time.Duration, a *models.TestClockAdvance) error
+	// ResetClock sets provider's clock back to real time, deletes its
+	// documents and records the reset a (models.ResetClock).
+	ResetClock(provider string, a *models.TestClockAdvance) (models.ResetCounts, error)
 }
+
+// MaxAheadYears bounds a test clock: at most this many years ahead of
+// real time, so that its offset (nanoseconds in an int64, at most 292
+// years) never overflows and no sweep runs as of a year no document lives
+// to see.
+const MaxAheadYears = 10
+
+// Limit is the latest time a clock may be moved to when real time is
+// real.
+func Limit(real time.Time) time.Time { return real.AddDate(MaxAheadYears, 0, 0).UTC() }
 
 // Clocks reads the providers' test clocks: real time plus an offset that
 // only ever grows. Offsets are remembered for TTL, so a second instance
@@ -121,8 +135,10 @@ func (c *Clocks) Offsets(ctx context.Context) (map[string]time.Duration, error) 
 // Advance moves provider's clock, whose real time is real, to the time
 // target gives for the clock's time before (from), in tx, recording a:
 // it returns from and the new time. A time that is not after from is
-// refused with *BackwardsError (the clock's row is locked meanwhile on
-// PostgreSQL, so two advances take turns).
+// refused with *BackwardsError, one past Limit(real) with *TooFarError
+// (the clock's row is locked meanwhile on PostgreSQL, so two advances
+// take turns). The offset is the new time less real, within the limit: no
+// duration saturates.
 func (c *Clocks) Advance(tx Tx, provider string, real time.Time, target func(from time.Time) time.Time, a models.TestClockAdvance) (from, to time.Time, err error) {
 	off, err := tx.LockClock(provider)
 	if err != nil {
@@ -133,11 +149,30 @@ func (c *Clocks) Advance(tx Tx, provider string, real time.Time, target func(fro
 	if !to.After(from) {
 		return from, to, &BackwardsError{At: from}
 	}
+	if limit := Limit(real); to.After(limit) {
+		return from, to, &TooFarError{Limit: limit}
+	}
 	a.ProviderID, a.FromTime, a.ToTime, a.At = provider, from, to, real.UTC()
 	if err := tx.MoveClock(provider, to.Sub(real), &a); err != nil {
 		return from, to, err
 	}
 	return from, to, nil
+}
+
+// Reset sets provider's clock, whose real time is real, back to real
+// time and deletes the provider's documents, in tx, recording a as a move
+// from the clock's time before to real: it returns that time and what was
+// deleted. It serves a clock in any state, one moved past the limit
+// before there was one included.
+func (c *Clocks) Reset(tx Tx, provider string, real time.Time, a models.TestClockAdvance) (from time.Time, n models.ResetCounts, err error) {
+	off, err := tx.LockClock(provider)
+	if err != nil {
+		return time.Time{}, n, err
+	}
+	from = real.Add(off).UTC()
+	a.ProviderID, a.FromTime, a.ToTime, a.At = provider, from, real.UTC(), real.UTC()
+	n, err = tx.ResetClock(provider, &a)
+	return from, n, err
 }
 
 // Forget drops the remembered offset of provider (after an advance, once
@@ -146,6 +181,14 @@ func (c *Clocks) Forget(provider string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.cache, provider)
+}
+
+// TooFarError refuses a move past Limit.
+type TooFarError struct{ Limit time.Time }
+
+func (e *TooFarError) Error() string {
+	return "the test clock runs at most " + strconv.Itoa(MaxAheadYears) + " years ahead of real time: not after " + e.Limit.UTC().Format(time.RFC3339) +
+		" (a clock moved further before this limit is set back by ResetTestClock or wasteflow admin reset-test-clock)"
 }
 
 // BackwardsError refuses a move that is not forward.

@@ -29,6 +29,13 @@ type Store interface {
 	EventsAfter(ctx context.Context, provider, org string, after int64, kinds []string, limit int) ([]models.Event, error)
 	// Ack moves the group's acknowledged position forward (never back).
 	Ack(ctx context.Context, group string, id int64) error
+	// LatestPosition is the highest position any event has been given:
+	// no cursor of this server lies past it.
+	LatestPosition(ctx context.Context) (int64, error)
+	// Unack moves the group's acknowledged position back to latest when
+	// it lies past it (a position acknowledged before such cursors were
+	// refused), so the events after latest are listed.
+	Unack(ctx context.Context, group string, latest int64) error
 }
 
 // Service reads and acknowledges events for the calling group.
@@ -74,6 +81,23 @@ func parseCursor(c string) (int64, error) {
 	return id, nil
 }
 
+// notPast refuses a cursor past the latest position any event has been
+// given: it was never handed out, and acknowledging or reading after it
+// would pass over every event until the positions reach it.
+func (s *Service) notPast(ctx context.Context, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	latest, err := s.Store.LatestPosition(ctx)
+	if err != nil {
+		return err
+	}
+	if id > latest {
+		return status.Invalid("cursor", "this cursor is past the latest event: pass a cursor ListNotifications returned (or none)")
+	}
+	return nil
+}
+
 func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 	p := reqctx.From(ctx).Principal
 	if p == nil || p.GroupID == "" {
@@ -100,11 +124,26 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 	if err != nil {
 		return nil, "", err
 	}
+	if err := s.notPast(ctx, after); err != nil {
+		return nil, "", err
+	}
 	if cursor == "" {
 		if acked, err := s.Store.Acked(ctx, g.ID); err == nil {
 			after = acked
 		} else if !errors.Is(err, models.ErrNotFound) {
 			return nil, "", err
+		}
+		if after > 0 { // acknowledged past the end before such cursors were refused: that acknowledged every event there was, no later one
+			latest, err := s.Store.LatestPosition(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if after > latest {
+				if err := s.Store.Unack(ctx, g.ID, latest); err != nil {
+					return nil, "", err
+				}
+				after = latest
+			}
 		}
 	}
 	switch {
@@ -184,6 +223,9 @@ func (s *Service) Ack(ctx context.Context, cursor string) error {
 	id, err := parseCursor(cursor)
 	if err != nil || cursor == "" {
 		return status.Invalid("cursor", "a cursor from ListNotifications is required")
+	}
+	if err := s.notPast(ctx, id); err != nil {
+		return err
 	}
 	return s.Store.Ack(ctx, g.ID, id)
 }

@@ -8203,6 +8203,78 @@ func (x *RequestInformation) GetQuestions() []string {
 	return nil
 }
 
+type ResetCounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// documents deleted (notifications, Annex VII documents, movements)
+	Documents int32 `protobuf:"varint,1,opt,name=documents,proto3" json:"documents,omitempty"`
+	// their deadlines
+	Deadlines int32 `protobuf:"varint,2,opt,name=deadlines,proto3" json:"deadlines,omitempty"`
+	// their notification events (cursors handed out stay valid)
+	Events int32 `protobuf:"varint,3,opt,name=events,proto3" json:"events,omitempty"`
+	// rows of their audit trails
+	AuditRows     int32 `protobuf:"varint,4,opt,name=audit_rows,json=auditRows,proto3" json:"audit_rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetCounts) Reset() {
+	*x = ResetCounts{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetCounts) ProtoMessage() {}
+
+func (x *ResetCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetCounts.ProtoReflect.Descriptor instead.
+func (*ResetCounts) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+}
+
+func (x *ResetCounts) GetDocuments() int32 {
+	if x != nil {
+		return x.Documents
+	}
+	return 0
+}
+
+func (x *ResetCounts) GetDeadlines() int32 {
+	if x != nil {
+		return x.Deadlines
+	}
+	return 0
+}
+
+func (x *ResetCounts) GetEvents() int32 {
+	if x != nil {
+		return x.Events
+	}
+	return 0
+}
+
+func (x *ResetCounts) GetAuditRows() int32 {
+	if x != nil {
+		return x.AuditRows
+	}
+	return 0
+}
+
 type Route struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// ISO 3166-1 alpha-2 codes in order of passage
@@ -8216,7 +8288,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8228,7 +8300,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8241,7 +8313,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -8281,7 +8353,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8293,7 +8365,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8306,7 +8378,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -8377,7 +8449,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8389,7 +8461,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8402,7 +8474,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -8431,7 +8503,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8443,7 +8515,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8456,7 +8528,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -8491,7 +8563,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8503,7 +8575,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8516,7 +8588,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -8585,7 +8657,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8597,7 +8669,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8610,7 +8682,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -8683,7 +8755,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8695,7 +8767,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8708,7 +8780,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -8809,7 +8881,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8821,7 +8893,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8834,7 +8906,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -8868,7 +8940,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8880,7 +8952,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8893,7 +8965,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *Sort) GetPath() string {
@@ -8919,7 +8991,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8931,7 +9003,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8944,7 +9016,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -8967,7 +9039,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8979,7 +9051,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8992,7 +9064,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -9039,7 +9111,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9051,7 +9123,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9064,7 +9136,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -9113,7 +9185,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9125,7 +9197,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9138,7 +9210,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -9185,7 +9257,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9197,7 +9269,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9210,7 +9282,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *TemplateID) GetId() string {
@@ -9230,7 +9302,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9242,7 +9314,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9255,7 +9327,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *Text) GetValue() string {
@@ -9293,7 +9365,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9305,7 +9377,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9318,7 +9390,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -9398,7 +9470,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9410,7 +9482,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9423,7 +9495,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -9471,7 +9543,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9483,7 +9555,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9496,7 +9568,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -9529,7 +9601,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9541,7 +9613,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9554,7 +9626,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -9610,7 +9682,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9622,7 +9694,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9635,7 +9707,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -9718,7 +9790,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9730,7 +9802,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9743,7 +9815,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -9772,7 +9844,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9784,7 +9856,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9797,7 +9869,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -9840,7 +9912,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9852,7 +9924,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9865,7 +9937,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -9974,7 +10046,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9986,7 +10058,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9999,7 +10071,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -10082,7 +10154,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10094,7 +10166,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10107,7 +10179,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -10128,7 +10200,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10140,7 +10212,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10153,7 +10225,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -10191,7 +10263,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10203,7 +10275,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10216,7 +10288,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -10932,7 +11004,13 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\achanges\x18\x02 \x03(\tR\achanges\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"2\n" +
 	"\x12RequestInformation\x12\x1c\n" +
-	"\tquestions\x18\x01 \x03(\tR\tquestions\"\x8e\x01\n" +
+	"\tquestions\x18\x01 \x03(\tR\tquestions\"\x80\x01\n" +
+	"\vResetCounts\x12\x1c\n" +
+	"\tdocuments\x18\x01 \x01(\x05R\tdocuments\x12\x1c\n" +
+	"\tdeadlines\x18\x02 \x01(\x05R\tdeadlines\x12\x16\n" +
+	"\x06events\x18\x03 \x01(\x05R\x06events\x12\x1d\n" +
+	"\n" +
+	"audit_rows\x18\x04 \x01(\x05R\tauditRows\"\x8e\x01\n" +
 	"\x05Route\x12+\n" +
 	"\x11transit_countries\x18\x01 \x03(\tR\x10transitCountries\x12*\n" +
 	"\x11entry_exit_points\x18\x02 \x03(\tR\x0fentryExitPoints\x12,\n" +
@@ -11218,7 +11296,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 125)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 126)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -11328,169 +11406,170 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*ReplyToRequestInformation)(nil),         // 105: wasteflow.types.v1.ReplyToRequestInformation
 	(*RequestForChange)(nil),                  // 106: wasteflow.types.v1.RequestForChange
 	(*RequestInformation)(nil),                // 107: wasteflow.types.v1.RequestInformation
-	(*Route)(nil),                             // 108: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 109: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 110: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 111: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 112: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 113: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 114: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 115: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 116: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 117: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 118: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 119: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 120: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 121: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 122: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 123: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 124: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 125: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 126: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 127: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 128: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 129: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 130: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 131: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 132: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 133: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 134: wasteflow.types.v1.XMLOptions
-	nil,                                       // 135: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 136: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 137: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 138: google.protobuf.Value
+	(*ResetCounts)(nil),                       // 108: wasteflow.types.v1.ResetCounts
+	(*Route)(nil),                             // 109: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 110: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 111: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 112: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 113: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 114: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 115: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 116: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 117: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 118: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 119: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 120: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 121: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 122: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 123: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 124: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 125: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 126: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 127: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 128: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 129: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 130: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 131: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 132: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 133: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 134: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 135: wasteflow.types.v1.XMLOptions
+	nil,                                       // 136: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 137: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 138: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 139: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	46,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
 	56,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	137, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
 	95,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
 	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
 	95,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	14,  // 7: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
 	41,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	129, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	130, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
 	98,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	137, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	137, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	138, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	17,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	31,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	35,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	21,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
 	74,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	133, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	134, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	137, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	137, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	138, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
 	30,  // 24: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
 	100, // 25: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	100, // 26: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	33,  // 27: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	20,  // 28: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	132, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	137, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	137, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	122, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	122, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	122, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	122, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	133, // 29: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	138, // 30: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 31: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	138, // 32: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	123, // 33: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	123, // 34: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	123, // 35: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	123, // 36: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 37: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
 	96,  // 38: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 39: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 40: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
 	27,  // 41: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 42: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	122, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	122, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	122, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	122, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	122, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	123, // 43: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	123, // 44: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	123, // 45: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	123, // 46: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	123, // 47: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
 	43,  // 48: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
 	24,  // 49: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	127, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	128, // 50: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
 	73,  // 51: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	122, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	122, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	123, // 52: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	123, // 53: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	43,  // 54: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	137, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 55: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
 	98,  // 56: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	137, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 57: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	34,  // 58: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	34,  // 59: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	15,  // 60: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	137, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	138, // 61: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 62: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	137, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 63: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
 	88,  // 64: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	37,  // 65: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
 	88,  // 66: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	137, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	137, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	138, // 67: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	138, // 68: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
 	95,  // 69: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 70: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 71: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
 	98,  // 72: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	56,  // 73: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	137, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	137, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	137, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	137, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	137, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	137, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	137, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	138, // 74: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	138, // 75: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	138, // 76: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	138, // 77: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	138, // 78: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	138, // 79: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	138, // 80: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 81: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	137, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 82: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	117, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	137, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	137, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	137, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	137, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	118, // 84: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	138, // 85: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	138, // 86: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 87: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	138, // 88: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
 	61,  // 89: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	85,  // 90: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
 	98,  // 91: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
 	50,  // 92: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	137, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	137, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	137, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 93: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	138, // 94: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	138, // 95: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
 	8,   // 96: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
 	94,  // 97: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	137, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	138, // 98: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 99: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	137, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	137, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	138, // 100: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	138, // 101: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
 	90,  // 102: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
 	18,  // 103: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
 	79,  // 104: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	137, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	138, // 105: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
 	50,  // 106: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	137, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	137, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 107: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	138, // 108: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
 	103, // 109: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	137, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	137, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	137, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	138, // 110: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	138, // 111: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	138, // 112: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
 	68,  // 113: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	137, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	138, // 114: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
 	57,  // 115: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
 	5,   // 116: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 117: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	137, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 118: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
 	70,  // 119: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	112, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	113, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	135, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	136, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	113, // 120: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	114, // 121: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	136, // 122: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	137, // 123: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
 	23,  // 124: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	137, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	120, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	120, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	138, // 125: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 126: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 127: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	121, // 128: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	121, // 129: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
 	78,  // 130: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
 	75,  // 131: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
 	71,  // 132: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
@@ -11500,41 +11579,41 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	83,  // 136: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
 	74,  // 137: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	45,  // 138: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	137, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	137, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 139: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	138, // 140: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 141: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	32,  // 142: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
 	42,  // 143: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
 	55,  // 144: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
 	53,  // 145: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	111, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	112, // 146: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
 	82,  // 147: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
 	98,  // 148: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	6,   // 149: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	137, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	138, // 150: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 151: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 152: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
 	98,  // 153: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
 	98,  // 154: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
 	80,  // 155: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	137, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	138, // 156: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 157: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	138, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	137, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	137, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	139, // 158: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	138, // 159: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	138, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
 	95,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
 	91,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
 	95,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
 	41,  // 166: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	129, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	130, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
 	98,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	110, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	108, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	137, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	111, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	109, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	138, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	88,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	137, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	138, // 173: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
 	88,  // 174: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
 	88,  // 175: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
 	89,  // 176: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
@@ -11546,10 +11625,10 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	74,  // 182: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
 	84,  // 183: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
 	22,  // 184: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	133, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	134, // 185: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	45,  // 186: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	137, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	137, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 187: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	138, // 188: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
 	12,  // 189: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
 	107, // 190: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
 	105, // 191: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
@@ -11558,67 +11637,67 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	104, // 194: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
 	92,  // 195: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
 	54,  // 196: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	132, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	133, // 197: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
 	7,   // 198: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	137, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 199: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
 	7,   // 200: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
 	46,  // 201: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	122, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	122, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	122, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	123, // 202: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	123, // 203: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	123, // 204: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
 	46,  // 205: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
 	46,  // 206: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
 	60,  // 207: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	116, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	117, // 208: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
 	98,  // 209: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
 	98,  // 210: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	137, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 211: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
 	101, // 212: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
 	101, // 213: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	137, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	138, // 214: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
 	0,   // 215: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
 	88,  // 216: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	137, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	137, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	137, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	138, // 217: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	138, // 218: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	138, // 219: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
 	1,   // 220: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
 	6,   // 221: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
 	5,   // 222: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
 	10,  // 223: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	115, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	137, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	137, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	137, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	137, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	116, // 224: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	138, // 225: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	138, // 226: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	138, // 227: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	138, // 228: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
 	3,   // 229: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
 	98,  // 230: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	76,  // 231: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
 	56,  // 232: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	117, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	137, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	124, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	118, // 233: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	138, // 234: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	125, // 235: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
 	50,  // 236: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	121, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	122, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	122, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	122, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	122, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	122, // 237: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	123, // 238: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	123, // 239: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	123, // 240: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	123, // 241: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	13,  // 242: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
 	96,  // 243: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
 	25,  // 244: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	27,  // 245: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	43,  // 246: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	122, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	137, // 248: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	137, // 249: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	137, // 250: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	137, // 251: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	123, // 247: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	138, // 248: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	138, // 249: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	138, // 250: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	138, // 251: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
 	4,   // 252: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	137, // 253: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	137, // 254: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	137, // 255: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	137, // 256: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	137, // 257: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 253: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	138, // 254: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	138, // 255: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	138, // 256: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	138, // 257: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
 	11,  // 258: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
 	9,   // 259: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
 	10,  // 260: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
@@ -11642,7 +11721,7 @@ func file_wasteflow_types_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   125,
+			NumMessages:   126,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

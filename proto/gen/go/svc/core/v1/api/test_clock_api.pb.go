@@ -129,9 +129,9 @@ func (x *GetTestClockResponse) GetAdvancedBy() string {
 
 type AdvanceTestClockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// the new time of the clock (RFC 3339), after its current time; give to or days. Retry with to: an advance to a time already reached is refused, so a retry never advances twice
+	// the new time of the clock (RFC 3339), after its current time and at most 10 years after real time; give to or days. Retry with to: an advance to a time already reached is refused, so a retry never advances twice
 	To *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=to,proto3" json:"to,omitempty"`
-	// move the clock this many days (of 24 hours) forward; give to or days
+	// move the clock this many days (of 24 hours) forward, to at most 10 years after real time; give to or days
 	Days          int32 `protobuf:"varint,2,opt,name=days,proto3" json:"days,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -252,6 +252,131 @@ func (x *AdvanceTestClockResponse) GetSwept() *v1.SweepCounts {
 	return nil
 }
 
+type ResetTestClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// must be true: the reset deletes every document of the provider (notifications, Annex VII documents, movements) with their deadlines, audit trails, events, list entries and inspection links
+	DeleteDocuments bool `protobuf:"varint,1,opt,name=delete_documents,json=deleteDocuments,proto3" json:"delete_documents,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ResetTestClockRequest) Reset() {
+	*x = ResetTestClockRequest{}
+	mi := &file_svc_core_v1_api_test_clock_api_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetTestClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetTestClockRequest) ProtoMessage() {}
+
+func (x *ResetTestClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_test_clock_api_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetTestClockRequest.ProtoReflect.Descriptor instead.
+func (*ResetTestClockRequest) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_test_clock_api_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ResetTestClockRequest) GetDeleteDocuments() bool {
+	if x != nil {
+		return x.DeleteDocuments
+	}
+	return false
+}
+
+type ResetTestClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the clock's time: real time again
+	Now         *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=now,proto3" json:"now,omitempty"`
+	Environment string                 `protobuf:"bytes,2,opt,name=environment,proto3" json:"environment,omitempty"`
+	// 0s: the clock runs on real time
+	AdvancedBy string `protobuf:"bytes,3,opt,name=advanced_by,json=advancedBy,proto3" json:"advanced_by,omitempty"`
+	// the clock's time before the reset
+	From *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=from,proto3" json:"from,omitempty"`
+	// what the reset deleted
+	Deleted       *v1.ResetCounts `protobuf:"bytes,5,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetTestClockResponse) Reset() {
+	*x = ResetTestClockResponse{}
+	mi := &file_svc_core_v1_api_test_clock_api_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetTestClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetTestClockResponse) ProtoMessage() {}
+
+func (x *ResetTestClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_core_v1_api_test_clock_api_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetTestClockResponse.ProtoReflect.Descriptor instead.
+func (*ResetTestClockResponse) Descriptor() ([]byte, []int) {
+	return file_svc_core_v1_api_test_clock_api_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ResetTestClockResponse) GetNow() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Now
+	}
+	return nil
+}
+
+func (x *ResetTestClockResponse) GetEnvironment() string {
+	if x != nil {
+		return x.Environment
+	}
+	return ""
+}
+
+func (x *ResetTestClockResponse) GetAdvancedBy() string {
+	if x != nil {
+		return x.AdvancedBy
+	}
+	return ""
+}
+
+func (x *ResetTestClockResponse) GetFrom() *timestamppb.Timestamp {
+	if x != nil {
+		return x.From
+	}
+	return nil
+}
+
+func (x *ResetTestClockResponse) GetDeleted() *v1.ResetCounts {
+	if x != nil {
+		return x.Deleted
+	}
+	return nil
+}
+
 var File_svc_core_v1_api_test_clock_api_proto protoreflect.FileDescriptor
 
 const file_svc_core_v1_api_test_clock_api_proto_rawDesc = "" +
@@ -271,10 +396,20 @@ const file_svc_core_v1_api_test_clock_api_proto_rawDesc = "" +
 	"\venvironment\x18\x02 \x01(\tR\venvironment\x12\x1f\n" +
 	"\vadvanced_by\x18\x03 \x01(\tR\n" +
 	"advancedBy\x125\n" +
-	"\x05swept\x18\x04 \x01(\v2\x1f.wasteflow.types.v1.SweepCountsR\x05swept2\xd4\x01\n" +
+	"\x05swept\x18\x04 \x01(\v2\x1f.wasteflow.types.v1.SweepCountsR\x05swept\"B\n" +
+	"\x15ResetTestClockRequest\x12)\n" +
+	"\x10delete_documents\x18\x01 \x01(\bR\x0fdeleteDocuments\"\xf4\x01\n" +
+	"\x16ResetTestClockResponse\x12,\n" +
+	"\x03now\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\x12 \n" +
+	"\venvironment\x18\x02 \x01(\tR\venvironment\x12\x1f\n" +
+	"\vadvanced_by\x18\x03 \x01(\tR\n" +
+	"advancedBy\x12.\n" +
+	"\x04from\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x129\n" +
+	"\adeleted\x18\x05 \x01(\v2\x1f.wasteflow.types.v1.ResetCountsR\adeleted2\xb7\x02\n" +
 	"\fTestClockApi\x12[\n" +
 	"\fGetTestClock\x12$.svc.core.v1.api.GetTestClockRequest\x1a%.svc.core.v1.api.GetTestClockResponse\x12g\n" +
-	"\x10AdvanceTestClock\x12(.svc.core.v1.api.AdvanceTestClockRequest\x1a).svc.core.v1.api.AdvanceTestClockResponseB\xc5\x01\n" +
+	"\x10AdvanceTestClock\x12(.svc.core.v1.api.AdvanceTestClockRequest\x1a).svc.core.v1.api.AdvanceTestClockResponse\x12a\n" +
+	"\x0eResetTestClock\x12&.svc.core.v1.api.ResetTestClockRequest\x1a'.svc.core.v1.api.ResetTestClockResponseB\xc5\x01\n" +
 	"\x13com.svc.core.v1.apiB\x11TestClockApiProtoP\x01Z;github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api\xa2\x02\x04SCVA\xaa\x02\x0fSvc.Core.V1.Api\xca\x02\x0fSvc\\Core\\V1\\Api\xe2\x02\x1bSvc\\Core\\V1\\Api\\GPBMetadata\xea\x02\x12Svc::Core::V1::Apib\x06proto3"
 
 var (
@@ -289,29 +424,37 @@ func file_svc_core_v1_api_test_clock_api_proto_rawDescGZIP() []byte {
 	return file_svc_core_v1_api_test_clock_api_proto_rawDescData
 }
 
-var file_svc_core_v1_api_test_clock_api_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_svc_core_v1_api_test_clock_api_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_svc_core_v1_api_test_clock_api_proto_goTypes = []any{
 	(*GetTestClockRequest)(nil),      // 0: svc.core.v1.api.GetTestClockRequest
 	(*GetTestClockResponse)(nil),     // 1: svc.core.v1.api.GetTestClockResponse
 	(*AdvanceTestClockRequest)(nil),  // 2: svc.core.v1.api.AdvanceTestClockRequest
 	(*AdvanceTestClockResponse)(nil), // 3: svc.core.v1.api.AdvanceTestClockResponse
-	(*timestamppb.Timestamp)(nil),    // 4: google.protobuf.Timestamp
-	(*v1.SweepCounts)(nil),           // 5: wasteflow.types.v1.SweepCounts
+	(*ResetTestClockRequest)(nil),    // 4: svc.core.v1.api.ResetTestClockRequest
+	(*ResetTestClockResponse)(nil),   // 5: svc.core.v1.api.ResetTestClockResponse
+	(*timestamppb.Timestamp)(nil),    // 6: google.protobuf.Timestamp
+	(*v1.SweepCounts)(nil),           // 7: wasteflow.types.v1.SweepCounts
+	(*v1.ResetCounts)(nil),           // 8: wasteflow.types.v1.ResetCounts
 }
 var file_svc_core_v1_api_test_clock_api_proto_depIdxs = []int32{
-	4, // 0: svc.core.v1.api.GetTestClockResponse.now:type_name -> google.protobuf.Timestamp
-	4, // 1: svc.core.v1.api.AdvanceTestClockRequest.to:type_name -> google.protobuf.Timestamp
-	4, // 2: svc.core.v1.api.AdvanceTestClockResponse.now:type_name -> google.protobuf.Timestamp
-	5, // 3: svc.core.v1.api.AdvanceTestClockResponse.swept:type_name -> wasteflow.types.v1.SweepCounts
-	0, // 4: svc.core.v1.api.TestClockApi.GetTestClock:input_type -> svc.core.v1.api.GetTestClockRequest
-	2, // 5: svc.core.v1.api.TestClockApi.AdvanceTestClock:input_type -> svc.core.v1.api.AdvanceTestClockRequest
-	1, // 6: svc.core.v1.api.TestClockApi.GetTestClock:output_type -> svc.core.v1.api.GetTestClockResponse
-	3, // 7: svc.core.v1.api.TestClockApi.AdvanceTestClock:output_type -> svc.core.v1.api.AdvanceTestClockResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6,  // 0: svc.core.v1.api.GetTestClockResponse.now:type_name -> google.protobuf.Timestamp
+	6,  // 1: svc.core.v1.api.AdvanceTestClockRequest.to:type_name -> google.protobuf.Timestamp
+	6,  // 2: svc.core.v1.api.AdvanceTestClockResponse.now:type_name -> google.protobuf.Timestamp
+	7,  // 3: svc.core.v1.api.AdvanceTestClockResponse.swept:type_name -> wasteflow.types.v1.SweepCounts
+	6,  // 4: svc.core.v1.api.ResetTestClockResponse.now:type_name -> google.protobuf.Timestamp
+	6,  // 5: svc.core.v1.api.ResetTestClockResponse.from:type_name -> google.protobuf.Timestamp
+	8,  // 6: svc.core.v1.api.ResetTestClockResponse.deleted:type_name -> wasteflow.types.v1.ResetCounts
+	0,  // 7: svc.core.v1.api.TestClockApi.GetTestClock:input_type -> svc.core.v1.api.GetTestClockRequest
+	2,  // 8: svc.core.v1.api.TestClockApi.AdvanceTestClock:input_type -> svc.core.v1.api.AdvanceTestClockRequest
+	4,  // 9: svc.core.v1.api.TestClockApi.ResetTestClock:input_type -> svc.core.v1.api.ResetTestClockRequest
+	1,  // 10: svc.core.v1.api.TestClockApi.GetTestClock:output_type -> svc.core.v1.api.GetTestClockResponse
+	3,  // 11: svc.core.v1.api.TestClockApi.AdvanceTestClock:output_type -> svc.core.v1.api.AdvanceTestClockResponse
+	5,  // 12: svc.core.v1.api.TestClockApi.ResetTestClock:output_type -> svc.core.v1.api.ResetTestClockResponse
+	10, // [10:13] is the sub-list for method output_type
+	7,  // [7:10] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_svc_core_v1_api_test_clock_api_proto_init() }
@@ -325,7 +468,7 @@ func file_svc_core_v1_api_test_clock_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_core_v1_api_test_clock_api_proto_rawDesc), len(file_svc_core_v1_api_test_clock_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	TestClockApi_GetTestClock_FullMethodName     = "/svc.core.v1.api.TestClockApi/GetTestClock"
 	TestClockApi_AdvanceTestClock_FullMethodName = "/svc.core.v1.api.TestClockApi/AdvanceTestClock"
+	TestClockApi_ResetTestClock_FullMethodName   = "/svc.core.v1.api.TestClockApi/ResetTestClock"
 )
 
 // TestClockApiClient is the client API for TestClockApi service.
@@ -36,18 +37,25 @@ const (
 type TestClockApiClient interface {
 	// Your provider's test clock
 	//
-	// The provider's current time and how far its clock runs ahead of real time. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, and only ever moves forward. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	// The provider's current time and how far its clock runs ahead of real time. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
 	//
 	// REST: POST /svc.core.v1.api.TestClockApi/GetTestClock
 	// Authorization: Bearer <access token>; scope usermgt
 	GetTestClock(ctx context.Context, in *GetTestClockRequest, opts ...grpc.CallOption) (*GetTestClockResponse, error)
 	// Move your provider's test clock forward
 	//
-	// Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is 400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice). Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, and only ever moves forward. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	// Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is 400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice), and so is a time more than 10 years after real time, naming to or days. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
 	//
 	// REST: POST /svc.core.v1.api.TestClockApi/AdvanceTestClock
 	// Authorization: Bearer <access token>; scope usermgt
 	AdvanceTestClock(ctx context.Context, in *AdvanceTestClockRequest, opts ...grpc.CallOption) (*AdvanceTestClockResponse, error)
+	// Set your provider's test clock back to real time, deleting its documents
+	//
+	// The sandbox's way back, from a clock moved too far included: sets the clock back to real time and deletes, in one transaction, every document of the provider (notifications, Annex VII documents, movements) with their parties, deadlines, audit trails, events (and their webhook deliveries), list entries and inspection links, and the provider's Idempotency-Keys (their stored answers hold the documents). Cursors handed out stay valid: an event position is never given twice. deleteDocuments must be true. The reset is recorded like an advance (who, from when, to when) and logged with its counts. Transport notes (BmuApi), file areas, signing processes, accounts, organisations, notifier groups, webhook endpoints and register exports stay: they run on real time. The operator's way is wasteflow admin reset-test-clock. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	//
+	// REST: POST /svc.core.v1.api.TestClockApi/ResetTestClock
+	// Authorization: Bearer <access token>; scope usermgt
+	ResetTestClock(ctx context.Context, in *ResetTestClockRequest, opts ...grpc.CallOption) (*ResetTestClockResponse, error)
 }
 
 type testClockApiClient struct {
@@ -78,6 +86,16 @@ func (c *testClockApiClient) AdvanceTestClock(ctx context.Context, in *AdvanceTe
 	return out, nil
 }
 
+func (c *testClockApiClient) ResetTestClock(ctx context.Context, in *ResetTestClockRequest, opts ...grpc.CallOption) (*ResetTestClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResetTestClockResponse)
+	err := c.cc.Invoke(ctx, TestClockApi_ResetTestClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TestClockApiServer is the server API for TestClockApi service.
 // All implementations must embed UnimplementedTestClockApiServer
 // for forward compatibility.
@@ -86,18 +104,25 @@ func (c *testClockApiClient) AdvanceTestClock(ctx context.Context, in *AdvanceTe
 type TestClockApiServer interface {
 	// Your provider's test clock
 	//
-	// The provider's current time and how far its clock runs ahead of real time. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, and only ever moves forward. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	// The provider's current time and how far its clock runs ahead of real time. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
 	//
 	// REST: POST /svc.core.v1.api.TestClockApi/GetTestClock
 	// Authorization: Bearer <access token>; scope usermgt
 	GetTestClock(context.Context, *GetTestClockRequest) (*GetTestClockResponse, error)
 	// Move your provider's test clock forward
 	//
-	// Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is 400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice). Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, and only ever moves forward. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	// Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is 400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice), and so is a time more than 10 years after real time, naming to or days. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
 	//
 	// REST: POST /svc.core.v1.api.TestClockApi/AdvanceTestClock
 	// Authorization: Bearer <access token>; scope usermgt
 	AdvanceTestClock(context.Context, *AdvanceTestClockRequest) (*AdvanceTestClockResponse, error)
+	// Set your provider's test clock back to real time, deleting its documents
+	//
+	// The sandbox's way back, from a clock moved too far included: sets the clock back to real time and deletes, in one transaction, every document of the provider (notifications, Annex VII documents, movements) with their parties, deadlines, audit trails, events (and their webhook deliveries), list entries and inspection links, and the provider's Idempotency-Keys (their stored answers hold the documents). Cursors handed out stay valid: an event position is never given twice. deleteDocuments must be true. The reset is recorded like an advance (who, from when, to when) and logged with its counts. Transport notes (BmuApi), file areas, signing processes, accounts, organisations, notifier groups, webhook endpoints and register exports stay: they run on real time. The operator's way is wasteflow admin reset-test-clock. Only in the development and test environments: in production and staging it answers 403, code 7, and no clock is read anywhere. One clock per provider, shared by its organisations; it runs at real speed, ahead of real time by advancedBy, at most 10 years, and only ever moves forward (ResetTestClock sets it back, with the provider's documents). A field the request does not name (a dryRun, say) is 400, code 3, where other operations ignore it. Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and Idempotency-Key retention stay on real time.
+	//
+	// REST: POST /svc.core.v1.api.TestClockApi/ResetTestClock
+	// Authorization: Bearer <access token>; scope usermgt
+	ResetTestClock(context.Context, *ResetTestClockRequest) (*ResetTestClockResponse, error)
 	mustEmbedUnimplementedTestClockApiServer()
 }
 
@@ -113,6 +138,9 @@ func (UnimplementedTestClockApiServer) GetTestClock(context.Context, *GetTestClo
 }
 func (UnimplementedTestClockApiServer) AdvanceTestClock(context.Context, *AdvanceTestClockRequest) (*AdvanceTestClockResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AdvanceTestClock not implemented")
+}
+func (UnimplementedTestClockApiServer) ResetTestClock(context.Context, *ResetTestClockRequest) (*ResetTestClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResetTestClock not implemented")
 }
 func (UnimplementedTestClockApiServer) mustEmbedUnimplementedTestClockApiServer() {}
 func (UnimplementedTestClockApiServer) testEmbeddedByValue()                      {}
@@ -171,6 +199,24 @@ func _TestClockApi_AdvanceTestClock_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TestClockApi_ResetTestClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResetTestClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TestClockApiServer).ResetTestClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TestClockApi_ResetTestClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TestClockApiServer).ResetTestClock(ctx, req.(*ResetTestClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TestClockApi_ServiceDesc is the grpc.ServiceDesc for TestClockApi service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -185,6 +231,10 @@ var TestClockApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AdvanceTestClock",
 			Handler:    _TestClockApi_AdvanceTestClock_Handler,
+		},
+		{
+			MethodName: "ResetTestClock",
+			Handler:    _TestClockApi_ResetTestClock_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -31,7 +31,7 @@ const (
 
 type ListNotificationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// return events after this cursor; empty: after the last acknowledged one
+	// return events after this cursor; empty: after the last acknowledged one. A cursor past the latest event is 400, code 3
 	Cursor string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	// at most this many (default 100, max 500)
 	Limit int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
@@ -147,7 +147,7 @@ func (x *ListNotificationsResponse) GetNextCursor() string {
 
 type AckNotificationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// every event up to and including this one is acknowledged
+	// every event up to and including this one is acknowledged; a cursor past the latest event (never handed out) is 400, code 3
 	Cursor        string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -228,7 +228,7 @@ func (*AckNotificationsResponse) Descriptor() ([]byte, []int) {
 
 type StreamNotificationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// stream the events after this cursor (the last one received, to resume); empty: after the last acknowledged one
+	// stream the events after this cursor (the last one received, to resume); empty: after the last acknowledged one. A cursor past the latest event ends the stream with INVALID_ARGUMENT
 	Cursor        string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -44,7 +44,7 @@ type NotificationApiClient interface {
 	ListNotifications(ctx context.Context, in *ListNotificationsRequest, opts ...grpc.CallOption) (*ListNotificationsResponse, error)
 	// Acknowledge notifications up to a cursor
 	//
-	// Later ListNotifications calls without a cursor start after it.
+	// Later ListNotifications calls without a cursor start after it. A cursor past the latest event is refused (400, code 3, naming cursor): it was never handed out, and acknowledging it would pass over every event to come.
 	//
 	// REST: POST /svc.namespaced_notifier.v1.api.NotificationApi/AckNotifications
 	// Authorization: Bearer <group token>
@@ -121,7 +121,7 @@ type NotificationApiServer interface {
 	ListNotifications(context.Context, *ListNotificationsRequest) (*ListNotificationsResponse, error)
 	// Acknowledge notifications up to a cursor
 	//
-	// Later ListNotifications calls without a cursor start after it.
+	// Later ListNotifications calls without a cursor start after it. A cursor past the latest event is refused (400, code 3, naming cursor): it was never handed out, and acknowledging it would pass over every event to come.
 	//
 	// REST: POST /svc.namespaced_notifier.v1.api.NotificationApi/AckNotifications
 	// Authorization: Bearer <group token>
