@@ -450,7 +450,16 @@ Try it (the README's five-minute tour goes on from here):
 Console:       %[1]s/ui (log in as any account above: noor's work queue holds a filed notification to acknowledge)
 Deadline page: %[1]s/ui/deadlines (both pages need WASTEFLOW_UI_APP_TOKEN set to an app token above; make run does)
 Guides:        %[1]s/docs (integrators, UI builders, operators, compliance staff, transport documents; the reference)
-`, base)
+Metrics:       %[2]s (WASTEFLOW_METRICS_ADDR: no login, so not on the API's address)
+`, base, metricsURL(cfg))
+}
+
+// metricsURL is where serve will serve the metrics ("off" when nowhere).
+func metricsURL(cfg *configs.Config) string {
+	if cfg.MetricsAddr == "" {
+		return "off"
+	}
+	return "http://" + cfg.MetricsAddr + "/metrics"
 }
 
 // serve runs the HTTP server until ctx is cancelled (SIGINT/SIGTERM), then
