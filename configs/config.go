@@ -33,7 +33,10 @@ var Environments = []string{"production", "staging", "test", "development"}
 
 // Config is the whole configuration of one process.
 type Config struct {
-	Addr        string
+	Addr string
+	// MetricsAddr is where /metrics is served, apart from the API ("":
+	// nowhere).
+	MetricsAddr string
 	Environment string
 	Database    Database
 
@@ -189,6 +192,17 @@ var Settings = []Setting{
 			return fmt.Errorf("want host:port: %v", err)
 		}
 		c.Addr = v
+		return nil
+	}},
+	{"WASTEFLOW_METRICS_ADDR", "127.0.0.1:8081", "listen address of the Prometheus metrics (GET /metrics, no login), apart from WASTEFLOW_ADDR (which answers /metrics with 404): host:port, loopback by default (give each instance on one machine its own port; port 0 picks a free one, logged), or off", func(c *Config, v string) error {
+		if v == "off" {
+			c.MetricsAddr = ""
+			return nil
+		}
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("want host:port or off: %v", err)
+		}
+		c.MetricsAddr = v
 		return nil
 	}},
 	{"WASTEFLOW_DATABASE_URL", "sqlite://./data/wasteflow.db", "`postgres://user@host:port/db?...` for PostgreSQL; `sqlite://PATH` (or empty) for the embedded SQLite file", func(c *Config, v string) error {
@@ -377,7 +391,7 @@ var Settings = []Setting{
 		c.TLSKeyFile = v
 		return nil
 	}},
-	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes (relative when empty), of printed documents' inspection links (the address the print request came to when empty) and of reminder mails (console, confirm, unsubscribe: http(s):// and WASTEFLOW_ADDR when empty, so set it wherever mails are sent)", func(c *Config, v string) error {
+	{"WASTEFLOW_PUBLIC_URL", "", "the server's address as people reach it (https://wasteflow.example.org), for the links of signing processes (relative when empty), of printed documents' inspection links and of reminder mails (console, confirm, unsubscribe); required in production (serve refuses to start without it). Outside production, when empty, an inspection link takes the address the print request came to if it is this machine's as a developer reaches it (localhost, a loopback or private IP address, WASTEFLOW_ADDR's host; never another name from a Host header), else WASTEFLOW_ADDR, and mails take http(s):// and WASTEFLOW_ADDR, so set it wherever the server is reached by a name or mails are sent", func(c *Config, v string) error {
 		if v != "" {
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

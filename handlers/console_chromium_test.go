@@ -55,6 +55,7 @@ func TestConsoleInChromium(t *testing.T) {
 	defer watchers.Wait()
 	defer stop()
 	messages := chromedp.Console(cctx)
+	csp := watchCSP(cctx, &watchers) // the page works under its Content-Security-Policy
 	watchers.Go(func() {
 		for m, err := range messages {
 			if err != nil {
@@ -397,5 +398,8 @@ func TestConsoleInChromium(t *testing.T) {
 	defer mu.Unlock()
 	if len(exceptions) > 0 {
 		t.Errorf("uncaught exceptions in the page: %q", exceptions)
+	}
+	if v := csp.violations(); len(v) > 0 {
+		t.Errorf("the page broke its Content-Security-Policy: %q", v)
 	}
 }

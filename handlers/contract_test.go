@@ -134,7 +134,7 @@ func contractAuth(t *testing.T, d *docEnv) {
 	st, _, raw = d.post(t, opAccess, hdr("dev-1", rt), nil)
 	wantError(t, 401, 16, st, raw)
 
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/.well-known/jwks.json", "/workflows/notification.mmd", "/workflows/movement.dot"} {
+	for _, path := range []string{"/healthz", "/readyz", "/.well-known/jwks.json", "/workflows/notification.mmd", "/workflows/movement.dot"} {
 		if st, _, raw := d.do(t, call{method: http.MethodGet, path: path}); st != 200 {
 			t.Fatalf("%s: %d %.200s", path, st, raw)
 		}

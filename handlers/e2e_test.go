@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -470,9 +471,16 @@ func TestGateway(t *testing.T) {
 			if st != 200 || decode(t, body)["status"] != "ready" {
 				t.Fatalf("readyz: %d %s", st, body)
 			}
-			st, _, body = e.do(t, call{method: http.MethodGet, path: "/metrics"})
-			if st != 200 {
-				t.Fatalf("metrics: %d", st)
+			// The metrics need no login: they are not on the API's address
+			// (serve gives them WASTEFLOW_METRICS_ADDR).
+			if st, _, _ = e.do(t, call{method: http.MethodGet, path: "/metrics"}); st != 404 {
+				t.Fatalf("/metrics on the API's address: %d, want 404", st)
+			}
+			rec := httptest.NewRecorder()
+			e.srv.Metrics().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			body = rec.Body.Bytes()
+			if rec.Code != 200 {
+				t.Fatalf("metrics: %d", rec.Code)
 			}
 			for _, want := range []string{
 				`wasteflow_requests_total{code="OK",http_status="200",operation="svc.core.v1.api.DiscoveryApi/ListProvider"}`,

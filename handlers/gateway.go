@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -540,6 +543,38 @@ func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []b
 	default:
 		c.Data(http.StatusOK, "application/json", out)
 	}
+}
+
+// linkBase is the address a link to this server starts with when it
+// leaves the request (an inspection link printed on paper):
+// WASTEFLOW_PUBLIC_URL. Without it (never in production: serve refuses
+// to start), the address the client reached (baseURL) when its host is
+// this machine as a developer reaches it (localhost, a loopback or
+// private IP address, or WASTEFLOW_ADDR's host), else WASTEFLOW_ADDR: a
+// forged Host header never puts a token under another name.
+func (s *Server) linkBase(ctx context.Context) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	listenHost, port, _ := net.SplitHostPort(s.cfg.Addr)
+	scheme := "http"
+	if s.cfg.TLSCertFile != "" {
+		scheme = "https"
+	}
+	if base := reqctx.From(ctx).BaseURL; base != "" {
+		if u, err := url.Parse(base); err == nil {
+			h := u.Hostname()
+			ip, ipErr := netip.ParseAddr(h)
+			if strings.EqualFold(h, "localhost") || (h == listenHost && h != "") ||
+				(ipErr == nil && ip.Zone() == "" && (ip.IsLoopback() || ip.IsPrivate())) {
+				return base
+			}
+		}
+	}
+	if ip, err := netip.ParseAddr(listenHost); listenHost == "" || (err == nil && ip.IsUnspecified()) {
+		listenHost = "127.0.0.1"
+	}
+	return scheme + "://" + net.JoinHostPort(listenHost, port)
 }
 
 // baseURL is the server's address as the client reached it: the request's

@@ -93,9 +93,7 @@ var mailPage = template.Must(template.New("mail").Parse(`<!doctype html>
 func (s *Server) mailLink(action string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Header("Cache-Control", "no-store")
-		c.Header("Referrer-Policy", "no-referrer")
 		c.Header("X-Robots-Tag", "noindex")
-		c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 		de := strings.HasPrefix(c.GetHeader("Accept-Language"), "de")
 		lang, pick := "en", func(en, de string) string { return en }
 		if de {

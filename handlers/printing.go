@@ -133,11 +133,7 @@ func (s *Server) inspectionExpiry(p *documents.Printed) time.Time {
 }
 
 func (s *Server) inspectionURL(ctx context.Context, token string) string {
-	base := s.cfg.PublicURL
-	if base == "" {
-		base = reqctx.From(ctx).BaseURL
-	}
-	return base + "/inspect/" + token
+	return s.linkBase(ctx) + "/inspect/" + token
 }
 
 var fileNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -405,7 +401,6 @@ func (s *Server) inspect(c *gin.Context) {
 		c.Data(http.StatusOK, "application/pdf", pdf)
 		return
 	}
-	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	var b strings.Builder
 	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
 		renderError(c, err)

@@ -230,7 +230,7 @@ func New(d Deps) (*Server, error) {
 	if err := e.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("WASTEFLOW_TRUSTED_PROXIES: %w", err)
 	}
-	e.Use(s.entry)
+	e.Use(s.entry, securityHeaders)
 	e.NoRoute(s.noRoute)
 	e.NoMethod(s.noMethod)
 	for _, op := range s.ops {
@@ -239,7 +239,7 @@ func New(d Deps) (*Server, error) {
 	for _, p := range s.plains {
 		e.GET(p.Path, s.plain(p))
 		if p.post != nil {
-			e.POST(p.Path, s.plain(PlainPath{Path: p.Path, handler: p.post}))
+			e.POST(p.Path, s.plain(PlainPath{Path: p.Path, CSP: p.CSP, handler: p.post}))
 		}
 	}
 	s.engine = e
@@ -313,7 +313,10 @@ type PlainPath struct {
 	// Also are the other media types it may answer with.
 	Also []string
 	// Query are its optional query parameters: name, description.
-	Query   [][2]string
+	Query [][2]string
+	// CSP is the Content-Security-Policy of its HTML answers (cspDefault
+	// when empty; see pages.go).
+	CSP     string
 	handler gin.HandlerFunc
 	// post, when set, answers POST too (PostSummary says what it does).
 	post        gin.HandlerFunc
@@ -323,13 +326,14 @@ type PlainPath struct {
 // plainPaths lists the operational endpoints and the workflow diagrams.
 func (s *Server) plainPaths() []PlainPath {
 	paths := []PlainPath{
+		{Path: "/", Summary: "Where to begin",
+			Description: "A browser (Accept naming text/html) is redirected (302) to the console at /ui. Any other client gets 200 with " +
+				"links to this description (/openapi.yaml, /openapi.json), the documentation (/docs), the console and the health checks.",
+			handler: s.root},
 		{Path: "/healthz", Summary: "Liveness", Description: "200 while the process is up; it checks nothing else.",
 			handler: func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version}) }},
 		{Path: "/readyz", Summary: "Readiness", Description: "200 when the database answers and every migration is applied; 503 (code 14) otherwise.",
 			handler: s.readyz},
-		{Path: "/metrics", Summary: "Prometheus metrics", ContentType: "text/plain",
-			Description: "Requests by operation and code, latency histogram, database pool, Go runtime (text exposition format).",
-			handler:     gin.WrapH(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))},
 		{Path: "/bmu/eanv.xsd", Summary: "The XML schema of transport documents (our format)", ContentType: "application/xml",
 			Description: "Our design of the consignment and acceptance notes' XML (namespace urn:wasteflow:eanv:1) until the official BMU schema is available.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/xml", bmu.XSD) }},
@@ -346,7 +350,7 @@ func (s *Server) plainPaths() []PlainPath {
 	for _, pg := range ui.Pages() {
 		pg := pg
 		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the pages for people: the console, the deadline page, the signing page (plain HTML, CSS and scripts, embedded).",
-			ContentType: pg.ContentType, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
+			ContentType: pg.ContentType, CSP: cspScripted, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
 	}
 	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the pages for people (the console, the deadline page, the signing page)",
 		Description: "The environment, the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public) and the providers it is valid for.",
@@ -371,7 +375,7 @@ func (s *Server) plainPaths() []PlainPath {
 				"recorded after the print is shown. Every read is kept (time, client address) for the document's parties " +
 				"(ListInspectionLinks). An unknown, expired or revoked token is answered as any absent page (404, code 5) and writes " +
 				"nothing; more than WASTEFLOW_INSPECTION_PER_MINUTE reads a minute from one address get 429 (code 8) with Retry-After.",
-			handler: s.inspect})
+			CSP: cspInspection, handler: s.inspect})
 	}
 	if s.mail != nil {
 		unsubscribe, confirm := s.mailLink("unsubscribe"), s.mailLink("confirm")
@@ -380,11 +384,11 @@ func (s *Server) plainPaths() []PlainPath {
 				Query: [][2]string{{"t", "the token of the mail's link"}},
 				Description: "GET shows a page asking to confirm; POST (its button, or RFC 8058's one-click POST with the body " +
 					"List-Unsubscribe=One-Click) switches every reminder mail of the account off. An invalid or used token gets 404.",
-				handler: unsubscribe, post: unsubscribe, PostSummary: "Unsubscribe (one click, RFC 8058)"},
+				CSP: cspStyledForm, handler: unsubscribe, post: unsubscribe, PostSummary: "Unsubscribe (one click, RFC 8058)"},
 			PlainPath{Path: "/mail/confirm", Summary: "A confirmation mail's link (no login)", ContentType: "text/html",
 				Query:       [][2]string{{"t", "the token of the mail's link"}},
 				Description: "GET shows a page asking to confirm; POST (its button) confirms the address the account set. An invalid token, or one of an address the account no longer has, gets 404.",
-				handler:     confirm, post: confirm, PostSummary: "Confirm the address"})
+				CSP:         cspStyledForm, handler: confirm, post: confirm, PostSummary: "Confirm the address"})
 	}
 	paths = append(paths, s.docPaths()...)
 	for _, m := range s.machines {
@@ -408,8 +412,19 @@ func (s *Server) plainPaths() []PlainPath {
 func (s *Server) plain(p PlainPath) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		reqctx.From(c.Request.Context()).Operation = p.Path
+		if p.CSP != "" {
+			c.Set(ctxKeyCSP, p.CSP)
+		}
 		p.handler(c)
 	}
+}
+
+// Metrics serves the Prometheus metrics (text exposition format):
+// requests by operation and code, latency, the database pool, the
+// gauges, the Go runtime. It needs no login, so serve wires it to its
+// own address (WASTEFLOW_METRICS_ADDR), never beside the API.
+func (s *Server) Metrics() http.Handler {
+	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
 
 func (s *Server) readyz(c *gin.Context) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,6 +171,14 @@ func TestSigningPageInChromium(t *testing.T) {
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(alloc)
 	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stopWatching := context.WithCancel(bctx)
+	var watchers sync.WaitGroup
+	defer watchers.Wait()
+	defer stopWatching()
+	csp := watchCSP(wctx, &watchers) // the page works under its Content-Security-Policy
 	wait := func(step, expr string) string {
 		t.Helper()
 		c, cancel := context.WithTimeout(bctx, 20*time.Second)
@@ -223,6 +232,9 @@ func TestSigningPageInChromium(t *testing.T) {
 	top := wait("the signed layer", `(s => s && s.dataset.signed === 'true' && s.innerText)(document.querySelector('#layers section[data-index="2"]'))`)
 	if !strings.Contains(top, "signed by Tom (Spedition Schnell)") || strings.Contains(top, "not signed") {
 		t.Fatalf("after signing the page shows the carrier's layer as %q", top)
+	}
+	if v := csp.violations(); len(v) > 0 {
+		t.Fatalf("the page broke its Content-Security-Policy: %q", v)
 	}
 
 	var got map[string]any

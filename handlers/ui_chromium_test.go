@@ -138,6 +138,7 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	cctx, stopWatching := context.WithCancel(bctx)
 	var watchers sync.WaitGroup
 	messages := chromedp.Console(cctx)
+	csp := watchCSP(cctx, &watchers) // the page works under its Content-Security-Policy
 	watchers.Go(func() {
 		for m, err := range messages {
 			if err != nil {
@@ -531,5 +532,8 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	defer mu.Unlock()
 	if len(exceptions) > 0 {
 		t.Fatalf("uncaught exceptions in the page: %q", exceptions)
+	}
+	if v := csp.violations(); len(v) > 0 {
+		t.Fatalf("the page broke its Content-Security-Policy: %q", v)
 	}
 }

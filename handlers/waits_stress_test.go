@@ -34,7 +34,7 @@ func TestIdleWaitsCostNothing(t *testing.T) {
 	const waiters, rounds = 1000, 20
 	dbcfg := dbtest.Postgres(t)
 	d := startDocs(t, dbcfg)
-	urls := []string{d.url}
+	urls, srvs := []string{d.url}, []*handlers.Server{d.srv}
 	for range 2 {
 		db := dbtest.Open(t, dbcfg)
 		hub := &wake.Hub{}
@@ -48,7 +48,7 @@ func TestIdleWaitsCostNothing(t *testing.T) {
 		}
 		hs := serveH2C(t, srv)
 		t.Cleanup(hs.Close)
-		urls = append(urls, hs.URL)
+		urls, srvs = append(urls, hs.URL), append(srvs, srv)
 	}
 	_, g, raw := d.call(t, "noor", grp+"RegisterGroup", map[string]any{"name": "erp", "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
 	if g["groupId"] == nil {
@@ -127,8 +127,8 @@ func TestIdleWaitsCostNothing(t *testing.T) {
 	// second by each backend, so let them settle, then count for 20 s.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var n int64
-		for _, u := range urls {
-			n += metricAt(t, u, `wasteflow_waiters{kind="events"}`)
+		for _, srv := range srvs {
+			n += metricAt(t, srv, `wasteflow_waiters{kind="events"}`)
 		}
 		if n == waiters {
 			break
@@ -176,9 +176,8 @@ func TestIdleWaitsCostNothing(t *testing.T) {
 	}
 }
 
-// metricAt reads one value of the /metrics of the server at url.
-func metricAt(t *testing.T, url, name string) int64 {
+// metricAt reads one value of srv's metrics.
+func metricAt(t *testing.T, srv *handlers.Server, name string) int64 {
 	t.Helper()
-	e := &authEnv{env: &env{url: url}}
-	return int64(e.metric(t, name))
+	return int64(metricOf(t, srv, name))
 }

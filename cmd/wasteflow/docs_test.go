@@ -37,7 +37,8 @@ func walkthroughPages(t *testing.T) []string {
 // `bin/wasteflow demo`, then `bin/wasteflow serve` with make run's settings,
 // then every block fenced as `sh run` of the page, in order, in one bash
 // (set -euo pipefail, so a failing command or a failed `jq -e` fails the
-// test), with 127.0.0.1:8080 pointed at the server (and grpcurl on the
+// test), with 127.0.0.1:8080 pointed at the server and 127.0.0.1:8081 at
+// its metrics (WASTEFLOW_METRICS_ADDR's default; and grpcurl on the
 // PATH when a block calls it). A block fenced
 // as `… expect` after a run block lists lines its output must contain, in
 // order; "…" in a line stands for any text. On PostgreSQL the server and
@@ -168,14 +169,14 @@ func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
 		t.Fatalf("bin/wasteflow demo: %v\n%s", err, out)
 	}
 	serve := exec.Command("bin/wasteflow", "serve")
-	serve.Dir, serve.Env = dir, append(env, "WASTEFLOW_ADDR=127.0.0.1:0")
-	base := listening(t, serve)
+	serve.Dir, serve.Env = dir, append(env, "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_METRICS_ADDR=127.0.0.1:0")
+	base, metrics := listeningWithMetrics(t, serve)
 
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
 	for i, s := range steps {
 		fmt.Fprintf(&script, "echo '@@wasteflow-walkthrough-step %d@@'\n", i)
-		script.WriteString(strings.ReplaceAll(s.script, "127.0.0.1:8080", strings.TrimPrefix(base, "http://")))
+		script.WriteString(strings.NewReplacer("127.0.0.1:8080", strings.TrimPrefix(base, "http://"), "127.0.0.1:8081", metrics).Replace(s.script))
 		script.WriteString("\n")
 	}
 	sh := exec.Command("bash", "-c", script.String())

@@ -463,14 +463,27 @@ Try it (the README's five-minute tour goes on from here):
 Console:       %[1]s/ui (log in as any account above: noor's work queue holds a filed notification to acknowledge)
 Deadline page: %[1]s/ui/deadlines (both pages need WASTEFLOW_UI_APP_TOKEN set to an app token above; make run does)
 Guides:        %[1]s/docs (integrators, UI builders, operators, compliance staff, transport documents; the reference)
-`, base)
+Metrics:       %[2]s (WASTEFLOW_METRICS_ADDR: no login, so not on the API's address)
+`, base, metricsURL(cfg))
+}
+
+// metricsURL is where serve will serve the metrics ("off" when nowhere).
+func metricsURL(cfg *configs.Config) string {
+	if cfg.MetricsAddr == "" {
+		return "off"
+	}
+	return "http://" + cfg.MetricsAddr + "/metrics"
 }
 
 // serve runs the HTTP server until ctx is cancelled (SIGINT/SIGTERM), then
 // drains in-flight requests within the grace period and closes the database.
 func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withScheduler bool, ready func(string)) error {
-	// The keys first: a server that cannot start for want of them (in
-	// production they are never made) leaves the database as it was.
+	// What production needs first: a server that cannot start for want of
+	// them leaves the database as it was.
+	if err := productionNeeds(cfg); err != nil {
+		return err
+	}
+	// The keys (in production they are never made).
 	if _, err := tokens.LoadKeys(cfg.Auth.SigningKeyFile, cfg.Auth.VerifyKeyFiles, !cfg.Production()); err != nil {
 		return fmt.Errorf("WASTEFLOW_JWT_SIGNING_KEY_FILE / WASTEFLOW_JWT_VERIFY_KEY_FILES: %w", err)
 	}
@@ -582,12 +595,17 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		return fmt.Errorf("WASTEFLOW_ADDR=%s: %w", cfg.Addr, err)
 	}
 	ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	metricsSrv, metricsAt, err := serveMetrics(cfg, h, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	scheme := "http"
 	if cfg.TLSCertFile != "" {
 		scheme = "https"
 	}
 	log.Info("wasteflow listening", "url", scheme+"://"+ln.Addr().String(), "environment", cfg.Environment,
-		"database", models.Dialect(db), "version", version)
+		"database", models.Dialect(db), "version", version, "metrics", metricsAt)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -639,6 +657,9 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	grpcErr := make(chan error, 1)
 	go func() { grpcErr <- h.Shutdown(shutdownCtx) }()
 	shutdownErr := errors.Join(srv.Shutdown(shutdownCtx), <-grpcErr)
+	if metricsSrv != nil {
+		_ = metricsSrv.Close() // a scrape is nothing to wait for
+	}
 	if sched != nil {
 		sched.Stop(shutdownCtx) // waits for a running sweep
 	}
@@ -651,6 +672,40 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// productionNeeds refuses to serve in production without what
+// production needs beside the keys: the public address, as links made
+// from a request's Host header could put a token under any name.
+func productionNeeds(cfg *configs.Config) error {
+	if cfg.Production() && cfg.PublicURL == "" {
+		return errors.New("WASTEFLOW_PUBLIC_URL is not set: in production the server needs the address people reach it at " +
+			"(such as https://wasteflow.example.org) for the links it prints, mails and hands out; it never takes them from a request's Host header")
+	}
+	return nil
+}
+
+// serveMetrics serves GET /metrics on WASTEFLOW_METRICS_ADDR, apart from
+// the API (it needs no login): its server, and the URL for the log ("off"
+// when the setting is off).
+func serveMetrics(cfg *configs.Config, h *handlers.Server, log *slog.Logger) (*http.Server, string, error) {
+	if cfg.MetricsAddr == "" {
+		return nil, "off", nil
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return nil, "", fmt.Errorf("WASTEFLOW_METRICS_ADDR=%s: %w (each instance on one machine needs its own port; 127.0.0.1:0 picks a free one, off serves no metrics)", cfg.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h.Metrics())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+		IdleTimeout: cfg.IdleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "error", err)
+		}
+	}()
+	return srv, "http://" + ln.Addr().String() + "/metrics", nil
 }
 
 // newRegisters makes the register exports' service and the job queue

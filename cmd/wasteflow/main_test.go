@@ -39,6 +39,7 @@ func environment(t *testing.T, db configs.Database, vars ...string) func(string)
 		"WASTEFLOW_JWT_SIGNING_KEY_FILE": filepath.Join(t.TempDir(), "jwt.pem"),
 		"WASTEFLOW_LOG_LEVEL":            "warn",
 		"WASTEFLOW_SIGNER_KEYS":          t.TempDir(),
+		"WASTEFLOW_METRICS_ADDR":         "127.0.0.1:0", // servers of tests run side by side
 	}
 	for i := 0; i+1 < len(vars); i += 2 {
 		m[vars[i]] = vars[i+1]
@@ -126,7 +127,7 @@ func TestDemoIsRepeatableAndRefusedInProduction(t *testing.T) {
 	// In production missing keys are never made: serve stops before it
 	// touches the database (no file made, nothing migrated).
 	fresh := dbtest.SQLite(t)
-	if code, _, stderr := runCmd(t, environment(t, fresh, "WASTEFLOW_ENVIRONMENT", "production"), "serve"); code != exitError || !strings.Contains(stderr, "WASTEFLOW_JWT_SIGNING_KEY_FILE") {
+	if code, _, stderr := runCmd(t, environment(t, fresh, "WASTEFLOW_ENVIRONMENT", "production", "WASTEFLOW_PUBLIC_URL", "https://wasteflow.example.org"), "serve"); code != exitError || !strings.Contains(stderr, "WASTEFLOW_JWT_SIGNING_KEY_FILE") {
 		t.Fatalf("serve in production without keys: exit %d, %s", code, stderr)
 	}
 	if _, err := os.Stat(fresh.DSN); !os.IsNotExist(err) {
@@ -150,7 +151,7 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 		cmd.Env = append(os.Environ(),
 			"WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_DATABASE_URL="+db.URL,
 			"WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(t.TempDir(), "k"), "WASTEFLOW_SHUTDOWN_GRACE=5s",
-			"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(t.TempDir(), "jwt.pem"))
+			"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(t.TempDir(), "jwt.pem"), "WASTEFLOW_METRICS_ADDR=127.0.0.1:0")
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

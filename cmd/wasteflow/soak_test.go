@@ -45,7 +45,10 @@ func TestSoak(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	base := "http://" + addr
-	env = append(env, "WASTEFLOW_ADDR="+addr)
+	ln, _ = net.Listen("tcp", "127.0.0.1:0")
+	metricsAddr := ln.Addr().String()
+	ln.Close()
+	env = append(env, "WASTEFLOW_ADDR="+addr, "WASTEFLOW_METRICS_ADDR="+metricsAddr)
 	var stderr bytes.Buffer
 	proc := &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: env, Stderr: &stderr}
 	if err := proc.Start(); err != nil {
@@ -73,7 +76,7 @@ func TestSoak(t *testing.T) {
 	var requests, serverErrors, clientErrors atomic.Int64
 	read := func() sample {
 		s := sample{rssMB: rssMB(t, proc.Process.Pid)}
-		m := metrics(t, base)
+		m := metrics(t, "http://"+metricsAddr)
 		s.goroutines, s.heapMB, s.served = m["go_goroutines"], m["go_memstats_heap_inuse_bytes"]/(1<<20), float64(requests.Load())
 		return s
 	}
@@ -276,7 +279,8 @@ func rssMB(t *testing.T, pid int) float64 {
 	return 0
 }
 
-// metrics reads the unlabelled gauges of the server's /metrics.
+// metrics reads the unlabelled gauges of the server's /metrics (base is
+// WASTEFLOW_METRICS_ADDR's).
 func metrics(t *testing.T, base string) map[string]float64 {
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {

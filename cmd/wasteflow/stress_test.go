@@ -145,7 +145,8 @@ func demoEnv(t *testing.T, bin string, db configs.Database) (env []string) {
 	t.Helper()
 	dir := t.TempDir()
 	env = append(os.Environ(), "WASTEFLOW_DATABASE_URL="+db.URL, "WASTEFLOW_SECRET_KEY_FILE="+filepath.Join(dir, "k"),
-		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir)
+		"WASTEFLOW_JWT_SIGNING_KEY_FILE="+filepath.Join(dir, "jwt.pem"), "WASTEFLOW_LOG_LEVEL=error", "WASTEFLOW_SIGNER_KEYS="+dir,
+		"WASTEFLOW_METRICS_ADDR=127.0.0.1:0") // several servers on one machine: each its own metrics port
 	if out, err := (&exec.Cmd{Path: bin, Args: []string{bin, "demo"}, Env: env}).CombinedOutput(); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}

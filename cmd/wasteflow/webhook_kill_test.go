@@ -156,6 +156,18 @@ func startServe(t *testing.T, bin string, env []string) (*exec.Cmd, string) {
 // and returns the address its log says it listens on.
 func listening(t *testing.T, cmd *exec.Cmd) string {
 	t.Helper()
+	base, _ := listeningWithMetrics(t, cmd)
+	return base
+}
+
+// metricsRe finds the address of the metrics in the log line of serve
+// that says where it listens.
+var metricsRe = regexp.MustCompile(`metrics=http://(127\.0\.0\.1:\d+)/metrics`)
+
+// listeningWithMetrics is listening, with the host:port of the metrics
+// (WASTEFLOW_METRICS_ADDR; "" when off).
+func listeningWithMetrics(t *testing.T, cmd *exec.Cmd) (base, metrics string) {
+	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -168,11 +180,14 @@ func listening(t *testing.T, cmd *exec.Cmd) string {
 		log.WriteString(lines.Text() + "\n")
 		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
 			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return m[1]
+			if mm := metricsRe.FindStringSubmatch(lines.Text()); mm != nil {
+				metrics = mm[1]
+			}
+			return m[1], metrics
 		}
 	}
 	t.Fatalf("the server never said where it listens:\n%s", log.String())
-	return ""
+	return "", ""
 }
 
 // A webhook retry survives a kill: a delivery failing against a receiver
