@@ -98,7 +98,7 @@ func (s *Server) root(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{
 		"name":    "wasteflow",
 		"version": s.version,
-		"message": "This is the wasteflow API: its operations are POST /<package>.<Service>/<Method> with a provider_id header; see the links.",
+		"message": "This is the wasteflow API: each operation is a POST to /PACKAGE.SERVICE/METHOD with a provider_id header, as the OpenAPI description says (links).",
 		"links": gin.H{
 			"openapi":     "/openapi.yaml",
 			"openapiJson": "/openapi.json",
