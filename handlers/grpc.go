@@ -208,10 +208,10 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 
 // stream runs a streaming operation for either gRPC server, which had it
 // admitted (g.admit) before reading its request: the request (body, the
-// message as JSON) decoded by the codec (as a REST body would be), a Caller that runs the operations it is made of through the
-// gateway with the stream's metadata, each message it sends rendered by
-// the codec and read into the rpc's response message. Errors are connect
-// errors.
+// message as JSON) decoded by the codec (as a REST body would be), a
+// Caller that runs the operations it is made of through the gateway with
+// the stream's metadata, each message it sends rendered by the codec and
+// read into the rpc's response message. Errors are connect errors.
 func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
