@@ -149,6 +149,9 @@ func (s *Server) entry(c *gin.Context) {
 			}
 			renderError(c, status.Wrap(fmt.Errorf("panic: %v", p), status.Internal, "internal error"))
 		}
+		if a, _ := c.Request.Context().Value(admissionKey{}).(*admission); a != nil && a.quiet {
+			return // the call's own pass logs and counts it
+		}
 		op := info.Operation
 		if op == "" {
 			op = "unmatched" // one label for every unknown path keeps the metric bounded
@@ -202,52 +205,37 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			c.Request = c.Request.WithContext(ctx)
 		}
 
-		limit := s.cfg.BodyLimit
-		if op.Security == NoToken && s.cfg.UnauthenticatedBodyLimit > 0 {
-			limit = min(limit, s.cfg.UnauthenticatedBodyLimit) // no token: no reason for a large body
-		}
-		if c.Request.ContentLength > limit {
-			renderError(c, tooLarge(limit))
+		adm, _ := ctx.Value(admissionKey{}).(*admission)
+		if adm != nil && adm.err != nil { // the gRPC face refused the message it was about to read
+			renderError(c, adm.err)
 			return
 		}
-		if size := headerBytes(c.Request); size > maxHeaderBytes {
-			e := status.New(status.ResourceExhausted, "request headers of %d bytes, more than the %d allowed", size, maxHeaderBytes)
-			e.HTTP = http.StatusRequestHeaderFieldsTooLarge
-			renderError(c, e)
-			return
-		}
-		if !op.NoProvider {
-			pid, err := s.checkProvider(ctx, c.GetHeader("provider_id"))
-			if err != nil {
+		var limit int64
+		if adm != nil && adm.admitted { // the gRPC face had the call admitted before it read the message
+			info.ProviderID, info.Principal, limit = adm.providerID, adm.principal, adm.limit
+		} else {
+			var err error
+			if limit, err = s.admit(c, op, info); err != nil {
 				renderError(c, err)
 				return
 			}
-			info.ProviderID = pid
-		}
-		authz := c.GetHeader("Authorization")
-		if op.Security != NoToken && (op.Security != OptionalAccessToken || authz != "") {
-			p, err := s.authenticate(ctx, op, info.ProviderID, authz)
-			if err != nil {
-				renderError(c, err)
+			if adm != nil || op.Streaming() { // admission only: the gRPC face reads the message (or runs the stream) next
+				if adm != nil {
+					adm.admitted, adm.providerID, adm.principal, adm.limit = true, info.ProviderID, info.Principal, limit
+					adm.quiet = !op.Streaming() // the call's own pass has the log line; a stream's admission is its line
+				}
+				c.Data(http.StatusOK, "application/json", []byte("{}"))
 				return
 			}
-			info.Principal = p
-			if err := checkAccess(&op, p); err != nil {
-				renderError(c, err)
-				return
-			}
-		}
-		if op.Streaming() { // the gRPC face's admission of a stream: provider, token, scope, kind; it runs the stream itself
-			c.Data(http.StatusOK, "application/json", []byte("{}"))
-			return
 		}
 		var decode func(any) error
 		var rawBody []byte
 		if op.Verb == http.MethodGet && !fromGRPC(ctx) {
 			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
-			// Bodies over 1 MiB (or of unknown length) are read a few at once.
-			if c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody {
+			// Bodies over 1 MiB (or of unknown length) are read a few at once
+			// (a gRPC message took its slot before the face read it).
+			if adm == nil && (c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody) {
 				release, err := s.largeBodySlot(ctx)
 				if err != nil {
 					renderError(c, err)
@@ -306,6 +294,80 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 		c.Data(http.StatusOK, "application/json", out)
 	}
 }
+
+// admit is the admission of a call, from its headers alone, before its
+// body is read, on every face: the body's announced length, the headers'
+// size, the provider, the token (the three authentication stages), scope
+// and kind of organisation. It answers the most the call may send: the
+// body limit, or WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a
+// valid token (no token: no reason for a large body).
+func (s *Server) admit(c *gin.Context, op Operation, info *reqctx.Info) (int64, error) {
+	ctx := c.Request.Context()
+	limit := s.cfg.BodyLimit
+	if op.Security == NoToken {
+		limit = s.unauthenticatedLimit()
+	}
+	if c.Request.ContentLength > limit {
+		return 0, tooLarge(limit)
+	}
+	if size := headerBytes(c.Request); size > maxHeaderBytes {
+		e := status.New(status.ResourceExhausted, "request headers of %d bytes, more than the %d allowed", size, maxHeaderBytes)
+		e.HTTP = http.StatusRequestHeaderFieldsTooLarge
+		return 0, e
+	}
+	if !op.NoProvider {
+		pid, err := s.checkProvider(ctx, c.GetHeader("provider_id"))
+		if err != nil {
+			return 0, err
+		}
+		info.ProviderID = pid
+	}
+	authz := c.GetHeader("Authorization")
+	if op.Security != NoToken && (op.Security != OptionalAccessToken || authz != "") {
+		p, err := s.authenticate(ctx, op, info.ProviderID, authz)
+		if err != nil {
+			return 0, err
+		}
+		info.Principal = p
+		if err := checkAccess(&op, p); err != nil {
+			return 0, err
+		}
+	}
+	if info.Principal == nil { // a password change without a token, say
+		limit = s.unauthenticatedLimit()
+		if c.Request.ContentLength > limit {
+			return 0, tooLarge(limit)
+		}
+	}
+	return limit, nil
+}
+
+// unauthenticatedLimit is the most a call without a valid token may send.
+func (s *Server) unauthenticatedLimit() int64 {
+	if n := s.cfg.UnauthenticatedBodyLimit; n > 0 {
+		return min(n, s.cfg.BodyLimit)
+	}
+	return s.cfg.BodyLimit
+}
+
+// admission carries the gateway's admission of a gRPC call between the
+// passes of the call through the gateway (Server.dispatch): the gRPC face
+// asks for it before it reads the call's message (only: the gateway stops
+// after admitting, filling in who calls and the most the message may be),
+// reads at most that, and sends the call with it (admitted: the gateway
+// takes provider and principal from it instead of admitting again), or
+// with the error that refused the message (err: the gateway answers it,
+// so that it is logged and counted as every answer is).
+type admission struct {
+	admitted   bool
+	quiet      bool // an admission pass that the call's own pass follows: no log line of its own
+	providerID string
+	principal  *reqctx.Principal
+	limit      int64
+	err        error
+}
+
+type admissionKey struct{}
 
 func tooLarge(limit int64) *status.Error {
 	e := status.New(status.ResourceExhausted, "request body larger than %d bytes", limit)

@@ -58,6 +58,7 @@ const MaxResponseBytes = 50 << 20
 type grpcFace struct {
 	s        *Server
 	mux      map[string]http.Handler // procedure ("/pkg.Service/Method") -> handler
+	calls    map[string]*connectCall // the operations' procedures, admitted before connect-go reads their message
 	errs     *connect.ErrorWriter
 	services []string
 	ops      map[string]*Operation // by "<package>.<Service>/<Method>"
@@ -92,7 +93,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		byName[op.Package+"."+op.Service+"/"+op.Method] = op
 	}
 	files := new(protoregistry.Files)
-	g := &grpcFace{s: s, mux: map[string]http.Handler{}, errs: connect.NewErrorWriter(), ops: byName}
+	g := &grpcFace{s: s, mux: map[string]http.Handler{}, calls: map[string]*connectCall{}, errs: connect.NewErrorWriter(), ops: byName}
 	var register func(fd protoreflect.FileDescriptor) error
 	register = func(fd protoreflect.FileDescriptor) error {
 		if _, err := files.FindFileByPath(fd.Path()); err == nil {
@@ -140,13 +141,23 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 					continue // this server runs without the operation's service
 				}
 				procedure := "/" + string(sd.FullName()) + "/" + string(md.Name())
+				// one handler per limit a call may be admitted with (the
+				// limit bounds a compressed message once decompressed)
+				handler := func(limit int64) http.Handler {
+					o := slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithReadMaxBytes(int(limit))})
+					if op.Streaming() {
+						return g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md), o...))
+					}
+					return connect.NewUnaryHandler(procedure, g.unary(op, md), append(o, connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
+				}
+				cc := &connectCall{op: op, full: handler(s.cfg.BodyLimit)}
+				if small := s.unauthenticatedLimit(); small < s.cfg.BodyLimit && (op.Security == NoToken || op.Security == OptionalAccessToken) {
+					cc.small = handler(small)
+				}
+				g.calls[procedure] = cc
 				if op.Streaming() {
-					g.mux[procedure] = g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md),
-						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md)})...))
 					native.Streams = append(native.Streams, g.nativeStream(op, md))
 				} else {
-					g.mux[procedure] = connect.NewUnaryHandler(procedure, g.unary(op, md),
-						slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{})})...)
 					native.Methods = append(native.Methods, g.nativeMethod(op, md))
 				}
 				served = true
@@ -159,11 +170,14 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 	}
 	listed := append(append([]string(nil), g.services...), grpchealth.HealthV1ServiceName)
 	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return listed }), grpcreflect.WithDescriptorResolver(files))
+	// Reflection and health take no token: their messages are held to
+	// what a call without one may send.
+	unauthenticated := connect.WithReadMaxBytes(int(s.unauthenticatedLimit()))
 	for _, h := range []func(*grpcreflect.Reflector, ...connect.HandlerOption) (string, http.Handler){grpcreflect.NewHandlerV1, grpcreflect.NewHandlerV1Alpha} {
-		path, handler := h(reflector)
+		path, handler := h(reflector, unauthenticated)
 		g.addPrefix(path, handler)
 	}
-	path, handler := grpchealth.NewHandler(healthChecker{s})
+	path, handler := grpchealth.NewHandler(healthChecker{s}, unauthenticated)
 	g.addPrefix(path, handler)
 	g.files = files
 	g.server = g.newNativeServer()
@@ -192,12 +206,12 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 	}
 }
 
-// stream runs a streaming operation for either gRPC server: its request
-// (body, the message as JSON) decoded by the codec (as a REST body would
-// be), a Caller that runs the operations it is made of through the
-// gateway with the stream's metadata, each message it sends rendered by
-// the codec and read into the rpc's response message. Errors are connect
-// errors.
+// stream runs a streaming operation for either gRPC server, which had it
+// admitted (g.admit) before reading its request: the request (body, the
+// message as JSON) decoded by the codec (as a REST body would be), a
+// Caller that runs the operations it is made of through the gateway with
+// the stream's metadata, each message it sends rendered by the codec and
+// read into the rpc's response message. Errors are connect errors.
 func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -208,11 +222,6 @@ func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.Me
 		}
 		stop()
 	}()
-	// Admission first, as for a unary call: provider, token, scope,
-	// kind of organisation (the gateway stops there for a stream).
-	if rec := g.s.dispatch(ctx, op, header, peer, []byte("{}"), nil); rec.status != http.StatusOK {
-		return rec.grpcError()
-	}
 	in := reflect.New(op.Request)
 	if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
@@ -226,7 +235,7 @@ func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.Me
 		if err != nil {
 			return err
 		}
-		rec := g.s.dispatch(ctx, target, header, peer, b, nil)
+		rec := g.s.dispatch(ctx, target, header, peer, b, nil, nil)
 		if rec.status != http.StatusOK {
 			return rec.grpcError()
 		}
@@ -268,6 +277,10 @@ func isGRPC(r *http.Request) bool {
 
 func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), originKey{}, callOrigin{host: r.Host, tls: r.TLS != nil}))
+	if cc, ok := g.calls[r.URL.Path]; ok {
+		g.serveCall(w, r, cc)
+		return
+	}
 	if h, ok := g.mux[r.URL.Path]; ok {
 		h.ServeHTTP(w, r)
 		return
@@ -289,7 +302,8 @@ func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(c
 			return nil, connect.NewError(connect.CodeInvalidArgument, err)
 		}
 		body = withUnknownFields(op, md.Input(), body, req.Msg.GetUnknown())
-		out, answer, err := g.call(ctx, op, md, req.Header(), req.Peer().Addr, body)
+		adm, _ := ctx.Value(admittedKey{}).(*admission) // serveCall's
+		out, answer, err := g.call(ctx, op, md, req.Header(), req.Peer().Addr, body, adm)
 		if err != nil {
 			return nil, err
 		}
@@ -300,10 +314,11 @@ func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(c
 }
 
 // call runs a unary operation for either gRPC server: body (the request
-// as JSON) through the gateway, the answer as a wireMessage with the
-// answer's headers, or a connect error (code, message, details, metadata).
-func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte) (*wireMessage, http.Header, error) {
-	rec := g.s.dispatch(ctx, op, header, peer, body, &grpcSink{})
+// as JSON) through the gateway, with the call's admission (g.admit), the
+// answer as a wireMessage with the answer's headers, or a connect error
+// (code, message, details, metadata).
+func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (*wireMessage, http.Header, error) {
+	rec := g.s.dispatch(ctx, op, header, peer, body, &grpcSink{}, adm)
 	if rec.overflow {
 		return nil, nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
 	}
@@ -497,10 +512,11 @@ func grpcHopHeader(k string) bool {
 //
 // With a sink the answer's Go value goes there instead of being encoded
 // as JSON (the gRPC face writes it to the wire); without, the recorder
-// holds the JSON.
-func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte, sink *grpcSink) *recorder {
+// holds the JSON. adm is the call's admission (see admission): nil has
+// the gateway admit the call itself.
+func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte, sink *grpcSink, adm *admission) *recorder {
 	rec := &recorder{header: http.Header{}, status: http.StatusOK, limit: 2 * MaxResponseBytes, sink: sink}
-	ctx = context.WithValue(ctx, viaGRPCKey{}, true)
+	ctx = context.WithValue(context.WithValue(ctx, viaGRPCKey{}, true), admissionKey{}, adm)
 	if sink != nil {
 		ctx = context.WithValue(ctx, sinkKey{}, sink)
 	} else {

@@ -82,7 +82,10 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 	cfg := g.s.cfg
 	gs := grpc.NewServer(
 		grpc.ForceServerCodecV2(nativeCodec{}),
-		grpc.MaxRecvMsgSize(int(cfg.BodyLimit)),
+		// The operations read their messages themselves, held to the
+		// limit their call was admitted with (receive); grpc-go's one
+		// limit is for what takes no token: reflection and health.
+		grpc.MaxRecvMsgSize(int(g.s.unauthenticatedLimit())),
 		grpc.MaxSendMsgSize(MaxResponseBytes),
 		grpc.MaxHeaderListSize(4<<20), // as net/http's MaxHeaderBytes; the gateway refuses more than 1 MiB with the error shape
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: cfg.IdleTimeout}),
@@ -109,18 +112,29 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 
 // nativeMethod is one operation as a grpc-go unary method.
 func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor) grpc.MethodDesc {
-	return grpc.MethodDesc{MethodName: string(md.Name()), Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-		var in rawRequest
-		if err := dec(&in); err != nil {
+	// grpc-go reads a unary call's message when the handler decodes it
+	// (dec); the handler reads it itself (receive), once admitted.
+	return grpc.MethodDesc{MethodName: string(md.Name()), Handler: func(_ any, ctx context.Context, _ func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+		header, remote := incoming(ctx)
+		adm, err := g.admit(ctx, op, header, remote)
+		if err != nil {
+			return nil, nativeError(ctx, err)
+		}
+		in, release, err := g.receive(ctx, adm)
+		if gatewayRefusal(err) {
+			return nil, nativeError(ctx, g.refuse(ctx, op, header, remote, err))
+		}
+		if err != nil {
 			return nil, err
 		}
+		defer release()
 		body, err := requestJSON(md.Input(), in)
 		if err != nil {
 			return nil, grpcstatus.Error(codes.InvalidArgument, err.Error())
 		}
 		body = withUnknownFields(op, md.Input(), body, in)
-		header, remote := incoming(ctx)
-		out, answer, err := g.call(ctx, op, md, header, remote, body)
+		in = nil
+		out, answer, err := g.call(ctx, op, md, header, remote, body, adm)
 		if err != nil {
 			return nil, nativeError(ctx, err)
 		}
@@ -132,16 +146,25 @@ func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor)
 // nativeStream is one streaming operation as a grpc-go server stream.
 func (g *grpcFace) nativeStream(op *Operation, md protoreflect.MethodDescriptor) grpc.StreamDesc {
 	return grpc.StreamDesc{StreamName: string(md.Name()), ServerStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
-		var in rawRequest
-		if err := st.RecvMsg(&in); err != nil {
+		ctx := st.Context()
+		header, remote := incoming(ctx)
+		adm, err := g.admit(ctx, op, header, remote)
+		if err != nil {
+			return nativeError(ctx, err)
+		}
+		in, release, err := g.receive(ctx, adm)
+		if gatewayRefusal(err) {
+			return nativeError(ctx, g.refuse(ctx, op, header, remote, err))
+		}
+		if err != nil {
 			return err
 		}
 		body, err := requestJSON(md.Input(), in)
+		release() // a stream's request is small; the slot is not held for its life
 		if err != nil {
 			return grpcstatus.Error(codes.InvalidArgument, err.Error())
 		}
-		header, remote := incoming(st.Context())
-		err = g.stream(st.Context(), op, md, header, remote, body, func(m proto.Message) error { return st.SendMsg(m) })
+		err = g.stream(ctx, op, md, header, remote, body, func(m proto.Message) error { return st.SendMsg(m) })
 		if err != nil {
 			return nativeError(st.Context(), err)
 		}

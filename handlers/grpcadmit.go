@@ -1,0 +1,193 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
+	grpcstatus "google.golang.org/grpc/status"
+
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// Admission before the message: a gRPC call is admitted from its headers
+// (metadata) before a byte of its message is read, as a REST request is
+// from its headers (Server.admit: provider, token, scope and kind of
+// organisation, and the most the call may send: the body limit, or the
+// unauthenticated limit without a valid token). Then the message's 5-byte
+// length prefix is read alone: a message over the admitted limit is
+// refused (RESOURCE_EXHAUSTED) before its body is read, and one over
+// 1 MiB waits for a large-body slot (UNAVAILABLE after 2 s) as a large
+// REST body does. Only then is the message read, by grpc-go's transport
+// (receive) or by connect-go (serveCall), and the call dispatched with
+// its admission.
+
+// admit asks the gateway to admit op's call from its headers: a pass
+// through the gateway that stops after admitting (logged only when it
+// refuses, or for a stream, whose line it is). The answer, or the
+// refusal as a connect error, comes back; the call's later passes carry
+// the request id the admission gave it.
+func (g *grpcFace) admit(ctx context.Context, op *Operation, header http.Header, peer string) (*admission, error) {
+	probe := &admission{}
+	rec := g.s.dispatch(ctx, op, header, peer, nil, nil, probe)
+	if rec.status != http.StatusOK || !probe.admitted {
+		return nil, rec.grpcError()
+	}
+	if id := rec.header.Get(requestIDHeader); id != "" {
+		header.Set(requestIDHeader, id)
+	}
+	return &admission{admitted: true, providerID: probe.providerID, principal: probe.principal, limit: probe.limit}, nil
+}
+
+// refuse answers an admitted call whose message was refused (too large,
+// no large-body slot) through the gateway, which logs and counts it.
+func (g *grpcFace) refuse(ctx context.Context, op *Operation, header http.Header, peer string, err error) error {
+	return g.s.dispatch(ctx, op, header, peer, nil, nil, &admission{err: err}).grpcError()
+}
+
+// messageSize checks a message's length prefix against the admitted limit
+// and takes a large-body slot for a message over 1 MiB; the gateway's
+// error (*status.Error) when it is refused.
+func (g *grpcFace) messageSize(ctx context.Context, prefix [5]byte, adm *admission) (release func(), err error) {
+	n := int64(binary.BigEndian.Uint32(prefix[1:]))
+	if n > adm.limit {
+		return nil, tooLarge(adm.limit)
+	}
+	if n > largeBody {
+		return g.s.largeBodySlot(ctx)
+	}
+	return func() {}, nil
+}
+
+// admittedKey hands serveCall's admission to the connect-go handler's
+// function (g.unary, g.serverStream) through the request's context.
+type admittedKey struct{}
+
+// connectCall is an operation's procedure on connect-go (gRPC-Web, and
+// gRPC over TLS): its handler, and one whose read limit is the
+// unauthenticated one for operations that may be called without a token.
+type connectCall struct {
+	op    *Operation
+	full  http.Handler
+	small http.Handler
+}
+
+// serveCall admits a call before connect-go reads its message: admission
+// from the headers, the message's length prefix against the admitted
+// limit (and a large-body slot), the body held to that limit, then the
+// handler made for it.
+func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connectCall) {
+	ctx := r.Context()
+	refuse := func(err error) {
+		if r.ProtoMajor == 1 {
+			w.Header().Set("Connection", "close") // the unread message is not waited for
+		}
+		_ = g.errs.Write(w, r, err)
+	}
+	adm, err := g.admit(ctx, cc.op, r.Header, r.RemoteAddr)
+	if err != nil {
+		refuse(err)
+		return
+	}
+	// gRPC and gRPC-Web bodies are length-prefixed messages; what does not
+	// start with a whole prefix is left to connect-go to refuse.
+	var prefix [5]byte
+	n, err := io.ReadFull(r.Body, prefix[:])
+	body := io.MultiReader(bytes.NewReader(prefix[:n]), r.Body)
+	if err == nil {
+		release, err := g.messageSize(ctx, prefix, adm)
+		if err != nil {
+			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, err))
+			return
+		}
+		defer release()
+	}
+	// the message, and the prefix of a second one connect-go refuses
+	r.Body = http.MaxBytesReader(w, readCloser{body, r.Body}, adm.limit+2*int64(len(prefix)))
+	h := cc.full
+	if cc.small != nil && adm.limit < g.s.cfg.BodyLimit {
+		h = cc.small
+	}
+	h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, admittedKey{}, adm)))
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// transportStream is how grpc-go's transport stream (which
+// grpc.ServerTransportStreamFromContext gives a method's handler) reads a
+// call's message: its length prefix apart from its body, which is what
+// lets the face refuse a message by its length before reading it (grpc-go
+// itself knows one limit per server: grpc.MaxRecvMsgSize, here the
+// unauthenticated limit, for reflection and health).
+type transportStream interface {
+	ReadMessageHeader(header []byte) error
+	Read(n int) (mem.BufferSlice, error)
+}
+
+// receive reads an admitted native call's one request message, held to
+// the admitted limit before its body is read. A refusal of the gateway's
+// (a *status.Error: too large, no slot) goes back through the gateway
+// (g.refuse); anything else is the transport's, a gRPC status already.
+func (g *grpcFace) receive(ctx context.Context, adm *admission) (rawRequest, func(), error) {
+	ts, ok := grpc.ServerTransportStreamFromContext(ctx).(transportStream)
+	if !ok { // a grpc-go whose transport reads otherwise: refuse rather than read unbounded
+		return nil, nil, grpcstatus.Error(codes.Internal, "the gRPC transport cannot read a message's length first")
+	}
+	var prefix [5]byte
+	if err := ts.ReadMessageHeader(prefix[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, grpcstatus.Error(codes.Internal, "cardinality violation: received no request message from non-client-streaming RPC")
+		}
+		return nil, nil, transportError(err)
+	}
+	if prefix[0] != 0 { // no decompressor is installed: grpc-go refused a grpc-encoding already
+		return nil, nil, grpcstatus.Error(codes.Internal, "grpc: compressed flag set with identity or empty encoding")
+	}
+	release, err := g.messageSize(ctx, prefix, adm)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := ts.Read(int(binary.BigEndian.Uint32(prefix[1:])))
+	if err != nil {
+		release()
+		return nil, nil, transportError(err)
+	}
+	in := rawRequest(data.Materialize())
+	data.Free()
+	// one message, then the end of the client's side (as grpc-go checks)
+	if err := ts.ReadMessageHeader(prefix[:]); !errors.Is(err, io.EOF) {
+		release()
+		if err == nil {
+			err = grpcstatus.Error(codes.Internal, "cardinality violation: received multiple request messages for non-client-streaming RPC")
+		}
+		return nil, nil, transportError(err)
+	}
+	return in, release, nil
+}
+
+// transportError is a read's error as the call's status.
+func transportError(err error) error {
+	if _, ok := grpcstatus.FromError(err); ok {
+		return err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return grpcstatus.Error(codes.Internal, io.ErrUnexpectedEOF.Error())
+	}
+	return grpcstatus.Error(codes.Unavailable, err.Error())
+}
+
+// gatewayRefusal tells the gateway's refusal of a message from the
+// transport's errors.
+func gatewayRefusal(err error) bool {
+	var se *status.Error
+	return errors.As(err, &se)
+}
