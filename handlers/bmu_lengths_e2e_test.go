@@ -171,3 +171,36 @@ func TestBmuFieldLengths(t *testing.T) {
 		}
 	})
 }
+
+// Issue 44.3: a document print is bounded too, whatever the stored
+// document holds: a notification whose row holds a 15 MB waste code (put
+// there directly, as no operation takes it) prints as a PDF and an
+// inspection page within a bound of time and size, the cut said.
+func TestPrintOfAnOverlongStoredDocumentIsBounded(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.submitted(t)
+		var data string
+		if err := d.db.Table("documents").Where("id = ?", nid).Pluck("data", &data).Error; err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(data, `"16 02 13*"`) {
+			t.Fatalf("the stored notification: %.500s", data)
+		}
+		data = strings.Replace(data, `"16 02 13*"`, `"`+strings.Repeat("w", 15<<20)+`"`, 1)
+		if err := d.db.Exec("UPDATE documents SET data = ? WHERE id = ?", data, nid).Error; err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		took, alloc, peak := measured(func() { _, m = d.printed(t, "alice", co, nid, "en") })
+		t.Logf("PrintDocument of a notification with a 15 MB value: %v, %d MB allocated, heap at most %d MB", took.Round(time.Millisecond), alloc>>20, peak>>20)
+		if pdf := b64(t, m["document"]); len(pdf) > 300<<10 || took > 6*time.Second {
+			t.Fatalf("the print: %d bytes in %v", len(pdf), took)
+		}
+		st, _, body := inspect(t, m["inspectionLink"].(string), "text/html")
+		if st != 200 || len(body) > 300<<10 || !strings.Contains(string(body), " […cut: 157286") {
+			t.Fatalf("the inspection page: %d, %d bytes", st, len(body))
+		}
+	})
+}
