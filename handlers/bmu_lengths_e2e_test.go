@@ -95,6 +95,11 @@ func TestBmuFieldLengths(t *testing.T) {
 		wantError(t, 400, 3, st, raw, "document.bgs.vermerke.value", "at most 2000 characters")
 		note["bgs"].(map[string]any)["vermerke"] = tv(strings.Repeat("v", 2000))
 		d.bmuOK(t, "CreateDocument", map[string]any{"document": note}) // at the length: fine
+		_, err := bmuc.CreateDocument(alice, &bmuapi.CreateDocumentRequest{Document: &types.BmuDocument{Bgs: &types.Bgs{
+			Erzeuger: &types.Producer{Name: &types.Text{Value: strings.Repeat("n", 201)}}}}})
+		if s := grpcstatus.Convert(err); s.Code() != codes.InvalidArgument || !strings.Contains(s.Message(), "document.bgs.erzeuger.name.value") {
+			t.Fatalf("a long name over gRPC: %v", err)
+		}
 
 		// XML: a 15 MB name in a note made here.
 		_, x := d.bmuOK(t, "CreateDocument", map[string]any{"document": fullBGS(t)})
@@ -129,7 +134,7 @@ func TestBmuFieldLengths(t *testing.T) {
 		st, _, raw = d.call(t, "alice", docAPI+"ImportTransportDocument", map[string]any{"document": split})
 		wantError(t, 400, 3, st, raw, where, "not 201")
 		// Over gRPC.
-		_, err := docs.ImportTransportDocument(alice, &core.ImportTransportDocumentRequest{Document: big})
+		_, err = docs.ImportTransportDocument(alice, &core.ImportTransportDocumentRequest{Document: big})
 		if s := grpcstatus.Convert(err); s.Code() != codes.InvalidArgument || !strings.Contains(s.Message(), where) || len(s.Message()) > 1000 {
 			t.Fatalf("an import over gRPC: %v", err)
 		}
