@@ -55,8 +55,11 @@ var serviceAccess = map[string]struct {
 func withAccess(ops []Operation) []Operation {
 	for i := range ops {
 		op := &ops[i]
-		if unscoped[op.FullName()] {
-			op.Scope = ""
+		if unscoped[op.FullName()] && op.Scope != "" {
+			// The table says what the server does: an operation on one's
+			// own session declares no scope (the reference and the guides
+			// are read from the table).
+			panic("handlers: " + op.FullName() + " needs no scope but declares " + op.Scope)
 		}
 		if op.Security != AccessToken || unscoped[op.FullName()] {
 			continue

@@ -62,7 +62,7 @@ func (s *Server) authOperations() []Operation {
 			"Sessions logged in with it end at once."), s.revokeClientID),
 		Unary(core("ListSessions", http.MethodGet, AccessToken, "usermgt", "The calling account's active sessions",
 			"A session is a refresh-token family started by one login."), s.listSessions),
-		Unary(core("RevokeRefreshToken", http.MethodPost, AccessToken, "usermgt", "End a session of the calling account",
+		Unary(core("RevokeRefreshToken", http.MethodPost, AccessToken, "", "End a session of the calling account",
 			"Name the session by sessionId (from ListSessions) or by one of its refresh tokens. Its refresh and access tokens stop working at once."), s.revokeRefreshToken),
 
 		Unary(notifier("RegisterGroup", http.MethodPost, AccessToken, "usermgt", "Register a notifier group for your organisation",

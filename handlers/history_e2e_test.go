@@ -1,14 +1,18 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/audit"
 )
 
 // A document's history: every write a row, oldest first, with who (the
@@ -90,6 +94,86 @@ func TestDocumentHistory(t *testing.T) {
 			if err != nil || resp.StatusCode != 200 || !check(m) {
 				t.Fatalf("%s: %d %v", path, resp.StatusCode, err)
 			}
+		}
+	})
+}
+
+// A decision's audit row says the decision taken (issue 44; the compliance
+// guide promised it, the row's detail was empty): its type, tacit or not,
+// how many conditions it sets and until when it consents, and the consent
+// in force once every authority consented. The details are part of the
+// hashed rows: the chain verifies over the history and for the admin
+// check, and a changed detail breaks it at its row.
+func TestDecisionAuditRowsSayTheDecision(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.submitted(t) // shipment period 2027-01-10 to 2027-12-20
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+		d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{
+			"type": "CONSENT_WITH_CONDITIONS", "conditions": []string{"sealed containers", "no transhipment"}, "validUntil": "2027-06-30"}})
+		today, err := time.Parse(time.DateOnly, d.clockToday(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		noorDefault := min(today.AddDate(1, 0, 0).Format(time.DateOnly), "2027-12-20") // a year, within the shipment period
+		d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+		// bart (transit) stays silent: tacit consent when his period ends.
+		if st, _, raw := d.call(t, "alice", clockAPI+"AdvanceTestClock", map[string]any{"days": 40}); st != 200 {
+			t.Fatalf("40 days on: %d %s", st, raw)
+		}
+		// An objection on another notification.
+		objected := d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": objected})
+		d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": objected, "decision": map[string]any{"type": "OBJECTION", "grounds": "the facility lacks a permit"}})
+
+		rows := func(doc string) ([]map[string]any, map[string]any) {
+			t.Helper()
+			st, m, raw := d.call(t, "alice", co+"GetDocumentHistory", map[string]any{"documentId": doc})
+			if st != 200 {
+				t.Fatalf("history: %d %s", st, raw)
+			}
+			var out []map[string]any
+			for _, e := range m["entries"].([]any) {
+				if e := e.(map[string]any); e["intent"] == "DECISION" || e["intent"] == "TACIT_CONSENT" {
+					out = append(out, e)
+				}
+			}
+			return out, m["chain"].(map[string]any)
+		}
+		decisions, chain := rows(id)
+		if chain["verified"] != true {
+			t.Fatalf("the chain with details: %v", chain)
+		}
+		want := []struct{ intent, org, detail string }{
+			{"DECISION", "auth-de", `^CONSENT_WITH_CONDITIONS, 2 conditions, valid until 2027-06-30$`},
+			{"DECISION", "auth-nl", `^CONSENT, 0 conditions, valid until ` + noorDefault + ` \(the default\)$`},
+			{"TACIT_CONSENT", "", `^CONSENT \(tacit: the decision period expired\), 0 conditions, valid until \d{4}-\d{2}-\d{2} \(the default\); ` +
+				`every authority consented: the consent is valid until 2027-06-30 with 2 conditions$`},
+		}
+		if len(decisions) != len(want) {
+			t.Fatalf("decision rows: %v", decisions)
+		}
+		for i, w := range want {
+			e := decisions[i]
+			if e["intent"] != w.intent || w.org != "" && e["actorOrganisationId"] != w.org || !regexp.MustCompile(w.detail).MatchString(e["detail"].(string)) {
+				t.Errorf("row %v %v: detail %q, want %s %s %s", e["seq"], e["intent"], e["detail"], w.intent, w.org, w.detail)
+			}
+		}
+		objection, chain := rows(objected)
+		if len(objection) != 1 || objection[0]["detail"] != "OBJECTION, 0 conditions, no validity (an objection)" || chain["verified"] != true {
+			t.Errorf("the objection's row: %v %v", objection, chain)
+		}
+		if breaks, n, err := audit.Verify(context.Background(), d.db); err != nil || len(breaks) != 0 || n == 0 {
+			t.Fatalf("verify-audit: %v %d %v", breaks, n, err)
+		}
+		// The detail is hashed: changing it breaks the chain at its row.
+		seq := decisions[0]["seq"]
+		if err := d.db.Exec("UPDATE audit_events SET detail = 'CONSENT, 0 conditions, valid until 2027-12-20' WHERE document_id = ? AND seq = ?", id, seq).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, c := rows(id); c["verified"] != false || fmt.Sprint(c["brokenAt"]) != fmt.Sprint(seq) {
+			t.Fatalf("a changed detail: %v", c)
 		}
 	})
 }

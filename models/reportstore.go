@@ -81,7 +81,9 @@ func (s *ReportStore) EachDeadline(ctx context.Context, v DeadlineScope, authori
 	if err != nil {
 		return err
 	}
-	rows, err := db.Order("deadlines.due_at, deadlines.id").Rows()
+	// The lists' default order (workflows/reports.SchemaFor): deadlines due
+	// together by document, rule and party, the same on every run.
+	rows, err := db.Order("deadlines.due_at, documents.number, deadlines.rule, deadlines.party_org, deadlines.id").Rows()
 	if err != nil {
 		return err
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +45,11 @@ func walkthroughPages(t *testing.T) []string {
 // as `… expect` after a run block lists lines its output must contain, in
 // order; "…" in a line stands for any text. On PostgreSQL the server and
 // the blocks share WASTEFLOW_DATABASE_URL, so `bin/wasteflow admin …` sees
-// the same data. One server per page and database.
+// the same data. One server and one new demo database per page and
+// database kind (as each page's first lines tell a reader: see
+// TestWalkthroughsStartFresh), the pages in a shuffled order, logged with
+// its seed; WASTEFLOW_TEST_WALKTHROUGH_SEED repeats an order. An expect
+// block shows all its run block prints (see unmatched).
 func TestDocsWalkthroughs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and serves the binary")
@@ -57,6 +63,11 @@ func TestDocsWalkthroughs(t *testing.T) {
 		}
 	}
 	bin := buildBinary(t)
+	type walkthrough struct {
+		page  string
+		steps []step
+	}
+	var pages []walkthrough
 	for _, page := range walkthroughPages(t) {
 		src, err := os.ReadFile(filepath.Join("..", "..", page))
 		if err != nil {
@@ -66,9 +77,25 @@ func TestDocsWalkthroughs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}
-		if len(steps) == 0 {
-			continue
+		if len(steps) > 0 {
+			pages = append(pages, walkthrough{page, steps})
 		}
+	}
+	seed := time.Now().UnixNano()
+	if v := os.Getenv("WASTEFLOW_TEST_WALKTHROUGH_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseInt(v, 10, 64); err != nil {
+			t.Fatalf("WASTEFLOW_TEST_WALKTHROUGH_SEED: %v", err)
+		}
+	}
+	rand.New(rand.NewPCG(uint64(seed), 0)).Shuffle(len(pages), func(i, j int) { pages[i], pages[j] = pages[j], pages[i] })
+	var order []string
+	for _, w := range pages {
+		order = append(order, w.page)
+	}
+	t.Logf("the pages in the order %s (WASTEFLOW_TEST_WALKTHROUGH_SEED=%d repeats it)", strings.Join(order, ", "), seed)
+	for _, w := range pages {
+		page, steps := w.page, w.steps
 		for _, backend := range []string{"sqlite", "postgres"} {
 			t.Run(backend+"/"+page, func(t *testing.T) {
 				t.Parallel()
@@ -79,6 +106,56 @@ func TestDocsWalkthroughs(t *testing.T) {
 				runWalkthrough(t, bin, db, page, steps)
 			})
 		}
+	}
+}
+
+// freshDatabase is where the README says how to start a walk-through
+// from a new demo database.
+const freshDatabase = "README.md#a-fresh-demo-database"
+
+// saysFresh checks that a page with a walk-through says, in its first
+// lines (before its first run block and within its first 10 lines, the
+// README before its tour), that it starts from a fresh demo database,
+// linking to the README's section: a reader who ran another page's
+// walk-through first would see other data (the test gives every page its
+// own database, in a shuffled order).
+func saysFresh(page string, p docs.Page, firstRun int) error {
+	for _, l := range p.Links {
+		target, anchor := docs.Resolve(page, l.Dest)
+		if target+"#"+anchor == freshDatabase && l.Line < firstRun && (page == "README.md" || l.Line <= 10) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: its first lines do not link to %s (a walk-through starts from a fresh demo database)", page, freshDatabase)
+}
+
+// Every page with a walk-through says in its first lines that it starts
+// from a fresh demo database.
+func TestWalkthroughsStartFresh(t *testing.T) {
+	for _, page := range walkthroughPages(t) {
+		src, err := os.ReadFile(filepath.Join("..", "..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := docs.Parse(src)
+		steps, err := walkthroughSteps(p.Blocks)
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		if len(steps) > 0 {
+			if err := saysFresh(page, p, steps[0].line); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	// A page that says it elsewhere, or not at all, fails.
+	late := docs.Parse([]byte("# G\n\nIntro.\n\n```sh run\necho\n```\n\nSee [fresh](../README.md#a-fresh-demo-database).\n"))
+	if saysFresh("docs/g.md", late, late.Blocks[0].Line) == nil {
+		t.Error("a note after the first run block passed")
+	}
+	other := docs.Parse([]byte("# G\n\nSee [the tour](../README.md#a-five-minute-tour).\n\n```sh run\necho\n```\n"))
+	if saysFresh("docs/g.md", other, other.Blocks[0].Line) == nil {
+		t.Error("a link to another section passed")
 	}
 }
 
@@ -206,8 +283,11 @@ func runWalkthrough(t *testing.T, bin, dbURL, page string, steps []step) {
 		t.Fatalf("%s: the block at line %d failed (%v):\n%s\n--- its output:\n%s\n--- stderr:\n%s", page, s.line, err, s.script, outputs[last], errb.String())
 	}
 	for i, s := range steps {
+		if s.expect == nil {
+			continue
+		}
 		if bad := unmatched(outputs[i], s.expect); bad != "" {
-			t.Errorf("%s: the output of the block at line %d lacks %q (in order):\n%s", page, s.line, bad, outputs[i])
+			t.Errorf("%s: the output of the block at line %d differs from its expect block: %s; the output:\n%s", page, s.line, bad, outputs[i])
 		}
 	}
 	t.Logf("%s: %d blocks in %s", page, len(steps), time.Since(start).Round(time.Millisecond))
@@ -260,48 +340,91 @@ func checkServedDocs(t *testing.T, base string) {
 	t.Logf("/docs: %d pages, %d links followed", len(docs.Pages()), len(seen))
 }
 
-// unmatched returns the first wanted line the output does not show in
-// order ("" when all are there); "…" in a wanted line matches any text.
+// unmatched says how output differs from the wanted lines ("" when it
+// does not). Every non-empty line of the output is matched, in order, by
+// one wanted line, whole (leading and trailing spaces aside): "…" in a
+// wanted line stands for any text within the line, and a wanted line that
+// is "…" alone for any number of lines (none included). An expect block
+// shows all that its block prints, so an extra line, a missing one or a
+// longer one fails.
 func unmatched(output string, want []string) string {
-	lines := strings.Split(output, "\n")
-	at := 0
-	for _, w := range want {
-		parts := strings.Split(w, "…")
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
-		}
-		re := regexp.MustCompile(strings.Join(parts, ".*"))
-		found := false
-		for at < len(lines) {
-			l := lines[at]
-			at++
-			if re.MatchString(l) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return w
+	var lines []string
+	for _, l := range strings.Split(output, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
 		}
 	}
-	return ""
+	res := make([]*regexp.Regexp, len(want))
+	for i, w := range want {
+		if w == "…" {
+			continue
+		}
+		parts := strings.Split(w, "…")
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		res[i] = regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+	}
+	// match reports whether lines[at:] is matched by want[w:]; furthest
+	// records how far a match got, for the message.
+	furthest, furthestWant := 0, 0
+	seen := map[[2]int]bool{}
+	var match func(at, w int) bool
+	match = func(at, w int) bool {
+		if at > furthest || at == furthest && w > furthestWant {
+			furthest, furthestWant = at, w
+		}
+		if seen[[2]int{at, w}] {
+			return false
+		}
+		seen[[2]int{at, w}] = true
+		switch {
+		case w == len(want):
+			return at == len(lines)
+		case res[w] == nil: // "…": any number of lines
+			return match(at, w+1) || at < len(lines) && match(at+1, w)
+		default:
+			return at < len(lines) && res[w].MatchString(lines[at]) && match(at+1, w+1)
+		}
+	}
+	if match(0, 0) {
+		return ""
+	}
+	switch {
+	case furthest == len(lines):
+		return fmt.Sprintf("the output ends where %q is expected", want[furthestWant])
+	case furthestWant == len(want):
+		return fmt.Sprintf("output line %d %q is not in the expect block", furthest+1, lines[furthest])
+	default:
+		return fmt.Sprintf("output line %d %q does not match %q", furthest+1, lines[furthest], want[furthestWant])
+	}
 }
 
-// The expect matcher: lines in order, "…" as any text.
+// The expect matcher: every output line in order, whole; "…" as any
+// text in a line, and alone as any lines.
 func TestWalkthroughExpectMatching(t *testing.T) {
-	out := "a\n{\"state\": \"SUBMITTED\", \"version\": \"2\"}\nb\nDE-2026-000007\n"
+	out := "a\n{\"state\": \"SUBMITTED\", \"version\": \"2\"}\n\nb\nDE-2026-000007\n"
 	for want, ok := range map[string]bool{
-		"\"state\": \"SUBMITTED\"…\"version\"\nDE-2026-…": true,
-		"DE-2026-…\n\"state\": \"SUBMITTED\"":             false, // out of order
-		"\"state\": \"DRAFT\"":                            false,
-		"a\nb":                                            true,
+		"a\n\"state\": \"SUBMITTED\"…\"version\"…\nb\nDE-2026-…":   false, // a line shown is the whole line
+		"a\n{\"state\": \"SUBMITTED\"…\"version\"…}\nb\nDE-2026-…": true,
+		"…\nb\nDE-2026-…":               true,
+		"a\n…\nDE-2026-000007":          true,
+		"a\n…":                          true,
+		"…":                             true,
+		"a\n…\nb\n…\nDE-2026-000007\n…": true,
+		"DE-2026-…\n…\na":               false, // out of order
+		"a\n{\"state\": \"DRAFT\"…}\nb\nDE-2026-…": false,
+		"a\nb":                      false, // lines left out: the README's one deadline of three
+		"a\n{…}\nb":                 false, // the last line missing
+		"a\n{…}\nb\nDE-2026-…\nc":   false, // a line the output lacks
+		"a\n{…}\n{…}\nb\nDE-2026-…": false, // a line too many
 	} {
 		var lines []string
 		for _, l := range strings.Split(want, "\n") {
 			lines = append(lines, strings.TrimSpace(l))
 		}
-		if got := unmatched(out, lines) == ""; got != ok {
-			t.Errorf("%q: matched %v, want %v", want, got, ok)
+		if bad := unmatched(out, lines); (bad == "") != ok {
+			t.Errorf("%q: matched %v (%s), want %v", want, bad == "", bad, ok)
 		}
 	}
 	if _, err := walkthroughSteps([]docs.Block{{Lang: "json", Tags: []string{"expect"}}}); err == nil {

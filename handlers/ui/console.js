@@ -242,7 +242,7 @@
     const at = accessToken, rt = refreshToken;
     endSession('');
     // End the session on the server too: RevokeRefreshToken names it by its
-    // refresh token and takes the access token (scope usermgt).
+    // refresh token and takes the access token (no scope needed).
     if (at && rt) await call(API.revoke, { refreshToken: rt }, at).catch(() => {});
   }
   function endSession(message) {

@@ -194,7 +194,7 @@
   function logout() {
     const at = accessToken, rt = refreshToken;
     endSession('');
-    // Best effort: end the session on the server too (needs the usermgt scope).
+    // Best effort: end the session on the server too (needs no scope).
     if (at && rt) request('POST', API.revoke, { body: { refreshToken: rt }, token: at }).catch(() => {});
   }
 

@@ -1,7 +1,9 @@
 package notification
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -73,11 +75,8 @@ func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit b
 	n.ConsentConditions = nil
 	// The legal maximum, and the shipment period's end unless an authority
 	// extended it; then the earliest date an authority set.
-	valid := now.AddDate(maxYears(&n.Content), 0, 0).Format(time.DateOnly)
 	extended := slices.ContainsFunc(n.Decisions, func(r DecisionRecord) bool { return r.ExtendsShipmentPeriod })
-	if last := n.Content.ShipmentPeriod.LastDeparture; last != "" && last < valid && !extended {
-		valid = last
-	}
+	valid := n.defaultValidUntil(now, extended)
 	for _, rec := range n.Decisions {
 		n.ConsentConditions = append(n.ConsentConditions, rec.Conditions...)
 		if rec.ValidUntil != "" && rec.ValidUntil < valid {
@@ -86,6 +85,65 @@ func (n *Notification) ApplyDecision(authority, role string, d Decision, tacit b
 	}
 	n.ConsentValidUntil = valid
 	return extended && n.extendShipmentPeriod(valid)
+}
+
+// defaultValidUntil is the end of a consent given at now that sets no
+// date: the legal maximum, and the shipment period's end unless extended.
+func (n *Notification) defaultValidUntil(now time.Time, extended bool) string {
+	valid := now.AddDate(maxYears(&n.Content), 0, 0).Format(time.DateOnly)
+	if last := n.Content.ShipmentPeriod.LastDeparture; last != "" && last < valid && !extended {
+		valid = last
+	}
+	return valid
+}
+
+// DecisionDetail says in words what the last recorded decision was, for
+// its audit row: its type (tacit or not), how many conditions it sets and
+// until when it consents (its own date, or the default it leaves to), and,
+// when it completed the consent, the consent in force.
+func (n *Notification) DecisionDetail() string {
+	if len(n.Decisions) == 0 {
+		return ""
+	}
+	rec := n.Decisions[len(n.Decisions)-1]
+	var b strings.Builder
+	b.WriteString(enumName(rec.Type.EnumNames(), int(rec.Type)))
+	if rec.Tacit {
+		b.WriteString(" (tacit: the decision period expired)")
+	}
+	fmt.Fprintf(&b, ", %s", count(len(rec.Conditions), "condition"))
+	switch {
+	case rec.Type == DecisionObjection:
+		b.WriteString(", no validity (an objection)")
+	case rec.ValidUntil != "":
+		fmt.Fprintf(&b, ", valid until %s", rec.ValidUntil)
+	default:
+		fmt.Fprintf(&b, ", valid until %s (the default)", n.defaultValidUntil(rec.At, rec.ExtendsShipmentPeriod))
+	}
+	if n.AfterDecision() == Consented && n.ConsentValidUntil != "" {
+		fmt.Fprintf(&b, "; every authority consented: the consent is valid until %s with %s", n.ConsentValidUntil, count(len(n.ConsentConditions), "condition"))
+	}
+	return b.String()
+}
+
+// ChangeReplyDetail says in words what reply r was, for its audit row:
+// its result and how many conditions it sets.
+func ChangeReplyDetail(r ReplyToRequestForChange) string {
+	return enumName(r.Result.EnumNames(), int(r.Result)) + ", " + count(len(r.Conditions), "condition")
+}
+
+func enumName(names []string, i int) string {
+	if i < 0 || i >= len(names) {
+		return fmt.Sprint(i)
+	}
+	return names[i]
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // extendShipmentPeriod moves the shipment period's end to until when that

@@ -2,6 +2,9 @@ package audit_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +81,28 @@ func TestVerifyFindsTheFirstBrokenLink(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// Rows written before details existed (detail empty) keep the hash they
+// were written with; a row with a detail (a decision's, issue 44) is
+// hashed with it, so changing or dropping the detail shows.
+func TestHashCoversTheDetailAndKeepsOldRows(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e := models.AuditEvent{DocumentID: "ntf_1", Seq: 4, FromState: "ACKNOWLEDGED", ToState: "ACKNOWLEDGED", Intent: "DECISION",
+		Actor: "7", ActorOrg: "auth-de", At: at, RequestID: "r", PrevHash: audit.Genesis}
+	// The formula of the rows before migration 00009 added the detail.
+	h := sha256.New()
+	for _, f := range []string{e.DocumentID, "4", e.FromState, e.ToState, e.Intent, e.Actor, e.ActorOrg, at.Format(time.RFC3339Nano), e.RequestID, e.PrevHash} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	if got := audit.Hash(&e); got != hex.EncodeToString(h.Sum(nil)) {
+		t.Fatalf("a row without a detail hashes differently now: %s", got)
+	}
+	e.Detail = "CONSENT, 0 conditions, valid until 2027-12-01 (the default)"
+	with := audit.Hash(&e)
+	e.Detail = "OBJECTION, 0 conditions, no validity (an objection)"
+	if other := audit.Hash(&e); with == other || with == hex.EncodeToString(h.Sum(nil)) {
+		t.Fatal("the detail is not in the hash")
 	}
 }

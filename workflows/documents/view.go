@@ -1,6 +1,8 @@
 package documents
 
 import (
+	stdcmp "cmp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -34,10 +36,11 @@ func (v *View) Header() Header {
 
 // Trailer of the viewed document.
 func (v *View) Trailer() Trailer {
-	infos := DeadlineInfos(v.Deadlines)
+	ds := InOrder(v.Deadlines)
+	infos := DeadlineInfos(ds)
 	if !v.now.IsZero() {
 		for i := range infos {
-			d := &v.Deadlines[i]
+			d := &ds[i]
 			if !running(d) || d.SuspendedSince != nil {
 				continue
 			}
@@ -65,6 +68,19 @@ type DeadlineInfo struct {
 	// place (its calendar and time zone) from today by the provider's clock.
 	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise"`
 	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise"`
+}
+
+// InOrder is a copy of ds in the order a document shows them: oldest
+// first, and those started together (the decision periods of every
+// authority) by rule, party role and party, the same on every read (the
+// store's order breaks ties by random ids).
+func InOrder(ds []models.Deadline) []models.Deadline {
+	out := slices.Clone(ds)
+	slices.SortStableFunc(out, func(a, b models.Deadline) int {
+		return stdcmp.Or(a.StartedAt.Compare(b.StartedAt), stdcmp.Compare(a.Rule, b.Rule),
+			stdcmp.Compare(a.PartyRole, b.PartyRole), stdcmp.Compare(a.PartyOrg, b.PartyOrg))
+	})
+	return out
 }
 
 // DeadlineInfos shows a document's deadlines.

@@ -179,9 +179,8 @@ var declaration = &engine.Declaration[n.Notification]{
 						role = r
 					}
 				}
-				if ev.Doc.ApplyDecision(ev.Caller.Org, role, *in, false, ev.Now) {
-					ev.Note = periodExtended(ev.Doc)
-				}
+				extended := ev.Doc.ApplyDecision(ev.Caller.Org, role, *in, false, ev.Now)
+				ev.Note = decisionNote(ev.Doc, extended)
 				return nil
 			}},
 		intent[engine.Party]{Name: IntentTacitConsent, System: true,
@@ -192,9 +191,8 @@ var declaration = &engine.Declaration[n.Notification]{
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
 			},
 			Apply: func(ev *on, in *engine.Party) error {
-				if ev.Doc.ApplyDecision(in.Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now) {
-					ev.Note = periodExtended(ev.Doc)
-				}
+				extended := ev.Doc.ApplyDecision(in.Org, n.RoleAuthorityTransit, n.Decision{Type: n.DecisionConsent}, true, ev.Now)
+				ev.Note = decisionNote(ev.Doc, extended)
 				return nil
 			}},
 		intent[n.RequestForChange]{Name: IntentRequestForChange, Errors: slices.Concat(submissionErrors, []string{n.ErrChangeEmpty, n.ErrChangeNeedsNotification, n.ErrQuantityExceeded, n.ErrShipmentCount}),
@@ -222,8 +220,9 @@ var declaration = &engine.Declaration[n.Notification]{
 				d := ev.Doc
 				i := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open })
 				d.ApplyChangeReply(ev.Caller.Org, *in, ev.Now)
+				ev.Note = n.ChangeReplyDetail(*in)
 				if i >= 0 && !d.ChangeRequests[i].Open { // this reply closed the request
-					ev.Note = changeOutcome(i+1, &d.ChangeRequests[i])
+					ev.Note += "; " + changeOutcome(i+1, &d.ChangeRequests[i])
 				}
 				return nil
 			}},
@@ -377,6 +376,16 @@ func shipmentLeft(ev *on) (bool, string) {
 
 // periodExtended is the audit note of a consent or revalidation that
 // moved the shipment period's end.
+// decisionNote is a decision's audit detail: the decision taken (type,
+// conditions, validity) and, when it extended the shipment period, that.
+func decisionNote(d *n.Notification, extended bool) string {
+	note := d.DecisionDetail()
+	if extended {
+		note += "; " + periodExtended(d)
+	}
+	return note
+}
+
 func periodExtended(d *n.Notification) string {
 	return "the authorities extended the shipment period: it ends on " + d.Content.ShipmentPeriod.LastDeparture + ", with the consent"
 }

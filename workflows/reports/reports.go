@@ -72,7 +72,10 @@ func SchemaFor(ks []*documents.Kind) *qpar.Schema {
 			// each by due date (the deadline page's default order).
 			{Path: "urgency", Kind: qpar.Integer, Sortable: true},
 		},
-		DefaultSort:     []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
+		// Deadlines due together (every authority's period of one
+		// document) by document, rule and party, the same on every read.
+		DefaultSort: []qpar.Sort{{Path: "due_at", Direction: qpar.Asc}, {Path: "document_number", Direction: qpar.Asc},
+			{Path: "rule", Direction: qpar.Asc}, {Path: "party", Direction: qpar.Asc}, {Path: "id", Direction: qpar.Asc}},
 		DefaultPageSize: 50,
 		MaxPageSize:     1000,
 	})
