@@ -290,7 +290,7 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		if err != nil {
 			return fmt.Errorf("codec: field %v.%s: %w", t, sf.Name, err)
 		}
-		if lim.maxLength == 0 && isIDName(name) && holdsStrings(fi) {
+		if lim.maxLength == 0 && isIDName(name) && isStrings(fi) {
 			lim.maxLength = IDMaxLength
 		}
 		key := append(appendString(nil, name), ':')
@@ -314,6 +314,16 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 		}
 	}
 	return nil
+}
+
+// isStrings reports whether ti is a string, or a pointer to or list of
+// strings: an id's own value, not a message that holds one (its fields
+// have their own limits).
+func isStrings(ti *typeInfo) bool {
+	for ti != nil && (ti.kind == kPtr || ti.kind == kSlice) {
+		ti = ti.elem
+	}
+	return ti != nil && ti.kind == kString
 }
 
 // IDMaxLength is the limit of an id: a string field named "id" or ending
