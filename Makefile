@@ -105,6 +105,7 @@ stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestWebhooksSurviveKills$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestLoginTimingTellsNoUsername$$' -count=1 -v -timeout 5m ./cmd/wasteflow/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalQuery$$' -fuzztime 30s ./handlers/codec/
