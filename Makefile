@@ -95,7 +95,9 @@ bench:
 # mixed load for 10 minutes: resident memory flat after the warm-up, no
 # goroutine left behind, no failed request); 1,000 long polls over three
 # instances (their idle cost in transactions, an event's p99 to reach them);
-# and the fuzz targets for
+# failed logins of known and unknown usernames timed from outside (200
+# each, in random order: the medians agree within the noise); and the fuzz
+# targets for
 # longer than make test runs their seeds. WASTEFLOW_STRESS_SECONDS sets the
 # crash suite's load's length, WASTEFLOW_SOAK_SECONDS the soak's.
 stress:
