@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -268,7 +270,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			}
 			c.Header("Content-Type", op.ContentType)
 			if name != "" {
-				c.Header("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+				c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 			}
 			c.Status(http.StatusOK)
 			if err := write(c.Writer); err != nil {
@@ -413,13 +415,13 @@ func (s *Server) checkProvider(ctx context.Context, id string) (string, error) {
 	}
 	p, err := s.providers.get(ctx, s.db, id)
 	if errors.Is(err, models.ErrNotFound) {
-		return "", unroutable(fmt.Sprintf("unknown provider_id %q", id))
+		return "", unroutable(echo.Sprintf("unknown provider_id %q", id))
 	}
 	if err != nil {
 		return "", status.Wrap(err, status.Unavailable, "provider directory unavailable")
 	}
 	if p.Environment != s.cfg.Environment {
-		return "", unroutable(fmt.Sprintf("provider_id %q belongs to the %s environment, this is %s", id, p.Environment, s.cfg.Environment))
+		return "", unroutable(echo.Sprintf("provider_id %q belongs to the %s environment, this is %s", id, p.Environment, s.cfg.Environment))
 	}
 	return p.ID, nil
 }

@@ -219,6 +219,7 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"BmuRoundTripAndGolden", TestBmuRoundTripAndGolden},
 		{"RefusedCreateAnswersNoDocument", TestRefusedCreateAnswersNoDocument},
 		{"WebhookGuardRefusesZones", TestWebhookGuardRefusesZones},
+		{"AnswersRepeatAtMost64Characters", TestAnswersRepeatAtMost64Characters},
 		{"RegisterCSVHasNoFormulas", TestRegisterCSVHasNoFormulas},
 		{"FutureCursorLosesNoEvent", TestFutureCursorLosesNoEvent},
 		{"TestClockBoundsAndReset", TestTestClockBoundsAndReset},

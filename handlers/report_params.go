@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -209,7 +209,7 @@ func renameViolations(err error, rename func(field, description string) (string,
 			field, description := rename(v.Field, v.Description)
 			if field != v.Field || description != v.Description {
 				changed = true
-				out.Message = strings.Replace(out.Message, fmt.Sprintf("field %q", v.Field), fmt.Sprintf("field %q", field), 1)
+				out.Message = strings.Replace(out.Message, echo.Sprintf("field %q", v.Field), echo.Sprintf("field %q", field), 1)
 				out.Message = strings.Replace(out.Message, v.Description, description, 1)
 			}
 			nb.FieldViolations = append(nb.FieldViolations, status.FieldViolation{Field: field, Description: description})

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // MinPasswordLength is the shortest password accepted (NIST SP 800-63B
@@ -39,7 +41,7 @@ var identifier = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 // usernames: lower-case letters, digits, '.', '_' and '-', at most 63.
 func CheckIdentifier(v string) error {
 	if !identifier.MatchString(v) {
-		return fmt.Errorf("%q is not a valid identifier (lower-case letters, digits, '.', '_', '-'; 1 to 63 characters, starting with a letter or digit)", v)
+		return echo.Errorf("%q is not a valid identifier (lower-case letters, digits, '.', '_', '-'; 1 to 63 characters, starting with a letter or digit)", v)
 	}
 	return nil
 }
@@ -77,7 +79,7 @@ func CheckScope(v string) error {
 		}
 		names = append(names, s.Name)
 	}
-	return fmt.Errorf("%q is not a scope; the scopes are %s", v, strings.Join(names, ", "))
+	return echo.Errorf("%q is not a scope; the scopes are %s", v, strings.Join(names, ", "))
 }
 
 // CheckCountry validates an ISO 3166-1 alpha-2 country code (upper case).
@@ -87,7 +89,7 @@ func CheckCountry(v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q is not an ISO 3166-1 alpha-2 country code", v)
+	return echo.Errorf("%q is not an ISO 3166-1 alpha-2 country code", v)
 }
 
 var regionCode = regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
@@ -96,7 +98,7 @@ var regionCode = regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
 // DE-BY); empty means none.
 func CheckRegion(v string) error {
 	if v != "" && !regionCode.MatchString(v) {
-		return fmt.Errorf("%q is not an ISO 3166-2 subdivision code (1 to 3 upper-case letters or digits, without the country prefix)", v)
+		return echo.Errorf("%q is not an ISO 3166-2 subdivision code (1 to 3 upper-case letters or digits, without the country prefix)", v)
 	}
 	return nil
 }

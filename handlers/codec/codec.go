@@ -48,6 +48,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Error is returned by Unmarshal and UnmarshalQuery for client mistakes.
@@ -65,7 +67,7 @@ func (e *Error) Error() string {
 	if e.Field == "" {
 		return "invalid request body: " + e.Reason
 	}
-	return fmt.Sprintf("invalid value for field %q: %s", e.Field, e.Reason)
+	return echo.Sprintf("invalid value for field %q: %s", e.Field, e.Reason)
 }
 
 // Enum is implemented (with a value receiver) by named int32 types that are
@@ -300,7 +302,7 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 	for i := range ti.fields {
 		f := &ti.fields[i]
 		if _, dup := ti.byName[f.name]; dup {
-			return fmt.Errorf("codec: struct %v has two fields named %q", t, f.name)
+			return echo.Errorf("codec: struct %v has two fields named %q", t, f.name)
 		}
 		ti.byName[f.name] = f
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // UnmarshalQuery decodes GET query parameters into v (a non-nil pointer to a
@@ -47,7 +49,7 @@ func setQueryPath(ti *typeInfo, root reflect.Value, key string, vals []string, s
 			cur = cur.elem
 		}
 		if cur.kind != kStruct {
-			return &Error{Field: strings.Join(names, "."), Reason: fmt.Sprintf("cannot set %q: %s", seg, notSettable(cur))}
+			return &Error{Field: strings.Join(names, "."), Reason: echo.Sprintf("cannot set %q: %s", seg, notSettable(cur))}
 		}
 		f := cur.byName[seg]
 		if f == nil {

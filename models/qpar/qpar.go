@@ -37,6 +37,8 @@ import (
 	"github.com/wasteflow/wasteflow/rules/decimal"
 
 	"fmt"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Op is the comparison of one filter condition.
@@ -188,9 +190,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("invalid value for field %q: %s", e.Field, e.Reason)
+	return echo.Sprintf("invalid value for field %q: %s", e.Field, e.Reason)
 }
 
 func errorf(field, format string, args ...any) *Error {
-	return &Error{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &Error{Field: field, Reason: echo.Sprintf(format, args...)}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // CheckDigit computes the check digit (Prüfziffer) of a number. The BMU's
@@ -30,7 +32,7 @@ func CheckDigitMethod(name string) (CheckDigit, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("unknown check-digit method %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, echo.Errorf("unknown check-digit method %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // mod11 is our unverified assumption, the one common scheme that fits the
@@ -54,7 +56,7 @@ func (mod11) Digit(s string) (string, error) {
 		case c >= 'A' && c <= 'Z':
 			v = int(c-'A') + 10
 		default:
-			return "", fmt.Errorf("%q is not a digit or a letter", c)
+			return "", echo.Errorf("%q is not a digit or a letter", c)
 		}
 		sum += (i + 1) * v
 	}

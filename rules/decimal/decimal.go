@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Decimal is units + nanos × 10⁻⁹ (google.type.Money without currency).
@@ -78,7 +80,7 @@ func (d Decimal) String() string {
 // Parse reads plain decimal notation ("20.5", "-3", "0.000000001"): an
 // optional minus, digits, and at most nine decimals.
 func Parse(s string) (Decimal, error) {
-	bad := fmt.Errorf("%q is not a decimal number (digits, at most nine decimals, a point)", s)
+	bad := echo.Errorf("%q is not a decimal number (digits, at most nine decimals, a point)", s)
 	neg := strings.HasPrefix(s, "-")
 	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
 	if whole == "" || len(whole) > 18 || len(frac) > 9 || strings.Contains(s, ".") && frac == "" {

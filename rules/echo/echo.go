@@ -11,6 +11,7 @@ package echo
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 )
@@ -39,18 +40,46 @@ func Quote(s string) string {
 // Sprintf is fmt.Sprintf, but a string argument formatted with %q is
 // quoted by Quote. Other verbs format as fmt's do: %s and %v are for the
 // server's own words (states, lists, reasons), %q for what a client sent.
+// A string argument is also one of a named string type without methods of
+// its own for fmt (a code, a path).
 func Sprintf(format string, args ...any) string {
+	return fmt.Sprintf(format, cut(args)...)
+}
+
+// Errorf is fmt.Errorf with the arguments Sprintf cuts: %w wraps as fmt's.
+func Errorf(format string, args ...any) error {
+	return fmt.Errorf(format, cut(args)...)
+}
+
+// cut returns args with each long string argument made a value; the
+// caller's slice stays as it was.
+func cut(args []any) []any {
 	wrapped := false
 	for i, a := range args {
-		if s, ok := a.(string); ok && len(s) > Max {
-			if !wrapped {
-				args = append([]any(nil), args...) // the caller's slice stays as it was
-				wrapped = true
-			}
-			args[i] = value(s)
+		s, ok := longString(a)
+		if !ok {
+			continue
 		}
+		if !wrapped {
+			args = append([]any(nil), args...)
+			wrapped = true
+		}
+		args[i] = value(s)
 	}
-	return fmt.Sprintf(format, args...)
+	return args
+}
+
+func longString(a any) (string, bool) {
+	switch v := a.(type) {
+	case string:
+		return v, len(v) > Max
+	case fmt.Formatter, fmt.Stringer, error:
+		return "", false
+	}
+	if rv := reflect.ValueOf(a); rv.Kind() == reflect.String && rv.Len() > Max {
+		return rv.String(), true
+	}
+	return "", false
 }
 
 // value is a string argument that Sprintf quotes with Quote.

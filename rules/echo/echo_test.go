@@ -1,6 +1,7 @@
 package echo_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -35,5 +36,20 @@ func TestSprintfCutsQuotedValuesOnly(t *testing.T) {
 	}
 	if got := echo.Sprintf("%q", "short"); got != `"short"` {
 		t.Fatal(got)
+	}
+}
+
+// A named string type (a code, a path) is cut as a string is, and
+// Errorf wraps as fmt.Errorf does.
+func TestNamedStringsAndErrorf(t *testing.T) {
+	type code string
+	long := code(strings.Repeat("z", 1000))
+	if got := echo.Sprintf("%q", long); got != `"`+strings.Repeat("z", echo.Max)+`"… (1000 characters)` {
+		t.Fatalf("a named string type is not cut: %.100s", got)
+	}
+	inner := errors.New("inner")
+	err := echo.Errorf("code %q: %w", string(long), inner)
+	if !errors.Is(err, inner) || len(err.Error()) > 200 {
+		t.Fatalf("Errorf: %v", err)
 	}
 }

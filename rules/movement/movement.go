@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
@@ -406,7 +407,7 @@ func CheckCompletion(in *FacilityCompletion, m *Movement, place calendar.Place, 
 	errs := shipment.PastDate("facilityCompletion.completedOn", in.CompletedOn, place, now, received, "the facility's receipt")
 	if _, ok := wastecodes.LookupOperation(in.OperationCode); !ok || !slices.Contains(m.OperationCodes, in.OperationCode) {
 		errs = append(errs, shipment.BusinessError{Code: n.ErrOperationCode, Field: "facilityCompletion.operationCode",
-			Message: fmt.Sprintf("%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(m.OperationCodes, ", "))})
+			Message: echo.Sprintf("%q is not one of the notified operations (%s)", in.OperationCode, strings.Join(m.OperationCodes, ", "))})
 	}
 	return errs
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/rules/wastecodes"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // BusinessError is a business rejection: reported in an HTTP 200 answer,
@@ -42,7 +44,7 @@ const ErrConsentValidity = "CONSENT_VALIDITY_INVALID"
 // at the authority's place).
 func CheckValidUntil(field, validUntil string, c *Content, consentedOn, today string, extends bool) []BusinessError {
 	bad := func(format string, args ...any) []BusinessError {
-		return []BusinessError{{Code: ErrConsentValidity, Field: field, Message: fmt.Sprintf(format, args...)}}
+		return []BusinessError{{Code: ErrConsentValidity, Field: field, Message: echo.Sprintf(format, args...)}}
 	}
 	end, err := parseDate(validUntil)
 	if err != nil {

@@ -300,7 +300,7 @@ func CheckAuthorities(field string, a *CompetentAuthorities, p Places, countryOf
 // (a reason, grounds, a type): content, not transport, so HTTP 200 with
 // nothing changed.
 func Missing(field, format string, args ...any) []BusinessError {
-	return []BusinessError{{Code: ErrRequiredMissing, Field: field, Message: fmt.Sprintf(format, args...)}}
+	return []BusinessError{{Code: ErrRequiredMissing, Field: field, Message: echo.Sprintf(format, args...)}}
 }
 
 // Withdrawal is the block of WITHDRAWAL (our design): the author withdraws

@@ -50,6 +50,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Lists a classification code can claim (JSON enum names, public contract).
@@ -408,7 +410,7 @@ func title(e Entry) string {
 
 func invalid(list, code, format string, args ...any) (Entry, bool, string) {
 	return Entry{}, false, fmt.Sprintf("waste code %s is not valid in list %s: ", quote(code), list) +
-		fmt.Sprintf(format, args...)
+		echo.Sprintf(format, args...)
 }
 
 // elsewhere returns "; X is an entry of LIST" when the upper-cased code s,

@@ -18,6 +18,7 @@ import (
 	dsig "github.com/russellhaering/goxmldsig"
 
 	"github.com/wasteflow/wasteflow/rules/bmu"
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Trust decides whose signatures count: a certificate listed as a signer's,
@@ -214,7 +215,7 @@ func Sign(d Doc, position string, signer crypto.Signer, cert *x509.Certificate, 
 		}
 	}
 	if open == nil {
-		return fmt.Errorf("signature position %q is not open", position)
+		return echo.Errorf("signature position %q is not open", position)
 	}
 	od := d.(*doc)
 	target := od.top()

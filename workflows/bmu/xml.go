@@ -22,6 +22,8 @@ import (
 
 	"github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/rules/decimal"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // Namespace of our XML (our design, not the BMU's).
@@ -87,7 +89,7 @@ func (e *ParseError) Error() string {
 }
 
 func perr(el, format string, args ...any) error {
-	return &ParseError{Element: el, Reason: fmt.Sprintf(format, args...)}
+	return &ParseError{Element: el, Reason: echo.Sprintf(format, args...)}
 }
 
 // Ours is our format.

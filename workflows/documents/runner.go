@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -235,7 +236,7 @@ func (d *directory) lookup(id string) (engine.Org, bool) {
 func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []engine.BusinessError, error) {
 	k, ok := r.Kinds.Kind(kind)
 	if !ok {
-		return nil, nil, fmt.Errorf("unknown document kind %q", kind)
+		return nil, nil, echo.Errorf("unknown document kind %q", kind)
 	}
 	c, p, err := caller(ctx)
 	if err != nil {

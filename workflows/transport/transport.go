@@ -19,6 +19,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -322,7 +323,7 @@ func (s *Service) reportAuthorities(ctx context.Context, provider string, n *rbm
 	num, _ := n.Value("entsorger.nummer")
 	disposer, ok := holderOf[num]
 	if !ok {
-		return nil, fmt.Sprintf("the disposer's number %q is held by no organisation here: no authority found for the report", num), nil
+		return nil, echo.Sprintf("the disposer's number %q is held by no organisation here: no authority found for the report", num), nil
 	}
 	org, err := s.Store.Organisation(ctx, provider, disposer)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // The addresses a webhook may not reach: the server's own network and
@@ -141,7 +143,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) (string, error) {
 		var dnsErr *net.DNSError
 		switch {
 		case errors.As(err, &dnsErr) && (dnsErr.IsNotFound || dnsErr.IsTimeout):
-			return fmt.Sprintf("its host %q does not resolve", host), nil
+			return echo.Sprintf("its host %q does not resolve", host), nil
 		case err != nil:
 			return "", err
 		}
