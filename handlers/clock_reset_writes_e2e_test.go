@@ -215,3 +215,30 @@ func TestTestClockResetMails(t *testing.T) {
 		}
 	})
 }
+
+// TestTestClockResetManyDocuments: a reset deletes by its list of the
+// provider's documents in chunks (of 500, below either database's limit
+// of parameters in one statement); 1,201 documents, parents with their
+// children among them, go in one reset.
+func TestTestClockResetManyDocuments(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		d.submitted(t)
+		dbtest.CloneDocuments(t, d.db, 1200)
+		var parent string
+		d.db.Raw("SELECT id FROM documents WHERE id LIKE '%-c1200'").Scan(&parent)
+		if err := d.db.Exec("UPDATE documents SET parent_id = ? WHERE id LIKE '%-c1_'", parent).Error; err != nil {
+			t.Fatal(err)
+		}
+		st, m, raw := d.call(t, "alice", clockAPI+"ResetTestClock", map[string]any{"deleteDocuments": true})
+		if st != 200 || m["deleted"].(map[string]any)["documents"] != float64(1201) {
+			t.Fatalf("reset of 1201 documents: %d %s", st, raw)
+		}
+		var left int64
+		d.db.Raw("SELECT (SELECT COUNT(*) FROM documents) + (SELECT COUNT(*) FROM document_parties)").Scan(&left)
+		if left != 0 {
+			t.Fatalf("%d documents and parties left", left)
+		}
+	})
+}
