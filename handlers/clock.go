@@ -185,10 +185,13 @@ func (s *Server) clockOperations() []Operation {
 			Summary: "Set your provider's test clock back to real time, deleting its documents",
 			Description: "The sandbox's way back, from a clock moved too far included: sets the clock back to real time and deletes, in one transaction, " +
 				"every document of the provider (notifications, Annex VII documents, movements) with their parties, deadlines, audit trails, events " +
-				"(and their webhook deliveries), list entries and inspection links, and the provider's Idempotency-Keys (their stored answers hold the " +
-				"documents). Cursors handed out stay valid: an event position is never given twice. deleteDocuments must be true. The reset is recorded " +
-				"like an advance (who, from when, to when) and logged with its counts. Transport notes (BmuApi), file areas, signing processes, " +
-				"accounts, organisations, notifier groups, webhook endpoints and register exports stay: they run on real time. The operator's way is " +
+				"(and their webhook deliveries), list entries and inspection links, the pending (unsent) mails about their deadlines and pending " +
+				"digests, and the provider's Idempotency-Keys (their stored answers hold the documents); mail preferences switched on while the clock " +
+				"stood ahead take real time as the time they were switched on. The documents are those there when the reset begins: one created " +
+				"meanwhile stays whole, a change to a deleted one that waited for the reset is 404. Cursors handed out stay valid: an event position " +
+				"is never given twice. deleteDocuments must be true. The reset is recorded like an advance (who, from when, to when) and logged with " +
+				"its counts. Transport notes (BmuApi), file areas, signing processes, accounts, organisations, notifier groups, webhook endpoints, " +
+				"events about no document, sent mails, register exports already made and number sequences stay. The operator's way is " +
 				"wasteflow admin reset-test-clock." + sandbox}, s.resetTestClock),
 	}
 }

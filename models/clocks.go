@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -88,46 +89,146 @@ func (s *ClockStore) Offsets(ctx context.Context) (map[string]time.Duration, err
 // ResetCounts says what a test clock's reset deleted.
 type ResetCounts struct {
 	Documents, Deadlines, Events, AuditRows int64
+	// Mails are the pending (unsent) mails of the deleted deadlines and the
+	// provider's pending digests.
+	Mails int64
 }
+
+// resetChunk is how many documents one statement of a reset names (well
+// below the parameters either database takes in one statement).
+const resetChunk = 500
 
 // ResetClock sets provider's test clock back to real time (it has none
 // afterwards) and deletes the provider's documents (the runner's:
 // notifications, Annex VII documents, movements) with all that is kept of
 // them: their parties, list entries, deadlines, audit rows, events and the
-// webhook deliveries of those events, inspection links and their uses, and
-// the provider's Idempotency-Keys (whose stored answers hold the documents),
-// then records the reset a (from the clock's time before to real time). It
-// runs in tx, whose caller holds the clock's row (LockClock). Cursors stay
-// valid: positions are never given twice (EventStore.LatestPosition).
+// webhook deliveries of those events, inspection links and their uses, the
+// pending mails of their deadlines, and the provider's Idempotency-Keys
+// (whose stored answers hold the documents); it sets the provider's
+// accounts' mail preferences' since (provider time) back to real time
+// where it is later, and records the reset a (from the clock's time
+// before to real time, a.ToTime). It runs in tx, whose caller holds the
+// clock's row (LockClock).
+//
+// The documents are the ones there when the reset begins, selected once
+// and, on PostgreSQL, locked (parents first, as every writer locks them:
+// lockFamily): every step deletes by that list, so a document a writer
+// commits meanwhile is not half deleted but stays whole, and a writer of
+// one of the listed documents waits for the reset and then finds it gone
+// (404). What hangs on a listed document and is written without its lock
+// (an inspection link's use) is locked before it is deleted. SQLite runs
+// one writer at a time (_txlock=immediate). Cursors stay valid: positions
+// are never given twice (EventStore.LatestPosition).
 func ResetClock(tx *gorm.DB, provider string, a *TestClockAdvance) (ResetCounts, error) {
 	var n ResetCounts
-	const docs = "(SELECT id FROM documents WHERE provider_id = ?)"
-	steps := []struct {
-		sql   string
-		count *int64
-		args  []any
-	}{
-		{"DELETE FROM inspection_uses WHERE link_id IN (SELECT id FROM inspection_links WHERE document_id IN " + docs + ")", nil, []any{provider}},
-		{"DELETE FROM inspection_links WHERE document_id IN " + docs, nil, []any{provider}},
-		{"DELETE FROM document_entries WHERE document_id IN " + docs, nil, []any{provider}},
-		{"DELETE FROM document_parties WHERE document_id IN " + docs, nil, []any{provider}},
-		{"DELETE FROM deadlines WHERE document_id IN " + docs, &n.Deadlines, []any{provider}},
-		{"DELETE FROM audit_events WHERE document_id IN " + docs, &n.AuditRows, []any{provider}},
-		{"DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE provider_id = ?) AND document_id IN " + docs, nil, []any{provider, provider}},
-		{"DELETE FROM events WHERE provider_id = ? AND document_id IN " + docs, &n.Events, []any{provider, provider}},
-		{"DELETE FROM idempotency_keys WHERE provider_id = ?", nil, []any{provider}},
-		{"UPDATE documents SET parent_id = NULL WHERE provider_id = ? AND parent_id IS NOT NULL", nil, []any{provider}},
-		{"DELETE FROM documents WHERE provider_id = ?", &n.Documents, []any{provider}},
-		{"DELETE FROM test_clocks WHERE provider_id = ?", nil, []any{provider}},
+	var ids []string
+	q := tx.Model(&Document{}).Where("provider_id = ?", provider).Order("parent_id IS NOT NULL").Order("id")
+	if IsPostgres(tx) {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
-	for _, s := range steps {
-		res := tx.Exec(s.sql, s.args...)
-		if res.Error != nil {
-			return ResetCounts{}, res.Error
+	if err := q.Pluck("id", &ids).Error; err != nil {
+		return n, err
+	}
+	exec := func(count *int64, sql string, args ...any) error {
+		res := tx.Exec(sql, args...)
+		if count != nil {
+			*count += res.RowsAffected
 		}
-		if s.count != nil {
-			*s.count = res.RowsAffected
+		return res.Error
+	}
+	deadlines := map[string]bool{}
+	for c := range slices.Chunk(ids, resetChunk) {
+		var links, dls []string
+		lq := tx.Model(&InspectionLink{}).Where("document_id IN ?", c).Order("id")
+		if IsPostgres(tx) {
+			lq = lq.Clauses(clause.Locking{Strength: "UPDATE"})
 		}
+		if err := lq.Pluck("id", &links).Error; err != nil {
+			return ResetCounts{}, err
+		}
+		if err := tx.Model(&Deadline{}).Where("document_id IN ?", c).Pluck("id", &dls).Error; err != nil {
+			return ResetCounts{}, err
+		}
+		for _, id := range dls {
+			deadlines[id] = true
+		}
+		for l := range slices.Chunk(links, resetChunk) {
+			if err := exec(nil, "DELETE FROM inspection_uses WHERE link_id IN ?", l); err != nil {
+				return ResetCounts{}, err
+			}
+			if err := exec(nil, "DELETE FROM inspection_links WHERE id IN ?", l); err != nil {
+				return ResetCounts{}, err
+			}
+		}
+		for _, s := range []struct {
+			count *int64
+			sql   string
+			args  []any
+		}{
+			{nil, "DELETE FROM document_entries WHERE document_id IN ?", []any{c}},
+			{nil, "DELETE FROM document_parties WHERE document_id IN ?", []any{c}},
+			{&n.Deadlines, "DELETE FROM deadlines WHERE document_id IN ?", []any{c}},
+			{&n.AuditRows, "DELETE FROM audit_events WHERE document_id IN ?", []any{c}},
+			{nil, "DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE provider_id = ?) AND document_id IN ?", []any{provider, c}},
+			{&n.Events, "DELETE FROM events WHERE provider_id = ? AND document_id IN ?", []any{provider, c}},
+		} {
+			if err := exec(s.count, s.sql, s.args...); err != nil {
+				return ResetCounts{}, err
+			}
+		}
+	}
+	for c := range slices.Chunk(ids, resetChunk) {
+		if err := exec(nil, "UPDATE documents SET parent_id = NULL WHERE id IN ? AND parent_id IS NOT NULL", c); err != nil {
+			return ResetCounts{}, err
+		}
+	}
+	for c := range slices.Chunk(ids, resetChunk) {
+		if err := exec(&n.Documents, "DELETE FROM documents WHERE id IN ?", c); err != nil {
+			return ResetCounts{}, err
+		}
+	}
+	if err := resetMails(tx, provider, deadlines, a.ToTime, &n.Mails); err != nil {
+		return ResetCounts{}, err
+	}
+	if err := exec(nil, "DELETE FROM idempotency_keys WHERE provider_id = ?", provider); err != nil {
+		return ResetCounts{}, err
+	}
+	if err := exec(nil, "DELETE FROM test_clocks WHERE provider_id = ?", provider); err != nil {
+		return ResetCounts{}, err
 	}
 	return n, tx.Create(a).Error
+}
+
+// resetMails is the mail part of a reset: the pending mails of the
+// provider's accounts that tell of a deleted deadline (due soon, overdue,
+// awaiting action) and their pending digests (which list them; the next
+// scan makes a digest of what remains) are deleted (their send jobs find
+// nothing to send), and the mail preferences' since, the provider's time
+// when mails were switched on, is set back to real where it is later: a
+// since left in the clock's future would hold back every overdue and
+// awaiting-action mail of the provider's accounts until real time reached
+// it. Confirmations and webhook notices stay; sent mails are history.
+func resetMails(tx *gorm.DB, provider string, deadlines map[string]bool, real time.Time, count *int64) error {
+	if err := tx.Exec("UPDATE mail_preferences SET since = ? WHERE provider_id = ? AND since > ?", real, provider, real).Error; err != nil {
+		return err
+	}
+	var pending []MailOutbox
+	if err := tx.Select("id", "kind", "dedup_key").Where("state = ? AND kind IN ? AND account_id IN (SELECT id FROM accounts WHERE provider_id = ?)",
+		MailQueued, []string{MailOverdue, MailDueSoon, MailAwaitingAction, MailDigest}, provider).Find(&pending).Error; err != nil {
+		return err
+	}
+	var drop []int64
+	for _, m := range pending {
+		if m.Kind == MailDigest || deadlines[MailKeyDeadline(m.Kind, m.DedupKey)] {
+			drop = append(drop, m.ID)
+		}
+	}
+	for c := range slices.Chunk(drop, resetChunk) {
+		res := tx.Exec("DELETE FROM mail_outbox WHERE id IN ? AND state = ?", c, MailQueued)
+		if res.Error != nil {
+			return res.Error
+		}
+		*count += res.RowsAffected
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -32,6 +34,46 @@ const (
 	MailQueued = "QUEUED"
 	MailSent   = "SENT"
 )
+
+// Kinds of the mails that tell of deadlines.
+const (
+	MailDueSoon        = "DUE_SOON"
+	MailOverdue        = "OVERDUE"
+	MailAwaitingAction = "AWAITING_ACTION"
+	MailDigest         = "DIGEST"
+)
+
+// MailDeadlineKey is the dedup key of a mail of kind (MailDueSoon,
+// MailOverdue, MailAwaitingAction) about deadline: "overdue:<id>",
+// "action:<id>", "due:<id>:<days>" (a due-soon reminder per number of
+// working days the account asked for).
+func MailDeadlineKey(kind, deadline string, days int) string {
+	switch kind {
+	case MailDueSoon:
+		return "due:" + deadline + ":" + strconv.Itoa(days)
+	case MailOverdue:
+		return "overdue:" + deadline
+	}
+	return "action:" + deadline
+}
+
+// MailKeyDeadline is the deadline a MailDeadlineKey of kind names ("" for
+// another key).
+func MailKeyDeadline(kind, key string) string {
+	switch kind {
+	case MailOverdue, MailAwaitingAction:
+		if id, ok := strings.CutPrefix(key, MailDeadlineKey(kind, "", 0)); ok {
+			return id
+		}
+	case MailDueSoon:
+		if rest, ok := strings.CutPrefix(key, "due:"); ok {
+			if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+				return rest[:i]
+			}
+		}
+	}
+	return ""
+}
 
 // MailOutbox is one mail to one account.
 type MailOutbox struct {

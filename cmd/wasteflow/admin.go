@@ -287,8 +287,8 @@ func adminResetClock(ctx context.Context, cfg *configs.Config, log *slog.Logger,
 			return err
 		}
 		n := c.Deleted
-		fmt.Fprintf(stdout, "test clock of %s set back from %s to real time (%s); deleted %d documents, %d deadlines, %d events, %d audit rows\n",
-			provider, c.From.Format(time.RFC3339), c.Now.Format(time.RFC3339), n.Documents, n.Deadlines, n.Events, n.AuditRows)
+		fmt.Fprintf(stdout, "test clock of %s set back from %s to real time (%s); deleted %d documents, %d deadlines, %d events, %d audit rows, %d pending mails\n",
+			provider, c.From.Format(time.RFC3339), c.Now.Format(time.RFC3339), n.Documents, n.Deadlines, n.Events, n.AuditRows, n.Mails)
 		return nil
 	}))
 }

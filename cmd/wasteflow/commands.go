@@ -57,7 +57,9 @@ var commands = []command{
 	{name: "admin reset-test-clock", args: "PROVIDER", summary: "sets a sandbox provider's test clock back to real time and DELETES its documents",
 		detail: "Development and test environments only (refused elsewhere). Deletes, in one transaction, every notification, Annex VII\n" +
 			"document and movement of the provider with their deadlines, audit trails, events, list entries and inspection links,\n" +
-			"and its Idempotency-Keys; the reset is recorded like an advance of the clock. The way back from a clock moved too far."},
+			"the pending mails about their deadlines and pending digests, and its Idempotency-Keys, and sets mail preferences'\n" +
+			"since (provider time) back to real time; documents written meanwhile stay whole. The reset is recorded like an\n" +
+			"advance of the clock. The way back from a clock moved too far."},
 	{name: "admin verify-audit", summary: "checks every document's audit chain; prints and exits 1 at the first broken link of a chain"},
 	{name: "admin audit", args: "DOCUMENT [-provider P]",
 		summary: "prints one document's audit trail (by id or number), oldest first; exits 1 when its chain is broken",

@@ -121,6 +121,6 @@ func (r *Runner) ResetTestClockOf(ctx context.Context, provider string, a models
 	}
 	r.Clocks.Forget(provider)
 	reqctx.Logger(ctx).Info("test clock reset", "provider", provider, "account", a.AccountID, "from", from, "to", real,
-		"documents", n.Documents, "deadlines", n.Deadlines, "events", n.Events, "audit_rows", n.AuditRows)
+		"documents", n.Documents, "deadlines", n.Deadlines, "events", n.Events, "audit_rows", n.AuditRows, "pending_mails", n.Mails)
 	return &ResetState{ClockState: ClockState{Now: real}, From: from, Deleted: n}, nil
 }

@@ -487,12 +487,12 @@ func (s *Service) scanAccount(ctx context.Context, p *models.MailPreference) (in
 		overdue := d.State == "OVERDUE" || !now.Before(d.DueAt)
 		switch {
 		case p.Overdue && overdue && !d.DueAt.Before(p.Since):
-			add("overdue:"+d.ID, "OVERDUE", s.render(p, t, t.overdueSubject, t.overdueIntro, []item{it}))
+			add(models.MailDeadlineKey(models.MailOverdue, d.ID, 0), models.MailOverdue, s.render(p, t, t.overdueSubject, t.overdueIntro, []item{it}))
 		case p.DueSoon && !overdue && it.workingDaysLeft <= p.DueSoonDays:
-			add(fmt.Sprintf("due:%s:%d", d.ID, p.DueSoonDays), "DUE_SOON", s.render(p, t, t.dueSoonSubject, t.dueSoonIntro, []item{it}))
+			add(models.MailDeadlineKey(models.MailDueSoon, d.ID, p.DueSoonDays), models.MailDueSoon, s.render(p, t, t.dueSoonSubject, t.dueSoonIntro, []item{it}))
 		}
 		if p.AwaitingAction && !overdue && !d.StartedAt.Before(p.Since) {
-			add("action:"+d.ID, "AWAITING_ACTION", s.render(p, t, t.actionSubject, t.actionIntro, []item{it}))
+			add(models.MailDeadlineKey(models.MailAwaitingAction, d.ID, 0), models.MailAwaitingAction, s.render(p, t, t.actionSubject, t.actionIntro, []item{it}))
 		}
 	}
 	if p.Digest && len(deadlines) > 0 {
@@ -503,7 +503,7 @@ func (s *Service) scanAccount(ctx context.Context, p *models.MailPreference) (in
 				items = append(items, s.item(&deadlines[i], loc, place, now, t))
 			}
 			slices.SortStableFunc(items, func(a, b item) int { return a.due.Compare(b.due) })
-			add("digest:"+local.Format(time.DateOnly), "DIGEST", s.renderItems(p, t, t.digestSubject(local, len(items)), t.digestIntro, items))
+			add("digest:"+local.Format(time.DateOnly), models.MailDigest, s.renderItems(p, t, t.digestSubject(local, len(items)), t.digestIntro, items))
 		}
 	}
 	disabled, err := s.Store.EventsSince(ctx, p.ProviderID, p.OrganisationID, "WEBHOOK_ENDPOINT_DISABLED", p.Since)
