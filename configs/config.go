@@ -229,7 +229,7 @@ var Settings = []Setting{
 		return c.LogLevel.UnmarshalText([]byte(v))
 	}},
 	{"WASTEFLOW_READ_HEADER_TIMEOUT", "10s", "time to read request headers (slowloris guard)", durationSetter(func(c *Config) *time.Duration { return &c.ReadHeaderTimeout })},
-	{"WASTEFLOW_READ_TIMEOUT", "60s", "time to read a whole request, body included", durationSetter(func(c *Config) *time.Duration { return &c.ReadTimeout })},
+	{"WASTEFLOW_READ_TIMEOUT", "60s", "time to read a whole request, body included (a gRPC call's request message too; then 408, DEADLINE_EXCEEDED)", durationSetter(func(c *Config) *time.Duration { return &c.ReadTimeout })},
 	{"WASTEFLOW_WRITE_TIMEOUT", "60s", "time to write a response", durationSetter(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{"WASTEFLOW_REQUEST_TIMEOUT", "50s", "time a request (not a stream) may take, long polls' waits included; a database that does not answer within it makes the answer a 503 with Retry-After instead of a hang (keep it below WASTEFLOW_WRITE_TIMEOUT)", durationSetter(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{"WASTEFLOW_IDLE_TIMEOUT", "120s", "keep-alive idle time", durationSetter(func(c *Config) *time.Duration { return &c.IdleTimeout })},

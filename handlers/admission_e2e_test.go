@@ -159,20 +159,38 @@ func holdLargeBodySlots(t *testing.T, base, tok string) func() {
 // message.
 func stalledNativeCall(t *testing.T, addr, path string, headers map[string]string) (codes.Code, string, time.Duration) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
+	code, msg, took, err := nativeStall(addr, path, headers, lengthPrefix(stalledSize), stallFor)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return code, msg, took
+}
+
+// lengthPrefix is the 5-byte prefix of an uncompressed message of n bytes.
+func lengthPrefix(n uint32) []byte {
+	var prefix [5]byte
+	binary.BigEndian.PutUint32(prefix[1:], n)
+	return prefix[:]
+}
+
+// nativeStall is stalledNativeCall sending data (and not the end of the
+// client's side), waiting up to wait for the status; an error when none
+// comes (safe outside the test's goroutine).
+func nativeStall(addr, path string, headers map[string]string, data []byte, wait time.Duration) (codes.Code, string, time.Duration, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return 0, "", 0, err
+	}
 	defer conn.Close()
 	t0 := time.Now()
-	_ = conn.SetDeadline(t0.Add(stallFor))
+	_ = conn.SetDeadline(t0.Add(wait))
 	if _, err := conn.Write([]byte(http2.ClientPreface)); err != nil {
-		t.Fatal(err)
+		return 0, "", 0, err
 	}
 	fr := http2.NewFramer(conn, conn)
 	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	if err := fr.WriteSettings(); err != nil {
-		t.Fatal(err)
+		return 0, "", 0, err
 	}
 	var block bytes.Buffer
 	enc := hpack.NewEncoder(&block)
@@ -184,23 +202,21 @@ func stalledNativeCall(t *testing.T, addr, path string, headers map[string]strin
 		_ = enc.WriteField(hpack.HeaderField{Name: strings.ToLower(k), Value: v})
 	}
 	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true}); err != nil {
-		t.Fatal(err)
+		return 0, "", 0, err
 	}
-	var prefix [5]byte
-	binary.BigEndian.PutUint32(prefix[1:], stalledSize)
-	if err := fr.WriteData(1, false, prefix[:]); err != nil {
-		t.Fatal(err)
+	if err := fr.WriteData(1, false, data); err != nil {
+		return 0, "", 0, err
 	}
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
-			t.Fatalf("%s: no status after %s (the server waits for the message): %v", path, time.Since(t0), err)
+			return 0, "", 0, fmt.Errorf("%s: no status after %s (the server waits for the message): %v", path, time.Since(t0), err)
 		}
 		switch f := f.(type) {
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
 				if err := fr.WriteSettingsAck(); err != nil {
-					t.Fatal(err)
+					return 0, "", 0, err
 				}
 			}
 		case *http2.PingFrame:
@@ -209,7 +225,7 @@ func stalledNativeCall(t *testing.T, addr, path string, headers map[string]strin
 			}
 		case *http2.MetaHeadersFrame:
 			if s := f.PseudoValue("status"); s != "" && s != "200" {
-				t.Fatalf("%s: HTTP status %s", path, s)
+				return 0, "", 0, fmt.Errorf("%s: HTTP status %s", path, s)
 			}
 			fields := map[string]string{}
 			for _, hf := range f.RegularFields() {
@@ -218,12 +234,12 @@ func stalledNativeCall(t *testing.T, addr, path string, headers map[string]strin
 			if v := fields["grpc-status"]; v != "" {
 				n, _ := strconv.Atoi(v)
 				msg, _ := url.PathUnescape(fields["grpc-message"])
-				return codes.Code(n), msg, time.Since(t0)
+				return codes.Code(n), msg, time.Since(t0), nil
 			}
 		case *http2.RSTStreamFrame:
-			t.Fatalf("%s: the stream was reset (%v) without a status", path, f.ErrCode)
+			return 0, "", 0, fmt.Errorf("%s: the stream was reset (%v) without a status", path, f.ErrCode)
 		case *http2.GoAwayFrame:
-			t.Fatalf("%s: the server went away (%v)", path, f.ErrCode)
+			return 0, "", 0, fmt.Errorf("%s: the server went away (%v)", path, f.ErrCode)
 		}
 	}
 }

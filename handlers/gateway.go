@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -247,12 +248,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			}
 			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 			if err != nil {
-				var tooBig *http.MaxBytesError
-				if errors.As(err, &tooBig) {
-					renderError(c, tooLarge(limit))
-					return
-				}
-				renderError(c, status.Wrap(err, status.InvalidArgument, "could not read the request body"))
+				renderError(c, s.unreadBody(err, limit))
 				return
 			}
 			rawBody = body
@@ -308,6 +304,9 @@ func (s *Server) admit(c *gin.Context, op Operation, info *reqctx.Info) (int64, 
 	limit := s.cfg.BodyLimit
 	if op.Security == NoToken {
 		limit = s.unauthenticatedLimit()
+	}
+	if op.Streaming() { // a stream's request is small: it never takes a large-body slot (for the stream's life)
+		limit = min(limit, largeBody)
 	}
 	if c.Request.ContentLength > limit {
 		return 0, tooLarge(limit)
@@ -370,6 +369,30 @@ type admission struct {
 }
 
 type admissionKey struct{}
+
+// unreadBody is the error of a body (or a gRPC message) that could not be
+// read whole: too large, not sent within the read timeout
+// (WASTEFLOW_READ_TIMEOUT: net/http's ReadTimeout, and the gRPC face's
+// for a message, see grpcFace.receive), or cut off.
+func (s *Server) unreadBody(err error, limit int64) *status.Error {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return tooLarge(limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return s.readTimedOut()
+	}
+	return status.Wrap(err, status.InvalidArgument, "could not read the request body")
+}
+
+// readTimedOut refuses a request whose body did not arrive within the read
+// timeout: DEADLINE_EXCEEDED, over HTTP 408 (the client was slow, not a
+// server behind this one).
+func (s *Server) readTimedOut() *status.Error {
+	e := status.New(status.DeadlineExceeded, "the request was not read within %s (WASTEFLOW_READ_TIMEOUT)", s.cfg.ReadTimeout)
+	e.HTTP = http.StatusRequestTimeout
+	return e
+}
 
 func tooLarge(limit int64) *status.Error {
 	e := status.New(status.ResourceExhausted, "request body larger than %d bytes", limit)

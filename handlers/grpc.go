@@ -144,9 +144,12 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 				// one handler per limit a call may be admitted with (the
 				// limit bounds a compressed message once decompressed)
 				handler := func(limit int64) http.Handler {
+					if op.Streaming() { // a stream's request is small (Server.admit)
+						limit = min(limit, largeBody)
+					}
 					o := slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithReadMaxBytes(int(limit))})
-					if op.Streaming() {
-						return g.streaming(connect.NewServerStreamHandler(procedure, g.serverStream(op, md), o...))
+					if op.Streaming() { // serveCall lifts the timeouts once the request is in
+						return connect.NewServerStreamHandler(procedure, g.serverStream(op, md), o...)
 					}
 					return connect.NewUnaryHandler(procedure, g.unary(op, md), append(o, connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
 				}
@@ -185,14 +188,12 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 }
 
 // streaming lifts the server's read and write timeouts for a stream,
-// which lives as long as its client wants.
-func (g *grpcFace) streaming(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Time{})
-		_ = rc.SetWriteDeadline(time.Time{})
-		h.ServeHTTP(w, r)
-	})
+// which lives as long as its client wants, once its request is in (see
+// serveCall).
+func streaming(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 }
 
 // serverStream serves a streaming operation over connect-go.
