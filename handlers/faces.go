@@ -30,7 +30,9 @@ import (
 // DocumentRef names the document an intent operation acts on.
 type DocumentRef struct {
 	DocumentID string `json:"documentId" required:"true"`
-	Version    *int64 `json:"version" doc:"expected version; a stale one answers 409, code 10"`
+	// Version is required: without it a copy read earlier would overwrite
+	// a change made meanwhile unseen (issue 44.12).
+	Version *int64 `json:"version" required:"true" minimum:"1" doc:"required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3"`
 }
 
 // kindOperations are the operations of every kind with a face, kind by

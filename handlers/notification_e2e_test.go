@@ -35,6 +35,10 @@ type docEnv struct {
 	*authEnv
 	mu     sync.Mutex
 	tokens map[string]string
+	// versions holds the version of each document the last answer that
+	// carried it said (versionOf); versioned the operations that take one.
+	versions  map[string]string
+	versioned map[string]bool
 }
 
 func startDocs(t testing.TB, dbcfg configs.Database) *docEnv {
@@ -81,7 +85,126 @@ func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[strin
 		}
 		return st, m, raw
 	}
-	return d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+	body, implicit := d.withVersion(t, user, path, body)
+	for try := 0; ; try++ {
+		st, m, raw := d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+		if implicit && st == http.StatusConflict && m["code"] == 10.0 && try < 50 {
+			// Stale: another party, a chained intent or the sweep changed
+			// the document since. A client reads it again and retries.
+			body.(map[string]any)["version"] = d.readVersion(t, user, body.(map[string]any)["documentId"].(string), m)
+			continue
+		}
+		d.learnVersions(m)
+		return st, m, raw
+	}
+}
+
+// withVersion gives a call of an operation that takes the document's
+// version (every intent operation: DocumentRef.version is required) whose
+// body names a document but no version the version the caller would
+// send: the one the last answer carrying the document said, else the one
+// a GetDocument as user reads. A test about the version (a stale one, a
+// missing one) sends its own, and the body goes as it is. The caller's
+// map is not changed (scenarios reuse bodies).
+func (d *docEnv) withVersion(t *testing.T, user, path string, body any) (any, bool) {
+	t.Helper()
+	m, ok := body.(map[string]any)
+	if !ok || !d.takesVersion(t, path) {
+		return body, false
+	}
+	id, ok := m["documentId"].(string)
+	if _, has := m["version"]; has || !ok || id == "" {
+		return body, false
+	}
+	c := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		c[k] = v
+	}
+	d.mu.Lock()
+	v, known := d.versions[id]
+	d.mu.Unlock()
+	if !known {
+		v = d.readVersion(t, user, id, nil)
+	}
+	c["version"] = v
+	return c, true
+}
+
+// takesVersion tells the operations whose request carries a DocumentRef,
+// from the server's operation table.
+func (d *docEnv) takesVersion(t *testing.T, path string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.versioned == nil {
+		d.versioned = map[string]bool{}
+		if d.srv != nil {
+			for _, o := range d.srv.Operations() {
+				// A version of the request itself: SetByIntent's is the
+				// document's own, which the scenarios send as read.
+				if slices.Contains(versionFields(t, o.Request), "version") {
+					d.versioned["/"+o.Package+"."+o.Service+"/"+o.Method] = true
+				}
+			}
+		}
+	}
+	return d.versioned[path]
+}
+
+// readVersion is the document's current version: from a 409's
+// VERSION_MISMATCH detail (stale) when there is one, else from a
+// GetDocument as user; "1" when user may not read it (the call's refusal
+// comes before its version counts).
+func (d *docEnv) readVersion(t *testing.T, user, id string, stale map[string]any) string {
+	t.Helper()
+	if details, ok := stale["details"].([]any); ok {
+		for _, x := range details {
+			if md, ok := x.(map[string]any)["metadata"].(map[string]any); ok {
+				if v, ok := md["currentVersion"].(string); ok {
+					return v
+				}
+			}
+		}
+	}
+	face := co
+	if slices.Contains(authorities, user) {
+		face = au
+	}
+	st, m, _ := d.post(t, face+"GetDocument", hdr("dev-1", d.token(t, user)), map[string]any{"documentId": id})
+	if st != http.StatusOK {
+		return "1"
+	}
+	d.learnVersions(m)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.versions[id]; ok {
+		return v
+	}
+	return "1"
+}
+
+// learnVersions notes the version of every retrieval document an answer
+// carries (an object with id, state and version).
+func (d *docEnv) learnVersions(m any) {
+	switch v := m.(type) {
+	case map[string]any:
+		id, _ := v["id"].(string)
+		ver, _ := v["version"].(string)
+		if _, state := v["state"]; id != "" && ver != "" && state {
+			d.mu.Lock()
+			if d.versions == nil {
+				d.versions = map[string]string{}
+			}
+			d.versions[id] = ver
+			d.mu.Unlock()
+		}
+		for _, x := range v {
+			d.learnVersions(x)
+		}
+	case []any:
+		for _, x := range v {
+			d.learnVersions(x)
+		}
+	}
 }
 
 // ok calls and requires HTTP 200 without business errors.
