@@ -145,7 +145,7 @@ func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) O
 		reflect.StructField{Name: exported(in.Block), Type: reflect.TypeOf(in.Input()).Elem(), Tag: reflect.StructTag(`json:"` + in.Block + `"`)})
 	resp := answerType(o.ResponseName(), documentField(k))
 	op := declared(o)
-	op.Description += intentsDescription
+	op.Description += intentsDescription + versionDescription
 	return Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		ref := r.Field(0).Interface().(DocumentRef)
 		return answer(resp)(s.fireBlock(ctx, k.Name(), ref.DocumentID, ref.Version, r.Field(1).Addr().Interface(), o.Fires...))

@@ -242,3 +242,21 @@ func TestErrorsDoNotEchoLargeValues(t *testing.T) {
 		t.Fatalf("error for a 100000-character timestamp: %.400v", err)
 	}
 }
+
+// A required 64-bit integer (DocumentRef.version) is stated without null
+// in both of its alternatives (null is absent, which required refuses),
+// positive as its minimum says.
+func TestRequiredInt64InSchema(t *testing.T) {
+	type ref struct {
+		Version *int64 `json:"version" required:"true" minimum:"1"`
+	}
+	comps := openapi3.Schemas{}
+	if _, err := codec.SchemaRef(reflect.TypeFor[ref](), comps); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(comps["ref"].Value)
+	want := `{"properties":{"version":{"anyOf":[{"format":"int64","pattern":"^0*[1-9][0-9]*$","type":"string"},{"format":"int64","minimum":1,"type":"integer"}]}},"required":["version"],"type":"object"}`
+	if string(got) != want {
+		t.Fatalf("\n got: %s\nwant: %s", got, want)
+	}
+}
