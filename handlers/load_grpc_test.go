@@ -101,7 +101,9 @@ func (b *loadBench) grpcTransitions(clients int) func(c, i int) error {
 	callers := []context.Context{noor, alice}
 	return func(c, i int) error {
 		id := docs[c+clients*((i/2)%mine)]
-		return vers.moved(id, func(v int64) error { return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], body(i%2, id, v)) })
+		return vers.moved(id, func(v int64) error {
+			return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], body(i%2, id, v))
+		})
 	}
 }
 
