@@ -652,6 +652,10 @@ func (d *docEnv) roundTrip(t *testing.T, key, getOp string, steps []intentStep, 
 
 // Twenty authority clients decide on one document at once: every authority
 // decides exactly once and the document moves exactly once per decision.
+// Each client does what a real one does: reads the document, sends the
+// version it read, and on a stale version (409, code 10) reads again and
+// tries again, until its decision is taken or refused (400, code 9: its
+// authority decided already).
 func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 	d := startDocs(t, dbtest.Postgres(t))
 	id := d.submitted(t)
@@ -660,12 +664,38 @@ func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 	for _, u := range users {
 		d.token(t, u)
 	}
-	codes := burst(t, 20, func(i int) *http.Request {
-		req, _ := http.NewRequest(http.MethodPost, d.url+au+"SetDecision", strings.NewReader(fmt.Sprintf(`{"documentId":%q,"decision":{"type":"CONSENT"}}`, id)))
-		req.Header.Set("provider_id", "dev-1")
-		req.Header.Set("Authorization", "Bearer "+d.tokens[users[i%3]])
-		return req
-	})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes, stale := map[int]int{}, 0
+	start := make(chan struct{})
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := users[i%3]
+			<-start
+			for try := 0; ; try++ {
+				_, doc, _ := d.post(t, au+"GetDocument", hdr("dev-1", d.tokens[user]), map[string]any{"documentId": id})
+				version := doc["document"].(map[string]any)["notification"].(map[string]any)["version"]
+				st, m, raw := d.post(t, au+"SetDecision", hdr("dev-1", d.tokens[user]), map[string]any{"documentId": id, "version": version, "decision": map[string]any{"type": "CONSENT"}})
+				mu.Lock()
+				if st == http.StatusConflict && m["code"] == 10.0 && try < 100 {
+					stale++
+					mu.Unlock()
+					continue
+				}
+				codes[st]++
+				mu.Unlock()
+				if st != 200 && (st != 400 || m["code"] != 9.0) {
+					t.Errorf("%s: %d %.300s", user, st, raw)
+				}
+				return
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	t.Logf("statuses %v after %d stale versions read again", codes, stale)
 	if codes[200] != 3 || codes[200]+codes[400] != 20 {
 		t.Fatalf("statuses %v: want exactly 3 applied decisions, the rest 400", codes)
 	}
