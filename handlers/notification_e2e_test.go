@@ -71,7 +71,8 @@ var authorities = []string{"noor", "bernd", "bart"}
 // kind's document through its own face: a company Get (GetNotification,
 // GetAnnex7, GetMovement) as an authority is AuthorityDocumentApi/
 // GetDocument, its container unwrapped, so the answer has the company
-// Get's shape.
+// Get's shape. An intent sent without a version gets the one the caller
+// would send (withVersion); every answer's documents' versions are noted.
 func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[string]any, []byte) {
 	t.Helper()
 	if slices.Contains(authorities, user) && slices.Contains([]string{co + "GetNotification", co + "GetAnnex7", co + "GetMovement"}, path) {
@@ -83,6 +84,7 @@ func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[strin
 				}
 			}
 		}
+		d.learnVersions(m)
 		return st, m, raw
 	}
 	body, implicit := d.withVersion(t, user, path, body)
