@@ -135,6 +135,10 @@ func (s *Server) submitAcknowledgement(o Operation) Operation {
 	})
 }
 
+// versionDescription closes the description of an operation that takes a
+// DocumentRef (issue 44.12).
+const versionDescription = " The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check."
+
 const intentsDescription = " Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. " +
 	"An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision " +
 	"of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; " +
@@ -305,7 +309,7 @@ func (s *Server) sharedDocumentOperations() []Operation {
 		s.submitAcknowledgement(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
 			"A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
 				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, "+
-				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intentsDescription)),
+				"SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null."+intentsDescription+versionDescription)),
 		byIntentOp(op(co, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document", byIntent)),
 		byIntentOp(op(au, "SetByIntent", "Execute a follow-up intent with its block from the retrieval document",
 			"As CompanyDocumentApi/SetByIntent, for authorities. "+byIntent)),

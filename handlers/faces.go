@@ -30,7 +30,9 @@ import (
 // DocumentRef names the document an intent operation acts on.
 type DocumentRef struct {
 	DocumentID string `json:"documentId" required:"true"`
-	Version    *int64 `json:"version" doc:"expected version; a stale one answers 409, code 10"`
+	// Version is required: without it a copy read earlier would overwrite
+	// a change made meanwhile unseen (issue 44.12).
+	Version *int64 `json:"version" required:"true" minimum:"1" doc:"required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3"`
 }
 
 // kindOperations are the operations of every kind with a face, kind by
@@ -143,7 +145,7 @@ func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) O
 		reflect.StructField{Name: exported(in.Block), Type: reflect.TypeOf(in.Input()).Elem(), Tag: reflect.StructTag(`json:"` + in.Block + `"`)})
 	resp := answerType(o.ResponseName(), documentField(k))
 	op := declared(o)
-	op.Description += intentsDescription
+	op.Description += intentsDescription + versionDescription
 	return Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		ref := r.Field(0).Interface().(DocumentRef)
 		return answer(resp)(s.fireBlock(ctx, k.Name(), ref.DocumentID, ref.Version, r.Field(1).Addr().Interface(), o.Fires...))

@@ -99,23 +99,33 @@ func TestGeneratedClientDrivesANotificationToConsent(t *testing.T) {
 			t.Fatalf("stale version: %v", err)
 		}
 
+		// The version is required: left out, INVALID_ARGUMENT naming it.
+		_, err = company.SetSubmission(alice, &diwass.SetSubmissionRequest{DocumentId: id, Notification: content})
+		if st := grpcstatus.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), `"version"`) {
+			t.Fatalf("no version: %v", err)
+		}
+		version = filed.GetDocument().GetVersion() // each answer carries the version to send next
+
 		noor := grpcLogin(t, conn, "noor")
 		// The wrong authority acknowledging: PERMISSION_DENIED, saying whose intent it is.
 		bernd := grpcLogin(t, conn, "bernd")
-		_, err = authority.SubmitAcknowledgement(bernd, &diwass.SubmitAcknowledgementRequest{DocumentId: id, Acknowledgement: &types.Acknowledgement{}})
+		_, err = authority.SubmitAcknowledgement(bernd, &diwass.SubmitAcknowledgementRequest{DocumentId: id, Version: &version, Acknowledgement: &types.Acknowledgement{}})
 		if st := grpcstatus.Convert(err); st.Code() != codes.PermissionDenied || !strings.Contains(st.Message(), "AUTHORITY_DESTINATION") {
 			t.Fatalf("wrong authority: %v", err)
 		}
-		if _, err := authority.SubmitAcknowledgement(noor, &diwass.SubmitAcknowledgementRequest{DocumentId: id, Acknowledgement: &types.Acknowledgement{}}); err != nil {
+		acked, err := authority.SubmitAcknowledgement(noor, &diwass.SubmitAcknowledgementRequest{DocumentId: id, Version: &version, Acknowledgement: &types.Acknowledgement{}})
+		if err != nil {
 			t.Fatal(err)
 		}
+		version = acked.GetDocument().GetVersion()
 		var doc *types.NotificationDocument
 		for _, u := range []context.Context{bernd, noor, grpcLogin(t, conn, "bart")} {
-			r, err := authority.SetDecision(u, &diwass.SetDecisionRequest{DocumentId: id, Decision: &types.Decision{Type: types.DecisionType_CONSENT}})
+			r, err := authority.SetDecision(u, &diwass.SetDecisionRequest{DocumentId: id, Version: &version, Decision: &types.Decision{Type: types.DecisionType_CONSENT}})
 			if err != nil || len(r.GetBusinessErrors()) > 0 {
 				t.Fatalf("decision: %v %v", err, r)
 			}
 			doc = r.GetDocument()
+			version = doc.GetVersion()
 		}
 		if doc.GetState() != "CONSENTED" {
 			t.Fatalf("after three consents: %s", doc.GetState())

@@ -212,6 +212,7 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"SetByIntentMatchesOperations", TestSetByIntentMatchesOperations},
 		{"NULIsRefusedInEveryString", TestNULIsRefusedInEveryString},
 		{"SetByIntentNeedsTheVersion", TestSetByIntentNeedsTheVersion},
+		{"EveryVersionIsRequired", TestEveryVersionIsRequired},
 		{"IDsAreHeldToTheirLimit", TestIDsAreHeldToTheirLimit},
 		{"ExpiredTokenSaysSo", TestExpiredTokenSaysSo},
 		{"MovementLimits", TestMovementLimits},

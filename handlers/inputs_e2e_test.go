@@ -1,13 +1,18 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	recho "github.com/wasteflow/wasteflow/rules/echo"
 )
@@ -98,6 +103,117 @@ func TestSetByIntentNeedsTheVersion(t *testing.T) {
 		st, m, raw := d.call(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"notification": doc}, "intent": "WITHDRAWAL"})
 		if st != 200 || m["document"].(map[string]any)["notification"].(map[string]any)["state"] != "WITHDRAWN" {
 			t.Fatalf("with its version: %d %.300s", st, raw)
+		}
+	})
+}
+
+// Issue 44.12, for every operation: each field named version in a request
+// (an intent operation's DocumentRef.version, SetByIntent's
+// document.<kind>.version), found in the operation table so that a new
+// operation cannot slip through, is required: left out, misspelt
+// ("verison") or 0, the request is refused (400, code 3, naming the
+// field) and no document changes; a stale one still reaches the check
+// (409, code 10) for the operation's own kind.
+func TestEveryVersionIsRequired(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.consented(t, shippable(4))
+		docs := map[string][]string{ // kind -> documents of it: a draft and one the authorities are parties to
+			"notification": {d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content()})["id"].(string), nid},
+			"annex7":       {d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string)},
+			"movement":     {d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 40)})["id"].(string)},
+		}
+		byIntent := map[string]string{"notification": "WITHDRAWAL", "annex7": "WITHDRAWAL", "movement": "CARRIER_TRANSPORT"} // an intent with a block
+		read := func(id string) map[string]any {                                                                             // the container GetDocument answers
+			st, m, raw := d.post(t, co+"GetDocument", hdr("dev-1", d.token(t, "alice")), map[string]any{"documentId": id})
+			if st != 200 {
+				t.Fatalf("GetDocument %s: %d %s", id, st, raw)
+			}
+			return m["document"].(map[string]any)
+		}
+		versions := func() map[string]any {
+			out := map[string]any{}
+			for kind, ids := range docs {
+				for _, id := range ids {
+					out[id] = read(id)[kind].(map[string]any)["version"]
+				}
+			}
+			return out
+		}
+		before := versions()
+		for kind := range read(nid) { // every kind SetByIntent's container holds has a document here
+			if len(docs[kind]) == 0 || byIntent[kind] == "" {
+				t.Fatalf("no document or intent of kind %s here: add one", kind)
+			}
+		}
+		variants := []struct {
+			name string
+			edit func(m map[string]any)
+		}{
+			{"left out", func(m map[string]any) { delete(m, "version") }},
+			{"misspelt", func(m map[string]any) { m["verison"] = m["version"]; delete(m, "version") }},
+			{"zero", func(m map[string]any) { m["version"] = "0" }},
+		}
+		send := func(user, path string, body map[string]any) (int, []byte) { // as it is: not d.call, which sends the version it knows
+			st, _, raw := d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+			return st, raw
+		}
+		checked := 0
+		for _, o := range d.srv.Operations() {
+			path := "/" + o.Package + "." + o.Service + "/" + o.Method
+			user := "alice"
+			if strings.Contains(o.Service, "Authority") {
+				user = "noor"
+			}
+			if o.Request == reflect.TypeFor[handlers.SetByIntentRequest]() {
+				// The document is free-form JSON to the codec: its kind's
+				// retrieval document, whose version is the expected one.
+				for kind, ids := range docs {
+					if kind == "movement" { // refused by its kind (400, code 9): movements use their operations
+						continue
+					}
+					checked++
+					for _, v := range variants {
+						doc := read(ids[0])[kind].(map[string]any)
+						v.edit(doc)
+						st, raw := send(user, path, map[string]any{"document": map[string]any{kind: doc}, "intent": byIntent[kind]})
+						wantViolation(t, st, raw, "document."+kind+".version", "required")
+					}
+				}
+				continue
+			}
+			fields := versionFields(t, o.Request)
+			if len(fields) == 0 {
+				continue
+			}
+			if !slices.Equal(fields, []string{"version"}) {
+				t.Fatalf("%s: versions at %v: teach this test to send them", path, fields)
+			}
+			checked++
+			stale := 0
+			for _, ids := range docs {
+				for _, id := range ids {
+					for _, v := range variants {
+						body := map[string]any{"documentId": id, "version": "1"}
+						v.edit(body)
+						st, raw := send(user, path, body)
+						wantViolation(t, st, raw, "version", map[bool]string{true: "at least 1", false: "required"}[v.name == "zero"])
+					}
+					if st, _ := send(user, path, map[string]any{"documentId": id, "version": "999"}); st == 409 {
+						stale++
+					}
+				}
+			}
+			if stale == 0 {
+				t.Errorf("%s: a stale version reached the check (409) on no document", path)
+			}
+		}
+		if checked < 22+2*2 { // the intent operations and SetByIntent's kinds on two faces, today
+			t.Fatalf("only %d operations (and kinds) with a version found", checked)
+		}
+		if after := versions(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Fatalf("versions %v -> %v: a refused request changed a document", before, after)
 		}
 	})
 }
@@ -199,4 +315,34 @@ func TestExpiredTokenSaysSo(t *testing.T) {
 			t.Fatalf("a forged token said it expired: %s %q", raw, h.Get("WWW-Authenticate"))
 		}
 	})
+}
+
+// versionFields are the JSON paths of the fields named version in a
+// request type, by the codec's analysis (inlined fields in place), through
+// messages and pointers: "version" for an intent operation's DocumentRef,
+// "document.notification.version" for SetByIntent's document.
+func versionFields(t testing.TB, typ reflect.Type) []string {
+	t.Helper()
+	desc, err := codec.Describe(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(d *codec.Desc, prefix string, depth int)
+	walk = func(d *codec.Desc, prefix string, depth int) {
+		for d.Shape == codec.ShapePointer {
+			d = d.Elem
+		}
+		if d.Shape != codec.ShapeMessage || depth > 3 {
+			return
+		}
+		for _, f := range d.Fields {
+			if f.Name == "version" {
+				out = append(out, prefix+f.Name)
+			}
+			walk(f.Type, prefix+f.Name+".", depth+1)
+		}
+	}
+	walk(desc, "", 0)
+	return out
 }

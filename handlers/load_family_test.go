@@ -37,6 +37,13 @@ func (b *loadBench) family(clients int) []figure {
 			mine[nid] = append(mine[nid], movement{id, seq})
 		}
 	}
+	var ids []string
+	for _, nid := range []string{small, large} {
+		for _, mv := range mine[nid] {
+			ids = append(ids, mv.id)
+		}
+	}
+	vers := b.versionsOf(ids)
 	alice := b.d.token(b.t, "alice")
 	get := func(nid string) func(c, i int) error {
 		body := []byte(fmt.Sprintf(`{"documentId":%q}`, nid))
@@ -45,9 +52,11 @@ func (b *loadBench) family(clients int) []figure {
 	correct := func(nid string) func(c, i int) error {
 		return func(c, i int) error {
 			mv := mine[nid][c]
-			body := fmt.Sprintf(`{"documentId":%q,"movementTemplate":{"sequenceNumber":%v,"actualDateOfShipment":"2026-12-07","actualQuantity":{"tonnes":{"units":"%d"}},`+
-				`"packagingTypes":["DRUM"],"carriers":[{"organisationId":"truck","meansOfTransport":"ROAD"}]}}`, mv.id, mv.seq, 1+i%2)
-			return b.post(co+"SetMovementTemplate", alice, []byte(body))
+			return vers.moved(mv.id, func(v int64) error {
+				body := fmt.Sprintf(`{"documentId":%q,"version":"%d","movementTemplate":{"sequenceNumber":%v,"actualDateOfShipment":"2026-12-07","actualQuantity":{"tonnes":{"units":"%d"}},`+
+					`"packagingTypes":["DRUM"],"carriers":[{"organisationId":"truck","meansOfTransport":"ROAD"}]}}`, mv.id, v, mv.seq, 1+i%2)
+				return b.post(co+"SetMovementTemplate", alice, []byte(body))
+			})
 		}
 	}
 	largeGet, largeGetP99 := b.run(clients, get(large))

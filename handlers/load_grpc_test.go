@@ -89,19 +89,21 @@ func (b *loadBench) grpcTransitions(clients int) func(c, i int) error {
 	conns := b.grpcConns(8)
 	noor, alice := b.grpcAs("noor"), b.grpcAs("alice")
 	mine := len(docs) / clients
-	bodies := make([][2][]byte, len(docs))
-	for i, id := range docs {
-		bodies[i] = [2][]byte{
-			mustMarshal(&diwass.SetRequestInformationRequest{DocumentId: id, RequestInformation: &types.RequestInformation{Questions: []string{"the analysis, please"}}}),
-			mustMarshal(&diwass.SetReplyToRequestInformationRequest{DocumentId: id,
-				ReplyToRequestInformation: &types.ReplyToRequestInformation{Answers: []string{"attached"}, Complete: true}}),
+	vers := b.versionsOf(docs)
+	body := func(step int, id string, v int64) []byte {
+		if step == 0 {
+			return mustMarshal(&diwass.SetRequestInformationRequest{DocumentId: id, Version: &v, RequestInformation: &types.RequestInformation{Questions: []string{"the analysis, please"}}})
 		}
+		return mustMarshal(&diwass.SetReplyToRequestInformationRequest{DocumentId: id, Version: &v,
+			ReplyToRequestInformation: &types.ReplyToRequestInformation{Answers: []string{"attached"}, Complete: true}})
 	}
 	methods := []string{"/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRequestInformation", "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetReplyToRequestInformation"}
 	callers := []context.Context{noor, alice}
 	return func(c, i int) error {
-		doc := c + clients*((i/2)%mine)
-		return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], bodies[doc][i%2])
+		id := docs[c+clients*((i/2)%mine)]
+		return vers.moved(id, func(v int64) error {
+			return b.rawCall(callers[i%2], conns[c%len(conns)], methods[i%2], body(i%2, id, v))
+		})
 	}
 }
 

@@ -48,15 +48,19 @@ func (b *loadBench) history(clients int) []figure {
 	// pool of 128 (tens of transitions each in the run, as the transition
 	// figure), the long side stays on its 8 (a few hundred more each).
 	pool := b.freshDocs(docPool)
+	vers := b.versionsOf(pool, long)
 	mine := len(pool) / clients
 	paths := []string{au + "SetRequestInformation", co + "SetReplyToRequestInformation"}
 	move := func(doc func(c, i int) string) func(c, i int) error {
 		return func(c, i int) error {
-			body := fmt.Sprintf(`{"documentId":%q,"requestInformation":{"questions":["the analysis, please"]}}`, doc(c, i))
-			if i%2 == 1 {
-				body = fmt.Sprintf(`{"documentId":%q,"replyToRequestInformation":{"answers":["attached"],"complete":true}}`, doc(c, i))
-			}
-			return b.post(paths[i%2], tok[i%2], []byte(body))
+			id := doc(c, i)
+			return vers.moved(id, func(v int64) error {
+				body := fmt.Sprintf(`{"documentId":%q,"version":"%d","requestInformation":{"questions":["the analysis, please"]}}`, id, v)
+				if i%2 == 1 {
+					body = fmt.Sprintf(`{"documentId":%q,"version":"%d","replyToRequestInformation":{"answers":["attached"],"complete":true}}`, id, v)
+				}
+				return b.post(paths[i%2], tok[i%2], []byte(body))
+			})
 		}
 	}
 	run := func(op func(c, i int) error) (float64, float64) {

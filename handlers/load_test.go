@@ -288,6 +288,37 @@ func (b *loadBench) q(query string) string {
 // documents would meet longer histories, and seem slower.
 const docPool = 128
 
+// benchVersions holds the version each bench document's next transition
+// sends (DocumentRef.version is required): the one its setup's last answer
+// carried, one more after each transition that went through. A document
+// is one client's, so its calls never meet; the map is not written once
+// built.
+type benchVersions map[string]*int64
+
+// versionsOf starts the counters of ids at the version their setup left.
+func (b *loadBench) versionsOf(ids ...[]string) benchVersions {
+	out := benchVersions{}
+	for _, list := range ids {
+		for _, id := range list {
+			v, err := strconv.ParseInt(b.d.readVersion(b.t, "alice", id, nil), 10, 64)
+			if err != nil {
+				b.t.Fatal(err)
+			}
+			out[id] = &v
+		}
+	}
+	return out
+}
+
+// moved fires op with the version of id and counts it on when op went through.
+func (v benchVersions) moved(id string, op func(version int64) error) error {
+	err := op(*v[id])
+	if err == nil {
+		*v[id]++
+	}
+	return err
+}
+
 func (b *loadBench) freshDocs(n int) []string {
 	docs := make([]string, n)
 	for i := range docs {
@@ -304,20 +335,16 @@ func (b *loadBench) freshDocs(n int) []string {
 func (b *loadBench) transitions(clients int) []figure {
 	docs := b.freshDocs(docPool)
 	tokens := []string{b.d.token(b.t, "noor"), b.d.token(b.t, "alice")}
-	bodies := make([][2][]byte, len(docs))
-	for i, id := range docs {
-		bodies[i] = [2][]byte{
-			[]byte(fmt.Sprintf(`{"documentId":%q,"requestInformation":{"questions":["the analysis, please"]}}`, id)),
-			[]byte(fmt.Sprintf(`{"documentId":%q,"replyToRequestInformation":{"answers":["attached"],"complete":true}}`, id)),
-		}
-	}
+	vers := b.versionsOf(docs)
+	formats := [2]string{`{"documentId":%q,"version":"%d","requestInformation":{"questions":["the analysis, please"]}}`,
+		`{"documentId":%q,"version":"%d","replyToRequestInformation":{"answers":["attached"],"complete":true}}`}
 	paths := []string{au + "SetRequestInformation", co + "SetReplyToRequestInformation"}
 	// Client c moves its documents one after the other through a request
 	// and its reply: operation i is step i%2 on its document (i/2)%mine.
 	mine := len(docs) / clients
 	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
-		doc := c + clients*((i/2)%mine)
-		return b.post(paths[i%2], tokens[i%2], bodies[doc][i%2])
+		id := docs[c+clients*((i/2)%mine)]
+		return vers.moved(id, func(v int64) error { return b.post(paths[i%2], tokens[i%2], fmt.Appendf(nil, formats[i%2], id, v)) })
 	}, b.grpcTransitions(clients))
 	var sample string // the baseline writes a document as large as the server's
 	if err := b.sql.QueryRow(b.q(`SELECT data FROM documents WHERE id = ?`), docs[0]).Scan(&sample); err != nil {

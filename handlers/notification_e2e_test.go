@@ -35,6 +35,10 @@ type docEnv struct {
 	*authEnv
 	mu     sync.Mutex
 	tokens map[string]string
+	// versions holds the version of each document the last answer that
+	// carried it said (versionOf); versioned the operations that take one.
+	versions  map[string]string
+	versioned map[string]bool
 }
 
 func startDocs(t testing.TB, dbcfg configs.Database) *docEnv {
@@ -67,7 +71,8 @@ var authorities = []string{"noor", "bernd", "bart"}
 // kind's document through its own face: a company Get (GetNotification,
 // GetAnnex7, GetMovement) as an authority is AuthorityDocumentApi/
 // GetDocument, its container unwrapped, so the answer has the company
-// Get's shape.
+// Get's shape. An intent sent without a version gets the one the caller
+// would send (withVersion); every answer's documents' versions are noted.
 func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[string]any, []byte) {
 	t.Helper()
 	if slices.Contains(authorities, user) && slices.Contains([]string{co + "GetNotification", co + "GetAnnex7", co + "GetMovement"}, path) {
@@ -79,9 +84,129 @@ func (d *docEnv) call(t *testing.T, user, path string, body any) (int, map[strin
 				}
 			}
 		}
+		d.learnVersions(m)
 		return st, m, raw
 	}
-	return d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+	body, implicit := d.withVersion(t, user, path, body)
+	for try := 0; ; try++ {
+		st, m, raw := d.post(t, path, hdr("dev-1", d.token(t, user)), body)
+		if implicit && st == http.StatusConflict && m["code"] == 10.0 && try < 50 {
+			// Stale: another party, a chained intent or the sweep changed
+			// the document since. A client reads it again and retries.
+			body.(map[string]any)["version"] = d.readVersion(t, user, body.(map[string]any)["documentId"].(string), m)
+			continue
+		}
+		d.learnVersions(m)
+		return st, m, raw
+	}
+}
+
+// withVersion gives a call of an operation that takes the document's
+// version (every intent operation: DocumentRef.version is required) whose
+// body names a document but no version the version the caller would
+// send: the one the last answer carrying the document said, else the one
+// a GetDocument as user reads. A test about the version (a stale one, a
+// missing one) sends its own, and the body goes as it is. The caller's
+// map is not changed (scenarios reuse bodies).
+func (d *docEnv) withVersion(t *testing.T, user, path string, body any) (any, bool) {
+	t.Helper()
+	m, ok := body.(map[string]any)
+	if !ok || !d.takesVersion(t, path) {
+		return body, false
+	}
+	id, ok := m["documentId"].(string)
+	if _, has := m["version"]; has || !ok || id == "" {
+		return body, false
+	}
+	c := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		c[k] = v
+	}
+	d.mu.Lock()
+	v, known := d.versions[id]
+	d.mu.Unlock()
+	if !known {
+		v = d.readVersion(t, user, id, nil)
+	}
+	c["version"] = v
+	return c, true
+}
+
+// takesVersion tells the operations whose request carries a DocumentRef,
+// from the server's operation table.
+func (d *docEnv) takesVersion(t *testing.T, path string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.versioned == nil {
+		d.versioned = map[string]bool{}
+		if d.srv != nil {
+			for _, o := range d.srv.Operations() {
+				// A version of the request itself: SetByIntent's is the
+				// document's own, which the scenarios send as read.
+				if slices.Contains(versionFields(t, o.Request), "version") {
+					d.versioned["/"+o.Package+"."+o.Service+"/"+o.Method] = true
+				}
+			}
+		}
+	}
+	return d.versioned[path]
+}
+
+// readVersion is the document's current version: from a 409's
+// VERSION_MISMATCH detail (stale) when there is one, else from a
+// GetDocument as user; "1" when user may not read it (the call's refusal
+// comes before its version counts).
+func (d *docEnv) readVersion(t *testing.T, user, id string, stale map[string]any) string {
+	t.Helper()
+	if details, ok := stale["details"].([]any); ok {
+		for _, x := range details {
+			if md, ok := x.(map[string]any)["metadata"].(map[string]any); ok {
+				if v, ok := md["currentVersion"].(string); ok {
+					return v
+				}
+			}
+		}
+	}
+	face := co
+	if slices.Contains(authorities, user) {
+		face = au
+	}
+	st, m, _ := d.post(t, face+"GetDocument", hdr("dev-1", d.token(t, user)), map[string]any{"documentId": id})
+	if st != http.StatusOK {
+		return "1"
+	}
+	d.learnVersions(m)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.versions[id]; ok {
+		return v
+	}
+	return "1"
+}
+
+// learnVersions notes the version of every retrieval document an answer
+// carries (an object with id, state and version).
+func (d *docEnv) learnVersions(m any) {
+	switch v := m.(type) {
+	case map[string]any:
+		id, _ := v["id"].(string)
+		ver, _ := v["version"].(string)
+		if _, state := v["state"]; id != "" && ver != "" && state {
+			d.mu.Lock()
+			if d.versions == nil {
+				d.versions = map[string]string{}
+			}
+			d.versions[id] = ver
+			d.mu.Unlock()
+		}
+		for _, x := range v {
+			d.learnVersions(x)
+		}
+	case []any:
+		for _, x := range v {
+			d.learnVersions(x)
+		}
+	}
 }
 
 // ok calls and requires HTTP 200 without business errors.
@@ -529,6 +654,10 @@ func (d *docEnv) roundTrip(t *testing.T, key, getOp string, steps []intentStep, 
 
 // Twenty authority clients decide on one document at once: every authority
 // decides exactly once and the document moves exactly once per decision.
+// Each client does what a real one does: reads the document, sends the
+// version it read, and on a stale version (409, code 10) reads again and
+// tries again, until its decision is taken or refused (400, code 9: its
+// authority decided already).
 func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 	d := startDocs(t, dbtest.Postgres(t))
 	id := d.submitted(t)
@@ -537,12 +666,38 @@ func TestConcurrentDecisionsOnPostgres(t *testing.T) {
 	for _, u := range users {
 		d.token(t, u)
 	}
-	codes := burst(t, 20, func(i int) *http.Request {
-		req, _ := http.NewRequest(http.MethodPost, d.url+au+"SetDecision", strings.NewReader(fmt.Sprintf(`{"documentId":%q,"decision":{"type":"CONSENT"}}`, id)))
-		req.Header.Set("provider_id", "dev-1")
-		req.Header.Set("Authorization", "Bearer "+d.tokens[users[i%3]])
-		return req
-	})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes, stale := map[int]int{}, 0
+	start := make(chan struct{})
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := users[i%3]
+			<-start
+			for try := 0; ; try++ {
+				_, doc, _ := d.post(t, au+"GetDocument", hdr("dev-1", d.tokens[user]), map[string]any{"documentId": id})
+				version := doc["document"].(map[string]any)["notification"].(map[string]any)["version"]
+				st, m, raw := d.post(t, au+"SetDecision", hdr("dev-1", d.tokens[user]), map[string]any{"documentId": id, "version": version, "decision": map[string]any{"type": "CONSENT"}})
+				mu.Lock()
+				if st == http.StatusConflict && m["code"] == 10.0 && try < 100 {
+					stale++
+					mu.Unlock()
+					continue
+				}
+				codes[st]++
+				mu.Unlock()
+				if st != 200 && (st != 400 || m["code"] != 9.0) {
+					t.Errorf("%s: %d %.300s", user, st, raw)
+				}
+				return
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	t.Logf("statuses %v after %d stale versions read again", codes, stale)
 	if codes[200] != 3 || codes[200]+codes[400] != 20 {
 		t.Fatalf("statuses %v: want exactly 3 applied decisions, the rest 400", codes)
 	}

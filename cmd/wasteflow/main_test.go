@@ -405,7 +405,7 @@ func TestSweepAndReportCommands(t *testing.T) {
 	at := post("/svc.core.v1.api.AuthApi/RequestAccess", rt, "")["accessToken"].(string)
 	content := `{"consignee":{"organisationId":"recyc"},"facility":{"organisationId":"recyc"},"carriers":[{"organisationId":"truck"}],"packagingTypes":["BULK"],"competentAuthorities":{"dispatch":{"organisationId":"auth-de-by"},"destination":{"organisationId":"auth-nl"}},"wasteClassifications":[{"list":"EU_LIST_OF_WASTE","code":"16 02 13*"}],"recoveryDisposalCodes":["R4"],"totalQuantity":{"tonnes":{"units":"10","nanos":0}},"numberOfShipments":1,"shipmentPeriod":{"firstDeparture":"2027-01-10","lastDeparture":"2027-06-20"}}`
 	doc := post("/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateSubmission", at, `{"notification":`+content+`}`)["document"].(map[string]any)
-	post("/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, `{"documentId":"`+doc["id"].(string)+`","notification":`+content+`}`)
+	post("/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, `{"documentId":"`+doc["id"].(string)+`","version":"`+doc["version"].(string)+`","notification":`+content+`}`)
 	cancel()
 	if code := <-exit; code != exitOK {
 		t.Fatalf("serve exit %d", code)

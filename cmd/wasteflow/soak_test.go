@@ -150,13 +150,32 @@ func TestSoak(t *testing.T) {
 		"shipmentPeriod": map[string]any{"firstDeparture": day(7), "lastDeparture": day(300)}, "packagingTypes": []any{"BULK"},
 		"route": map[string]any{"transitCountries": []any{"BE"}, "meansOfTransport": []any{"ROAD"}},
 	}
-	fresh := func(company, authority string) string {
+	// act fires an intent on the document at version *ver, keeping *ver
+	// as the answer says: the next version, or, stale, the current one
+	// (then once more).
+	act := func(path, token string, ver *string, body map[string]any) {
+		for try := 0; try < 2; try++ {
+			body["version"] = *ver
+			st, m := post(path, token, body)
+			if v := docVersion(m); st == 200 && v != "" {
+				*ver = v
+				return
+			}
+			if v := currentVersion(m); st == 409 && v != "" {
+				*ver = v
+				continue
+			}
+			return
+		}
+	}
+	fresh := func(company, authority string) (string, string) {
 		_, m := post(co+"CreateSubmission", company, map[string]any{"notification": notification})
 		doc, _ := m["document"].(map[string]any)
 		id, _ := doc["id"].(string)
-		post(co+"SetSubmission", company, map[string]any{"documentId": id, "notification": notification})
-		post(au+"SubmitAcknowledgement", authority, map[string]any{"documentId": id})
-		return id
+		ver := docVersion(m)
+		act(co+"SetSubmission", company, &ver, map[string]any{"documentId": id, "notification": notification})
+		act(au+"SubmitAcknowledgement", authority, &ver, map[string]any{"documentId": id})
+		return id, ver
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
@@ -185,18 +204,18 @@ func TestSoak(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			company, authority := alice.access.Load().(string), noor.access.Load().(string)
-			id := fresh(company, authority)
+			id, ver := fresh(company, authority)
 			for i := 0; ctx.Err() == nil; i++ {
 				if i%40 == 0 {
 					company, authority = alice.access.Load().(string), noor.access.Load().(string)
 				}
 				switch {
 				case i%40 == 39: // ten request-reply cycles per document, then a fresh one
-					id = fresh(company, authority)
+					id, ver = fresh(company, authority)
 				case i%4 == 0:
-					post(au+"SetRequestInformation", authority, map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"the analysis"}}})
+					act(au+"SetRequestInformation", authority, &ver, map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"the analysis"}}})
 				case i%4 == 1:
-					post(co+"SetReplyToRequestInformation", company, map[string]any{"documentId": id,
+					act(co+"SetReplyToRequestInformation", company, &ver, map[string]any{"documentId": id,
 						"replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": true}})
 				case c%2 == 0:
 					post(co+"GetDocument", company, map[string]any{"documentId": id})

@@ -219,11 +219,19 @@ func crashLoad(t *testing.T, r crashRun) {
 		return resp.StatusCode, m
 	}
 	// until retries a request through crashes until it is acknowledged.
+	// An intent that meets a document changed meanwhile (409, code 10)
+	// goes again at the version the refusal names, under a key of its own
+	// (the key's answer is that refusal).
 	until := func(ctx context.Context, path, token, key string, body any) (map[string]any, int) {
 		for tries := 1; ; tries++ {
 			st, m := post(path, token, key, body)
 			if st == 200 {
 				return m, tries
+			}
+			if b, ok := body.(map[string]any); ok && st == http.StatusConflict {
+				if v := currentVersion(m); v != "" && b["version"] != nil {
+					b["version"], key = v, key+"-v"+v
+				}
 			}
 			if ctx.Err() != nil && tries > 200 {
 				return nil, tries
@@ -285,6 +293,7 @@ func crashLoad(t *testing.T, r crashRun) {
 				}
 				retries.Add(int64(tries - 1))
 				id := m["document"].(map[string]any)["id"].(string)
+				ver := docVersion(m) // the version each next intent sends: the last answer's
 				acked.Store(key, id)
 				creates.Add(1)
 				if c%2 == 0 {
@@ -304,17 +313,21 @@ func crashLoad(t *testing.T, r crashRun) {
 							filings.Add(1)
 						}
 					case i%3 == 1: // filed, and every other one acknowledged: deadlines start and stop
-						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, key+"-sub", map[string]any{"documentId": id, "notification": notification}); m != nil {
+						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetSubmission", at, key+"-sub", map[string]any{"documentId": id, "version": ver, "notification": notification}); m != nil {
 							submissions.Add(1)
+							ver = docVersion(m)
 							if i%2 == 1 {
-								if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-ack", map[string]any{"documentId": id}); m != nil {
+								if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-ack", map[string]any{"documentId": id, "version": ver}); m != nil {
 									acks.Add(1)
+									ver = docVersion(m)
 									if c == 7 {
 										consented := true
 										for j, tok := range []string{dispatch, authority, transit} {
 											if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetDecision", tok, fmt.Sprintf("%s-dec%d", key, j),
-												map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}}); m == nil {
+												map[string]any{"documentId": id, "version": ver, "decision": map[string]any{"type": "CONSENT"}}); m == nil {
 												consented = false
+											} else {
+												ver = docVersion(m)
 											}
 										}
 										if consented {
@@ -323,7 +336,7 @@ func crashLoad(t *testing.T, r crashRun) {
 												"movementTemplate": map[string]any{"actualDateOfShipment": day(7), "actualQuantity": map[string]any{"tonnes": map[string]any{"units": "10"}},
 													"packagingTypes": []any{"BULK"}, "carriers": []any{map[string]any{"organisationId": "truck", "meansOfTransport": "ROAD"}}}}); m != nil {
 												mv := m["document"].(map[string]any)["id"].(string)
-												if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-mvack", map[string]any{"documentId": mv}); m != nil {
+												if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", authority, key+"-mvack", map[string]any{"documentId": mv, "version": docVersion(m)}); m != nil {
 													movementsAcked.Add(1)
 												}
 											}
@@ -335,7 +348,7 @@ func crashLoad(t *testing.T, r crashRun) {
 					case i%3 == 2: // an Annex VII document announced
 						if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/CreateAnnex7", at, key+"-a7", map[string]any{"annex7": annex7}); m != nil {
 							a7 := m["document"].(map[string]any)["id"].(string)
-							if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetAnnex7", at, key+"-a7s", map[string]any{"documentId": a7, "annex7": annex7}); m != nil {
+							if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.CompanyDocumentApi/SetAnnex7", at, key+"-a7s", map[string]any{"documentId": a7, "version": docVersion(m), "annex7": annex7}); m != nil {
 								annexes.Add(1)
 							}
 						}

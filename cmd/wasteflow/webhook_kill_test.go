@@ -210,9 +210,12 @@ func TestWebhookRetrySurvivesKill(t *testing.T) {
 			"WASTEFLOW_JOB_TIMEOUT=5s", "WASTEFLOW_JOB_RESCUE_AFTER=13s", "WASTEFLOW_WEBHOOK_TIMEOUT=2s",
 			"WASTEFLOW_WEBHOOK_POLL=100ms", "WASTEFLOW_WEBHOOK_RETRIES=300ms,600ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s")
 		gdb := dbtest.Open(t, db)
-		var doc string // a notification the Dutch authority has yet to acknowledge
-		if err := gdb.Raw(`SELECT d.id FROM documents d JOIN deadlines l ON l.document_id = d.id
-WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN ('OPEN', 'DUE_SOON', 'OVERDUE') ORDER BY d.id LIMIT 1`).Scan(&doc).Error; err != nil || doc == "" {
+		var doc struct { // a notification the Dutch authority has yet to acknowledge
+			ID      string
+			Version int64
+		}
+		if err := gdb.Raw(`SELECT d.id, d.version FROM documents d JOIN deadlines l ON l.document_id = d.id
+WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN ('OPEN', 'DUE_SOON', 'OVERDUE') ORDER BY d.id LIMIT 1`).Scan(&doc).Error; err != nil || doc.ID == "" {
 			t.Fatalf("no notification to acknowledge in the demo: %v", err)
 		}
 		cmd, base := startServe(t, bin, env)
@@ -220,7 +223,7 @@ WHERE l.rule = 'ACKNOWLEDGEMENT_DUE' AND l.party_org = 'auth-nl' AND l.state IN 
 		r := newHookReceiver(t)
 		c.endpoint("alice", r)
 		c.post("/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement", c.login("noor"),
-			map[string]any{"documentId": doc, "acknowledgement": map[string]any{"remarks": "received"}})
+			map[string]any{"documentId": doc.ID, "version": fmt.Sprint(doc.Version), "acknowledgement": map[string]any{"remarks": "received"}})
 		// Two failed attempts; the third is held by the receiver, and the
 		// server is killed during it (its job stays marked running).
 		var id string

@@ -23,7 +23,9 @@ import (
 //	maxProperties:"N"  a map has at most N entries
 //	maxKeyLength:"N"   a map's keys have at most N characters
 //	minimum:"N"        an integer is at least N; 0, proto3's unset value, is
-//	                   not checked unless the field is a pointer (then set)
+//	                   not checked unless the field is a pointer (then set).
+//	                   A 64-bit integer (a decimal string on the wire) takes
+//	                   0 or 1 only, which its schema's pattern can state
 //
 // Unmarshal and UnmarshalQuery refuse a value beyond them while decoding,
 // with an *Error naming the field's path, so an oversized list is not even
@@ -80,11 +82,15 @@ func parseLimits(tag reflect.StructTag, ti *typeInfo) (limits, error) {
 		return lim, fmt.Errorf("maxItems on %v, which is not a list", ti.t)
 	case (lim.maxProperties > 0 || lim.maxKeyLength > 0) && ti.kind != kMap:
 		return lim, fmt.Errorf("maxProperties or maxKeyLength on %v, which is not a map", ti.t)
-	case lim.minimum != nil && ti.kind != kInt && !(ti.kind == kPtr && ti.elem.kind == kInt):
-		return lim, fmt.Errorf("minimum on %v: only int8, int16 and int32 fields (or pointers to them) take one", ti.t)
+	case lim.minimum != nil && !isInt(ti) && !(ti.kind == kPtr && isInt(ti.elem)):
+		return lim, fmt.Errorf("minimum on %v: only signed integer fields (or pointers to them) take one", ti.t)
+	case lim.minimum != nil && *lim.minimum != 0 && *lim.minimum != 1 && (ti.kind == kInt64 || ti.kind == kPtr && ti.elem.kind == kInt64):
+		return lim, fmt.Errorf("minimum on %v: a 64-bit integer takes minimum 0 or 1 (its string's pattern states it)", ti.t)
 	}
 	return lim, nil
 }
+
+func isInt(ti *typeInfo) bool { return ti.kind == kInt || ti.kind == kInt64 }
 
 // holdsStrings tells whether maxLength has something to bound in a value of
 // ti: a string, or a list, map, pointer or message holding one.
@@ -217,6 +223,27 @@ func boundSchema(ref *openapi3.SchemaRef, ti *typeInfo, lim *limits, set bool) {
 			s.Not = openapi3.NewSchemaRef("", &openapi3.Schema{Min: openapi3.Ptr(1.0), Max: openapi3.Ptr(float64(m - 1))})
 		}
 		s.Description = joinSentences(s.Description, fmt.Sprintf("At least %d when set (0: not set).", m))
+	case kInt64: // a decimal string or a number (schema's kInt64)
+		if lim.minimum == nil {
+			return
+		}
+		// parseLimits allows 0 and 1 only; unless set, 0 (not set) stays
+		// allowed, which leaves at least 0.
+		positive := set && *lim.minimum == 1
+		for _, alt := range s.AnyOf {
+			a := alt.Value
+			switch {
+			case a == nil || a.Type == nil:
+			case a.Type.Is(openapi3.TypeString) && positive:
+				a.Pattern = `^0*[1-9][0-9]*$`
+			case a.Type.Is(openapi3.TypeString):
+				a.Pattern = `^[0-9]+$`
+			case a.Type.Is(openapi3.TypeInteger) && positive:
+				a.Min = openapi3.Ptr(1.0)
+			case a.Type.Is(openapi3.TypeInteger):
+				a.Min = openapi3.Ptr(0.0)
+			}
+		}
 	case kPtr:
 		boundSchema(ref, ti.elem, lim, true) // a scalar's nullable schema is its own
 	case kSlice:

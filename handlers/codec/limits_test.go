@@ -27,6 +27,8 @@ type bounded struct {
 	Count   int32             `json:"count" minimum:"1"`
 	Floor   int32             `json:"floor" minimum:"3"`
 	Set     *int32            `json:"set" minimum:"1"`
+	Version *int64            `json:"version" minimum:"1"`
+	Seq     int64             `json:"seq" minimum:"1"`
 	Free    string            `json:"free"`
 }
 
@@ -54,6 +56,11 @@ func TestLimitsRefuseWhileDecoding(t *testing.T) {
 		{`{"count":-3}`, "count", "must be at least 1, not -3"},
 		{`{"floor":2}`, "floor", "must be at least 3, not 2"},
 		{`{"set":0}`, "set", "must be at least 1, not 0"},
+		{`{"version":"1","seq":"0"}`, "", ""},
+		{`{"version":"0"}`, "version", "must be at least 1, not 0"},
+		{`{"version":0}`, "version", "must be at least 1, not 0"},
+		{`{"version":"-2"}`, "version", "must be at least 1, not -2"},
+		{`{"seq":"-1"}`, "seq", "must be at least 1, not -1"},
 		{`{"free":"` + strings.Repeat("x", 100_000) + `"}`, "", ""},
 	} {
 		var v bounded
@@ -116,6 +123,8 @@ func TestLimitsInSchema(t *testing.T) {
 		"count":   `{"description":"At least 1 when set (0: not set).","format":"int32","minimum":0,"type":"integer"}`,
 		"floor":   `{"description":"At least 3 when set (0: not set).","format":"int32","minimum":0,"not":{"maximum":2,"minimum":1},"type":"integer"}`,
 		"set":     `{"format":"int32","minimum":1,"nullable":true,"type":"integer"}`,
+		"version": `{"anyOf":[{"format":"int64","nullable":true,"pattern":"^0*[1-9][0-9]*$","type":"string"},{"format":"int64","minimum":1,"nullable":true,"type":"integer"}]}`,
+		"seq":     `{"anyOf":[{"format":"int64","pattern":"^[0-9]+$","type":"string"},{"format":"int64","minimum":0,"type":"integer"}]}`,
 		"free":    `{"type":"string"}`,
 	}
 	for name, w := range want {
@@ -199,8 +208,11 @@ func TestLimitMistakes(t *testing.T) {
 		"minimum on a string": &struct {
 			S string `minimum:"1"`
 		}{},
-		"minimum on int64": &struct {
-			N int64 `minimum:"1"`
+		"minimum 2 on int64": &struct {
+			N int64 `minimum:"2"`
+		}{},
+		"minimum on uint64": &struct {
+			N uint64 `minimum:"1"`
 		}{},
 		"zero maxLength": &struct {
 			S string `maxLength:"0"`
@@ -305,5 +317,23 @@ func TestMaxLengthOnAMessage(t *testing.T) {
 	}
 	if s.Properties["plain"].Ref == "" {
 		t.Errorf("an unbounded message stays a plain $ref: %+v", s.Properties["plain"])
+	}
+}
+
+// A required 64-bit integer (DocumentRef.version) is stated without null
+// in both of its alternatives (null is absent, which required refuses),
+// positive as its minimum says.
+func TestRequiredInt64InSchema(t *testing.T) {
+	type ref struct {
+		Version *int64 `json:"version" required:"true" minimum:"1"`
+	}
+	comps := openapi3.Schemas{}
+	if _, err := codec.SchemaRef(reflect.TypeFor[ref](), comps); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(comps["ref"].Value)
+	want := `{"properties":{"version":{"anyOf":[{"format":"int64","pattern":"^0*[1-9][0-9]*$","type":"string"},{"format":"int64","minimum":1,"type":"integer"}]}},"required":["version"],"type":"object"}`
+	if string(got) != want {
+		t.Fatalf("\n got: %s\nwant: %s", got, want)
 	}
 }

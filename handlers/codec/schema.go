@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -466,14 +467,28 @@ func Unwrap(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 }
 
 // nonNull is the schema of a pointer without its null alternative: the
-// message's $ref, or the scalar's schema without nullable.
+// message's $ref, or the scalar's schema without nullable (in each of its
+// alternatives, a 64-bit integer's string or number).
 func nonNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 	if inner := Unwrap(ref); inner != ref {
 		return inner
 	}
-	if ref.Ref == "" && ref.Value != nil && ref.Value.Nullable {
+	if ref.Ref != "" || ref.Value == nil {
+		return ref
+	}
+	if ref.Value.Nullable {
 		c := *ref.Value
 		c.Nullable = false
+		return openapi3.NewSchemaRef("", &c)
+	}
+	if ref.Value.Type == nil && len(ref.Value.AnyOf) > 0 && !slices.ContainsFunc(ref.Value.AnyOf, func(a *openapi3.SchemaRef) bool { return a.Ref != "" || a.Value == nil }) {
+		c := *ref.Value
+		c.AnyOf = make(openapi3.SchemaRefs, len(ref.Value.AnyOf))
+		for i, alt := range ref.Value.AnyOf {
+			a := *alt.Value
+			a.Nullable = false
+			c.AnyOf[i] = openapi3.NewSchemaRef("", &a)
+		}
 		return openapi3.NewSchemaRef("", &c)
 	}
 	return ref

@@ -32,7 +32,7 @@ const (
 type SetRequestInformationRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version            *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	RequestInformation *v1.RequestInformation `protobuf:"bytes,3,opt,name=request_information,json=requestInformation,proto3" json:"request_information,omitempty"`
 	unknownFields      protoimpl.UnknownFields
@@ -154,7 +154,7 @@ func (x *SetRequestInformationResponse) GetBusinessErrors() []*v1.BusinessError 
 type SetDecisionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version       *int64       `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	Decision      *v1.Decision `protobuf:"bytes,3,opt,name=decision,proto3" json:"decision,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -276,7 +276,7 @@ func (x *SetDecisionResponse) GetBusinessErrors() []*v1.BusinessError {
 type ReplyToRequestForChangeAfterConsentRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version                 *int64                      `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	ReplyToRequestForChange *v1.ReplyToRequestForChange `protobuf:"bytes,3,opt,name=reply_to_request_for_change,json=replyToRequestForChange,proto3" json:"reply_to_request_for_change,omitempty"`
 	unknownFields           protoimpl.UnknownFields
@@ -398,7 +398,7 @@ func (x *ReplyToRequestForChangeAfterConsentResponse) GetBusinessErrors() []*v1.
 type SubmitNotificationSignalRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version            *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	NotificationSignal *v1.NotificationSignal `protobuf:"bytes,3,opt,name=notification_signal,json=notificationSignal,proto3" json:"notification_signal,omitempty"`
 	unknownFields      protoimpl.UnknownFields
@@ -520,7 +520,7 @@ func (x *SubmitNotificationSignalResponse) GetBusinessErrors() []*v1.BusinessErr
 type SubmitMovementSignalRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version        *int64     `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	MovementSignal *v1.Signal `protobuf:"bytes,3,opt,name=movement_signal,json=movementSignal,proto3" json:"movement_signal,omitempty"`
 	unknownFields  protoimpl.UnknownFields
@@ -642,7 +642,7 @@ func (x *SubmitMovementSignalResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetMovementTakeBackRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version       *int64               `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	TakeBack      *v1.MovementTakeBack `protobuf:"bytes,3,opt,name=take_back,json=takeBack,proto3" json:"take_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -764,7 +764,7 @@ func (x *SetMovementTakeBackResponse) GetBusinessErrors() []*v1.BusinessError {
 type SubmitAcknowledgementRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version         *int64              `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	Acknowledgement *v1.Acknowledgement `protobuf:"bytes,3,opt,name=acknowledgement,proto3" json:"acknowledgement,omitempty"`
 	unknownFields   protoimpl.UnknownFields

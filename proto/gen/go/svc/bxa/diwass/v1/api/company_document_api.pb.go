@@ -252,7 +252,7 @@ func (x *GetNotificationResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetSubmissionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version       *int64                  `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	Notification  *v1.NotificationContent `protobuf:"bytes,3,opt,name=notification,proto3" json:"notification,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -374,7 +374,7 @@ func (x *SetSubmissionResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetReplyToRequestInformationRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version                   *int64                        `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	ReplyToRequestInformation *v1.ReplyToRequestInformation `protobuf:"bytes,3,opt,name=reply_to_request_information,json=replyToRequestInformation,proto3" json:"reply_to_request_information,omitempty"`
 	unknownFields             protoimpl.UnknownFields
@@ -496,7 +496,7 @@ func (x *SetReplyToRequestInformationResponse) GetBusinessErrors() []*v1.Busines
 type SetRequestForChangeAfterConsentRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version          *int64               `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	RequestForChange *v1.RequestForChange `protobuf:"bytes,3,opt,name=request_for_change,json=requestForChange,proto3" json:"request_for_change,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -618,7 +618,7 @@ func (x *SetRequestForChangeAfterConsentResponse) GetBusinessErrors() []*v1.Busi
 type SetFacilityCompletionUnderArticle15Request struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version                     *int64                          `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	FacilityCompletionArticle15 *v1.FacilityCompletionArticle15 `protobuf:"bytes,3,opt,name=facility_completion_article15,json=facilityCompletionArticle15,proto3" json:"facility_completion_article15,omitempty"`
 	unknownFields               protoimpl.UnknownFields
@@ -960,7 +960,7 @@ func (x *GetAnnex7Response) GetBusinessErrors() []*v1.BusinessError {
 type SetAnnex7Request struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version       *int64            `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	Annex7        *v1.Annex7Content `protobuf:"bytes,3,opt,name=annex7,proto3" json:"annex7,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1082,7 +1082,7 @@ func (x *SetAnnex7Response) GetBusinessErrors() []*v1.BusinessError {
 type SetAnnex7CarrierTransferRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version         *int64              `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	CarrierTransfer *v1.CarrierTransfer `protobuf:"bytes,3,opt,name=carrier_transfer,json=carrierTransfer,proto3" json:"carrier_transfer,omitempty"`
 	unknownFields   protoimpl.UnknownFields
@@ -1204,7 +1204,7 @@ func (x *SetAnnex7CarrierTransferResponse) GetBusinessErrors() []*v1.BusinessErr
 type SetAnnex7ConsigneeCertificateRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version              *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	ConsigneeCertificate *v1.ReceiptCertificate `protobuf:"bytes,3,opt,name=consignee_certificate,json=consigneeCertificate,proto3" json:"consignee_certificate,omitempty"`
 	unknownFields        protoimpl.UnknownFields
@@ -1326,7 +1326,7 @@ func (x *SetAnnex7ConsigneeCertificateResponse) GetBusinessErrors() []*v1.Busine
 type SetAnnex7FacilityCertificateRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version             *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	FacilityCertificate *v1.ReceiptCertificate `protobuf:"bytes,3,opt,name=facility_certificate,json=facilityCertificate,proto3" json:"facility_certificate,omitempty"`
 	unknownFields       protoimpl.UnknownFields
@@ -1448,7 +1448,7 @@ func (x *SetAnnex7FacilityCertificateResponse) GetBusinessErrors() []*v1.Busines
 type SetAnnex7CertificateOfCompletionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version                 *int64                      `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	CertificateOfCompletion *v1.CertificateOfCompletion `protobuf:"bytes,3,opt,name=certificate_of_completion,json=certificateOfCompletion,proto3" json:"certificate_of_completion,omitempty"`
 	unknownFields           protoimpl.UnknownFields
@@ -1570,7 +1570,7 @@ func (x *SetAnnex7CertificateOfCompletionResponse) GetBusinessErrors() []*v1.Bus
 type SetAnnex7TakeBackRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version       *int64             `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	TakeBack      *v1.Annex7TakeBack `protobuf:"bytes,3,opt,name=take_back,json=takeBack,proto3" json:"take_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1919,7 +1919,7 @@ func (x *GetMovementResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetMovementTemplateRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version          *int64       `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	MovementTemplate *v1.Template `protobuf:"bytes,3,opt,name=movement_template,json=movementTemplate,proto3" json:"movement_template,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -2041,7 +2041,7 @@ func (x *SetMovementTemplateResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetCarrierTransportRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version          *int64               `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	CarrierTransport *v1.CarrierTransport `protobuf:"bytes,3,opt,name=carrier_transport,json=carrierTransport,proto3" json:"carrier_transport,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -2163,7 +2163,7 @@ func (x *SetCarrierTransportResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetConsigneeReceptionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version            *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	ConsigneeReception *v1.ConsigneeReception `protobuf:"bytes,3,opt,name=consignee_reception,json=consigneeReception,proto3" json:"consignee_reception,omitempty"`
 	unknownFields      protoimpl.UnknownFields
@@ -2285,7 +2285,7 @@ func (x *SetConsigneeReceptionResponse) GetBusinessErrors() []*v1.BusinessError 
 type SetFacilityReceptionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version           *int64                `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	FacilityReception *v1.FacilityReception `protobuf:"bytes,3,opt,name=facility_reception,json=facilityReception,proto3" json:"facility_reception,omitempty"`
 	unknownFields     protoimpl.UnknownFields
@@ -2407,7 +2407,7 @@ func (x *SetFacilityReceptionResponse) GetBusinessErrors() []*v1.BusinessError {
 type SetFacilityCompletionRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// expected version; a stale one answers 409, code 10
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
 	Version            *int64                 `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	FacilityCompletion *v1.FacilityCompletion `protobuf:"bytes,3,opt,name=facility_completion,json=facilityCompletion,proto3" json:"facility_completion,omitempty"`
 	unknownFields      protoimpl.UnknownFields
