@@ -36,6 +36,12 @@ call() {
   echo "$out"
 }
 
+# version TOKEN API ID: the document's version as the caller reads it; every
+# act sends it, so an act on a copy someone changed meanwhile is refused (409).
+version() {
+  call "$1" "$2/GetDocument" "{\"documentId\": \"$3\"}" | jq -r '.document | (.notification // .annex7 // .movement).version'
+}
+
 ALICE=$(login alice alice-demo-password) # notifier (ACME); her app token carries usermgt: she moves the clock
 NOOR=$(login noor noor-demo-password)    # authority of destination
 BERND=$(login bernd bernd-demo-password) # authority of dispatch
@@ -57,14 +63,14 @@ n=$(jq -n --arg first "$(day 1)" --arg last "$(day 200)" '{notification: {
   totalQuantity: {tonnes: {units: "60"}}, numberOfShipments: 3, packagingTypes: ["BULK"],
   shipmentPeriod: {firstDeparture: $first, lastDeparture: $last}}}')
 id=$(call "$ALICE" $CO/CreateSubmission "$n" | jq -r .document.id)
-call "$ALICE" $CO/SetSubmission "$(jq --arg id "$id" '. + {documentId: $id}' <<<"$n")" | jq -r '"filed: " + .document.number'
+call "$ALICE" $CO/SetSubmission "$(jq --arg id "$id" --arg v "$(version "$ALICE" $CO "$id")" '. + {documentId: $id, version: $v}' <<<"$n")" | jq -r '"filed: " + .document.number'
 
 # 2. noor finds it in her work queue and acknowledges it; dispatch and destination consent.
 call "$NOOR" $AU/ListDocuments '{"actionable": true, "qpar": {"filter": [{"path": "state", "op": "EQUAL", "operands": [{"s": "submitted"}]}]}}' |
   jq -r --arg id "$id" '.entries[] | select(.documentId == $id) | "noor may: " + ([.followUpIntents[].intent] | join(", ")) + "; due " + .nextDeadline.dueAt'
-call "$NOOR" $AU/SubmitAcknowledgement "{\"documentId\": \"$id\"}" >/dev/null
-call "$BERND" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" >/dev/null
-call "$NOOR" $AU/SetDecision "{\"documentId\": \"$id\", \"decision\": {\"type\": \"CONSENT\"}}" | jq -r '"after two consents: " + .document.state'
+call "$NOOR" $AU/SubmitAcknowledgement "{\"documentId\": \"$id\", \"version\": \"$(version "$NOOR" $AU "$id")\"}" >/dev/null
+call "$BERND" $AU/SetDecision "{\"documentId\": \"$id\", \"version\": \"$(version "$BERND" $AU "$id")\", \"decision\": {\"type\": \"CONSENT\"}}" >/dev/null
+call "$NOOR" $AU/SetDecision "{\"documentId\": \"$id\", \"version\": \"$(version "$NOOR" $AU "$id")\", \"decision\": {\"type\": \"CONSENT\"}}" | jq -r '"after two consents: " + .document.state'
 
 # 3. The transit authority stays silent. Its decision period (30 days from the acknowledgement,
 #    ending on a Belgian working day) is on the document; the day after it ends, it consented tacitly.
@@ -81,15 +87,15 @@ m=$(call "$ALICE" $CO/CreateMovementTemplate "$(jq -n --arg id "$id" --arg d "$s
   actualDateOfShipment: $d, actualQuantity: {tonnes: {units: "20"}}, packagingTypes: ["BULK"],
   carriers: [{organisationId: "truck", meansOfTransport: "ROAD"}]}}')" | jq -r .document.id)
 call "$ALICE" $CLOCK/AdvanceTestClock "{\"to\": \"${ship}T08:00:00Z\"}" | jq -c '{now}'
-call "$TOM" $CO/SetCarrierTransport "{\"documentId\": \"$m\", \"carrierTransport\": {\"takenOverOn\": \"$ship\", \"vehicleId\": \"M-WF 2027\"}}" |
+call "$TOM" $CO/SetCarrierTransport "{\"documentId\": \"$m\", \"version\": \"$(version "$TOM" $CO "$m")\", \"carrierTransport\": {\"takenOverOn\": \"$ship\", \"vehicleId\": \"M-WF 2027\"}}" |
   jq -r '"movement: " + .document.state'
 
 # 5. Two days later the consignee and the facility receive it, and the facility completes the recovery.
 call "$ALICE" $CLOCK/AdvanceTestClock '{"days": 2}' >/dev/null
 got=$(day 9)
-call "$RITA" $CO/SetConsigneeReception "{\"documentId\": \"$m\", \"consigneeReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
-call "$RITA" $CO/SetFacilityReception "{\"documentId\": \"$m\", \"facilityReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
-call "$RITA" $CO/SetFacilityCompletion "{\"documentId\": \"$m\", \"facilityCompletion\": {\"completedOn\": \"$got\", \"operationCode\": \"R4\"}}" |
+call "$RITA" $CO/SetConsigneeReception "{\"documentId\": \"$m\", \"version\": \"$(version "$RITA" $CO "$m")\", \"consigneeReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
+call "$RITA" $CO/SetFacilityReception "{\"documentId\": \"$m\", \"version\": \"$(version "$RITA" $CO "$m")\", \"facilityReception\": {\"receivedOn\": \"$got\", \"quantity\": {\"tonnes\": {\"units\": \"20\"}}}}" >/dev/null
+call "$RITA" $CO/SetFacilityCompletion "{\"documentId\": \"$m\", \"version\": \"$(version "$RITA" $CO "$m")\", \"facilityCompletion\": {\"completedOn\": \"$got\", \"operationCode\": \"R4\"}}" |
   jq -r '"movement: " + .document.state'
 
 # 6. Found again: alice's movements under the notification, and what is left of it.

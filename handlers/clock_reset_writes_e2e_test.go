@@ -48,8 +48,9 @@ func TestTestClockResetUnderWrites(t *testing.T) {
 					mu.Lock()
 					created++
 					mu.Unlock()
-					id := m["document"].(map[string]any)["id"].(string)
-					st, _, raw = d.post(t, co+"SetSubmission", hdr("dev-1", tok), map[string]any{"documentId": id, "notification": content()})
+					doc := m["document"].(map[string]any)
+					id := doc["id"].(string)
+					st, _, raw = d.post(t, co+"SetSubmission", hdr("dev-1", tok), map[string]any{"documentId": id, "version": doc["version"], "notification": content()})
 					if st != 200 && st != 404 {
 						t.Errorf("SetSubmission during resets: %d %s", st, raw)
 						return

@@ -351,7 +351,7 @@ func TestAFourthKindNeedsOnlyItsDeclaration(t *testing.T) {
 		}
 
 		// The block of an intent: the deadline starts.
-		scheduled := alice.call(co+"SetInspectionSchedule", map[string]any{"documentId": id, "schedule": map[string]any{"visitOn": "2026-12-02"}})
+		scheduled := alice.call(co+"SetInspectionSchedule", map[string]any{"documentId": id, "version": doc["version"], "schedule": map[string]any{"visitOn": "2026-12-02"}})
 		if d := deadline(scheduled["document"].(map[string]any), ruleReport); d == nil || d["state"] != "OPEN" || d["party"] != "acme" {
 			t.Fatalf("REPORT_DUE after SCHEDULE: %v", scheduled["document"])
 		}
