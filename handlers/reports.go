@@ -34,13 +34,24 @@ type DeadlineEntry struct {
 	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended (dueAt minus suspendedSince), as a duration (e.g. 2677981s); empty otherwise"`
 	ClosedAt       *time.Time `json:"closedAt"`
 	TimeZone       string     `json:"timeZone" doc:"IANA time zone of the acting party's place: the deadline falls due at the end of its last day there (dueAt is that instant)"`
+	// What is left of a running deadline, counted at the acting party's
+	// place from today by the provider's clock (the list's now), as
+	// GetDocument's deadlines show it.
+	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today (by the provider's clock, the answer's now) to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise"`
+	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise"`
 }
 
-func entryOf(e *reports.Entry) DeadlineEntry {
-	return DeadlineEntry{DocumentID: e.DocumentID, DocumentNumber: e.DocumentNumber, Kind: e.DocumentKind, Rule: e.Rule,
+// entryOf shows e, with what is left of it at now (the provider's time).
+func entryOf(e *reports.Entry, now time.Time) DeadlineEntry {
+	out := DeadlineEntry{DocumentID: e.DocumentID, DocumentNumber: e.DocumentNumber, Kind: e.DocumentKind, Rule: e.Rule,
 		LegalBasis: e.LegalBasis, Party: e.PartyOrg, PartyRole: e.PartyRole, State: e.State, StartedAt: e.StartedAt,
 		DueAt: e.DueAt, SuspendedSince: e.SuspendedSince, Remaining: reports.RemainingDuration(&e.Deadline), ClosedAt: e.ClosedAt,
 		TimeZone: calendar.Location(e.PartyCountry).String()}
+	if days, working, ok := reports.Left(e, now); ok {
+		d, w := int32(days), int32(working)
+		out.DaysLeft, out.WorkingDaysLeft = &d, &w
+	}
+	return out
 }
 
 type ListDeadlinesRequest struct {
@@ -50,6 +61,7 @@ type ListDeadlinesRequest struct {
 type ListDeadlinesResponse struct {
 	Entries []DeadlineEntry `json:"entries"`
 	Total   int64           `json:"total" doc:"matching deadlines in all pages"`
+	Now     time.Time       `json:"now" doc:"the provider's time (its test clock in a sandbox) that daysLeft and workingDaysLeft count from"`
 }
 
 type GetDeadlineSummaryRequest struct {
@@ -183,9 +195,13 @@ func (s *Server) reportOperations() []Operation {
 				if err != nil {
 					return nil, err
 				}
-				out := &ListDeadlinesResponse{Entries: make([]DeadlineEntry, 0, len(list)), Total: total}
+				now, err := s.reports.NowFor(ctx, v)
+				if err != nil {
+					return nil, err
+				}
+				out := &ListDeadlinesResponse{Entries: make([]DeadlineEntry, 0, len(list)), Total: total, Now: now.UTC()}
 				for i := range list {
-					out.Entries = append(out.Entries, entryOf(&list[i]))
+					out.Entries = append(out.Entries, entryOf(&list[i], now))
 				}
 				return out, nil
 			})),

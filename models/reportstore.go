@@ -33,6 +33,9 @@ type DeadlineEntry struct {
 	// PartyCountry is the country of the party that must act ("" when
 	// the organisation is unknown): where the deadline falls due.
 	PartyCountry string
+	// PartyRegion is its region ("" when none is given): whose public
+	// holidays count besides the country's.
+	PartyRegion string
 }
 
 // DeadlineColumns say where the paths of a deadline list are (bind the
@@ -51,7 +54,7 @@ var DeadlineColumns = Columns{
 // authorities whether or not the deadline is theirs).
 func (s *ReportStore) base(ctx context.Context, v DeadlineScope, authorities [][]string) *gorm.DB {
 	q := s.db.WithContext(ctx).Table("deadlines").
-		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind, COALESCE(po.country, '') AS party_country").
+		Select("deadlines.*, documents.number AS document_number, documents.kind AS document_kind, COALESCE(po.country, '') AS party_country, COALESCE(po.region, '') AS party_region").
 		Joins("JOIN documents ON documents.id = deadlines.document_id").
 		Joins("LEFT JOIN organisations po ON po.provider_id = documents.provider_id AND po.id = deadlines.party_org")
 	if v.All && v.ProviderID != "" {

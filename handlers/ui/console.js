@@ -41,6 +41,7 @@
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
       used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
+      daysLate: '{n} days late', dueToday: 'due today', // the provider's count (GetDocument's daysLeft), never the browser's
     },
     de: {
       app: 'wasteflow-Konsole', queue: 'Arbeitsvorrat', documents: 'Dokumente', search: 'Suchen', searchLabel: 'Dokumentnummer',
@@ -60,6 +61,7 @@
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
+      daysLate: '{n} Tage überfällig', dueToday: 'heute fällig', // the provider's count (GetDocument's daysLeft), never the browser's
     },
   };
   const DE = {
@@ -519,13 +521,20 @@
       el('tbody', {}, list.map((d) => el('tr', { 'data-rule': d.rule, 'data-state': d.state },
         el('td', {}, ruleLabel(d.rule), el('br'), el('small', { text: d.legalBasis || '' })),
         el('td', {}, d.party || '', d.partyRole ? el('br') : null, d.partyRole ? el('small', { text: roleLabel(d.partyRole) }) : null),
-        el('td', {}, badge(d.state)), el('td', { text: fmtDate(d.dueAt) }), el('td', { class: 'remaining', text: remaining(d), title: d.daysLeft != null ? t('calendarDays', { n: d.daysLeft }) : null }))))));
+        el('td', {}, badge(d.state)), el('td', { text: fmtDate(d.dueAt) }), el('td', { class: 'remaining', text: remaining(d), title: d.daysLeft != null ? t(d.daysLeft < 0 ? 'daysLate' : 'calendarDays', { n: Math.abs(d.daysLeft) }) : null }))))));
   }
-  // what is left of a deadline, in working days at the acting party's place
+  // what is left of a deadline, in working days at the acting party's place,
+  // as the server counted it from today by the provider's clock (its test
+  // clock in a sandbox): GetDocument's workingDaysLeft and daysLeft, never
+  // this computer's clock. Past the due day with no working day between
+  // (a weekend), the calendar days late.
   function remaining(d) {
     if (d.workingDaysLeft != null) {
-      const n = Number(d.workingDaysLeft);
-      return n >= 0 ? t('workingDaysLeft', { n }) : t('workingDaysLate', { n: -n });
+      const n = Number(d.workingDaysLeft), c = Number(d.daysLeft);
+      if (n < 0) return t('workingDaysLate', { n: -n });
+      if (c < 0) return t('daysLate', { n: -c });
+      if (d.state === 'OVERDUE') return t('empty'); // swept as of a later time (admin sweep -as-of)
+      return n > 0 || c > 0 ? t('workingDaysLeft', { n }) : t('dueToday');
     }
     if (d.remaining) return t('suspendedWith', { n: Math.round(parseInt(d.remaining, 10) / 86400) });
     return '';

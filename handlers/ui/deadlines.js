@@ -21,7 +21,6 @@
   const DEFAULT_SORT = [{ path: 'urgency', direction: 'ASC' }, { path: 'due_at', direction: 'ASC' }];
   const DEFAULT_ORDER = 'Overdue and due soon first, each by due date';
   const PAGE_SIZE = 50;
-  const DAY = 24 * 60 * 60 * 1000;
   const CLOSED = new Set(['MET', 'MET_LATE', 'LAPSED', 'CANCELLED']);
   const STATE_ORDER = ['OVERDUE', 'DUE_SOON', 'OPEN', 'SUSPENDED', 'MET_LATE', 'MET', 'LAPSED', 'CANCELLED'];
   const LABELS = { ANNEX_VII: 'Annex VII' };
@@ -226,6 +225,7 @@
       const data = await r.json();
       if (seq !== loadSeq) return; // a newer request replaced this one
       total = Number(data.total);
+      renderAsOf(data.now);
       renderRows(data.entries);
       renderPager();
     } finally {
@@ -284,21 +284,35 @@
         el('td', [e.party, el('small', human(e.partyRole))], 'party'),
         el('td', [due, zoneNote(e)], 'due'),
         state,
-        el('td', days.text, 'days' + (days.late ? ' late' : '')),
+        daysCell(days),
       );
       return tr;
     }));
   }
 
-  // daysLeft counts from this computer's clock to dueAt; for a suspended
-  // deadline it says what was left when it was suspended.
+  // daysLeft says what the server counted for a running deadline: calendar
+  // days to the due day at the acting party's place, from today by the
+  // provider's clock (its test clock in a sandbox), never this computer's;
+  // the working days go in the title. For a suspended deadline it says what
+  // was left when it was suspended.
   function daysLeft(e) {
     if (CLOSED.has(e.state) || e.closedAt) return { text: '—' };
     if (e.state === 'SUSPENDED') return { text: suspendedLeft(e) };
-    const diff = Date.parse(e.dueAt) - Date.now();
-    const n = Math.ceil(Math.abs(diff) / DAY);
-    const days = n === 1 ? '1 day' : `${n} days`;
-    return diff >= 0 ? { text: `${days} left` } : { text: `${days} late`, late: true };
+    if (e.daysLeft == null) return { text: '—' };
+    const n = Number(e.daysLeft), w = Number(e.workingDaysLeft);
+    const days = (k) => (k === 1 ? '1 day' : `${k} days`);
+    const working = Number.isFinite(w) ? (Math.abs(w) === 1 ? '1 working day' : `${Math.abs(w)} working days`) + (w < 0 ? ' late' : ' left') : '';
+    if (n < 0) return { text: `${days(-n)} late`, late: true, title: working };
+    // OVERDUE with days still ahead: swept as of a later time (admin sweep -as-of).
+    if (e.state === 'OVERDUE') return { text: '—' };
+    if (n === 0) return { text: 'due today', title: working };
+    return { text: `${days(n)} left`, title: working };
+  }
+
+  // renderAsOf says from when the days are counted: the provider's time,
+  // which a sandbox's test clock may have moved ahead.
+  function renderAsOf(now) {
+    $('as-of').textContent = now ? ' · Days counted from ' + formatDate(now) + ', the provider\'s time' : '';
   }
 
   // suspendedLeft says a suspended deadline's remaining time in days, as the
@@ -311,6 +325,12 @@
     if (!Number.isFinite(secs)) return 'suspended';
     const n = Math.ceil(Math.abs(secs) / 86400);
     return `${n} ${n === 1 ? 'day' : 'days'} ${secs < 0 ? 'late' : 'left'} (suspended)`;
+  }
+
+  function daysCell(days) {
+    const td = el('td', days.text, 'days' + (days.late ? ' late' : ''));
+    if (days.title) td.title = days.title;
+    return td;
   }
 
   function renderPager() {

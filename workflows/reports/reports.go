@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
+	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
@@ -296,6 +297,22 @@ func Remaining(d *models.Deadline) (left time.Duration, ok bool) {
 		return 0, false
 	}
 	return d.DueAt.Sub(*d.SuspendedSince), true
+}
+
+// Left is what is left of a running deadline (OPEN, DUE_SOON, OVERDUE, not
+// closed, not suspended) at now, the provider's time (its test clock in a
+// sandbox), counted at the acting party's place as GetDocument counts it:
+// calendar days to the due day (0 on it, negative when overdue) and the
+// working days after today up to it (negative when overdue). ok is false
+// for any other deadline. Pages show these, never a count of the
+// browser's clock.
+func Left(e *Entry, now time.Time) (days, working int, ok bool) {
+	d := &e.Deadline
+	if d.ClosedAt != nil || d.SuspendedSince != nil || (d.State != "OPEN" && d.State != "DUE_SOON" && d.State != StateOverdue) {
+		return 0, 0, false
+	}
+	place := calendar.Place{Country: e.PartyCountry, Region: e.PartyRegion}
+	return calendar.DaysBetween(place, now, d.DueAt), calendar.WorkingDaysBetween(place, now, d.DueAt), true
 }
 
 // RemainingText says a suspended deadline's remaining time in days, for
