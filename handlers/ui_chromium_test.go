@@ -220,10 +220,10 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The server runs on a fake clock, weeks away from the real one; the page
-	// counts days left from Date.now(), so the page's Date.now runs on the
-	// server's clock and "days late" agrees with the state in the screenshot.
-	// (No assertion depends on the count.)
+	// The server runs on a fake clock, weeks away from the real one. The page
+	// shows the days the server counts (TestPagesCountDaysOnTheProviderClockInChromium);
+	// its own Date.now only times the token refresh, which the test moves
+	// past the token's expiry below, so Date.now starts on the server's clock.
 	clockShift := fmt.Sprintf(`(() => { const now = Date.now; window.clockShift = %d; Date.now = () => now() + window.clockShift; })();`,
 		time.Until(d.clock.Now()).Milliseconds())
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clockShift}); err != nil {
