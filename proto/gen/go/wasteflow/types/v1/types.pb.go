@@ -3027,9 +3027,13 @@ type DeadlineEntry struct {
 	Remaining string                 `protobuf:"bytes,12,opt,name=remaining,proto3" json:"remaining,omitempty"`
 	ClosedAt  *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=closed_at,json=closedAt,proto3" json:"closed_at,omitempty"`
 	// IANA time zone of the acting party's place: the deadline falls due at the end of its last day there (dueAt is that instant)
-	TimeZone      string `protobuf:"bytes,14,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TimeZone string `protobuf:"bytes,14,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	// while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today (by the provider's clock, the answer's now) to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise
+	DaysLeft *int32 `protobuf:"varint,15,opt,name=days_left,json=daysLeft,proto3,oneof" json:"days_left,omitempty"`
+	// while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise
+	WorkingDaysLeft *int32 `protobuf:"varint,16,opt,name=working_days_left,json=workingDaysLeft,proto3,oneof" json:"working_days_left,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DeadlineEntry) Reset() {
@@ -3158,6 +3162,20 @@ func (x *DeadlineEntry) GetTimeZone() string {
 		return x.TimeZone
 	}
 	return ""
+}
+
+func (x *DeadlineEntry) GetDaysLeft() int32 {
+	if x != nil && x.DaysLeft != nil {
+		return *x.DaysLeft
+	}
+	return 0
+}
+
+func (x *DeadlineEntry) GetWorkingDaysLeft() int32 {
+	if x != nil && x.WorkingDaysLeft != nil {
+		return *x.WorkingDaysLeft
+	}
+	return 0
 }
 
 type DeadlineInfo struct {
@@ -10508,7 +10526,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\"O\n" +
 	"\x04Date\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x121\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.FieldMetaR\x04meta\"\x94\x04\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.FieldMetaR\x04meta\"\x8b\x05\n" +
 	"\rDeadlineEntry\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12'\n" +
@@ -10528,7 +10546,12 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x0fsuspended_since\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x0esuspendedSince\x12\x1c\n" +
 	"\tremaining\x18\f \x01(\tR\tremaining\x127\n" +
 	"\tclosed_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt\x12\x1b\n" +
-	"\ttime_zone\x18\x0e \x01(\tR\btimeZone\"\xd6\x03\n" +
+	"\ttime_zone\x18\x0e \x01(\tR\btimeZone\x12 \n" +
+	"\tdays_left\x18\x0f \x01(\x05H\x00R\bdaysLeft\x88\x01\x01\x12/\n" +
+	"\x11working_days_left\x18\x10 \x01(\x05H\x01R\x0fworkingDaysLeft\x88\x01\x01B\f\n" +
+	"\n" +
+	"_days_leftB\x14\n" +
+	"\x12_working_days_left\"\xd6\x03\n" +
 	"\fDeadlineInfo\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1f\n" +
 	"\vlegal_basis\x18\x02 \x01(\tR\n" +
@@ -11713,6 +11736,7 @@ func file_wasteflow_types_v1_types_proto_init() {
 	if File_wasteflow_types_v1_types_proto != nil {
 		return
 	}
+	file_wasteflow_types_v1_types_proto_msgTypes[32].OneofWrappers = []any{}
 	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
 	file_wasteflow_types_v1_types_proto_msgTypes[82].OneofWrappers = []any{}
 	type x struct{}

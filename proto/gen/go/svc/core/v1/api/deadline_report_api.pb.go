@@ -76,7 +76,9 @@ type ListDeadlinesResponse struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Entries []*v1.DeadlineEntry    `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
 	// matching deadlines in all pages
-	Total         int64 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	Total int64 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	// the provider's time (its test clock in a sandbox) that daysLeft and workingDaysLeft count from
+	Now           *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=now,proto3" json:"now,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -123,6 +125,13 @@ func (x *ListDeadlinesResponse) GetTotal() int64 {
 		return x.Total
 	}
 	return 0
+}
+
+func (x *ListDeadlinesResponse) GetNow() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Now
+	}
+	return nil
 }
 
 type GetDeadlineSummaryRequest struct {
@@ -427,10 +436,11 @@ const file_svc_core_v1_api_deadline_report_api_proto_rawDesc = "" +
 	"\n" +
 	")svc/core/v1/api/deadline_report_api.proto\x12\x0fsvc.core.v1.api\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"N\n" +
 	"\x14ListDeadlinesRequest\x126\n" +
-	"\x04qpar\x18\x01 \x01(\v2\".wasteflow.types.v1.QueryParameterR\x04qpar\"j\n" +
+	"\x04qpar\x18\x01 \x01(\v2\".wasteflow.types.v1.QueryParameterR\x04qpar\"\x98\x01\n" +
 	"\x15ListDeadlinesResponse\x12;\n" +
 	"\aentries\x18\x01 \x03(\v2!.wasteflow.types.v1.DeadlineEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total\"\xa8\x01\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\x12,\n" +
+	"\x03now\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\"\xa8\x01\n" +
 	"\x19GetDeadlineSummaryRequest\x12.\n" +
 	"\x04from\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04from\x12*\n" +
 	"\x02to\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02to\x12/\n" +
@@ -488,25 +498,26 @@ var file_svc_core_v1_api_deadline_report_api_proto_goTypes = []any{
 var file_svc_core_v1_api_deadline_report_api_proto_depIdxs = []int32{
 	6,  // 0: svc.core.v1.api.ListDeadlinesRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
 	7,  // 1: svc.core.v1.api.ListDeadlinesResponse.entries:type_name -> wasteflow.types.v1.DeadlineEntry
-	8,  // 2: svc.core.v1.api.GetDeadlineSummaryRequest.from:type_name -> google.protobuf.Timestamp
-	8,  // 3: svc.core.v1.api.GetDeadlineSummaryRequest.to:type_name -> google.protobuf.Timestamp
-	8,  // 4: svc.core.v1.api.GetDeadlineSummaryRequest.as_of:type_name -> google.protobuf.Timestamp
-	8,  // 5: svc.core.v1.api.GetDeadlineSummaryResponse.as_of:type_name -> google.protobuf.Timestamp
-	9,  // 6: svc.core.v1.api.GetDeadlineSummaryResponse.by_rule_and_state:type_name -> wasteflow.types.v1.SummaryCount
-	9,  // 7: svc.core.v1.api.GetDeadlineSummaryResponse.by_authority:type_name -> wasteflow.types.v1.SummaryCount
-	8,  // 8: svc.core.v1.api.ExportDeadlinesRequest.due_from:type_name -> google.protobuf.Timestamp
-	8,  // 9: svc.core.v1.api.ExportDeadlinesRequest.due_to:type_name -> google.protobuf.Timestamp
-	0,  // 10: svc.core.v1.api.DeadlineReportApi.ListDeadlines:input_type -> svc.core.v1.api.ListDeadlinesRequest
-	2,  // 11: svc.core.v1.api.DeadlineReportApi.GetDeadlineSummary:input_type -> svc.core.v1.api.GetDeadlineSummaryRequest
-	4,  // 12: svc.core.v1.api.DeadlineReportApi.ExportDeadlines:input_type -> svc.core.v1.api.ExportDeadlinesRequest
-	1,  // 13: svc.core.v1.api.DeadlineReportApi.ListDeadlines:output_type -> svc.core.v1.api.ListDeadlinesResponse
-	3,  // 14: svc.core.v1.api.DeadlineReportApi.GetDeadlineSummary:output_type -> svc.core.v1.api.GetDeadlineSummaryResponse
-	5,  // 15: svc.core.v1.api.DeadlineReportApi.ExportDeadlines:output_type -> svc.core.v1.api.ExportDeadlinesResponse
-	13, // [13:16] is the sub-list for method output_type
-	10, // [10:13] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	8,  // 2: svc.core.v1.api.ListDeadlinesResponse.now:type_name -> google.protobuf.Timestamp
+	8,  // 3: svc.core.v1.api.GetDeadlineSummaryRequest.from:type_name -> google.protobuf.Timestamp
+	8,  // 4: svc.core.v1.api.GetDeadlineSummaryRequest.to:type_name -> google.protobuf.Timestamp
+	8,  // 5: svc.core.v1.api.GetDeadlineSummaryRequest.as_of:type_name -> google.protobuf.Timestamp
+	8,  // 6: svc.core.v1.api.GetDeadlineSummaryResponse.as_of:type_name -> google.protobuf.Timestamp
+	9,  // 7: svc.core.v1.api.GetDeadlineSummaryResponse.by_rule_and_state:type_name -> wasteflow.types.v1.SummaryCount
+	9,  // 8: svc.core.v1.api.GetDeadlineSummaryResponse.by_authority:type_name -> wasteflow.types.v1.SummaryCount
+	8,  // 9: svc.core.v1.api.ExportDeadlinesRequest.due_from:type_name -> google.protobuf.Timestamp
+	8,  // 10: svc.core.v1.api.ExportDeadlinesRequest.due_to:type_name -> google.protobuf.Timestamp
+	0,  // 11: svc.core.v1.api.DeadlineReportApi.ListDeadlines:input_type -> svc.core.v1.api.ListDeadlinesRequest
+	2,  // 12: svc.core.v1.api.DeadlineReportApi.GetDeadlineSummary:input_type -> svc.core.v1.api.GetDeadlineSummaryRequest
+	4,  // 13: svc.core.v1.api.DeadlineReportApi.ExportDeadlines:input_type -> svc.core.v1.api.ExportDeadlinesRequest
+	1,  // 14: svc.core.v1.api.DeadlineReportApi.ListDeadlines:output_type -> svc.core.v1.api.ListDeadlinesResponse
+	3,  // 15: svc.core.v1.api.DeadlineReportApi.GetDeadlineSummary:output_type -> svc.core.v1.api.GetDeadlineSummaryResponse
+	5,  // 16: svc.core.v1.api.DeadlineReportApi.ExportDeadlines:output_type -> svc.core.v1.api.ExportDeadlinesResponse
+	14, // [14:17] is the sub-list for method output_type
+	11, // [11:14] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_svc_core_v1_api_deadline_report_api_proto_init() }
