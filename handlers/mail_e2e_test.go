@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -294,6 +295,16 @@ func TestReminderMails(t *testing.T) {
 		if !strings.Contains(reminder.Subject, "decide on the notification, "+number) || !strings.Contains(reminder.Text, "working day") ||
 			!strings.Contains(reminder.Text, "Art. 9") {
 			t.Fatalf("the reminder: %s\n%s", reminder.Subject, reminder.Text)
+		}
+		// It counts the working days on the provider's (test) clock, as
+		// GetDocument does (issue 45.7), not on the server's real one.
+		doc, _ = d.get(t, "noor", id)
+		left := fmt.Sprintf("(%v working days)", deadline(doc, "DECISION_DUE", "auth-nl")["workingDaysLeft"])
+		if left == "(1 working days)" {
+			left = "(1 working day)"
+		}
+		if !strings.Contains(reminder.Text, left) {
+			t.Errorf("the reminder does not say %s, GetDocument's count by the provider's clock:\n%s", left, reminder.Text)
 		}
 
 		// The digest, in German, once.
