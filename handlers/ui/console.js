@@ -39,7 +39,8 @@
       created: 'Created {number}.', notFound: 'No document {number} that you can see.', add: 'Add', remove: 'Remove',
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
-      used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
+      used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', shippedOn: 'Shipped on',
+      movementsSentence: 'Shipments: {made} made, {left} left of {total}. Quantity: {shipped} shipped, {remainder} left.', sessionEnded: 'Your session has ended. Please log in again.',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
     },
     de: {
@@ -58,7 +59,8 @@
       created: '{number} angelegt.', notFound: 'Kein für Sie sichtbares Dokument {number}.', add: 'Hinzufügen', remove: 'Entfernen',
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
-      used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
+      used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', shippedOn: 'Versandt am',
+      movementsSentence: 'Verbringungen: {made} durchgeführt, {left} von {total} verbleibend. Menge: {shipped} verbracht, {remainder} verbleibend.', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
     },
   };
@@ -426,7 +428,9 @@
   }
   function quantity(v) {
     if (!v || typeof v !== 'object') return null;
-    const d = (x) => (x && x.units !== undefined ? String(x.units) + (x.nanos ? '.' + String(x.nanos).padStart(9, '0').replace(/0+$/, '') : '') : null);
+    // a decimal: units and nanos (zero ones absent, int64 as strings), in
+    // the reader's locale
+    const d = (x) => (Number(x.units || 0) + Number(x.nanos || 0) / 1e9).toLocaleString(lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: 9 });
     if ('tonnes' in v || 'cubicMetres' in v) {
       const parts = [];
       if (v.tonnes) parts.push(d(v.tonnes) + ' t');
@@ -505,13 +509,24 @@
     const mv = doc.movements;
     $('movements-card').hidden = !mv;
     if (!mv) return;
-    const total = doc.notification && doc.notification.numberOfShipments;
-    $('movements').replaceChildren(
-      el('p', {}, `${t('shipments')}: ${mv.count} ${t('used')}, ${mv.shipmentsLeft} ${t('left')}` + (total ? ` (${t('of')} ${total})` : '')),
-      el('p', {}, `${t('quantity')}: ${quantity(mv.quantityUsed) || '0'} ${t('used')}, ${quantity(mv.quantityLeft) || '0'} ${t('left')}`),
-      (mv.entries || []).length ? el('table', {}, el('tbody', {}, mv.entries.map((e) => el('tr', { 'data-id': e.id },
-        el('td', {}, el('a', { href: '#/doc/' + encodeURIComponent(e.id), text: e.number })), el('td', {}, badge(e.state)),
-        el('td', { text: e.actualDateOfShipment || '' }), el('td', { text: quantity(e.actualQuantity || e.quantity) || '' }))))) : null);
+    // one sentence: "Shipments: 1 made, 2 left of 3. Quantity: 10 t
+    // shipped, 90 t left." (zero counts are absent from the answer)
+    const total = Number((doc.notification && doc.notification.numberOfShipments) || 0);
+    // a zero quantity may come without its unit: the notified one then
+    const unitOf = (q) => (q && ['tonnes', 'cubicMetres'].find((u) => u in q)) || null;
+    const unit = unitOf(mv.quantityUsed) || unitOf(mv.quantityLeft) || unitOf(doc.notification && doc.notification.totalQuantity) || 'tonnes';
+    const inUnit = (q) => quantity(unitOf(q) ? q : { [unit]: {} });
+    const sentence = t('movementsSentence', {
+      made: Number(mv.count || 0), left: Number(mv.shipmentsLeft || 0), total: total || Number(mv.count || 0) + Number(mv.shipmentsLeft || 0),
+      shipped: inUnit(mv.quantityUsed), remainder: inUnit(mv.quantityLeft),
+    });
+    const entries = mv.entries || [];
+    $('movements').replaceChildren(el('p', { id: 'movements-summary', text: sentence }),
+      ...(entries.length ? [el('table', {}, el('thead', {}, el('tr', {}, ['number', 'state', 'shippedOn', 'quantity'].map((k) => el('th', { scope: 'col', text: t(k) })))),
+        el('tbody', {}, entries.map((e) => el('tr', { 'data-id': e.id },
+          el('td', {}, el('a', { href: '#/doc/' + encodeURIComponent(e.id), text: e.number })), el('td', {}, badge(e.state)),
+          el('td', { text: e.actualDateOfShipment ? fmtDate(e.actualDateOfShipment) : t('empty') }),
+          el('td', { text: quantity(e.actualQuantity || e.quantity || {}) || t('empty') })))))] : []));
   }
   function renderDeadlines(list) {
     if (!list.length) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
@@ -923,11 +938,13 @@
     lang = localStorage.getItem('wasteflow.lang') || ((navigator.language || '').toLowerCase().startsWith('de') ? 'de' : 'en');
     translatePage();
     config = await (await fetch('/ui/config.json')).json();
-    let names = {};
+    // ListProvider is a GET (no body, no provider_id header): the
+    // providers' names for the login form.
+    const names = {};
     try {
-      const r = await call(API.providers, {});
-      for (const p of r.data.providers || []) names[p.id || p.providerId] = p.name || p.displayName || '';
-    } catch { names = {}; }
+      const r = await fetch(API.providers, { cache: 'no-store' });
+      if (r.ok) for (const p of (await r.json()).providers || []) names[p.id] = p.name || '';
+    } catch { /* the ids alone */ }
     $('provider').replaceChildren(...(config.providers || []).map((p) => el('option', { value: p, text: names[p] ? `${names[p]} (${p})` : p })));
     $('login-form').addEventListener('submit', login);
     $('logout').addEventListener('click', logout);
