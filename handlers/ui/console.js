@@ -433,8 +433,8 @@
     const d = (x) => (Number(x.units || 0) + Number(x.nanos || 0) / 1e9).toLocaleString(lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: 9 });
     if ('tonnes' in v || 'cubicMetres' in v) {
       const parts = [];
-      if (v.tonnes) parts.push(d(v.tonnes) + ' t');
-      if (v.cubicMetres) parts.push(d(v.cubicMetres) + ' m³');
+      if (v.tonnes) parts.push(d(v.tonnes) + '\u00a0t');
+      if (v.cubicMetres) parts.push(d(v.cubicMetres) + '\u00a0m³');
       return parts.join(', ') || t('empty');
     }
     return null;
