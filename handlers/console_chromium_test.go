@@ -2,7 +2,9 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +152,30 @@ func TestConsoleInChromium(t *testing.T) {
 
 	do("open the console", chromedp.Navigate(d.url+"/ui/"))
 	v.views(t, "login", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+	// The provider by its name and id, from ListProvider (a GET).
+	var providers struct{ Providers []struct{ ID, Name string } }
+	if resp, err := http.Get(d.url + "/svc.core.v1.api.DiscoveryApi/ListProvider"); err != nil {
+		t.Fatal(err)
+	} else {
+		err = json.NewDecoder(resp.Body).Decode(&providers)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := false
+	for _, p := range providers.Providers {
+		if p.ID != "dev-1" {
+			continue
+		}
+		found = true
+		if got := wait("the provider's name", `document.querySelector('#provider option[value="dev-1"]').textContent`); p.Name == "" || got != p.Name+" (dev-1)" {
+			t.Errorf("the login form offers the provider as %q, want %q", got, p.Name+" (dev-1)")
+		}
+	}
+	if !found {
+		t.Fatalf("ListProvider lists no dev-1: %+v", providers)
+	}
 
 	// The notifier drafts a notification from the form of its content and
 	// files it.
