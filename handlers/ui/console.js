@@ -167,13 +167,30 @@
   function claims(token) {
     try { return JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) || {}; } catch { return {}; }
   }
+  // The requests of a session end with it: a call still under way when the
+  // person logs out (or the session expires) is aborted, so no answer of
+  // the old session (a 401 of its revoked token) lands on the page.
+  let session = new AbortController();
   async function call(path, body, token) {
     const headers = { 'Content-Type': 'application/json' };
     if (provider) headers.provider_id = provider;
     if (token) headers.Authorization = 'Bearer ' + token;
-    const resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body === undefined ? {} : body) });
+    const signal = session.signal;
+    const ended = () => {
+      const e = new Error(t('sessionEnded'));
+      e.aborted = true; // said by whoever ended the session, not again
+      return e;
+    };
+    let resp;
+    try {
+      resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body === undefined ? {} : body), signal });
+    } catch (e) {
+      throw e.name === 'AbortError' ? ended() : e;
+    }
     let data = null;
     try { data = await resp.json(); } catch { data = null; }
+    // aborted while its body was read: no answer, not an empty one
+    if (signal.aborted) throw ended();
     return { status: resp.status, data: data || {}, headers: resp.headers };
   }
   function fail(r) {
@@ -248,6 +265,9 @@
     if (at && rt) await call(API.revoke, { refreshToken: rt }, at).catch(() => {});
   }
   function endSession(message) {
+    session.abort();
+    session = new AbortController();
+    docSeq++; // a document still loading is not shown to the next person
     refreshToken = accessToken = '';
     me = { user: '', org: '', kind: '' };
     // nothing of this session stays on the page for the next person
@@ -274,6 +294,7 @@
     for (const v of ['login-view', 'list-view', 'doc', 'new-view']) $(v).hidden = v !== id;
   }
   function error(msg) { $('error').textContent = msg; $('error').hidden = !msg; }
+  function report(e) { if (!e.aborted) error(e.message); } // a failed action, unless its session ended
   function notice(msg) { $('notice').textContent = msg; $('notice').hidden = !msg; }
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -298,7 +319,7 @@
       else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
     } catch (e) {
-      if (e.status !== 401) error(e.message);
+      if (e.status !== 401 && !e.aborted) error(e.message);
     }
   }
 
@@ -946,29 +967,29 @@
       if (r.ok) for (const p of (await r.json()).providers || []) names[p.id] = p.name || '';
     } catch { /* the ids alone */ }
     $('provider').replaceChildren(...(config.providers || []).map((p) => el('option', { value: p, text: names[p] ? `${names[p]} (${p})` : p })));
-    $('login-form').addEventListener('submit', login);
+    $('login-form').addEventListener('submit', (ev) => login(ev).catch(report));
     $('logout').addEventListener('click', logout);
     $('lang').addEventListener('change', () => { lang = $('lang').value; localStorage.setItem('wasteflow.lang', lang); notice(''); translatePage(); showSession(); route(); });
     $('filters').addEventListener('submit', (ev) => {
       ev.preventDefault();
       filters.kind = $('filter-kind').value; filters.state = $('filter-state').value; filters.sort = $('sort').value; pageStart = 0;
-      showList(listMode).catch((e) => error(e.message));
+      showList(listMode).catch(report);
     });
     $('filter-kind').addEventListener('change', () => fillStates());
-    $('prev').addEventListener('click', () => { pageStart = Math.max(0, pageStart - PAGE); showList(listMode).catch((e) => error(e.message)); });
-    $('next').addEventListener('click', () => { pageStart += PAGE; showList(listMode).catch((e) => error(e.message)); });
-    $('search').addEventListener('submit', (ev) => search(ev).catch((e) => error(e.message)));
-    $('action').addEventListener('submit', (ev) => submitAction(ev).catch((e) => error(e.message)));
+    $('prev').addEventListener('click', () => { pageStart = Math.max(0, pageStart - PAGE); showList(listMode).catch(report); });
+    $('next').addEventListener('click', () => { pageStart += PAGE; showList(listMode).catch(report); });
+    $('search').addEventListener('submit', (ev) => search(ev).catch(report));
+    $('action').addEventListener('submit', (ev) => submitAction(ev).catch(report));
     $('action-cancel').addEventListener('click', () => {
       const leaving = action && action.create;
       closeAction();
       if (leaving) location.hash = '#/documents';
     });
-    $('reload').addEventListener('click', () => showDocument(current.id).catch((e) => error(e.message)));
-    $('print').addEventListener('click', () => printDocument().catch((e) => error(e.message)));
-    $('export-form').addEventListener('submit', (ev) => exportRegister(ev).catch((e) => error(e.message)));
+    $('reload').addEventListener('click', () => showDocument(current.id).catch(report));
+    $('print').addEventListener('click', () => printDocument().catch(report));
+    $('export-form').addEventListener('submit', (ev) => exportRegister(ev).catch(report));
     window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = ''; route(); });
     route();
   }
-  start().catch((e) => error(e.message));
+  start().catch(report);
 })();
