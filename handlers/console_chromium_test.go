@@ -2,7 +2,9 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,7 @@ func TestConsoleInChromium(t *testing.T) {
 	if err := chromedp.Do(bctx); err != nil {
 		t.Fatal(err)
 	}
+	v := watchView(t, bctx) // what a person sees, checked on each view
 	var mu sync.Mutex
 	var exceptions []string
 	cctx, stop := context.WithCancel(bctx)
@@ -109,15 +112,20 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Helper()
 		eval("log out", `document.getElementById('logout').hidden || document.getElementById('logout').click()`)
 		wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+		v.check(t, "the login form")
 		do("log in as "+user, chromedp.SetValue(chromedp.ID("username"), user), chromedp.SetValue(chromedp.ID("password"), passwords[user]),
 			chromedp.Click(chromedp.ID("login")))
 		wait(user+" logged in", `!document.getElementById('who').hidden && document.getElementById('who').textContent.startsWith(`+jsString(user)+`)`)
+		wait(user+"'s work queue", `!document.getElementById('list-view').hidden && document.querySelector('#list tbody tr') !== null`)
+		v.check(t, user+"'s work queue")
 	}
 	// open finds the notification by its number and waits for it.
 	open := func(no string) {
 		t.Helper()
 		do("find "+no, chromedp.SetValue(chromedp.ID("search-number"), no), chromedp.Click(chromedp.ID("search-go")))
-		wait("the document "+no, `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent === `+jsString(no))
+		wait("the document "+no, `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent === `+jsString(no)+`
+			&& document.querySelector('#timeline li') !== null`)
+		v.check(t, "the document "+no)
 	}
 	state := func(want string) {
 		t.Helper()
@@ -128,6 +136,7 @@ func TestConsoleInChromium(t *testing.T) {
 		wait("intent "+intent+" offered", `document.querySelector('#intents button[data-intent="`+intent+`"]') !== null`)
 		eval("open "+intent, `document.querySelector('#intents button[data-intent="`+intent+`"]').click()`)
 		wait("the form of "+intent, `!document.getElementById('action').hidden && document.getElementById('action-fields').children.length > 0`)
+		v.check(t, "the form of "+intent)
 	}
 	set := func(path, value string) {
 		t.Helper()
@@ -142,6 +151,31 @@ func TestConsoleInChromium(t *testing.T) {
 	submit := func() { eval("submit", `document.getElementById('action-submit').click()`) }
 
 	do("open the console", chromedp.Navigate(d.url+"/ui/"))
+	v.views(t, "login", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+	// The provider by its name and id, from ListProvider (a GET).
+	var providers struct{ Providers []struct{ ID, Name string } }
+	if resp, err := http.Get(d.url + "/svc.core.v1.api.DiscoveryApi/ListProvider"); err != nil {
+		t.Fatal(err)
+	} else {
+		err = json.NewDecoder(resp.Body).Decode(&providers)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := false
+	for _, p := range providers.Providers {
+		if p.ID != "dev-1" {
+			continue
+		}
+		found = true
+		if got := wait("the provider's name", `document.querySelector('#provider option[value="dev-1"]').textContent`); p.Name == "" || got != p.Name+" (dev-1)" {
+			t.Errorf("the login form offers the provider as %q, want %q", got, p.Name+" (dev-1)")
+		}
+	}
+	if !found {
+		t.Fatalf("ListProvider lists no dev-1: %+v", providers)
+	}
 
 	// The notifier drafts a notification from the form of its content and
 	// files it.
@@ -150,6 +184,7 @@ func TestConsoleInChromium(t *testing.T) {
 	wait("New notification offered", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]') !== null`)
 	eval("new notification", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]').click()`)
 	wait("its form, the notifier filled in", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="notification.notifier.organisationId"]')?.value === 'acme'`)
+	v.views(t, "new-notification", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="notification.notifier.organisationId"]')?.value === 'acme'`)
 	for _, f := range [][2]string{{"consignee", "recyc"}, {"facility", "recyc"}, {"competentAuthorities.dispatch", "auth-de"}, {"competentAuthorities.destination", "auth-nl"}} {
 		set("notification."+f[0]+".organisationId", f[1])
 	}
@@ -245,6 +280,7 @@ func TestConsoleInChromium(t *testing.T) {
 	add("decision.conditions")
 	set("decision.conditions.0", "Sealed containers only.")
 	d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
+	v.expect("DocumentApi/SetByIntent", 409) // the stale copy, offered to reload
 	submit()
 	wait("the stale copy offered to reload", `!document.getElementById('stale').hidden`)
 	eval("reload", `document.getElementById('reload').click()`)
@@ -345,6 +381,7 @@ func TestConsoleInChromium(t *testing.T) {
 	login("noor")
 	open(number)
 	wait("the consented notification with its movement", `document.querySelectorAll('#movements tr[data-id]').length === 1`)
+	v.views(t, "notification", `!document.getElementById('doc').hidden && document.querySelectorAll('#movements tr[data-id]').length === 1 && document.querySelector('#timeline li') !== null`)
 	if w := wait("layout at 1280 px", `innerWidth === 1280 && String(document.documentElement.scrollWidth)`); w != "1280" {
 		t.Errorf("at 1280 px the page is %s px wide", w)
 	}
@@ -391,8 +428,10 @@ func TestConsoleInChromium(t *testing.T) {
 	// A non-party: nothing in its lists, the 404 of a missing document.
 	login("eve")
 	wait("eve's empty work queue", `document.querySelectorAll('#list tbody tr[data-id]').length === 0 && document.getElementById('list-title').textContent !== ''`)
+	v.expect("DocumentApi/GetDocument", 404) // the page says what the 404 means
 	eval("open the notification by its id", `location.hash = '#/doc/`+id+`'`)
 	wait("refused as missing", `!document.getElementById('error').hidden && /not found|no document/i.test(document.getElementById('error').textContent)`)
+	v.check(t, "a document eve may not see")
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -39,7 +39,8 @@
       created: 'Created {number}.', notFound: 'No document {number} that you can see.', add: 'Add', remove: 'Remove',
       required: 'required', fixErrors: 'Please correct the marked fields.', workingDays: 'left', proposedChange: 'Proposed change',
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Rule', party: 'Party', due: 'Due', remaining: 'Remaining',
-      used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', sessionEnded: 'Your session has ended. Please log in again.',
+      used: 'used', left: 'left', shipments: 'Shipments', quantity: 'Quantity', of: 'of', shippedOn: 'Shipped on',
+      movementsSentence: 'Shipments: {made} made, {left} left of {total}. Quantity: {shipped} shipped, {remainder} left.', sessionEnded: 'Your session has ended. Please log in again.',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left', badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…', dateFormat: 'YYYY-MM-DD',
       daysLate: '{n} days late', dueToday: 'due today', // the provider's count (GetDocument's daysLeft), never the browser's
     },
@@ -59,7 +60,8 @@
       created: '{number} angelegt.', notFound: 'Kein für Sie sichtbares Dokument {number}.', add: 'Hinzufügen', remove: 'Entfernen',
       required: 'Pflichtfeld', fixErrors: 'Bitte korrigieren Sie die markierten Felder.', workingDays: 'verbleibend', proposedChange: 'Beantragte Änderung',
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
-      used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
+      used: 'genutzt', left: 'verbleibend', shipments: 'Verbringungen', quantity: 'Menge', of: 'von', shippedOn: 'Versandt am',
+      movementsSentence: 'Verbringungen: {made} durchgeführt, {left} von {total} verbleibend. Menge: {shipped} verbracht, {remainder} verbleibend.', sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend', badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…', dateFormat: 'JJJJ-MM-TT',
       daysLate: '{n} Tage überfällig', dueToday: 'heute fällig', // the provider's count (GetDocument's daysLeft), never the browser's
     },
@@ -167,13 +169,30 @@
   function claims(token) {
     try { return JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) || {}; } catch { return {}; }
   }
+  // The requests of a session end with it: a call still under way when the
+  // person logs out (or the session expires) is aborted, so no answer of
+  // the old session (a 401 of its revoked token) lands on the page.
+  let session = new AbortController();
   async function call(path, body, token) {
     const headers = { 'Content-Type': 'application/json' };
     if (provider) headers.provider_id = provider;
     if (token) headers.Authorization = 'Bearer ' + token;
-    const resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body === undefined ? {} : body) });
+    const signal = session.signal;
+    const ended = () => {
+      const e = new Error(t('sessionEnded'));
+      e.aborted = true; // said by whoever ended the session, not again
+      return e;
+    };
+    let resp;
+    try {
+      resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body === undefined ? {} : body), signal });
+    } catch (e) {
+      throw e.name === 'AbortError' ? ended() : e;
+    }
     let data = null;
     try { data = await resp.json(); } catch { data = null; }
+    // aborted while its body was read: no answer, not an empty one
+    if (signal.aborted) throw ended();
     return { status: resp.status, data: data || {}, headers: resp.headers };
   }
   function fail(r) {
@@ -248,6 +267,9 @@
     if (at && rt) await call(API.revoke, { refreshToken: rt }, at).catch(() => {});
   }
   function endSession(message) {
+    session.abort();
+    session = new AbortController();
+    docSeq++; // a document still loading is not shown to the next person
     refreshToken = accessToken = '';
     me = { user: '', org: '', kind: '' };
     // nothing of this session stays on the page for the next person
@@ -274,6 +296,7 @@
     for (const v of ['login-view', 'list-view', 'doc', 'new-view']) $(v).hidden = v !== id;
   }
   function error(msg) { $('error').textContent = msg; $('error').hidden = !msg; }
+  function report(e) { if (!e.aborted) error(e.message); } // a failed action, unless its session ended
   function notice(msg) { $('notice').textContent = msg; $('notice').hidden = !msg; }
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -298,7 +321,7 @@
       else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
     } catch (e) {
-      if (e.status !== 401) error(e.message);
+      if (e.status !== 401 && !e.aborted) error(e.message);
     }
   }
 
@@ -428,11 +451,13 @@
   }
   function quantity(v) {
     if (!v || typeof v !== 'object') return null;
-    const d = (x) => (x && x.units !== undefined ? String(x.units) + (x.nanos ? '.' + String(x.nanos).padStart(9, '0').replace(/0+$/, '') : '') : null);
+    // a decimal: units and nanos (zero ones absent, int64 as strings), in
+    // the reader's locale
+    const d = (x) => (Number(x.units || 0) + Number(x.nanos || 0) / 1e9).toLocaleString(lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: 9 });
     if ('tonnes' in v || 'cubicMetres' in v) {
       const parts = [];
-      if (v.tonnes) parts.push(d(v.tonnes) + ' t');
-      if (v.cubicMetres) parts.push(d(v.cubicMetres) + ' m³');
+      if (v.tonnes) parts.push(d(v.tonnes) + '\u00a0t');
+      if (v.cubicMetres) parts.push(d(v.cubicMetres) + '\u00a0m³');
       return parts.join(', ') || t('empty');
     }
     return null;
@@ -507,13 +532,24 @@
     const mv = doc.movements;
     $('movements-card').hidden = !mv;
     if (!mv) return;
-    const total = doc.notification && doc.notification.numberOfShipments;
-    $('movements').replaceChildren(
-      el('p', {}, `${t('shipments')}: ${mv.count} ${t('used')}, ${mv.shipmentsLeft} ${t('left')}` + (total ? ` (${t('of')} ${total})` : '')),
-      el('p', {}, `${t('quantity')}: ${quantity(mv.quantityUsed) || '0'} ${t('used')}, ${quantity(mv.quantityLeft) || '0'} ${t('left')}`),
-      (mv.entries || []).length ? el('table', {}, el('tbody', {}, mv.entries.map((e) => el('tr', { 'data-id': e.id },
-        el('td', {}, el('a', { href: '#/doc/' + encodeURIComponent(e.id), text: e.number })), el('td', {}, badge(e.state)),
-        el('td', { text: e.actualDateOfShipment || '' }), el('td', { text: quantity(e.actualQuantity || e.quantity) || '' }))))) : null);
+    // one sentence: "Shipments: 1 made, 2 left of 3. Quantity: 10 t
+    // shipped, 90 t left." (zero counts are absent from the answer)
+    const total = Number((doc.notification && doc.notification.numberOfShipments) || 0);
+    // a zero quantity may come without its unit: the notified one then
+    const unitOf = (q) => (q && ['tonnes', 'cubicMetres'].find((u) => u in q)) || null;
+    const unit = unitOf(mv.quantityUsed) || unitOf(mv.quantityLeft) || unitOf(doc.notification && doc.notification.totalQuantity) || 'tonnes';
+    const inUnit = (q) => quantity(unitOf(q) ? q : { [unit]: {} });
+    const sentence = t('movementsSentence', {
+      made: Number(mv.count || 0), left: Number(mv.shipmentsLeft || 0), total: total || Number(mv.count || 0) + Number(mv.shipmentsLeft || 0),
+      shipped: inUnit(mv.quantityUsed), remainder: inUnit(mv.quantityLeft),
+    });
+    const entries = mv.entries || [];
+    $('movements').replaceChildren(el('p', { id: 'movements-summary', text: sentence }),
+      ...(entries.length ? [el('table', {}, el('thead', {}, el('tr', {}, ['number', 'state', 'shippedOn', 'quantity'].map((k) => el('th', { scope: 'col', text: t(k) })))),
+        el('tbody', {}, entries.map((e) => el('tr', { 'data-id': e.id },
+          el('td', {}, el('a', { href: '#/doc/' + encodeURIComponent(e.id), text: e.number })), el('td', {}, badge(e.state)),
+          el('td', { text: e.actualDateOfShipment ? fmtDate(e.actualDateOfShipment) : t('empty') }),
+          el('td', { text: quantity(e.actualQuantity || e.quantity || {}) || t('empty') })))))] : []));
   }
   function renderDeadlines(list) {
     if (!list.length) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
@@ -932,35 +968,37 @@
     lang = localStorage.getItem('wasteflow.lang') || ((navigator.language || '').toLowerCase().startsWith('de') ? 'de' : 'en');
     translatePage();
     config = await (await fetch('/ui/config.json')).json();
-    let names = {};
+    // ListProvider is a GET (no body, no provider_id header): the
+    // providers' names for the login form.
+    const names = {};
     try {
-      const r = await call(API.providers, {});
-      for (const p of r.data.providers || []) names[p.id || p.providerId] = p.name || p.displayName || '';
-    } catch { names = {}; }
+      const r = await fetch(API.providers, { cache: 'no-store' });
+      if (r.ok) for (const p of (await r.json()).providers || []) names[p.id] = p.name || '';
+    } catch { /* the ids alone */ }
     $('provider').replaceChildren(...(config.providers || []).map((p) => el('option', { value: p, text: names[p] ? `${names[p]} (${p})` : p })));
-    $('login-form').addEventListener('submit', login);
+    $('login-form').addEventListener('submit', (ev) => login(ev).catch(report));
     $('logout').addEventListener('click', logout);
     $('lang').addEventListener('change', () => { lang = $('lang').value; localStorage.setItem('wasteflow.lang', lang); notice(''); translatePage(); showSession(); route(); });
     $('filters').addEventListener('submit', (ev) => {
       ev.preventDefault();
       filters.kind = $('filter-kind').value; filters.state = $('filter-state').value; filters.sort = $('sort').value; pageStart = 0;
-      showList(listMode).catch((e) => error(e.message));
+      showList(listMode).catch(report);
     });
     $('filter-kind').addEventListener('change', () => fillStates());
-    $('prev').addEventListener('click', () => { pageStart = Math.max(0, pageStart - PAGE); showList(listMode).catch((e) => error(e.message)); });
-    $('next').addEventListener('click', () => { pageStart += PAGE; showList(listMode).catch((e) => error(e.message)); });
-    $('search').addEventListener('submit', (ev) => search(ev).catch((e) => error(e.message)));
-    $('action').addEventListener('submit', (ev) => submitAction(ev).catch((e) => error(e.message)));
+    $('prev').addEventListener('click', () => { pageStart = Math.max(0, pageStart - PAGE); showList(listMode).catch(report); });
+    $('next').addEventListener('click', () => { pageStart += PAGE; showList(listMode).catch(report); });
+    $('search').addEventListener('submit', (ev) => search(ev).catch(report));
+    $('action').addEventListener('submit', (ev) => submitAction(ev).catch(report));
     $('action-cancel').addEventListener('click', () => {
       const leaving = action && action.create;
       closeAction();
       if (leaving) location.hash = '#/documents';
     });
-    $('reload').addEventListener('click', () => showDocument(current.id).catch((e) => error(e.message)));
-    $('print').addEventListener('click', () => printDocument().catch((e) => error(e.message)));
-    $('export-form').addEventListener('submit', (ev) => exportRegister(ev).catch((e) => error(e.message)));
+    $('reload').addEventListener('click', () => showDocument(current.id).catch(report));
+    $('print').addEventListener('click', () => printDocument().catch(report));
+    $('export-form').addEventListener('submit', (ev) => exportRegister(ev).catch(report));
     window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = ''; route(); });
     route();
   }
-  start().catch((e) => error(e.message));
+  start().catch(report);
 })();

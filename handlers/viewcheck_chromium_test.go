@@ -1,0 +1,210 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// viewWatch looks at a browser tab as a person would (issue 45.6, first
+// step): what went wrong behind the view (a console error, an uncaught
+// exception, a request that failed) and what the view shows that a person
+// should never see (an element marked hidden that is displayed, the words
+// null, undefined, NaN or [object Object]). Other tests create one with
+// watchView before the tab opens its first page and call check on each view.
+type viewWatch struct {
+	ctx context.Context
+
+	mu       sync.Mutex
+	problems []string         // seen since the last check
+	expected map[string]int64 // an operation's path suffix → a status the page handles
+	pending  map[network.RequestID]string
+}
+
+// watchView starts watching the tab of ctx (a chromedp context). Events are
+// collected with chromedp.Listen: it sees an event before the reply to any
+// command sent after it, so the page evaluation in check sees every event of
+// the view so far.
+func watchView(t *testing.T, ctx context.Context) *viewWatch {
+	t.Helper()
+	w := &viewWatch{ctx: ctx, expected: map[string]int64{}, pending: map[network.RequestID]string{}}
+	err := chromedp.Listen(ctx, func(ev any) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			w.pending[e.RequestID] = e.Request.Method + " " + e.Request.URL
+		case *network.EventResponseReceived:
+			if e.Response.Status >= 400 && !w.expects(e.Response.URL, e.Response.Status) {
+				w.problems = append(w.problems, fmt.Sprintf("request %s answered %d %s", w.pending[e.RequestID], e.Response.Status, e.Response.StatusText))
+			}
+		case *network.EventLoadingFailed:
+			// a download the page saves (a blob link) is no failed request
+			if !e.Canceled && !strings.HasPrefix(w.pending[e.RequestID], "GET blob:") {
+				w.problems = append(w.problems, fmt.Sprintf("request %s failed: %s", w.pending[e.RequestID], e.ErrorText))
+			}
+		case *runtime.EventExceptionThrown:
+			text := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				text += " " + e.ExceptionDetails.Exception.Description
+			}
+			w.problems = append(w.problems, "uncaught: "+text)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range e.Args {
+					if a.Description != "" {
+						parts = append(parts, a.Description)
+					} else {
+						parts = append(parts, string(a.Value))
+					}
+				}
+				w.problems = append(w.problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			}
+		case *cdplog.EventEntryAdded:
+			// The browser's own line for a failed request is reported above
+			// (or expected); any other error it logs is a problem.
+			if e.Entry.Level == cdplog.EntryLevelError && e.Entry.Source != cdplog.EntrySourceNetwork {
+				w.problems = append(w.problems, "browser log: "+e.Entry.Text)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// expect declares a failed answer the page is meant to handle (a business
+// refusal it shows, a stale copy it offers to reload): op is the end of
+// the request's path. It holds until the next check.
+func (w *viewWatch) expect(op string, status int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.expected[op] = status
+}
+
+func (w *viewWatch) expects(rawURL string, status int64) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	for op, s := range w.expected {
+		if s == status && strings.HasSuffix(u.Path, op) {
+			return true
+		}
+	}
+	return false
+}
+
+// viewProblems is evaluated in the page: elements with the hidden attribute
+// that are displayed, and visible words that are a script's leftovers.
+const viewProblems = `(() => {
+	const out = [];
+	const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : '');
+	for (const e of document.querySelectorAll('[hidden]')) {
+		const d = getComputedStyle(e).display;
+		if (d !== 'none') out.push('hidden but displayed (' + d + '): ' + name(e));
+	}
+	const bad = /(^|[^A-Za-z])(null|undefined|NaN|\[object Object\])(?![A-Za-z])/;
+	const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+		const p = n.parentElement;
+		if (!p || !p.checkVisibility({ visibilityProperty: true }) || p.closest('script, style, template')) continue;
+		const m = n.textContent.match(bad);
+		if (m) out.push('shows ' + JSON.stringify(m[2]) + ' in ' + name(p) + ': ' + JSON.stringify(n.textContent.trim().slice(0, 120)));
+	}
+	for (const e of document.querySelectorAll('input:not([type=hidden]), textarea, select')) {
+		if (!e.checkVisibility({ visibilityProperty: true })) continue;
+		const v = e.tagName === 'SELECT' ? [...e.options].map((o) => o.text).join(' | ') : e.value;
+		const m = String(v).match(bad);
+		if (m) out.push('shows ' + JSON.stringify(m[2]) + ' in ' + name(e) + ': ' + JSON.stringify(String(v).slice(0, 120)));
+	}
+	return out;
+})()`
+
+// check fails t for each problem of the view now shown, and for what went
+// wrong behind it since the last check; view names it in the messages.
+// Expectations end with it.
+func (w *viewWatch) check(t *testing.T, view string) {
+	t.Helper()
+	c, cancel := context.WithTimeout(w.ctx, 10*time.Second)
+	defer cancel()
+	shown, err := chromedp.Run(c, chromedp.Evaluate[[]string](viewProblems))
+	if err != nil {
+		t.Fatalf("%s: the view could not be read: %v", view, err)
+	}
+	w.mu.Lock()
+	problems := append(w.problems, shown...)
+	w.problems = nil
+	clear(w.expected)
+	w.mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("%s: %s", view, p)
+	}
+}
+
+// views checks the view now shown at 390 and 1280 px, in English and
+// German (switched with the page's #lang select), and with
+// WASTEFLOW_VIEW_SHOTS set saves a screenshot of each under
+// bin/views/<name>-<lang>-<width>.png (not committed) to look at. ready is
+// a JavaScript expression true once the view shows (again) after a
+// change of language. It leaves the page in English at 1280 px.
+func (w *viewWatch) views(t *testing.T, name, ready string) {
+	t.Helper()
+	c, cancel := context.WithTimeout(w.ctx, 20*time.Second)
+	_, err := chromedp.Run(c, chromedp.Poll[any](ready, chromedp.WithPollingInterval(50*time.Millisecond)))
+	cancel()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, lang := range []string{"de", "en"} {
+		if _, err := chromedp.Run(w.ctx, chromedp.Evaluate[any](`(() => { const s = document.getElementById('lang'); s.value = `+jsString(lang)+`; s.dispatchEvent(new Event('change')); })()`)); err != nil {
+			t.Fatalf("%s: switch to %s: %v", name, lang, err)
+		}
+		for _, width := range []int64{390, 1280} {
+			height := int64(900)
+			if width == 390 {
+				height = 844
+			}
+			if _, err := chromedp.Call(w.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: height, DeviceScaleFactor: 1, Mobile: width < 600}); err != nil {
+				t.Fatal(err)
+			}
+			c, cancel := context.WithTimeout(w.ctx, 20*time.Second)
+			_, err := chromedp.Run(c, chromedp.Poll[any](fmt.Sprintf(`document.documentElement.lang === %s && innerWidth === %d && (%s)`, jsString(lang), width, ready),
+				chromedp.WithPollingInterval(50*time.Millisecond)))
+			cancel()
+			if err != nil {
+				t.Fatalf("%s in %s at %d px: %v", name, lang, width, err)
+			}
+			view := fmt.Sprintf("%s (%s, %d px)", name, lang, width)
+			w.check(t, view)
+			if os.Getenv("WASTEFLOW_VIEW_SHOTS") == "" {
+				continue
+			}
+			png, err := chromedp.Run(w.ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join("..", "bin", "views")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", name, lang, width)), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
