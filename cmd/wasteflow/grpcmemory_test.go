@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,6 +76,12 @@ func TestUnauthenticatedGRPCCallsKeepMemory(t *testing.T) {
 					req.Header.Set("provider_id", "dev-1")
 					resp, err := web.Do(req)
 					if err != nil {
+						// The server answered and closed before the client had
+						// sent the message: refused before it was read, which is
+						// the point (the client sees its write reset).
+						if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+							return
+						}
 						t.Errorf("%s over %s: %v", method, face, err)
 						return
 					}
