@@ -26,9 +26,10 @@ var docPage = template.Must(template.New("doc").Parse(`<!doctype html>
 <title>{{.Title}} · wasteflow docs</title>
 <style>
 body{font:16px/1.55 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff}
-header{padding:.6rem 1.2rem;border-bottom:1px solid #d0d7de;background:#f6f8fa}
-header a{margin-right:1rem}
-main{max-width:60rem;margin:0 auto;padding:1rem 1.2rem 4rem}
+header{padding:.6rem 1.2rem;border-bottom:1px solid #d0d7de;background:#f6f8fa;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
+header a{white-space:nowrap}
+main{max-width:60rem;margin:0 auto;padding:1rem 1.2rem 4rem;overflow-wrap:break-word}
+td code,p code,li code{overflow-wrap:anywhere}
 pre{background:#f6f8fa;padding:.8rem;overflow:auto;border-radius:6px}
 code{font:14px ui-monospace,monospace}
 table{border-collapse:collapse;display:block;overflow:auto}
