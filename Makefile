@@ -6,7 +6,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BUF       := tools/buf/node_modules/.bin/buf
 
-.PHONY: all build run test test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean
+.PHONY: all build run test test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean kern
 
 all: build
 
@@ -115,6 +115,10 @@ stress:
 # The load benchmark alone.
 bench-load:
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
+
+# Vendor the KERN UX design system again (handlers/ui/kern, embedded).
+kern:
+	tools/kern/vendor.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -32,6 +32,20 @@ var (
 	consoleScript []byte
 	//go:embed console.css
 	consoleStyle []byte
+
+	// KERN UX (@kern-ux/native, EUPL-1.2), vendored by tools/kern/vendor.sh.
+	//go:embed kern/kern.min.css
+	kernStyle []byte
+	//go:embed kern/fonts.css
+	kernFonts []byte
+	//go:embed kern/fonts/FiraSans-Regular.woff2
+	firaRegular []byte
+	//go:embed kern/fonts/FiraSans-Italic.woff2
+	firaItalic []byte
+	//go:embed kern/fonts/FiraSans-SemiBold.woff2
+	firaSemiBold []byte
+	//go:embed kern/fonts/FiraSans-Bold.woff2
+	firaBold []byte
 )
 
 // Pages lists the files of the pages.
@@ -46,5 +60,11 @@ func Pages() []Page {
 		{Path: "/ui/sign", ContentType: "text/html; charset=utf-8", Summary: "Signing page (?process=<id>): the named person logs in, sees what they sign, signs or declines", Body: signHTML},
 		{Path: "/ui/sign.js", ContentType: "text/javascript; charset=utf-8", Summary: "Script of the signing page", Body: signScript},
 		{Path: "/ui/sign.css", ContentType: "text/css; charset=utf-8", Summary: "Style of the signing page", Body: signStyle},
+		{Path: "/ui/kern/kern.min.css", ContentType: "text/css; charset=utf-8", Summary: "The KERN UX design system (@kern-ux/native 2.7.2, EUPL-1.2) every page uses", Body: kernStyle},
+		{Path: "/ui/kern/fonts.css", ContentType: "text/css; charset=utf-8", Summary: "Fira Sans, the typeface of KERN UX (SIL OFL 1.1)", Body: kernFonts},
+		{Path: "/ui/kern/fonts/FiraSans-Regular.woff2", ContentType: "font/woff2", Summary: "Fira Sans Regular", Body: firaRegular},
+		{Path: "/ui/kern/fonts/FiraSans-Italic.woff2", ContentType: "font/woff2", Summary: "Fira Sans Italic", Body: firaItalic},
+		{Path: "/ui/kern/fonts/FiraSans-SemiBold.woff2", ContentType: "font/woff2", Summary: "Fira Sans SemiBold", Body: firaSemiBold},
+		{Path: "/ui/kern/fonts/FiraSans-Bold.woff2", ContentType: "font/woff2", Summary: "Fira Sans Bold", Body: firaBold},
 	}
 }

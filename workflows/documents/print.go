@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/printing"
 )
@@ -14,9 +15,12 @@ import (
 // language, the directory that names the organisations, and for a child
 // kind its parent's aggregate and number.
 type PrintRequest struct {
-	Number       string // the document's number
-	Lang         string // "en" or "de"
-	Dir          printing.Directory
+	Number string // the document's number
+	Lang   string // "en" or "de"
+	Dir    printing.Directory
+	// Party gives a party's details as the form prints them: as the
+	// document recorded them when filed, else the directory's.
+	Party        func(id string) shipment.PartyDetails
 	Parent       any // the parent's aggregate (nil for a kind without parent)
 	ParentNumber string
 }
@@ -96,6 +100,7 @@ func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.
 		return nil, err
 	}
 	req.Dir = names.party
+	req.Party = names.details
 	out := k.Print(req, data)
 	if names.err != nil {
 		return nil, names.err
@@ -158,6 +163,12 @@ func (n *printNames) party(id string) (name, country string) {
 		n.known[id] = o
 	}
 	return o.Name, o.Country
+}
+
+// details gives the directory's details of organisation id.
+func (n *printNames) details(id string) shipment.PartyDetails {
+	name, country := n.party(id)
+	return shipment.PartyDetails{OrganisationID: id, Name: name, Address: shipment.Address{Country: country}}
 }
 
 // Visible returns the stored row of a document the caller is a party to

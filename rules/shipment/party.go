@@ -1,0 +1,25 @@
+package shipment
+
+// PartyDetails is an organisation as the official forms name a party
+// (Annex IA/IB/VII): registration number, name, address, contact person,
+// telephone, e-mail, and the identifiers DIWASS registers operators by.
+// A filed document records them as they were when it was filed.
+type PartyDetails struct {
+	OrganisationID     string  `json:"organisationId" maxLength:"128"`
+	Name               string  `json:"name" maxLength:"300"`
+	RegistrationNumber string  `json:"registrationNumber" maxLength:"128"`
+	Address            Address `json:"address"`
+	ContactPerson      string  `json:"contactPerson" maxLength:"200"`
+	Telephone          string  `json:"telephone" maxLength:"64"`
+	Email              string  `json:"email" maxLength:"254"`
+	EORI               string  `json:"eori" maxLength:"17"`
+	VAT                string  `json:"vat" maxLength:"20"`
+}
+
+// Address is a postal address; Country is ISO 3166-1 alpha-2.
+type Address struct {
+	Street     string `json:"street" maxLength:"200"`
+	PostalCode string `json:"postalCode" maxLength:"20"`
+	City       string `json:"city" maxLength:"100"`
+	Country    string `json:"country" maxLength:"2"`
+}
