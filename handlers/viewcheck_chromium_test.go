@@ -2,10 +2,13 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +29,11 @@ import (
 // watchView before the tab opens its first page and call check on each view.
 type viewWatch struct {
 	ctx context.Context
+
+	// strictNames, once strict is called: the raw names (enum values,
+	// states, intents) visible text must not show; nil: the strict checks
+	// (axe-core, overflow, raw names) are off.
+	strictNames []string
 
 	mu       sync.Mutex
 	problems []string         // seen since the last check
@@ -146,6 +154,9 @@ func (w *viewWatch) check(t *testing.T, view string) {
 	if err != nil {
 		t.Fatalf("%s: the view could not be read: %v", view, err)
 	}
+	if w.strictNames != nil {
+		shown = append(shown, w.strictProblems(t, c, view)...)
+	}
 	w.mu.Lock()
 	problems := append(w.problems, shown...)
 	w.problems = nil
@@ -207,4 +218,178 @@ func (w *viewWatch) views(t *testing.T, name, ready string) {
 			}
 		}
 	}
+}
+
+// strict turns on, for every later check, what a person sees beyond a
+// script's leftovers (issue 45.5, 45.6):
+//   - axe-core (handlers/testdata/axe, tools/axe/vendor.sh) with the WCAG
+//     2.0/2.1 A and AA rules: every violation, with the elements it names;
+//   - horizontal overflow: the page wider than the window, or an element
+//     whose content is cut (overflow hidden or clip, or text-overflow) or
+//     that reaches past the window's right edge;
+//   - raw names in visible text: an enum value, state or intent of the
+//     server's contract (read from base's /openapi.json and /workflows/*.json)
+//     shown as a word, or a field path (a.b.c in camelCase).
+//
+// allowed lists words that are raw names but right where they are shown
+// (a country code, a format's name).
+func (w *viewWatch) strict(t *testing.T, base string, allowed ...string) {
+	t.Helper()
+	names := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if e, ok := x["enum"].([]any); ok {
+				for _, n := range e {
+					if s, ok := n.(string); ok {
+						names[s] = true
+					}
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	var api any
+	getJSON(t, base+"/openapi.json", &api)
+	walk(api)
+	for _, kind := range []string{"notification", "annex_vii", "movement"} {
+		var m struct {
+			States  []string `json:"states"`
+			Intents []struct {
+				Name string `json:"name"`
+			} `json:"intents"`
+		}
+		getJSON(t, base+"/workflows/"+kind+".json", &m)
+		for _, s := range m.States {
+			names[s] = true
+		}
+		for _, i := range m.Intents {
+			names[i.Name] = true
+		}
+	}
+	for _, a := range allowed {
+		delete(names, a)
+	}
+	w.strictNames = []string{}
+	for n := range names {
+		// a raw name is an upper-case identifier of three letters or more
+		// (two-letter values are country and language codes people read)
+		if len(n) >= 3 && strings.ToUpper(n) == n && strings.Trim(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" && strings.ContainsAny(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			w.strictNames = append(w.strictNames, n)
+		}
+	}
+	sort.Strings(w.strictNames)
+}
+
+func getJSON(t *testing.T, u string, v any) {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", u, res.Status)
+	}
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+}
+
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+// axeScript is axe-core's source (read once per test process).
+func axeScript(t *testing.T) string {
+	axeOnce.Do(func() {
+		b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+		if err == nil {
+			axeSource = string(b)
+		}
+	})
+	if axeSource == "" {
+		t.Fatal("testdata/axe/axe.min.js is missing: run tools/axe/vendor.sh")
+	}
+	return axeSource
+}
+
+// viewLayout is evaluated in the page with the raw names: overflow, cut
+// content, raw names and field paths in visible text.
+const viewLayout = `((raw) => {
+	const out = [];
+	const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : '');
+	const root = document.documentElement;
+	if (root.scrollWidth > innerWidth + 1) out.push('the page is ' + root.scrollWidth + ' px wide in a window of ' + innerWidth + ' px (it scrolls sideways)');
+	for (const e of document.body.querySelectorAll('*')) {
+		if (!e.checkVisibility({ visibilityProperty: true }) || e.closest('svg')) continue;
+		const cs = getComputedStyle(e);
+		const r = e.getBoundingClientRect();
+		if (r.width === 0 || r.height === 0) continue;
+		const scrolls = (v) => v === 'auto' || v === 'scroll';
+		// a visually hidden element (clipped to a pixel for screen readers) and a form control's own scrolling are no cut
+		const hiddenForEyes = e.clientWidth <= 1 || e.clientHeight <= 1 || cs.clipPath === 'inset(50%)' || (cs.clip && cs.clip !== 'auto');
+		if (!hiddenForEyes && !e.matches('input, textarea, select') && !scrolls(cs.overflowX) && (cs.overflowX === 'hidden' || cs.overflowX === 'clip' || cs.textOverflow === 'ellipsis') && e.scrollWidth > e.clientWidth + 1 && !e.matches('.sr-only, .kern-sr-only, [class*=visually-hidden]'))
+			out.push('content cut off in ' + name(e) + ' (' + e.scrollWidth + ' px in ' + e.clientWidth + ' px): ' + JSON.stringify(e.textContent.trim().slice(0, 80)));
+		let scroller = false;
+		for (let p = e.parentElement; p; p = p.parentElement) if (scrolls(getComputedStyle(p).overflowX)) { scroller = true; break; }
+		if (!scroller && r.right > innerWidth + 1 && e.children.length === 0 && e.textContent.trim())
+			out.push('reaches past the window (' + Math.round(r.right) + ' px of ' + innerWidth + '): ' + name(e) + ' ' + JSON.stringify(e.textContent.trim().slice(0, 80)));
+	}
+	const rawSet = new Set(raw);
+	const path = /(^|[^\w.])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+|[a-z][a-z0-9]*\.[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w])/;
+	const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+		const p = n.parentElement;
+		if (!p || !p.checkVisibility({ visibilityProperty: true }) || p.closest('script, style, template, code, pre, [data-raw]')) continue;
+		const text = n.textContent;
+		for (const word of text.match(/[A-Z][A-Z0-9_]{2,}/g) || []) {
+			if (rawSet.has(word)) { out.push('shows the raw name ' + word + ' in ' + name(p) + ': ' + JSON.stringify(text.trim().slice(0, 120))); break; }
+		}
+		const m = text.match(path);
+		if (m) out.push('shows the field path ' + m[2] + ' in ' + name(p) + ': ' + JSON.stringify(text.trim().slice(0, 120)));
+	}
+	for (const e of document.querySelectorAll('select')) {
+		if (!e.checkVisibility({ visibilityProperty: true })) continue;
+		for (const o of e.options) if (rawSet.has(o.text.trim())) { out.push('offers the raw name ' + o.text.trim() + ' in ' + name(e)); break; }
+	}
+	return out;
+})`
+
+// axeRun runs axe-core on the page (injected once per document) with the
+// WCAG 2.0 and 2.1 A and AA rules and returns one line per violation.
+const axeRun = `(async () => {
+	const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+	return r.violations.map((v) => 'axe ' + v.id + ' (' + v.impact + '): ' + v.help + ' — ' + v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', ') + (v.nodes.length > 5 ? ' and ' + (v.nodes.length - 5) + ' more' : ''));
+})()`
+
+func (w *viewWatch) strictProblems(t *testing.T, ctx context.Context, view string) []string {
+	t.Helper()
+	raw, _ := json.Marshal(w.strictNames)
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](viewLayout+"("+string(raw)+")"))
+	if err != nil {
+		t.Fatalf("%s: the layout could not be read: %v", view, err)
+	}
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`typeof window.axe === 'object'`))
+	if err != nil {
+		t.Fatalf("%s: %v", view, err)
+	}
+	if !loaded {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](axeScript(t)+";0")); err != nil {
+			t.Fatalf("%s: axe-core could not be loaded: %v", view, err)
+		}
+	}
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](axeRun, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: axe-core: %v", view, err)
+	}
+	return append(out, violations...)
 }
