@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
@@ -125,6 +126,8 @@ func (s *Server) renderOpenAPI() {
 		}
 		if e.json, err = json.Marshal(e.doc); err != nil {
 			s.log.Error("render the OpenAPI description as JSON", "error", err)
+		} else if e.json, err = codec.OrderProperties(e.json); err != nil { // properties in form order (x-order)
+			s.log.Error("order the OpenAPI description's properties", "error", err)
 		}
 	})
 	s.openapi, s.openapiJSON = e.yaml, e.json

@@ -35,7 +35,13 @@
 // `doc` (the description), `required:"true"` (see CheckRequired) and the
 // input limits maxLength, maxItems, maxProperties, maxKeyLength and minimum
 // (see limits); a field named as an id is bounded without a tag
-// (IDMaxLength).
+// (IDMaxLength). The words a person sees are declared the same way:
+// `label:"English|Deutsch"` (the field's label: the schema's title and
+// x-labels), `help:"English|Deutsch"` (help for the person filling the
+// form: x-help; `doc` stays the developers' description) and
+// `codeList:"<list>"` (the rules/labels list the field's codes come from:
+// x-code-list). An enum type labels its values with a method
+// EnumLabels() []labels.Text beside EnumNames (x-enum-labels).
 package codec
 
 import (
@@ -50,6 +56,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasteflow/wasteflow/rules/echo"
+	"github.com/wasteflow/wasteflow/rules/labels"
 )
 
 // Error is returned by Unmarshal and UnmarshalQuery for client mistakes.
@@ -117,6 +124,7 @@ type typeInfo struct {
 	byName map[string]*field // kStruct: lowerCamel and snake_case names
 
 	enumNames  []string         // kEnum
+	enumLabels []labels.Text    // kEnum: EnumLabels(), when the type declares them
 	enumByName map[string]int32 // kEnum
 }
 
@@ -125,6 +133,12 @@ type field struct {
 	name  string // lowerCamel JSON name
 	key   []byte // `"name":`, pre-rendered for Marshal
 	doc   string // `doc` tag, used as schema description
+	// label and help (tags `label:"English|Deutsch"`, `help:"…|…"`): the
+	// words a person sees for the field and the help for filling it;
+	// codeList (tag `codeList:"operation"`): the code list whose codes
+	// the field's strings are (see rules/labels).
+	label, help labels.Text
+	codeList    string
 	// required (tag `required:"true"`): the field must be present and not
 	// its zero value; the schema lists it as required, and CheckRequired
 	// enforces it after decoding.
@@ -182,6 +196,17 @@ func (b infoBuilder) build(t reflect.Type) (*typeInfo, error) {
 	case t.Implements(enumType) && isSignedInt(t.Kind()):
 		ti.kind = kEnum
 		ti.enumNames = reflect.Zero(t).Interface().(Enum).EnumNames()
+		if l, ok := reflect.Zero(t).Interface().(interface{ EnumLabels() []labels.Text }); ok {
+			ti.enumLabels = l.EnumLabels()
+			if len(ti.enumLabels) != len(ti.enumNames) {
+				return nil, fmt.Errorf("codec: enum %v has %d names and %d labels", t, len(ti.enumNames), len(ti.enumLabels))
+			}
+			for i, lb := range ti.enumLabels {
+				if lb.Empty() {
+					return nil, fmt.Errorf("codec: enum %v value %s has no label in English or German", t, ti.enumNames[i])
+				}
+			}
+		}
 		ti.enumByName = make(map[string]int32, len(ti.enumNames))
 		for i, n := range ti.enumNames {
 			if _, dup := ti.enumByName[n]; !dup {
@@ -296,7 +321,19 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 			lim.maxLength = IDMaxLength
 		}
 		key := append(appendString(nil, name), ':')
-		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi})
+		f := field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi,
+			codeList: sf.Tag.Get("codeList")}
+		for _, w := range []struct {
+			tag string
+			to  *labels.Text
+		}{{"label", &f.label}, {"help", &f.help}} {
+			if v, ok := sf.Tag.Lookup(w.tag); ok {
+				if *w.to = labels.Parse(v); w.to.Empty() || !strings.Contains(v, "|") {
+					return fmt.Errorf("codec: field %v.%s: tag %s wants \"English|Deutsch\", both not empty", t, sf.Name, w.tag)
+				}
+			}
+		}
+		ti.fields = append(ti.fields, f)
 	}
 	ti.byName = make(map[string]*field, 2*len(ti.fields))
 	for i := range ti.fields {
