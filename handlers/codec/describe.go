@@ -54,15 +54,15 @@ type Desc struct {
 
 // FieldDesc is one field of a message.
 type FieldDesc struct {
-	Index    []int  // the field's index path in its struct (reflect.Value.FieldByIndex)
-	Name     string // the lowerCamel JSON name
-	Doc      string // the doc tag
+	Index []int  // the field's index path in its struct (reflect.Value.FieldByIndex)
+	Name  string // the lowerCamel JSON name
+	Doc   string // the doc tag
 	// Label and Help are the label and help tags (zero when absent);
 	// CodeList the codeList tag.
 	Label, Help labels.Text
 	CodeList    string
-	Required bool
-	Type     *Desc
+	Required    bool
+	Type        *Desc
 }
 
 // Describe returns the wire description of t, or an error for a type the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/rules/labels"
-
 	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
