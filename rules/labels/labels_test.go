@@ -57,6 +57,11 @@ func TestEveryOperationAndListHasWords(t *testing.T) {
 			t.Errorf("EU list entry %s has no German wording", e.Code)
 		}
 	}
+	for _, l := range wastecodes.AllLists() {
+		if w, ok := labels.Code("wasteClassificationList", l); !ok || w.Empty() {
+			t.Errorf("code list %s has no words: %+v", l, w)
+		}
+	}
 	for _, c := range []string{"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO", "CH", "GB", "TR"} {
 		if l, ok := labels.Code("country", c); !ok || l.Empty() {
 			t.Errorf("country %s: %+v", c, l)

@@ -18,7 +18,22 @@ const (
 	// ("wasteCode/EU_LIST_OF_WASTE").
 	ListWasteCode = "wasteCode"
 	ListRole      = "role"
+	// ListWasteClassificationList names the code lists a waste
+	// classification can claim (WasteClassification.list).
+	ListWasteClassificationList = "wasteClassificationList"
 )
+
+// WasteClassificationLists are the code lists of waste codes.
+var WasteClassificationLists = map[string]Text{
+	wastecodes.EUListOfWaste:    {"European List of Waste", "Europäisches Abfallverzeichnis"},
+	wastecodes.BaselAnnexVIII:   {"Basel Convention, Annex VIII", "Basler Übereinkommen, Anlage VIII"},
+	wastecodes.BaselAnnexIX:     {"Basel Convention, Annex IX", "Basler Übereinkommen, Anlage IX"},
+	wastecodes.OECD:             {"OECD list", "OECD-Liste"},
+	wastecodes.National:         {"National code", "Nationaler Code"},
+	wastecodes.BaselAnnexIandII: {"Basel Convention, Annexes I and II (Y-codes)", "Basler Übereinkommen, Anlagen I und II (Y-Codes)"},
+	wastecodes.EUAnnexIIIA:      {"Annex IIIA of Regulation (EU) 2024/1157", "Anhang IIIA der Verordnung (EU) 2024/1157"},
+	wastecodes.EUAnnexIIIB:      {"Annex IIIB of Regulation (EU) 2024/1157", "Anhang IIIB der Verordnung (EU) 2024/1157"},
+}
 
 // State, Intent: the names of a document kind's lists of states and
 // intents; kind as in /workflows/<kind>.json ("notification").
@@ -54,10 +69,11 @@ var PackagingTypes = map[string]Text{
 
 func builtinLists() map[string]map[string]Text {
 	out := map[string]map[string]Text{
-		ListOperation:        Operations,
-		ListMeansOfTransport: MeansOfTransport,
-		ListPackagingType:    PackagingTypes,
-		ListCountry:          countries(),
+		ListOperation:               Operations,
+		ListMeansOfTransport:        MeansOfTransport,
+		ListPackagingType:           PackagingTypes,
+		ListCountry:                 countries(),
+		ListWasteClassificationList: WasteClassificationLists,
 	}
 	for _, e := range wastecodes.Entries() {
 		t, ok := wasteCodeText(e)
