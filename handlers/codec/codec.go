@@ -49,6 +49,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -321,13 +322,17 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 			lim.maxLength = IDMaxLength
 		}
 		key := append(appendString(nil, name), ':')
+		words := sf.Tag
+		if _, ok := words.Lookup("label"); !ok {
+			words = wordsFrom(t, name, words)
+		}
 		f := field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi,
-			codeList: sf.Tag.Get("codeList")}
+			codeList: words.Get("codeList")}
 		for _, w := range []struct {
 			tag string
 			to  *labels.Text
 		}{{"label", &f.label}, {"help", &f.help}} {
-			if v, ok := sf.Tag.Lookup(w.tag); ok {
+			if v, ok := words.Lookup(w.tag); ok {
 				if *w.to = labels.Parse(v); w.to.Empty() || !strings.Contains(v, "|") {
 					return fmt.Errorf("codec: field %v.%s: tag %s wants \"English|Deutsch\", both not empty", t, sf.Name, w.tag)
 				}
@@ -415,4 +420,42 @@ func CheckRequired(v any) error {
 		}
 	}
 	return nil
+}
+
+// labelSources maps a struct type to the type its fields without a label
+// take their words from (LabelsFrom).
+var labelSources sync.Map // reflect.Type -> reflect.Type
+
+// LabelsFrom makes the fields of the struct type t that have no label tag
+// take the label, help and codeList tags of the field of the same JSON
+// name of the struct type from, if it has one: for a type that repeats
+// another's fields (a kind's retrieval document repeats its data's), so
+// that the words stay declared once, beside from's fields. Call it before
+// t is first used by the codec; a later call has no effect on t.
+func LabelsFrom(t, from reflect.Type) {
+	labelSources.Store(t, from)
+}
+
+// wordsFrom is tag with the words of the field named name of t's label
+// source added.
+func wordsFrom(t reflect.Type, name string, tag reflect.StructTag) reflect.StructTag {
+	src, ok := labelSources.Load(t)
+	if !ok {
+		return tag
+	}
+	from := src.(reflect.Type)
+	for i := 0; i < from.NumField(); i++ {
+		sf := from.Field(i)
+		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n != name {
+			continue
+		}
+		out := string(tag)
+		for _, w := range []string{"label", "help", "codeList"} {
+			if v, ok := sf.Tag.Lookup(w); ok {
+				out += " " + w + ":" + strconv.Quote(v)
+			}
+		}
+		return reflect.StructTag(strings.TrimSpace(out))
+	}
+	return tag
 }

@@ -21,7 +21,34 @@ const (
 	// ListWasteClassificationList names the code lists a waste
 	// classification can claim (WasteClassification.list).
 	ListWasteClassificationList = "wasteClassificationList"
+	// ListDeadlineRule names the deadline rules (registered by the kinds),
+	// ListDeadlineState the states of a deadline, ListDocumentKind the
+	// kinds of document.
+	ListDeadlineRule  = "deadlineRule"
+	ListDeadlineState = "deadlineState"
+	ListDocumentKind  = "documentKind"
 )
+
+// DeadlineStates are the states of a time limit.
+var DeadlineStates = map[string]Text{
+	"OPEN":      {"Open", "Offen"},
+	"DUE_SOON":  {"Due soon", "Bald fällig"},
+	"OVERDUE":   {"Overdue", "Überfällig"},
+	"SUSPENDED": {"Suspended", "Gehemmt"},
+	"MET":       {"Met", "Eingehalten"},
+	"MET_LATE":  {"Met late", "Verspätet eingehalten"},
+	"CANCELLED": {"Cancelled", "Entfallen"},
+	"LAPSED":    {"Lapsed", "Abgelaufen"},
+}
+
+// DocumentKinds are the kinds of document.
+var DocumentKinds = map[string]Text{
+	"NOTIFICATION": {"Notification", "Notifizierung"},
+	"ANNEX_VII":    {"Annex VII document", "Anhang-VII-Dokument"},
+	"MOVEMENT":     {"Movement", "Verbringung"},
+	"BGS":          {"Consignment note", "Begleitschein"},
+	"UNS":          {"Acceptance note", "Übernahmeschein"},
+}
 
 // WasteClassificationLists are the code lists of waste codes.
 var WasteClassificationLists = map[string]Text{
@@ -74,6 +101,8 @@ func builtinLists() map[string]map[string]Text {
 		ListPackagingType:           PackagingTypes,
 		ListCountry:                 countries(),
 		ListWasteClassificationList: WasteClassificationLists,
+		ListDeadlineState:           DeadlineStates,
+		ListDocumentKind:            DocumentKinds,
 	}
 	for _, e := range wastecodes.Entries() {
 		t, ok := wasteCodeText(e)

@@ -353,4 +353,9 @@ var words = engine.Labels{
 		shipment.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
 		shipment.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
 	},
+	Rules: map[string]labels.Text{
+		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
+		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},
+		ruleTakeBack:   {EN: "Take-back due", DE: "Rücknahme fällig"},
+	},
 }

@@ -272,6 +272,8 @@ type Definition struct {
 // the lower-case Kind).
 type Labels struct {
 	States, Intents, Roles map[string]labels.Text
+	// Rules are the deadline rules' words (the list deadlineRule).
+	Rules map[string]labels.Text
 }
 
 // ListKind is the name of a kind in its label lists and its
@@ -293,6 +295,9 @@ func Unlabelled(def *Definition) []string {
 	intents := def.Intents
 	if def.Create != nil {
 		intents = append([]Intent{*def.Create}, intents...)
+	}
+	for _, r := range def.Rules {
+		check("rule", def.Labels.Rules, r.Name)
 	}
 	seen := map[string]bool{}
 	for _, in := range intents {
@@ -319,6 +324,7 @@ func registerLabels(def *Definition) {
 		labels.Register(labels.Intent(k), def.Labels.Intents)
 	}
 	labels.Register(labels.ListRole, def.Labels.Roles)
+	labels.Register(labels.ListDeadlineRule, def.Labels.Rules)
 }
 
 // Rule returns the declared rule name.

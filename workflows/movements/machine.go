@@ -412,4 +412,9 @@ var words = engine.Labels{
 		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
 		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
 	},
+	Rules: map[string]labels.Text{
+		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
+		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},
+		ruleTakeBack:   {EN: "Take-back due", DE: "Rücknahme fällig"},
+	},
 }

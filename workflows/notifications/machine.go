@@ -593,4 +593,11 @@ var words = engine.Labels{
 		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
 		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
 	},
+	Rules: map[string]labels.Text{
+		ruleAcknowledgement: {EN: "Acknowledgement due", DE: "Eingangsbestätigung fällig"},
+		ruleInformation:     {EN: "Reply to the request for information due", DE: "Antwort auf das Auskunftsersuchen fällig"},
+		ruleDecision:        {EN: "Decision due", DE: "Entscheidung fällig"},
+		ruleChangeReply:     {EN: "Reply to the request for change due", DE: "Antwort auf den Änderungsantrag fällig"},
+		ruleValidity:        {EN: "Consent valid until", DE: "Zustimmung gültig bis"},
+	},
 }
