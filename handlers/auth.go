@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/labels"
+
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -211,6 +213,16 @@ type CredentialType int32
 
 func (CredentialType) EnumNames() []string {
 	return []string{"CREDENTIAL_TYPE_UNSPECIFIED", models.CredentialPassword, models.CredentialClientID}
+}
+
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (CredentialType) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "User name and password", DE: "Benutzername und Passwort"},
+		{EN: "Client id and secret", DE: "Client-ID und Geheimnis"},
+	}
 }
 
 func credentialType(s string) CredentialType {

@@ -11,14 +11,14 @@ type ListProviderRequest struct{}
 
 // Provider is one directory entry.
 type Provider struct {
-	ID          string `json:"id" doc:"the value to send as the provider_id header"`
-	Name        string `json:"name"`
-	Environment string `json:"environment" doc:"production, staging, test or development"`
+	ID          string `json:"id" doc:"the value to send as the provider_id header" label:"Provider|Anbieter"`
+	Name        string `json:"name" label:"Name|Name"`
+	Environment string `json:"environment" doc:"production, staging, test or development" label:"Environment|Umgebung"`
 }
 
 // ListProviderResponse lists every provider.
 type ListProviderResponse struct {
-	Providers []Provider `json:"providers"`
+	Providers []Provider `json:"providers" label:"Providers|Anbieter"`
 }
 
 func (s *Server) listProvider(ctx context.Context, _ *ListProviderRequest) (*ListProviderResponse, error) {

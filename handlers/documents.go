@@ -30,18 +30,18 @@ const pkgDiwass = "svc.bxa.diwass.v1.api"
 
 // FollowUpIntent is an intent the caller may fire now.
 type FollowUpIntent struct {
-	Intent    string     `json:"intent"` // values and meanings derived from the machines: see describeDomain
-	Operation string     `json:"operation" doc:"REST path of the operation that executes it"`
-	Block     string     `json:"block" doc:"the retrieval document's block it takes"`
-	DueAt     *time.Time `json:"dueAt" doc:"the open deadline this action meets, if any"`
+	Intent    string     `json:"intent" label:"Action|Aktion"` // values and meanings derived from the machines: see describeDomain
+	Operation string     `json:"operation" doc:"REST path of the operation that executes it" label:"Operation|Operation"`
+	Block     string     `json:"block" doc:"the retrieval document's block it takes" label:"Form block|Formularblock"`
+	DueAt     *time.Time `json:"dueAt" doc:"the open deadline this action meets, if any" label:"Due by|Fällig bis"`
 }
 
 // BusinessError is a business rejection: the request was understood, but it
 // breaks a waste-shipment rule; nothing changed.
 type BusinessError struct {
-	Code    string `json:"code"` // values derived from the rules: see describeDomain
-	Message string `json:"message"`
-	Field   string `json:"field"`
+	Code    string `json:"code" label:"Problem|Problem"` // values derived from the rules: see describeDomain
+	Message string `json:"message" label:"What is wrong|Was nicht stimmt"`
+	Field   string `json:"field" label:"Field|Feld"`
 }
 
 func followUps(v *documents.View) []FollowUpIntent { return followUpIntents(v.FollowUp) }
@@ -92,7 +92,7 @@ func (s *Server) get(ctx context.Context, kind, id string) (*documents.View, []e
 // which kind the document is.
 type SubmitAcknowledgementRequest struct {
 	DocumentRef     `json:",inline"`
-	Acknowledgement n.Acknowledgement `json:"acknowledgement"`
+	Acknowledgement n.Acknowledgement `json:"acknowledgement" label:"Acknowledge receipt|Eingang bestätigen"`
 }
 
 // submitAcknowledgement answers an acknowledgement of either kind: its
@@ -108,10 +108,10 @@ func (s *Server) submitAcknowledgement(o Operation) Operation {
 	}
 	ntf, mvt := kind(notifications.Kind), kind(movements.Kind)
 	resp := madeStruct("SubmitAcknowledgementResponse",
-		reflect.StructField{Name: "Document", Type: reflect.PointerTo(documentType(ntf)), Tag: `json:"document" doc:"the notification acknowledged; null for a movement"`},
-		reflect.StructField{Name: "Movement", Type: reflect.PointerTo(documentType(mvt)), Tag: `json:"movement" doc:"the movement acknowledged; null for a notification"`},
-		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: `json:"followUpIntents"`},
-		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: `json:"businessErrors"`})
+		reflect.StructField{Name: "Document", Type: reflect.PointerTo(documentType(ntf)), Tag: `json:"document" doc:"the notification acknowledged; null for a movement" label:"Notification|Notifizierung"`},
+		reflect.StructField{Name: "Movement", Type: reflect.PointerTo(documentType(mvt)), Tag: `json:"movement" doc:"the movement acknowledged; null for a notification" label:"Movement|Verbringung"`},
+		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: followUpTag},
+		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: businessErrorsTag})
 	return Made(o, reflect.TypeFor[SubmitAcknowledgementRequest](), resp, func(ctx context.Context, req reflect.Value) (any, error) {
 		r := req.Addr().Interface().(*SubmitAcknowledgementRequest)
 		if err := needDocument(r.DocumentID); err != nil {
@@ -145,11 +145,11 @@ const intentsDescription = " Answers the retrieval document with the caller's fo
 	"a document the caller is not a party to: 404, code 5; a stale version: 409, code 10."
 
 type GetDocumentRequest struct {
-	DocumentID string `json:"documentId" required:"true"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 }
 type SetByIntentRequest struct {
-	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in (describeFaces names the operations)"`
-	Intent   string          `json:"intent" required:"true" doc:"one of the caller's current followUpIntents"`
+	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in (describeFaces names the operations)" label:"Document|Dokument"`
+	Intent   string          `json:"intent" required:"true" doc:"one of the caller's current followUpIntents" label:"Action|Aktion"`
 }
 
 func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (any, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -29,10 +30,10 @@ import (
 
 // DocumentRef names the document an intent operation acts on.
 type DocumentRef struct {
-	DocumentID string `json:"documentId" required:"true"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 	// Version is required: without it a copy read earlier would overwrite
 	// a change made meanwhile unseen (issue 44.12).
-	Version *int64 `json:"version" required:"true" minimum:"1" doc:"required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3"`
+	Version *int64 `json:"version" required:"true" minimum:"1" label:"Version you read|Gelesene Version" doc:"required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3"`
 }
 
 // kindOperations are the operations of every kind with a face, kind by
@@ -97,7 +98,7 @@ func (s *Server) createOperation(k *documents.Kind) Operation {
 		if f.Required && typ.Kind() == reflect.Struct {
 			typ = reflect.PointerTo(typ) // {} is a value, absence is not
 		}
-		tag := `json:"` + f.JSON + `"`
+		tag := `json:"` + f.JSON + `"` + wordsOf(k, f.JSON)
 		if f.Required {
 			tag += ` required:"true"`
 		}
@@ -129,7 +130,7 @@ func (s *Server) createOperation(k *documents.Kind) Operation {
 // getOperation reads one document of k.
 func (s *Server) getOperation(k *documents.Kind) Operation {
 	o := k.Face.Get
-	req := madeStruct(o.RequestName(), reflect.StructField{Name: "DocumentID", Type: reflect.TypeFor[string](), Tag: `json:"documentId" required:"true"`})
+	req := madeStruct(o.RequestName(), reflect.StructField{Name: "DocumentID", Type: reflect.TypeFor[string](), Tag: `json:"documentId" required:"true" label:"Document|Dokument"`})
 	resp := answerType(o.ResponseName(), documentField(k))
 	return Made(declared(o), req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		return answer(resp)(s.get(ctx, k.Name(), r.Field(0).String()))
@@ -142,7 +143,7 @@ func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) O
 	in, _ := k.Machine().Intent(o.Fires[0]) // the registry checked the intents
 	req := madeStruct(o.RequestName(),
 		reflect.StructField{Name: "DocumentRef", Type: reflect.TypeFor[DocumentRef](), Tag: `json:",inline"`},
-		reflect.StructField{Name: exported(in.Block), Type: reflect.TypeOf(in.Input()).Elem(), Tag: reflect.StructTag(`json:"` + in.Block + `"`)})
+		reflect.StructField{Name: exported(in.Block), Type: reflect.TypeOf(in.Input()).Elem(), Tag: reflect.StructTag(`json:"` + in.Block + `"` + intentWords(k, in.Name))})
 	resp := answerType(o.ResponseName(), documentField(k))
 	op := declared(o)
 	op.Description += intentsDescription + versionDescription
@@ -180,6 +181,17 @@ func documentType(k *documents.Kind) reflect.Type {
 			panic(err) // a kind's type has one name: only a programming mistake gets here
 		}
 	}
+	// The retrieval document (R, the made type's first, inline field)
+	// repeats fields of the kind's data: they carry the data's words.
+	if t := k.DocumentType; t.Kind() == reflect.Struct && t.NumField() > 0 && t.Field(0).Anonymous {
+		data := reflect.TypeOf(k.NewData())
+		for data.Kind() == reflect.Pointer {
+			data = data.Elem()
+		}
+		if data.Kind() == reflect.Struct {
+			codec.LabelsFrom(t.Field(0).Type, data)
+		}
+	}
 	return k.DocumentType
 }
 
@@ -187,16 +199,22 @@ func documentType(k *documents.Kind) reflect.Type {
 // document, null when there is none.
 func documentField(k *documents.Kind) reflect.StructField {
 	return reflect.StructField{Name: "Document", Type: reflect.PointerTo(documentType(k)),
-		Tag: `json:"document" doc:"null when a create is refused (businessErrors say why)"`}
+		Tag: `json:"document" doc:"null when a create is refused (businessErrors say why)" label:"Document|Dokument"`}
 }
 
 // answerType is an answer's shape: the document, the caller's follow-up
 // intents and the business errors.
 func answerType(name string, document reflect.StructField) reflect.Type {
 	return madeStruct(name, document,
-		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: `json:"followUpIntents"`},
-		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: `json:"businessErrors"`})
+		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: followUpTag},
+		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: businessErrorsTag})
 }
+
+// The tags of every answer's follow-up intents and business errors.
+const (
+	followUpTag       = `json:"followUpIntents" label:"What you can do next|Was Sie als Nächstes tun können"`
+	businessErrorsTag = `json:"businessErrors" label:"Problems to fix|Zu behebende Probleme"`
+)
 
 // answer turns a runner answer into an answer of type t (answerType with
 // a kind's documentField): its document null when there is none (a create
@@ -251,13 +269,16 @@ func (s *Server) containers() *containerTypes {
 	var fields []reflect.StructField
 	for _, k := range s.docs.Kinds.Kinds() {
 		tag := `json:"` + k.ContainerKey + `"`
+		if l, ok := labels.Code(labels.ListDocumentKind, k.Name()); ok {
+			tag += ` label:` + strconv.Quote(l.EN+"|"+l.DE)
+		}
 		if k.Face != nil && k.Face.ContainerDoc != "" {
 			tag += ` doc:` + strconv.Quote(k.Face.ContainerDoc)
 		}
 		fields = append(fields, reflect.StructField{Name: exported(k.ContainerKey), Type: reflect.PointerTo(documentType(k)), Tag: reflect.StructTag(tag)})
 	}
 	c := &containerTypes{document: madeStruct("Document", fields...)}
-	field := reflect.StructField{Name: "Document", Type: c.document, Tag: `json:"document"`}
+	field := reflect.StructField{Name: "Document", Type: c.document, Tag: `json:"document" label:"Document|Dokument"`}
 	c.get, c.byIntent = answerType("GetDocumentResponse", field), answerType("SetByIntentResponse", field)
 	got, _ := containers.LoadOrStore(s.docs.Kinds, c)
 	return got.(*containerTypes)
@@ -321,4 +342,40 @@ func describeFaces(doc *openapi3.T, kinds []*documents.Kind) {
 	prop("DocumentListEntry", "documentId").Description = "what " + strings.Join(all, ", ") + " and GetDocument take"
 	prop("SetByIntentRequest", "document").Description = "the document as a retrieval operation returned it, with the intent's block filled in: " +
 		"the container of GetDocument (the server picks the sub-document that is set), or a kind's document as " + strings.Join(byIntent, " or ") + " return it"
+}
+
+// wordsOf is the label and help tags of a create request's field: those of
+// the kind's data field of the same JSON name (notification, annex7,
+// movementTemplate, metadata, notificationId), declared beside the data
+// type in rules/; "" when it has none.
+func wordsOf(k *documents.Kind, jsonName string) string {
+	t := reflect.TypeOf(k.NewData())
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name == jsonName {
+			var out string
+			for _, w := range []string{"label", "help"} {
+				if v, ok := sf.Tag.Lookup(w); ok {
+					out += " " + w + ":" + strconv.Quote(v)
+				}
+			}
+			return out
+		}
+	}
+	return ""
+}
+
+// intentWords is the label tag of an intent's input block: the intent's
+// label (the block is what the intent asks for).
+func intentWords(k *documents.Kind, intent string) string {
+	if l := k.Def.Labels.Intents[intent]; !l.Empty() {
+		return " label:" + strconv.Quote(l.EN+"|"+l.DE)
+	}
+	return ""
 }

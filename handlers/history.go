@@ -14,39 +14,39 @@ import (
 // reads it.
 
 type GetDocumentHistoryRequest struct {
-	DocumentID string `json:"documentId" required:"true"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 }
 
 // HistoryEntry is one row of a document's audit trail: one fired intent.
 type HistoryEntry struct {
-	Seq                 int64     `json:"seq" doc:"1 for the creation; every write of the document adds one (its version counts them)"`
-	At                  time.Time `json:"at"`
-	Intent              string    `json:"intent" doc:"the intent fired (CREATE for the creation); the scheduler's are TACIT_CONSENT, CONSENT_VALIDITY_EXPIRY, ..."`
-	FromState           string    `json:"fromState" doc:"empty for the creation"`
-	ToState             string    `json:"toState"`
-	ActorOrganisationID string    `json:"actorOrganisationId" doc:"the organisation that fired it; empty for the scheduler"`
-	Actor               string    `json:"actor" doc:"the username that fired it, shown to its own organisation only (empty for other organisations' rows); system for the scheduler"`
-	Detail              string    `json:"detail" doc:"what the intent did beyond its states, in words (e.g. the decision taken)"`
-	Hash                string    `json:"hash" doc:"SHA-256 of the row and the previous row's hash (hex)"`
-	PrevHash            string    `json:"prevHash"`
+	Seq                 int64     `json:"seq" doc:"1 for the creation; every write of the document adds one (its version counts them)" label:"No.|Nr."`
+	At                  time.Time `json:"at" label:"At|Am"`
+	Intent              string    `json:"intent" doc:"the intent fired (CREATE for the creation); the scheduler's are TACIT_CONSENT, CONSENT_VALIDITY_EXPIRY, ..." label:"Action|Aktion"`
+	FromState           string    `json:"fromState" doc:"empty for the creation" label:"From status|Von Status"`
+	ToState             string    `json:"toState" label:"To status|Zu Status"`
+	ActorOrganisationID string    `json:"actorOrganisationId" doc:"the organisation that fired it; empty for the scheduler" label:"Organisation|Organisation"`
+	Actor               string    `json:"actor" doc:"the username that fired it, shown to its own organisation only (empty for other organisations' rows); system for the scheduler" label:"Person|Person"`
+	Detail              string    `json:"detail" doc:"what the intent did beyond its states, in words (e.g. the decision taken)" label:"What was done|Was getan wurde"`
+	Hash                string    `json:"hash" doc:"SHA-256 of the row and the previous row's hash (hex)" label:"Check value|Prüfwert"`
+	PrevHash            string    `json:"prevHash" label:"Previous check value|Vorheriger Prüfwert"`
 }
 
 // ChainCheck says whether the document's hash chain holds.
 type ChainCheck struct {
-	Verified bool   `json:"verified" doc:"every row's hash matches its content and the row before, and the document's head is the last row"`
-	Head     string `json:"head" doc:"the hash of the last row: a printed or exported copy quoting it can be checked against the server"`
-	BrokenAt int64  `json:"brokenAt" doc:"the first row that does not hold (0 when verified)"`
-	Reason   string `json:"reason"`
+	Verified bool   `json:"verified" doc:"every row's hash matches its content and the row before, and the document's head is the last row" label:"History intact|Verlauf unverändert"`
+	Head     string `json:"head" doc:"the hash of the last row: a printed or exported copy quoting it can be checked against the server" label:"Last check value|Letzter Prüfwert"`
+	BrokenAt int64  `json:"brokenAt" doc:"the first row that does not hold (0 when verified)" label:"First entry not intact|Erster veränderter Eintrag"`
+	Reason   string `json:"reason" label:"Reason|Grund"`
 }
 
 type GetDocumentHistoryResponse struct {
-	DocumentID string         `json:"documentId"`
-	Number     string         `json:"number"`
-	Kind       string         `json:"kind"`
-	State      string         `json:"state"`
-	Version    int64          `json:"version"`
-	Entries    []HistoryEntry `json:"entries" doc:"oldest first"`
-	Chain      ChainCheck     `json:"chain"`
+	DocumentID string         `json:"documentId" label:"Document|Dokument"`
+	Number     string         `json:"number" label:"Number|Nummer"`
+	Kind       string         `json:"kind" label:"Kind of document|Dokumentart" codeList:"documentKind"`
+	State      string         `json:"state" label:"Status|Status"`
+	Version    int64          `json:"version" label:"Version|Version"`
+	Entries    []HistoryEntry `json:"entries" doc:"oldest first" label:"History|Verlauf"`
+	Chain      ChainCheck     `json:"chain" label:"Integrity check|Integritätsprüfung"`
 }
 
 func (s *Server) documentHistory(ctx context.Context, r *GetDocumentHistoryRequest) (*GetDocumentHistoryResponse, error) {

@@ -14,36 +14,36 @@ import (
 // design: the interface names no list of DIWASS documents).
 
 type ListDocumentsRequest struct {
-	Qpar       qpar.QueryParameter `json:"qpar" doc:"filter, sort, paging and mask, as in the store lists"`
-	Actionable bool                `json:"actionable" doc:"keep only the documents on which you have at least one follow-up intent now: your work queue (then sorted by your nearest deadline unless qpar.sort says otherwise)"`
+	Qpar       qpar.QueryParameter `json:"qpar" doc:"filter, sort, paging and mask, as in the store lists" label:"Filter, sort and page|Filter, Sortierung und Seite"`
+	Actionable bool                `json:"actionable" doc:"keep only the documents on which you have at least one follow-up intent now: your work queue (then sorted by your nearest deadline unless qpar.sort says otherwise)" label:"Only documents waiting for me|Nur Dokumente, die auf mich warten" help:"Your work queue: the documents on which you can act now.|Ihr Arbeitsvorrat: die Dokumente, bei denen Sie jetzt handeln können."`
 }
 
 // NextDeadline is the earliest running deadline the caller must meet.
 type NextDeadline struct {
-	Rule       string    `json:"rule"`
-	LegalBasis string    `json:"legalBasis"`
-	DueAt      time.Time `json:"dueAt"`
-	State      string    `json:"state" doc:"OPEN, DUE_SOON or OVERDUE"`
+	Rule       string    `json:"rule" label:"Time limit|Frist" codeList:"deadlineRule"`
+	LegalBasis string    `json:"legalBasis" label:"Legal basis|Rechtsgrundlage"`
+	DueAt      time.Time `json:"dueAt" label:"Due by|Fällig bis"`
+	State      string    `json:"state" doc:"OPEN, DUE_SOON or OVERDUE" label:"Status|Status" codeList:"deadlineState"`
 }
 
 // DocumentListEntry is one document of a list.
 type DocumentListEntry struct {
-	DocumentID      string           `json:"documentId" doc:"what the kind's Get operation and GetDocument take (describeFaces names them)"`
-	Number          string           `json:"number"`
-	Kind            string           `json:"kind"`
-	State           string           `json:"state"`
-	Version         int64            `json:"version"`
-	NotificationID  string           `json:"notificationId" doc:"the notification a movement belongs to; empty for other kinds"`
-	CreatedAt       time.Time        `json:"createdAt"`
-	UpdatedAt       time.Time        `json:"updatedAt"`
-	Roles           []string         `json:"roles" doc:"your organisation's roles on the document"`
-	FollowUpIntents []FollowUpIntent `json:"followUpIntents" doc:"your follow-up intents, as the retrieval document carries them"`
-	NextDeadline    *NextDeadline    `json:"nextDeadline" doc:"the earliest running deadline your organisation must meet (OPEN, DUE_SOON or OVERDUE); null when none"`
+	DocumentID      string           `json:"documentId" doc:"what the kind's Get operation and GetDocument take (describeFaces names them)" label:"Document|Dokument"`
+	Number          string           `json:"number" label:"Number|Nummer"`
+	Kind            string           `json:"kind" label:"Kind of document|Dokumentart" codeList:"documentKind"`
+	State           string           `json:"state" label:"Status|Status"`
+	Version         int64            `json:"version" label:"Version|Version"`
+	NotificationID  string           `json:"notificationId" doc:"the notification a movement belongs to; empty for other kinds" label:"Notification|Notifizierung"`
+	CreatedAt       time.Time        `json:"createdAt" label:"Created|Angelegt"`
+	UpdatedAt       time.Time        `json:"updatedAt" label:"Last changed|Zuletzt geändert"`
+	Roles           []string         `json:"roles" doc:"your organisation's roles on the document" label:"Your roles|Ihre Rollen" codeList:"role"`
+	FollowUpIntents []FollowUpIntent `json:"followUpIntents" doc:"your follow-up intents, as the retrieval document carries them" label:"What you can do next|Was Sie als Nächstes tun können"`
+	NextDeadline    *NextDeadline    `json:"nextDeadline" doc:"the earliest running deadline your organisation must meet (OPEN, DUE_SOON or OVERDUE); null when none" label:"Next time limit|Nächste Frist"`
 }
 
 type ListDocumentsResponse struct {
-	Entries []DocumentListEntry `json:"entries"`
-	Total   int64               `json:"total" doc:"documents that match the filter, over all pages"`
+	Entries []DocumentListEntry `json:"entries" label:"Documents|Dokumente"`
+	Total   int64               `json:"total" doc:"documents that match the filter, over all pages" label:"Total|Gesamt"`
 }
 
 // documentListMask lists the entry fields qpar.mask may select.

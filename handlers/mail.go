@@ -16,26 +16,26 @@ import (
 // address or unsubscribe with one click (RFC 8058).
 
 type MailPreferences struct {
-	Email              string `json:"email" doc:"where the mails go; a new address gets a confirmation mail, and no reminder goes to it before its link is followed"`
-	EmailConfirmed     bool   `json:"emailConfirmed" doc:"read only"`
-	Language           string `json:"language" doc:"en (the default) or de"`
-	DueSoon            bool   `json:"dueSoon" doc:"a mail when a time limit your organisation must meet is due within dueSoonWorkingDays"`
-	DueSoonWorkingDays int32  `json:"dueSoonWorkingDays" doc:"working days of the acting party's place, 1 to 20 (default 3)"`
-	Overdue            bool   `json:"overdue" doc:"a mail when such a time limit has passed"`
-	AwaitingAction     bool   `json:"awaitingAction" doc:"a mail when a document starts waiting for your organisation's action (a time limit opens for it)"`
-	Digest             bool   `json:"digest" doc:"a daily mail listing every open time limit of your organisation (none on a day without any)"`
-	DigestTime         string `json:"digestTime" doc:"HH:MM in timeZone (default 08:00)"`
-	TimeZone           string `json:"timeZone" doc:"your organisation's time zone (read only): the digest's clock and the due times in mails"`
+	Email              string `json:"email" doc:"where the mails go; a new address gets a confirmation mail, and no reminder goes to it before its link is followed" label:"E-mail address|E-Mail-Adresse" help:"A new address gets a confirmation mail first; reminders follow once you confirm it.|Eine neue Adresse erhält zuerst eine Bestätigungsmail; Erinnerungen folgen, sobald Sie sie bestätigt haben."`
+	EmailConfirmed     bool   `json:"emailConfirmed" doc:"read only" label:"Address confirmed|Adresse bestätigt"`
+	Language           string `json:"language" doc:"en (the default) or de" label:"Language of the mails|Sprache der E-Mails" help:"English or German.|Englisch oder Deutsch."`
+	DueSoon            bool   `json:"dueSoon" doc:"a mail when a time limit your organisation must meet is due within dueSoonWorkingDays" label:"Remind me before a time limit|Vor Fristablauf erinnern" help:"A mail when a time limit your organisation must meet is near.|Eine E-Mail, wenn eine Frist Ihrer Organisation bald abläuft."`
+	DueSoonWorkingDays int32  `json:"dueSoonWorkingDays" doc:"working days of the acting party's place, 1 to 20 (default 3)" label:"Working days ahead|Arbeitstage vorher" help:"1 to 20; 3 if you leave it empty.|1 bis 20; 3, wenn Sie nichts angeben."`
+	Overdue            bool   `json:"overdue" doc:"a mail when such a time limit has passed" label:"Tell me when a time limit has passed|Bei Fristablauf benachrichtigen"`
+	AwaitingAction     bool   `json:"awaitingAction" doc:"a mail when a document starts waiting for your organisation's action (a time limit opens for it)" label:"Tell me when a document waits for us|Benachrichtigen, wenn ein Dokument auf uns wartet"`
+	Digest             bool   `json:"digest" doc:"a daily mail listing every open time limit of your organisation (none on a day without any)" label:"Daily overview|Tägliche Übersicht" help:"One mail a day listing every open time limit.|Eine E-Mail am Tag mit allen offenen Fristen."`
+	DigestTime         string `json:"digestTime" doc:"HH:MM in timeZone (default 08:00)" label:"Time of the daily overview|Uhrzeit der täglichen Übersicht" help:"HH:MM, e.g. 08:00.|HH:MM, z. B. 08:00."`
+	TimeZone           string `json:"timeZone" doc:"your organisation's time zone (read only): the digest's clock and the due times in mails" label:"Time zone|Zeitzone"`
 }
 
 type GetMailPreferencesRequest struct{}
 
 type MailPreferencesResponse struct {
-	Preferences MailPreferences `json:"preferences"`
+	Preferences MailPreferences `json:"preferences" label:"Mail settings|E-Mail-Einstellungen"`
 }
 
 type SetMailPreferencesRequest struct {
-	Preferences MailPreferences `json:"preferences" required:"true" doc:"all of them: fields left out are off (or their defaults)"`
+	Preferences MailPreferences `json:"preferences" required:"true" doc:"all of them: fields left out are off (or their defaults)" label:"Mail settings|E-Mail-Einstellungen"`
 }
 
 func mailView(p *mail.Preferences) MailPreferences {

@@ -264,7 +264,7 @@ func TestReminderMails(t *testing.T) {
 		doc, _ := d.get(t, "noor", id)
 		number := doc["number"].(string)
 		ack := m.waitMail(t, "noor@auth-nl.test", "Waiting for your organisation: acknowledge the notification, "+number)
-		for _, want := range []string{number, "prior written notification", "Art. 8(2)", "CET", d.url + "/ui#/doc/" + id, "/mail/unsubscribe?t="} {
+		for _, want := range []string{number, "Notification", "Art. 8(2)", "CET", d.url + "/ui#/doc/" + id, "/mail/unsubscribe?t="} {
 			if !strings.Contains(ack.Text, want) || !strings.Contains(ack.HTML, strings.ReplaceAll(want, "&", "&amp;")) {
 				t.Errorf("the mail lacks %q:\n%s\n%s", want, ack.Text, ack.HTML)
 			}

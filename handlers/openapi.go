@@ -380,10 +380,14 @@ func resolve(ref *openapi3.SchemaRef, comps openapi3.Schemas) *openapi3.Schema {
 	return ref.Value
 }
 
-// MarshalYAML renders doc as YAML, keeping the JSON key order.
+// MarshalYAML renders doc as YAML, keeping the JSON key order (with
+// properties in form order: codec.OrderProperties).
 func MarshalYAML(doc *openapi3.T) ([]byte, error) {
 	js, err := doc.MarshalJSON()
 	if err != nil {
+		return nil, err
+	}
+	if js, err = codec.OrderProperties(js); err != nil {
 		return nil, err
 	}
 	var node yaml.Node

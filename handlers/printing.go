@@ -37,45 +37,45 @@ import (
 // reader's address (shortAddress).
 
 type PrintDocumentRequest struct {
-	DocumentID string `json:"documentId" required:"true"`
-	Language   string `json:"language" doc:"en (the default) or de: the language of the form's titles and words (the content prints as recorded)"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
+	Language   string `json:"language" doc:"en (the default) or de: the language of the form's titles and words (the content prints as recorded)" label:"Language of the form|Sprache des Formulars" help:"English or German: the titles and words of the form.|Englisch oder Deutsch: die Überschriften und Wörter des Formulars."`
 }
 
 type PrintDocumentResponse struct {
-	Document                []byte    `json:"document" doc:"the form as a PDF (A4, fonts embedded), base64"`
-	FileName                string    `json:"fileName" doc:"<number>-v<version>.pdf"`
-	InspectionLink          string    `json:"inspectionLink" doc:"the link the form's QR code holds: GET it without login for the document's current state (HTML or PDF by Accept); WASTEFLOW_PUBLIC_URL, or the address the request came to"`
-	InspectionLinkExpiresAt time.Time `json:"inspectionLinkExpiresAt"`
+	Document                []byte    `json:"document" doc:"the form as a PDF (A4, fonts embedded), base64" label:"Form (PDF)|Formular (PDF)"`
+	FileName                string    `json:"fileName" doc:"<number>-v<version>.pdf" label:"File name|Dateiname"`
+	InspectionLink          string    `json:"inspectionLink" doc:"the link the form's QR code holds: GET it without login for the document's current state (HTML or PDF by Accept); WASTEFLOW_PUBLIC_URL, or the address the request came to" label:"Inspection link|Prüflink"`
+	InspectionLinkExpiresAt time.Time `json:"inspectionLinkExpiresAt" label:"Link valid until|Link gültig bis"`
 }
 
 type InspectionLinksRequest struct {
-	DocumentID string `json:"documentId" required:"true"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 }
 
 type RevokeInspectionLinksResponse struct {
-	Revoked int64 `json:"revoked" doc:"how many links were still valid and are revoked now"`
+	Revoked int64 `json:"revoked" doc:"how many links were still valid and are revoked now" label:"Links revoked|Widerrufene Links"`
 }
 
 type InspectionUse struct {
-	At            time.Time `json:"at"`
-	ClientAddress string    `json:"clientAddress" doc:"the reader's network, not the address: an IPv4 address without its last octet (203.0.113.0/24), an IPv6 address without its last 80 bits (2001:db8:1::/48)"`
-	UserAgent     string    `json:"userAgent"`
-	Format        string    `json:"format" doc:"html or pdf"`
+	At            time.Time `json:"at" label:"Read at|Gelesen am"`
+	ClientAddress string    `json:"clientAddress" doc:"the reader's network, not the address: an IPv4 address without its last octet (203.0.113.0/24), an IPv6 address without its last 80 bits (2001:db8:1::/48)" label:"Network of the reader|Netz des Lesers"`
+	UserAgent     string    `json:"userAgent" label:"Browser|Browser"`
+	Format        string    `json:"format" doc:"html or pdf" label:"Format|Format"`
 }
 
 type InspectionLinkInfo struct {
-	ID             string          `json:"id"`
-	OrganisationID string          `json:"organisationId" doc:"the organisation whose account printed it"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	ExpiresAt      time.Time       `json:"expiresAt"`
-	RevokedAt      *time.Time      `json:"revokedAt"`
-	State          string          `json:"state" doc:"VALID, EXPIRED or REVOKED"`
-	Uses           int64           `json:"uses" doc:"how many times the link was read"`
-	RecentUses     []InspectionUse `json:"recentUses" doc:"the newest uses, newest first (at most 50)"`
+	ID             string          `json:"id" label:"Link|Link"`
+	OrganisationID string          `json:"organisationId" doc:"the organisation whose account printed it" label:"Printed by|Gedruckt von"`
+	CreatedAt      time.Time       `json:"createdAt" label:"Created|Erstellt"`
+	ExpiresAt      time.Time       `json:"expiresAt" label:"Valid until|Gültig bis"`
+	RevokedAt      *time.Time      `json:"revokedAt" label:"Revoked at|Widerrufen am"`
+	State          string          `json:"state" doc:"VALID, EXPIRED or REVOKED" label:"Status|Status"`
+	Uses           int64           `json:"uses" doc:"how many times the link was read" label:"Times read|Anzahl Abrufe"`
+	RecentUses     []InspectionUse `json:"recentUses" doc:"the newest uses, newest first (at most 50)" label:"Recent reads|Letzte Abrufe"`
 }
 
 type ListInspectionLinksResponse struct {
-	Links []InspectionLinkInfo `json:"links" doc:"newest first (at most 100)"`
+	Links []InspectionLinkInfo `json:"links" doc:"newest first (at most 100)" label:"Inspection links|Prüflinks"`
 }
 
 func printLanguage(lang string) (string, error) {

@@ -24,39 +24,39 @@ import (
 // it. Only the requesting organisation reads its exports.
 
 type ExportRegisterRequest struct {
-	From     string   `json:"from" doc:"first day (YYYY-MM-DD) on which the documents were created; default: from the start"`
-	To       string   `json:"to" doc:"last day, included; default: today"`
-	Kinds    []string `json:"kinds" doc:"NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)"`
-	Format   string   `json:"format" doc:"CSV (RFC 4180, the default) or XLSX"`
-	Language string   `json:"language" doc:"en (the default) or de: the columns' headers"`
+	From     string   `json:"from" doc:"first day (YYYY-MM-DD) on which the documents were created; default: from the start" label:"From|Von" help:"The first day; empty for from the start.|Der erste Tag; leer für von Anfang an."`
+	To       string   `json:"to" doc:"last day, included; default: today" label:"To|Bis" help:"The last day, included; empty for today.|Der letzte Tag, einschließlich; leer für heute."`
+	Kinds    []string `json:"kinds" doc:"NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)" label:"Kinds of document|Dokumentarten" help:"Empty for all.|Leer für alle." codeList:"documentKind"`
+	Format   string   `json:"format" doc:"CSV (RFC 4180, the default) or XLSX" label:"File format|Dateiformat" help:"CSV or XLSX.|CSV oder XLSX."`
+	Language string   `json:"language" doc:"en (the default) or de: the columns' headers" label:"Language of the headers|Sprache der Spaltenüberschriften" help:"English or German.|Englisch oder Deutsch."`
 }
 
 type ExportRegisterResponse struct {
-	ExportID string `json:"exportId"`
+	ExportID string `json:"exportId" label:"Export|Export"`
 }
 
 type RegisterExportRequest struct {
-	ExportID string `json:"exportId" required:"true"`
+	ExportID string `json:"exportId" required:"true" label:"Export|Export"`
 }
 
 type ExportProgress struct {
-	Done  int64 `json:"done" doc:"documents written"`
-	Total int64 `json:"total" doc:"documents the export reads (counted when it starts)"`
+	Done  int64 `json:"done" doc:"documents written" label:"Documents written|Geschriebene Dokumente"`
+	Total int64 `json:"total" doc:"documents the export reads (counted when it starts)" label:"Documents in all|Dokumente insgesamt"`
 }
 
 type GetRegisterExportResponse struct {
-	ExportID   string         `json:"exportId"`
-	State      string         `json:"state" doc:"QUEUED, RUNNING, DONE, FAILED or CANCELLED"`
-	Progress   ExportProgress `json:"progress"`
-	Rows       int64          `json:"rows" doc:"rows written (the header not counted)"`
-	Format     string         `json:"format"`
-	FileName   string         `json:"fileName"`
-	Size       int64          `json:"size" doc:"bytes of the file so far (of the CSV rows while running)"`
-	CreatedAt  time.Time      `json:"createdAt"`
-	FinishedAt *time.Time     `json:"finishedAt"`
-	ExpiresAt  time.Time      `json:"expiresAt" doc:"when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)"`
-	Error      string         `json:"error" doc:"why it FAILED"`
-	Document   []byte         `json:"document" doc:"the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory"`
+	ExportID   string         `json:"exportId" label:"Export|Export"`
+	State      string         `json:"state" doc:"QUEUED, RUNNING, DONE, FAILED or CANCELLED" label:"Status|Status"`
+	Progress   ExportProgress `json:"progress" label:"Progress|Fortschritt"`
+	Rows       int64          `json:"rows" doc:"rows written (the header not counted)" label:"Rows|Zeilen"`
+	Format     string         `json:"format" label:"File format|Dateiformat"`
+	FileName   string         `json:"fileName" label:"File name|Dateiname"`
+	Size       int64          `json:"size" doc:"bytes of the file so far (of the CSV rows while running)" label:"Size (bytes)|Größe (Bytes)"`
+	CreatedAt  time.Time      `json:"createdAt" label:"Requested|Angefordert"`
+	FinishedAt *time.Time     `json:"finishedAt" label:"Finished|Fertig"`
+	ExpiresAt  time.Time      `json:"expiresAt" doc:"when the export is deleted (WASTEFLOW_EXPORT_RETENTION after it was requested)" label:"Kept until|Aufbewahrt bis"`
+	Error      string         `json:"error" doc:"why it FAILED" label:"Why it failed|Warum es fehlschlug"`
+	Document   []byte         `json:"document" doc:"the file, base64, when DONE (empty otherwise); written as a stream: large files do not pass through the server's memory" label:"File|Datei"`
 }
 
 func (s *Server) exportOwner(ctx context.Context) (provider, org string, account int64) {

@@ -20,25 +20,25 @@ import (
 
 // DeadlineEntry is one row of a deadline report.
 type DeadlineEntry struct {
-	DocumentID     string     `json:"documentId"`
-	DocumentNumber string     `json:"documentNumber"`
-	Kind           string     `json:"kind"`
-	Rule           string     `json:"rule"`
-	LegalBasis     string     `json:"legalBasis"`
-	Party          string     `json:"party" doc:"organisation that must act"`
-	PartyRole      string     `json:"partyRole"`
-	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED (the period ended as the law foresees: a transit authority's tacit consent, the end of a consent's validity; not a miss), CANCELLED"`
-	StartedAt      time.Time  `json:"startedAt"`
-	DueAt          time.Time  `json:"dueAt" doc:"while suspended: the due date before the suspension"`
-	SuspendedSince *time.Time `json:"suspendedSince"`
-	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended (dueAt minus suspendedSince), as a duration (e.g. 2677981s); empty otherwise"`
-	ClosedAt       *time.Time `json:"closedAt"`
-	TimeZone       string     `json:"timeZone" doc:"IANA time zone of the acting party's place: the deadline falls due at the end of its last day there (dueAt is that instant)"`
+	DocumentID     string     `json:"documentId" label:"Document|Dokument"`
+	DocumentNumber string     `json:"documentNumber" label:"Document number|Dokumentnummer"`
+	Kind           string     `json:"kind" label:"Kind of document|Dokumentart" codeList:"documentKind"`
+	Rule           string     `json:"rule" label:"Time limit|Frist" codeList:"deadlineRule"`
+	LegalBasis     string     `json:"legalBasis" label:"Legal basis|Rechtsgrundlage"`
+	Party          string     `json:"party" doc:"organisation that must act" label:"Who must act|Wer handeln muss"`
+	PartyRole      string     `json:"partyRole" label:"Role|Rolle" codeList:"role"`
+	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED (the period ended as the law foresees: a transit authority's tacit consent, the end of a consent's validity; not a miss), CANCELLED" label:"Status|Status" codeList:"deadlineState"`
+	StartedAt      time.Time  `json:"startedAt" label:"Started|Begonnen"`
+	DueAt          time.Time  `json:"dueAt" doc:"while suspended: the due date before the suspension" label:"Due by|Fällig bis"`
+	SuspendedSince *time.Time `json:"suspendedSince" label:"Suspended since|Gehemmt seit"`
+	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended (dueAt minus suspendedSince), as a duration (e.g. 2677981s); empty otherwise" label:"Time left when suspended|Restzeit bei Hemmung"`
+	ClosedAt       *time.Time `json:"closedAt" label:"Closed|Beendet"`
+	TimeZone       string     `json:"timeZone" doc:"IANA time zone of the acting party's place: the deadline falls due at the end of its last day there (dueAt is that instant)" label:"Time zone|Zeitzone"`
 	// What is left of a running deadline, counted at the acting party's
 	// place from today by the provider's clock (the list's now), as
 	// GetDocument's deadlines show it.
-	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today (by the provider's clock, the answer's now) to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise"`
-	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise"`
+	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today (by the provider's clock, the answer's now) to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise" label:"Days left|Verbleibende Tage"`
+	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise" label:"Working days left|Verbleibende Arbeitstage"`
 }
 
 // entryOf shows e, with what is left of it at now (the provider's time).
@@ -55,44 +55,44 @@ func entryOf(e *reports.Entry, now time.Time) DeadlineEntry {
 }
 
 type ListDeadlinesRequest struct {
-	Qpar qpar.QueryParameter `json:"qpar"`
+	Qpar qpar.QueryParameter `json:"qpar" label:"Filter, sort and page|Filter, Sortierung und Seite"`
 }
 
 type ListDeadlinesResponse struct {
-	Entries []DeadlineEntry `json:"entries"`
-	Total   int64           `json:"total" doc:"matching deadlines in all pages"`
-	Now     time.Time       `json:"now" doc:"the provider's time (its test clock in a sandbox) that daysLeft and workingDaysLeft count from"`
+	Entries []DeadlineEntry `json:"entries" label:"Time limits|Fristen"`
+	Total   int64           `json:"total" doc:"matching deadlines in all pages" label:"Total|Gesamt"`
+	Now     time.Time       `json:"now" doc:"the provider's time (its test clock in a sandbox) that daysLeft and workingDaysLeft count from" label:"As of|Stand"`
 }
 
 type GetDeadlineSummaryRequest struct {
-	From *time.Time `json:"from" doc:"count deadlines started at or after"`
-	To   *time.Time `json:"to" doc:"count deadlines started before"`
-	AsOf *time.Time `json:"asOf" doc:"as they stood then (default now): a deadline closed later counts as running, but a LAPSED one as LAPSED from its due time on"`
+	From *time.Time `json:"from" doc:"count deadlines started at or after" label:"Started from|Begonnen ab"`
+	To   *time.Time `json:"to" doc:"count deadlines started before" label:"Started before|Begonnen vor"`
+	AsOf *time.Time `json:"asOf" doc:"as they stood then (default now): a deadline closed later counts as running, but a LAPSED one as LAPSED from its due time on" label:"As of|Stand"`
 }
 
 type SummaryCount struct {
-	Rule      string `json:"rule"`
-	Authority string `json:"authority"`
-	State     string `json:"state" doc:"LAPSED (ended as foreseen) is counted apart from OVERDUE"`
-	Count     int64  `json:"count"`
+	Rule      string `json:"rule" label:"Time limit|Frist" codeList:"deadlineRule"`
+	Authority string `json:"authority" label:"Authority|Behörde"`
+	State     string `json:"state" doc:"LAPSED (ended as foreseen) is counted apart from OVERDUE" label:"Status|Status" codeList:"deadlineState"`
+	Count     int64  `json:"count" label:"Number|Anzahl"`
 }
 
 type GetDeadlineSummaryResponse struct {
-	AsOf           time.Time      `json:"asOf"`
-	ByRuleAndState []SummaryCount `json:"byRuleAndState"`
-	ByAuthority    []SummaryCount `json:"byAuthority"`
-	Total          int64          `json:"total"`
+	AsOf           time.Time      `json:"asOf" label:"As of|Stand"`
+	ByRuleAndState []SummaryCount `json:"byRuleAndState" label:"By time limit and status|Nach Frist und Status"`
+	ByAuthority    []SummaryCount `json:"byAuthority" label:"By authority|Nach Behörde"`
+	Total          int64          `json:"total" label:"Total|Gesamt"`
 }
 
 type ExportDeadlinesRequest struct {
-	State      []string   `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED or CANCELLED; repeat for several"`
-	Rule       []string   `json:"rule"`
-	Party      []string   `json:"party"`
-	Authority  []string   `json:"authority"`
-	Kind       []string   `json:"kind"`
-	DocumentID string     `json:"documentId"`
-	DueFrom    *time.Time `json:"dueFrom"`
-	DueTo      *time.Time `json:"dueTo"`
+	State      []string   `json:"state" doc:"OPEN, DUE_SOON, OVERDUE, SUSPENDED, MET, MET_LATE, LAPSED or CANCELLED; repeat for several" label:"Status|Status" codeList:"deadlineState"`
+	Rule       []string   `json:"rule" label:"Time limit|Frist" codeList:"deadlineRule"`
+	Party      []string   `json:"party" label:"Who must act|Wer handeln muss"`
+	Authority  []string   `json:"authority" label:"Authority|Behörde"`
+	Kind       []string   `json:"kind" label:"Kind of document|Dokumentart" codeList:"documentKind"`
+	DocumentID string     `json:"documentId" label:"Document|Dokument"`
+	DueFrom    *time.Time `json:"dueFrom" label:"Due from|Fällig ab"`
+	DueTo      *time.Time `json:"dueTo" label:"Due until|Fällig bis"`
 }
 
 // ExportQuery turns the export's simple filters into a query parameter.

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/auth"
@@ -125,6 +126,8 @@ func (s *Server) renderOpenAPI() {
 		}
 		if e.json, err = json.Marshal(e.doc); err != nil {
 			s.log.Error("render the OpenAPI description as JSON", "error", err)
+		} else if e.json, err = codec.OrderProperties(e.json); err != nil { // properties in form order (x-order)
+			s.log.Error("order the OpenAPI description's properties", "error", err)
 		}
 	})
 	s.openapi, s.openapiJSON = e.yaml, e.json
@@ -216,6 +219,9 @@ func New(d Deps) (*Server, error) {
 			return
 		}
 		s.openapiEntry.doc, s.openapiEntry.err = doc, describeDomain(doc, kinds)
+		if s.openapiEntry.err == nil {
+			s.openapiEntry.err = registerEnumLabels(s.ops)
+		}
 	})
 	if s.openapiEntry.err != nil {
 		return nil, s.openapiEntry.err
@@ -343,6 +349,12 @@ func (s *Server) plainPaths() []PlainPath {
 		{Path: "/openapi.json", Summary: "This OpenAPI description, as JSON", ContentType: "application/json",
 			Description: "The same document as /openapi.yaml, for clients without a YAML parser (the console reads the intents' block schemas from it).",
 			handler:     func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
+		{Path: "/labels.json", Summary: "The words for codes, in English and German",
+			Description: "Every code list a person sees, as {\"lists\": {\"<list>\": {\"<code>\": {\"en\", \"de\"}}}}: operation (R1–R13, D1–D15), " +
+				"wasteCode/<list> (the wording of the waste code lists), wasteClassificationList, meansOfTransport, packagingType, country, " +
+				"state/<kind>, intent/<kind>, role, and one list per enum by its proto name (DecisionType, ...). The x-code-list of a schema " +
+				"property names the list its values come from. Public and cacheable (ETag, If-None-Match answers 304).",
+			handler: labelsServed.serve},
 		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
@@ -399,7 +411,7 @@ func (s *Server) plainPaths() []PlainPath {
 				Description: "Derived from the machine's declaration: states, intents, guards, system triggers.",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
 			PlainPath{Path: "/workflows/" + kind + ".json", Summary: "The " + kind + " state machine (JSON)", ContentType: "application/json",
-				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's.",
+				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's; labels: the words for people of the states, intents and roles ({\"NAME\": {\"en\", \"de\"}}).",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", machineJSON(m.Def)) }},
 			PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
 				Description: "Derived from the machine's declaration.",
@@ -477,7 +489,9 @@ func machineJSON(d *engine.Definition) []byte {
 		Final       []string     `json:"final"`
 		Intents     []intent     `json:"intents"`
 		Transitions []transition `json:"transitions"`
-	}{Kind: d.Kind, States: d.States, Initial: d.Initial, Final: d.Final, Transitions: []transition{}}
+		// Labels are the words for people of the states, intents and roles.
+		Labels machineLabels `json:"labels"`
+	}{Kind: d.Kind, States: d.States, Initial: d.Initial, Final: d.Final, Transitions: []transition{}, Labels: labelsOf(d)}
 	for _, in := range d.Intents {
 		out.Intents = append(out.Intents, intent{Name: in.Name, Block: in.Block, Operation: in.Operation, System: in.System})
 	}

@@ -22,7 +22,7 @@ type StreamNotificationsRequest struct {
 
 // WatchDocumentRequest names the document to watch.
 type WatchDocumentRequest struct {
-	DocumentID string `json:"documentId" required:"true"`
+	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 }
 
 // streamPoll is how long one ListNotifications of a stream waits.

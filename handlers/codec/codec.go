@@ -35,7 +35,13 @@
 // `doc` (the description), `required:"true"` (see CheckRequired) and the
 // input limits maxLength, maxItems, maxProperties, maxKeyLength and minimum
 // (see limits); a field named as an id is bounded without a tag
-// (IDMaxLength).
+// (IDMaxLength). The words a person sees are declared the same way:
+// `label:"English|Deutsch"` (the field's label: the schema's title and
+// x-labels), `help:"English|Deutsch"` (help for the person filling the
+// form: x-help; `doc` stays the developers' description) and
+// `codeList:"<list>"` (the rules/labels list the field's codes come from:
+// x-code-list). An enum type labels its values with a method
+// EnumLabels() []labels.Text beside EnumNames (x-enum-labels).
 package codec
 
 import (
@@ -43,6 +49,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +57,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasteflow/wasteflow/rules/echo"
+	"github.com/wasteflow/wasteflow/rules/labels"
 )
 
 // Error is returned by Unmarshal and UnmarshalQuery for client mistakes.
@@ -117,6 +125,7 @@ type typeInfo struct {
 	byName map[string]*field // kStruct: lowerCamel and snake_case names
 
 	enumNames  []string         // kEnum
+	enumLabels []labels.Text    // kEnum: EnumLabels(), when the type declares them
 	enumByName map[string]int32 // kEnum
 }
 
@@ -125,6 +134,12 @@ type field struct {
 	name  string // lowerCamel JSON name
 	key   []byte // `"name":`, pre-rendered for Marshal
 	doc   string // `doc` tag, used as schema description
+	// label and help (tags `label:"English|Deutsch"`, `help:"…|…"`): the
+	// words a person sees for the field and the help for filling it;
+	// codeList (tag `codeList:"operation"`): the code list whose codes
+	// the field's strings are (see rules/labels).
+	label, help labels.Text
+	codeList    string
 	// required (tag `required:"true"`): the field must be present and not
 	// its zero value; the schema lists it as required, and CheckRequired
 	// enforces it after decoding.
@@ -182,6 +197,17 @@ func (b infoBuilder) build(t reflect.Type) (*typeInfo, error) {
 	case t.Implements(enumType) && isSignedInt(t.Kind()):
 		ti.kind = kEnum
 		ti.enumNames = reflect.Zero(t).Interface().(Enum).EnumNames()
+		if l, ok := reflect.Zero(t).Interface().(interface{ EnumLabels() []labels.Text }); ok {
+			ti.enumLabels = l.EnumLabels()
+			if len(ti.enumLabels) != len(ti.enumNames) {
+				return nil, fmt.Errorf("codec: enum %v has %d names and %d labels", t, len(ti.enumNames), len(ti.enumLabels))
+			}
+			for i, lb := range ti.enumLabels {
+				if lb.Empty() {
+					return nil, fmt.Errorf("codec: enum %v value %s has no label in English or German", t, ti.enumNames[i])
+				}
+			}
+		}
 		ti.enumByName = make(map[string]int32, len(ti.enumNames))
 		for i, n := range ti.enumNames {
 			if _, dup := ti.enumByName[n]; !dup {
@@ -296,7 +322,23 @@ func (b infoBuilder) structFields(ti *typeInfo) error {
 			lim.maxLength = IDMaxLength
 		}
 		key := append(appendString(nil, name), ':')
-		ti.fields = append(ti.fields, field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi})
+		words := sf.Tag
+		if _, ok := words.Lookup("label"); !ok {
+			words = wordsFrom(t, name, words)
+		}
+		f := field{index: []int{i}, name: name, key: key, doc: sf.Tag.Get("doc"), required: sf.Tag.Get("required") == "true", lim: lim, info: fi,
+			codeList: words.Get("codeList")}
+		for _, w := range []struct {
+			tag string
+			to  *labels.Text
+		}{{"label", &f.label}, {"help", &f.help}} {
+			if v, ok := words.Lookup(w.tag); ok {
+				if *w.to = labels.Parse(v); w.to.Empty() || !strings.Contains(v, "|") {
+					return fmt.Errorf("codec: field %v.%s: tag %s wants \"English|Deutsch\", both not empty", t, sf.Name, w.tag)
+				}
+			}
+		}
+		ti.fields = append(ti.fields, f)
 	}
 	ti.byName = make(map[string]*field, 2*len(ti.fields))
 	for i := range ti.fields {
@@ -378,4 +420,42 @@ func CheckRequired(v any) error {
 		}
 	}
 	return nil
+}
+
+// labelSources maps a struct type to the type its fields without a label
+// take their words from (LabelsFrom).
+var labelSources sync.Map // reflect.Type -> reflect.Type
+
+// LabelsFrom makes the fields of the struct type t that have no label tag
+// take the label, help and codeList tags of the field of the same JSON
+// name of the struct type from, if it has one: for a type that repeats
+// another's fields (a kind's retrieval document repeats its data's), so
+// that the words stay declared once, beside from's fields. Call it before
+// t is first used by the codec; a later call has no effect on t.
+func LabelsFrom(t, from reflect.Type) {
+	labelSources.Store(t, from)
+}
+
+// wordsFrom is tag with the words of the field named name of t's label
+// source added.
+func wordsFrom(t reflect.Type, name string, tag reflect.StructTag) reflect.StructTag {
+	src, ok := labelSources.Load(t)
+	if !ok {
+		return tag
+	}
+	from := src.(reflect.Type)
+	for i := 0; i < from.NumField(); i++ {
+		sf := from.Field(i)
+		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n != name {
+			continue
+		}
+		out := string(tag)
+		for _, w := range []string{"label", "help", "codeList"} {
+			if v, ok := sf.Tag.Lookup(w); ok {
+				out += " " + w + ":" + strconv.Quote(v)
+			}
+		}
+		return reflect.StructTag(strings.TrimSpace(out))
+	}
+	return tag
 }

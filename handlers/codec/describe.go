@@ -3,6 +3,8 @@ package codec
 import (
 	"reflect"
 	"strings"
+
+	"github.com/wasteflow/wasteflow/rules/labels"
 )
 
 // Shape is the wire rule of a Go type, as Describe reports it to
@@ -45,15 +47,22 @@ type Desc struct {
 	Fields []FieldDesc
 	// EnumNames of an enum: EnumNames()[n] names number n.
 	EnumNames []string
+	// EnumLabels of an enum that declares them: EnumLabels()[n] labels
+	// number n.
+	EnumLabels []labels.Text
 }
 
 // FieldDesc is one field of a message.
 type FieldDesc struct {
-	Index    []int  // the field's index path in its struct (reflect.Value.FieldByIndex)
-	Name     string // the lowerCamel JSON name
-	Doc      string // the doc tag
-	Required bool
-	Type     *Desc
+	Index []int  // the field's index path in its struct (reflect.Value.FieldByIndex)
+	Name  string // the lowerCamel JSON name
+	Doc   string // the doc tag
+	// Label and Help are the label and help tags (zero when absent);
+	// CodeList the codeList tag.
+	Label, Help labels.Text
+	CodeList    string
+	Required    bool
+	Type        *Desc
 }
 
 // Describe returns the wire description of t, or an error for a type the
@@ -76,7 +85,7 @@ func describe(ti *typeInfo, seen map[*typeInfo]*Desc) *Desc {
 	if d, ok := seen[ti]; ok {
 		return d
 	}
-	d := &Desc{Type: ti.t, Shape: shapes[ti.kind], Name: nameOf(ti.t), EnumNames: ti.enumNames}
+	d := &Desc{Type: ti.t, Shape: shapes[ti.kind], Name: nameOf(ti.t), EnumNames: ti.enumNames, EnumLabels: ti.enumLabels}
 	if ti.kind == kAny {
 		d.Shape = ShapeAny
 		if ti.t.Kind() == reflect.Map {
@@ -89,7 +98,7 @@ func describe(ti *typeInfo, seen map[*typeInfo]*Desc) *Desc {
 	}
 	for i := range ti.fields {
 		f := &ti.fields[i]
-		d.Fields = append(d.Fields, FieldDesc{Index: f.index, Name: f.name, Doc: f.doc, Required: f.required, Type: describe(f.info, seen)})
+		d.Fields = append(d.Fields, FieldDesc{Index: f.index, Name: f.name, Doc: f.doc, Label: f.label, Help: f.help, CodeList: f.codeList, Required: f.required, Type: describe(f.info, seen)})
 	}
 	return d
 }

@@ -332,7 +332,7 @@ func TestRequiredInt64InSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(comps["ref"].Value)
-	want := `{"properties":{"version":{"anyOf":[{"format":"int64","pattern":"^0*[1-9][0-9]*$","type":"string"},{"format":"int64","minimum":1,"type":"integer"}]}},"required":["version"],"type":"object"}`
+	want := `{"properties":{"version":{"anyOf":[{"format":"int64","pattern":"^0*[1-9][0-9]*$","type":"string"},{"format":"int64","minimum":1,"type":"integer"}]}},"required":["version"],"type":"object","x-order":["version"]}`
 	if string(got) != want {
 		t.Fatalf("\n got: %s\nwant: %s", got, want)
 	}

@@ -30,7 +30,7 @@ func TestRequiredFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(comps["withRequired"])
-	want := `{"properties":{"id":{"maxLength":128,"minLength":1,"type":"string"},"kinds":{"items":{"type":"string"},"minItems":1,"type":"array"},"note":{"type":"string"}},"required":["id","kinds"],"type":"object"}`
+	want := `{"properties":{"id":{"maxLength":128,"minLength":1,"type":"string"},"kinds":{"items":{"type":"string"},"minItems":1,"type":"array"},"note":{"type":"string"}},"required":["id","kinds"],"type":"object","x-order":["id","kinds","note"]}`
 	if string(got) != want {
 		t.Errorf("schema\n got: %s\nwant: %s", got, want)
 	}

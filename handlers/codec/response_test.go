@@ -86,7 +86,7 @@ func TestResponseFormDropsInputRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(comps["withRequired-Output"])
-	want := `{"properties":{"id":{"type":"string"},"kinds":{"items":{"type":"string"},"type":"array"},"note":{"type":"string"}},"required":["id","kinds","note"],"type":"object"}`
+	want := `{"properties":{"id":{"type":"string"},"kinds":{"items":{"type":"string"},"type":"array"},"note":{"type":"string"}},"required":["id","kinds","note"],"type":"object","x-order":["id","kinds","note"]}`
 	if string(got) != want {
 		t.Errorf("schema\n got: %s\nwant: %s", got, want)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/wasteflow/wasteflow/rules/labels"
 )
 
 // SchemaRef derives the OpenAPI 3.0.3 schema of t, in its request form, by
@@ -384,6 +386,13 @@ func (sb *schemaBuilder) schema(ti *typeInfo) (*openapi3.SchemaRef, error) {
 			number := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}, Format: "int32"}
 			s.AnyOf = openapi3.SchemaRefs{openapi3.NewSchemaRef("", names), openapi3.NewSchemaRef("", number)}
 			s.Description = "Enum value name; the numeric value is also accepted on input."
+			if ti.enumLabels != nil {
+				m := make(map[string]labels.Text, len(ti.enumNames))
+				for i, n := range ti.enumNames {
+					m[n] = ti.enumLabels[i]
+				}
+				s.Extensions = map[string]any{"x-enum-labels": m}
+			}
 			return nil
 		})
 	case kStruct:
@@ -531,6 +540,7 @@ func nullable(s *openapi3.Schema) *openapi3.Schema {
 func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 	s.Type = &openapi3.Types{openapi3.TypeObject}
 	s.Properties = make(openapi3.Schemas, len(ti.fields))
+	order := make([]string, 0, len(ti.fields)) // x-order: the declaration's (the form's) order
 	for i := range ti.fields {
 		f := &ti.fields[i]
 		prop, err := sb.schema(f.info)
@@ -543,12 +553,12 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 		if !sb.response && f.lim.maxLength > 0 && prop.Ref != "" && (f.info.kind == kStruct || f.info.kind == kPtr && f.info.elem.kind == kStruct) {
 			prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}}) // room for boundSchema's bound
 		}
-		if f.doc != "" {
-			if prop.Ref != "" {
-				prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}, Description: f.doc})
-			} else {
-				prop.Value.Description = f.doc
+		if f.doc != "" || !f.label.Empty() || f.codeList != "" {
+			if prop.Ref != "" { // siblings of $ref are ignored (OpenAPI 3.0)
+				prop = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{prop}})
 			}
+			prop.Value.Description = f.doc
+			words(prop.Value, f)
 		}
 		if !sb.response {
 			boundSchema(prop, f.info, &f.lim, false)
@@ -567,8 +577,36 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 			}
 		}
 		s.Properties[f.name] = prop
+		order = append(order, f.name)
+	}
+	if len(order) > 0 {
+		if s.Extensions == nil {
+			s.Extensions = map[string]any{}
+		}
+		s.Extensions["x-order"] = order
 	}
 	return nil
+}
+
+// words adds a field's words for people to its property schema: title
+// (the English label) and x-labels, x-help, x-code-list.
+func words(s *openapi3.Schema, f *field) {
+	set := func(k string, v any) {
+		if s.Extensions == nil {
+			s.Extensions = map[string]any{}
+		}
+		s.Extensions[k] = v
+	}
+	if !f.label.Empty() {
+		s.Title = f.label.EN
+		set("x-labels", f.label)
+	}
+	if !f.help.Empty() {
+		set("x-help", f.help)
+	}
+	if f.codeList != "" {
+		set("x-code-list", f.codeList)
+	}
 }
 
 // component returns a $ref to the component schema of a named type, creating

@@ -85,13 +85,13 @@ func TestComponentNamesQualifySharedNames(t *testing.T) {
 	}
 	for comp, want := range map[string]string{
 		"a.Decision": `{"anyOf":[{"enum":["DECISION_UNSPECIFIED","CONSENT","OBJECTION"],"type":"string"},{"format":"int32","type":"integer"}],"description":"Enum value name; the numeric value is also accepted on input."}`,
-		"b.Decision": `{"properties":{"accepted":{"type":"boolean"},"authority":{"type":"string"}},"type":"object"}`,
+		"b.Decision": `{"properties":{"accepted":{"type":"boolean"},"authority":{"type":"string"}},"type":"object","x-order":["authority","accepted"]}`,
 		"Notification": `{"properties":{"decision":{"$ref":"#/components/schemas/a.Decision"},` +
 			`"history":{"items":{"$ref":"#/components/schemas/a.Decision"},"type":"array"},` +
-			`"notifier":{"$ref":"#/components/schemas/Notifier"}},"type":"object"}`,
+			`"notifier":{"$ref":"#/components/schemas/Notifier"}},"type":"object","x-order":["decision","history","notifier"]}`,
 		"Annex7": `{"properties":{"byParty":{"additionalProperties":{"$ref":"#/components/schemas/b.Decision"},"type":"object"},` +
-			`"decision":{"anyOf":[{"$ref":"#/components/schemas/b.Decision"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}},"type":"object"}`,
-		wName: `{"properties":{"v":{"$ref":"#/components/schemas/b.Decision"}},"type":"object"}`,
+			`"decision":{"anyOf":[{"$ref":"#/components/schemas/b.Decision"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}},"type":"object","x-order":["decision","byParty"]}`,
+		wName: `{"properties":{"v":{"$ref":"#/components/schemas/b.Decision"}},"type":"object","x-order":["v"]}`,
 	} {
 		if got, _ := json.Marshal(comps[comp]); string(got) != want {
 			t.Errorf("component %s\n got: %s\nwant: %s", comp, got, want)

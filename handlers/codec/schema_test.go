@@ -85,7 +85,7 @@ func TestSchemaShapes(t *testing.T) {
 		"nums":       `{"items":{"anyOf":[{"format":"int64","pattern":"^-?[0-9]+$","type":"string"},{"format":"int64","type":"integer"}]},"type":"array"}`,
 		"opt":        `{"format":"int32","nullable":true,"type":"integer"}`,
 		"noTag":      `{"type":"string"}`,
-		"anon":       `{"properties":{"x":{"format":"int32","type":"integer"}},"type":"object"}`,
+		"anon":       `{"properties":{"x":{"format":"int32","type":"integer"}},"type":"object","x-order":["x"]}`,
 		"next":       `{"anyOf":[{"$ref":"#/components/schemas/Rich"},{"not":{"type":"object"},"nullable":true,"type":"object"}]}`,
 	}
 	for prop, want := range tests {
@@ -102,7 +102,7 @@ func TestSchemaShapes(t *testing.T) {
 		t.Errorf("State component\n got: %s\nwant: %s", state, want)
 	}
 	qp, _ := json.Marshal(comps["QueryParams"])
-	if want := `{"properties":{"filter":{"items":{"$ref":"#/components/schemas/Filter"},"type":"array"},"pageSize":{"format":"int32","type":"integer"},"pageStart":{"type":"string"}},"type":"object"}`; string(qp) != want {
+	if want := `{"properties":{"filter":{"items":{"$ref":"#/components/schemas/Filter"},"type":"array"},"pageSize":{"format":"int32","type":"integer"},"pageStart":{"type":"string"}},"type":"object","x-order":["pageSize","pageStart","filter"]}`; string(qp) != want {
 		t.Errorf("QueryParams component\n got: %s\nwant: %s", qp, want)
 	}
 }

@@ -45,54 +45,54 @@ var MeansOfTransport = shipment.MeansOfTransport
 
 // Facility is the recovery facility or laboratory (Annex VII, box 7).
 type Facility struct {
-	OrganisationID string `json:"organisationId" maxLength:"128"`
-	Laboratory     bool   `json:"laboratory" doc:"a laboratory receiving waste for experimental analysis (Art. 18(1)(b)): box 7 names it instead of a recovery facility"`
+	OrganisationID string `json:"organisationId" maxLength:"128" label:"Recovery facility or laboratory|Verwertungsanlage oder Labor" help:"Choose the organisation as registered with the provider.|Wählen Sie die Organisation, wie sie beim Anbieter registriert ist."`
+	Laboratory     bool   `json:"laboratory" doc:"a laboratory receiving waste for experimental analysis (Art. 18(1)(b)): box 7 names it instead of a recovery facility" label:"Laboratory|Labor" help:"Tick if a laboratory receives the waste for experimental analysis.|Ankreuzen, wenn ein Labor die Abfälle zur Versuchsanalyse erhält."`
 }
 
 // Carrier is one carrier in order of the shipment (Annex VII, box 5).
 type Carrier struct {
-	OrganisationID   string `json:"organisationId" maxLength:"128"`
-	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+	OrganisationID   string `json:"organisationId" maxLength:"128" label:"Carrier|Transportunternehmen" help:"Choose the organisation as registered with the provider.|Wählen Sie die Organisation, wie sie beim Anbieter registriert ist."`
+	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS" label:"Means of transport|Transportart" codeList:"meansOfTransport"`
 }
 
 // Content is the announcement: the information of Annex VII boxes 1-12.
 type Content struct {
-	Arranger             shipment.PartyRef              `json:"arranger" doc:"the person who arranges the shipment (box 1); the creating organisation"`
-	Consignee            shipment.PartyRef              `json:"consignee" doc:"box 2"`
-	Facility             Facility                       `json:"facility" doc:"box 7"`
-	Producers            []shipment.PartyRef            `json:"producers" maxItems:"200" doc:"waste generators (box 6)"`
-	Carriers             []Carrier                      `json:"carriers" maxItems:"100" doc:"box 5, in order"`
-	CompetentAuthorities shipment.CompetentAuthorities  `json:"competentAuthorities"`
-	WasteClassifications []shipment.WasteClassification `json:"wasteClassifications" maxItems:"100" doc:"green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)"`
-	UsualDescription     string                         `json:"usualDescription" maxLength:"4000" doc:"usual description of the waste (box 9)"`
-	RecoveryCode         string                         `json:"recoveryCode" maxLength:"64" doc:"recovery operation R1-R13 (box 8)"`
-	ActualQuantity       shipment.Quantity              `json:"actualQuantity" doc:"box 3"`
-	ActualDateOfShipment string                         `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement"`
-	TakeBackOf           string                         `json:"takeBackOf" maxLength:"128" doc:"id of the Annex VII document whose take-back this shipment carries out; empty otherwise"`
+	Arranger             shipment.PartyRef              `json:"arranger" doc:"the person who arranges the shipment (box 1); the creating organisation" label:"1. Person who arranges the shipment|1. Person, die die Verbringung veranlasst" help:"Your organisation.|Ihre Organisation."`
+	Consignee            shipment.PartyRef              `json:"consignee" doc:"box 2" label:"2. Importer/consignee|2. Importeur/Empfänger" help:"Who receives the waste.|Wer die Abfälle übernimmt."`
+	ActualQuantity       shipment.Quantity              `json:"actualQuantity" doc:"box 3" label:"3. Actual quantity|3. Tatsächliche Menge"`
+	ActualDateOfShipment string                         `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement" label:"4. Actual date of shipment|4. Tatsächliches Datum der Verbringung" help:"At least 2 working days after you announce the shipment.|Mindestens 2 Arbeitstage nach der Ankündigung der Verbringung."`
+	Carriers             []Carrier                      `json:"carriers" maxItems:"100" doc:"box 5, in order" label:"5. Carriers|5. Transportunternehmen" help:"In the order they carry the waste.|In der Reihenfolge, in der sie die Abfälle befördern."`
+	Producers            []shipment.PartyRef            `json:"producers" maxItems:"200" doc:"waste generators (box 6)" label:"6. Waste generator(s)|6. Abfallerzeuger" help:"Original producer(s), new producer(s) or collector.|Ersterzeuger, Neuerzeuger oder Einsammler."`
+	Facility             Facility                       `json:"facility" doc:"box 7" label:"7. Recovery facility / laboratory|7. Verwertungsanlage / Labor"`
+	RecoveryCode         string                         `json:"recoveryCode" maxLength:"64" doc:"recovery operation R1-R13 (box 8)" label:"8. Recovery operation|8. Verwertungsverfahren" help:"The R code of the recovery operation.|Der R-Code des Verwertungsverfahrens." codeList:"operation"`
+	UsualDescription     string                         `json:"usualDescription" maxLength:"4000" doc:"usual description of the waste (box 9)" label:"9. Usual description of the waste|9. Übliche Bezeichnung der Abfälle"`
+	WasteClassifications []shipment.WasteClassification `json:"wasteClassifications" maxItems:"100" doc:"green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)" label:"10. Waste identification|10. Abfallidentifizierung" help:"Green-listed codes only.|Nur Codes der Grünen Liste."`
+	CompetentAuthorities shipment.CompetentAuthorities  `json:"competentAuthorities" label:"11. Countries/States concerned: competent authorities|11. Betroffene Staaten: zuständige Behörden"`
+	TakeBackOf           string                         `json:"takeBackOf" maxLength:"128" doc:"id of the Annex VII document whose take-back this shipment carries out; empty otherwise" label:"Take-back of document|Rücknahme von Dokument" help:"Only when this shipment takes waste back: the Annex VII document it takes back.|Nur wenn diese Verbringung Abfälle zurücknimmt: das Anhang-VII-Dokument, das sie zurücknimmt."`
 }
 
 // CarrierTransfer is a carrier taking over the waste.
 type CarrierTransfer struct {
-	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"the carrier taking over; default the caller's organisation"`
-	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64"`
-	TransferDate          string `json:"transferDate" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
+	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"the carrier taking over; default the caller's organisation" label:"Carrier|Transportunternehmen" help:"Your organisation unless you record it for another carrier.|Ihre Organisation, es sei denn, Sie erfassen für ein anderes Transportunternehmen."`
+	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64" label:"Means of transport|Transportart" codeList:"meansOfTransport"`
+	TransferDate          string `json:"transferDate" maxLength:"64" doc:"YYYY-MM-DD, not in the future" label:"Date of transfer|Übergabedatum" help:"Not in the future.|Nicht in der Zukunft."`
 }
 
 // ReceiptCertificate is the consignee's or the facility's receipt (box 14).
 type ReceiptCertificate struct {
-	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future"`
-	Quantity   shipment.Quantity `json:"quantity"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future" label:"Received on|Erhalten am" help:"Not in the future.|Nicht in der Zukunft."`
+	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
 }
 
 // CertificateOfCompletion of the recovery (box 14, Art. 18 and 15(4)).
 type CertificateOfCompletion struct {
-	CompletedOn  string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
-	RecoveryCode string `json:"recoveryCode" maxLength:"64" doc:"the announced recoveryCode (its default; RECOVERY_DISPOSAL_CODE_INVALID for another)"`
+	CompletedOn  string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt" label:"Recovery completed on|Verwertung abgeschlossen am" help:"Not in the future, not before the receipt.|Nicht in der Zukunft, nicht vor dem Eingang."`
+	RecoveryCode string `json:"recoveryCode" maxLength:"64" doc:"the announced recoveryCode (its default; RECOVERY_DISPOSAL_CODE_INVALID for another)" label:"Recovery operation|Verwertungsverfahren" help:"The announced R code.|Der angekündigte R-Code." codeList:"operation"`
 }
 
 // TakeBack initiates the take-back of a shipment that cannot be completed.
 type TakeBack struct {
-	Reason string `json:"reason" maxLength:"4000"`
+	Reason string `json:"reason" maxLength:"4000" label:"Reason for the take-back|Grund der Rücknahme"`
 }
 
 // History records. They repeat the block's fields instead of embedding it:
@@ -100,10 +100,10 @@ type TakeBack struct {
 
 // CarrierTransferRecord is a transfer recorded.
 type CarrierTransferRecord struct {
-	CarrierOrganisationID string    `json:"carrierOrganisationId"`
-	MeansOfTransport      string    `json:"meansOfTransport"`
-	TransferDate          string    `json:"transferDate"`
-	At                    time.Time `json:"at" doc:"when it was recorded"`
+	CarrierOrganisationID string    `json:"carrierOrganisationId" label:"Carrier|Transportunternehmen"`
+	MeansOfTransport      string    `json:"meansOfTransport" label:"Means of transport|Transportart" codeList:"meansOfTransport"`
+	TransferDate          string    `json:"transferDate" label:"Date of transfer|Übergabedatum"`
+	At                    time.Time `json:"at" doc:"when it was recorded" label:"Recorded at|Erfasst am"`
 }
 
 // Record is the transfer as recorded at.
@@ -113,9 +113,9 @@ func (t CarrierTransfer) Record(at time.Time) CarrierTransferRecord {
 
 // CertificateRecord is a receipt certificate recorded.
 type CertificateRecord struct {
-	ReceivedOn string            `json:"receivedOn"`
-	Quantity   shipment.Quantity `json:"quantity"`
-	At         time.Time         `json:"at" doc:"when it was recorded"`
+	ReceivedOn string            `json:"receivedOn" label:"Received on|Erhalten am"`
+	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
+	At         time.Time         `json:"at" doc:"when it was recorded" label:"Recorded at|Erfasst am"`
 }
 
 // Record is the certificate as recorded at.
@@ -130,9 +130,9 @@ func (c *CertificateRecord) Block() ReceiptCertificate {
 
 // CompletionRecord is the certificate of completion recorded.
 type CompletionRecord struct {
-	CompletedOn  string    `json:"completedOn"`
-	RecoveryCode string    `json:"recoveryCode"`
-	At           time.Time `json:"at" doc:"when it was recorded"`
+	CompletedOn  string    `json:"completedOn" label:"Recovery completed on|Verwertung abgeschlossen am"`
+	RecoveryCode string    `json:"recoveryCode" label:"Recovery operation|Verwertungsverfahren" codeList:"operation"`
+	At           time.Time `json:"at" doc:"when it was recorded" label:"Recorded at|Erfasst am"`
 }
 
 // Record is the certificate as recorded at.
@@ -142,30 +142,30 @@ func (c CertificateOfCompletion) Record(at time.Time) *CompletionRecord {
 
 // TakeBackRecord is a take-back initiated.
 type TakeBackRecord struct {
-	Reason      string    `json:"reason"`
-	At          time.Time `json:"at" doc:"when it was initiated"`
-	CompletedAt time.Time `json:"completedAt" doc:"when the take-back document completed; null while open"`
-	CompletedBy string    `json:"completedBy" doc:"id of the Annex VII document that carried it out"`
+	Reason      string    `json:"reason" label:"Reason|Grund"`
+	At          time.Time `json:"at" doc:"when it was initiated" label:"Initiated at|Eingeleitet am"`
+	CompletedAt time.Time `json:"completedAt" doc:"when the take-back document completed; null while open" label:"Completed at|Abgeschlossen am"`
+	CompletedBy string    `json:"completedBy" doc:"id of the Annex VII document that carried it out" label:"Carried out by document|Durchgeführt mit Dokument"`
 }
 
 // CorrectionRecord is the content an announcement had before a correction.
 type CorrectionRecord struct {
-	At       time.Time `json:"at"`
-	Previous Content   `json:"previous"`
+	At       time.Time `json:"at" label:"Corrected at|Korrigiert am"`
+	Previous Content   `json:"previous" label:"Before the correction|Vor der Korrektur"`
 }
 
 // Annex7 is the whole aggregate stored for a document.
 type Annex7 struct {
-	Content                 Content                    `json:"annex7"`
-	AnnouncedAt             *time.Time                 `json:"announcedAt"`
-	Corrections             []CorrectionRecord         `json:"corrections"`
-	CarrierTransfers        []CarrierTransferRecord    `json:"carrierTransfers"`
-	ConsigneeCertificate    *CertificateRecord         `json:"consigneeCertificate"`
-	FacilityCertificate     *CertificateRecord         `json:"facilityCertificate"`
-	CertificateOfCompletion *CompletionRecord          `json:"certificateOfCompletion"`
-	TakeBacks               []TakeBackRecord           `json:"takeBacks"`
-	Metadata                shipment.Metadata          `json:"metadata"`
-	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn"`
+	Content                 Content                    `json:"annex7" label:"Annex VII document|Anhang-VII-Dokument"`
+	AnnouncedAt             *time.Time                 `json:"announcedAt" label:"Announced at|Angekündigt am"`
+	Corrections             []CorrectionRecord         `json:"corrections" label:"Corrections|Korrekturen"`
+	CarrierTransfers        []CarrierTransferRecord    `json:"carrierTransfers" label:"Transfers to carriers|Übergaben an Transportunternehmen"`
+	ConsigneeCertificate    *CertificateRecord         `json:"consigneeCertificate" label:"13. Receipt by the consignee|13. Entgegennahme durch den Empfänger"`
+	FacilityCertificate     *CertificateRecord         `json:"facilityCertificate" label:"14. Receipt at the recovery facility / laboratory|14. Eingang bei der Verwertungsanlage / beim Labor"`
+	CertificateOfCompletion *CompletionRecord          `json:"certificateOfCompletion" label:"Certificate of completion|Bescheinigung über den Abschluss"`
+	TakeBacks               []TakeBackRecord           `json:"takeBacks" label:"Take-backs|Rücknahmen"`
+	Metadata                shipment.Metadata          `json:"metadata" label:"Additional information|Weitere Angaben"`
+	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn" label:"Withdrawal|Rücknahme des Entwurfs"`
 }
 
 // Parties lists every organisation of the content with its roles.

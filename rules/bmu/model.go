@@ -8,7 +8,10 @@
 // details and the check-digit method are our design (see docs/transport-documents.md).
 package bmu
 
-import "github.com/wasteflow/wasteflow/rules/decimal"
+import (
+	"github.com/wasteflow/wasteflow/rules/decimal"
+	"github.com/wasteflow/wasteflow/rules/labels"
+)
 
 // Decimal is units plus nanos, as every decimal of the API.
 type Decimal = decimal.Decimal
@@ -36,6 +39,18 @@ func (Validation) EnumNames() []string {
 	return []string{"VALIDATION_UNSPECIFIED", "VALIDATION_FULL", "VALIDATION_MANDATORY", "VALIDATION_TYPES", "VALIDATION_NONE"}
 }
 
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (Validation) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Full validation", DE: "Vollständige Prüfung"},
+		{EN: "Mandatory fields only", DE: "Nur Pflichtfelder"},
+		{EN: "Data types only", DE: "Nur Datentypen"},
+		{EN: "No validation", DE: "Keine Prüfung"},
+	}
+}
+
 // Pruefziffer says what happens to check digits (xmlOptions.pruefziffer).
 type Pruefziffer int32
 
@@ -49,6 +64,16 @@ const (
 // EnumNames implements the codec's enum contract.
 func (Pruefziffer) EnumNames() []string {
 	return []string{"PRUEFZIFFER_UNSPECIFIED", "PRUEFZIFFER_VALIDATE", "PRUEFZIFFER_CALCULATE"}
+}
+
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (Pruefziffer) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Check the check digits", DE: "Prüfziffern prüfen"},
+		{EN: "Calculate the check digits", DE: "Prüfziffern berechnen"},
+	}
 }
 
 // LayerType is the kind of a layer; layers come in the order of these
@@ -70,6 +95,21 @@ const (
 // EnumNames implements the codec's enum contract.
 func (LayerType) EnumNames() []string {
 	return []string{"LAYER_TYPE_UNSPECIFIED", "VORLAGE", "ERZEUGER", "BEFOERDERER", "ENTSORGER", "BEHOERDE", "ERGAENZUNG", "ZWISCHENLAGER"}
+}
+
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (LayerType) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Template", DE: "Vorlage"},
+		{EN: "Producer", DE: "Erzeuger"},
+		{EN: "Carrier", DE: "Beförderer"},
+		{EN: "Disposer", DE: "Entsorger"},
+		{EN: "Authority", DE: "Behörde"},
+		{EN: "Supplement", DE: "Ergänzung"},
+		{EN: "Interim storage", DE: "Zwischenlager"},
+	}
 }
 
 // String is the layer type's name.
@@ -126,6 +166,23 @@ const (
 // EnumNames implements the codec's enum contract.
 func (Role) EnumNames() []string {
 	return []string{"ATB_ROLLE_UNSPECIFIED", "ERZ", "BEF", "ZWL", "ENT", "BEH", "PROV", "BEVERZ", "MAK", "SONST"}
+}
+
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (Role) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Producer", DE: "Erzeuger"},
+		{EN: "Carrier", DE: "Beförderer"},
+		{EN: "Interim storage", DE: "Zwischenlager"},
+		{EN: "Disposer", DE: "Entsorger"},
+		{EN: "Authority", DE: "Behörde"},
+		{EN: "Provider", DE: "Provider"},
+		{EN: "Producer's agent", DE: "Bevollmächtigter des Erzeugers"},
+		{EN: "Broker", DE: "Makler"},
+		{EN: "Other", DE: "Sonstige"},
+	}
 }
 
 // String is the role's name.

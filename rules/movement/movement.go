@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/labels"
+
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/echo"
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -36,47 +38,47 @@ const ErrSequenceNumber = "SEQUENCE_NUMBER_INVALID"
 
 // Carrier is a carrier of this shipment, one of the notified carriers.
 type Carrier struct {
-	OrganisationID   string `json:"organisationId" maxLength:"128"`
-	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS"`
+	OrganisationID   string `json:"organisationId" maxLength:"128" label:"Carrier|Transportunternehmen" help:"One of the notified carriers.|Eines der notifizierten Transportunternehmen."`
+	MeansOfTransport string `json:"meansOfTransport" maxLength:"64" doc:"ROAD, RAIL, SEA, AIR or INLAND_WATERWAYS" label:"Means of transport|Transportart" codeList:"meansOfTransport"`
 }
 
 // Template is the movement document as the notifier fills it in.
 type Template struct {
-	SequenceNumber       int32             `json:"sequenceNumber" doc:"1, 2, ... per notification; assigned by the server when 0 or absent; unique per notification"`
-	ActualDateOfShipment string            `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead"`
-	ActualQuantity       shipment.Quantity `json:"actualQuantity" doc:"in the notified unit; all movements together at most the notified totalQuantity"`
-	PackagingTypes       []string          `json:"packagingTypes" maxItems:"100" maxLength:"64" doc:"among the notified packaging types"`
-	Carriers             []Carrier         `json:"carriers" maxItems:"100" doc:"in order; each one of the notified carriers"`
+	SequenceNumber       int32             `json:"sequenceNumber" doc:"1, 2, ... per notification; assigned by the server when 0 or absent; unique per notification" label:"2. Shipment No.|2. Verbringung Nr." help:"Leave empty: the next number is given.|Leer lassen: die nächste Nummer wird vergeben."`
+	ActualQuantity       shipment.Quantity `json:"actualQuantity" doc:"in the notified unit; all movements together at most the notified totalQuantity" label:"5. Actual quantity|5. Tatsächliche Menge" help:"In the unit of the notification.|In der Einheit der Notifizierung."`
+	ActualDateOfShipment string            `json:"actualDateOfShipment" maxLength:"64" doc:"YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead" label:"6. Actual date of shipment|6. Tatsächliches Datum der Verbringung" help:"Within the consent, at least 2 working days from now.|Innerhalb der Zustimmung, mindestens 2 Arbeitstage ab heute."`
+	PackagingTypes       []string          `json:"packagingTypes" maxItems:"100" maxLength:"64" doc:"among the notified packaging types" label:"7. Packaging type(s)|7. Art(en) der Verpackung" help:"Among the notified packaging types.|Aus den notifizierten Verpackungsarten." codeList:"packagingType"`
+	Carriers             []Carrier         `json:"carriers" maxItems:"100" doc:"in order; each one of the notified carriers" label:"8. Carriers|8. Transportunternehmen" help:"In the order they carry the waste.|In der Reihenfolge, in der sie die Abfälle befördern."`
 }
 
 // Input blocks.
 
 // CarrierTransport is a carrier taking custody (one leg).
 type CarrierTransport struct {
-	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"default the caller's organisation"`
-	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64" doc:"default the template's for this carrier"`
-	VehicleID             string `json:"vehicleId" maxLength:"200" doc:"registration number, wagon or vessel"`
-	TakenOverOn           string `json:"takenOverOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date or the previous leg"`
+	CarrierOrganisationID string `json:"carrierOrganisationId" maxLength:"128" doc:"default the caller's organisation" label:"Carrier|Transportunternehmen" help:"Your organisation unless you record it for another carrier.|Ihre Organisation, es sei denn, Sie erfassen für ein anderes Transportunternehmen."`
+	MeansOfTransport      string `json:"meansOfTransport" maxLength:"64" doc:"default the template's for this carrier" label:"Means of transport|Transportart" help:"As planned for this carrier unless you choose another.|Wie für dieses Transportunternehmen geplant, falls Sie keine andere wählen." codeList:"meansOfTransport"`
+	VehicleID             string `json:"vehicleId" maxLength:"200" doc:"registration number, wagon or vessel" label:"Vehicle|Fahrzeug" help:"Registration number, wagon or vessel.|Kennzeichen, Waggon oder Schiff."`
+	TakenOverOn           string `json:"takenOverOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date or the previous leg" label:"Date of transfer|Übergabedatum" help:"Not in the future, not before the shipment date.|Nicht in der Zukunft, nicht vor dem Verbringungsdatum."`
 }
 
 // ConsigneeReception is the consignee's receipt.
 type ConsigneeReception struct {
-	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
-	Quantity   shipment.Quantity `json:"quantity"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date" label:"17. Received on|17. Erhalten am" help:"Not in the future, not before the shipment date.|Nicht in der Zukunft, nicht vor dem Verbringungsdatum."`
+	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
 }
 
 // FacilityReception is the facility's receipt or rejection.
 type FacilityReception struct {
-	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date"`
-	Quantity   shipment.Quantity `json:"quantity"`
-	Rejected   bool              `json:"rejected" doc:"the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told"`
-	Reason     string            `json:"reason" maxLength:"4000" doc:"required with rejected"`
+	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date" label:"18. Date of reception|18. Datum des Eingangs" help:"Not in the future, not before the shipment date.|Nicht in der Zukunft, nicht vor dem Verbringungsdatum."`
+	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
+	Rejected   bool              `json:"rejected" doc:"the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told" label:"Shipment rejected|Verbringung abgelehnt" help:"Tick if the facility refuses the shipment; the authorities are told at once.|Ankreuzen, wenn die Anlage die Verbringung ablehnt; die Behörden werden sofort unterrichtet."`
+	Reason     string            `json:"reason" maxLength:"4000" doc:"required with rejected" label:"Reason for rejecting|Grund der Ablehnung" help:"Required when the shipment is rejected.|Bei Ablehnung erforderlich."`
 }
 
 // FacilityCompletion certifies the recovery or disposal completed.
 type FacilityCompletion struct {
-	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt"`
-	OperationCode string `json:"operationCode" maxLength:"64" doc:"one of the notification's R or D codes"`
+	CompletedOn   string `json:"completedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the facility's receipt" label:"19. Disposal / recovery completed on|19. Beseitigung / Verwertung abgeschlossen am" help:"Not in the future, not before the receipt.|Nicht in der Zukunft, nicht vor dem Eingang."`
+	OperationCode string `json:"operationCode" maxLength:"64" doc:"one of the notification's R or D codes" label:"Operation|Verfahren" help:"One of the notified R or D codes.|Einer der notifizierten R- oder D-Codes." codeList:"operation"`
 }
 
 // SignalType of an authority's movement signal.
@@ -95,93 +97,104 @@ func (SignalType) EnumNames() []string {
 	return []string{"MOVEMENT_SIGNAL_TYPE_UNSPECIFIED", "CONFIRM", "REJECT", "REQUEST_CORRECTION"}
 }
 
+// EnumLabels are the words a person sees for the values, by number
+// (EnumNames()[n] is labelled EnumLabels()[n]).
+func (SignalType) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Confirm", DE: "Bestätigen"},
+		{EN: "Reject", DE: "Ablehnen"},
+		{EN: "Request a correction", DE: "Korrektur anfordern"},
+	}
+}
+
 // Signal is an authority's signal on a movement.
 type Signal struct {
-	Type   SignalType `json:"type" doc:"CONFIRM: recorded (by the authority of dispatch on a TAKE_BACK_ORDERED movement: the waste is back, TAKEN_BACK); REJECT: the movement is REJECTED; REQUEST_CORRECTION: the notifier may change the template once"`
-	Reason string     `json:"reason" maxLength:"4000" doc:"required for REJECT and REQUEST_CORRECTION"`
+	Type   SignalType `json:"type" doc:"CONFIRM: recorded (by the authority of dispatch on a TAKE_BACK_ORDERED movement: the waste is back, TAKEN_BACK); REJECT: the movement is REJECTED; REQUEST_CORRECTION: the notifier may change the template once" label:"Action|Maßnahme" codeList:"MovementSignalType"`
+	Reason string     `json:"reason" maxLength:"4000" doc:"required for REJECT and REQUEST_CORRECTION" label:"Reason|Begründung" help:"Required when rejecting or asking for a correction.|Bei Ablehnung oder Bitte um Korrektur erforderlich."`
 }
 
 // TakeBack is the authority of dispatch ordering the waste back (Art. 22).
 type TakeBack struct {
-	Reason string `json:"reason" maxLength:"4000"`
-	DueOn  string `json:"dueOn" maxLength:"64" doc:"YYYY-MM-DD agreed for the take-back; default 90 days after the order"`
+	Reason string `json:"reason" maxLength:"4000" label:"Reason for the take-back|Grund der Rücknahme"`
+	DueOn  string `json:"dueOn" maxLength:"64" doc:"YYYY-MM-DD agreed for the take-back; default 90 days after the order" label:"Take back by|Rücknahme bis" help:"Leave empty for 90 days after the order.|Leer lassen für 90 Tage nach der Anordnung."`
 }
 
 // History records.
 
 // CorrectionRecord is the template before a change.
 type CorrectionRecord struct {
-	At       time.Time `json:"at"`
-	Previous Template  `json:"previous"`
+	At       time.Time `json:"at" label:"Corrected at|Korrigiert am"`
+	Previous Template  `json:"previous" label:"Before the correction|Vor der Korrektur"`
 }
 
 // AcknowledgementRecord is an authority's acknowledgement.
 type AcknowledgementRecord struct {
-	AuthorityOrganisationID string    `json:"authorityOrganisationId"`
-	Remarks                 string    `json:"remarks"`
-	At                      time.Time `json:"at"`
+	AuthorityOrganisationID string    `json:"authorityOrganisationId" label:"Authority|Behörde"`
+	Remarks                 string    `json:"remarks" label:"Remarks|Bemerkungen"`
+	At                      time.Time `json:"at" label:"Acknowledged at|Bestätigt am"`
 }
 
 // LegRecord is a carrier's custody.
 type LegRecord struct {
-	CarrierOrganisationID string    `json:"carrierOrganisationId"`
-	MeansOfTransport      string    `json:"meansOfTransport"`
-	VehicleID             string    `json:"vehicleId"`
-	TakenOverOn           string    `json:"takenOverOn"`
-	At                    time.Time `json:"at"`
+	CarrierOrganisationID string    `json:"carrierOrganisationId" label:"Carrier|Transportunternehmen"`
+	MeansOfTransport      string    `json:"meansOfTransport" label:"Means of transport|Transportart" codeList:"meansOfTransport"`
+	VehicleID             string    `json:"vehicleId" label:"Vehicle|Fahrzeug"`
+	TakenOverOn           string    `json:"takenOverOn" label:"Date of transfer|Übergabedatum"`
+	At                    time.Time `json:"at" label:"Recorded at|Erfasst am"`
 }
 
 // ReceptionRecord is a receipt recorded.
 type ReceptionRecord struct {
-	ReceivedOn string            `json:"receivedOn"`
-	Quantity   shipment.Quantity `json:"quantity"`
-	Rejected   bool              `json:"rejected"`
-	Reason     string            `json:"reason"`
-	At         time.Time         `json:"at"`
+	ReceivedOn string            `json:"receivedOn" label:"Received on|Erhalten am"`
+	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
+	Rejected   bool              `json:"rejected" label:"Rejected|Abgelehnt"`
+	Reason     string            `json:"reason" label:"Reason for rejecting|Grund der Ablehnung"`
+	At         time.Time         `json:"at" label:"Recorded at|Erfasst am"`
 }
 
 // CompletionRecord is the completion certificate recorded.
 type CompletionRecord struct {
-	CompletedOn   string    `json:"completedOn"`
-	OperationCode string    `json:"operationCode"`
-	At            time.Time `json:"at"`
+	CompletedOn   string    `json:"completedOn" label:"Completed on|Abgeschlossen am"`
+	OperationCode string    `json:"operationCode" label:"Operation|Verfahren" codeList:"operation"`
+	At            time.Time `json:"at" label:"Recorded at|Erfasst am"`
 }
 
 // SignalRecord is an authority's signal recorded.
 type SignalRecord struct {
-	AuthorityOrganisationID string     `json:"authorityOrganisationId"`
-	Type                    SignalType `json:"type"`
-	Reason                  string     `json:"reason"`
-	At                      time.Time  `json:"at"`
+	AuthorityOrganisationID string     `json:"authorityOrganisationId" label:"Authority|Behörde"`
+	Type                    SignalType `json:"type" label:"Action|Maßnahme"`
+	Reason                  string     `json:"reason" label:"Reason|Begründung"`
+	At                      time.Time  `json:"at" label:"At|Am"`
 }
 
 // TakeBackRecord is the take-back order recorded.
 type TakeBackRecord struct {
-	AuthorityOrganisationID string    `json:"authorityOrganisationId"`
-	Reason                  string    `json:"reason"`
-	DueOn                   string    `json:"dueOn"`
-	At                      time.Time `json:"at"`
-	ReturnedAt              time.Time `json:"returnedAt" doc:"when the authority of dispatch confirmed the waste is back; null while open"`
+	AuthorityOrganisationID string    `json:"authorityOrganisationId" label:"Ordered by|Angeordnet von"`
+	Reason                  string    `json:"reason" label:"Reason|Grund"`
+	DueOn                   string    `json:"dueOn" label:"Take back by|Rücknahme bis"`
+	At                      time.Time `json:"at" label:"Ordered at|Angeordnet am"`
+	ReturnedAt              time.Time `json:"returnedAt" doc:"when the authority of dispatch confirmed the waste is back; null while open" label:"Returned at|Zurückgenommen am"`
 }
 
 // Movement is the whole aggregate stored for a movement document.
 type Movement struct {
-	NotificationID string   `json:"notificationId"`
-	Template       Template `json:"movementTemplate"`
+	NotificationID string   `json:"notificationId" label:"Notification|Notifizierung"`
+	Template       Template `json:"movementTemplate" label:"Movement|Verbringung"`
 	// The notification's parties and operation codes when the movement was
 	// created: the movement's parties are the notification's.
-	NotifiedParties  []shipment.Party        `json:"notifiedParties"`
-	OperationCodes   []string                `json:"operationCodes"`
-	CorrectionOpen   bool                    `json:"correctionOpen"`
-	Corrections      []CorrectionRecord      `json:"corrections"`
-	Acknowledgements []AcknowledgementRecord `json:"acknowledgements"`
-	Legs             []LegRecord             `json:"legs"`
-	Consignee        *ReceptionRecord        `json:"consigneeReception"`
-	Facility         *ReceptionRecord        `json:"facilityReception"`
-	Completion       *CompletionRecord       `json:"facilityCompletion"`
-	Signals          []SignalRecord          `json:"signals"`
-	TakeBack         *TakeBackRecord         `json:"takeBack"`
-	Metadata         shipment.Metadata       `json:"metadata"`
+	NotifiedParties  []shipment.Party        `json:"notifiedParties" label:"Notified parties|Notifizierte Beteiligte"`
+	OperationCodes   []string                `json:"operationCodes" label:"Notified operations|Notifizierte Verfahren" codeList:"operation"`
+	CorrectionOpen   bool                    `json:"correctionOpen" label:"Correction allowed|Korrektur zulässig"`
+	Corrections      []CorrectionRecord      `json:"corrections" label:"Corrections|Korrekturen"`
+	Acknowledgements []AcknowledgementRecord `json:"acknowledgements" label:"Acknowledgements|Eingangsbestätigungen"`
+	Legs             []LegRecord             `json:"legs" label:"Carriers' transfers|Übergaben an Transportunternehmen"`
+	Consignee        *ReceptionRecord        `json:"consigneeReception" label:"17. Receipt by the consignee|17. Eingang beim Empfänger"`
+	Facility         *ReceptionRecord        `json:"facilityReception" label:"18. Receipt at the facility|18. Eingang bei der Anlage"`
+	Completion       *CompletionRecord       `json:"facilityCompletion" label:"19. Completion of disposal / recovery|19. Abschluss der Beseitigung / Verwertung"`
+	Signals          []SignalRecord          `json:"signals" label:"Authorities' actions|Maßnahmen der Behörden"`
+	TakeBack         *TakeBackRecord         `json:"takeBack" label:"Take-back|Rücknahme"`
+	Metadata         shipment.Metadata       `json:"metadata" label:"Additional information|Weitere Angaben"`
 }
 
 // Shipment implements shipment.Shipped.
@@ -198,11 +211,11 @@ func (m *Movement) Quantity() shipment.Quantity { return m.Template.ActualQuanti
 // with a thousand movements reads a thousand summaries, not a thousand
 // aggregates.
 type Summary struct {
-	SequenceNumber       int32             `json:"sequenceNumber"`
-	ActualDateOfShipment string            `json:"actualDateOfShipment"`
-	ActualQuantity       shipment.Quantity `json:"actualQuantity"`
+	SequenceNumber       int32             `json:"sequenceNumber" label:"Shipment No.|Verbringung Nr."`
+	ActualDateOfShipment string            `json:"actualDateOfShipment" label:"Actual date of shipment|Tatsächliches Datum der Verbringung"`
+	ActualQuantity       shipment.Quantity `json:"actualQuantity" label:"Actual quantity|Tatsächliche Menge"`
 	// CompletedOn is the facility's completion date ("" until completed).
-	CompletedOn string `json:"completedOn,omitempty"`
+	CompletedOn string `json:"completedOn,omitempty" label:"Completed on|Abgeschlossen am"`
 }
 
 // Summary of the movement.

@@ -404,22 +404,22 @@ func (n *Notification) ConsentExpired(now time.Time) bool {
 
 // MovementEntry is one movement as its notification lists it.
 type MovementEntry struct {
-	ID                   string   `json:"id"`
-	Number               string   `json:"number"`
-	State                string   `json:"state"`
-	SequenceNumber       int32    `json:"sequenceNumber"`
-	ActualDateOfShipment string   `json:"actualDateOfShipment"`
-	ActualQuantity       Quantity `json:"actualQuantity"`
+	ID                   string   `json:"id" label:"Document|Dokument"`
+	Number               string   `json:"number" label:"Number|Nummer"`
+	State                string   `json:"state" label:"State|Status" codeList:"state/movement"`
+	SequenceNumber       int32    `json:"sequenceNumber" label:"Shipment No.|Verbringung Nr."`
+	ActualDateOfShipment string   `json:"actualDateOfShipment" label:"Actual date of shipment|Tatsächliches Datum der Verbringung"`
+	ActualQuantity       Quantity `json:"actualQuantity" label:"Actual quantity|Tatsächliche Menge"`
 }
 
 // Movements is what has been shipped under a notification and what may
 // still be: every movement created counts, whatever its state.
 type Movements struct {
-	Count         int32           `json:"count" doc:"movements created"`
-	ShipmentsLeft int32           `json:"shipmentsLeft" doc:"numberOfShipments minus count"`
-	QuantityUsed  Quantity        `json:"quantityUsed" doc:"the movements' quantities as last corrected, in the notified unit"`
-	QuantityLeft  Quantity        `json:"quantityLeft" doc:"totalQuantity minus quantityUsed"`
-	Entries       []MovementEntry `json:"entries" doc:"the movements the caller is a party to"`
+	Count         int32           `json:"count" doc:"movements created" label:"Shipments made|Durchgeführte Verbringungen"`
+	ShipmentsLeft int32           `json:"shipmentsLeft" doc:"numberOfShipments minus count" label:"Shipments left|Verbleibende Verbringungen"`
+	QuantityUsed  Quantity        `json:"quantityUsed" doc:"the movements' quantities as last corrected, in the notified unit" label:"Quantity shipped|Verbrachte Menge"`
+	QuantityLeft  Quantity        `json:"quantityLeft" doc:"totalQuantity minus quantityUsed" label:"Quantity left|Verbleibende Menge"`
+	Entries       []MovementEntry `json:"entries" doc:"the movements the caller is a party to" label:"Movements|Verbringungen"`
 }
 
 // CountMovements sums the shipments made under c.

@@ -5,21 +5,21 @@ package shipment
 // telephone, e-mail, and the identifiers DIWASS registers operators by.
 // A filed document records them as they were when it was filed.
 type PartyDetails struct {
-	OrganisationID     string  `json:"organisationId" maxLength:"128"`
-	Name               string  `json:"name" maxLength:"300"`
-	RegistrationNumber string  `json:"registrationNumber" maxLength:"128"`
-	Address            Address `json:"address"`
-	ContactPerson      string  `json:"contactPerson" maxLength:"200"`
-	Telephone          string  `json:"telephone" maxLength:"64"`
-	Email              string  `json:"email" maxLength:"254"`
-	EORI               string  `json:"eori" maxLength:"17"`
-	VAT                string  `json:"vat" maxLength:"20"`
+	OrganisationID     string  `json:"organisationId" maxLength:"128" label:"Organisation|Organisation"`
+	Name               string  `json:"name" maxLength:"300" label:"Name|Name"`
+	RegistrationNumber string  `json:"registrationNumber" maxLength:"128" label:"Registration No.|Registriernummer"`
+	Address            Address `json:"address" label:"Address|Anschrift"`
+	ContactPerson      string  `json:"contactPerson" maxLength:"200" label:"Contact person|Kontaktperson"`
+	Telephone          string  `json:"telephone" maxLength:"64" label:"Telephone|Telefon"`
+	Email              string  `json:"email" maxLength:"254" label:"E-mail|E-Mail"`
+	EORI               string  `json:"eori" maxLength:"17" label:"EORI number|EORI-Nummer"`
+	VAT                string  `json:"vat" maxLength:"20" label:"VAT identification number|Umsatzsteuer-Identifikationsnummer"`
 }
 
 // Address is a postal address; Country is ISO 3166-1 alpha-2.
 type Address struct {
-	Street     string `json:"street" maxLength:"200"`
-	PostalCode string `json:"postalCode" maxLength:"20"`
-	City       string `json:"city" maxLength:"100"`
-	Country    string `json:"country" maxLength:"2"`
+	Street     string `json:"street" maxLength:"200" label:"Street and number|Straße und Hausnummer"`
+	PostalCode string `json:"postalCode" maxLength:"20" label:"Postal code|Postleitzahl"`
+	City       string `json:"city" maxLength:"100" label:"City|Ort"`
+	Country    string `json:"country" maxLength:"2" label:"Country|Staat" codeList:"country"`
 }

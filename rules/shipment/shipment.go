@@ -32,20 +32,20 @@ var AuthorityRoles = []string{RoleAuthorityDispatch, RoleAuthorityDestination, R
 
 // PartyRef names an organisation of the document's provider.
 type PartyRef struct {
-	OrganisationID string `json:"organisationId" maxLength:"128"`
+	OrganisationID string `json:"organisationId" maxLength:"128" label:"Organisation|Organisation" help:"Choose the organisation as registered with the provider.|Wählen Sie die Organisation, wie sie beim Anbieter registriert ist."`
 }
 
 // CompetentAuthorities of dispatch, destination and transit.
 type CompetentAuthorities struct {
-	Dispatch    PartyRef   `json:"dispatch"`
-	Destination PartyRef   `json:"destination"`
-	Transit     []PartyRef `json:"transit" maxItems:"100"`
+	Dispatch    PartyRef   `json:"dispatch" label:"Competent authority of dispatch|Zuständige Behörde am Versandort" help:"The authority of the country the waste leaves.|Die Behörde des Staates, aus dem die Abfälle verbracht werden."`
+	Destination PartyRef   `json:"destination" label:"Competent authority of destination|Zuständige Behörde am Bestimmungsort" help:"The authority of the country the waste goes to.|Die Behörde des Staates, in den die Abfälle verbracht werden."`
+	Transit     []PartyRef `json:"transit" maxItems:"100" label:"Competent authorities of transit|Zuständige Behörden für die Durchfuhr" help:"One for each country the shipment passes through, in order.|Eine je Staat, durch den die Verbringung führt, in der Reihenfolge der Durchfuhr."`
 }
 
 // WasteClassification is one code with the list it belongs to.
 type WasteClassification struct {
-	List string `json:"list" maxLength:"64" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL"`
-	Code string `json:"code" maxLength:"64" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or B3011 (Basel)"`
+	List string `json:"list" maxLength:"64" doc:"EU_LIST_OF_WASTE, BASEL_ANNEX_VIII, BASEL_ANNEX_IX, OECD or NATIONAL" label:"Code list|Verzeichnis" help:"The list the code comes from, e.g. the European List of Waste or Basel Annex IX.|Das Verzeichnis, aus dem der Code stammt, z. B. das Europäische Abfallverzeichnis oder Basel Anlage IX." codeList:"wasteClassificationList"`
+	Code string `json:"code" maxLength:"64" doc:"e.g. 16 02 13* (EU list, * for hazardous entries) or B3011 (Basel)" label:"Waste code|Abfallschlüssel" help:"As written in the list, e.g. 16 02 13* (a star marks hazardous waste) or B3011.|Wie im Verzeichnis geschrieben, z. B. 16 02 13* (der Stern kennzeichnet gefährliche Abfälle) oder B3011." codeList:"wasteCode"`
 }
 
 // Decimal is units plus nanos (10^-9), like google.type.Money without currency.
@@ -56,8 +56,8 @@ var MeansOfTransport = []string{"ROAD", "RAIL", "SEA", "AIR", "INLAND_WATERWAYS"
 
 // Quantity is given in tonnes or in cubic metres.
 type Quantity struct {
-	Tonnes      *Decimal `json:"tonnes"`
-	CubicMetres *Decimal `json:"cubicMetres"`
+	Tonnes      *Decimal `json:"tonnes" label:"Tonnes (Mg)|Tonnen (Mg)" help:"Give the quantity in tonnes or in cubic metres, not both.|Geben Sie die Menge in Tonnen oder in Kubikmetern an, nicht beides."`
+	CubicMetres *Decimal `json:"cubicMetres" label:"Cubic metres (m³)|Kubikmeter (m³)" help:"Give the quantity in tonnes or in cubic metres, not both.|Geben Sie die Menge in Tonnen oder in Kubikmetern an, nicht beides."`
 }
 
 // Shipped is one shipment made under a notification, as its notification
@@ -196,17 +196,17 @@ func (c *Checker) Quantity(field string, q Quantity) {
 
 // Attachment is a file referenced by the document.
 type Attachment struct {
-	Name      string `json:"name" maxLength:"200"`
-	MediaType string `json:"mediaType" maxLength:"200"`
-	Reference string `json:"reference" maxLength:"2048" doc:"where the file is stored (URI)"`
-	Size      int64  `json:"size"`
+	Name      string `json:"name" maxLength:"200" label:"File name|Dateiname"`
+	MediaType string `json:"mediaType" maxLength:"200" label:"File type|Dateityp"`
+	Reference string `json:"reference" maxLength:"2048" doc:"where the file is stored (URI)" label:"Where the file is stored|Speicherort der Datei"`
+	Size      int64  `json:"size" label:"Size (bytes)|Größe (Bytes)"`
 }
 
 // Metadata is service-side data beside the content.
 type Metadata struct {
-	Addresses       map[string]string `json:"addresses" maxProperties:"100" maxKeyLength:"100" maxLength:"500" doc:"postal or electronic addresses by party role"`
-	AdditionalData  map[string]string `json:"additionalData" maxProperties:"100" maxKeyLength:"100" maxLength:"4000"`
-	FileAttachments []Attachment      `json:"fileAttachments" maxItems:"100"`
+	Addresses       map[string]string `json:"addresses" maxProperties:"100" maxKeyLength:"100" maxLength:"500" doc:"postal or electronic addresses by party role" label:"Addresses by role|Anschriften nach Rolle" help:"Postal or e-mail addresses, one per role.|Post- oder E-Mail-Anschriften, eine je Rolle."`
+	AdditionalData  map[string]string `json:"additionalData" maxProperties:"100" maxKeyLength:"100" maxLength:"4000" label:"Additional information|Weitere Angaben" help:"Anything else the parties should know, as name and value.|Was die Beteiligten sonst wissen sollten, als Name und Wert."`
+	FileAttachments []Attachment      `json:"fileAttachments" maxItems:"100" label:"Attachments|Anlagen"`
 }
 
 // ParseDate reads a YYYY-MM-DD date.
@@ -307,12 +307,12 @@ func Missing(field, format string, args ...any) []BusinessError {
 // a draft that was never filed, a misspelt one say. The document keeps its
 // number and audit trail and leaves the lists of open work.
 type Withdrawal struct {
-	Reason string `json:"reason" maxLength:"4000" doc:"optional: why the draft is withdrawn"`
+	Reason string `json:"reason" maxLength:"4000" doc:"optional: why the draft is withdrawn" label:"Reason for withdrawing|Grund der Rücknahme" help:"Optional: why the draft is withdrawn.|Optional: warum der Entwurf zurückgenommen wird."`
 }
 
 // WithdrawalRecord is a withdrawal made.
 type WithdrawalRecord struct {
-	OrganisationID string    `json:"organisationId"`
-	At             time.Time `json:"at"`
-	Reason         string    `json:"reason"`
+	OrganisationID string    `json:"organisationId" label:"Withdrawn by|Zurückgenommen von"`
+	At             time.Time `json:"at" label:"Withdrawn on|Zurückgenommen am"`
+	Reason         string    `json:"reason" label:"Reason|Grund"`
 }

@@ -236,7 +236,7 @@ func parseEU(fsys fs.FS) (entries map[string]Entry, headings map[string]string, 
 			if code == mixedMunicipalWaste {
 				class = Amber
 			}
-			entries[digits] = Entry{List: EUListOfWaste, Code: canon, Description: desc, Hazardous: haz,
+			entries[digits] = Entry{List: EUListOfWaste, Code: canon, Description: desc, DescriptionDE: descDE, Hazardous: haz,
 				ListedHazardous: haz, Class: class, Wording: WordingVerbatim, Source: euSource}
 		default:
 			return fmt.Errorf("code %q has unknown level %q", code, level)

@@ -154,7 +154,10 @@ const (
 // where the entry and its dates come from.
 type Entry struct {
 	List, Code, Description string
-	Hazardous               bool
+	// DescriptionDE is the German wording where the data has it (the EU
+	// list's entries, from the AVV); "" otherwise.
+	DescriptionDE string
+	Hazardous     bool
 
 	ListedHazardous        bool
 	Class                  Class
@@ -370,6 +373,33 @@ type Operation struct {
 func LookupOperation(code string) (Operation, bool) {
 	op, ok := data().ops[asciiUpper(strings.TrimSpace(code))]
 	return op, ok
+}
+
+// Entries returns every known entry of every list of [AllLists] (deleted
+// ones too; see [Entry.InForceOn]), sorted by list and code. NATIONAL codes
+// are not listed: any code is one.
+func Entries() []Entry {
+	t := data()
+	var out []Entry
+	add := func(m map[string]Entry) {
+		for _, e := range m {
+			out = append(out, e)
+		}
+	}
+	add(t.eu)
+	add(t.basel)
+	add(t.baselLater)
+	add(t.y)
+	add(t.oecd)
+	add(t.iiia)
+	add(t.iiib)
+	slices.SortFunc(out, func(a, b Entry) int {
+		if c := strings.Compare(a.List, b.List); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
+	return out
 }
 
 // calendarDate is the date of t in t's location, as midnight UTC, the form

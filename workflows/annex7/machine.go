@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -57,6 +58,7 @@ type (
 // declaration is the Annex VII machine (domain/workflows.md section 4).
 var declaration = &engine.Declaration[a.Annex7]{
 	Kind:    Kind,
+	Labels:  words,
 	States:  []string{a.Draft, a.Announced, a.InTransit, a.ReceivedByConsignee, a.ReceivedByFacility, a.Completed, a.TakeBackInitiated, a.TakenBack, a.Withdrawn},
 	Initial: a.Draft,
 	Private: []string{a.Draft},
@@ -314,3 +316,46 @@ var (
 		shipment.ErrRequiredMissing, shipment.ErrQuantity, shipment.ErrPriorNotice, shipment.ErrDateOutOfRange, shipment.ErrAuthorityPlace}
 	dateErrors = []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange}
 )
+
+// words are the Annex VII document's states, intents and roles as a
+// person reads them.
+var words = engine.Labels{
+	States: map[string]labels.Text{
+		a.Draft:               {EN: "Draft", DE: "Entwurf"},
+		a.Announced:           {EN: "Announced", DE: "Angekündigt"},
+		a.InTransit:           {EN: "In transit", DE: "Unterwegs"},
+		a.ReceivedByConsignee: {EN: "Received by the consignee", DE: "Beim Empfänger eingegangen"},
+		a.ReceivedByFacility:  {EN: "Received by the facility", DE: "Bei der Anlage eingegangen"},
+		a.Completed:           {EN: "Completed", DE: "Abgeschlossen"},
+		a.TakeBackInitiated:   {EN: "Take-back initiated", DE: "Rücknahme eingeleitet"},
+		a.TakenBack:           {EN: "Taken back", DE: "Zurückgenommen"},
+		a.Withdrawn:           {EN: "Withdrawn", DE: "Zurückgenommen (Entwurf)"},
+	},
+	Intents: map[string]labels.Text{
+		IntentCreate:                  {EN: "Create an Annex VII document", DE: "Anhang-VII-Dokument anlegen"},
+		IntentSubmission:              {EN: "Announce the shipment", DE: "Verbringung ankündigen"},
+		IntentCorrection:              {EN: "Correct", DE: "Korrigieren"},
+		IntentCarrierTransfer:         {EN: "Take over the waste", DE: "Abfälle übernehmen"},
+		IntentConsigneeCertificate:    {EN: "Confirm receipt (consignee)", DE: "Entgegennahme bestätigen (Empfänger)"},
+		IntentFacilityCertificate:     {EN: "Confirm receipt (facility)", DE: "Eingang bestätigen (Anlage)"},
+		IntentCertificateOfCompletion: {EN: "Certify completion", DE: "Abschluss bescheinigen"},
+		IntentTakeBack:                {EN: "Initiate a take-back", DE: "Rücknahme einleiten"},
+		IntentWithdrawal:              {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
+		IntentTakeBackCompleted:       {EN: "Take-back completed", DE: "Rücknahme abgeschlossen"},
+	},
+	Roles: map[string]labels.Text{
+		a.RoleArranger:                    {EN: "Person who arranges the shipment", DE: "Veranlasser der Verbringung"},
+		shipment.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
+		shipment.RoleFacility:             {EN: "Facility", DE: "Anlage"},
+		shipment.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
+		shipment.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
+		shipment.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
+		shipment.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
+		shipment.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
+	},
+	Rules: map[string]labels.Text{
+		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
+		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},
+		ruleTakeBack:   {EN: "Take-back due", DE: "Rücknahme fällig"},
+	},
+}

@@ -126,6 +126,7 @@ func (k KindOf[D, R]) documentType() (reflect.Type, []madeBlock[D]) {
 		name    string
 		typ     reflect.Type
 		intents []string
+		first   string // the first intent taking it: its label is the block's
 		prefill []func(d *D, block any)
 	}
 	var made []*block
@@ -146,7 +147,7 @@ func (k KindOf[D, R]) documentType() (reflect.Type, []madeBlock[D]) {
 		}
 		b := byName[in.Name]
 		if b == nil {
-			b = &block{name: in.Name, typ: in.Type}
+			b = &block{name: in.Name, typ: in.Type, first: in.Intent}
 			byName[in.Name] = b
 			made = append(made, b)
 		}
@@ -179,8 +180,11 @@ func (k KindOf[D, R]) documentType() (reflect.Type, []madeBlock[D]) {
 		c, n := utf8.DecodeRuneInString(b.name)
 		// The type (a block's field of the same type) is checked by
 		// the registry: the first intent's type makes the field.
-		fields = append(fields, reflect.StructField{Name: string(unicode.ToUpper(c)) + b.name[n:], Type: b.typ,
-			Tag: reflect.StructTag(fmt.Sprintf(`json:%q doc:%q`, b.name, "input block of "+strings.Join(b.intents, " and ")))})
+		tag := fmt.Sprintf(`json:%q doc:%q`, b.name, "input block of "+strings.Join(b.intents, " and "))
+		if l := k.Declaration.Labels.Intents[b.first]; !l.Empty() { // the block is what its intent asks for
+			tag += fmt.Sprintf(` label:%q`, l.EN+"|"+l.DE)
+		}
+		fields = append(fields, reflect.StructField{Name: string(unicode.ToUpper(c)) + b.name[n:], Type: b.typ, Tag: reflect.StructTag(tag)})
 		out[i] = madeBlock[D]{field: i + 1, prefill: b.prefill}
 	}
 	return reflect.StructOf(fields), out

@@ -14,19 +14,19 @@ import (
 // in the document itself). The values of kind and state, and the number's
 // format, are written into each kind's schema from its declaration.
 type Header struct {
-	ID      string `json:"id"`
-	Number  string `json:"number" doc:"human number (our design)"`
-	Kind    string `json:"kind"`
-	State   string `json:"state"`
-	Version int64  `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)"`
+	ID      string `json:"id" label:"Document|Dokument"`
+	Number  string `json:"number" doc:"human number (our design)" label:"Document number|Dokumentnummer"`
+	Kind    string `json:"kind" label:"Kind of document|Dokumentart" codeList:"documentKind"`
+	State   string `json:"state" label:"Status|Status"`
+	Version int64  `json:"version" doc:"send it back as version to detect concurrent changes (409, code 10)" label:"Version|Version"`
 }
 
 // Trailer is what every kind's retrieval document shows after its content
 // and history (inlined too).
 type Trailer struct {
-	Deadlines []DeadlineInfo `json:"deadlines"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
+	Deadlines []DeadlineInfo `json:"deadlines" label:"Time limits|Fristen"`
+	CreatedAt time.Time      `json:"createdAt" label:"Created|Angelegt"`
+	UpdatedAt time.Time      `json:"updatedAt" label:"Last changed|Zuletzt geändert"`
 }
 
 // Header of the viewed document.
@@ -55,19 +55,19 @@ func (v *View) Trailer() Trailer {
 
 // DeadlineInfo is a deadline as every retrieval document shows it.
 type DeadlineInfo struct {
-	Rule           string     `json:"rule"`
-	LegalBasis     string     `json:"legalBasis"`
-	Party          string     `json:"party" doc:"organisation that must act"`
-	PartyRole      string     `json:"partyRole"`
-	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE (a duty missed), SUSPENDED, MET, MET_LATE, CANCELLED, LAPSED (the period ended as the law foresees: tacit consent, end of a consent's validity)"`
-	StartedAt      time.Time  `json:"startedAt"`
-	DueAt          time.Time  `json:"dueAt"`
-	SuspendedSince *time.Time `json:"suspendedSince"`
-	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended, as a duration (e.g. 1728000s)"`
+	Rule           string     `json:"rule" label:"Time limit|Frist" codeList:"deadlineRule"`
+	LegalBasis     string     `json:"legalBasis" label:"Legal basis|Rechtsgrundlage"`
+	Party          string     `json:"party" doc:"organisation that must act" label:"Who must act|Wer handeln muss"`
+	PartyRole      string     `json:"partyRole" label:"Role|Rolle" codeList:"role"`
+	State          string     `json:"state" doc:"OPEN, DUE_SOON, OVERDUE (a duty missed), SUSPENDED, MET, MET_LATE, CANCELLED, LAPSED (the period ended as the law foresees: tacit consent, end of a consent's validity)" label:"Status|Status" codeList:"deadlineState"`
+	StartedAt      time.Time  `json:"startedAt" label:"Started|Begonnen"`
+	DueAt          time.Time  `json:"dueAt" label:"Due by|Fällig bis"`
+	SuspendedSince *time.Time `json:"suspendedSince" label:"Suspended since|Gehemmt seit"`
+	Remaining      string     `json:"remaining" doc:"while suspended: the time left when it was suspended, as a duration (e.g. 1728000s)" label:"Time left when suspended|Restzeit bei Hemmung"`
 	// What is left of a running deadline, counted at the acting party's
 	// place (its calendar and time zone) from today by the provider's clock.
-	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise"`
-	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise"`
+	DaysLeft        *int32 `json:"daysLeft" doc:"while it runs (OPEN, DUE_SOON, OVERDUE): calendar days from today to the due day at the acting party's place (0 on the due day, negative when overdue); null otherwise" label:"Days left|Verbleibende Tage"`
+	WorkingDaysLeft *int32 `json:"workingDaysLeft" doc:"while it runs: working days at the acting party's place after today up to the due day (its public holidays and weekends skipped; negative when overdue); null otherwise" label:"Working days left|Verbleibende Arbeitstage"`
 }
 
 // InOrder is a copy of ds in the order a document shows them: oldest

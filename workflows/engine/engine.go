@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/rules/labels"
+
 	"github.com/qmuntal/stateless"
 
 	"github.com/wasteflow/wasteflow/rules/calendar"
@@ -258,6 +260,71 @@ type Definition struct {
 	Selectors map[string]func(*Eval) []Party
 	Dates     map[string]func(*Eval) string
 	Refs      map[string]func(*Eval) string
+	// Labels are the words a person sees for the states, the intents and
+	// the roles, declared with them.
+	Labels Labels
+}
+
+// Labels are a kind's words for people, in English and German: each
+// state, each intent (the create and the system ones too) and each role
+// an intent names. Build registers them as the rules/labels lists
+// state/<kind>, intent/<kind> and role (kind as in /workflows/<kind>.json:
+// the lower-case Kind).
+type Labels struct {
+	States, Intents, Roles map[string]labels.Text
+	// Rules are the deadline rules' words (the list deadlineRule).
+	Rules map[string]labels.Text
+}
+
+// ListKind is the name of a kind in its label lists and its
+// /workflows/<kind>.json ("notification", "annex_vii", "movement").
+func ListKind(kind string) string { return strings.ToLower(kind) }
+
+// Unlabelled lists what def declares without a label in both languages:
+// "state X", "intent Y", "role Z". Empty for a fully labelled kind.
+func Unlabelled(def *Definition) []string {
+	var out []string
+	check := func(what string, m map[string]labels.Text, name string) {
+		if l, ok := m[name]; !ok || l.Empty() {
+			out = append(out, what+" "+name)
+		}
+	}
+	for _, st := range def.States {
+		check("state", def.Labels.States, st)
+	}
+	intents := def.Intents
+	if def.Create != nil {
+		intents = append([]Intent{*def.Create}, intents...)
+	}
+	for _, r := range def.Rules {
+		check("rule", def.Labels.Rules, r.Name)
+	}
+	seen := map[string]bool{}
+	for _, in := range intents {
+		check("intent", def.Labels.Intents, in.Name)
+		for _, r := range in.Roles {
+			if !seen[r] {
+				seen[r] = true
+				check("role", def.Labels.Roles, r)
+			}
+		}
+	}
+	return out
+}
+
+// registerLabels makes def's labels the rules/labels lists of its kind.
+func registerLabels(def *Definition) {
+	kind := ListKind(def.Kind)
+	names := []string{kind}
+	if kind == "annex_vii" {
+		names = append(names, "annex7") // the shorter name the contracts use
+	}
+	for _, k := range names {
+		labels.Register(labels.State(k), def.Labels.States)
+		labels.Register(labels.Intent(k), def.Labels.Intents)
+	}
+	labels.Register(labels.ListRole, def.Labels.Roles)
+	labels.Register(labels.ListDeadlineRule, def.Labels.Rules)
 }
 
 // Rule returns the declared rule name.
@@ -291,6 +358,7 @@ func Build(def *Definition) (*Machine, error) {
 	if err := Validate(def); err != nil {
 		return nil, err
 	}
+	registerLabels(def)
 	m := &Machine{Def: def, intents: map[string]*Intent{}}
 	m.sm = stateless.NewStateMachineWithExternalStorage(
 		func(ctx context.Context) (stateless.State, error) { return evalOf(ctx).State, nil },

@@ -182,6 +182,9 @@ type Declaration[D any] struct {
 	Selectors map[string]func(*On[D]) []Party
 	Dates     map[string]func(*On[D]) string
 	Refs      map[string]func(*On[D]) string
+	// Labels are the words for the states, intents and roles (see
+	// Definition.Labels).
+	Labels Labels
 
 	built *Definition
 }
@@ -195,7 +198,7 @@ func (d *Declaration[D]) Build() *Definition {
 	def := &Definition{
 		Kind: d.Kind, States: d.States, Initial: d.Initial, Final: d.Final, Private: d.Private, Rules: d.Rules,
 		Guards: adapt(d.Guards), Refusals: adapt(d.Refusals), Targets: adapt(d.Targets),
-		Selectors: adapt(d.Selectors), Dates: adapt(d.Dates), Refs: adapt(d.Refs),
+		Selectors: adapt(d.Selectors), Dates: adapt(d.Dates), Refs: adapt(d.Refs), Labels: d.Labels,
 	}
 	if d.Create != nil {
 		c := d.Create.intent()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/labels"
 )
 
 // item is one deadline as a mail shows it.
@@ -34,7 +35,6 @@ type lang struct {
 	webhookBody                                   func(payload string) string
 	labels                                        map[string]string
 	what                                          map[string]string
-	kinds                                         map[string]string
 	left                                          func(days int, overdue bool) string
 	footer                                        string
 	dateLayout                                    string
@@ -70,7 +70,6 @@ var english = &lang{
 		"COMPLETION_CERTIFICATE_DUE": "certify the completion of recovery or disposal", "TAKE_BACK_DUE": "take the waste back",
 		"REPORT_DUE": "report",
 	},
-	kinds: map[string]string{"NOTIFICATION": "prior written notification", "ANNEX_VII": "Annex VII document", "MOVEMENT": "movement document"},
 	left: func(days int, overdue bool) string {
 		switch {
 		case overdue:
@@ -116,7 +115,6 @@ var german = &lang{
 		"COMPLETION_CERTIFICATE_DUE": "Bescheinigung des Abschlusses der Verwertung oder Beseitigung", "TAKE_BACK_DUE": "Rücknahme der Abfälle",
 		"REPORT_DUE": "Bericht",
 	},
-	kinds: map[string]string{"NOTIFICATION": "Notifizierung", "ANNEX_VII": "Anhang-VII-Dokument", "MOVEMENT": "Begleitformular"},
 	left: func(days int, overdue bool) string {
 		switch {
 		case overdue:
@@ -139,11 +137,14 @@ func texts(code string) *lang {
 	return english
 }
 
-func orDefault(m map[string]string, k string) string {
-	if v, ok := m[k]; ok {
+// whatIsDue says what a deadline rule asks for, as a task ("acknowledge
+// the notification"); a rule without a task of its own is named by its
+// label (rules/labels, declared with the kind), never by its code.
+func (t *lang) whatIsDue(rule string) string {
+	if v, ok := t.what[rule]; ok {
 		return v
 	}
-	return k
+	return labels.Label(labels.ListDeadlineRule, rule, t.code)
 }
 
 // item shows deadline d, due in the acting party's zone (the account's
@@ -154,7 +155,7 @@ func (s *Service) item(d *models.MailDeadline, loc *time.Location, place calenda
 	if !overdue {
 		days = calendar.WorkingDaysBetween(place, now, d.DueAt)
 	}
-	return item{Number: d.Number, Kind: orDefault(t.kinds, d.Kind), What: orDefault(t.what, d.Rule), LegalBasis: d.LegalBasis,
+	return item{Number: d.Number, Kind: labels.Label(labels.ListDocumentKind, d.Kind, t.code), What: t.whatIsDue(d.Rule), LegalBasis: d.LegalBasis,
 		DueLocal: d.DueAt.In(loc).Format(t.dateLayout), Link: s.BaseURL + "/ui#/doc/" + url.PathEscape(d.DocumentID),
 		State: d.State, due: d.DueAt, workingDaysLeft: days, Left: t.left(days, overdue)}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wasteflow/wasteflow/rules/labels"
 	m "github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -62,6 +63,7 @@ type (
 // declaration is the movement machine (domain/workflows.md section 5).
 var declaration = &engine.Declaration[m.Movement]{
 	Kind:    Kind,
+	Labels:  words,
 	States:  []string{m.Submitted, m.Acknowledged, m.InTransit, m.ReceivedByConsignee, m.ReceivedByFacility, m.Completed, m.Rejected, m.TakeBackOrdered, m.TakenBack},
 	Initial: m.Submitted,
 	Final:   []string{m.Completed, m.TakenBack},
@@ -374,3 +376,45 @@ var (
 		n.ErrQuantity, n.ErrQuantityExceeded, n.ErrConsentNotValid, shipment.ErrDateOutOfRange, n.ErrPriorNotice}
 	dateErrors = []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange}
 )
+
+// words are the movement's states, intents and roles as a person reads
+// them.
+var words = engine.Labels{
+	States: map[string]labels.Text{
+		m.Submitted:           {EN: "Submitted", DE: "Eingereicht"},
+		m.Acknowledged:        {EN: "Acknowledged", DE: "Eingang bestätigt"},
+		m.InTransit:           {EN: "In transit", DE: "Unterwegs"},
+		m.ReceivedByConsignee: {EN: "Received by the consignee", DE: "Beim Empfänger eingegangen"},
+		m.ReceivedByFacility:  {EN: "Received by the facility", DE: "Bei der Anlage eingegangen"},
+		m.Completed:           {EN: "Completed", DE: "Abgeschlossen"},
+		m.Rejected:            {EN: "Rejected", DE: "Abgelehnt"},
+		m.TakeBackOrdered:     {EN: "Take-back ordered", DE: "Rücknahme angeordnet"},
+		m.TakenBack:           {EN: "Taken back", DE: "Zurückgenommen"},
+	},
+	Intents: map[string]labels.Text{
+		IntentCreate:             {EN: "Create a movement", DE: "Verbringung anlegen"},
+		IntentTemplate:           {EN: "Change the movement", DE: "Verbringung ändern"},
+		IntentAcknowledgement:    {EN: "Acknowledge", DE: "Eingang bestätigen"},
+		IntentCarrierTransport:   {EN: "Take over the waste", DE: "Abfälle übernehmen"},
+		IntentConsigneeReception: {EN: "Confirm receipt (consignee)", DE: "Eingang bestätigen (Empfänger)"},
+		IntentFacilityReception:  {EN: "Confirm receipt (facility)", DE: "Eingang bestätigen (Anlage)"},
+		IntentFacilityCompletion: {EN: "Certify completion", DE: "Abschluss bescheinigen"},
+		IntentSignal:             {EN: "Confirm, reject or ask for a correction", DE: "Bestätigen, ablehnen oder Korrektur anfordern"},
+		IntentTakeBack:           {EN: "Order the take-back", DE: "Rücknahme anordnen"},
+	},
+	Roles: map[string]labels.Text{
+		n.RoleNotifier:             {EN: "Notifier", DE: "Notifizierende Person"},
+		n.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
+		n.RoleFacility:             {EN: "Facility", DE: "Anlage"},
+		n.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
+		n.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
+		n.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
+		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
+		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
+	},
+	Rules: map[string]labels.Text{
+		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
+		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},
+		ruleTakeBack:   {EN: "Take-back due", DE: "Rücknahme fällig"},
+	},
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -73,7 +74,8 @@ type (
 
 // declaration is the notification machine (domain/workflows.md section 3).
 var declaration = &engine.Declaration[n.Notification]{
-	Kind: Kind,
+	Kind:   Kind,
+	Labels: words,
 	States: []string{n.Draft, n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested,
 		n.Objected, n.Expired, n.ConsentCancelled, n.Closed, n.Withdrawn},
 	Initial: n.Draft,
@@ -547,3 +549,55 @@ var (
 	submissionErrors = slices.Concat(contentErrors, []string{shipment.ErrAuthorityPlace})
 	decisionErrors   = []string{n.ErrRequiredMissing, n.ErrConsentValidity, n.ErrNoShipmentPossible}
 )
+
+// words are the notification's states, intents and roles as a person
+// reads them.
+var words = engine.Labels{
+	States: map[string]labels.Text{
+		n.Draft:                {EN: "Draft", DE: "Entwurf"},
+		n.Submitted:            {EN: "Submitted", DE: "Eingereicht"},
+		n.Acknowledged:         {EN: "Acknowledged", DE: "Eingang bestätigt"},
+		n.InformationRequested: {EN: "Information requested", DE: "Auskunft angefordert"},
+		n.Consented:            {EN: "Consented", DE: "Zugestimmt"},
+		n.ChangeRequested:      {EN: "Change requested", DE: "Änderung beantragt"},
+		n.Objected:             {EN: "Objected", DE: "Einwand erhoben"},
+		n.Expired:              {EN: "Consent expired", DE: "Zustimmung abgelaufen"},
+		n.ConsentCancelled:     {EN: "Consent cancelled", DE: "Zustimmung widerrufen"},
+		n.Closed:               {EN: "Closed", DE: "Abgeschlossen"},
+		n.Withdrawn:            {EN: "Withdrawn", DE: "Zurückgenommen"},
+	},
+	Intents: map[string]labels.Text{
+		IntentCreate:                {EN: "Create a notification", DE: "Notifizierung anlegen"},
+		IntentSubmission:            {EN: "Submit", DE: "Einreichen"},
+		IntentCorrection:            {EN: "Correct", DE: "Korrigieren"},
+		IntentAcknowledgement:       {EN: "Acknowledge receipt", DE: "Eingang bestätigen"},
+		IntentRequestInformation:    {EN: "Request information", DE: "Auskunft anfordern"},
+		IntentReplyToRequestInfo:    {EN: "Reply to the request for information", DE: "Auskunftsersuchen beantworten"},
+		IntentDecision:              {EN: "Decide", DE: "Entscheiden"},
+		IntentRequestForChange:      {EN: "Request a change after consent", DE: "Änderung nach Zustimmung beantragen"},
+		IntentReplyToChange:         {EN: "Reply to the request for change", DE: "Änderungsantrag beantworten"},
+		IntentNotificationSignal:    {EN: "Cancel, close or revalidate", DE: "Widerrufen, abschließen oder verlängern"},
+		IntentTacitConsent:          {EN: "Tacit consent", DE: "Stillschweigende Zustimmung"},
+		IntentConsentValidityExpiry: {EN: "Consent expires", DE: "Zustimmung läuft ab"},
+		IntentCreateMovement:        {EN: "Create a movement", DE: "Verbringung anlegen"},
+		IntentArticle15:             {EN: "Confirm completion (Article 15)", DE: "Abschluss bestätigen (Artikel 15)"},
+		IntentWithdrawal:            {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
+	},
+	Roles: map[string]labels.Text{
+		n.RoleNotifier:             {EN: "Notifier", DE: "Notifizierende Person"},
+		n.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
+		n.RoleFacility:             {EN: "Facility", DE: "Anlage"},
+		n.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
+		n.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
+		n.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
+		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
+		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
+	},
+	Rules: map[string]labels.Text{
+		ruleAcknowledgement: {EN: "Acknowledgement due", DE: "Eingangsbestätigung fällig"},
+		ruleInformation:     {EN: "Reply to the request for information due", DE: "Antwort auf das Auskunftsersuchen fällig"},
+		ruleDecision:        {EN: "Decision due", DE: "Entscheidung fällig"},
+		ruleChangeReply:     {EN: "Reply to the request for change due", DE: "Antwort auf den Änderungsantrag fällig"},
+		ruleValidity:        {EN: "Consent valid until", DE: "Zustimmung gültig bis"},
+	},
+}

@@ -925,23 +925,23 @@ type Annex7Content struct {
 	Arranger *PartyRef `protobuf:"bytes,1,opt,name=arranger,proto3" json:"arranger,omitempty"`
 	// box 2
 	Consignee *PartyRef `protobuf:"bytes,2,opt,name=consignee,proto3" json:"consignee,omitempty"`
-	// box 7
-	Facility *Annex7Facility `protobuf:"bytes,3,opt,name=facility,proto3" json:"facility,omitempty"`
-	// waste generators (box 6)
-	Producers []*PartyRef `protobuf:"bytes,4,rep,name=producers,proto3" json:"producers,omitempty"`
-	// box 5, in order
-	Carriers             []*Annex7Carrier      `protobuf:"bytes,5,rep,name=carriers,proto3" json:"carriers,omitempty"`
-	CompetentAuthorities *CompetentAuthorities `protobuf:"bytes,6,opt,name=competent_authorities,json=competentAuthorities,proto3" json:"competent_authorities,omitempty"`
-	// green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)
-	WasteClassifications []*WasteClassification `protobuf:"bytes,7,rep,name=waste_classifications,json=wasteClassifications,proto3" json:"waste_classifications,omitempty"`
-	// usual description of the waste (box 9)
-	UsualDescription string `protobuf:"bytes,8,opt,name=usual_description,json=usualDescription,proto3" json:"usual_description,omitempty"`
-	// recovery operation R1-R13 (box 8)
-	RecoveryCode string `protobuf:"bytes,9,opt,name=recovery_code,json=recoveryCode,proto3" json:"recovery_code,omitempty"`
 	// box 3
 	ActualQuantity *Quantity `protobuf:"bytes,10,opt,name=actual_quantity,json=actualQuantity,proto3" json:"actual_quantity,omitempty"`
 	// YYYY-MM-DD (box 4); at least 2 working days of the arranger's country after the announcement
 	ActualDateOfShipment string `protobuf:"bytes,11,opt,name=actual_date_of_shipment,json=actualDateOfShipment,proto3" json:"actual_date_of_shipment,omitempty"`
+	// box 5, in order
+	Carriers []*Annex7Carrier `protobuf:"bytes,5,rep,name=carriers,proto3" json:"carriers,omitempty"`
+	// waste generators (box 6)
+	Producers []*PartyRef `protobuf:"bytes,4,rep,name=producers,proto3" json:"producers,omitempty"`
+	// box 7
+	Facility *Annex7Facility `protobuf:"bytes,3,opt,name=facility,proto3" json:"facility,omitempty"`
+	// recovery operation R1-R13 (box 8)
+	RecoveryCode string `protobuf:"bytes,9,opt,name=recovery_code,json=recoveryCode,proto3" json:"recovery_code,omitempty"`
+	// usual description of the waste (box 9)
+	UsualDescription string `protobuf:"bytes,8,opt,name=usual_description,json=usualDescription,proto3" json:"usual_description,omitempty"`
+	// green-listed codes only: Basel Annex IX, OECD green list, EU list of waste without * (box 10)
+	WasteClassifications []*WasteClassification `protobuf:"bytes,7,rep,name=waste_classifications,json=wasteClassifications,proto3" json:"waste_classifications,omitempty"`
+	CompetentAuthorities *CompetentAuthorities  `protobuf:"bytes,6,opt,name=competent_authorities,json=competentAuthorities,proto3" json:"competent_authorities,omitempty"`
 	// id of the Annex VII document whose take-back this shipment carries out; empty otherwise
 	TakeBackOf    string `protobuf:"bytes,12,opt,name=take_back_of,json=takeBackOf,proto3" json:"take_back_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -992,55 +992,6 @@ func (x *Annex7Content) GetConsignee() *PartyRef {
 	return nil
 }
 
-func (x *Annex7Content) GetFacility() *Annex7Facility {
-	if x != nil {
-		return x.Facility
-	}
-	return nil
-}
-
-func (x *Annex7Content) GetProducers() []*PartyRef {
-	if x != nil {
-		return x.Producers
-	}
-	return nil
-}
-
-func (x *Annex7Content) GetCarriers() []*Annex7Carrier {
-	if x != nil {
-		return x.Carriers
-	}
-	return nil
-}
-
-func (x *Annex7Content) GetCompetentAuthorities() *CompetentAuthorities {
-	if x != nil {
-		return x.CompetentAuthorities
-	}
-	return nil
-}
-
-func (x *Annex7Content) GetWasteClassifications() []*WasteClassification {
-	if x != nil {
-		return x.WasteClassifications
-	}
-	return nil
-}
-
-func (x *Annex7Content) GetUsualDescription() string {
-	if x != nil {
-		return x.UsualDescription
-	}
-	return ""
-}
-
-func (x *Annex7Content) GetRecoveryCode() string {
-	if x != nil {
-		return x.RecoveryCode
-	}
-	return ""
-}
-
 func (x *Annex7Content) GetActualQuantity() *Quantity {
 	if x != nil {
 		return x.ActualQuantity
@@ -1053,6 +1004,55 @@ func (x *Annex7Content) GetActualDateOfShipment() string {
 		return x.ActualDateOfShipment
 	}
 	return ""
+}
+
+func (x *Annex7Content) GetCarriers() []*Annex7Carrier {
+	if x != nil {
+		return x.Carriers
+	}
+	return nil
+}
+
+func (x *Annex7Content) GetProducers() []*PartyRef {
+	if x != nil {
+		return x.Producers
+	}
+	return nil
+}
+
+func (x *Annex7Content) GetFacility() *Annex7Facility {
+	if x != nil {
+		return x.Facility
+	}
+	return nil
+}
+
+func (x *Annex7Content) GetRecoveryCode() string {
+	if x != nil {
+		return x.RecoveryCode
+	}
+	return ""
+}
+
+func (x *Annex7Content) GetUsualDescription() string {
+	if x != nil {
+		return x.UsualDescription
+	}
+	return ""
+}
+
+func (x *Annex7Content) GetWasteClassifications() []*WasteClassification {
+	if x != nil {
+		return x.WasteClassifications
+	}
+	return nil
+}
+
+func (x *Annex7Content) GetCompetentAuthorities() *CompetentAuthorities {
+	if x != nil {
+		return x.CompetentAuthorities
+	}
+	return nil
 }
 
 func (x *Annex7Content) GetTakeBackOf() string {
@@ -6652,25 +6652,25 @@ func (x *NotificationAcknowledgementRecord) GetAcceptedCorrection() bool {
 }
 
 type NotificationContent struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	Notifier             *PartyRef              `protobuf:"bytes,1,opt,name=notifier,proto3" json:"notifier,omitempty"`
-	Consignee            *PartyRef              `protobuf:"bytes,2,opt,name=consignee,proto3" json:"consignee,omitempty"`
-	Facility             *NotificationFacility  `protobuf:"bytes,3,opt,name=facility,proto3" json:"facility,omitempty"`
-	Producers            []*PartyRef            `protobuf:"bytes,4,rep,name=producers,proto3" json:"producers,omitempty"`
-	Carriers             []*PartyRef            `protobuf:"bytes,5,rep,name=carriers,proto3" json:"carriers,omitempty"`
-	CompetentAuthorities *CompetentAuthorities  `protobuf:"bytes,6,opt,name=competent_authorities,json=competentAuthorities,proto3" json:"competent_authorities,omitempty"`
-	WasteClassifications []*WasteClassification `protobuf:"bytes,7,rep,name=waste_classifications,json=wasteClassifications,proto3" json:"waste_classifications,omitempty"`
-	WasteDescription     string                 `protobuf:"bytes,8,opt,name=waste_description,json=wasteDescription,proto3" json:"waste_description,omitempty"`
-	// R1-R13 or D1-D15
-	RecoveryDisposalCodes []string        `protobuf:"bytes,9,rep,name=recovery_disposal_codes,json=recoveryDisposalCodes,proto3" json:"recovery_disposal_codes,omitempty"`
-	TotalQuantity         *Quantity       `protobuf:"bytes,10,opt,name=total_quantity,json=totalQuantity,proto3" json:"total_quantity,omitempty"`
-	NumberOfShipments     int32           `protobuf:"varint,11,opt,name=number_of_shipments,json=numberOfShipments,proto3" json:"number_of_shipments,omitempty"`
-	ShipmentPeriod        *ShipmentPeriod `protobuf:"bytes,12,opt,name=shipment_period,json=shipmentPeriod,proto3" json:"shipment_period,omitempty"`
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Notifier          *PartyRef              `protobuf:"bytes,1,opt,name=notifier,proto3" json:"notifier,omitempty"`
+	Consignee         *PartyRef              `protobuf:"bytes,2,opt,name=consignee,proto3" json:"consignee,omitempty"`
+	NumberOfShipments int32                  `protobuf:"varint,11,opt,name=number_of_shipments,json=numberOfShipments,proto3" json:"number_of_shipments,omitempty"`
+	TotalQuantity     *Quantity              `protobuf:"bytes,10,opt,name=total_quantity,json=totalQuantity,proto3" json:"total_quantity,omitempty"`
+	ShipmentPeriod    *ShipmentPeriod        `protobuf:"bytes,12,opt,name=shipment_period,json=shipmentPeriod,proto3" json:"shipment_period,omitempty"`
 	// DRUM, WOODEN_BARREL, JERRICAN, BOX, BAG, COMPOSITE, PRESSURE_RECEPTACLE, BULK, OTHER
-	PackagingTypes []string `protobuf:"bytes,13,rep,name=packaging_types,json=packagingTypes,proto3" json:"packaging_types,omitempty"`
-	Route          *Route   `protobuf:"bytes,14,opt,name=route,proto3" json:"route,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	PackagingTypes []string              `protobuf:"bytes,13,rep,name=packaging_types,json=packagingTypes,proto3" json:"packaging_types,omitempty"`
+	Carriers       []*PartyRef           `protobuf:"bytes,5,rep,name=carriers,proto3" json:"carriers,omitempty"`
+	Producers      []*PartyRef           `protobuf:"bytes,4,rep,name=producers,proto3" json:"producers,omitempty"`
+	Facility       *NotificationFacility `protobuf:"bytes,3,opt,name=facility,proto3" json:"facility,omitempty"`
+	// R1-R13 or D1-D15
+	RecoveryDisposalCodes []string               `protobuf:"bytes,9,rep,name=recovery_disposal_codes,json=recoveryDisposalCodes,proto3" json:"recovery_disposal_codes,omitempty"`
+	WasteDescription      string                 `protobuf:"bytes,8,opt,name=waste_description,json=wasteDescription,proto3" json:"waste_description,omitempty"`
+	WasteClassifications  []*WasteClassification `protobuf:"bytes,7,rep,name=waste_classifications,json=wasteClassifications,proto3" json:"waste_classifications,omitempty"`
+	CompetentAuthorities  *CompetentAuthorities  `protobuf:"bytes,6,opt,name=competent_authorities,json=competentAuthorities,proto3" json:"competent_authorities,omitempty"`
+	Route                 *Route                 `protobuf:"bytes,14,opt,name=route,proto3" json:"route,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *NotificationContent) Reset() {
@@ -6717,53 +6717,11 @@ func (x *NotificationContent) GetConsignee() *PartyRef {
 	return nil
 }
 
-func (x *NotificationContent) GetFacility() *NotificationFacility {
+func (x *NotificationContent) GetNumberOfShipments() int32 {
 	if x != nil {
-		return x.Facility
+		return x.NumberOfShipments
 	}
-	return nil
-}
-
-func (x *NotificationContent) GetProducers() []*PartyRef {
-	if x != nil {
-		return x.Producers
-	}
-	return nil
-}
-
-func (x *NotificationContent) GetCarriers() []*PartyRef {
-	if x != nil {
-		return x.Carriers
-	}
-	return nil
-}
-
-func (x *NotificationContent) GetCompetentAuthorities() *CompetentAuthorities {
-	if x != nil {
-		return x.CompetentAuthorities
-	}
-	return nil
-}
-
-func (x *NotificationContent) GetWasteClassifications() []*WasteClassification {
-	if x != nil {
-		return x.WasteClassifications
-	}
-	return nil
-}
-
-func (x *NotificationContent) GetWasteDescription() string {
-	if x != nil {
-		return x.WasteDescription
-	}
-	return ""
-}
-
-func (x *NotificationContent) GetRecoveryDisposalCodes() []string {
-	if x != nil {
-		return x.RecoveryDisposalCodes
-	}
-	return nil
+	return 0
 }
 
 func (x *NotificationContent) GetTotalQuantity() *Quantity {
@@ -6771,13 +6729,6 @@ func (x *NotificationContent) GetTotalQuantity() *Quantity {
 		return x.TotalQuantity
 	}
 	return nil
-}
-
-func (x *NotificationContent) GetNumberOfShipments() int32 {
-	if x != nil {
-		return x.NumberOfShipments
-	}
-	return 0
 }
 
 func (x *NotificationContent) GetShipmentPeriod() *ShipmentPeriod {
@@ -6790,6 +6741,55 @@ func (x *NotificationContent) GetShipmentPeriod() *ShipmentPeriod {
 func (x *NotificationContent) GetPackagingTypes() []string {
 	if x != nil {
 		return x.PackagingTypes
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetCarriers() []*PartyRef {
+	if x != nil {
+		return x.Carriers
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetProducers() []*PartyRef {
+	if x != nil {
+		return x.Producers
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetFacility() *NotificationFacility {
+	if x != nil {
+		return x.Facility
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetRecoveryDisposalCodes() []string {
+	if x != nil {
+		return x.RecoveryDisposalCodes
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetWasteDescription() string {
+	if x != nil {
+		return x.WasteDescription
+	}
+	return ""
+}
+
+func (x *NotificationContent) GetWasteClassifications() []*WasteClassification {
+	if x != nil {
+		return x.WasteClassifications
+	}
+	return nil
+}
+
+func (x *NotificationContent) GetCompetentAuthorities() *CompetentAuthorities {
+	if x != nil {
+		return x.CompetentAuthorities
 	}
 	return nil
 }
@@ -9189,10 +9189,10 @@ type Template struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1, 2, ... per notification; assigned by the server when 0 or absent; unique per notification
 	SequenceNumber int32 `protobuf:"varint,1,opt,name=sequence_number,json=sequenceNumber,proto3" json:"sequence_number,omitempty"`
-	// YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead
-	ActualDateOfShipment string `protobuf:"bytes,2,opt,name=actual_date_of_shipment,json=actualDateOfShipment,proto3" json:"actual_date_of_shipment,omitempty"`
 	// in the notified unit; all movements together at most the notified totalQuantity
 	ActualQuantity *Quantity `protobuf:"bytes,3,opt,name=actual_quantity,json=actualQuantity,proto3" json:"actual_quantity,omitempty"`
+	// YYYY-MM-DD: within the consent's validity and the notified shipment period, at least 2 working days (notifier's country) ahead
+	ActualDateOfShipment string `protobuf:"bytes,2,opt,name=actual_date_of_shipment,json=actualDateOfShipment,proto3" json:"actual_date_of_shipment,omitempty"`
 	// among the notified packaging types
 	PackagingTypes []string `protobuf:"bytes,4,rep,name=packaging_types,json=packagingTypes,proto3" json:"packaging_types,omitempty"`
 	// in order; each one of the notified carriers
@@ -9238,18 +9238,18 @@ func (x *Template) GetSequenceNumber() int32 {
 	return 0
 }
 
-func (x *Template) GetActualDateOfShipment() string {
-	if x != nil {
-		return x.ActualDateOfShipment
-	}
-	return ""
-}
-
 func (x *Template) GetActualQuantity() *Quantity {
 	if x != nil {
 		return x.ActualQuantity
 	}
 	return nil
+}
+
+func (x *Template) GetActualDateOfShipment() string {
+	if x != nil {
+		return x.ActualDateOfShipment
+	}
+	return ""
 }
 
 func (x *Template) GetPackagingTypes() []string {
@@ -10349,17 +10349,17 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xef\x05\n" +
 	"\rAnnex7Content\x128\n" +
 	"\barranger\x18\x01 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\barranger\x12:\n" +
-	"\tconsignee\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\tconsignee\x12>\n" +
-	"\bfacility\x18\x03 \x01(\v2\".wasteflow.types.v1.Annex7FacilityR\bfacility\x12:\n" +
-	"\tproducers\x18\x04 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\tproducers\x12=\n" +
-	"\bcarriers\x18\x05 \x03(\v2!.wasteflow.types.v1.Annex7CarrierR\bcarriers\x12]\n" +
-	"\x15competent_authorities\x18\x06 \x01(\v2(.wasteflow.types.v1.CompetentAuthoritiesR\x14competentAuthorities\x12\\\n" +
-	"\x15waste_classifications\x18\a \x03(\v2'.wasteflow.types.v1.WasteClassificationR\x14wasteClassifications\x12+\n" +
-	"\x11usual_description\x18\b \x01(\tR\x10usualDescription\x12#\n" +
-	"\rrecovery_code\x18\t \x01(\tR\frecoveryCode\x12E\n" +
+	"\tconsignee\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\tconsignee\x12E\n" +
 	"\x0factual_quantity\x18\n" +
 	" \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0eactualQuantity\x125\n" +
-	"\x17actual_date_of_shipment\x18\v \x01(\tR\x14actualDateOfShipment\x12 \n" +
+	"\x17actual_date_of_shipment\x18\v \x01(\tR\x14actualDateOfShipment\x12=\n" +
+	"\bcarriers\x18\x05 \x03(\v2!.wasteflow.types.v1.Annex7CarrierR\bcarriers\x12:\n" +
+	"\tproducers\x18\x04 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\tproducers\x12>\n" +
+	"\bfacility\x18\x03 \x01(\v2\".wasteflow.types.v1.Annex7FacilityR\bfacility\x12#\n" +
+	"\rrecovery_code\x18\t \x01(\tR\frecoveryCode\x12+\n" +
+	"\x11usual_description\x18\b \x01(\tR\x10usualDescription\x12\\\n" +
+	"\x15waste_classifications\x18\a \x03(\v2'.wasteflow.types.v1.WasteClassificationR\x14wasteClassifications\x12]\n" +
+	"\x15competent_authorities\x18\x06 \x01(\v2(.wasteflow.types.v1.CompetentAuthoritiesR\x14competentAuthorities\x12 \n" +
 	"\ftake_back_of\x18\f \x01(\tR\n" +
 	"takeBackOf\"\x83\x01\n" +
 	"\x16Annex7CorrectionRecord\x12*\n" +
@@ -10886,19 +10886,19 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x13accepted_correction\x18\x04 \x01(\bR\x12acceptedCorrection\"\x85\a\n" +
 	"\x13NotificationContent\x128\n" +
 	"\bnotifier\x18\x01 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\bnotifier\x12:\n" +
-	"\tconsignee\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\tconsignee\x12D\n" +
-	"\bfacility\x18\x03 \x01(\v2(.wasteflow.types.v1.NotificationFacilityR\bfacility\x12:\n" +
-	"\tproducers\x18\x04 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\tproducers\x128\n" +
-	"\bcarriers\x18\x05 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\bcarriers\x12]\n" +
-	"\x15competent_authorities\x18\x06 \x01(\v2(.wasteflow.types.v1.CompetentAuthoritiesR\x14competentAuthorities\x12\\\n" +
-	"\x15waste_classifications\x18\a \x03(\v2'.wasteflow.types.v1.WasteClassificationR\x14wasteClassifications\x12+\n" +
-	"\x11waste_description\x18\b \x01(\tR\x10wasteDescription\x126\n" +
-	"\x17recovery_disposal_codes\x18\t \x03(\tR\x15recoveryDisposalCodes\x12C\n" +
+	"\tconsignee\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.PartyRefR\tconsignee\x12.\n" +
+	"\x13number_of_shipments\x18\v \x01(\x05R\x11numberOfShipments\x12C\n" +
 	"\x0etotal_quantity\x18\n" +
-	" \x01(\v2\x1c.wasteflow.types.v1.QuantityR\rtotalQuantity\x12.\n" +
-	"\x13number_of_shipments\x18\v \x01(\x05R\x11numberOfShipments\x12K\n" +
+	" \x01(\v2\x1c.wasteflow.types.v1.QuantityR\rtotalQuantity\x12K\n" +
 	"\x0fshipment_period\x18\f \x01(\v2\".wasteflow.types.v1.ShipmentPeriodR\x0eshipmentPeriod\x12'\n" +
-	"\x0fpackaging_types\x18\r \x03(\tR\x0epackagingTypes\x12/\n" +
+	"\x0fpackaging_types\x18\r \x03(\tR\x0epackagingTypes\x128\n" +
+	"\bcarriers\x18\x05 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\bcarriers\x12:\n" +
+	"\tproducers\x18\x04 \x03(\v2\x1c.wasteflow.types.v1.PartyRefR\tproducers\x12D\n" +
+	"\bfacility\x18\x03 \x01(\v2(.wasteflow.types.v1.NotificationFacilityR\bfacility\x126\n" +
+	"\x17recovery_disposal_codes\x18\t \x03(\tR\x15recoveryDisposalCodes\x12+\n" +
+	"\x11waste_description\x18\b \x01(\tR\x10wasteDescription\x12\\\n" +
+	"\x15waste_classifications\x18\a \x03(\v2'.wasteflow.types.v1.WasteClassificationR\x14wasteClassifications\x12]\n" +
+	"\x15competent_authorities\x18\x06 \x01(\v2(.wasteflow.types.v1.CompetentAuthoritiesR\x14competentAuthorities\x12/\n" +
 	"\x05route\x18\x0e \x01(\v2\x19.wasteflow.types.v1.RouteR\x05route\"\xe4\x01\n" +
 	"\x1cNotificationCorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12A\n" +
@@ -11113,9 +11113,9 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x06lapsed\x18\x03 \x01(\x05R\x06lapsed\x12 \n" +
 	"\vtransitions\x18\x04 \x01(\x05R\vtransitions\"\x9b\x02\n" +
 	"\bTemplate\x12'\n" +
-	"\x0fsequence_number\x18\x01 \x01(\x05R\x0esequenceNumber\x125\n" +
-	"\x17actual_date_of_shipment\x18\x02 \x01(\tR\x14actualDateOfShipment\x12E\n" +
-	"\x0factual_quantity\x18\x03 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0eactualQuantity\x12'\n" +
+	"\x0fsequence_number\x18\x01 \x01(\x05R\x0esequenceNumber\x12E\n" +
+	"\x0factual_quantity\x18\x03 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0eactualQuantity\x125\n" +
+	"\x17actual_date_of_shipment\x18\x02 \x01(\tR\x14actualDateOfShipment\x12'\n" +
 	"\x0fpackaging_types\x18\x04 \x03(\tR\x0epackagingTypes\x12?\n" +
 	"\bcarriers\x18\x05 \x03(\v2#.wasteflow.types.v1.MovementCarrierR\bcarriers\"\x1c\n" +
 	"\n" +
@@ -11468,12 +11468,12 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	138, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
 	95,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
-	19,  // 5: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	95,  // 6: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
-	14,  // 7: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
-	41,  // 8: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	98,  // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	14,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
+	95,  // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	19,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
 	130, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	98,  // 10: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	41,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
 	138, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	16,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	16,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
@@ -11626,13 +11626,13 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	138, // 160: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
 	95,  // 161: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
 	95,  // 162: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	91,  // 163: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	95,  // 164: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 163: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 164: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
 	95,  // 165: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	41,  // 166: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	130, // 167: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	98,  // 168: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	111, // 169: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	95,  // 166: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	91,  // 167: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	130, // 168: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	41,  // 169: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
 	109, // 170: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
 	138, // 171: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	88,  // 172: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
