@@ -182,6 +182,10 @@ type Movement struct {
 	Signals          []SignalRecord          `json:"signals"`
 	TakeBack         *TakeBackRecord         `json:"takeBack"`
 	Metadata         shipment.Metadata       `json:"metadata"`
+
+	// The parties' details as they were when the document was filed
+	// (the runner records them; none while a draft).
+	shipment.Recorded `json:",inline"`
 }
 
 // Shipment implements shipment.Shipped.

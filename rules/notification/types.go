@@ -308,4 +308,8 @@ type Notification struct {
 	Metadata            Metadata                   `json:"metadata"`
 	Article15           *Article15Record           `json:"article15Completion"`
 	Withdrawal          *WithdrawalRecord          `json:"withdrawn"`
+
+	// The parties' details as they were when the document was filed
+	// (the runner records them; none while a draft).
+	shipment.Recorded `json:",inline"`
 }

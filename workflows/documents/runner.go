@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/echo"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -130,6 +131,8 @@ type View struct {
 	// running deadline is counted with them (Trailer).
 	now    time.Time
 	places map[string]calendar.Place
+	// parties are the parties' details the document shows (viewParties).
+	parties []shipment.PartyDetails
 }
 
 // Child is a document under a parent.
@@ -274,6 +277,9 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		if len(berrs) > 0 {
 			return nil // refused: nothing stored
+		}
+		if err := record(tx, k, p.ProviderID, k.Def.Initial, ev.Data, false); err != nil {
+			return err
 		}
 		view = &View{Kind: k, Data: ev.Data, parent: ev.Parent}
 		var number string
@@ -592,9 +598,13 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 	for _, d := range v.Deadlines {
 		orgs = append(orgs, d.PartyOrg)
 	}
-	dir := r.newDirectory(r.Store.Reads(ctx), v.Doc.ProviderID, orgs...)
+	reads := r.Store.Reads(ctx)
+	dir := r.newDirectory(reads, v.Doc.ProviderID, orgs...)
 	if dir.err != nil {
 		return dir.err
+	}
+	if err := viewParties(reads, v); err != nil {
+		return err
 	}
 	v.now, v.places = now, map[string]calendar.Place{}
 	for _, o := range orgs {
@@ -762,6 +772,9 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 	}
 	if dir.err != nil { // a place the deadlines needed could not be read
 		return nil, nil, dir.err
+	}
+	if err := record(tx, k, doc.ProviderID, ev.State, ev.Data, in.Refreshes); err != nil {
+		return nil, nil, err
 	}
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {
