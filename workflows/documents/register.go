@@ -202,7 +202,9 @@ type registerDir struct {
 	numbers map[string][]string
 }
 
-func (d *registerDir) details(id string) shipment.PartyDetails { return directoryDetails(d.orgs[id], id) }
+func (d *registerDir) details(id string) shipment.PartyDetails {
+	return directoryDetails(d.orgs[id], id)
+}
 
 // registerDirectory reads the organisations among ids and their official
 // numbers for the register, in two queries.
