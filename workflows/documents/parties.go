@@ -54,9 +54,11 @@ func partyIDs(k *Kind, data any) []string {
 }
 
 // record keeps in data (of kind k, in state) its parties' details: see
-// above. Only the parties without details yet (every party with refresh)
-// are read from the directory, in one query; none when there are none.
-func record(tx Reader, k *Kind, provider, state string, data any, refresh bool) error {
+// above, read from dir (the runner's directory of the transaction, whose
+// rows are at most orgTTL old; with refresh, read anew). Only the parties
+// without details yet (every party with refresh) are looked up, in one
+// query for those dir does not hold; none when there are none.
+func record(dir *directory, k *Kind, state string, data any, refresh bool) error {
 	rec := recordOf(data)
 	if rec == nil || slices.Contains(k.Def.Private, state) {
 		return nil
@@ -72,13 +74,17 @@ func record(tx Reader, k *Kind, provider, state string, data any, refresh bool) 
 			want = append(want, id)
 		}
 	}
-	if len(want) > 0 {
-		orgs, err := tx.Organisations(provider, want)
-		if err != nil {
-			return err
-		}
-		for i := range orgs {
-			have[orgs[i].ID] = orgs[i].Details()
+	if refresh {
+		dir.refetch(want)
+	} else {
+		dir.fetch(want, false)
+	}
+	if dir.err != nil {
+		return dir.err
+	}
+	for _, id := range want {
+		if o, ok := dir.known[id]; ok {
+			have[id] = o.Details()
 		}
 	}
 	var out []shipment.PartyDetails
@@ -93,8 +99,8 @@ func record(tx Reader, k *Kind, provider, state string, data any, refresh bool) 
 
 // viewParties fills v's parties' details: the record of a filed document,
 // the directory's for a draft and for a party the record lacks (a
-// document stored before records existed), in one query for those.
-func viewParties(tx Reader, v *View) error {
+// document stored before records existed), looked up in dir.
+func viewParties(dir *directory, v *View) error {
 	ids := partyIDs(v.Kind, v.Data)
 	have := map[string]shipment.PartyDetails{}
 	if rec := recordOf(v.Data); rec != nil && !slices.Contains(v.Kind.Def.Private, v.Doc.State) {
@@ -108,13 +114,13 @@ func viewParties(tx Reader, v *View) error {
 			want = append(want, id)
 		}
 	}
-	if len(want) > 0 {
-		orgs, err := tx.Organisations(v.Doc.ProviderID, want)
-		if err != nil {
-			return err
-		}
-		for i := range orgs {
-			have[orgs[i].ID] = orgs[i].Details()
+	dir.fetch(want, false)
+	if dir.err != nil {
+		return dir.err
+	}
+	for _, id := range want {
+		if o, ok := dir.known[id]; ok {
+			have[id] = o.Details()
 		}
 	}
 	v.parties = make([]shipment.PartyDetails, 0, len(ids))
