@@ -54,10 +54,9 @@ func partyIDs(k *Kind, data any) []string {
 }
 
 // record keeps in data (of kind k, in state) its parties' details: see
-// above, read from dir (the runner's directory of the transaction, whose
-// rows are at most orgTTL old; with refresh, read anew). Only the parties
-// without details yet (every party with refresh) are looked up, in one
-// query for those dir does not hold; none when there are none.
+// above, read from the directory as it is now (past dir's cache, whose
+// rows may be orgTTL old): only the parties without details yet (every
+// party with refresh), in one query; none when there are none.
 func record(dir *directory, k *Kind, state string, data any, refresh bool) error {
 	rec := recordOf(data)
 	if rec == nil || slices.Contains(k.Def.Private, state) {
@@ -74,11 +73,7 @@ func record(dir *directory, k *Kind, state string, data any, refresh bool) error
 			want = append(want, id)
 		}
 	}
-	if refresh {
-		dir.refetch(want)
-	} else {
-		dir.fetch(want, false)
-	}
+	dir.refetch(want)
 	if dir.err != nil {
 		return dir.err
 	}
@@ -99,7 +94,8 @@ func record(dir *directory, k *Kind, state string, data any, refresh bool) error
 
 // viewParties fills v's parties' details: the record of a filed document,
 // the directory's for a draft and for a party the record lacks (a
-// document stored before records existed), looked up in dir.
+// document stored before records existed), read from the directory as
+// it is now, in one query for those.
 func viewParties(dir *directory, v *View) error {
 	ids := partyIDs(v.Kind, v.Data)
 	have := map[string]shipment.PartyDetails{}
@@ -114,7 +110,7 @@ func viewParties(dir *directory, v *View) error {
 			want = append(want, id)
 		}
 	}
-	dir.fetch(want, false)
+	dir.refetch(want)
 	if dir.err != nil {
 		return dir.err
 	}
