@@ -198,3 +198,58 @@ func TestPartiesAsFiledMovementAndAnnex7(t *testing.T) {
 		}
 	})
 }
+
+// The directory: the provider's organisations with their party details,
+// filtered and paged; one by id; only with documents:read; another
+// provider's organisations are not there.
+func TestOrganisationDirectory(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		d.setDirectory(t, acmeAt("ACME", "Landsberger Straße 155"))
+		const dir = "/svc.core.v1.api.DirectoryApi/"
+		list := func(user, query string) map[string]any {
+			t.Helper()
+			st, m, raw := d.authEnv.get(t, dir+"ListOrganisation"+query, hdr("dev-1", d.token(t, user)))
+			if st != 200 {
+				t.Fatalf("ListOrganisation%s as %s: %d %s", query, user, st, raw)
+			}
+			return m
+		}
+		ids := func(m map[string]any) string {
+			var out []string
+			for _, x := range m["organisations"].([]any) {
+				out = append(out, x.(map[string]any)["id"].(string))
+			}
+			return strings.Join(out, ",")
+		}
+		all := list("noor", "")
+		if ids(all) != "acme,auth-be,auth-de,auth-nl,barge,dump,evil,recyc,truck" || all["nextPageToken"] != "" {
+			t.Fatalf("the directory: %s %v", ids(all), all["nextPageToken"])
+		}
+		acme := all["organisations"].([]any)[0].(map[string]any)
+		if det := acme["details"].(map[string]any); acme["kind"] != "company" || det["name"] != "ACME" || det["eori"] != "DE123456789012345" ||
+			det["address"].(map[string]any)["street"] != "Landsberger Straße 155" {
+			t.Fatalf("acme: %v", acme)
+		}
+		if got := ids(list("alice", "?kind=authority&country=DE")); got != "auth-de" {
+			t.Errorf("authorities in DE: %s", got)
+		}
+		first := list("alice", "?pageSize=4")
+		second := list("alice", "?pageSize=4&pageToken="+first["nextPageToken"].(string))
+		third := list("alice", "?pageSize=4&pageToken="+second["nextPageToken"].(string))
+		if ids(first)+";"+ids(second)+";"+ids(third) != "acme,auth-be,auth-de,auth-nl;barge,dump,evil,recyc;truck" || third["nextPageToken"] != "" {
+			t.Errorf("pages: %s; %s; %s", ids(first), ids(second), ids(third))
+		}
+		st, m, raw := d.authEnv.get(t, dir+"GetOrganisation?organisationId=recyc", hdr("dev-1", d.token(t, "rita")))
+		if st != 200 || m["organisation"].(map[string]any)["details"].(map[string]any)["name"] != "Recycling" {
+			t.Fatalf("GetOrganisation: %d %s", st, raw)
+		}
+		st, _, raw = d.authEnv.get(t, dir+"GetOrganisation?organisationId=nobody", hdr("dev-1", d.token(t, "rita")))
+		wantError(t, 404, 5, st, raw, "nobody")
+		st, _, raw = d.authEnv.get(t, dir+"ListOrganisation?kind=person", hdr("dev-1", d.token(t, "rita")))
+		wantError(t, 400, 3, st, raw, "kind")
+		st, _, raw = d.authEnv.get(t, dir+"ListOrganisation", hdr("dev-1", d.token(t, "nina"))) // an account without scopes
+		wantError(t, 403, 7, st, raw, "documents:read")
+	})
+}

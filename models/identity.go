@@ -182,3 +182,24 @@ func Usernames(ctx context.Context, db *gorm.DB, provider, org string, ids []int
 	}
 	return out, nil
 }
+
+// OrganisationFilter selects a page of a provider's organisations.
+type OrganisationFilter struct {
+	Provider, Kind, Country string
+	After                   string // the last id of the previous page
+	Limit                   int
+}
+
+// ListOrganisations is one page of a provider's organisations, by id.
+func ListOrganisations(ctx context.Context, db *gorm.DB, f OrganisationFilter) ([]Organisation, error) {
+	q := db.WithContext(ctx).Where("provider_id = ? AND id > ?", f.Provider, f.After)
+	if f.Kind != "" {
+		q = q.Where("kind = ?", f.Kind)
+	}
+	if f.Country != "" {
+		q = q.Where("country = ?", f.Country)
+	}
+	var out []Organisation
+	err := q.Order("id").Limit(f.Limit).Find(&out).Error
+	return out, err
+}
