@@ -122,6 +122,23 @@ func TestPartiesAsFiled(t *testing.T) {
 			t.Errorf("register consignee = %q", got)
 		}
 
+		// A list entry names the notifier and the consignee, as the
+		// directory has them (one query for the page); with a mask
+		// without them, they are not read.
+		for _, c := range []struct{ user, face string }{{"alice", co}, {"noor", au}} {
+			entries := d.okAs(t, c.user, c.face+"ListDocuments", map[string]any{})["entries"].([]any)
+			if len(entries) != 1 {
+				t.Fatalf("%s's list: %v", c.user, entries)
+			}
+			if e := entries[0].(map[string]any); e["notifierName"] != "ACME Elektronik GmbH" || e["consigneeName"] != "Recycling" {
+				t.Errorf("%s's list entry: %v", c.user, e)
+			}
+		}
+		masked := d.okAs(t, "alice", co+"ListDocuments", map[string]any{"qpar": map[string]any{"mask": "number,consigneeName"}})
+		if e := masked["entries"].([]any)[0].(map[string]any); e["consigneeName"] != "Recycling" || e["notifierName"] != "" {
+			t.Errorf("a masked entry: %v", e)
+		}
+
 		// A correction records the parties anew.
 		c["numberOfShipments"] = 4
 		d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})

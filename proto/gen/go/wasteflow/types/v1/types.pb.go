@@ -3849,7 +3849,11 @@ type DocumentListEntry struct {
 	// your follow-up intents, as the retrieval document carries them
 	FollowUpIntents []*FollowUpIntent `protobuf:"bytes,10,rep,name=follow_up_intents,json=followUpIntents,proto3" json:"follow_up_intents,omitempty"`
 	// the earliest running deadline your organisation must meet (OPEN, DUE_SOON or OVERDUE); null when none
-	NextDeadline  *NextDeadline `protobuf:"bytes,11,opt,name=next_deadline,json=nextDeadline,proto3" json:"next_deadline,omitempty"`
+	NextDeadline *NextDeadline `protobuf:"bytes,11,opt,name=next_deadline,json=nextDeadline,proto3" json:"next_deadline,omitempty"`
+	// the notifier's name (an Annex VII document: the arranger's) as the directory has it now; empty when not listed (a draft lists its author alone). Our design.
+	NotifierName string `protobuf:"bytes,12,opt,name=notifier_name,json=notifierName,proto3" json:"notifier_name,omitempty"`
+	// the consignee's name as the directory has it now; empty when not listed (a draft lists its author alone). Our design.
+	ConsigneeName string `protobuf:"bytes,13,opt,name=consignee_name,json=consigneeName,proto3" json:"consignee_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3959,6 +3963,20 @@ func (x *DocumentListEntry) GetNextDeadline() *NextDeadline {
 		return x.NextDeadline
 	}
 	return nil
+}
+
+func (x *DocumentListEntry) GetNotifierName() string {
+	if x != nil {
+		return x.NotifierName
+	}
+	return ""
+}
+
+func (x *DocumentListEntry) GetConsigneeName() string {
+	if x != nil {
+		return x.ConsigneeName
+	}
+	return ""
 }
 
 type ExportProgress struct {
@@ -10893,7 +10911,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xdc\x03\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xa8\x04\n" +
 	"\x11DocumentListEntry\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x16\n" +
@@ -10909,7 +10927,9 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x05roles\x18\t \x03(\tR\x05roles\x12N\n" +
 	"\x11follow_up_intents\x18\n" +
 	" \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12E\n" +
-	"\rnext_deadline\x18\v \x01(\v2 .wasteflow.types.v1.NextDeadlineR\fnextDeadline\":\n" +
+	"\rnext_deadline\x18\v \x01(\v2 .wasteflow.types.v1.NextDeadlineR\fnextDeadline\x12#\n" +
+	"\rnotifier_name\x18\f \x01(\tR\fnotifierName\x12%\n" +
+	"\x0econsignee_name\x18\r \x01(\tR\rconsigneeName\":\n" +
 	"\x0eExportProgress\x12\x12\n" +
 	"\x04done\x18\x01 \x01(\x03R\x04done\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x03R\x05total\"^\n" +
