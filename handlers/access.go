@@ -48,6 +48,7 @@ var serviceAccess = map[string]struct {
 	pkgCore + ".MailPreferencesApi":         {rules.ScopeDocumentsRead, rules.ScopeDocumentsRead, ""}, // the mails tell of documents
 	pkgNotifier + ".RegisteredGroupAuthApi": {rules.ScopeUserMgt, rules.ScopeUserMgt, ""},
 	pkgCore + ".AuthApi":                    {rules.ScopeUserMgt, rules.ScopeUserMgt, ""},
+	pkgCore + ".DirectoryApi":               {rules.ScopeDocumentsRead, rules.ScopeDocumentsRead, ""}, // the parties of documents
 }
 
 // withAccess fills in the scope and organisation kind of every operation

@@ -22,5 +22,5 @@ func (s *Server) operations() []Operation {
 				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +
 				"Use a provider of this host's environment as provider_id on every other call.",
 		}, s.listProvider),
-	}, slices.Concat(s.authOperations(), s.kindOperations(), s.bmuOperations(), s.storeOperations(), s.fileAreaOperations(), s.signerOperations(), s.sharedDocumentOperations(), s.listOperations(), s.historyOperations(), s.printOperations(), s.registerOperations(), s.clockOperations(), s.reportOperations(), s.eventOperations(), s.webhookOperations(), s.mailOperations(), s.streamOperations())...))
+	}, slices.Concat(s.authOperations(), s.kindOperations(), s.bmuOperations(), s.storeOperations(), s.fileAreaOperations(), s.signerOperations(), s.sharedDocumentOperations(), s.listOperations(), s.historyOperations(), s.printOperations(), s.registerOperations(), s.clockOperations(), s.reportOperations(), s.eventOperations(), s.webhookOperations(), s.mailOperations(), s.directoryOperations(), s.streamOperations())...))
 }

@@ -67,6 +67,12 @@ func (s *DocumentStore) Entries(ctx context.Context, provider, org string, actio
 	return ListEntries(Conn(ctx, s.db), provider, org, actionable, q, schema)
 }
 
+// PartyNames reads the names of the organisations in roles on documents
+// ids (provider's), in one query.
+func (s *DocumentStore) PartyNames(ctx context.Context, provider string, ids, roles []string) ([]PartyName, error) {
+	return PartyNamesOf(Conn(ctx, s.db), provider, ids, roles)
+}
+
 // Deadlines reads the deadlines of documents ids, oldest first.
 func (s *DocumentStore) Deadlines(ctx context.Context, ids []string) ([]Deadline, error) {
 	return DeadlinesOf(Conn(ctx, s.db), ids)

@@ -360,3 +360,21 @@ func NextDeadlineChange(tx *gorm.DB, provider string) (*time.Time, error) {
 	}
 	return next, nil
 }
+
+// PartyName is the name of the organisation in a role on a document.
+type PartyName struct {
+	DocumentID, Role, Name string
+}
+
+// PartyNamesOf reads the names of the organisations in roles on documents
+// ids of provider (their parties as listed), in one query.
+func PartyNamesOf(tx *gorm.DB, provider string, ids, roles []string) ([]PartyName, error) {
+	var out []PartyName
+	if len(ids) == 0 || len(roles) == 0 {
+		return out, nil
+	}
+	err := tx.Table("document_parties dp").Select("dp.document_id, dp.role, o.name").
+		Joins("JOIN organisations o ON o.provider_id = ? AND o.id = dp.organisation_id", provider).
+		Where("dp.document_id IN ? AND dp.role IN ?", ids, roles).Order("dp.document_id, dp.role, o.name").Scan(&out).Error
+	return out, err
+}

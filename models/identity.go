@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
 // Provider is a tenant of the platform; it belongs to one environment and
@@ -30,8 +32,41 @@ type Organisation struct {
 	Name       string
 	Country    string // ISO 3166-1 alpha-2
 	Region     string // ISO 3166-2 subdivision without the country prefix, optional
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// What the official forms ask of a party (Annex IA, IB, VII): the
+	// registration number, the address (its country is Country), a
+	// contact person with telephone and e-mail, and the EORI and VAT
+	// identifiers. Empty when not declared.
+	RegistrationNumber string
+	Street             string
+	PostalCode         string
+	City               string
+	ContactPerson      string
+	Telephone          string
+	Email              string
+	EORI               string `gorm:"column:eori"`
+	VAT                string `gorm:"column:vat"`
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// Details is the organisation as the forms name a party.
+func (o *Organisation) Details() shipment.PartyDetails {
+	return shipment.PartyDetails{OrganisationID: o.ID, Name: o.Name, RegistrationNumber: o.RegistrationNumber,
+		Address:       shipment.Address{Street: o.Street, PostalCode: o.PostalCode, City: o.City, Country: o.Country},
+		ContactPerson: o.ContactPerson, Telephone: o.Telephone, Email: o.Email, EORI: o.EORI, VAT: o.VAT}
+}
+
+// SameDetails reports whether o and w hold the same kind, name, place and
+// party details.
+func (o *Organisation) SameDetails(w *Organisation) bool {
+	return o.Kind == w.Kind && o.Region == w.Region && o.Details() == w.Details()
+}
+
+// DetailColumns are o's columns that admin apply sets, by column name.
+func (o *Organisation) DetailColumns() map[string]any {
+	return map[string]any{"kind": o.Kind, "name": o.Name, "country": o.Country, "region": o.Region,
+		"registration_number": o.RegistrationNumber, "street": o.Street, "postal_code": o.PostalCode, "city": o.City,
+		"contact_person": o.ContactPerson, "telephone": o.Telephone, "email": o.Email, "eori": o.EORI, "vat": o.VAT}
 }
 
 // Application is a client program registered with a provider. Its app token
@@ -146,4 +181,25 @@ func Usernames(ctx context.Context, db *gorm.DB, provider, org string, ids []int
 		out[a.ID] = a.Username
 	}
 	return out, nil
+}
+
+// OrganisationFilter selects a page of a provider's organisations.
+type OrganisationFilter struct {
+	Provider, Kind, Country string
+	After                   string // the last id of the previous page
+	Limit                   int
+}
+
+// ListOrganisations is one page of a provider's organisations, by id.
+func ListOrganisations(ctx context.Context, db *gorm.DB, f OrganisationFilter) ([]Organisation, error) {
+	q := db.WithContext(ctx).Where("provider_id = ? AND id > ?", f.Provider, f.After)
+	if f.Kind != "" {
+		q = q.Where("kind = ?", f.Kind)
+	}
+	if f.Country != "" {
+		q = q.Where("country = ?", f.Country)
+	}
+	var out []Organisation
+	err := q.Order("id").Limit(f.Limit).Find(&out).Error
+	return out, err
 }

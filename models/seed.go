@@ -68,9 +68,10 @@ func (s *SeedStore) CreateOrganisation(ctx context.Context, o *Organisation) err
 	return Conn(ctx, s.db).Create(o).Error
 }
 
-// UpdateOrganisation sets cur's kind, name, country and region to want's.
+// UpdateOrganisation sets cur's kind, name, place and party details to
+// want's.
 func (s *SeedStore) UpdateOrganisation(ctx context.Context, cur *Organisation, want *Organisation) error {
-	return Conn(ctx, s.db).Model(cur).Updates(map[string]any{"kind": want.Kind, "name": want.Name, "country": want.Country, "region": want.Region}).Error
+	return Conn(ctx, s.db).Model(cur).Updates(want.DetailColumns()).Error
 }
 
 // OrganisationNumbers lists the official numbers provider's organisation

@@ -166,6 +166,10 @@ type Annex7 struct {
 	TakeBacks               []TakeBackRecord           `json:"takeBacks" label:"Take-backs|Rücknahmen"`
 	Metadata                shipment.Metadata          `json:"metadata" label:"Additional information|Weitere Angaben"`
 	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn" label:"Withdrawal|Rücknahme des Entwurfs"`
+
+	// The parties' details as they were when the document was filed
+	// (the runner records them; none while a draft).
+	shipment.Recorded `json:",inline"`
 }
 
 // Parties lists every organisation of the content with its roles.

@@ -195,6 +195,10 @@ type Movement struct {
 	Signals          []SignalRecord          `json:"signals" label:"Authorities' actions|Maßnahmen der Behörden"`
 	TakeBack         *TakeBackRecord         `json:"takeBack" label:"Take-back|Rücknahme"`
 	Metadata         shipment.Metadata       `json:"metadata" label:"Additional information|Weitere Angaben"`
+
+	// The parties' details as they were when the document was filed
+	// (the runner records them; none while a draft).
+	shipment.Recorded `json:",inline"`
 }
 
 // Shipment implements shipment.Shipped.

@@ -342,4 +342,8 @@ type Notification struct {
 	Metadata            Metadata                   `json:"metadata" label:"Additional information|Weitere Angaben"`
 	Article15           *Article15Record           `json:"article15Completion" label:"Completion (Article 15)|Abschluss (Artikel 15)"`
 	Withdrawal          *WithdrawalRecord          `json:"withdrawn" label:"Withdrawal|Rücknahme"`
+
+	// The parties' details as they were when the document was filed
+	// (the runner records them; none while a draft).
+	shipment.Recorded `json:",inline"`
 }

@@ -23,3 +23,26 @@ type Address struct {
 	City       string `json:"city" maxLength:"100" label:"City|Ort"`
 	Country    string `json:"country" maxLength:"2" label:"Country|Staat" codeList:"country"`
 }
+
+// Recorded is what a filed document recorded of its parties: each
+// party's details as they were when the document was filed (or last
+// corrected), in the order the document names its parties. A kind's
+// aggregate embeds it; the runner fills it (a draft records none: it
+// shows the directory's details).
+type Recorded struct {
+	PartyDetails []PartyDetails `json:"partyDetails,omitempty"`
+}
+
+// RecordedParties gives the runner the record (an aggregate embedding
+// Recorded has it).
+func (r *Recorded) RecordedParties() *Recorded { return r }
+
+// Party is the recorded details of organisation id.
+func (r *Recorded) Party(id string) (PartyDetails, bool) {
+	for _, p := range r.PartyDetails {
+		if p.OrganisationID == id {
+			return p, true
+		}
+	}
+	return PartyDetails{}, false
+}

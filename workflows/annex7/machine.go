@@ -92,7 +92,7 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d.Content, d.AnnouncedAt = *in, &ev.Now
 				return nil
 			}},
-		intent[a.Content]{Name: IntentCorrection, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
+		intent[a.Content]{Name: IntentCorrection, Refreshes: true, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
 			Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "correct the announcement before a carrier took the waste over",
 			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}}, Validate: validateAnnouncement,

@@ -19,6 +19,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 )
 
@@ -60,6 +61,26 @@ type Organisation struct {
 	// carrier, disposer numbers with their check digit): transport
 	// documents find their parties by them.
 	Numbers []string `yaml:"numbers"`
+	// What the official forms ask of a party (Annex IA, IB, VII), all
+	// optional: the registration number, the address (its country is
+	// Country), a contact person with telephone and e-mail, and the EORI
+	// and VAT identifiers. Their limits are shipment.PartyDetails'.
+	RegistrationNumber string `yaml:"registrationNumber"`
+	Street             string `yaml:"street"`
+	PostalCode         string `yaml:"postalCode"`
+	City               string `yaml:"city"`
+	ContactPerson      string `yaml:"contactPerson"`
+	Telephone          string `yaml:"telephone"`
+	Email              string `yaml:"email"`
+	EORI               string `yaml:"eori"`
+	VAT                string `yaml:"vat"`
+}
+
+// row is the organisation as stored.
+func (o *Organisation) row() models.Organisation {
+	return models.Organisation{ProviderID: o.Provider, ID: o.ID, Kind: o.Kind, Name: o.Name, Country: o.Country, Region: o.Region,
+		RegistrationNumber: o.RegistrationNumber, Street: o.Street, PostalCode: o.PostalCode, City: o.City,
+		ContactPerson: o.ContactPerson, Telephone: o.Telephone, Email: o.Email, EORI: o.EORI, VAT: o.VAT}
 }
 
 // Application entry.
@@ -123,11 +144,12 @@ func (p *problems) err() error {
 }
 
 var sectionFields = map[string][]string{
-	"providers":     {"id", "environment", "name"},
-	"organisations": {"id", "provider", "kind", "name", "country", "region", "numbers"},
-	"templates":     {"id", "provider", "organisation", "interneBezeichnung", "art", "firstNumber", "count"},
-	"applications":  {"provider", "name", "appToken", "scopes"},
-	"accounts":      {"provider", "organisation", "username", "password", "scopes"},
+	"providers": {"id", "environment", "name"},
+	"organisations": {"id", "provider", "kind", "name", "country", "region", "numbers",
+		"registrationNumber", "street", "postalCode", "city", "contactPerson", "telephone", "email", "eori", "vat"},
+	"templates":    {"id", "provider", "organisation", "interneBezeichnung", "art", "firstNumber", "count"},
+	"applications": {"provider", "name", "appToken", "scopes"},
+	"accounts":     {"provider", "organisation", "username", "password", "scopes"},
 }
 
 // Parse reads a YAML (or JSON) bootstrap file. Unknown sections and fields
@@ -353,6 +375,12 @@ func (a *Applier) validate(ctx context.Context, f *File) error {
 		if err := rules.CheckRegion(o.Region); err != nil {
 			ps.add(o.entry, "region: %v", err)
 		}
+		row := o.row()
+		details := row.Details()
+		details.Address.Country = "" // checked above
+		for _, p := range shipment.CheckPartyDetails(&details) {
+			ps.add(o.entry, "%s: %s", fileField(p.Field), p.Message)
+		}
 	}
 	type nameKey struct{ provider, name string }
 	apps := map[nameKey]entry{}
@@ -426,6 +454,15 @@ func (a *Applier) validate(ctx context.Context, f *File) error {
 	return ps.err()
 }
 
+// fileField is a party detail's field as the file names it (the address's
+// fields stand in the organisation itself).
+func fileField(path string) string {
+	if rest, ok := strings.CutPrefix(path, "address."); ok {
+		return rest
+	}
+	return path
+}
+
 func checkScopes(ps *problems, at entry, scopes []string) {
 	for _, s := range scopes {
 		if err := rules.CheckScope(s); err != nil {
@@ -461,7 +498,7 @@ func (a *Applier) applyProviders(ctx context.Context, in []Provider) (Counts, er
 func (a *Applier) applyOrganisations(ctx context.Context, in []Organisation) (Counts, error) {
 	var c Counts
 	for _, o := range in {
-		want := models.Organisation{ProviderID: o.Provider, ID: o.ID, Kind: o.Kind, Name: o.Name, Country: o.Country, Region: o.Region}
+		want := o.row()
 		cur, err := a.Store.Organisation(ctx, o.Provider, o.ID)
 		switch {
 		case errors.Is(err, models.ErrNotFound):
@@ -471,7 +508,7 @@ func (a *Applier) applyOrganisations(ctx context.Context, in []Organisation) (Co
 			c.Created++
 		case err != nil:
 			return c, err
-		case cur.Kind == want.Kind && cur.Name == want.Name && cur.Country == want.Country && cur.Region == want.Region && a.numbersHeld(ctx, o):
+		case cur.SameDetails(&want) && a.numbersHeld(ctx, o):
 			c.Unchanged++
 			continue
 		default:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -174,5 +175,99 @@ func TestParseRejectsUnknownFieldsAndSections(t *testing.T) {
 	f, err := bootstrap.Parse(strings.NewReader(`{"providers":[{"id":"p1","environment":"test","name":"x"}]}`))
 	if err != nil || len(f.Providers) != 1 || f.Providers[0].Line != 1 {
 		t.Fatalf("JSON: %+v, %v", f, err)
+	}
+}
+
+// Issue 45.1: an organisation's party details are stored, compared (a
+// second apply changes nothing, a changed street updates), and checked:
+// the limits of shipment.PartyDetails' tags (characters, not bytes), an
+// e-mail that looks like one, a telephone number, EORI and VAT shapes.
+func TestOrganisationDetails(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		a := applier(t, db)
+		base := `
+providers: [{id: p1, environment: test, name: One}]
+organisations:
+  - {id: o1, provider: p1, kind: company, name: "Recycling Rotterdam B.V.", country: NL, registrationNumber: "KvK 24365871",
+     street: "Europaweg 875", postalCode: "3199 LD", city: Rotterdam, contactPerson: "Sanne de Vries", telephone: "+31 10 2345678",
+     email: s.devries@recycling-rotterdam.example.nl, eori: NL812345678, vat: NL812345678B01}
+`
+		if _, err := apply(t, a, base); err != nil {
+			t.Fatal(err)
+		}
+		var o models.Organisation
+		db.Take(&o)
+		want := "{o1 Recycling Rotterdam B.V. KvK 24365871 {Europaweg 875 3199 LD Rotterdam NL} Sanne de Vries +31 10 2345678 s.devries@recycling-rotterdam.example.nl NL812345678 NL812345678B01}"
+		if got := fmt.Sprintf("%v", o.Details()); got != want {
+			t.Fatalf("stored details %s, want %s", got, want)
+		}
+		if res, err := apply(t, a, base); err != nil || res.Changed() {
+			t.Fatalf("second apply: %+v %v", res, err)
+		}
+		res, err := apply(t, a, strings.Replace(base, "Europaweg 875", "Europaweg 877", 1))
+		if err != nil || res.Organisations.Updated != 1 {
+			t.Fatalf("changed street: %+v %v", res, err)
+		}
+		db.Take(&o)
+		if o.Street != "Europaweg 877" || o.Email != "s.devries@recycling-rotterdam.example.nl" {
+			t.Fatalf("after the update: %+v", o)
+		}
+
+		bad := `
+providers: [{id: p1, environment: test, name: One}]
+organisations:
+  - {id: o2, provider: p1, kind: company, name: "` + strings.Repeat("ä", 301) + `", country: DE, city: "` + strings.Repeat("ß", 100) + `"}
+  - {id: o3, provider: p1, kind: company, name: X, country: DE, email: "Anna <anna@example.de>", telephone: "call me", eori: "123", vat: "DE 123"}
+  - {id: o4, provider: p1, kind: company, name: Y, country: de, email: anna@localhost, postalCode: "` + strings.Repeat("1", 21) + `"}
+`
+		_, err = apply(t, a, bad)
+		if err == nil {
+			t.Fatal("an invalid file applied")
+		}
+		msg := err.Error()
+		for _, want := range []string{
+			`organisations[0] (line 4): name: at most 300 characters, it has 301`,
+			`organisations[1] (line 5): email: "Anna <anna@example.de>" is not an e-mail address`,
+			`organisations[1] (line 5): telephone: "call me" is not a telephone number`,
+			`organisations[1] (line 5): eori: "123" is not an EORI number`,
+			`organisations[1] (line 5): vat: "DE 123" is not a VAT identification number`,
+			`organisations[2] (line 6): country: "de" is not an ISO 3166-1 alpha-2 country code`,
+			`organisations[2] (line 6): email: "anna@localhost" is not an e-mail address`,
+			`organisations[2] (line 6): postalCode: at most 20 characters, it has 21`,
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error lacks %q:\n%s", want, msg)
+			}
+		}
+		if strings.Contains(msg, "city") { // 100 characters (200 bytes) is within the limit
+			t.Errorf("a city of 100 characters refused:\n%s", msg)
+		}
+		if n := count(t, db, &models.Organisation{}); n != 1 {
+			t.Fatalf("%d organisations after a failed apply", n)
+		}
+	})
+}
+
+// The demo's organisations carry every detail the forms ask of a party,
+// and their names are legal names only (no notes such as "(carrier)").
+func TestDemoOrganisationsAreComplete(t *testing.T) {
+	f, err := bootstrap.Parse(bytes.NewReader(configs.DemoBootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range f.Organisations {
+		if strings.ContainsAny(o.Name, "()") {
+			t.Errorf("%s: name %q carries a note", o.ID, o.Name)
+		}
+		for field, v := range map[string]string{"street": o.Street, "postalCode": o.PostalCode, "city": o.City,
+			"contactPerson": o.ContactPerson, "telephone": o.Telephone, "email": o.Email} {
+			if v == "" {
+				t.Errorf("%s of %s: no %s", o.ID, o.Provider, field)
+			}
+		}
+		if o.Kind == "company" && (o.EORI == "" || o.VAT == "" || o.RegistrationNumber == "") {
+			t.Errorf("%s of %s: a company without registration number, EORI or VAT", o.ID, o.Provider)
+		}
 	}
 }

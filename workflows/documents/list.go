@@ -19,6 +19,10 @@ type Entry struct {
 	// Next is the earliest running deadline the caller's organisation
 	// must meet (nil: none).
 	Next *models.Deadline
+	// Names are the directory's names of the organisations in the roles
+	// ListQuery.NameRoles asks for, by role (the first by name when a
+	// role has several), of the parties the document lists.
+	Names map[string]string
 }
 
 // ListQuery selects a page of the caller's documents.
@@ -27,6 +31,9 @@ type ListQuery struct {
 	// Actionable keeps the documents on which the caller has a follow-up
 	// intent now: the work queue.
 	Actionable bool
+	// NameRoles are the roles whose organisations' names each entry
+	// carries (Entry.Names), read for the whole page in one query.
+	NameRoles []string
 }
 
 // ListSchema is the qpar schema of the document lists: kinds and states
@@ -86,13 +93,28 @@ func (r *Runner) List(ctx context.Context, q ListQuery) ([]Entry, int64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
+	names := map[string]map[string]string{}
+	if len(q.NameRoles) > 0 {
+		rows, err := r.Store.PartyNames(ctx, p.ProviderID, ids, q.NameRoles)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, n := range rows {
+			if names[n.DocumentID] == nil {
+				names[n.DocumentID] = map[string]string{}
+			}
+			if _, ok := names[n.DocumentID][n.Role]; !ok {
+				names[n.DocumentID][n.Role] = n.Name
+			}
+		}
+	}
 	byDoc := map[string][]models.Deadline{}
 	for _, d := range deadlines {
 		byDoc[d.DocumentID] = append(byDoc[d.DocumentID], d)
 	}
 	out := make([]Entry, 0, len(rows))
 	for _, row := range rows {
-		e := Entry{DocumentEntry: row, Roles: split(row.Roles), FollowUp: []FollowUp{}}
+		e := Entry{DocumentEntry: row, Roles: split(row.Roles), FollowUp: []FollowUp{}, Names: names[row.DocumentID]}
 		ds := byDoc[row.DocumentID]
 		if k, ok := r.Kinds.Kind(row.Kind); ok {
 			for _, name := range split(row.Intents) {

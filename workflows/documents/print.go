@@ -19,7 +19,8 @@ type PrintRequest struct {
 	Lang   string // "en" or "de"
 	Dir    printing.Directory
 	// Party gives a party's details as the form prints them: as the
-	// document recorded them when filed, else the directory's.
+	// document (or, for a child, its parent) recorded them when filed,
+	// else the directory's (see parties.go).
 	Party        func(id string) shipment.PartyDetails
 	Parent       any // the parent's aggregate (nil for a kind without parent)
 	ParentNumber string
@@ -99,8 +100,16 @@ func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.
 	if err != nil {
 		return nil, err
 	}
-	req.Dir = names.party
-	req.Party = names.details
+	req.Party = func(id string) shipment.PartyDetails {
+		if p, ok := recorded(k, loaded.Doc.State, data, req.Parent, id); ok {
+			return p
+		}
+		return names.details(id)
+	}
+	req.Dir = func(id string) (name, country string) { // the recorded name too
+		p := req.Party(id)
+		return p.Name, p.Address.Country
+	}
 	out := k.Print(req, data)
 	if names.err != nil {
 		return nil, names.err
@@ -167,8 +176,9 @@ func (n *printNames) party(id string) (name, country string) {
 
 // details gives the directory's details of organisation id.
 func (n *printNames) details(id string) shipment.PartyDetails {
-	name, country := n.party(id)
-	return shipment.PartyDetails{OrganisationID: id, Name: name, Address: shipment.Address{Country: country}}
+	n.party(id) // reads an organisation not named up front
+	o := n.known[id]
+	return directoryDetails(&o, id)
 }
 
 // Visible returns the stored row of a document the caller is a party to

@@ -61,8 +61,8 @@ var RegisterColumns = []RegisterColumn{
 	{"notified_m3", "Notified (m³)", "Notifiziert (m³)", "the same in cubic metres"},
 	{"shipped_t", "Shipped (t)", "Verbracht (t)", "movements and Annex VII documents: the actual quantity; notifications: the sum of their movements; BMU notes: the Menge"},
 	{"received_t", "Received (t)", "Angenommen (t)", "the facility's receipt (else the consignee's)"},
-	{"notifier", "Notifier / arranger / producer", "Notifizierende Person / Veranlasser / Erzeuger", "name, id and official numbers of the notifier (Annex VII: the arranger; BMU: the producer)"},
-	{"consignee", "Consignee", "Empfänger", "the consignee"},
+	{"notifier", "Notifier / arranger / producer", "Notifizierende Person / Veranlasser / Erzeuger", "the notifier (Annex VII: the arranger; BMU: the producer): name, id and official numbers, address, registration number, EORI and VAT identifiers as the document recorded them when filed (a draft: as the directory has them)"},
+	{"consignee", "Consignee", "Empfänger", "the consignee (likewise)"},
 	{"facility", "Facility / disposer", "Anlage / Entsorger", "the recovery or disposal facility (BMU: the disposer)"},
 	{"producers", "Producers", "Erzeuger", "the waste producers"},
 	{"carriers", "Carriers", "Beförderer", "the carriers (BMU: with the vehicle)"},
@@ -102,17 +102,19 @@ func (r *Runner) RegisterCount(ctx context.Context, q RegisterQuery) (int64, err
 }
 
 // RegisterLines reads one page of q and returns its rows (in
-// RegisterColumns' order) and the keyset of its last document (AfterID ""
-// when the page was empty).
-func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery) ([][]string, time.Time, string, error) {
+// RegisterColumns' order, words in lang) and the keyset of its last
+// document (AfterID "" when the page was empty).
+func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string) ([][]string, time.Time, string, error) {
 	page, err := r.Store.RegisterPage(ctx, q)
 	if err != nil || len(page.Docs) == 0 {
 		return nil, time.Time{}, "", err
 	}
 	type made struct {
-		doc  *models.Document
-		row  RegisterRow
-		pnum string
+		doc          *models.Document
+		kind         *Kind
+		data, parent any
+		row          RegisterRow
+		pnum         string
 	}
 	rows := make([]made, 0, len(page.Docs))
 	var orgs []string
@@ -151,15 +153,27 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery) ([][]string
 		orgs = append(orgs, row.Producers...)
 		orgs = append(orgs, row.Carriers...)
 		orgs = append(orgs, authorityIDs(row.Authorities)...)
-		rows = append(rows, made{doc: d, row: row, pnum: req.ParentNumber})
+		rows = append(rows, made{doc: d, kind: k, data: data, parent: req.Parent, row: row, pnum: req.ParentNumber})
 	}
-	names, err := r.registerNames(ctx, q.Provider, orgs)
+	dir, err := r.registerDirectory(ctx, q.Provider, orgs)
 	if err != nil {
 		return nil, time.Time{}, "", err
 	}
 	out := make([][]string, 0, len(rows))
 	for _, m := range rows {
 		d, row := m.doc, m.row
+		// a party as the document recorded it when filed, else as the
+		// directory has it now
+		names := func(id string) string {
+			if id == "" {
+				return ""
+			}
+			p, ok := recorded(m.kind, d.State, m.data, m.parent, id)
+			if !ok {
+				p = dir.details(id)
+			}
+			return PartyLine(p, dir.numbers[id], lang)
+		}
 		filed := m.doc.CreatedAt
 		if at, ok := page.Filed[d.ID]; ok {
 			filed = at
@@ -181,9 +195,20 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery) ([][]string
 	return out, last.CreatedAt, last.ID, nil
 }
 
-// registerNames names organisations for the register: "Name (id)
-// [official numbers]", the id alone when unknown.
-func (r *Runner) registerNames(ctx context.Context, provider string, ids []string) (func(id string) string, error) {
+// registerDir is what the directory knows of a register page's
+// organisations: their rows and official numbers.
+type registerDir struct {
+	orgs    map[string]*models.Organisation
+	numbers map[string][]string
+}
+
+func (d *registerDir) details(id string) shipment.PartyDetails {
+	return directoryDetails(d.orgs[id], id)
+}
+
+// registerDirectory reads the organisations among ids and their official
+// numbers for the register, in two queries.
+func (r *Runner) registerDirectory(ctx context.Context, provider string, ids []string) (*registerDir, error) {
 	var want []string
 	seen := map[string]bool{}
 	for _, id := range ids {
@@ -192,30 +217,21 @@ func (r *Runner) registerNames(ctx context.Context, provider string, ids []strin
 			want = append(want, id)
 		}
 	}
-	known := map[string]string{}
-	if len(want) > 0 {
-		orgs, err := r.Store.Reads(ctx).Organisations(provider, want)
-		if err != nil {
-			return nil, err
-		}
-		numbers, err := r.Store.OrganisationNumbers(ctx, provider, want)
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range orgs {
-			s := o.Name + " (" + o.ID + ")"
-			if n := numbers[o.ID]; len(n) > 0 {
-				s += " [" + strings.Join(n, ", ") + "]"
-			}
-			known[o.ID] = s
-		}
+	dir := &registerDir{orgs: map[string]*models.Organisation{}, numbers: map[string][]string{}}
+	if len(want) == 0 {
+		return dir, nil
 	}
-	return func(id string) string {
-		if s, ok := known[id]; ok {
-			return s
-		}
-		return id
-	}, nil
+	orgs, err := r.Store.Reads(ctx).Organisations(provider, want)
+	if err != nil {
+		return nil, err
+	}
+	if dir.numbers, err = r.Store.OrganisationNumbers(ctx, provider, want); err != nil {
+		return nil, err
+	}
+	for i := range orgs {
+		dir.orgs[orgs[i].ID] = &orgs[i]
+	}
+	return dir, nil
 }
 
 // authorityIDs are the competent authorities: dispatch, destination,

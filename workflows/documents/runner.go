@@ -15,6 +15,7 @@ import (
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/echo"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -40,8 +41,9 @@ type Runner struct {
 	orgs orgCache
 }
 
-// orgCache remembers organisations (kind and place) for a few seconds:
-// rules ask for them on every transition, and they change only through
+// orgCache remembers organisations (kind, place and party details) for a
+// few seconds: rules ask for them on every transition, a filed document
+// records its parties' details, and they change only through
 // bootstrap and admin commands, whose changes reach a running server within
 // orgTTL. Unknown ids are not remembered.
 type orgCache struct {
@@ -50,20 +52,20 @@ type orgCache struct {
 }
 
 type cachedOrg struct {
-	org     engine.Org
+	org     models.Organisation
 	expires time.Time
 }
 
 const orgTTL = 10 * time.Second
 
-func (c *orgCache) get(provider, id string, now time.Time) (engine.Org, bool) {
+func (c *orgCache) get(provider, id string, now time.Time) (models.Organisation, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[[2]string{provider, id}]
 	return e.org, ok && now.Before(e.expires)
 }
 
-func (c *orgCache) put(provider, id string, o engine.Org, now time.Time) {
+func (c *orgCache) put(provider, id string, o models.Organisation, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) > 100_000 {
@@ -130,6 +132,8 @@ type View struct {
 	// running deadline is counted with them (Trailer).
 	now    time.Time
 	places map[string]calendar.Place
+	// parties are the parties' details the document shows (viewParties).
+	parties []shipment.PartyDetails
 }
 
 // Child is a document under a parent.
@@ -180,25 +184,27 @@ type directory struct {
 	tx       Reader
 	provider string
 	cache    *orgCache
-	known    map[string]engine.Org
+	known    map[string]models.Organisation
 	missing  map[string]bool
 	err      error
 }
 
 func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *directory {
-	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]engine.Org{}, missing: map[string]bool{}}
-	d.fetch(ids)
+	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]models.Organisation{}, missing: map[string]bool{}}
+	d.fetch(ids, false)
 	return d
 }
 
-func (d *directory) fetch(ids []string) {
+// fetch reads the organisations among ids the directory does not hold
+// yet, from the cache unless fresh.
+func (d *directory) fetch(ids []string, fresh bool) {
 	var want []string
 	now := time.Now()
 	for _, id := range ids {
 		if _, ok := d.known[id]; ok || id == "" || d.missing[id] || slices.Contains(want, id) {
 			continue
 		}
-		if o, ok := d.cache.get(d.provider, id, now); ok {
+		if o, ok := d.cache.get(d.provider, id, now); ok && !fresh {
 			d.known[id] = o
 			continue
 		}
@@ -213,8 +219,8 @@ func (d *directory) fetch(ids []string) {
 		return
 	}
 	for _, o := range orgs {
-		d.known[o.ID] = engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}
-		d.cache.put(d.provider, o.ID, d.known[o.ID], now)
+		d.known[o.ID] = o
+		d.cache.put(d.provider, o.ID, o, now)
 	}
 	for _, id := range want {
 		if _, ok := d.known[id]; !ok {
@@ -223,10 +229,20 @@ func (d *directory) fetch(ids []string) {
 	}
 }
 
+// refetch reads ids anew, past the cache (a correction records its
+// parties' details as the directory has them now).
+func (d *directory) refetch(ids []string) {
+	for _, id := range ids {
+		delete(d.known, id)
+		delete(d.missing, id)
+	}
+	d.fetch(ids, true)
+}
+
 func (d *directory) lookup(id string) (engine.Org, bool) {
-	d.fetch([]string{id})
+	d.fetch([]string{id}, false)
 	o, ok := d.known[id]
-	return o, ok
+	return engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}, ok
 }
 
 // Create makes a new document of kind from the Create intent's block,
@@ -274,6 +290,9 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		if len(berrs) > 0 {
 			return nil // refused: nothing stored
+		}
+		if err := record(dir, k, k.Def.Initial, ev.Data, false); err != nil {
+			return err
 		}
 		view = &View{Kind: k, Data: ev.Data, parent: ev.Parent}
 		var number string
@@ -592,9 +611,13 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 	for _, d := range v.Deadlines {
 		orgs = append(orgs, d.PartyOrg)
 	}
-	dir := r.newDirectory(r.Store.Reads(ctx), v.Doc.ProviderID, orgs...)
+	reads := r.Store.Reads(ctx)
+	dir := r.newDirectory(reads, v.Doc.ProviderID, orgs...)
 	if dir.err != nil {
 		return dir.err
+	}
+	if err := viewParties(dir, v); err != nil {
+		return err
 	}
 	v.now, v.places = now, map[string]calendar.Place{}
 	for _, o := range orgs {
@@ -762,6 +785,9 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 	}
 	if dir.err != nil { // a place the deadlines needed could not be read
 		return nil, nil, dir.err
+	}
+	if err := record(dir, k, ev.State, ev.Data, in.Refreshes); err != nil {
+		return nil, nil, err
 	}
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {

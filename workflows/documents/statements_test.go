@@ -146,7 +146,8 @@ func consentedMovement(t *testing.T, db *gorm.DB) (*documents.Runner, *counter, 
 // both with the notification's other movements, and one write of
 // everything that changed. BEGIN and COMMIT are not counted (nor would a
 // savepoint be: no request transaction here). The organisations the rules
-// ask for are in the runner's cache, as on a busy server.
+// ask for are in the runner's cache, as on a busy server; a correction
+// (MOVEMENT_TEMPLATE) reads its parties' details anew, one read more.
 func TestMovementTransitionStatements(t *testing.T) {
 	db := dbtest.Open(t, dbtest.Postgres(t))
 	r, c, id := consentedMovement(t, db)
@@ -178,8 +179,12 @@ func TestMovementTransitionStatements(t *testing.T) {
 		for _, s := range stmts {
 			t.Logf("  %.160s", strings.Join(strings.Fields(s), " "))
 		}
-		if len(stmts) > 5 || reads > 2 {
-			t.Errorf("%s ran %d statements (%d reads), want at most 5 (2 reads)", step.intent, len(stmts), reads)
+		maxReads := 2
+		if step.intent == movements.IntentTemplate { // a correction reads its parties' details anew (issue 45.1)
+			maxReads = 3
+		}
+		if len(stmts) > 5 || reads > maxReads {
+			t.Errorf("%s ran %d statements (%d reads), want at most 5 (%d reads)", step.intent, len(stmts), reads, maxReads)
 		}
 	}
 	if intents := offered(); strings.Contains(intents, movements.IntentCreateMovement) {

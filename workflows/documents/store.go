@@ -40,6 +40,9 @@ type Store interface {
 	Audit(ctx context.Context, id string) ([]models.AuditEvent, *models.Document, error)
 	// Deadlines are the deadlines of documents ids, oldest first.
 	Deadlines(ctx context.Context, ids []string) ([]models.Deadline, error)
+	// PartyNames are the names of the organisations in roles on documents
+	// ids, in one query.
+	PartyNames(ctx context.Context, provider string, ids, roles []string) ([]models.PartyName, error)
 	// TaskPending reports whether maintenance task name waits; TaskDone
 	// removes it.
 	TaskPending(ctx context.Context, name string) (bool, error)

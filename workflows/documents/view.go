@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/calendar"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
 // Header opens every kind's retrieval document (inlined: its fields stand
@@ -27,6 +28,8 @@ type Trailer struct {
 	Deadlines []DeadlineInfo `json:"deadlines" label:"Time limits|Fristen"`
 	CreatedAt time.Time      `json:"createdAt" label:"Created|Angelegt"`
 	UpdatedAt time.Time      `json:"updatedAt" label:"Last changed|Zuletzt geändert"`
+	// PartyDetails are the parties as the forms name them: see parties.go.
+	PartyDetails []shipment.PartyDetails `json:"partyDetails" doc:"each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design." label:"Parties|Beteiligte"`
 }
 
 // Header of the viewed document.
@@ -50,7 +53,7 @@ func (v *View) Trailer() Trailer {
 			infos[i].DaysLeft, infos[i].WorkingDaysLeft = &days, &working
 		}
 	}
-	return Trailer{Deadlines: infos, CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt}
+	return Trailer{Deadlines: infos, CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt, PartyDetails: v.parties}
 }
 
 // DeadlineInfo is a deadline as every retrieval document shows it.

@@ -229,6 +229,10 @@ type Intent struct {
 	// on this document: it has no Input and no Apply, and its transitions
 	// keep the state.
 	Creates string
+	// Refreshes marks a correction: a filed document records its parties'
+	// details anew from the directory when it fires (otherwise a filed
+	// document keeps them as they were when it was filed).
+	Refreshes bool
 }
 
 // Definition declares a document kind.

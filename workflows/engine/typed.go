@@ -73,6 +73,7 @@ type IntentOf[D, I any] struct {
 	Then        []Chain
 	Creates     string
 	Errors      []string
+	Refreshes   bool // a correction: see Intent.Refreshes
 	Validate    func(ev *On[D], in *I) ([]BusinessError, error)
 	Apply       func(ev *On[D], in *I) error
 	// Prefill, optional, pre-fills the intent's block in the kind's
@@ -89,7 +90,7 @@ type None struct{}
 
 func (x IntentOf[D, I]) intent() Intent {
 	in := Intent{Name: x.Name, Operation: x.Operation, Block: x.Block, Roles: x.Roles, System: x.System,
-		Summary: x.Summary, Transitions: x.Transitions, Effects: x.Effects, Then: x.Then, Creates: x.Creates, Errors: x.Errors}
+		Summary: x.Summary, Transitions: x.Transitions, Effects: x.Effects, Then: x.Then, Creates: x.Creates, Errors: x.Errors, Refreshes: x.Refreshes}
 	if _, none := any((*I)(nil)).(*None); !none && !x.System {
 		in.Input = func() any { return new(I) }
 	}

@@ -80,7 +80,7 @@ var declaration = &engine.Declaration[m.Movement]{
 			return nil
 		}},
 	Intents: []engine.Step[m.Movement]{
-		intent[m.Template]{Name: IntentTemplate, Errors: templateErrors,
+		intent[m.Template]{Name: IntentTemplate, Refreshes: true, Errors: templateErrors,
 			Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
 			Transitions: []engine.Transition{

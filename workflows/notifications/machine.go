@@ -96,7 +96,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Transitions: []engine.Transition{{From: []string{n.Draft}, To: n.Submitted}},
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleAcknowledgement}}, Validate: validateContent,
 			Apply: func(ev *on, in *n.Content) error { ev.Doc.Content = *in; return nil }},
-		intent[n.Content]{Name: IntentCorrection, Errors: slices.Concat(submissionErrors, []string{n.ErrChangeEmpty, n.ErrNoShipmentPossible}),
+		intent[n.Content]{Name: IntentCorrection, Refreshes: true, Errors: slices.Concat(submissionErrors, []string{n.ErrChangeEmpty, n.ErrNoShipmentPossible}),
 			Operation: company + "SetSubmission", Block: "notification", Roles: []string{n.RoleNotifier},
 			Summary: "correct a filed notification; after acknowledgement it waits for an authority's acceptance",
 			Transitions: []engine.Transition{

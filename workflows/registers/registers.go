@@ -362,7 +362,7 @@ func (s *Service) page(ctx context.Context, e *models.RegisterExport) error {
 	var err error
 	switch {
 	case e.Phase == phaseDocuments && len(docKinds) > 0:
-		lines, lastAt, lastID, err = s.Docs.RegisterLines(ctx, s.query(e, docKinds))
+		lines, lastAt, lastID, err = s.Docs.RegisterLines(ctx, s.query(e, docKinds), e.Language)
 	case e.Phase == phaseNotes && len(noteKinds) > 0 && s.BMU != nil:
 		lines, lastAt, lastID, err = s.noteLines(ctx, e, noteKinds)
 	}

@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
+	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
+	"github.com/wasteflow/wasteflow/workflows/status"
+)
+
+// The directory of organisations (issue 45.1, our design): what a client
+// needs to name a party as the official forms do, and to choose one. A
+// filed document records its parties' details (the document's
+// partyDetails); the directory says what they are now.
+
+// DirectoryOrganisation is an organisation of the provider.
+type DirectoryOrganisation struct {
+	ID      string                `json:"id"`
+	Kind    string                `json:"kind" doc:"company or authority"`
+	Region  string                `json:"region" doc:"ISO 3166-2 subdivision without the country prefix (BY for DE-BY); empty when none"`
+	Details shipment.PartyDetails `json:"details" doc:"the organisation as the forms name a party: registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers (empty when not declared)"`
+}
+
+// ListOrganisationRequest selects a page of the directory.
+type ListOrganisationRequest struct {
+	Kind      string `json:"kind" maxLength:"16" doc:"company or authority; empty: both"`
+	Country   string `json:"country" maxLength:"2" doc:"ISO 3166-1 alpha-2; empty: any"`
+	PageSize  int32  `json:"pageSize" doc:"organisations per page: default 100, at most 500"`
+	PageToken string `json:"pageToken" maxLength:"128" doc:"nextPageToken of the page before; empty: the first page"`
+}
+
+// ListOrganisationResponse is a page of the directory, by id.
+type ListOrganisationResponse struct {
+	Organisations []DirectoryOrganisation `json:"organisations"`
+	NextPageToken string                  `json:"nextPageToken" doc:"send it as pageToken for the next page; empty on the last page"`
+}
+
+// GetOrganisationRequest names an organisation.
+type GetOrganisationRequest struct {
+	OrganisationID string `json:"organisationId" required:"true"`
+}
+
+// GetOrganisationResponse is one organisation of the directory.
+type GetOrganisationResponse struct {
+	Organisation DirectoryOrganisation `json:"organisation"`
+}
+
+func directoryEntry(o *models.Organisation) DirectoryOrganisation {
+	return DirectoryOrganisation{ID: o.ID, Kind: o.Kind, Region: o.Region, Details: o.Details()}
+}
+
+func (s *Server) directoryOperations() []Operation {
+	op := func(method, summary, desc string) Operation {
+		return Operation{Package: pkgCore, Service: "DirectoryApi", Method: method, Verb: http.MethodGet, Security: AccessToken, Summary: summary, Description: desc + " Our design."}
+	}
+	return []Operation{
+		Unary(op("ListOrganisation", "The organisations of your provider, with the details the forms ask of a party",
+			"Every organisation of the provider (companies and authorities) by id, with its kind, region and party details: registration number, "+
+				"name, address, contact person, telephone, e-mail, EORI and VAT identifiers, as `wasteflow admin apply` declared them. "+
+				"Filter by kind and country; page with pageSize (default 100, at most 500) and pageToken. A filed document shows its parties as "+
+				"they were when it was filed (its partyDetails); this is the directory as it is now."), s.listOrganisation),
+		Unary(op("GetOrganisation", "One organisation of your provider, with its party details",
+			"As ListOrganisation, for one organisation; an unknown id is 404, code 5."), s.getOrganisation),
+	}
+}
+
+func (s *Server) listOrganisation(ctx context.Context, r *ListOrganisationRequest) (*ListOrganisationResponse, error) {
+	p := reqctx.From(ctx).Principal
+	if r.Kind != "" && !slices.Contains(rules.OrganisationKinds, r.Kind) {
+		return nil, status.Invalid("kind", "company or authority")
+	}
+	if r.Country != "" {
+		if err := rules.CheckCountry(r.Country); err != nil {
+			return nil, status.Invalid("country", err.Error())
+		}
+	}
+	size := int(r.PageSize)
+	switch {
+	case size < 0 || size > 500:
+		return nil, status.Invalid("pageSize", "from 1 to 500 (0: 100)")
+	case size == 0:
+		size = 100
+	}
+	orgs, err := models.ListOrganisations(ctx, s.db, models.OrganisationFilter{Provider: p.ProviderID, Kind: r.Kind, Country: r.Country,
+		After: r.PageToken, Limit: size + 1})
+	if err != nil {
+		return nil, err
+	}
+	out := &ListOrganisationResponse{Organisations: make([]DirectoryOrganisation, 0, min(len(orgs), size))}
+	for i := range orgs[:min(len(orgs), size)] {
+		out.Organisations = append(out.Organisations, directoryEntry(&orgs[i]))
+	}
+	if len(orgs) > size {
+		out.NextPageToken = orgs[size-1].ID
+	}
+	return out, nil
+}
+
+func (s *Server) getOrganisation(ctx context.Context, r *GetOrganisationRequest) (*GetOrganisationResponse, error) {
+	p := reqctx.From(ctx).Principal
+	orgs, err := models.OrganisationsByID(s.db.WithContext(ctx), p.ProviderID, []string{r.OrganisationID})
+	if err != nil {
+		return nil, err
+	}
+	if len(orgs) == 0 {
+		return nil, status.New(status.NotFound, "no organisation %q", r.OrganisationID)
+	}
+	return &GetOrganisationResponse{Organisation: directoryEntry(&orgs[0])}, nil
+}
