@@ -66,13 +66,11 @@ func registerEnumLabels(ops []Operation) error {
 
 // labelsFile is /labels.json: every list of rules/labels, rendered when
 // first asked for (the server registered its kinds' and enums' lists while
-// it was built), with its ETag.
+// it was built), with its ETag. Each server has its own.
 type labelsFile struct {
 	once       sync.Once
 	body, etag []byte
 }
-
-var labelsServed labelsFile
 
 func (l *labelsFile) serve(c *gin.Context) {
 	l.once.Do(func() {

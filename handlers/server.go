@@ -109,6 +109,8 @@ type Server struct {
 	providers providerCache
 	// inspectLimit bounds the reads of inspection links per client.
 	inspectLimit inspectLimiter
+	// labels is /labels.json.
+	labels labelsFile
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -354,7 +356,7 @@ func (s *Server) plainPaths() []PlainPath {
 				"wasteCode/<list> (the wording of the waste code lists), wasteClassificationList, meansOfTransport, packagingType, country, " +
 				"state/<kind>, intent/<kind>, role, and one list per enum by its proto name (DecisionType, ...). The x-code-list of a schema " +
 				"property names the list its values come from. Public and cacheable (ETag, If-None-Match answers 304).",
-			handler: labelsServed.serve},
+			handler: s.labels.serve},
 		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
 			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},

@@ -231,34 +231,34 @@ func RoleFor(t LayerType) Role {
 
 // XMLOptions are the options of one call.
 type XMLOptions struct {
-	Validation  Validation  `json:"validation" doc:"VALIDATION_FULL when not set"`
-	Pruefziffer Pruefziffer `json:"pruefziffer" doc:"PRUEFZIFFER_VALIDATE when not set: a wrong check digit is a validation error; PRUEFZIFFER_CALCULATE fills them in. The check-digit method is our unverified assumption (weights 1, 2, 3, ... from the left, sum mod 11, (11 - r) mod 11; letters A=10 ... Z=35), not the BMU's official one"`
-	AtbRolle    Role        `json:"atbRolle" doc:"the role the call acts in: the base layer of CreateDocument (ERZ when not set for a BGS; ERZ, BEF or ENT required for a UNS), the role of an ERGAENZUNG layer"`
+	Validation  Validation  `json:"validation" doc:"VALIDATION_FULL when not set" label:"Validation|Prüfung"`
+	Pruefziffer Pruefziffer `json:"pruefziffer" doc:"PRUEFZIFFER_VALIDATE when not set: a wrong check digit is a validation error; PRUEFZIFFER_CALCULATE fills them in. The check-digit method is our unverified assumption (weights 1, 2, 3, ... from the left, sum mod 11, (11 - r) mod 11; letters A=10 ... Z=35), not the BMU's official one" label:"Check digits|Prüfziffern"`
+	AtbRolle    Role        `json:"atbRolle" doc:"the role the call acts in: the base layer of CreateDocument (ERZ when not set for a BGS; ERZ, BEF or ENT required for a UNS), the role of an ERGAENZUNG layer" label:"Acting in the role of|Handelnd in der Rolle"`
 }
 
 // FieldMeta says, in a response, whether the current top layer sets the
 // field; in an UpdateDocument request, whether to write it.
 type FieldMeta struct {
-	InLayer bool `json:"inLayer"`
+	InLayer bool `json:"inLayer" label:"In this layer|In dieser Schicht"`
 }
 
 // Text is a writable text field. Each field of a note bounds its text
 // with its own maxLength tag (see MaxLength); 4000 is the most any has.
 type Text struct {
-	Value string    `json:"value" maxLength:"4000"`
-	Meta  FieldMeta `json:"meta"`
+	Value string    `json:"value" maxLength:"4000" label:"Value|Wert"`
+	Meta  FieldMeta `json:"meta" label:"Layer information|Schichtangaben"`
 }
 
 // Date is a writable date field (YYYY-MM-DD).
 type Date struct {
-	Value string    `json:"value" maxLength:"64" doc:"YYYY-MM-DD"`
-	Meta  FieldMeta `json:"meta"`
+	Value string    `json:"value" maxLength:"64" doc:"YYYY-MM-DD" label:"Date|Datum"`
+	Meta  FieldMeta `json:"meta" label:"Layer information|Schichtangaben"`
 }
 
 // Amount is a writable decimal field.
 type Amount struct {
-	Value *Decimal  `json:"value"`
-	Meta  FieldMeta `json:"meta"`
+	Value *Decimal  `json:"value" label:"Amount|Menge"`
+	Meta  FieldMeta `json:"meta" label:"Layer information|Schichtangaben"`
 }
 
 // The longest text each field of a note takes is its maxLength tag (in
@@ -274,101 +274,101 @@ type Amount struct {
 
 // Producer is the waste producer (Erzeuger).
 type Producer struct {
-	Nummer    Text `json:"nummer" maxLength:"16" doc:"producer number: 9 characters and its check digit"`
-	Name      Text `json:"name" maxLength:"200"`
-	Anschrift Text `json:"anschrift" maxLength:"300"`
+	Nummer    Text `json:"nummer" maxLength:"16" doc:"producer number: 9 characters and its check digit" label:"Producer number|Erzeugernummer"`
+	Name      Text `json:"name" maxLength:"200" label:"Name|Name"`
+	Anschrift Text `json:"anschrift" maxLength:"300" label:"Address|Anschrift"`
 }
 
 // Carrier is one carrier (Beförderer).
 type Carrier struct {
-	Nummer          Text `json:"nummer" maxLength:"16" doc:"carrier number: 9 characters and its check digit"`
-	Name            Text `json:"name" maxLength:"200"`
-	Kennzeichen     Text `json:"kennzeichen" maxLength:"64" doc:"vehicle registration"`
-	UebernahmeDatum Date `json:"uebernahmeDatum" maxLength:"32" doc:"day the carrier took the waste over"`
+	Nummer          Text `json:"nummer" maxLength:"16" doc:"carrier number: 9 characters and its check digit" label:"Carrier number|Beförderernummer"`
+	Name            Text `json:"name" maxLength:"200" label:"Name|Name"`
+	Kennzeichen     Text `json:"kennzeichen" maxLength:"64" doc:"vehicle registration" label:"Vehicle registration|Kennzeichen"`
+	UebernahmeDatum Date `json:"uebernahmeDatum" maxLength:"32" doc:"day the carrier took the waste over" label:"Date of takeover|Übernahmedatum"`
 }
 
 // Facility is the disposer (Entsorger) or an interim storage (Zwischenlager).
 type Facility struct {
-	Nummer       Text `json:"nummer" maxLength:"16" doc:"disposer number: 9 characters and its check digit"`
-	Name         Text `json:"name" maxLength:"200"`
-	AnnahmeDatum Date `json:"annahmeDatum" maxLength:"32" doc:"day the facility accepted the waste"`
+	Nummer       Text `json:"nummer" maxLength:"16" doc:"disposer number: 9 characters and its check digit" label:"Disposer number|Entsorgernummer"`
+	Name         Text `json:"name" maxLength:"200" label:"Name|Name"`
+	AnnahmeDatum Date `json:"annahmeDatum" maxLength:"32" doc:"day the facility accepted the waste" label:"Date of acceptance|Annahmedatum"`
 }
 
 // Bgs is the consignment note (Begleitschein).
 type Bgs struct {
-	Nummer           Text      `json:"nummer" maxLength:"20" doc:"note number (14 digits, issued by the Länder system)"`
-	Pruefziffer      Text      `json:"pruefziffer" maxLength:"2" doc:"check digit of the note number (our unverified method, see xmlOptions.pruefziffer)"`
-	Nachweisnummer   Text      `json:"nachweisnummer" maxLength:"20" doc:"number of the disposal proof (Entsorgungsnachweis) the note belongs to"`
-	Abfallschluessel Text      `json:"abfallschluessel" maxLength:"12" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)"`
-	Menge            Amount    `json:"menge" doc:"quantity in tonnes"`
-	Erzeuger         Producer  `json:"erzeuger"`
-	Befoerderer      []Carrier `json:"befoerderer" maxItems:"100000"`
-	Zwischenlager    Facility  `json:"zwischenlager" doc:"interim storage, if the waste passes one"`
-	Entsorger        Facility  `json:"entsorger"`
-	UebergabeDatum   Date      `json:"uebergabeDatum" maxLength:"32" doc:"day the producer handed the waste over"`
-	UnsNrn           []Text    `json:"unsNrn" maxItems:"100000" maxLength:"20" doc:"numbers of the acceptance notes of a collection run"`
-	Vermerke         Text      `json:"vermerke" maxLength:"2000" doc:"remarks"`
+	Nummer           Text      `json:"nummer" maxLength:"20" doc:"note number (14 digits, issued by the Länder system)" label:"Note number|Belegnummer"`
+	Pruefziffer      Text      `json:"pruefziffer" maxLength:"2" doc:"check digit of the note number (our unverified method, see xmlOptions.pruefziffer)" label:"Check digit|Prüfziffer"`
+	Nachweisnummer   Text      `json:"nachweisnummer" maxLength:"20" doc:"number of the disposal proof (Entsorgungsnachweis) the note belongs to" label:"Disposal proof number|Nachweisnummer"`
+	Abfallschluessel Text      `json:"abfallschluessel" maxLength:"12" doc:"waste code of the European list of waste, six digits, * for hazardous (170503*)" label:"Waste code|Abfallschlüssel" help:"Six digits of the European List of Waste, * for hazardous waste (170503*).|Sechs Ziffern des Abfallverzeichnisses, * für gefährliche Abfälle (170503*)."`
+	Menge            Amount    `json:"menge" doc:"quantity in tonnes" label:"Quantity (tonnes)|Menge (Tonnen)"`
+	Erzeuger         Producer  `json:"erzeuger" label:"Producer|Erzeuger"`
+	Befoerderer      []Carrier `json:"befoerderer" maxItems:"100000" label:"Carriers|Beförderer"`
+	Zwischenlager    Facility  `json:"zwischenlager" doc:"interim storage, if the waste passes one" label:"Interim storage|Zwischenlager"`
+	Entsorger        Facility  `json:"entsorger" label:"Disposer|Entsorger"`
+	UebergabeDatum   Date      `json:"uebergabeDatum" maxLength:"32" doc:"day the producer handed the waste over" label:"Date of handover|Übergabedatum"`
+	UnsNrn           []Text    `json:"unsNrn" maxItems:"100000" maxLength:"20" doc:"numbers of the acceptance notes of a collection run" label:"Acceptance note numbers|Übernahmescheinnummern"`
+	Vermerke         Text      `json:"vermerke" maxLength:"2000" doc:"remarks" label:"Remarks|Vermerke"`
 }
 
 // Uns is the acceptance note (Übernahmeschein): one carrier, no interim
 // storage.
 type Uns struct {
-	Nummer           Text     `json:"nummer" maxLength:"20"`
-	Pruefziffer      Text     `json:"pruefziffer" maxLength:"2"`
-	Nachweisnummer   Text     `json:"nachweisnummer" maxLength:"20"`
-	Abfallschluessel Text     `json:"abfallschluessel" maxLength:"12"`
-	Menge            Amount   `json:"menge"`
-	Erzeuger         Producer `json:"erzeuger"`
-	Befoerderer      Carrier  `json:"befoerderer"`
-	Entsorger        Facility `json:"entsorger"`
-	UebergabeDatum   Date     `json:"uebergabeDatum" maxLength:"32"`
-	Vermerke         Text     `json:"vermerke" maxLength:"2000"`
+	Nummer           Text     `json:"nummer" maxLength:"20" label:"Note number|Belegnummer"`
+	Pruefziffer      Text     `json:"pruefziffer" maxLength:"2" label:"Check digit|Prüfziffer"`
+	Nachweisnummer   Text     `json:"nachweisnummer" maxLength:"20" label:"Disposal proof number|Nachweisnummer"`
+	Abfallschluessel Text     `json:"abfallschluessel" maxLength:"12" label:"Waste code|Abfallschlüssel" help:"Six digits of the European List of Waste, * for hazardous waste (170503*).|Sechs Ziffern des Abfallverzeichnisses, * für gefährliche Abfälle (170503*)."`
+	Menge            Amount   `json:"menge" label:"Quantity (tonnes)|Menge (Tonnen)"`
+	Erzeuger         Producer `json:"erzeuger" label:"Producer|Erzeuger"`
+	Befoerderer      Carrier  `json:"befoerderer" label:"Carrier|Beförderer"`
+	Entsorger        Facility `json:"entsorger" label:"Disposer|Entsorger"`
+	UebergabeDatum   Date     `json:"uebergabeDatum" maxLength:"32" label:"Date of handover|Übergabedatum"`
+	Vermerke         Text     `json:"vermerke" maxLength:"2000" label:"Remarks|Vermerke"`
 }
 
 // LayerInfo describes one layer of a note, innermost first.
 type LayerInfo struct {
-	Index     int32     `json:"index" doc:"1 for the innermost layer"`
-	LayerType LayerType `json:"layerType"`
-	AtbRolle  Role      `json:"atbRolle"`
-	Name      string    `json:"name" doc:"the layer element's name, e.g. BGSBEFLayer"`
-	Signed    bool      `json:"signed"`
-	SignedBy  string    `json:"signedBy" doc:"subject of the signing certificate"`
-	SignedAt  string    `json:"signedAt" doc:"signing time the signature states, if any"`
+	Index     int32     `json:"index" doc:"1 for the innermost layer" label:"Layer|Schicht"`
+	LayerType LayerType `json:"layerType" label:"Kind of layer|Schichtart"`
+	AtbRolle  Role      `json:"atbRolle" label:"Role|Rolle"`
+	Name      string    `json:"name" doc:"the layer element's name, e.g. BGSBEFLayer" label:"Layer name|Schichtname"`
+	Signed    bool      `json:"signed" label:"Signed|Signiert"`
+	SignedBy  string    `json:"signedBy" doc:"subject of the signing certificate" label:"Signed by|Signiert von"`
+	SignedAt  string    `json:"signedAt" doc:"signing time the signature states, if any" label:"Signed at|Signiert am"`
 }
 
 // SignatureInfo is one XML signature of a note, checked.
 type SignatureInfo struct {
-	LayerIndex   int32   `json:"layerIndex"`
-	Envelope     bool    `json:"envelope" doc:"the signature covers the whole document (the root element), not only the layer"`
-	Signer       string  `json:"signer"`
-	SignedAt     string  `json:"signedAt"`
-	Valid        bool    `json:"valid" doc:"the signed content is intact and the certificate is trusted"`
-	Reason       string  `json:"reason" doc:"why not valid"`
-	CoversLayers []int32 `json:"coversLayers"`
+	LayerIndex   int32   `json:"layerIndex" label:"Layer|Schicht"`
+	Envelope     bool    `json:"envelope" doc:"the signature covers the whole document (the root element), not only the layer" label:"Covers the whole note|Umfasst den ganzen Beleg"`
+	Signer       string  `json:"signer" label:"Signer|Unterzeichner"`
+	SignedAt     string  `json:"signedAt" label:"Signed at|Signiert am"`
+	Valid        bool    `json:"valid" doc:"the signed content is intact and the certificate is trusted" label:"Valid|Gültig"`
+	Reason       string  `json:"reason" doc:"why not valid" label:"Why not valid|Warum ungültig"`
+	CoversLayers []int32 `json:"coversLayers" label:"Layers covered|Umfasste Schichten"`
 }
 
 // SignaturePosition is a place a signature can go.
 type SignaturePosition struct {
-	ID         string    `json:"id" doc:"pass it to the signing service"`
-	LayerIndex int32     `json:"layerIndex"`
-	LayerType  LayerType `json:"layerType"`
-	AtbRolle   Role      `json:"atbRolle" doc:"who signs there"`
-	Envelope   bool      `json:"envelope" doc:"false: the signature covers the layer (and every layer beneath it); true: the whole document"`
-	Open       bool      `json:"open"`
+	ID         string    `json:"id" doc:"pass it to the signing service" label:"Signature position|Signaturposition"`
+	LayerIndex int32     `json:"layerIndex" label:"Layer|Schicht"`
+	LayerType  LayerType `json:"layerType" label:"Kind of layer|Schichtart"`
+	AtbRolle   Role      `json:"atbRolle" doc:"who signs there" label:"Who signs|Wer signiert"`
+	Envelope   bool      `json:"envelope" doc:"false: the signature covers the layer (and every layer beneath it); true: the whole document" label:"Covers the whole note|Umfasst den ganzen Beleg"`
+	Open       bool      `json:"open" label:"Open|Offen"`
 }
 
 // Meta is what a note is made of beside its fields.
 type Meta struct {
-	DocumentType       string              `json:"documentType" doc:"BGS or UNS"`
-	Layers             []LayerInfo         `json:"layers"`
-	Signatures         []SignatureInfo     `json:"signatures"`
-	SignaturePositions []SignaturePosition `json:"signaturePositions"`
+	DocumentType       string              `json:"documentType" doc:"BGS or UNS" label:"Kind of note|Belegart"`
+	Layers             []LayerInfo         `json:"layers" label:"Layers|Schichten"`
+	Signatures         []SignatureInfo     `json:"signatures" label:"Signatures|Signaturen"`
+	SignaturePositions []SignaturePosition `json:"signaturePositions" label:"Signature positions|Signaturpositionen"`
 }
 
 // Document is the API's view of a note: exactly one of bgs and uns, and
 // its meta.
 type Document struct {
-	Bgs  *Bgs  `json:"bgs"`
-	Uns  *Uns  `json:"uns"`
-	Meta *Meta `json:"meta" doc:"in responses: layers, checked signatures, signature positions; ignored in requests"`
+	Bgs  *Bgs  `json:"bgs" label:"Consignment note|Begleitschein"`
+	Uns  *Uns  `json:"uns" label:"Acceptance note|Übernahmeschein"`
+	Meta *Meta `json:"meta" doc:"in responses: layers, checked signatures, signature positions; ignored in requests" label:"Layers and signatures|Schichten und Signaturen"`
 }
