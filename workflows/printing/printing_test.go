@@ -61,7 +61,7 @@ func TestRenderReadsBack(t *testing.T) {
 	}
 	text := strings.Join(strings.Fields(string(out)), " ") // a value wraps in its column
 	for _, want := range []string{letters, "ul. Świętokrzyska 12", "00-916 Warszawa", "21. Block 21 title", "value 21.5", "audit chain head: " + f.AuditHead,
-		"printed 2026-11-26 09:30 UTC", f.InspectionLink} {
+		"printed 26 November 2026 09:30 UTC", f.InspectionLink} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext does not find %q", want)
 		}
@@ -93,7 +93,7 @@ func TestRenderGermanAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, text := printtest.Text(t, pdf)
-	for _, want := range []string{"Seite 1 von 1", "gedruckt 2026-12-07 08:00 UTC", "6. Tatsächliches Datum der Verbringung", "7. Verpackung", "—"} {
+	for _, want := range []string{"Seite 1 von 1", "gedruckt 07.12.2026 08:00 UTC", "6. Tatsächliches Datum der Verbringung", "7. Verpackung", "—"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext does not find %q in\n%s", want, text)
 		}
