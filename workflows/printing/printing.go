@@ -502,7 +502,11 @@ func (r *renderer) flow(m measured) {
 	pdf := r.pdf
 	x, w := marginX, m.w
 	lw := labelWidth(w)
-	if pdf.GetY()+float64(len(m.title))*titleLH+2*lineH+2*padY > bottomY {
+	// A box that fits a page, and half of one at most, moves to the next
+	// page whole rather than begin at the foot of this one; a longer box
+	// begins here if its title and two lines fit.
+	room := bottomY - pdf.GetY()
+	if m.height > room && (m.height <= (bottomY-topY)/2 || room < float64(len(m.title))*titleLH+2*lineH+2*padY) {
 		pdf.AddPage()
 	}
 	top := pdf.GetY()
