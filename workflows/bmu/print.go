@@ -187,7 +187,7 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 		}
 	}
 	for i, l := range n.Layers {
-		b := printing.Block{No: fmt.Sprint(layersAt + 1 + i), Title: fmt.Sprintf("%s %d: %s (%s %s)", w("layer"), l.Index, l.Type, w("role"), l.Role)}
+		b := printing.Block{No: fmt.Sprint(layersAt + 1 + i), Title: fmt.Sprintf("%s %d: %s (%s %s)", w("layer"), l.Index, p.Enum("LayerType", fmt.Sprint(l.Type)), w("role"), l.Role)}
 		if i == 0 {
 			b.Heading = w("layersHeading")
 		}
