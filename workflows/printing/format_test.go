@@ -2,9 +2,12 @@ package printing
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,5 +191,54 @@ func TestBands(t *testing.T) {
 	}
 	if want := []string{"134", "25", "abc", "d", "7", "8", "9"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("bands %v, want %v", got, want)
+	}
+}
+
+// Forms of random shapes (boxes side by side and across, short and long
+// values, headings) print without a word in the gap above the margin
+// strip: the boxes end above it on every page, whatever they hold.
+func TestNothingRunsIntoTheStrip(t *testing.T) {
+	pdftotext := printtest.Tool(t, "pdftotext")
+	rnd := rand.New(rand.NewPCG(45, 8))
+	word := func() string {
+		return []string{"Recyclage", "Nord", "SàRL", "16 02 13*", "Werkstraße 1", "—", "R4 – Recycling/reclamation of metals"}[rnd.IntN(7)]
+	}
+	for form := range 8 {
+		f := &Form{Title: "T", Number: fmt.Sprintf("N-%d", form), Labels: LabelsOf([]string{"en", "de"}[form%2]), InspectionLink: "https://wasteflow.example/inspect/x"}
+		for i := range 30 {
+			b := Block{No: fmt.Sprint(i + 1), Title: strings.Repeat("Title ", 1+rnd.IntN(12)), Place: Place(rnd.IntN(4))}
+			if rnd.IntN(8) == 0 {
+				b.Heading = "For use by competent authorities"
+			}
+			for range rnd.IntN(9) {
+				var v []string
+				for range 1 + rnd.IntN(1+rnd.IntN(60)) {
+					v = append(v, word())
+				}
+				b.Rows = append(b.Rows, Row{Label: strings.Repeat("Label ", 1+rnd.IntN(4)), Value: strings.Join(v, []string{" ", "\n"}[rnd.IntN(2)])})
+			}
+			f.Blocks = append(f.Blocks, b)
+		}
+		pdf, err := Render(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		file := dir + "/f.pdf"
+		if err := os.WriteFile(file, pdf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(pdftotext, "-bbox", file, "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const mm = 72 / 25.4
+		for _, m := range regexp.MustCompile(`yMin="([0-9.]+)" xMax="[0-9.]+" yMax="([0-9.]+)">([^<]*)<`).FindAllStringSubmatch(string(out), -1) {
+			yMin, _ := strconv.ParseFloat(m[1], 64)
+			yMax, _ := strconv.ParseFloat(m[2], 64)
+			if yMax > (stripY-1.5)*mm && yMin < (stripY+1.5)*mm || yMax > pageH*mm {
+				t.Errorf("form %d: %q stands at %.1f–%.1f mm, in the gap above the strip", form, m[3], yMin/mm, yMax/mm)
+			}
+		}
 	}
 }

@@ -343,11 +343,25 @@ func (r *renderer) measure(b Block, w float64) measured {
 	return m
 }
 
+// headingLines are a heading bar's lines.
+func (r *renderer) headingLines(text string) []string {
+	r.pdf.SetFont(fontName, "B", 8.5)
+	return r.pdf.SplitText(strings.ToUpper(text), contentW-4)
+}
+
+// headingHeight is the room a heading bar takes.
+func (r *renderer) headingHeight(text string) float64 {
+	if text == "" {
+		return 0
+	}
+	return 1.5 + float64(len(r.headingLines(text)))*4.2 + 1.6
+}
+
 // heading draws a form's heading bar across the page.
 func (r *renderer) heading(text string) {
 	pdf := r.pdf
+	lines := r.headingLines(text)
 	pdf.SetFont(fontName, "B", 8.5)
-	lines := pdf.SplitText(strings.ToUpper(text), contentW-4)
 	y := pdf.GetY() + 1.5
 	h := float64(len(lines))*4.2 + 1.6
 	pdf.SetFillColor(225, 225, 225)
@@ -388,10 +402,7 @@ func (r *renderer) band(bs []Block) {
 			cols = nil // a half band alone: across the page
 		}
 	}
-	headingH := 0.0
-	if bs[0].Heading != "" {
-		headingH = 8
-	}
+	headingH := r.headingHeight(bs[0].Heading)
 	if cols != nil {
 		h := 0.0
 		for _, c := range cols {
