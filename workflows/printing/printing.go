@@ -300,7 +300,42 @@ type measuredRow struct {
 	full         bool // no label: the value spans the box
 }
 
-func (m *measuredRow) lines() int { return max(len(m.label), len(m.value)) }
+// labelLH is a label's line: closer than a value's, so a label on two
+// lines beside a value on one takes little more room.
+const labelLH = 3.2
+
+// labelOff sets a label's first line level with its value's first.
+const labelOff = (lineH - labelLH) / 2
+
+// height is the room a row takes.
+func (m *measuredRow) height() float64 {
+	return max(labelOff+float64(len(m.label))*labelLH+labelOff, float64(len(m.value))*lineH)
+}
+
+// piece is a line of a row, a label's or a value's, at its offset from
+// the row's top.
+type piece struct {
+	off, h float64
+	label  bool
+	text   string
+}
+
+// pieces are a row's lines in the order they stand down the page.
+func (m *measuredRow) pieces() []piece {
+	out := make([]piece, 0, len(m.label)+len(m.value))
+	i, j := 0, 0
+	for i < len(m.value) || j < len(m.label) {
+		vOff, lOff := float64(i)*lineH, labelOff+float64(j)*labelLH
+		if j >= len(m.label) || i < len(m.value) && vOff <= lOff {
+			out = append(out, piece{off: vOff, h: lineH, text: m.value[i]})
+			i++
+		} else {
+			out = append(out, piece{off: lOff, h: labelLH, label: true, text: m.label[j]})
+			j++
+		}
+	}
+	return out
+}
 
 func boxTitle(b Block) string {
 	if b.No == "" {
@@ -337,7 +372,7 @@ func (r *renderer) measure(b Block, w float64) measured {
 	}
 	m.height = padY + float64(len(m.title))*titleLH + 0.8
 	for _, mr := range m.rows {
-		m.height += float64(mr.lines())*lineH + 0.5
+		m.height += mr.height() + 0.5
 	}
 	m.height += padY
 	return m
@@ -459,11 +494,15 @@ func (r *renderer) drawBox(m measured, x, y, h float64) {
 	yy := r.drawTitle(m.title, x, y+padY, m.w)
 	lw := labelWidth(m.w)
 	for _, mr := range m.rows {
-		for i := 0; i < mr.lines(); i++ {
-			r.drawLine(mr, i, x, yy, m.w, lw)
-			yy += lineH
+		ps := mr.pieces()
+		for _, label := range []bool{true, false} { // the label first: read before its value
+			for _, p := range ps {
+				if p.label == label {
+					r.drawPiece(p, mr.full, x, yy+p.off, m.w, lw)
+				}
+			}
 		}
-		yy += 0.5
+		yy += mr.height() + 0.5
 	}
 }
 
@@ -479,30 +518,26 @@ func (r *renderer) drawTitle(title []string, x, y, w float64) float64 {
 	return y + 0.8
 }
 
-// drawLine draws line i of a row: its label's line in the label column,
-// its value's beside it.
-func (r *renderer) drawLine(mr measuredRow, i int, x, y, w, lw float64) {
+// drawPiece draws a line of a row at y: a label's in the label column, a
+// value's beside it (across the box for a row without a label).
+func (r *renderer) drawPiece(p piece, full bool, x, y, w, lw float64) {
 	pdf := r.pdf
-	if mr.full {
-		if i < len(mr.value) {
-			pdf.SetFont(fontName, "", 8.5)
-			pdf.SetTextColor(0, 0, 0)
-			pdf.SetXY(x+padX, y)
-			pdf.CellFormat(w-2*padX, lineH, mr.value[i], "", 0, "L", false, 0, "")
-		}
-		return
-	}
-	if i < len(mr.label) {
+	switch {
+	case p.label:
 		pdf.SetFont(fontName, "", 7)
 		pdf.SetTextColor(70, 70, 70)
 		pdf.SetXY(x+padX, y)
-		pdf.CellFormat(lw, lineH, mr.label[i], "", 0, "L", false, 0, "")
-	}
-	if i < len(mr.value) {
+		pdf.CellFormat(lw, p.h, p.text, "", 0, "L", false, 0, "")
+	case full:
+		pdf.SetFont(fontName, "", 8.5)
+		pdf.SetTextColor(0, 0, 0)
+		pdf.SetXY(x+padX, y)
+		pdf.CellFormat(w-2*padX, p.h, p.text, "", 0, "L", false, 0, "")
+	default:
 		pdf.SetFont(fontName, "", 8.5)
 		pdf.SetTextColor(0, 0, 0)
 		pdf.SetXY(x+padX+lw+1, y)
-		pdf.CellFormat(w-2*padX-lw-1, lineH, mr.value[i], "", 0, "L", false, 0, "")
+		pdf.CellFormat(w-2*padX-lw-1, p.h, p.text, "", 0, "L", false, 0, "")
 	}
 }
 
@@ -527,20 +562,39 @@ func (r *renderer) flow(m measured) {
 		pdf.SetLineWidth(0.3)
 		pdf.Rect(x, top, w, bottom-top, "D")
 	}
+	type placed struct {
+		p piece
+		y float64
+	}
+	var part []placed
+	flush := func(full bool) { // the labels first: read before their values
+		for _, label := range []bool{true, false} {
+			for _, pp := range part {
+				if pp.p.label == label {
+					r.drawPiece(pp.p, full, x, pp.y, w, lw)
+				}
+			}
+		}
+		part = part[:0]
+	}
 	for _, mr := range m.rows {
-		for i := 0; i < mr.lines(); i++ {
-			if y+lineH > bottomY-padY {
-				border(y + padY)
+		base, y0 := 0.0, y // the row's offset at the top of this page's part, and where that part begins
+		for _, p := range mr.pieces() {
+			yy := y0 + p.off - base
+			if yy+p.h > bottomY-padY {
+				flush(mr.full)
+				border(yy + padY)
 				pdf.AddPage()
 				top = pdf.GetY()
 				pdf.SetFont(fontName, "B", 8)
 				cont := pdf.SplitText(boxTitle(m.b)+" ("+r.l.Cont+")", w-2*padX)
-				y = r.drawTitle(cont[:min(len(cont), 3)], x, top+padY, w)
+				y0, base = r.drawTitle(cont[:min(len(cont), 3)], x, top+padY, w), p.off
+				yy = y0
 			}
-			r.drawLine(mr, i, x, y, w, lw)
-			y += lineH
+			part = append(part, placed{p, yy})
 		}
-		y += 0.5
+		flush(mr.full)
+		y = y0 + mr.height() - base + 0.5
 	}
 	border(y + padY)
 	pdf.SetY(y + padY)
