@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/printing"
 	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
 )
 
@@ -321,8 +322,8 @@ func TestPrintBmuNote(t *testing.T) {
 		t.Errorf("file name %v", m["fileName"])
 	}
 	for _, want := range []string{"Begleitschein (BGS)", "11681570210293", "170503*", "12,5 t", "ACME Elektronik GmbH", "Werkstr. 1, 80331 München",
-		"Spedition Schnell GmbH", "D-SX 4711", "Übernommen am 02.12.2026", "Deponie Süd GmbH", "Schicht 1: Erzeuger (Rolle ERZ)",
-		"Schicht 2: Befoerderer (Rolle BEF)", "Signiert von ACME producer", "Signatur (Schicht) gültig", "Signatur nicht signiert", "Gültige Signaturen 1 von 1"} {
+		"Spedition Schnell GmbH", "D-SX 4711", "Übernommen am 02.12.2026", "Deponie Süd GmbH", "Schicht 1: " + printing.For("de").Enum("LayerType", "ERZEUGER") + " (Rolle ERZ)",
+		"Schicht 2: " + printing.For("de").Enum("LayerType", "BEFOERDERER") + " (Rolle BEF)", "Signiert von ACME producer", "Signatur (Schicht) gültig", "Signatur nicht signiert", "Gültige Signaturen 1 von 1"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the note's print lacks %q", want)
 		}

@@ -51,7 +51,7 @@ func TestAnnexVIIPrints(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := printtest.Raw(t, pdf)
-		want := append([]string{"DE-A7-2026-000003", "B3011", "R3", "PET bottle flakes", "Road"}, values[lang]...)
+		want := append([]string{"DE-A7-2026-000003", "B3011", "R3", "PET bottle flakes", printing.For(lang).Enum("meansOfTransport", "ROAD")}, values[lang]...)
 		for _, name := range names {
 			want = append(want, name)
 		}

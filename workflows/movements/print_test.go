@@ -61,7 +61,7 @@ func TestAnnexIBPrints(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := printtest.Raw(t, pdf)
-		want = append([]string{"DE-2026-000004-M002", "DE-2026-000004", "16 02 13*", "CRT monitors", "M-WF 2026", "R4", "Road", "Havenweg 7", "5928 PM Venlo",
+		want = append([]string{"DE-2026-000004-M002", "DE-2026-000004", "16 02 13*", "CRT monitors", "M-WF 2026", "R4", printing.For(lang).Enum("meansOfTransport", "ROAD"), "Havenweg 7", "5928 PM Venlo",
 			"Jan de Vries", "+31 77 123 45 67", "jan@recyc.example"}, dates[lang]...)
 		for _, name := range names {
 			want = append(want, name)

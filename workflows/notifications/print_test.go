@@ -63,10 +63,12 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 		return shipment.PartyDetails{OrganisationID: id, Name: names[id], Address: shipment.Address{Country: "DE"}}
 	})
 
-	for _, c := range []struct{ lang, quantity, first, until, consent, page string }{
-		{"en", "1,234.5 t", "1 December 2026", "30 November 2027", "Consent with conditions", "page %d of %d"},
-		{"de", "1.234,5 t", "01.12.2026", "30.11.2027", "Consent with conditions", "Seite %d von %d"}, // words from rules/labels once it has them
+	for _, c := range []struct{ lang, quantity, first, until, page string }{
+		{"en", "1,234.5 t", "1 December 2026", "30 November 2027", "page %d of %d"},
+		{"de", "1.234,5 t", "01.12.2026", "30.11.2027", "Seite %d von %d"},
 	} {
+		p := printing.For(c.lang) // enum values in the words of rules/labels
+		consent, packaging := p.Enum("DecisionType", "CONSENT_WITH_CONDITIONS"), p.Enums("packagingType", []string{"DRUM", "BULK"})
 		title, basis, blocks := Form(d, "DE-2026-000042", c.lang, dir)
 		var order []string
 		for _, b := range blocks {
@@ -90,7 +92,7 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 				t.Errorf("%s page %d lacks the number or its page count", c.lang, i+1)
 			}
 		}
-		want := []string{"16 02 13*", "A1180", c.first, c.until, c.quantity, "R4", "Sealed containers only.", "Venlo (exit DE)", c.consent, "Drum, Bulk"}
+		want := []string{"16 02 13*", "A1180", c.first, c.until, c.quantity, "R4", "Sealed containers only.", "Venlo (exit DE)", consent, packaging}
 		for _, name := range names {
 			want = append(want, name)
 		}

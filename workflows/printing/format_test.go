@@ -48,11 +48,18 @@ func TestCodesInWords(t *testing.T) {
 		{de.Enum("DecisionType", "CONSENT_WITH_CONDITIONS"), "Consent with conditions"},
 		{en.Enums("meansOfTransport", []string{"ROAD", "INLAND_WATERWAYS"}), "Road, Inland waterways"},
 		{en.Enum("x", "already words"), "already words"},
-		{For("en").Code("operation", "R4"), "R4"}, // until rules/labels knows its words: the code alone
 	} {
 		if c.got != c.want {
 			t.Errorf("%q, want %q", c.got, c.want)
 		}
+	}
+	// With rules/labels: its words, or the code alone until it knows them.
+	want := "R4"
+	if w, ok := labels.Code("operation", "R4"); ok && w.EN != "" {
+		want = "R4 – " + w.EN
+	}
+	if got := For("en").Code("operation", "R4"); got != want {
+		t.Errorf("R4 prints as %q, want %q", got, want)
 	}
 }
 
