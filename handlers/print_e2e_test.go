@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,27 @@ func readmePage(t *testing.T, dbcfg configs.Database, pdf []byte, name string) {
 	if err := os.WriteFile(filepath.Join("..", "docs", name+".png"), printtest.PNG(t, pdf, 1, 72), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rawName finds an enum value's raw name in printed text: a name with an
+// underscore (CONSENT_WITH_CONDITIONS, EU_LIST_OF_WASTE), or one of the
+// one-word values of the enums and code lists a form shows.
+var rawName = regexp.MustCompile(`\b[A-Z0-9]+(_[A-Z0-9]+)+\b|\b(ROAD|RAIL|SEA|AIR|DRUM|BULK|BOX|BAG|JERRICAN|COMPOSITE|OTHER|CONSENT|OBJECTION|` +
+	`DRAFT|SUBMITTED|ACKNOWLEDGED|CONSENTED|OBJECTED|CREATED|IN_TRANSIT|RECEIVED|COMPLETED|REJECTED|CONFIRM|REJECT|ANNOUNCED|WITHDRAWN)\b`)
+
+// heading is a form's heading bar in capitals ("TO BE COMPLETED BY THE
+// RECOVERY FACILITY"): four words in capitals or more.
+var heading = regexp.MustCompile(`(\b[A-ZÄÖÜ]+\b[ /,()–-]*){4,}`)
+
+// noRawNames fails when text shows an enum value's raw name (the headings
+// in capitals aside).
+func noRawNames(t *testing.T, what, text string) bool {
+	t.Helper()
+	if m := rawName.FindAllString(heading.ReplaceAllString(text, ""), 5); len(m) > 0 {
+		t.Errorf("%s shows raw names %q", what, m)
+		return true
+	}
+	return false
 }
 
 // keepPrint writes pdf as <name>.pdf into WASTEFLOW_PRINT_DIR when it is
@@ -109,6 +131,7 @@ func TestPrintAndInspect(t *testing.T) {
 				readmePage(t, dbcfg, pdf, "print-notification")
 			}
 			text := printtest.Raw(t, pdf)
+			noRawNames(t, "the notification's print ("+c.lang+")", text)
 			for _, want := range append([]string{c.title, number, "16 02 13*", days[c.lang][0], days[c.lang][1], "R4"}, names...) {
 				if !strings.Contains(text, want) {
 					t.Errorf("%s's notification print (%s) lacks %q", c.user, c.lang, want)
@@ -132,6 +155,7 @@ func TestPrintAndInspect(t *testing.T) {
 				readmePage(t, dbcfg, pdf, "print-annex7")
 			}
 			text := printtest.Raw(t, pdf)
+			noRawNames(t, "the Annex VII print ("+lang+")", text)
 			for _, want := range []string{title, a7["number"].(string), "B3011", "PET bottle flakes", days[lang][2], "R3", "ACME", "Recycling",
 				"Carrier", "LfU Bayern", "ILT"} {
 				if !strings.Contains(text, want) {
@@ -164,6 +188,7 @@ func TestPrintAndInspect(t *testing.T) {
 			t.Errorf("a movement's link lasts until the shipment period's end (2027-06-30) plus 30 days: %v", m["inspectionLinkExpiresAt"])
 		}
 		text := printtest.Raw(t, pdf)
+		noRawNames(t, "the movement's print", text)
 		for _, want := range append([]string{"Begleitformular", mv["number"].(string), number, "M-XY 123", "07.12.2026", "16 02 13*"}, names[:4]...) {
 			if !strings.Contains(text, want) {
 				t.Errorf("the movement's print lacks %q", want)
@@ -189,7 +214,7 @@ func TestPrintAndInspect(t *testing.T) {
 		readmePage(t, dbcfg, body, "print-movement")
 		keepPrint(t, "movement-en-"+dbcfg.Driver, body)
 		keepPrint(t, "movement-de-"+dbcfg.Driver, pdf)
-		if text := printtest.Raw(t, body); !strings.Contains(text, "8 December 2026") || !strings.Contains(text, "39 t") {
+		if text := printtest.Raw(t, body); noRawNames(t, "the inspection PDF", text) || !strings.Contains(text, "8 December 2026") || !strings.Contains(text, "39 t") {
 			t.Fatal("the inspection PDF does not show the receipt recorded after the print")
 		}
 		if st, _, body = inspect(t, link+"?lang=de", "text/html"); st != 200 || !strings.Contains(string(body), "Eingang beim Importeur") {
