@@ -70,7 +70,9 @@ func typicalForm() *printing.Form {
 		d.Decisions = append(d.Decisions, n.DecisionRecord{Authority: a, At: at, Type: n.DecisionConsent})
 	}
 	names := map[string]string{"acme": "ACME", "recyc": "Recycling", "truck": "Carrier", "barge": "Barge carrier", "auth-de": "LfU Bayern", "auth-nl": "ILT", "auth-be": "OVAM"}
-	title, basis, blocks := notifications.Form(d, "DE-2026-000001", "de", func(id string) (string, string) { return names[id], "DE" })
+	title, basis, blocks := notifications.Form(d, "DE-2026-000001", "de", func(id string) shipment.PartyDetails {
+		return shipment.PartyDetails{OrganisationID: id, Name: names[id], Address: shipment.Address{Country: "DE"}}
+	})
 	return &printing.Form{Title: title, Basis: basis, Number: "DE-2026-000001", Blocks: blocks, Labels: printing.German, Printed: at,
 		AuditHead: "0f0f", InspectionLink: "http://127.0.0.1:8080/inspect/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}
 }

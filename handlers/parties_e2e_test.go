@@ -106,7 +106,7 @@ func TestPartiesAsFiled(t *testing.T) {
 			}
 		}
 		pdf, _ := d.printed(t, "alice", co, id, "en")
-		if _, text := printtest.Text(t, pdf); !strings.Contains(text, "ACME (acme)") || strings.Contains(text, "ACME Elektronik GmbH") {
+		if _, text := printtest.Text(t, pdf); !strings.Contains(text, "Werkstraße 2") || strings.Contains(text, "ACME Elektronik GmbH") {
 			t.Errorf("the print names the notifier as the directory has it now, not as filed:\n%s", text)
 		}
 		file, _ := d.exported(t, "alice", co, map[string]any{"kinds": []string{"NOTIFICATION"}})
@@ -166,7 +166,7 @@ func TestPartiesAsFiled(t *testing.T) {
 			t.Fatalf("an old notification: %v", doc["partyDetails"])
 		}
 		pdf, _ = d.printed(t, "alice", co, id, "de")
-		if _, text := printtest.Text(t, pdf); !strings.Contains(text, "ACME Elektronik GmbH (acme)") {
+		if _, text := printtest.Text(t, pdf); !strings.Contains(text, "ACME Elektronik GmbH") || !strings.Contains(text, "Vierte Straße 4") {
 			t.Errorf("the print of an old notification:\n%s", text)
 		}
 		file, _ = d.exported(t, "alice", co, map[string]any{"kinds": []string{"NOTIFICATION"}, "language": "de"})

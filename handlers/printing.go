@@ -402,7 +402,7 @@ func (s *Server) inspect(c *gin.Context) {
 		return
 	}
 	var b strings.Builder
-	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
+	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Printed: printing.DateTime(p.Form.Printed, lang), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
 		renderError(c, err)
 		return
 	}
@@ -435,10 +435,12 @@ func truncate(s string, n int) string {
 }
 
 type inspectView struct {
-	Form  *printing.Form
-	Lang  string
-	PDF   string
-	Words map[string]string
+	Form *printing.Form
+	// Printed is the form's time in the page's language.
+	Printed string
+	Lang    string
+	PDF     string
+	Words   map[string]string
 }
 
 var inspectWords = map[string]map[string]string{
@@ -462,7 +464,7 @@ td.label{color:#555;width:38%}td.value{white-space:pre-line}code{word-break:brea
 <div class="number">{{.Form.Number}}</div>
 <h1>{{.Form.Title}}</h1><p class="basis">{{.Form.Basis}}</p>
 <table class="facts">{{range .Form.Facts}}<tr><td class="label">{{.Label}}</td><td class="value">{{.Value}}</td></tr>{{end}}
-<tr><td class="label">{{index .Words "printed"}}</td><td>{{.Form.Printed.UTC.Format "2006-01-02 15:04 UTC"}}</td></tr></table>
+<tr><td class="label">{{index .Words "printed"}}</td><td>{{.Printed}}</td></tr></table>
 {{range .Form.Blocks}}{{if .Heading}}<div class="heading">{{.Heading}}</div>{{end}}<section class="block"><h2>{{if .No}}{{.No}}. {{end}}{{.Title}}</h2>
 <table>{{range .Rows}}<tr><td class="label">{{.Label}}</td><td class="value">{{if .Value}}{{.Value}}{{else}}—{{end}}</td></tr>{{else}}<tr><td class="label">—</td><td></td></tr>{{end}}</table></section>
 {{end}}<p class="note">{{index .Words "head"}}: <code>{{.Form.AuditHead}}</code></p>

@@ -107,7 +107,7 @@ func TestRegisterExport(t *testing.T) {
 			}
 		}
 		check(ndoc["number"].(string), map[string]string{"kind": "NOTIFICATION", "state": "CONSENTED", "filed_on": "2026-12-01", "ewc_codes": "16 02 13*",
-			"notifier": "ACME (acme) [I123E45678]", "carriers": "Carrier (truck) [E234F56781], DE; Barge carrier (barge), NL", "authorities": "LfU Bayern (auth-de)",
+			"notifier": "ACME (acme) [I123E45678]", "carriers": "Carrier (truck) [E234F56781], Germany; Barge carrier (barge), Netherlands", "authorities": "LfU Bayern (auth-de)",
 			"decision": "auth-de: CONSENT", "notified_t": "100", "shipped_t": "40", "shipment_to": "2027-06-30", "deadlines": "DECISION_DUE MET", "deadlines_met": "4"})
 		check(mv["number"].(string), map[string]string{"kind": "MOVEMENT", "notification_number": ndoc["number"].(string), "shipped_t": "40",
 			"received_t": "39", "received_on": "2026-12-08", "shipment_from": "2026-12-07", "facility": "Recycling (recyc)"})

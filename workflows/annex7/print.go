@@ -1,33 +1,38 @@
 package annex7
 
 import (
-	"fmt"
 	"strings"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
 )
 
 // The information accompanying shipments of Annex VII: the boxes of the
-// 1013/2006 layout (a stand-in until the 2024/1157 annex is verified, see
-// docs/compliance.md) with their English and German titles; the certificates
-// recorded so far (carrier transfers, the consignee's and the facility's
-// receipts, the completion, take-backs) fill boxes 5, 13 and 14 and an
-// unnumbered section of ours.
+// 1013/2006 layout in its arrangement (1|2, 3|4, the carriers 5(a), (b),
+// (c) in three columns, left column 6–7 beside 8–10, then 11–14 across the
+// page), a stand-in until the 2024/1157 annex is found (searched again for
+// issue 45, see docs/compliance.md), with their English and German
+// titles; the certificates recorded so far (carrier transfers, the
+// consignee's and the facility's receipts, the completion, take-backs)
+// fill boxes 5, 13 and 14 and unnumbered sections of ours.
 var annexVII = printing.Words{
 	"title": {"Information accompanying shipments of waste as referred to in Article 3(2) and (4)", "Mitzuführende Informationen für die Verbringung der in Artikel 3 Absätze 2 und 4 genannten Abfälle"},
-	"basis": {"Regulation (EU) 2024/1157, Annex VII; boxes in the layout of Regulation (EC) No 1013/2006 (stand-in until the 2024 annex is verified). Consignment information",
-		"Verordnung (EU) 2024/1157, Anhang VII; Felder in der Anordnung der Verordnung (EG) Nr. 1013/2006 (Platzhalter, bis der Anhang von 2024 geprüft ist). Versandinformationen"},
+	"basis": {"Regulation (EU) 2024/1157, Annex VII. The 2024 annex's text could not be found (searched on EUR-Lex in English and German): boxes, numbers and titles follow the form of Regulation (EC) No 1013/2006 as a stand-in. Consignment information",
+		"Verordnung (EU) 2024/1157, Anhang VII. Der Text des Anhangs von 2024 war nicht auffindbar (auf EUR-Lex auf Englisch und Deutsch gesucht): Felder, Nummern und Titel folgen als Platzhalter dem Formular der Verordnung (EG) Nr. 1013/2006. Versandinformationen"},
 	"1":               {"Person who arranges the shipment", "Person, die die Verbringung veranlasst"},
 	"2":               {"Importer/consignee", "Importeur/Empfänger"},
 	"3":               {"Actual quantity", "Tatsächliche Menge"},
 	"4":               {"Actual date of shipment", "Tatsächliches Datum der Verbringung"},
-	"5":               {"Carriers", "Transportunternehmen"},
+	"5":               {"(a) 1st carrier", "(a) 1. Transportunternehmen"},
+	"5b":              {"(b) 2nd carrier", "(b) 2. Transportunternehmen"},
+	"5c":              {"(c) 3rd carrier", "(c) 3. Transportunternehmen"},
+	"5d":              {"Further carriers (more than 3)", "Weitere Transportunternehmen (mehr als 3)"},
 	"6":               {"Waste generator: original producer(s), new producer(s) or collector", "Abfallerzeuger: Ersterzeuger, Neuerzeuger oder Einsammler"},
 	"7":               {"Recovery facility / Laboratory", "Verwertungsanlage / Labor"},
-	"8":               {"Recovery operation (or disposal operation for Art. 3(4) waste)", "Verwertungsverfahren (oder gegebenenfalls Beseitigungsverfahren bei in Artikel 3 Absatz 4 genannten Abfällen)"},
+	"8":               {"Recovery operation (or disposal operation for waste referred to in Article 3(4))", "Verwertungsverfahren (oder gegebenenfalls Beseitigungsverfahren bei in Artikel 3 Absatz 4 genannten Abfällen)"},
 	"9":               {"Usual description of the waste", "Übliche Bezeichnung der Abfälle"},
-	"10":              {"Waste identification", "Abfallidentifizierung"},
+	"10":              {"Waste identification (fill in relevant codes)", "Abfallidentifizierung (einschlägige Codes angeben)"},
 	"11":              {"Countries/States concerned", "Betroffene Staaten"},
 	"12":              {"Declaration of the person who arranges the shipment", "Erklärung der die Verbringung veranlassenden Person"},
 	"13":              {"Signature upon receipt of the waste by the consignee", "Unterschrift des Empfängers bei Entgegennahme der Abfälle"},
@@ -35,85 +40,112 @@ var annexVII = printing.Words{
 	"facilityHeading": {"To be completed by the recovery facility or by the laboratory", "Von der Verwertungsanlage oder vom Labor auszufüllen"},
 	"completion":      {"Certificate of completion (ours)", "Bescheinigung des Abschlusses (unsere Ergänzung)"},
 	"takeBack":        {"Take-back (ours)", "Rücknahme (unsere Ergänzung)"},
-	"org":             {"Organisation", "Organisation"}, "tonnes": {"Tonnes (Mg)", "Tonnen (Mg)"}, "m3": {"m³", "m³"},
-	"date": {"Date", "Datum"}, "means": {"Means of transport", "Transportart"}, "transfer": {"Date of transfer", "Übergabedatum"},
+	"quantity":        {"Tonnes (Mg) / m³", "Tonnen (Mg) / m³"},
+	"date":            {"Date", "Datum"}, "means": {"Means of transport", "Transportart"}, "transfer": {"Date of transfer", "Übergabedatum"},
 	"kind": {"Kind", "Art"}, "facility": {"recovery facility", "Verwertungsanlage"}, "lab": {"laboratory", "Labor"},
-	"code": {"Code", "Code"}, "dispatch": {"Export/dispatch", "Ausfuhrstaat/Versandstaat"}, "transit": {"Transit", "Durchfuhrstaat(en)"},
+	"code": {"R-code / D-code", "R-Code / D-Code"}, "dispatch": {"Export/dispatch", "Ausfuhrstaat/Versandstaat"}, "transit": {"Transit", "Durchfuhrstaat(en)"},
 	"destination": {"Import/destination", "Einfuhrstaat/Empfängerstaat"},
+	"arranger":    {"Name", "Name"},
 	"declared":    {"Announced electronically through the arranger's account on", "Elektronisch über das Konto der veranlassenden Person angekündigt am"},
 	"received":    {"Received on", "Eingegangen am"}, "completedOn": {"Completed on", "Abgeschlossen am"},
 	"reason": {"Reason", "Grund"}, "initiated": {"Initiated", "Eingeleitet"}, "done": {"Completed by", "Durchgeführt mit"},
+	"code10":    {"(i) Basel Annex IX", "(i) Basler Übereinkommen Anlage IX"},
+	"code10ii":  {"(ii) OECD (if different from (i))", "(ii) OECD (falls abweichend von (i))"},
+	"code10iii": {"(iii) Annex IIIA", "(iii) Anhang IIIA"},
+	"code10iv":  {"(iv) Annex IIIB", "(iv) Anhang IIIB"},
+	"code10v":   {"(v) EU list of wastes", "(v) Abfallverzeichnis der EU"},
+	"code10vi":  {"(vi) National code", "(vi) Nationaler Code"},
+	"other":     {"Other", "Sonstige"},
 }
 
+var (
+	box10      = []string{"code10", "code10ii", "code10iii", "code10iv", "code10v", "code10vi", "other"}
+	box10Lists = map[string]string{"BASEL_ANNEX_IX": "code10", "BASEL_ANNEX_VIII": "code10", "OECD": "code10ii", "EU_LIST_OF_WASTE": "code10v",
+		"NATIONAL": "code10vi", "other": "other"}
+)
+
 // Form lays out Annex VII document d as its boxes in lang ("en" or "de");
-// dir names the organisations.
+// dir gives the parties' details.
 func Form(d *a.Annex7, lang string, dir printing.Directory) (title, basis string, blocks []printing.Block) {
-	w, org := annexVII.In(lang), dir.Party
+	w, p := annexVII.In(lang), printing.For(lang)
 	c := &d.Content
 	r := func(label, value string) printing.Row { return printing.Row{Label: label, Value: value} }
-	block := func(no string, rows ...printing.Row) printing.Block {
-		return printing.Block{No: no, Title: w(no), Rows: rows}
+	box := func(no, title string, place printing.Place, rows ...printing.Row) printing.Block {
+		return printing.Block{No: no, Title: w(title), Place: place, Rows: rows}
 	}
-	var producers, codes []string
-	for _, p := range c.Producers {
-		producers = append(producers, org(p.OrganisationID))
-	}
-	for _, wc := range c.WasteClassifications {
-		codes = append(codes, wc.List+": "+wc.Code)
-	}
-	carriers := block("5")
-	for i, cr := range c.Carriers {
-		n := fmt.Sprintf("(%c)", 'a'+rune(min(i, 25)))
-		carriers.Rows = append(carriers.Rows, r(n+" "+w("org"), org(cr.OrganisationID)), r(n+" "+w("means"), cr.MeansOfTransport))
+	carrier := func(i int) []printing.Row {
+		if i >= len(c.Carriers) {
+			return append(p.Party(shipment.PartyDetails{}), r(w("means"), ""), r(w("transfer"), ""))
+		}
+		cr := c.Carriers[i]
+		var on []string
 		for _, t := range d.CarrierTransfers {
 			if t.CarrierOrganisationID == cr.OrganisationID {
-				carriers.Rows = append(carriers.Rows, r(n+" "+w("transfer"), t.TransferDate))
+				on = append(on, p.Date(t.TransferDate))
 			}
 		}
+		return append(p.Party(dir(cr.OrganisationID)), r(w("means"), p.Enum("meansOfTransport", cr.MeansOfTransport)), r(w("transfer"), strings.Join(on, "\n")))
 	}
 	kind := w("facility")
 	if c.Facility.Laboratory {
 		kind = w("lab")
 	}
+	authority := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		s := dir.Name(id)
+		if country := dir(id).Address.Country; country != "" {
+			s = p.Country(country) + ": " + s
+		}
+		return s
+	}
 	var transit []string
 	for _, t := range c.CompetentAuthorities.Transit {
-		transit = append(transit, org(t.OrganisationID))
+		transit = append(transit, authority(t.OrganisationID))
 	}
-	declared := block("12", r(w("org"), org(c.Arranger.OrganisationID)))
+	declared := box("12", "12", printing.Full, r(w("arranger"), dir.Name(c.Arranger.OrganisationID)), r(w("declared"), ""))
 	if d.AnnouncedAt != nil {
-		declared.Rows = append(declared.Rows, r(w("declared"), d.AnnouncedAt.UTC().Format("2006-01-02")))
+		declared.Rows[1].Value = p.At(*d.AnnouncedAt)
 	}
-	consignee := block("13", r(w("org"), org(c.Consignee.OrganisationID)))
+	consignee := box("13", "13", printing.Full, r(w("arranger"), dir.Name(c.Consignee.OrganisationID)), r(w("received"), ""), r(w("quantity"), ""))
 	if cc := d.ConsigneeCertificate; cc != nil {
-		consignee.Rows = append(consignee.Rows, r(w("received"), cc.ReceivedOn))
-		consignee.Rows = append(consignee.Rows, printing.QuantityRows(cc.Quantity, w("tonnes"), w("m3"))...)
+		consignee.Rows[1].Value, consignee.Rows[2].Value = p.Date(cc.ReceivedOn), p.Quantity(cc.Quantity)
 	}
-	facility := block("14", r(w("org"), org(c.Facility.OrganisationID)))
+	facility := box("14", "14", printing.Full, r(w("arranger"), dir.Name(c.Facility.OrganisationID)), r(w("received"), ""), r(w("quantity"), ""))
 	facility.Heading = w("facilityHeading")
 	if fc := d.FacilityCertificate; fc != nil {
-		facility.Rows = append(facility.Rows, r(w("received"), fc.ReceivedOn))
-		facility.Rows = append(facility.Rows, printing.QuantityRows(fc.Quantity, w("tonnes"), w("m3"))...)
+		facility.Rows[1].Value, facility.Rows[2].Value = p.Date(fc.ReceivedOn), p.Quantity(fc.Quantity)
 	}
 	blocks = []printing.Block{
-		block("1", r(w("org"), org(c.Arranger.OrganisationID))),
-		block("2", r(w("org"), org(c.Consignee.OrganisationID))),
-		block("3", printing.QuantityRows(c.ActualQuantity, w("tonnes"), w("m3"))...),
-		block("4", r(w("date"), c.ActualDateOfShipment)),
-		carriers,
-		block("6", r(w("org"), strings.Join(producers, "\n"))),
-		block("7", r(w("kind"), kind), r(w("org"), org(c.Facility.OrganisationID))),
-		block("8", r(w("code"), c.RecoveryCode)),
-		block("9", r(w("9"), c.UsualDescription)),
-		block("10", r(w("code"), strings.Join(codes, "\n"))),
-		block("11", r(w("dispatch"), org(c.CompetentAuthorities.Dispatch.OrganisationID)), r(w("transit"), strings.Join(transit, "\n")),
-			r(w("destination"), org(c.CompetentAuthorities.Destination.OrganisationID))),
-		declared, consignee, facility,
+		box("1", "1", printing.Left, p.Parties(dir, []string{c.Arranger.OrganisationID})...),
+		box("2", "2", printing.Right, p.Parties(dir, []string{c.Consignee.OrganisationID})...),
+		box("3", "3", printing.Left, r(w("quantity"), p.Quantity(c.ActualQuantity))),
+		box("4", "4", printing.Right, r(w("date"), p.Date(c.ActualDateOfShipment))),
+		box("5", "5", printing.Third, carrier(0)...), box("", "5b", printing.Third, carrier(1)...), box("", "5c", printing.Third, carrier(2)...),
 	}
+	if len(c.Carriers) > 3 {
+		more := box("", "5d", printing.Full)
+		for i, cr := range c.Carriers[3:] {
+			more.Rows = append(more.Rows, r("("+string(rune('d'+min(i, 22)))+")", p.PartyBrief(dir(cr.OrganisationID))+"\n"+w("means")+": "+p.Enum("meansOfTransport", cr.MeansOfTransport)))
+		}
+		blocks = append(blocks, more)
+	}
+	blocks = append(blocks,
+		box("6", "6", printing.Left, p.Parties(dir, shipment.OrganisationIDs(c.Producers))...),
+		box("7", "7", printing.Left, append([]printing.Row{r(w("kind"), kind)}, p.Parties(dir, []string{c.Facility.OrganisationID})...)...),
+		box("8", "8", printing.Right, r(w("code"), p.Code("operation", c.RecoveryCode))),
+		box("9", "9", printing.Right, r("", c.UsualDescription)),
+		box("10", "10", printing.Right, printing.WasteCodes(p, w, box10, box10Lists, c.WasteClassifications)...),
+		box("11", "11", printing.Full, r(w("dispatch"), authority(c.CompetentAuthorities.Dispatch.OrganisationID)), r(w("transit"), strings.Join(transit, "\n")),
+			r(w("destination"), authority(c.CompetentAuthorities.Destination.OrganisationID))),
+		declared, consignee, facility,
+	)
 	if cc := d.CertificateOfCompletion; cc != nil {
-		blocks = append(blocks, printing.Block{Title: w("completion"), Rows: []printing.Row{r(w("completedOn"), cc.CompletedOn), r(w("code"), cc.RecoveryCode)}})
+		blocks = append(blocks, box("", "completion", printing.Full, r(w("completedOn"), p.Date(cc.CompletedOn)), r(w("code"), p.Code("operation", cc.RecoveryCode))))
 	}
 	for _, tb := range d.TakeBacks {
-		b := printing.Block{Title: w("takeBack"), Rows: []printing.Row{r(w("reason"), tb.Reason), r(w("initiated"), tb.At.UTC().Format("2006-01-02"))}}
+		b := box("", "takeBack", printing.Full, r(w("reason"), tb.Reason), r(w("initiated"), p.At(tb.At)))
 		if tb.CompletedBy != "" {
 			b.Rows = append(b.Rows, r(w("done"), tb.CompletedBy))
 		}

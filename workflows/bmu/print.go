@@ -3,6 +3,7 @@ package bmu
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,40 +18,71 @@ import (
 // the official BMU forms (Anlage 1 NachwV) are not reproduced, and the XML
 // is our format until the official schema is available.
 var noteWords = printing.Words{
-	"BGS":       {"Consignment note (Begleitschein, BGS)", "Begleitschein (BGS)"},
-	"UNS":       {"Acceptance note (Übernahmeschein, UNS)", "Übernahmeschein (UNS)"},
-	"basis":     {"Electronic record procedure, NachwV §§ 10, 12 and 17–21; layout and XML format (urn:wasteflow:eanv:1) our design until the official BMU schema is available", "Elektronisches Nachweisverfahren, NachwV §§ 10, 12 und 17–21; Anordnung und XML-Format (urn:wasteflow:eanv:1) unser Entwurf, bis das amtliche BMU-Schema vorliegt"},
-	"note":      {"The note as it stands", "Der Schein in seiner aktuellen Fassung"},
-	"number":    {"Note number", "Belegnummer"},
-	"check":     {"Check digit", "Prüfziffer"},
-	"proof":     {"Disposal proof number", "Nachweisnummer"},
-	"code":      {"Waste code (AVV)", "Abfallschlüssel (AVV)"},
-	"quantity":  {"Quantity (t)", "Menge (t)"},
-	"producer":  {"Producer", "Erzeuger"},
-	"carrier":   {"Carrier", "Beförderer"},
-	"interim":   {"Interim storage", "Zwischenlager"},
-	"disposer":  {"Disposer", "Entsorger"},
-	"handover":  {"Handed over on", "Übergeben am"},
-	"takenOver": {"taken over on", "übernommen am"},
-	"accepted":  {"accepted on", "angenommen am"},
-	"vehicle":   {"vehicle", "Kennzeichen"},
-	"uns":       {"Acceptance notes", "Übernahmescheine"},
-	"remarks":   {"Remarks", "Vermerke"},
-	"layer":     {"Layer", "Schicht"},
-	"role":      {"role", "Rolle"},
-	"fields":    {"Fields set in this layer", "In dieser Schicht gesetzte Felder"},
-	"signedBy":  {"Signed by", "Signiert von"},
-	"signedAt":  {"Signed at", "Signiert am"},
-	"unsigned":  {"not signed", "nicht signiert"},
-	"signature": {"Signature", "Signatur"},
-	"envelope":  {"whole document", "ganzes Dokument"},
-	"layerOnly": {"layer", "Schicht"},
-	"valid":     {"verifies", "gültig"},
-	"invalid":   {"DOES NOT VERIFY", "UNGÜLTIG"},
-	"type":      {"Document", "Dokument"},
-	"layers":    {"Layers", "Schichten"},
-	"sigs":      {"Signatures verifying", "Gültige Signaturen"},
-	"noNumber":  {"(no number yet)", "(noch ohne Nummer)"},
+	"BGS":           {"Consignment note (Begleitschein, BGS)", "Begleitschein (BGS)"},
+	"UNS":           {"Acceptance note (Übernahmeschein, UNS)", "Übernahmeschein (UNS)"},
+	"basis":         {"Electronic record procedure, NachwV §§ 10, 12 and 17–21; layout and XML format (urn:wasteflow:eanv:1) our design until the official BMU schema is available", "Elektronisches Nachweisverfahren, NachwV §§ 10, 12 und 17–21; Anordnung und XML-Format (urn:wasteflow:eanv:1) unser Entwurf, bis das amtliche BMU-Schema vorliegt"},
+	"note":          {"Note", "Schein"},
+	"number":        {"Note number", "Belegnummer"},
+	"check":         {"Check digit", "Prüfziffer"},
+	"proof":         {"Disposal proof number", "Nachweisnummer"},
+	"code":          {"Waste code (AVV)", "Abfallschlüssel (AVV)"},
+	"quantity":      {"Quantity (t)", "Menge (t)"},
+	"producer":      {"Producer", "Erzeuger"},
+	"carrier":       {"Carrier", "Beförderer"},
+	"interim":       {"Interim storage", "Zwischenlager"},
+	"disposer":      {"Disposer", "Entsorger"},
+	"handover":      {"Handed over on", "Übergeben am"},
+	"takenOver":     {"Taken over on", "Übernommen am"},
+	"accepted":      {"Accepted on", "Angenommen am"},
+	"vehicle":       {"Vehicle", "Kennzeichen"},
+	"uns":           {"Acceptance notes", "Übernahmescheine"},
+	"remarks":       {"Remarks", "Vermerke"},
+	"layer":         {"Layer", "Schicht"},
+	"role":          {"role", "Rolle"},
+	"fields":        {"Fields set in this layer", "In dieser Schicht gesetzte Felder"},
+	"signedBy":      {"Signed by", "Signiert von"},
+	"signedAt":      {"Signed at", "Signiert am"},
+	"unsigned":      {"not signed", "nicht signiert"},
+	"signature":     {"Signature", "Signatur"},
+	"envelope":      {"whole document", "ganzes Dokument"},
+	"layerOnly":     {"layer", "Schicht"},
+	"valid":         {"verifies", "gültig"},
+	"invalid":       {"DOES NOT VERIFY", "UNGÜLTIG"},
+	"type":          {"Document", "Dokument"},
+	"layers":        {"Layers", "Schichten"},
+	"sigs":          {"Signatures verifying", "Gültige Signaturen"},
+	"noNumber":      {"(no number yet)", "(noch ohne Nummer)"},
+	"waste":         {"Waste", "Abfall"},
+	"name":          {"Name", "Name"},
+	"address":       {"Address", "Anschrift"},
+	"producerNo":    {"Producer No.", "Erzeuger-Nr."},
+	"carrierNo":     {"Carrier No.", "Beförderer-Nr."},
+	"disposerNo":    {"Number", "Nummer"},
+	"carriers":      {"Carriers", "Beförderer"},
+	"more":          {"Further entries", "Weitere Angaben"},
+	"noteHeading":   {"The note as it stands (each field from the newest layer that sets it)", "Der Schein in seiner aktuellen Fassung (jedes Feld aus der jüngsten Schicht, die es setzt)"},
+	"layersHeading": {"Layers and signatures", "Schichten und Signaturen"},
+}
+
+// nonEmpty are the values of vs that are not empty.
+func nonEmpty(vs ...string) []string {
+	var out []string
+	for _, v := range vs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// signedAt is a signature's time (RFC 3339) in lang's format, as given
+// when it is not one.
+func signedAt(v, lang string) string {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return v
+	}
+	return printing.DateTime(t, lang)
 }
 
 // Printed is a note laid out for print.
@@ -70,78 +102,84 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 	view := bmu.View(n)
 	sigs := d.Signatures(s.Trust)
 	w := noteWords.In(lang)
+	p := printing.For(lang)
 	number := ""
-	var rows []printing.Row
-	r := func(label, value string) {
-		if strings.TrimSpace(value) != "" {
-			rows = append(rows, printing.Row{Label: label, Value: value})
-		}
-	}
-	party := func(nummer, name, extra string) string {
-		parts := []string{}
-		for _, p := range []string{name, nummer, extra} {
-			if p != "" {
-				parts = append(parts, p)
-			}
-		}
-		return strings.Join(parts, ", ")
-	}
-	dated := func(label, date string) string {
-		if date == "" {
-			return ""
-		}
-		return label + " " + date
-	}
-	carrier := func(c bmu.Carrier) string {
-		v := ""
-		if c.Kennzeichen.Value != "" {
-			v = w("vehicle") + " " + c.Kennzeichen.Value
-		}
-		return party(c.Nummer.Value, c.Name.Value, strings.Trim(v+"; "+dated(w("takenOver"), c.UebernahmeDatum.Value), "; "))
+	r := func(label, value string) printing.Row { return printing.Row{Label: label, Value: value} }
+	box := func(no, key string, place printing.Place, rows ...printing.Row) printing.Block {
+		return printing.Block{No: no, Title: w(key), Place: place, Rows: rows}
 	}
 	amount := func(a bmu.Amount) string {
 		if a.Value == nil {
 			return ""
 		}
-		return a.Value.String()
+		return p.Number(*a.Value) + " t"
+	}
+	carrier := func(c bmu.Carrier) []printing.Row {
+		return []printing.Row{r(w("name"), c.Name.Value), r(w("carrierNo"), c.Nummer.Value), r(w("vehicle"), c.Kennzeichen.Value),
+			r(w("takenOver"), p.Date(c.UebernahmeDatum.Value))}
+	}
+	carriers := func(cs []bmu.Carrier) []printing.Block {
+		if len(cs) <= 3 {
+			out := make([]printing.Block, 3)
+			for i := range out {
+				c := bmu.Carrier{}
+				if i < len(cs) {
+					c = cs[i]
+				}
+				out[i] = printing.Block{Title: fmt.Sprintf("%s %d", w("carrier"), i+1), Place: printing.Third, Rows: carrier(c)}
+			}
+			out[0].No = "5"
+			return out
+		}
+		b := box("5", "carriers", printing.Full)
+		for i, c := range cs {
+			line := strings.Join(nonEmpty(c.Name.Value, c.Nummer.Value, c.Kennzeichen.Value), ", ")
+			if d := c.UebernahmeDatum.Value; d != "" {
+				line += "; " + w("takenOver") + " " + p.Date(d)
+			}
+			b.Rows = append(b.Rows, r(fmt.Sprintf("(%d)", i+1), line))
+		}
+		return []printing.Block{b}
+	}
+	producer := func(e bmu.Producer) printing.Block {
+		return box("3", "producer", printing.Left, r(w("name"), e.Name.Value), r(w("producerNo"), e.Nummer.Value), r(w("address"), e.Anschrift.Value))
+	}
+	facility := func(no, key string, place printing.Place, f bmu.Facility) printing.Block {
+		return box(no, key, place, r(w("name"), f.Name.Value), r(w("disposerNo"), f.Nummer.Value), r(w("accepted"), p.Date(f.AnnahmeDatum.Value)))
+	}
+	var blocks []printing.Block
+	head := func(nummer, pruef, nachweis, code string, menge bmu.Amount, handover string) {
+		number = nummer
+		blocks = append(blocks,
+			box("1", "note", printing.Left, r(w("number"), nummer), r(w("check"), pruef), r(w("proof"), nachweis)),
+			box("2", "waste", printing.Right, r(w("code"), p.Code("wasteCode/EU_LIST_OF_WASTE", code)), r(w("quantity"), amount(menge)), r(w("handover"), p.Date(handover))))
 	}
 	switch {
 	case view.Bgs != nil:
 		b := view.Bgs
-		number = b.Nummer.Value
-		r(w("number"), b.Nummer.Value)
-		r(w("check"), b.Pruefziffer.Value)
-		r(w("proof"), b.Nachweisnummer.Value)
-		r(w("code"), b.Abfallschluessel.Value)
-		r(w("quantity"), amount(b.Menge))
-		r(w("producer"), party(b.Erzeuger.Nummer.Value, b.Erzeuger.Name.Value, b.Erzeuger.Anschrift.Value))
-		r(w("handover"), b.UebergabeDatum.Value)
-		for i, c := range b.Befoerderer {
-			r(fmt.Sprintf("%s %d", w("carrier"), i+1), carrier(c))
-		}
-		r(w("interim"), party(b.Zwischenlager.Nummer.Value, b.Zwischenlager.Name.Value, dated(w("accepted"), b.Zwischenlager.AnnahmeDatum.Value)))
-		r(w("disposer"), party(b.Entsorger.Nummer.Value, b.Entsorger.Name.Value, dated(w("accepted"), b.Entsorger.AnnahmeDatum.Value)))
+		head(b.Nummer.Value, b.Pruefziffer.Value, b.Nachweisnummer.Value, b.Abfallschluessel.Value, b.Menge, b.UebergabeDatum.Value)
+		blocks = append(blocks, producer(b.Erzeuger), facility("4", "disposer", printing.Right, b.Entsorger))
+		blocks = append(blocks, carriers(b.Befoerderer)...)
 		var uns []string
 		for _, u := range b.UnsNrn {
 			uns = append(uns, u.Value)
 		}
-		r(w("uns"), strings.Join(uns, ", "))
-		r(w("remarks"), b.Vermerke.Value)
+		blocks = append(blocks, facility("6", "interim", printing.Left, b.Zwischenlager),
+			box("7", "more", printing.Right, r(w("uns"), strings.Join(uns, ", ")), r(w("remarks"), b.Vermerke.Value)))
 	case view.Uns != nil:
 		u := view.Uns
-		number = u.Nummer.Value
-		r(w("number"), u.Nummer.Value)
-		r(w("check"), u.Pruefziffer.Value)
-		r(w("proof"), u.Nachweisnummer.Value)
-		r(w("code"), u.Abfallschluessel.Value)
-		r(w("quantity"), amount(u.Menge))
-		r(w("producer"), party(u.Erzeuger.Nummer.Value, u.Erzeuger.Name.Value, u.Erzeuger.Anschrift.Value))
-		r(w("handover"), u.UebergabeDatum.Value)
-		r(w("carrier"), carrier(u.Befoerderer))
-		r(w("disposer"), party(u.Entsorger.Nummer.Value, u.Entsorger.Name.Value, dated(w("accepted"), u.Entsorger.AnnahmeDatum.Value)))
-		r(w("remarks"), u.Vermerke.Value)
+		head(u.Nummer.Value, u.Pruefziffer.Value, u.Nachweisnummer.Value, u.Abfallschluessel.Value, u.Menge, u.UebergabeDatum.Value)
+		blocks = append(blocks, producer(u.Erzeuger), facility("4", "disposer", printing.Right, u.Entsorger))
+		blocks = append(blocks, carriers([]bmu.Carrier{u.Befoerderer})...)
+		blocks = append(blocks, box("6", "more", printing.Full, r(w("remarks"), u.Vermerke.Value)))
 	}
-	blocks := []printing.Block{{No: "1", Title: w("note"), Rows: rows}}
+	blocks[0].Heading = w("noteHeading")
+	layersAt := 0 // the number of the last box
+	for _, b := range blocks {
+		if n, err := strconv.Atoi(b.No); err == nil {
+			layersAt = n
+		}
+	}
 	valid := 0
 	for _, sg := range sigs {
 		if sg.Valid {
@@ -149,7 +187,10 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 		}
 	}
 	for i, l := range n.Layers {
-		b := printing.Block{No: fmt.Sprint(i + 2), Title: fmt.Sprintf("%s %d: %s (%s %s)", w("layer"), l.Index, l.Type, w("role"), l.Role)}
+		b := printing.Block{No: fmt.Sprint(layersAt + 1 + i), Title: fmt.Sprintf("%s %d: %s (%s %s)", w("layer"), l.Index, p.Enum("LayerType", fmt.Sprint(l.Type)), w("role"), l.Role)}
+		if i == 0 {
+			b.Heading = w("layersHeading")
+		}
 		paths := make([]string, 0, len(l.Values))
 		for p := range l.Values {
 			paths = append(paths, p)
@@ -175,7 +216,7 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 				verdict = w("invalid") + ": " + sg.Reason
 			}
 			b.Rows = append(b.Rows, printing.Row{Label: w("signedBy"), Value: sg.Signer},
-				printing.Row{Label: w("signedAt"), Value: sg.SignedAt},
+				printing.Row{Label: w("signedAt"), Value: signedAt(sg.SignedAt, lang)},
 				printing.Row{Label: w("signature") + " (" + scope + ")", Value: verdict})
 		}
 		if !signed {

@@ -3,6 +3,7 @@ package documents
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
@@ -17,7 +18,8 @@ import (
 type PrintRequest struct {
 	Number string // the document's number
 	Lang   string // "en" or "de"
-	Dir    printing.Directory
+	// Dir is Party as the forms read it.
+	Dir printing.Directory
 	// Party gives a party's details as the form prints them: as the
 	// document (or, for a child, its parent) recorded them when filed,
 	// else the directory's (see parties.go).
@@ -106,10 +108,8 @@ func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.
 		}
 		return names.details(id)
 	}
-	req.Dir = func(id string) (name, country string) { // the recorded name too
-		p := req.Party(id)
-		return p.Name, p.Address.Country
-	}
+	// The forms read a party through Party, whatever fills it.
+	req.Dir = func(id string) shipment.PartyDetails { return req.Party(id) }
 	out := k.Print(req, data)
 	if names.err != nil {
 		return nil, names.err
@@ -119,9 +119,10 @@ func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.
 		return nil, err
 	}
 	w := printFacts.In(lang)
+	state := printing.For(lang).Enum("state/"+strings.ToLower(loaded.Doc.Kind), loaded.Doc.State)
 	f := &printing.Form{Title: out.Title, Basis: out.Basis, Number: loaded.Doc.Number, Blocks: out.Blocks, Printed: now,
 		AuditHead: loaded.Doc.AuditHash, Labels: printing.LabelsOf(lang),
-		Facts: []printing.Row{{Label: w("state"), Value: loaded.Doc.State}, {Label: w("version"), Value: fmt.Sprint(loaded.Doc.Version)}}}
+		Facts: []printing.Row{{Label: w("state"), Value: state}, {Label: w("version"), Value: fmt.Sprint(loaded.Doc.Version)}}}
 	res := &Printed{Form: f, Doc: loaded.Doc, Now: now}
 	if out.ShipmentEnd != "" {
 		if day, err := time.Parse(time.DateOnly, out.ShipmentEnd); err == nil {

@@ -5,77 +5,94 @@ import (
 	"strings"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
 )
 
-// The notification document of Annex IA: the blocks of the 1013/2006
-// layout (block numbers and English titles as the UK Environment Agency's
-// print of it; the 2024/1157 annex text was not available: a stand-in,
-// see docs/compliance.md), German titles our translation. Each block holds what
-// the notification records of it so far; what our content does not carry
-// (customs offices, physical characteristics) prints as empty.
+// The notification document of Annex IA: the boxes of the 1013/2006
+// layout in its arrangement (left column the parties 1, 2, 8, 9, 10, right
+// column 3–7 and 11–14, then 15–18 across the page, and the competent
+// authorities' part 19–21), the block numbers and English titles as the
+// form and the UK Environment Agency's print of it have them; the
+// 2024/1157 annex text was not available (searched again for issue 45: a
+// stand-in, see docs/compliance.md), German titles our translation. Each
+// box holds what the notification records of it so far; what our content
+// does not carry (customs offices, physical characteristics, the Y- and
+// H-codes) prints as empty.
 var annexIA = printing.Words{
-	"title":  {"Notification document for transboundary movements/shipments of waste", "Notifizierungsformular für grenzüberschreitende Verbringungen von Abfällen"},
-	"basis":  {"Regulation (EU) 2024/1157, Annex IA; blocks in the layout of Regulation (EC) No 1013/2006 (stand-in until the 2024 annex is verified)", "Verordnung (EU) 2024/1157, Anhang IA; Felder in der Anordnung der Verordnung (EG) Nr. 1013/2006 (Platzhalter, bis der Anhang von 2024 geprüft ist)"},
-	"1":      {"Exporter – notifier", "Exporteur – notifizierende Person"},
-	"2":      {"Importer – consignee", "Importeur – Empfänger"},
-	"3":      {"Notification No.", "Notifizierungsnummer"},
-	"4":      {"Total intended number of shipments", "Vorgesehene Gesamtzahl der Verbringungen"},
-	"5":      {"Total intended quantity", "Vorgesehene Gesamtmenge"},
-	"6":      {"Intended period of time for shipment(s)", "Vorgesehener Zeitraum der Verbringung(en)"},
-	"7":      {"Packaging type(s)", "Art(en) der Verpackung"},
-	"8":      {"Intended carrier(s)", "Vorgesehene(s) Transportunternehmen"},
-	"9":      {"Waste generator(s) – producer(s)", "Abfallerzeuger"},
-	"10":     {"Disposal facility / recovery facility", "Beseitigungs- / Verwertungsanlage"},
-	"11":     {"Disposal / recovery operation(s)", "Beseitigungs- / Verwertungsverfahren"},
-	"12":     {"Designation and composition of the waste", "Bezeichnung und Zusammensetzung der Abfälle"},
-	"13":     {"Physical characteristics", "Physikalische Eigenschaften"},
-	"14":     {"Waste identification", "Abfallidentifizierung"},
-	"15":     {"Countries/States concerned, competent authorities, points of exit or entry", "Betroffene Staaten, zuständige Behörden, Ausgangs- und Eingangsstellen"},
-	"16":     {"Customs offices of entry and/or exit and/or export", "Zollstellen des Eingangs, Ausgangs oder der Ausfuhr"},
-	"17":     {"Exporter's – notifier's / generator's – producer's declaration", "Erklärung des Exporteurs – der notifizierenden Person / des Erzeugers"},
-	"18":     {"Number of annexes attached", "Anzahl der beigefügten Anhänge"},
-	"19":     {"Acknowledgement from the relevant competent authority", "Empfangsbestätigung der zuständigen Behörde"},
-	"20":     {"Written consent to the movement", "Schriftliche Zustimmung zur Verbringung"},
-	"21":     {"Specific conditions on consenting to the movement or reasons for objecting", "Auflagen der Zustimmung oder Gründe für Einwände"},
-	"ca":     {"For use by competent authorities", "Von den zuständigen Behörden auszufüllen"},
-	"org":    {"Organisation", "Organisation"},
-	"filed":  {"Filed electronically through the notifier's account; the audit chain records who and when.", "Elektronisch über das Konto der notifizierenden Person eingereicht; die Prüfkette hält fest, wer und wann."},
-	"conc":   {"Notification concerning", "Notifizierung betreffend"},
-	"single": {"individual shipment", "einmalige Verbringung"},
-	"multi":  {"multiple shipments", "mehrmalige Verbringungen"},
-	"recov":  {"recovery", "Verwertung"},
-	"disp":   {"disposal", "Beseitigung"},
-	"pre":    {"pre-consented recovery facility", "Verwertungsanlage mit Vorabzustimmung"},
-	"yes":    {"yes", "ja"}, "no": {"no", "nein"},
-	"tonnes": {"Tonnes (Mg)", "Tonnen (Mg)"}, "m3": {"m³", "m³"},
-	"first": {"First departure", "Erster Versand"}, "last": {"Last departure", "Letzter Versand"},
-	"means": {"Means of transport", "Transportart"}, "codes": {"Operation codes", "Verfahrenscodes"},
-	"dispatch": {"State of export – dispatch", "Ausfuhrstaat – Versandstaat"}, "transit": {"State(s) of transit", "Durchfuhrstaat(en)"},
-	"destination": {"State of import – destination", "Einfuhrstaat – Empfängerstaat"}, "points": {"Points of exit or entry", "Ausgangs- und Eingangsstellen"},
-	"annexes": {"Attachments", "Anlagen"}, "authority": {"Authority", "Behörde"}, "received": {"Received on", "Eingegangen am"},
-	"decision": {"Decision", "Entscheidung"}, "validUntil": {"Valid until", "Gültig bis"}, "conditions": {"Conditions", "Auflagen"},
-	"grounds": {"Reasons for objecting", "Gründe für Einwände"}, "tacit": {"tacit", "stillschweigend"},
+	"title": {"Notification document for transboundary movements/shipments of waste", "Notifizierungsformular für grenzüberschreitende Verbringungen von Abfällen"},
+	"basis": {"Regulation (EU) 2024/1157, Annex IA. The 2024 annex's text could not be found (searched on EUR-Lex in English and German): boxes, numbers and titles follow the form of Regulation (EC) No 1013/2006 as a stand-in.",
+		"Verordnung (EU) 2024/1157, Anhang IA. Der Text des Anhangs von 2024 war nicht auffindbar (auf EUR-Lex auf Englisch und Deutsch gesucht): Felder, Nummern und Titel folgen als Platzhalter dem Formular der Verordnung (EG) Nr. 1013/2006."},
+	"1":           {"Exporter – notifier", "Exporteur – notifizierende Person"},
+	"2":           {"Importer – consignee", "Importeur – Empfänger"},
+	"3":           {"Notification No.", "Notifizierungsnummer"},
+	"4":           {"Total intended number of shipments", "Vorgesehene Gesamtzahl der Verbringungen"},
+	"5":           {"Total intended quantity", "Vorgesehene Gesamtmenge"},
+	"6":           {"Intended period of time for shipment(s)", "Vorgesehener Zeitraum der Verbringung(en)"},
+	"7":           {"Packaging type(s)", "Art(en) der Verpackung"},
+	"8":           {"Intended carrier(s)", "Vorgesehene(s) Transportunternehmen"},
+	"9":           {"Waste generator(s) – producer(s)", "Abfallerzeuger"},
+	"10":          {"Disposal facility / recovery facility", "Beseitigungs- / Verwertungsanlage"},
+	"11":          {"Disposal / recovery operation(s)", "Beseitigungs- / Verwertungsverfahren"},
+	"12":          {"Designation and composition of the waste", "Bezeichnung und Zusammensetzung der Abfälle"},
+	"13":          {"Physical characteristics", "Physikalische Eigenschaften"},
+	"14":          {"Waste identification (fill in relevant codes)", "Abfallidentifizierung (einschlägige Codes angeben)"},
+	"15":          {"(a) Countries/States concerned, (b) competent authorities, (c) specific points of exit or entry", "(a) Betroffene Staaten, (b) zuständige Behörden, (c) Ausgangs- und Eingangsstellen"},
+	"16":          {"Customs offices of entry and/or exit and/or export (European Union)", "Zollstellen des Eingangs, Ausgangs oder der Ausfuhr (Europäische Union)"},
+	"17":          {"Exporter's – notifier's / generator's – producer's declaration", "Erklärung des Exporteurs – der notifizierenden Person / des Erzeugers"},
+	"18":          {"Number of annexes attached", "Anzahl der beigefügten Anhänge"},
+	"19":          {"Acknowledgement from the relevant competent authority of countries of import – destination / transit / export – dispatch", "Empfangsbestätigung der zuständigen Behörde des Einfuhr-, Durchfuhr- oder Ausfuhrstaats"},
+	"20":          {"Written consent to the movement provided by the competent authority", "Schriftliche Zustimmung der zuständigen Behörde zur Verbringung"},
+	"21":          {"Specific conditions on consenting to the movement or reasons for objecting", "Auflagen der Zustimmung zur Verbringung oder Gründe für Einwände"},
+	"ca":          {"For use by competent authorities", "Von den zuständigen Behörden auszufüllen"},
+	"filed":       {"Filed electronically through the notifier's account; the audit chain records who and when.", "Elektronisch über das Konto der notifizierenden Person eingereicht; die Prüfkette hält fest, wer und wann."},
+	"concA":       {"A. Shipment(s)", "A. Verbringung(en)"},
+	"concB":       {"B. Operation", "B. Verfahren"},
+	"concC":       {"C. Pre-consented recovery facility", "C. Verwertungsanlage mit Vorabzustimmung"},
+	"single":      {"(i) individual shipment", "(i) einmalige Verbringung"},
+	"multi":       {"(ii) multiple shipments", "(ii) mehrmalige Verbringungen"},
+	"recov":       {"(ii) recovery", "(ii) Verwertung"},
+	"disp":        {"(i) disposal", "(i) Beseitigung"},
+	"yes":         {"yes", "ja"},
+	"no":          {"no", "nein"},
+	"quantity":    {"Tonnes (Mg) / m³", "Tonnen (Mg) / m³"},
+	"first":       {"First departure", "Erster Versand"},
+	"last":        {"Last departure", "Letzter Versand"},
+	"types":       {"Type(s)", "Art(en)"},
+	"means":       {"Means of transport", "Transportart"},
+	"codes":       {"D-code / R-code", "D-Code / R-Code"},
+	"site":        {"Site and process of generation", "Ort und Verfahren der Erzeugung"},
+	"kind":        {"Facility", "Anlage"},
+	"recovery":    {"recovery facility", "Verwertungsanlage"},
+	"disposal":    {"disposal facility", "Beseitigungsanlage"},
+	"dispatch":    {"State of export – dispatch", "Ausfuhrstaat – Versandstaat"},
+	"transit":     {"State(s) of transit (entry and exit)", "Durchfuhrstaat(en) (Ein- und Ausgang)"},
+	"destination": {"State of import – destination", "Einfuhrstaat – Empfängerstaat"},
+	"points":      {"Points of exit or entry", "Ausgangs- und Eingangsstellen"},
+	"entry":       {"Entry", "Eingang"}, "exit": {"Exit", "Ausgang"}, "export": {"Export", "Ausfuhr"},
+	"notifier":    {"Notifier", "Notifizierende Person"},
+	"producer":    {"Producer(s)", "Erzeuger"},
+	"annexes":     {"Annexes", "Anhänge"},
+	"received":    {"received on", "eingegangen am"},
+	"given":       {"given on", "erteilt am"},
+	"validUntil":  {"valid until", "gültig bis"},
+	"consentEnd":  {"Consent valid until", "Zustimmung gültig bis"},
+	"conditionsQ": {"specific conditions", "Auflagen"},
+	"see21":       {"yes (see 21)", "ja (siehe 21)"},
+	"conditions":  {"Conditions", "Auflagen"},
+	"grounds":     {"Reasons for objecting", "Gründe für Einwände"},
+	"tacit":       {"tacit", "stillschweigend"},
+	"pending":     {"no decision yet", "noch keine Entscheidung"},
 }
 
-// Form lays out notification d, numbered number, as Annex IA's blocks in
-// lang ("en" or "de"); dir names the organisations.
+// Form lays out notification d, numbered number, as Annex IA's boxes in
+// lang ("en" or "de"); dir gives the parties' details.
 func Form(d *n.Notification, number, lang string, dir printing.Directory) (title, basis string, blocks []printing.Block) {
-	w, org := annexIA.In(lang), dir.Party
+	w, p := annexIA.In(lang), printing.For(lang)
 	c := &d.Content
-	block := func(no string, rows ...printing.Row) printing.Block {
-		return printing.Block{No: no, Title: w(no), Rows: rows}
-	}
 	r := func(label, value string) printing.Row { return printing.Row{Label: label, Value: value} }
-	var producers, carriers, codes []string
-	for _, p := range c.Producers {
-		producers = append(producers, org(p.OrganisationID))
-	}
-	for _, p := range c.Carriers {
-		carriers = append(carriers, org(p.OrganisationID))
-	}
-	for _, wc := range c.WasteClassifications {
-		codes = append(codes, wc.List+": "+wc.Code)
+	box := func(no string, place printing.Place, rows ...printing.Row) printing.Block {
+		return printing.Block{No: no, Title: w(no), Place: place, Rows: rows}
 	}
 	kind := w("single")
 	if c.NumberOfShipments > 1 {
@@ -89,69 +106,115 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 	if c.Facility.PreConsented {
 		pre = w("yes")
 	}
+	facility := w("recovery")
+	if op == w("disp") {
+		facility = w("disposal")
+	}
+	authority := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		a := dir(id)
+		s := dir.Name(id)
+		if a.Address.Country != "" {
+			s += "\n" + p.Country(a.Address.Country)
+		}
+		return s
+	}
 	var transit []string
 	for i, a := range c.CompetentAuthorities.Transit {
-		country := ""
+		line := dir.Name(a.OrganisationID)
 		if i < len(c.Route.TransitCountries) {
-			country = c.Route.TransitCountries[i] + ": "
+			line = p.Country(c.Route.TransitCountries[i]) + ": " + line
 		}
-		transit = append(transit, country+org(a.OrganisationID))
+		transit = append(transit, line)
 	}
+	ids := func(refs []shipment.PartyRef) []string { return shipment.OrganisationIDs(refs) }
 	blocks = []printing.Block{
-		block("1", r(w("org"), org(c.Notifier.OrganisationID))),
-		block("2", r(w("org"), org(c.Consignee.OrganisationID))),
-		block("3", r(w("3"), number), r(w("conc"), kind+"; "+op+"; "+w("pre")+": "+pre)),
-		block("4", r(w("4"), numberOf(c.NumberOfShipments))),
-		block("5", printing.QuantityRows(c.TotalQuantity, w("tonnes"), w("m3"))...),
-		block("6", r(w("first"), c.ShipmentPeriod.FirstDeparture), r(w("last"), c.ShipmentPeriod.LastDeparture)),
-		block("7", r(w("7"), strings.Join(c.PackagingTypes, ", "))),
-		block("8", r(w("org"), strings.Join(carriers, "\n")), r(w("means"), strings.Join(c.Route.MeansOfTransport, ", "))),
-		block("9", r(w("org"), strings.Join(producers, "\n"))),
-		block("10", r(w("org"), org(c.Facility.OrganisationID)), r(w("pre"), pre)),
-		block("11", r(w("codes"), strings.Join(c.RecoveryDisposalCodes, ", "))),
-		block("12", r(w("12"), c.WasteDescription)),
-		block("13"),
-		block("14", r(w("14"), strings.Join(codes, "\n"))),
-		block("15", r(w("dispatch"), org(c.CompetentAuthorities.Dispatch.OrganisationID)), r(w("transit"), strings.Join(transit, "\n")),
-			r(w("destination"), org(c.CompetentAuthorities.Destination.OrganisationID)), r(w("points"), strings.Join(c.Route.EntryExitPoints, "\n"))),
-		block("16"),
-		block("17", r(w("org"), org(c.Notifier.OrganisationID)), r("", w("filed"))),
-		block("18", r(w("annexes"), numberOf(int32(len(d.Metadata.FileAttachments))))),
+		box("1", printing.Left, p.Parties(dir, []string{c.Notifier.OrganisationID})...),
+		box("3", printing.Right, r(w("3"), number), r(w("concA"), kind), r(w("concB"), op), r(w("concC"), pre)),
+		box("4", printing.Right, r("", fmt.Sprint(c.NumberOfShipments))),
+		box("2", printing.Left, p.Parties(dir, []string{c.Consignee.OrganisationID})...),
+		box("5", printing.Right, r(w("quantity"), p.Quantity(c.TotalQuantity))),
+		box("6", printing.Right, r(w("first"), p.Date(c.ShipmentPeriod.FirstDeparture)), r(w("last"), p.Date(c.ShipmentPeriod.LastDeparture))),
+		box("7", printing.Right, r(w("types"), p.Enums("packagingType", c.PackagingTypes))),
+		box("8", printing.Left, append(p.Parties(dir, ids(c.Carriers)), r(w("means"), p.Enums("meansOfTransport", c.Route.MeansOfTransport)))...),
+		box("11", printing.Right, r(w("codes"), p.Codes("operation", c.RecoveryDisposalCodes))),
+		box("12", printing.Right, r("", c.WasteDescription)),
+		box("9", printing.Left, append(p.Parties(dir, ids(c.Producers)), r(w("site"), ""))...),
+		box("13", printing.Right),
+		box("10", printing.Left, append([]printing.Row{r(w("kind"), facility)}, p.Parties(dir, []string{c.Facility.OrganisationID})...)...),
+		box("14", printing.Right, printing.Box14(p, c.WasteClassifications)...),
+		box("15", printing.Full, r(w("dispatch"), authority(c.CompetentAuthorities.Dispatch.OrganisationID)), r(w("transit"), strings.Join(transit, "\n")),
+			r(w("destination"), authority(c.CompetentAuthorities.Destination.OrganisationID)), r(w("points"), strings.Join(c.Route.EntryExitPoints, "\n"))),
+		box("16", printing.Full, r(w("entry"), ""), r(w("exit"), ""), r(w("export"), "")),
+		box("17", printing.Left, r(w("notifier"), dir.Name(c.Notifier.OrganisationID)), r(w("producer"), names(dir, ids(c.Producers))), r("", w("filed"))),
+		box("18", printing.Right, r(w("annexes"), fmt.Sprint(len(d.Metadata.FileAttachments)))),
 	}
-	ack := block("19")
+	// For use by competent authorities: each concerned authority's
+	// acknowledgement (19) and decision (20), the conditions and grounds (21).
+	ack := box("19", printing.Left)
 	ack.Heading = w("ca")
 	for _, a := range d.Acknowledgements {
-		ack.Rows = append(ack.Rows, r(w("authority"), org(a.Authority)), r(w("received"), a.At.UTC().Format("2006-01-02")))
+		ack.Rows = append(ack.Rows, r(dir.Name(a.Authority), w("received")+" "+p.At(a.At)))
 	}
-	consent := block("20")
-	conditions := block("21")
+	consent := box("20", printing.Right)
+	conditions := box("21", printing.Full)
+	decided := map[string]bool{}
 	for _, dc := range d.Decisions {
-		kind := decisionName(&dc, w("tacit"))
-		consent.Rows = append(consent.Rows, r(w("authority"), org(dc.Authority)), r(w("decision"), kind+", "+dc.At.UTC().Format("2006-01-02")))
+		decided[dc.Authority] = true
+		lines := []string{decisionWords(p, &dc, w("tacit")), w("given") + " " + p.At(dc.At)}
 		if dc.ValidUntil != "" {
-			consent.Rows = append(consent.Rows, r(w("validUntil"), dc.ValidUntil))
+			lines = append(lines, w("validUntil")+" "+p.Date(dc.ValidUntil))
 		}
 		if len(dc.Conditions) > 0 {
-			conditions.Rows = append(conditions.Rows, r(org(dc.Authority)+" – "+w("conditions"), strings.Join(dc.Conditions, "\n")))
+			lines = append(lines, w("conditionsQ")+": "+w("see21"))
+			conditions.Rows = append(conditions.Rows, r(dir.Name(dc.Authority)+" – "+w("conditions"), strings.Join(dc.Conditions, "\n")))
 		}
 		if dc.Grounds != "" {
-			conditions.Rows = append(conditions.Rows, r(org(dc.Authority)+" – "+w("grounds"), dc.Grounds))
+			conditions.Rows = append(conditions.Rows, r(dir.Name(dc.Authority)+" – "+w("grounds"), dc.Grounds))
+		}
+		consent.Rows = append(consent.Rows, r(dir.Name(dc.Authority), strings.Join(lines, "\n")))
+	}
+	for _, a := range c.CompetentAuthorities.Authorities() {
+		if !decided[a.OrganisationID] && len(d.Decisions) > 0 {
+			consent.Rows = append(consent.Rows, r(dir.Name(a.OrganisationID), w("pending")))
 		}
 	}
 	if d.ConsentValidUntil != "" {
-		consent.Rows = append(consent.Rows, r(w("validUntil"), d.ConsentValidUntil))
+		consent.Rows = append(consent.Rows, r(w("consentEnd"), p.Date(d.ConsentValidUntil)))
 	}
 	return w("title"), w("basis"), append(blocks, ack, consent, conditions)
 }
 
-func numberOf(v int32) string { return fmt.Sprint(v) }
+// names are the names of organisations ids, one a line.
+func names(dir printing.Directory, ids []string) string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, dir.Name(id))
+	}
+	return strings.Join(out, "\n")
+}
 
 // decisionName is a decision's type ("CONSENT"), with tacit in brackets
-// for a tacit one.
+// for a tacit one: what the register's data columns hold.
 func decisionName(dc *n.DecisionRecord, tacit string) string {
 	kind := "?"
 	if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
 		kind = names[dc.Type]
+	}
+	if dc.Tacit {
+		kind += " (" + tacit + ")"
+	}
+	return kind
+}
+
+// decisionWords is a decision's type in words ("Consent with
+// conditions"), with tacit in brackets for a tacit one.
+func decisionWords(p printing.In, dc *n.DecisionRecord, tacit string) string {
+	kind := ""
+	if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
+		kind = p.Enum("DecisionType", names[dc.Type])
 	}
 	if dc.Tacit {
 		kind += " (" + tacit + ")"

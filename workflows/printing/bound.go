@@ -76,6 +76,9 @@ func withDefaults(l Labels) Labels {
 	if l.Cut == "" || l.CutLines == "" || l.Omitted == "" || l.OmittedRows == "" {
 		l.Cut, l.CutLines, l.Omitted, l.OmittedRows = English.Cut, English.CutLines, English.Omitted, English.OmittedRows
 	}
+	if l.Cont == "" {
+		l.Cont = English.Cont
+	}
 	return l
 }
 

@@ -58,25 +58,31 @@ func TestRenderReadsBack(t *testing.T) {
 		if !strings.Contains(p, "DE-2026-000042") || !strings.Contains(p, fmt.Sprintf("page %d of %d", i+1, len(pages))) {
 			t.Errorf("page %d lacks the number or 'page %d of %d':\n%s", i+1, i+1, len(pages), p)
 		}
+		if !strings.Contains(p, "audit chain head: "+f.AuditHead) || !strings.Contains(p, f.InspectionLink) {
+			t.Errorf("page %d lacks the audit head or the inspection link in its margin strip", i+1)
+		}
 	}
 	text := strings.Join(strings.Fields(string(out)), " ") // a value wraps in its column
 	for _, want := range []string{letters, "ul. Świętokrzyska 12", "00-916 Warszawa", "21. Block 21 title", "value 21.5", "audit chain head: " + f.AuditHead,
-		"printed 2026-11-26 09:30 UTC", f.InspectionLink} {
+		"printed 26 November 2026 09:30 UTC", f.InspectionLink} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext does not find %q", want)
 		}
 	}
-	// The QR code, rendered as a printer would, reads back as the link.
-	if err := exec.Command(pdftoppm, "-r", "150", "-f", "1", "-l", "1", "-png", file, filepath.Join(dir, "page")).Run(); err != nil {
+	// The QR code on every page, rendered as a printer would, reads back
+	// as the link.
+	if err := exec.Command(pdftoppm, "-r", "150", "-png", file, filepath.Join(dir, "page")).Run(); err != nil {
 		t.Fatal(err)
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
-	if len(pngs) != 1 {
+	if len(pngs) != len(pages) {
 		t.Fatalf("rendered %v", pngs)
 	}
-	scanned, err := exec.Command(zbarimg, "--quiet", "--raw", pngs[0]).Output()
-	if err != nil || strings.TrimSpace(string(scanned)) != f.InspectionLink {
-		t.Fatalf("the QR code reads %q (%v), want %s", scanned, err, f.InspectionLink)
+	for _, png := range pngs {
+		scanned, err := exec.Command(zbarimg, "--quiet", "--raw", png).Output()
+		if err != nil || strings.TrimSpace(string(scanned)) != f.InspectionLink {
+			t.Fatalf("the QR code of %s reads %q (%v), want %s", filepath.Base(png), scanned, err, f.InspectionLink)
+		}
 	}
 	// The same form printed at the same time is the same file.
 	again, err := Render(f)
@@ -93,7 +99,7 @@ func TestRenderGermanAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, text := printtest.Text(t, pdf)
-	for _, want := range []string{"Seite 1 von 1", "gedruckt 2026-12-07 08:00 UTC", "6. Tatsächliches Datum der Verbringung", "7. Verpackung", "—"} {
+	for _, want := range []string{"Seite 1 von 1", "gedruckt 07.12.2026 08:00 UTC", "6. Tatsächliches Datum der Verbringung", "7. Verpackung", "—"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext does not find %q in\n%s", want, text)
 		}

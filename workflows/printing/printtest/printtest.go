@@ -38,6 +38,20 @@ func Text(t testing.TB, pdf []byte) (pages []string, text string) {
 	return strings.Split(strings.TrimRight(string(out), "\f"), "\f"), strings.Join(strings.Fields(string(out)), " ")
 }
 
+// Raw is pdf's text in the order it was drawn (pdftotext -raw), its
+// whitespace collapsed: a box's title and values read together even where
+// boxes stand side by side and a title wraps in its box.
+func Raw(t testing.TB, pdf []byte) string {
+	t.Helper()
+	pdftotext := Tool(t, "pdftotext")
+	_, file := write(t, pdf)
+	out, err := exec.Command(pdftotext, "-raw", file, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
+}
+
 // QR is what a QR reader finds on the first page of pdf rendered as a
 // picture (pdftoppm at 150 dpi, then zbarimg of zbar-tools): the text of
 // each code, as a phone's camera would read the printed page.
