@@ -17,7 +17,7 @@ import (
 // not read by a person in a form or a page of ours, with the reason. Their
 // types are checked only where a labelled service reaches them too.
 var unlabelledServices = map[string]string{
-	"svc.bxa.bmu.v1.api.BmuDocumentApi":                     "German transport documents as XML layers for integrators; the BMU's own German field names (Erzeuger, Befoerderer) are their words",
+	"svc.bxa.bmu.v1.api.BmuDocumentApi":                     "German transport documents as XML layers for integrators: the notes' fields (rules/bmu) are labelled, the envelopes around them (docXml, xmlOptions, layers to add) are not read by a person",
 	"svc.core.preview.api.PreviewApi":                       "transport document listings for integrators (XML documents, not forms)",
 	"svc.core.v1.api.AuthApi":                               "credentials and tokens: the login page asks for user name and password in its own words",
 	"svc.core.v1.api.DocumentApi":                           "transport document inboxes and file areas for integrators (XML documents)",
