@@ -355,6 +355,7 @@
       return;
     }
     refreshToken = r.data.refreshToken;
+    sessionNote = '';
     me.user = username;
     $('password').value = '';
     await refreshAccess();
@@ -385,10 +386,15 @@
     notice('');
     showSession();
     show('login-view');
-    if (why === 'logout') error(t('loggedOutText'), t('loggedOutTitle'), 'info');
-    else if (why === 'expired') error(t('sessionEndedText'), t('sessionEnded'), 'warning');
-    else error('');
+    sessionNote = why || '';
+    saySessionNote();
     $('username').focus();
+  }
+  let sessionNote = ''; // why the last session ended, said until the next login
+  function saySessionNote() {
+    if (sessionNote === 'logout') error(t('loggedOutText'), t('loggedOutTitle'), 'info');
+    else if (sessionNote === 'expired') error(t('sessionEndedText'), t('sessionEnded'), 'warning');
+    else error('');
   }
   function showSession() {
     const on = !!refreshToken;
@@ -487,6 +493,7 @@
     if (states.has(keep)) $('filter-state').value = keep;
   }
   async function showList(mode) {
+    error('');
     if (mode !== listMode) pageStart = 0;
     listMode = mode;
     show('list-view');
@@ -1329,9 +1336,8 @@
     $('logout').addEventListener('click', logout);
     $('lang').addEventListener('change', () => {
       lang = $('lang').value; localStorage.setItem('wasteflow.lang', lang); notice('');
-      const keep = !$('error').hidden && !refreshToken; // what the login form says stays, in the new language
       translatePage(); showSession();
-      if (!keep) route(); else show('login-view');
+      if (!refreshToken && sessionNote) { show('login-view'); saySessionNote(); } else route(); // why the session ended stays, in the new language
     });
     $('filters').addEventListener('submit', (ev) => {
       ev.preventDefault();
