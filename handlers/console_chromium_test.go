@@ -38,7 +38,7 @@ func TestConsoleInChromium(t *testing.T) {
 	d := startDocs(t, dbtest.SQLite(t))
 	d.workJobs(t) // the register export
 
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	defer cancel()
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
@@ -183,6 +183,11 @@ func TestConsoleInChromium(t *testing.T) {
 	login("alice")
 	eval("documents", `location.hash = '#/documents'`)
 	wait("New notification offered", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]') !== null`)
+	v.views(t, "documents", `!document.getElementById('list-view').hidden && document.querySelector('#new-buttons a[data-new="ANNEX_VII"]') !== null && document.getElementById('list-title').textContent !== ''`)
+	eval("new Annex VII document", `document.querySelector('#new-buttons a[data-new="ANNEX_VII"]').click()`)
+	v.views(t, "new-annex-vii", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="annex7.arranger.organisationId"]')?.value === 'acme'`)
+	eval("cancel", `document.getElementById('action-cancel').click()`)
+	wait("back to the documents", `!document.getElementById('list-view').hidden && document.querySelector('#new-buttons a[data-new="NOTIFICATION"]') !== null`)
 	eval("new notification", `document.querySelector('#new-buttons a[data-new="NOTIFICATION"]').click()`)
 	wait("its form, the notifier filled in", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="notification.notifier.organisationId"]')?.value === 'acme'`)
 	v.views(t, "new-notification", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="notification.notifier.organisationId"]')?.value === 'acme'`)
@@ -233,6 +238,17 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatalf("alice logged out of the console, but %d of her browser sessions are still active", active)
 	}
 	wait("the notification in noor's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(number)+` && r.dataset.state === 'SUBMITTED')`)
+	v.views(t, "queue", `!document.getElementById('list-view').hidden && document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] td.deadline .badge') !== null`)
+	// On a phone the queue's deadline is on the screen, not off its edge.
+	if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r := wait("the deadline's place on a phone", `innerWidth === 390 && String(Math.round(document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] td.deadline').getBoundingClientRect().right))`); r > "390" && len(r) >= 3 {
+		t.Errorf("on a phone the queue's deadline column ends at %s px, beyond the 390 px screen", r)
+	}
+	if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1280, Height: 900, DeviceScaleFactor: 1}); err != nil {
+		t.Fatal(err)
+	}
 	eval("open it from the queue", `document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] a').click()`)
 	wait("its content, parties, deadlines, diagram and timeline", `!document.getElementById('doc').hidden
 		&& document.querySelector('#content [data-section="notification"]') !== null
@@ -290,6 +306,8 @@ func TestConsoleInChromium(t *testing.T) {
 	set("decision.type", "CONSENT_WITH_CONDITIONS")
 	add("decision.conditions")
 	set("decision.conditions.0", "Sealed containers only.")
+	// the form in both languages and widths keeps what was entered
+	v.views(t, "decision-form", `!document.getElementById('action').hidden && document.querySelector('#action [data-path="decision.conditions.0"]')?.value === 'Sealed containers only.'`)
 	submit()
 	state("ACKNOWLEDGED")
 	d.ok(t, "bart", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
@@ -348,6 +366,8 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Errorf("timeline: %q", timeline)
 	}
 
+	v.views(t, "movement", `!document.getElementById('doc').hidden && document.getElementById('doc-state').dataset.state === 'COMPLETED' && document.querySelectorAll('#timeline li').length === 5`)
+
 	// German, chosen on the page.
 	do("switch to German", chromedp.SetValue(chromedp.ID("lang"), "de"))
 	eval("change", `document.getElementById('lang').dispatchEvent(new Event('change'))`)
@@ -401,6 +421,7 @@ func TestConsoleInChromium(t *testing.T) {
 	if !strings.HasPrefix(insp, "200 ") || !strings.Contains(insp, number) {
 		t.Fatalf("the inspection page from the browser: %.300s", insp)
 	}
+	v.check(t, "the notification printed")
 
 	// Export the register as XLSX from the list: the job followed until
 	// its file is saved.
@@ -412,6 +433,15 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatalf("the export: %q", saved)
 	}
 	eval("back", `history.back()`)
+
+	v.check(t, "the register exported")
+
+	// An Annex VII document, filed through the API, as its arranger reads it.
+	a7 := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})
+	login("alice")
+	eval("open the Annex VII document", `location.hash = '#/doc/' + `+jsString(a7["id"].(string)))
+	v.views(t, "annex-vii", `!document.getElementById('doc').hidden && document.getElementById('doc-number').textContent === `+jsString(a7["number"].(string))+` && document.querySelector('#timeline li') !== null`)
+	login("noor")
 
 	// A change request: the proposed terms beside those in force.
 	proposed := shippable(3)

@@ -1006,13 +1006,13 @@
 
   let action = null; // { intent, block, operation, schema, create }
   let pendingNotice = ''; // said once the next view shows
-  async function openAction(intent) {
+  async function openAction(intent, values) {
     const f = current.intents.find((x) => x.intent === intent);
     if (!f) return;
     const schema = await schemaOf(f.operation, f.block);
     action = { intent, block: f.block, operation: f.operation, schema };
     $('action-title').textContent = intentLabel(intent, current.kind) + ' — ' + current.doc.number;
-    const prefill = current.doc[f.block];
+    const prefill = values || current.doc[f.block];
     $('action-fields').replaceChildren(field(schema, f.block, f.block, prefill, true));
     $('action-errors').hidden = true;
     $('stale').hidden = true;
@@ -1021,6 +1021,10 @@
     (first || $('action-submit')).focus();
   }
   function closeAction() { action = null; $('action').hidden = true; }
+  // fillAgain renders the open new document's form again with values.
+  function fillAgain(values) {
+    $('action-fields').replaceChildren(field(action.schema, action.block, action.block, values, true));
+  }
 
   // Ids a person does not fill: the page knows them, or the server gives
   // them.
@@ -1337,7 +1341,13 @@
     $('lang').addEventListener('change', () => {
       lang = $('lang').value; localStorage.setItem('wasteflow.lang', lang); notice('');
       translatePage(); showSession();
-      if (!refreshToken && sessionNote) { show('login-view'); saySessionNote(); } else route(); // why the session ended stays, in the new language
+      if (!refreshToken && sessionNote) { show('login-view'); saySessionNote(); return; } // why the session ended stays, in the new language
+      // an open form stays open with what was typed, in the new words
+      const open = action && $('action-fields').firstElementChild ? { intent: action.intent, create: action.create, values: collect($('action-fields').firstElementChild, []) } : null;
+      route().then(() => {
+        if (open && open.create && action && action.create === open.create) return fillAgain(open.values);
+        if (open && !open.create && current) return openAction(open.intent, open.values);
+      }).catch(report);
     });
     $('filters').addEventListener('submit', (ev) => {
       ev.preventDefault();
