@@ -49,7 +49,7 @@
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
       badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…',
       daysLate: '{n} days late', dueToday: 'due today', // the provider's count (GetDocument's daysLeft), never the browser's
-      item: '{label} {n}', decisionDetail: '{type}; {conditions}; valid until {until}', conditionsN: '{n} conditions', condition1: '1 condition', conditions0: 'no conditions',
+      item: '{label} {n}', decisionDetail: '{type}; {conditions}; valid until {until}', decisionNoDate: '{type}; {conditions}', conditionsN: '{n} conditions', condition1: '1 condition', conditions0: 'no conditions',
       invalidNumber: 'Enter a number such as 12.5.', requiredField: 'This field is required.', errorTitle: 'Something went wrong',
       loggedOutTitle: 'You have logged out.', loggedOutText: 'Log in again to continue. If others use this computer, close the browser window.',
       sessionEnded: 'Your session has ended.', sessionEndedText: 'For your safety the session ends after a while. Please log in again; what you had not submitted was not saved.',
@@ -80,7 +80,7 @@
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
       badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…',
       daysLate: '{n} Tage überfällig', dueToday: 'heute fällig', // the provider's count (GetDocument's daysLeft), never the browser's
-      item: '{label} {n}', decisionDetail: '{type}; {conditions}; gültig bis {until}', conditionsN: '{n} Auflagen', condition1: '1 Auflage', conditions0: 'keine Auflagen',
+      item: '{label} {n}', decisionDetail: '{type}; {conditions}; gültig bis {until}', decisionNoDate: '{type}; {conditions}', conditionsN: '{n} Auflagen', condition1: '1 Auflage', conditions0: 'keine Auflagen',
       invalidNumber: 'Geben Sie eine Zahl ein, z. B. 12,5.', requiredField: 'Dieses Feld ist erforderlich.', errorTitle: 'Etwas ist schiefgegangen',
       loggedOutTitle: 'Sie haben sich abgemeldet.', loggedOutText: 'Melden Sie sich erneut an, um weiterzuarbeiten. Wenn andere diesen Computer nutzen, schließen Sie das Browserfenster.',
       sessionEnded: 'Ihre Sitzung ist beendet.', sessionEndedText: 'Zu Ihrer Sicherheit endet eine Sitzung nach einiger Zeit. Bitte melden Sie sich erneut an; was Sie noch nicht abgesendet hatten, wurde nicht gespeichert.',
@@ -196,7 +196,7 @@
   const ruleLabel = (s) => listWord('DeadlineRule', s) || listWord('rule', s) || fallback('rules', s);
   const deadlineStateLabel = (s) => listWord('DeadlineState', s) || fallback('states', s);
   const kindLabel = (s) => listWord('kind', s) || (lang === 'de' ? DE.kinds[s] : { NOTIFICATION: 'Notification', ANNEX_VII: 'Annex VII document', MOVEMENT: 'Movement document' }[s]) || words(s);
-  const fieldLabel = (k) => (lang === 'de' && DE.fields[k]) || words(k);
+  const fieldLabel = (k) => (lang === 'de' && DE.fields[k]) || (k === 'organisationId' ? 'Organisation' : words(k));
   // propLabel: a property's label from its schema (x-labels, title), else
   // from its name.
   const propLabel = (sc, name) => pick(sc && sc['x-labels']) || (lang === 'en' && sc && sc.title) || fieldLabel(name);
@@ -513,8 +513,9 @@
     const [path, direction] = $('sort').value.split(':');
     const data = await apiOK(face() + 'ListDocuments', { actionable: mode === 'queue', qpar: { filter, sort: [{ path, direction }, { path: 'number', direction: 'ASC' }], pageStart, pageSize: PAGE } });
     const rows = data.entries.map((e) => el('tr', { class: 'kern-table__row', 'data-id': e.documentId, 'data-number': e.number, 'data-state': e.state },
-      cell({}, el('a', { href: '#/doc/' + encodeURIComponent(e.documentId), text: e.number }), el('span', { class: 'kind', text: kindLabel(e.kind) })),
-      cell({}, badge(e.state, stateLabel(e.state, e.kind))),
+      cell({}, el('a', { href: '#/doc/' + encodeURIComponent(e.documentId), text: e.number }), el('span', { class: 'kind', text: kindLabel(e.kind) }),
+        el('span', { class: 'phone' }, badge(e.state, stateLabel(e.state, e.kind)))),
+      cell({ class: 'wide' }, badge(e.state, stateLabel(e.state, e.kind))),
       cell({ class: 'deadline' }, e.nextDeadline ? [badge(e.nextDeadline.state, deadlineStateLabel(e.nextDeadline.state)), ' ', ruleLabel(e.nextDeadline.rule), ' · ', fmtDate(e.nextDeadline.dueAt)] : t('empty')),
       cell({ class: 'wide' }, e.followUpIntents.map((f) => el('span', { class: 'chip', text: intentLabel(f.intent, e.kind) }))),
       cell({ class: 'wide', text: fmtDate(e.updatedAt) })));
@@ -582,7 +583,11 @@
   // else the description's order).
   function keysOf(sc) {
     const props = sc.properties || {};
-    const order = Array.isArray(sc['x-order']) ? sc['x-order'].filter((k) => k in props) : [];
+    // Until the description says x-order, the declaration order shows in
+    // the answer's schema: its required list names every field in order.
+    const twin = sc['x-schema'] && openapi.components.schemas[sc['x-schema'] + '-Output'];
+    const declared = Array.isArray(sc['x-order']) ? sc['x-order'] : twin && Array.isArray(twin.required) ? twin.required : [];
+    const order = declared.filter((k) => k in props);
     return [...order, ...Object.keys(props).filter((k) => !order.includes(k))];
   }
   const isQuantity = (sc) => !!(sc.properties && sc.properties.tonnes && sc.properties.cubicMetres);
@@ -874,7 +879,8 @@
         const d = decisions.find((x) => x.at && Math.abs(new Date(x.at).getTime() - at) < 1000 && (!e.actorOrganisationId || x.authority === e.actorOrganisationId));
         if (d) {
           const n = (d.conditions || []).length;
-          detail = t('decisionDetail', { type: enumWord(propOf(decisionSc, 'type'), d.type), conditions: n === 0 ? t('conditions0') : n === 1 ? t('condition1') : t('conditionsN', { n }), until: fmtDate(d.validUntil) });
+          const until = d.validUntil || (d.type !== 'OBJECTION' && doc.consentValidUntil);
+          detail = t(until ? 'decisionDetail' : 'decisionNoDate', { type: enumWord(propOf(decisionSc, 'type'), d.type), conditions: n === 0 ? t('conditions0') : n === 1 ? t('condition1') : t('conditionsN', { n }), until: fmtDate(until) });
         }
       }
       return el('li', { 'data-seq': e.seq, 'data-intent': e.intent }, el('time', { datetime: e.at, text: fmtTime(e.at) }),
@@ -974,6 +980,7 @@
     action = { create: kind, intent: 'CREATE', block: c.block, operation: c.operation, schema };
     $('action-title').textContent = kindLabel(kind);
     $('action-fields').replaceChildren(field(schema, c.block, c.block, { [c.role]: { organisationId: me.org } }, true));
+    $('action-hint').hidden = !$('action-fields').querySelector('[aria-required="true"]');
     $('action-errors').hidden = true;
     $('stale').hidden = true;
     $('action').hidden = false;
@@ -1014,6 +1021,7 @@
     $('action-title').textContent = intentLabel(intent, current.kind) + ' — ' + current.doc.number;
     const prefill = values || current.doc[f.block];
     $('action-fields').replaceChildren(field(schema, f.block, f.block, prefill, true));
+    $('action-hint').hidden = !$('action-fields').querySelector('[aria-required="true"]');
     $('action-errors').hidden = true;
     $('stale').hidden = true;
     $('action').hidden = false;
@@ -1046,6 +1054,11 @@
     if (sc.type === 'object' || sc.properties) {
       const req = new Set(sc.required || []);
       const keys = keysOf(sc).filter((k) => !INTERNAL.has(k));
+      // a party named by its organisation alone: one field, the party's words
+      if (!top && keys.length === 1 && keys[0] === 'organisationId') {
+        return el('div', { 'data-path': path, 'data-type': 'object' },
+          field(sc.properties.organisationId, 'organisationId', path + '.organisationId', v ? v.organisationId : undefined, false, label, required || req.has('organisationId')));
+      }
       const inner = keys.map((k) => {
         let ps = resolve(sc.properties[k]);
         if (ps['x-code-list'] === 'wasteCode' || (ps.items && ps.items['x-code-list'] === 'wasteCode')) ps = Object.assign({}, ps, { 'x-list-of': v && v.list });
