@@ -912,7 +912,7 @@
     for (const st of m.states) if (!(st in depth)) depth[st] = ++maxDepth;
     const layers = [];
     for (const st of m.states) (layers[depth[st]] = layers[depth[st]] || []).push(st);
-    const W = 160, H = 36, GX = 14, GY = 30;
+    const W = 160, H = 48, GX = 14, GY = 30;
     const width = Math.max(...layers.map((l) => (l ? l.length : 0))) * (W + GX) + GX + 40;
     const pos = {};
     layers.forEach((l, i) => (l || []).forEach((st, j) => { pos[st] = { x: GX + j * (W + GX), y: 8 + i * (H + GY) }; }));
@@ -944,17 +944,18 @@
     // a state's words on up to two lines of its box
     const lines = (text) => {
       const out = [''];
-      for (const w of text.split(' ')) {
+      for (const w of text.replace(/\/(?=\S)/g, '/ ').split(' ').map((x) => x.replace(/\/$/, '/\u200b'))) {
         const last = out[out.length - 1];
-        if (last && (last + ' ' + w).length > 22) out.push(w); else out[out.length - 1] = last ? last + ' ' + w : w;
+        const glue = last.endsWith('\u200b') ? '' : ' ';
+        if (last && (last + glue + w).length > 21) out.push(w); else out[out.length - 1] = last ? last + glue + w : w;
       }
-      return out.length > 2 ? [out[0], out.slice(1).join(' ')] : out;
+      return out.length > 3 ? [out[0], out[1], out.slice(2).join(' ')] : out;
     };
     for (const st of m.states) {
       const g = s('g', { class: 'state' + (st === state ? ' current' : '') + (m.final.includes(st) ? ' final' : ''), 'data-state': st });
       g.append(s('rect', { x: pos[st].x, y: pos[st].y, width: W, height: H, rx: 6 }));
       const ls = lines((st === state ? '● ' : '') + stateLabel(st, m.kind));
-      const text = s('text', { x: pos[st].x + W / 2, y: pos[st].y + (ls.length === 1 ? H / 2 + 4 : H / 2 - 3), 'text-anchor': 'middle' });
+      const text = s('text', { x: pos[st].x + W / 2, y: pos[st].y + H / 2 + 4 - (ls.length - 1) * 7, 'text-anchor': 'middle' });
       ls.forEach((l, i) => text.append(s('tspan', { x: pos[st].x + W / 2, dy: i ? 14 : 0 }, l)));
       g.append(text);
       svg.append(g);
