@@ -719,7 +719,7 @@
       if (v.every((x) => x && 'organisationId' in x && Object.keys(x).every((k) => ['organisationId', 'name'].includes(k)))) return document.createTextNode(v.map(partyName).join(', '));
       return el('ol', {}, v.map((x) => el('li', {}, value(x, item))));
     }
-    if ('organisationId' in v && Object.keys(v).every((k) => ['organisationId', 'name'].includes(k))) return document.createTextNode(partyName(v));
+    if ('organisationId' in v && Object.entries(v).every(([k, x]) => ['organisationId', 'name'].includes(k) || isEmpty(x))) return document.createTextNode(partyName(v));
     const dl = el('dl', { class: 'kv' });
     for (const k of orderedKeys(v, sc)) {
       const x = v[k];
