@@ -47,7 +47,8 @@
       shipments: 'Shipments', quantity: 'Quantity', shippedOn: 'Shipped on', movement: 'Movement', unit: 'Unit', tonnes: 'tonnes (t)', cubicMetres: 'cubic metres (m³)',
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
-      badLogin: 'Log-in failed: {msg}', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…',
+      badLogin: 'Log-in failed: {msg}', badCredentials: 'The username or the password is not right. Please try again.',
+      tooManyLogins: 'Too many failed attempts. Please wait a few minutes, then try again.', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…',
       daysLate: '{n} days late', dueToday: 'due today', // the provider's count (GetDocument's daysLeft), never the browser's
       item: '{label} {n}', decisionDetail: '{type}; {conditions}; valid until {until}', decisionNoDate: '{type}; {conditions}', conditionsN: '{n} conditions', condition1: '1 condition', conditions0: 'no conditions',
       invalidNumber: 'Enter a number such as 12.5.', requiredField: 'This field is required.', errorTitle: 'Something went wrong',
@@ -78,7 +79,8 @@
       shipments: 'Verbringungen', quantity: 'Menge', shippedOn: 'Versandt am', movement: 'Verbringung', unit: 'Einheit', tonnes: 'Tonnen (t)', cubicMetres: 'Kubikmeter (m³)',
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
-      badLogin: 'Anmeldung fehlgeschlagen: {msg}', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…',
+      badLogin: 'Anmeldung fehlgeschlagen: {msg}', badCredentials: 'Benutzername oder Passwort stimmen nicht. Bitte versuchen Sie es erneut.',
+      tooManyLogins: 'Zu viele fehlgeschlagene Versuche. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…',
       daysLate: '{n} Tage überfällig', dueToday: 'heute fällig', // the provider's count (GetDocument's daysLeft), never the browser's
       item: '{label} {n}', decisionDetail: '{type}; {conditions}; gültig bis {until}', decisionNoDate: '{type}; {conditions}', conditionsN: '{n} Auflagen', condition1: '1 Auflage', conditions0: 'keine Auflagen',
       invalidNumber: 'Geben Sie eine Zahl ein, z. B. 12,5.', requiredField: 'Dieses Feld ist erforderlich.', errorTitle: 'Etwas ist schiefgegangen',
@@ -349,7 +351,9 @@
     const username = $('username').value.trim();
     const r = await call(API.login, { usernameCredentials: { username, password: $('password').value }, appToken: config.appToken });
     if (r.status !== 200) {
-      $('login-error').textContent = t('badLogin', { msg: (r.data && r.data.message) || r.status });
+      // a refused password in the reader's words; anything else as the server says it
+      $('login-error').textContent = r.status === 401 || r.status === 403 || r.data.code === 16 ? t('badCredentials')
+        : r.status === 429 || r.data.code === 8 ? t('tooManyLogins') : t('badLogin', { msg: (r.data && r.data.message) || r.status });
       $('login-error').hidden = false;
       $('password').focus();
       return;
