@@ -119,7 +119,7 @@
       TAKE_BACK_DUE: 'Rücknahme', CHANGE_REPLY_DUE: 'Antwort auf Änderungsantrag', PRIOR_NOTICE: 'Vorabmitteilung',
     },
     fields: {
-      notification: 'Notifizierung', notifier: 'Notifizierende Person', consignee: 'Empfänger', facility: 'Anlage', producers: 'Erzeuger',
+      notification: 'Notifizierung', annex7: 'Anhang-VII-Dokument', notifier: 'Notifizierende Person', consignee: 'Empfänger', facility: 'Anlage', producers: 'Erzeuger',
       carriers: 'Beförderer', competentAuthorities: 'Zuständige Behörden', dispatch: 'Versandbehörde', destination: 'Empfangsbehörde',
       transit: 'Durchfuhrbehörden', wasteClassifications: 'Abfalleinstufung', wasteDescription: 'Abfallbezeichnung', list: 'Liste', code: 'Code',
       recoveryDisposalCodes: 'Verwertungs-/Beseitigungsverfahren', totalQuantity: 'Gesamtmenge', numberOfShipments: 'Anzahl der Verbringungen',
@@ -179,7 +179,23 @@
   const machines = {}; // /workflows/<kind>.json by kind
   const listWord = (list, code) => pick((lists[list] || {})[code]);
   const slug = (kind) => String(kind || '').toLowerCase();
-  const fallback = (table, key) => (lang === 'de' && DE[table][key]) || (VALUES[key] && VALUES[key][lang === 'de' ? 1 : 0]) || words(key);
+  // English words where the name in words reads badly (an intent is a
+  // verb on its button), until the workflows say them
+  const EN = {
+    intents: {
+      SUBMISSION: 'Submit', CORRECTION: 'Correct', ACKNOWLEDGEMENT: 'Acknowledge receipt', REQUEST_INFORMATION: 'Request information',
+      REPLY_TO_REQUEST_INFORMATION: 'Reply to the request for information', DECISION: 'Decide', REQUEST_FOR_CHANGE_AFTER_CONSENT: 'Request a change after consent',
+      REPLY_TO_REQUEST_FOR_CHANGE_AFTER_CONSENT: 'Answer the change request', NOTIFICATION_SIGNAL: 'Notice on the consent', CREATE_MOVEMENT: 'Create a movement',
+      FACILITY_COMPLETION_ARTICLE15: 'Certify completion (Art. 15)', WITHDRAWAL: 'Withdraw', CARRIER_TRANSFER: 'Take over (carrier)',
+      CONSIGNEE_CERTIFICATE: 'Certify receipt (consignee)', FACILITY_CERTIFICATE: 'Certify receipt (facility)', CERTIFICATE_OF_COMPLETION: 'Certify completion',
+      TAKE_BACK: 'Start a take-back', MOVEMENT_TEMPLATE: 'Change the movement data', CARRIER_TRANSPORT: 'Take over the waste (carrier)',
+      CONSIGNEE_RECEPTION: 'Certify receipt (consignee)', FACILITY_RECEPTION: 'Certify receipt (facility)', FACILITY_COMPLETION: 'Certify recovery or disposal',
+      MOVEMENT_SIGNAL: 'Notice on the movement', MOVEMENT_TAKE_BACK: 'Order a take-back', CREATE: 'Create', TACIT_CONSENT: 'Tacit consent',
+      CONSENT_VALIDITY_EXPIRY: 'End of the consent’s validity', TAKE_BACK_COMPLETED: 'Take-back completed',
+    },
+    fields: { organisationId: 'Organisation', annex7: 'Annex VII document', movementTemplate: 'Movement data' },
+  };
+  const fallback = (table, key) => (lang === 'de' ? DE[table][key] : EN[table] && EN[table][key]) || (VALUES[key] && VALUES[key][lang === 'de' ? 1 : 0]) || words(key);
   // a state, intent or role of a kind's machine: its workflow's labels,
   // the lists of /labels.json, any other kind's, the fallback.
   function machineWord(part, list, name, kind) {
@@ -198,7 +214,7 @@
   const ruleLabel = (s) => listWord('DeadlineRule', s) || listWord('rule', s) || fallback('rules', s);
   const deadlineStateLabel = (s) => listWord('DeadlineState', s) || fallback('states', s);
   const kindLabel = (s) => listWord('kind', s) || (lang === 'de' ? DE.kinds[s] : { NOTIFICATION: 'Notification', ANNEX_VII: 'Annex VII document', MOVEMENT: 'Movement document' }[s]) || words(s);
-  const fieldLabel = (k) => (lang === 'de' && DE.fields[k]) || (k === 'organisationId' ? 'Organisation' : words(k));
+  const fieldLabel = (k) => (lang === 'de' ? DE.fields[k] : EN.fields[k]) || words(k);
   // propLabel: a property's label from its schema (x-labels, title), else
   // from its name.
   const propLabel = (sc, name) => pick(sc && sc['x-labels']) || (lang === 'en' && sc && sc.title) || fieldLabel(name);
