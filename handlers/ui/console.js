@@ -542,6 +542,7 @@
     $('list').tBodies[0].replaceChildren(...(rows.length ? rows : [el('tr', { class: 'kern-table__row' }, cell({ colspan: 5, class: 'empty', text: t('none') }))]));
     const total = Number(data.total);
     $('page-info').textContent = total ? t('pageInfo', { from: pageStart + 1, to: pageStart + data.entries.length, total }) : '';
+    $('prev').parentElement.hidden = total <= PAGE && pageStart === 0; // one page: nothing to turn
     $('prev').disabled = pageStart === 0;
     $('next').disabled = pageStart + PAGE >= total;
   }
