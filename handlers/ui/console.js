@@ -475,7 +475,8 @@
     DUE_SOON: 'warn', INFORMATION_REQUESTED: 'warn', CHANGE_REQUESTED: 'warn', MET_LATE: 'warn', TAKE_BACK_ORDERED: 'warn', TAKE_BACK_INITIATED: 'warn',
     CONSENTED: 'good', COMPLETED: 'good', MET: 'good', CLOSED: 'good',
   };
-  const badge = (state, label) => el('span', { class: 'badge ' + (TONE[state] || ''), 'data-state': state, text: label || stateLabel(state) });
+  // a badge breaks between words and after a slash (Verwertung/Beseitigung), never inside a word
+  const badge = (state, label) => el('span', { class: 'badge ' + (TONE[state] || ''), 'data-state': state, text: (label || stateLabel(state)).replace(/\/(?=\S)/g, '/\u200b') });
 
   async function route() {
     error('');
