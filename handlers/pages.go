@@ -20,9 +20,10 @@ const (
 	// loads nothing, runs nothing, is framed by nobody.
 	cspDefault = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	// cspScripted is the policy of the pages for people under /ui: their
-	// own scripts and style sheets (no inline script, style or handler),
-	// calls to this server's API, downloads made from blobs.
-	cspScripted = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; " +
+	// own scripts, style sheets and fonts (KERN UX's Fira Sans; no inline
+	// script, style or handler), KERN's icons given inline (data:), calls
+	// to this server's API, downloads made from blobs.
+	cspScripted = "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; connect-src 'self'; img-src 'self' data: blob:; " +
 		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 	// cspStyled is the policy of a page with its style in the page and no
 	// script (the docs, the inspection page, the pages of mail links).
