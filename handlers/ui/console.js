@@ -228,7 +228,9 @@
       const cl = codeList(sc);
       if (cl) {
         const c = listWord(cl, s);
-        if (c) return s + ' – ' + c; // a code read with its words: R4 – Recycling/...
+        // a code read with its words (R4 – Recycling/...); a name (a state,
+        // a role, a means of transport) is its words alone
+        if (c) return /^[A-Z][A-Z0-9_]{2,}$/.test(s) ? c : s + ' – ' + c;
       }
     }
     if (/^[A-Z][A-Z0-9_]+$/.test(s) && s.length > 2) {

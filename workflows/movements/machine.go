@@ -386,7 +386,7 @@ var words = engine.Labels{
 		m.InTransit:           {EN: "In transit", DE: "Unterwegs"},
 		m.ReceivedByConsignee: {EN: "Received by the consignee", DE: "Beim Empfänger eingegangen"},
 		m.ReceivedByFacility:  {EN: "Received by the facility", DE: "Bei der Anlage eingegangen"},
-		m.Completed:           {EN: "Completed", DE: "Abgeschlossen"},
+		m.Completed:           {EN: "Recovery/disposal completed", DE: "Verwertung/Beseitigung abgeschlossen"},
 		m.Rejected:            {EN: "Rejected", DE: "Abgelehnt"},
 		m.TakeBackOrdered:     {EN: "Take-back ordered", DE: "Rücknahme angeordnet"},
 		m.TakenBack:           {EN: "Taken back", DE: "Zurückgenommen"},
