@@ -19,34 +19,34 @@ import (
 
 // DirectoryOrganisation is an organisation of the provider.
 type DirectoryOrganisation struct {
-	ID      string                `json:"id"`
-	Kind    string                `json:"kind" doc:"company or authority"`
-	Region  string                `json:"region" doc:"ISO 3166-2 subdivision without the country prefix (BY for DE-BY); empty when none"`
-	Details shipment.PartyDetails `json:"details" doc:"the organisation as the forms name a party: registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers (empty when not declared)"`
+	ID      string                `json:"id" label:"Organisation|Organisation"`
+	Kind    string                `json:"kind" doc:"company or authority" label:"Kind of organisation|Art der Organisation"`
+	Region  string                `json:"region" doc:"ISO 3166-2 subdivision without the country prefix (BY for DE-BY); empty when none" label:"Region|Region"`
+	Details shipment.PartyDetails `json:"details" doc:"the organisation as the forms name a party: registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers (empty when not declared)" label:"Details|Angaben"`
 }
 
 // ListOrganisationRequest selects a page of the directory.
 type ListOrganisationRequest struct {
-	Kind      string `json:"kind" maxLength:"16" doc:"company or authority; empty: both"`
-	Country   string `json:"country" maxLength:"2" doc:"ISO 3166-1 alpha-2; empty: any"`
-	PageSize  int32  `json:"pageSize" doc:"organisations per page: default 100, at most 500"`
-	PageToken string `json:"pageToken" maxLength:"128" doc:"nextPageToken of the page before; empty: the first page"`
+	Kind      string `json:"kind" maxLength:"16" doc:"company or authority; empty: both" label:"Kind of organisation|Art der Organisation"`
+	Country   string `json:"country" maxLength:"2" doc:"ISO 3166-1 alpha-2; empty: any" label:"Country|Staat" codeList:"country"`
+	PageSize  int32  `json:"pageSize" doc:"organisations per page: default 100, at most 500" label:"Per page|Pro Seite"`
+	PageToken string `json:"pageToken" maxLength:"128" doc:"nextPageToken of the page before; empty: the first page" label:"Page|Seite"`
 }
 
 // ListOrganisationResponse is a page of the directory, by id.
 type ListOrganisationResponse struct {
-	Organisations []DirectoryOrganisation `json:"organisations"`
-	NextPageToken string                  `json:"nextPageToken" doc:"send it as pageToken for the next page; empty on the last page"`
+	Organisations []DirectoryOrganisation `json:"organisations" label:"Organisations|Organisationen"`
+	NextPageToken string                  `json:"nextPageToken" doc:"send it as pageToken for the next page; empty on the last page" label:"Next page|Nächste Seite"`
 }
 
 // GetOrganisationRequest names an organisation.
 type GetOrganisationRequest struct {
-	OrganisationID string `json:"organisationId" required:"true"`
+	OrganisationID string `json:"organisationId" required:"true" label:"Organisation|Organisation"`
 }
 
 // GetOrganisationResponse is one organisation of the directory.
 type GetOrganisationResponse struct {
-	Organisation DirectoryOrganisation `json:"organisation"`
+	Organisation DirectoryOrganisation `json:"organisation" label:"Organisation|Organisation"`
 }
 
 func directoryEntry(o *models.Organisation) DirectoryOrganisation {

@@ -36,17 +36,6 @@ var unlabelledServices = map[string]string{
 var unlabelledFields = map[string]string{
 	"github.com/wasteflow/wasteflow/models/qpar..*":   "query parameters of list operations (filters, sort, page): the console builds them; declared in models/",
 	"github.com/wasteflow/wasteflow/rules/decimal..*": "a quantity's wire shape (units and nanos); the quantity field carries the label",
-	// Declared in workflows/<kind>/kind.go, which another part of issue 45
-	// owns: their labels are to be added there (the other fields of the
-	// retrieval documents take the words of the kind's data, rules/*).
-	"github.com/wasteflow/wasteflow/handlers.Annex7Document.certificates":        "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/handlers.MovementDocument.completion":        "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/handlers.MovementDocument.receptions":        "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/handlers.MovementDocument.takeBackOrder":     "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/handlers.NotificationDocument.movements":     "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/handlers.NotificationDocument.proposedTerms": "kind.go: to label there",
-	"github.com/wasteflow/wasteflow/workflows/annex7..*":                         "kind.go (Certificates): to label there",
-	"github.com/wasteflow/wasteflow/workflows/movements..*":                      "kind.go (Receptions): to label there",
 }
 
 // unlabelledEnums are enums without EnumLabels, with the reason.

@@ -12,9 +12,9 @@ import (
 
 // Certificates are the certificates given so far (Annex VII, box 14).
 type Certificates struct {
-	Consignee  *a.CertificateRecord `json:"consignee" doc:"the consignee's receipt certificate"`
-	Facility   *a.CertificateRecord `json:"facility" doc:"the recovery facility's or laboratory's receipt certificate"`
-	Completion *a.CompletionRecord  `json:"completion" doc:"the certificate of completion of the recovery"`
+	Consignee  *a.CertificateRecord `json:"consignee" doc:"the consignee's receipt certificate" label:"13. Receipt by the consignee|13. Entgegennahme durch den Empfänger"`
+	Facility   *a.CertificateRecord `json:"facility" doc:"the recovery facility's or laboratory's receipt certificate" label:"14. Receipt at the recovery facility / laboratory|14. Eingang bei der Verwertungsanlage / beim Labor"`
+	Completion *a.CompletionRecord  `json:"completion" doc:"the certificate of completion of the recovery" label:"Certificate of completion|Bescheinigung über den Abschluss"`
 }
 
 // Annex7Document is the retrieval document of an Annex VII document:
@@ -28,7 +28,7 @@ type Annex7Document struct {
 	AnnouncedAt       *time.Time                 `json:"announcedAt"`
 	Corrections       []a.CorrectionRecord       `json:"corrections" doc:"earlier versions of the announcement"`
 	CarrierTransfers  []a.CarrierTransferRecord  `json:"carrierTransfers"`
-	Certificates      Certificates               `json:"certificates"`
+	Certificates      Certificates               `json:"certificates" label:"Certificates|Bescheinigungen"`
 	TakeBacks         []a.TakeBackRecord         `json:"takeBacks"`
 	Metadata          shipment.Metadata          `json:"metadata"`
 	Withdrawn         *shipment.WithdrawalRecord `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`

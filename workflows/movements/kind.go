@@ -16,8 +16,8 @@ const IntentCreateMovement = "CREATE_MOVEMENT"
 
 // Receptions are the receipts certified so far.
 type Receptions struct {
-	Consignee *m.ReceptionRecord `json:"consignee"`
-	Facility  *m.ReceptionRecord `json:"facility" doc:"with rejected and reason when the facility refused the shipment"`
+	Consignee *m.ReceptionRecord `json:"consignee" label:"17. Receipt by the consignee|17. Eingang beim Empfänger"`
+	Facility  *m.ReceptionRecord `json:"facility" doc:"with rejected and reason when the facility refused the shipment" label:"18. Receipt at the facility|18. Eingang bei der Anlage"`
 }
 
 // MovementDocument is the retrieval document of a movement: identifiers,
@@ -32,10 +32,10 @@ type MovementDocument struct {
 	Corrections       []m.CorrectionRecord      `json:"corrections" doc:"earlier versions of the template"`
 	Acknowledgements  []m.AcknowledgementRecord `json:"acknowledgements"`
 	Legs              []m.LegRecord             `json:"legs" doc:"carrier custody in order"`
-	Receptions        Receptions                `json:"receptions"`
-	Completion        *m.CompletionRecord       `json:"completion"`
+	Receptions        Receptions                `json:"receptions" label:"Receipts|Eingänge"`
+	Completion        *m.CompletionRecord       `json:"completion" label:"19. Completion of disposal / recovery|19. Abschluss der Beseitigung / Verwertung"`
 	Signals           []m.SignalRecord          `json:"signals"`
-	TakeBackOrder     *m.TakeBackRecord         `json:"takeBackOrder"`
+	TakeBackOrder     *m.TakeBackRecord         `json:"takeBackOrder" label:"Take-back order|Rücknahmeanordnung"`
 	Metadata          shipment.Metadata         `json:"metadata"`
 	documents.Trailer `json:",inline"`
 }

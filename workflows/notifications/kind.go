@@ -16,7 +16,7 @@ import (
 type NotificationDocument struct {
 	documents.Header    `json:",inline"`
 	Notification        n.Content                    `json:"notification" doc:"the submitted content; also the block of SUBMISSION and CORRECTION"`
-	ProposedTerms       *n.Content                   `json:"proposedTerms" doc:"while a change request is open: the terms it proposes (notification holds the terms in force until every authority accepted)"`
+	ProposedTerms       *n.Content                   `json:"proposedTerms" doc:"while a change request is open: the terms it proposes (notification holds the terms in force until every authority accepted)" label:"Proposed changes|Beantragte Änderungen"`
 	PendingCorrections  []n.CorrectionRecord         `json:"corrections"`
 	Acknowledgements    []n.AcknowledgementRecord    `json:"acknowledgements"`
 	InformationRequests []n.InformationRequestRecord `json:"informationRequests"`
@@ -26,7 +26,7 @@ type NotificationDocument struct {
 	ConsentConditions   []string                     `json:"consentConditions"`
 	ConsentValidUntil   string                       `json:"consentValidUntil"`
 	Metadata            n.Metadata                   `json:"metadata"`
-	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped"`
+	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped" label:"Shipments|Verbringungen"`
 	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
 	Withdrawn           *n.WithdrawalRecord          `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer   `json:",inline"`
