@@ -252,7 +252,7 @@ func TestConsoleInChromium(t *testing.T) {
 	eval("open it from the queue", `document.querySelector('#list tbody tr[data-number=`+jsString(number)+`] a').click()`)
 	wait("its content, parties, deadlines, diagram and timeline", `!document.getElementById('doc').hidden
 		&& document.querySelector('#content [data-section="notification"]') !== null
-		&& document.getElementById('parties').textContent.includes('auth-nl')
+		&& document.getElementById('parties').textContent.includes('ILT')
 		&& document.querySelector('#deadlines tr[data-rule="ACKNOWLEDGEMENT_DUE"]') !== null
 		&& document.querySelector('#diagram g.current[data-state="SUBMITTED"]') !== null
 		&& document.querySelectorAll('#timeline li').length === 2 && document.getElementById('chain').className === 'chain ok'`)
@@ -336,7 +336,7 @@ func TestConsoleInChromium(t *testing.T) {
 	wait("the movement in the carrier's work queue", `[...document.querySelectorAll('#list tbody tr')].some(r => r.dataset.number === `+jsString(mvNumber)+`)`)
 	eval("open it", `document.querySelector('#list tbody tr[data-number=`+jsString(mvNumber)+`] a').click()`)
 	wait("the movement's notification and its parties", `document.querySelector('#doc-parent a') !== null && document.querySelector('#doc-parent a').textContent.endsWith(`+jsString(number)+`)
-		&& document.getElementById('parties').textContent.includes('auth-nl') && document.getElementById('parties').textContent.includes('truck (you)')`)
+		&& document.getElementById('parties').textContent.includes('ILT') && document.getElementById('parties').textContent.includes('Carrier (you)')`)
 	// Every control of a form has a label.
 	act("CARRIER_TRANSPORT")
 	if unlabelled := wait("labels", `String([...document.querySelectorAll('#action input, #action select, #action textarea')].filter(e => e.labels.length === 0 && !e.getAttribute('aria-label')).length)`); unlabelled != "0" {

@@ -233,6 +233,9 @@
         if (c) return /^[A-Z][A-Z0-9_]{2,}$/.test(s) ? c : s + ' – ' + c;
       }
     }
+    // free text the schema declares (a name such as ACME, a vehicle) is
+    // shown as written; only a value of an enumeration or list is a name
+    if (sc && sc.type === 'string' && !sc.enum && !codeList(sc) && !sc['x-schema']) return partyNames[s] || s; // an organisation by its name
     if (/^[A-Z][A-Z0-9_]+$/.test(s) && s.length > 2) {
       if (VALUES[s]) return VALUES[s][lang === 'de' ? 1 : 0];
       for (const [table, label] of [['states', stateLabel], ['intents', intentLabel], ['roles', roleLabel], ['rules', ruleLabel]]) {
@@ -644,6 +647,8 @@
     await loadOpenAPI();
     const container = Object.keys(r.data.document).find((k) => r.data.document[k]);
     const doc = r.data.document[container];
+    partyInfo = Object.fromEntries((doc.partyDetails || []).map((p) => [p.organisationId, p]));
+    partyNames = Object.fromEntries((doc.partyDetails || []).filter((p) => p.name).map((p) => [p.organisationId, p.name]));
     current = { id, kind: doc.kind, container, doc, intents: r.data.followUpIntents || [], schema: docSchema(container) };
     $('action-host').append($('action'));
     closeAction();
@@ -668,6 +673,10 @@
       const pr = await api(face() + 'GetDocument', { documentId: doc.notificationId });
       if (seq !== docSeq) return;
       if (pr.status === 200) parent = pr.data.document.notification;
+      for (const p of (parent && parent.partyDetails) || []) {
+        if (!partyInfo[p.organisationId]) partyInfo[p.organisationId] = p;
+        if (p.name && !partyNames[p.organisationId]) partyNames[p.organisationId] = p.name;
+      }
     }
     $('doc-parent').replaceChildren(...(parent ? [t('under') + ' ', el('a', { href: '#/doc/' + encodeURIComponent(parent.id), text: kindLabel(parent.kind) + ' ' + parent.number })] : []));
     renderContent(doc, m);
@@ -681,7 +690,7 @@
   // The content: the document's own fields, without the blocks that only
   // carry an intent's input (those are the forms) and the ids a person
   // does not read.
-  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf']);
+  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails']);
   const PRIMARY = new Set(['SUBMISSION', 'CORRECTION', 'MOVEMENT_TEMPLATE']);
   function renderContent(doc, m) {
     const inputs = new Set(m.intents.filter((i) => i.block && !PRIMARY.has(i.name)).map((i) => i.block));
@@ -722,7 +731,11 @@
     }
     return null;
   }
-  const partyName = (p) => (p && (p.name || p.organisationName || p.organisationId)) || '';
+  // partyNames: the open document's parties by organisation id, with their
+  // names as the document recorded them (partyDetails)
+  let partyNames = {};
+  let partyInfo = {}; // organisation id → its details (address, contact) as recorded
+  const partyName = (p) => (p && (p.name || p.organisationName || partyNames[p.organisationId] || p.organisationId)) || '';
   // value renders a value of the document as a person reads it, with the
   // words of its schema sc where the description gives them.
   function value(v, sc) {
@@ -738,7 +751,9 @@
     if (q) return document.createTextNode(q);
     if (isDecimal(sc || {}) || ('units' in v && Object.keys(v).every((k) => k === 'units' || k === 'nanos'))) return document.createTextNode(fmtNumber(decimal(v)));
     if (Array.isArray(v)) {
-      const item = itemsOf(sc);
+      let item = itemsOf(sc);
+      // a list of codes carries its code list on the list or on its items
+      if (sc && sc['x-code-list'] && !(item && item['x-code-list'])) item = Object.assign({}, item, { 'x-code-list': sc['x-code-list'] });
       if (v.every((x) => typeof x !== 'object' || x === null)) return document.createTextNode(v.map((x) => (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}/.test(x) ? fmtDate(x) : enumWord(item, x))).join(', '));
       if (v.every((x) => x && 'organisationId' in x && Object.keys(x).every((k) => ['organisationId', 'name'].includes(k)))) return document.createTextNode(v.map(partyName).join(', '));
       return el('ol', {}, v.map((x) => el('li', {}, value(x, item))));
@@ -782,7 +797,13 @@
     const rows = [];
     const add = (label, p) => {
       if (!p || !p.organisationId) return;
-      rows.push(el('dt', { text: label }), el('dd', {}, partyName(p), p.organisationId === me.org ? el('strong', { text: ' (' + t('you') + ')' }) : null));
+      const d = partyInfo[p.organisationId] || {};
+      const a = d.address || {};
+      const place = [a.postalCode, a.city].filter(Boolean).join(' ');
+      const country = a.country ? (listWord('country', a.country) || a.country) : '';
+      const lines = [a.street, [place, country].filter(Boolean).join(', '), d.contactPerson, d.telephone, d.email].filter(Boolean);
+      rows.push(el('dt', { text: label }), el('dd', {}, el('span', { class: 'party-name', text: partyName(p) }), p.organisationId === me.org ? el('strong', { text: ' (' + t('you') + ')' }) : null,
+        ...lines.map((l) => el('span', { class: 'party-line', text: l }))));
     };
     for (const role of ['notifier', 'arranger', 'consignee', 'facility']) add(propLabel(propOf(sc, role), role), content[role]);
     for (const role of ['producers', 'carriers']) (content[role] || []).forEach((p) => add(propLabel(propOf(sc, role), role), p));
