@@ -74,6 +74,10 @@ func (p *pageTab) wait(step, expr string) string {
 	c, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(c, chromedp.Poll[any](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
+	for err != nil && c.Err() == nil && strings.Contains(err.Error(), "Cannot find context") { // a page left while polling: poll the next
+		time.Sleep(50 * time.Millisecond)
+		v, err = chromedp.Run(c, chromedp.Poll[any](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
+	}
 	if err != nil {
 		body, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.body.innerText.slice(0, 600)`))
 		p.t.Fatalf("%s: %v; page: %q", step, err, body)
@@ -326,4 +330,84 @@ func TestDeadlinePageViewsInChromium(t *testing.T) {
 	p.eval("choose an order", `(() => { const s = document.getElementById('sort'); s.value = 'state:DESC'; s.dispatchEvent(new Event('change')); })()`)
 	p.wait("sorted by state", `document.getElementById('order').textContent === 'Sorted by state, descending' && document.getElementById('table').getAttribute('aria-busy') === 'false'`)
 	p.v.check(t, "deadlines sorted on a phone (en, 390 px)")
+}
+
+// The signing page as a person sees it (issue 45.4, 45.5, 45.6): the login,
+// what the carrier is asked to sign and the signed note, at 390 and 1280
+// px, in English and German, with no axe-core finding, nothing cut off, no
+// raw name (layer types, roles and the process's state in words) and no
+// leftover word; the carrier logs in and signs with the keyboard alone,
+// seeing where the focus is.
+func TestSigningPageViewsInChromium(t *testing.T) {
+	chromium(t)
+	t.Parallel()
+	d := startDocs(t, dbtest.SQLite(t))
+	carrier := newSigner(t, "Tom (Spedition Schnell)")
+	d.signKeys.add("tom", carrier.key, carrier.cert)
+	x := d.carrierNote(t)
+	proc := process(d.okAs(t, "alice", signAPI+"CreateSigningProcess", map[string]any{"document": x, "position": "layer-2", "signer": "tom"}))
+
+	p := openTab(t, 150*time.Second)
+	p.v.strict(t, d.url)
+	p.do("open the signing link", chromedp.Navigate(d.url+proc["signingUrl"].(string)))
+	p.v.views(t, "sign-login", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+
+	p.tabTo("to the username", "#username")
+	p.typeText("type the username", "tom")
+	p.tabTo("to the password", "#password")
+	p.typeText("type the password", passwords["tom"])
+	p.key("log in with Enter", "\r")
+	ready := `!document.getElementById('process-view').hidden && document.querySelectorAll('#layers section').length === 2`
+	p.wait("what tom is asked to sign", ready)
+	p.v.views(t, "sign", ready)
+	p.eval("German", `(() => { const s = document.getElementById('lang'); s.value = 'de'; s.dispatchEvent(new Event('change')); })()`)
+	de := p.wait("the page in German", `document.documentElement.lang === 'de' && document.getElementById('process-view').innerText`)
+	for _, w := range []string{"Wartet auf Ihre Unterschrift", "Schicht 2 (Beförderer, unterschrieben als Beförderer)", "Beförderer 1 › Übernahmedatum", "02.12.2026", "Unterschreiben"} {
+		if !strings.Contains(de, w) {
+			t.Errorf("the signing page in German lacks %q: %s", w, de)
+		}
+	}
+	p.eval("English", `(() => { const s = document.getElementById('lang'); s.value = 'en'; s.dispatchEvent(new Event('change')); })()`)
+
+	// Signing with the keyboard: Tab to Sign, Enter.
+	p.tabTo("to the Sign button", "#sign")
+	p.key("sign with Enter", "\r")
+	signed := `document.getElementById('state').dataset.state === 'SIGNED' && !document.getElementById('done').hidden && document.querySelector('#layers section[data-index="2"]')?.dataset.signed === 'true'`
+	p.wait("signed", signed)
+	p.v.views(t, "sign-signed", signed)
+	if got := p.eval("state", `document.getElementById('state').textContent + ' | ' + document.getElementById('done').textContent.trim()`); got != "Signed | Signed. The document went back to whoever asked for your signature." {
+		t.Errorf("after signing the page says %q", got)
+	}
+}
+
+// The inspection page as an inspector sees it (issue 45.4, 45.5, 45.6):
+// the page of a printed notification's QR code, without logging in, at
+// 390 and 1280 px, in English and German (the page has no script: its
+// language is its address's ?lang=, and it links to the other language,
+// which is how the test switches), with no axe-core finding, nothing cut
+// off, no raw name (the document's kind and state in words) and no
+// leftover word; the link to the other language and to the PDF are
+// reached with the keyboard, the focus visible.
+func TestInspectionPageViewsInChromium(t *testing.T) {
+	chromium(t)
+	t.Parallel()
+	d := startDocs(t, dbtest.SQLite(t))
+	id := d.submitted(t)
+	_, m := d.printed(t, "alice", co, id, "en")
+	link := m["inspectionLink"].(string)
+	doc, _ := d.get(t, "alice", id)
+
+	p := openTab(t, 120*time.Second)
+	p.v.strict(t, d.url)
+	ready := `document.querySelector('.number') !== null && document.querySelector('.block h2') !== null`
+	p.viewsByAddress("inspection", func(lang string) string { return link + "?lang=" + lang }, ready)
+	text := p.eval("the page", `document.querySelector('.facts').innerText`)
+	if !strings.Contains(text, "Notification") || strings.Contains(text, doc["state"].(string)) || !strings.Contains(text, "Submitted") {
+		t.Errorf("the inspection page's facts %q: want the kind and the state (%s) in words", text, doc["state"])
+	}
+	// To the other language with the keyboard.
+	p.tabTo("to the other language", `a[hreflang="de"]`)
+	p.key("follow it", "\r")
+	p.wait("the page in German", `document.documentElement.lang === 'de' && document.querySelector('.facts').innerText.includes('Notifizierung')`)
+	p.tabTo("to the PDF", `a[href^="?format=pdf"]`)
 }
