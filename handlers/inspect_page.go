@@ -112,7 +112,7 @@ body{margin:0;font-family:var(--kern-typography-font-family-default,"Fira Sans")
 .head-row{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem;padding-top:.5rem;padding-bottom:.5rem}
 .brand{margin:0;font-weight:600;color:var(--kern-color-action-default,#2044AA)}
 .head-title{margin:0;flex:1 1 auto;font-weight:600}
-main{max-width:60rem;padding-top:1rem;padding-bottom:3rem}
+main.kern-container{max-width:60rem;padding-top:1rem;padding-bottom:3rem}
 .kern-alert{margin:0 0 1rem;background:var(--kern-color-feedback-info-background,#C0F3FF)}
 .kern-alert .kern-title{font-size:1rem;font-weight:400}
 .kern-alert .kern-link{margin-left:.25rem;font-weight:600}
