@@ -370,6 +370,10 @@ func TestDeadlinePageInChromium(t *testing.T) {
 	}
 
 	if os.Getenv("WASTEFLOW_SCREENSHOT") != "" {
+		if _, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1280, Height: 900, DeviceScaleFactor: 1}); err != nil {
+			t.Fatal(err)
+		}
+		wait("laid out at 1280 px", `innerWidth === 1280`)
 		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
@@ -379,6 +383,9 @@ func TestDeadlinePageInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "deadlines.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(bctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
 			t.Fatal(err)
 		}
 	}
