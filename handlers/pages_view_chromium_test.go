@@ -312,6 +312,7 @@ func TestDeadlinePageViewsInChromium(t *testing.T) {
 	// Sorting and opening a document with the keyboard, at 1280 px.
 	p.setWidth(1280)
 	p.tabTo("to the Due header", `th[data-sort="due_at"] button`)
+	p.shot("deadlines-focus-en-1280")
 	p.key("sort by due date", "\r")
 	p.wait("sorted by due date", `document.querySelector('th[data-sort="due_at"]').getAttribute('aria-sort') === 'ascending' && document.getElementById('table').getAttribute('aria-busy') === 'false'`)
 	if got := p.eval("order", `document.getElementById('order').textContent`); got != "Sorted by due date, ascending" {
@@ -372,6 +373,7 @@ func TestSigningPageViewsInChromium(t *testing.T) {
 
 	// Signing with the keyboard: Tab to Sign, Enter.
 	p.tabTo("to the Sign button", "#sign")
+	p.shot("sign-focus-en-1280")
 	p.key("sign with Enter", "\r")
 	signed := `document.getElementById('state').dataset.state === 'SIGNED' && !document.getElementById('done').hidden && document.querySelector('#layers section[data-index="2"]')?.dataset.signed === 'true'`
 	p.wait("signed", signed)
