@@ -253,6 +253,13 @@ func TestDeadlinePageViewsInChromium(t *testing.T) {
 	p.do("open the deadline page", chromedp.Navigate(d.url+"/ui/deadlines"))
 	p.v.views(t, "deadlines-login", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
 
+	// A wrong password: the alert says so, and is checked as a view.
+	p.v.expect("AuthApi/IssueRefreshToken", http.StatusUnauthorized)
+	p.eval("a wrong password", `(() => { document.getElementById('username').value = 'noor'; document.getElementById('password').value = 'not-noors'; document.getElementById('login').click(); })()`)
+	p.wait("the login's alert", `!document.getElementById('login-error').hidden && document.getElementById('login-error').textContent.trim() !== ''`)
+	p.v.check(t, "deadlines-login-refused (en, 1280 px)")
+	p.eval("clear the form", `(() => { document.getElementById('username').value = ''; document.getElementById('password').value = ''; document.body.focus(); })()`)
+
 	// Logging in with the keyboard alone: the provider is the first one
 	// offered; the username and the password typed; Enter sends the form.
 	p.tabTo("to the username", "#username")
@@ -332,6 +339,14 @@ func TestDeadlinePageViewsInChromium(t *testing.T) {
 	p.eval("choose an order", `(() => { const s = document.getElementById('sort'); s.value = 'state:DESC'; s.dispatchEvent(new Event('change')); })()`)
 	p.wait("sorted by state", `document.getElementById('order').textContent === 'Sorted by state, descending' && document.getElementById('table').getAttribute('aria-busy') === 'false'`)
 	p.v.check(t, "deadlines sorted on a phone (en, 390 px)")
+
+	// Logging out says what happened and what to do.
+	p.eval("log out", `document.getElementById('logout').click()`)
+	got := p.wait("logged out", `!document.getElementById('login-view').hidden && !document.getElementById('login-notice').hidden && document.getElementById('login-notice').textContent.trim()`)
+	if got != "You have logged out. To go on, log in again." {
+		t.Errorf("after logging out the page says %q", got)
+	}
+	p.v.check(t, "deadlines-logged-out (en, 390 px)")
 }
 
 // The signing page as a person sees it (issue 45.4, 45.5, 45.6): the login,

@@ -53,7 +53,9 @@
       sessionEnded: 'Your session has ended. Please log in again.', pleaseLogIn: 'Please log in.',
       noProvider: 'No provider is set up for the {env} environment.',
       noAppToken: 'The server has no app token for this page (WASTEFLOW_UI_APP_TOKEN).',
-      noSettings: 'Cannot load the settings: {msg}', httpError: 'The server answered HTTP {status}.', retryIn: 'Try again in {s} s.',
+      noSettings: 'Cannot load the settings: {msg}',
+      offline: 'The server cannot be reached. Check your connection and try again.',
+      loggedOut: 'You have logged out. To go on, log in again.', httpError: 'The server answered HTTP {status}.', retryIn: 'Try again in {s} s.',
     },
     de: {
       title: 'Fristen', skip: 'Zum Inhalt springen', language: 'Sprache', logout: 'Abmelden',
@@ -81,7 +83,9 @@
       sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.', pleaseLogIn: 'Bitte melden Sie sich an.',
       noProvider: 'Für die Umgebung {env} ist kein Anbieter eingerichtet.',
       noAppToken: 'Der Server hat kein App-Token für diese Seite (WASTEFLOW_UI_APP_TOKEN).',
-      noSettings: 'Die Einstellungen können nicht geladen werden: {msg}', httpError: 'Der Server antwortete mit HTTP {status}.', retryIn: 'Versuchen Sie es in {s} s erneut.',
+      noSettings: 'Die Einstellungen können nicht geladen werden: {msg}',
+      offline: 'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+      loggedOut: 'Sie haben sich abgemeldet. Um weiterzuarbeiten, melden Sie sich erneut an.', httpError: 'Der Server antwortete mit HTTP {status}.', retryIn: 'Versuchen Sie es in {s} s erneut.',
     },
   };
   // The words for the codes the deadlines carry, [English, German]. The
@@ -186,9 +190,15 @@
     if (provider) headers.provider_id = provider;
     if (token) headers.Authorization = 'Bearer ' + token;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const resp = await fetch(path, {
-      method, headers, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    let resp;
+    try {
+      resp = await fetch(path, {
+        method, headers, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      // no answer at all: the network or the server is down
+      throw new Error(t('offline'));
+    }
     if (!resp.ok) throw await apiError(resp);
     return resp;
   }
@@ -280,6 +290,7 @@
   async function login(ev) {
     ev.preventDefault();
     showMessage('login-error', '');
+    showMessage('login-notice', '');
     const username = $('username').value.trim();
     const password = $('password').value;
     provider = $('provider').value;
@@ -317,11 +328,13 @@
     $('summary').replaceChildren();
     setLoggedIn(false);
     showMessage('login-error', message);
+    showMessage('login-notice', '');
   }
 
   function logout() {
     const at = accessToken, rt = refreshToken;
     endSession('');
+    showMessage('login-notice', t('loggedOut'));
     // Best effort: end the session on the server too (needs no scope).
     if (at && rt) request('POST', API.revoke, { body: { refreshToken: rt }, token: at }).catch(() => {});
   }

@@ -39,7 +39,9 @@
       field: 'Field', value: 'Value', yourLayer: 'the layer you sign',
       done: 'Signed. The document went back to whoever asked for your signature.', declined: 'Declined.',
       ended: 'This process is {state}.', noProcess: 'This link names no signing process.',
-      noSettings: 'The server settings could not be read: {msg}', httpError: 'The server answered HTTP {status}.',
+      noSettings: 'The server settings could not be read: {msg}',
+      offline: 'The server cannot be reached. Check your connection and try again.',
+      sessionEnded: 'Your session has ended. Please log in again to sign.', httpError: 'The server answered HTTP {status}.',
     },
     de: {
       title: 'Ein Dokument unterschreiben', skip: 'Zum Inhalt springen', language: 'Sprache',
@@ -57,7 +59,9 @@
       noFields: 'keine eigenen Felder', field: 'Feld', value: 'Wert', yourLayer: 'die Schicht, die Sie unterschreiben',
       done: 'Unterschrieben. Das Dokument ist zurück bei der Stelle, die um Ihre Unterschrift gebeten hat.', declined: 'Abgelehnt.',
       ended: 'Dieser Vorgang ist {state}.', noProcess: 'Dieser Link nennt keinen Unterschriftsvorgang.',
-      noSettings: 'Die Einstellungen des Servers können nicht gelesen werden: {msg}', httpError: 'Der Server antwortete mit HTTP {status}.',
+      noSettings: 'Die Einstellungen des Servers können nicht gelesen werden: {msg}',
+      offline: 'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+      sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich zum Unterschreiben erneut an.', httpError: 'Der Server antwortete mit HTTP {status}.',
     },
   };
   // The words for the codes a process and a note carry, [English, German];
@@ -136,9 +140,19 @@
   async function call(path, body, token) {
     const headers = { 'Content-Type': 'application/json', provider_id: provider };
     if (token) headers.Authorization = 'Bearer ' + token;
-    const resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body || {}) });
+    let resp;
+    try {
+      resp = await fetch(path, { method: 'POST', headers, cache: 'no-store', body: JSON.stringify(body || {}) });
+    } catch {
+      throw new Error(t('offline')); // no answer at all: the network or the server is down
+    }
     const data = await resp.json().catch(() => ({}));
-    if (!resp.ok) throw new Error(data.message || t('httpError', { status: resp.status }));
+    if (!resp.ok) {
+      // an access token that has run out (it lives minutes): log in again
+      const err = new Error(resp.status === 401 && token ? t('sessionEnded') : data.message || t('httpError', { status: resp.status }));
+      err.status = resp.status;
+      throw err;
+    }
     return data;
   }
 
@@ -278,6 +292,14 @@
       $('done').tabIndex = -1;
       $('done').focus();
     } catch (e) {
+      if (e.status === 401) { // the session ended: back to the login, saying why
+        accessToken = '';
+        $('process-view').hidden = true;
+        $('login-view').hidden = false;
+        show('login-error', e.message);
+        $('username').focus();
+        return;
+      }
       show('error', e.message);
     }
   }
