@@ -119,7 +119,7 @@ func TestPagesCountDaysOnTheProviderClockInChromium(t *testing.T) {
 	// The deadline page, in an English and a German browser.
 	shownRows := `JSON.stringify({error: document.getElementById('error')?.textContent, asOf: document.getElementById('as-of')?.textContent,
 		rows: [...(document.querySelector('#table tbody')?.rows || [])].map(r => r.innerText)})`
-	row := fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s && r.cells[2].title === 'ACKNOWLEDGEMENT_DUE')`, jsString(no))
+	row := fmt.Sprintf(`[...document.querySelectorAll('#table tbody tr')].find(r => r.dataset.number === %s && r.dataset.rule === 'ACKNOWLEDGEMENT_DUE')`, jsString(no))
 	for _, locale := range []string{"en-GB", "de-DE"} {
 		if _, err := chromedp.Call(bctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: locale}); err != nil {
 			t.Fatal(err)
@@ -127,18 +127,26 @@ func TestPagesCountDaysOnTheProviderClockInChromium(t *testing.T) {
 		metrics(1280)
 		do(locale+": open the deadline page", chromedp.Navigate(d.url+"/ui/deadlines"))
 		wait(locale+": providers offered", `document.querySelector('#provider option[value="dev-1"]') !== null`, shownRows)
+		// The page in the browser's language (chosen with #lang, as a reader does).
+		lang := locale[:2]
+		do(locale+": the page in "+lang, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('lang'); s.value = `+jsString(lang)+`; s.dispatchEvent(new Event('change')); })()`))
 		do(locale+": log in as noor", chromedp.SetValue(chromedp.ID("provider"), "dev-1"), chromedp.SetValue(chromedp.ID("username"), "noor"),
 			chromedp.SetValue(chromedp.ID("password"), passwords["noor"]), chromedp.Click(chromedp.ID("login")))
 		got := wait(locale+": the acknowledgement's row", fmt.Sprintf(`(r => r && JSON.stringify({
 			state: r.dataset.state, text: r.innerText, days: r.querySelector('td.days').textContent, title: r.querySelector('td.days').title,
 			late: r.querySelector('td.days').classList.contains('late'), asOf: document.getElementById('as-of')?.textContent}))(%s)`, row), shownRows)
+		wantDays, wantWorking, left, overdue, provider := wantDays, wantWorking, "left", "Overdue", "the provider"
+		if lang == "de" {
+			wantDays, wantWorking = fmt.Sprintf("%d Tage überfällig", days), fmt.Sprintf("%d Arbeitstage überfällig", working)
+			left, overdue, provider = "noch ", "Überfällig", "der Zeit des Anbieters"
+		}
 		for _, want := range []string{`"state":"OVERDUE"`, `"days":` + jsString(wantDays), `"title":` + jsString(wantWorking), `"late":true`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s: the overdue row %s; want %s (the server counts %d days, %d working days late)", locale, got, want, days, working)
 			}
 		}
-		if strings.Contains(got, "left") || !strings.Contains(got, "Overdue") || !strings.Contains(got, "the provider") {
-			t.Errorf("%s: the overdue row %s says days left, or not Overdue, or not from when the provider's days count", locale, got)
+		if strings.Contains(got, left) || !strings.Contains(got, overdue) || !strings.Contains(got, provider) {
+			t.Errorf("%s: the overdue row %s says days left, or not %s, or not from when the provider's days count", locale, got, overdue)
 		}
 		if dir := os.Getenv("WASTEFLOW_SCREENSHOTS"); dir != "" {
 			for _, width := range []int64{390, 1280} {
@@ -158,6 +166,8 @@ func TestPagesCountDaysOnTheProviderClockInChromium(t *testing.T) {
 		}
 		do(locale+": log out", chromedp.Click(chromedp.ID("logout")))
 	}
+	// The pages share the reader's choice of language: back to English.
+	do("the pages in English", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('lang'); s.value = 'en'; s.dispatchEvent(new Event('change')); })()`))
 
 	// The console's deadline table of the document, in English and German.
 	metrics(1280)

@@ -20,17 +20,18 @@ const (
 	// loads nothing, runs nothing, is framed by nobody.
 	cspDefault = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	// cspScripted is the policy of the pages for people under /ui: their
-	// own scripts, style sheets and fonts (KERN UX's Fira Sans; no inline
-	// script, style or handler), KERN's icons given inline (data:), calls
-	// to this server's API, downloads made from blobs.
+	// own scripts and style sheets (no inline script, style or handler),
+	// the fonts served with KERN UX (/ui/kern/fonts), calls to this
+	// server's API, downloads made from blobs, KERN's icons (data: SVG).
 	cspScripted = "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; connect-src 'self'; img-src 'self' data: blob:; " +
 		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-	// cspStyled is the policy of a page with its style in the page and no
-	// script (the docs, the inspection page, the pages of mail links).
-	cspStyled = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	// cspStyled is the policy of a page with its style in the page or in
+	// this server's style sheets (KERN UX and its fonts) and no script
+	// (the docs).
+	cspStyled = "default-src 'none'; style-src 'self' 'unsafe-inline'; font-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	// cspInspection is the inspection page's: cspStyled with its QR code
 	// and images given inline (data:) only.
-	cspInspection = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	cspInspection = "default-src 'none'; style-src 'self' 'unsafe-inline'; font-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	// cspStyledForm is cspStyled for a page whose button posts its form
 	// back (the pages of mail links).
 	cspStyledForm = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"html/template"
 	"net/http"
 	"net/netip"
 	"regexp"
@@ -402,7 +401,7 @@ func (s *Server) inspect(c *gin.Context) {
 		return
 	}
 	var b strings.Builder
-	if err := inspectPage.Execute(&b, inspectView{Form: printing.Bound(p.Form), Printed: printing.DateTime(p.Form.Printed, lang), Lang: lang, PDF: "?format=pdf&lang=" + lang, Words: inspectWords[lang]}); err != nil {
+	if err := inspectPage.Execute(&b, newInspectView(p, lang)); err != nil {
 		renderError(c, err)
 		return
 	}
@@ -433,40 +432,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n]
 }
-
-type inspectView struct {
-	Form *printing.Form
-	// Printed is the form's time in the page's language.
-	Printed string
-	Lang    string
-	PDF     string
-	Words   map[string]string
-}
-
-var inspectWords = map[string]map[string]string{
-	"en": {"current": "The document's current state, read from wasteflow now", "pdf": "The same as a PDF", "printed": "as of", "head": "Audit chain head (compare it with the one on the paper copy: a later head means the document changed since that print)"},
-	"de": {"current": "Der aktuelle Stand des Dokuments, soeben aus wasteflow gelesen", "pdf": "Dasselbe als PDF", "printed": "Stand", "head": "Kopf der Prüfkette (mit dem auf der Papierkopie vergleichen: ein anderer Kopf heißt, das Dokument hat sich seit jenem Druck geändert)"},
-}
-
-var inspectPage = template.Must(template.New("inspect").Parse(`<!doctype html>
-<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>{{.Form.Number}} – {{.Form.Title}}</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;color:#111}
-h1{font-size:1.25rem;margin:.2rem 0}.basis,.note{color:#555;font-size:.85rem}
-.number{font:600 1.4rem ui-monospace,monospace}.facts,.block table{border-collapse:collapse;width:100%}
-.facts td,.block td{padding:.2rem .4rem;vertical-align:top;border-top:1px solid #ddd}
-.block{margin:.8rem 0}.block h2{font-size:1rem;margin:.4rem 0;border-top:2px solid #999;padding-top:.3rem}
-.heading{background:#eee;text-align:center;font-weight:600;padding:.3rem;text-transform:uppercase;margin-top:1rem}
-td.label{color:#555;width:38%}td.value{white-space:pre-line}code{word-break:break-all}
-</style></head><body>
-<p class="note">{{index .Words "current"}} · <a href="{{.PDF}}">{{index .Words "pdf"}}</a></p>
-<div class="number">{{.Form.Number}}</div>
-<h1>{{.Form.Title}}</h1><p class="basis">{{.Form.Basis}}</p>
-<table class="facts">{{range .Form.Facts}}<tr><td class="label">{{.Label}}</td><td class="value">{{.Value}}</td></tr>{{end}}
-<tr><td class="label">{{index .Words "printed"}}</td><td>{{.Printed}}</td></tr></table>
-{{range .Form.Blocks}}{{if .Heading}}<div class="heading">{{.Heading}}</div>{{end}}<section class="block"><h2>{{if .No}}{{.No}}. {{end}}{{.Title}}</h2>
-<table>{{range .Rows}}<tr><td class="label">{{.Label}}</td><td class="value">{{if .Value}}{{.Value}}{{else}}—{{end}}</td></tr>{{else}}<tr><td class="label">—</td><td></td></tr>{{end}}</table></section>
-{{end}}<p class="note">{{index .Words "head"}}: <code>{{.Form.AuditHead}}</code></p>
-</body></html>
-`))

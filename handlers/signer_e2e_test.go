@@ -206,10 +206,10 @@ func TestSigningPageInChromium(t *testing.T) {
 	do("log in as the carrier", chromedp.SetValue(chromedp.ID("username"), "tom"), chromedp.SetValue(chromedp.ID("password"), passwords["tom"]),
 		chromedp.Click(chromedp.ID("login")))
 	covers := wait("what it covers", `!document.getElementById('process-view').hidden && document.getElementById('covers').textContent`)
-	layers := wait("the layers", `document.querySelectorAll('#layers section').length === 2 && [...document.querySelectorAll('#layers section')].map(s => s.dataset.index + ':' + s.dataset.signed + ':' + s.innerText).join('|')`)
-	if !strings.Contains(covers, "layer 2 (BEFOERDERER") || !strings.Contains(layers, "1:true:") || !strings.Contains(layers, "signed by ACME producer") ||
+	layers := wait("the layers", `document.querySelectorAll('#layers section').length === 2 && [...document.querySelectorAll('#layers section')].map(s => s.dataset.index + ':' + s.dataset.signed + ':' + s.innerText + [...s.querySelectorAll('time')].map(t => ' ' + t.dateTime).join('')).join('|')`)
+	if !strings.Contains(covers, "layer 2 (Carrier, signed as carrier)") || !strings.Contains(layers, "1:true:") || !strings.Contains(layers, "signed by ACME producer") ||
 		!strings.Contains(layers, "2026-12-02") || !strings.Contains(layers, "ACME Elektronik GmbH") ||
-		!strings.Contains(layers, "Erzeuger › Name") || !strings.Contains(layers, "producer › name · erzeuger.name") {
+		!strings.Contains(layers, "Erzeuger › Name") || !strings.Contains(layers, "Producer › name") || strings.Contains(layers, "erzeuger.name") {
 		t.Fatalf("page shows covers %q, layers %q", covers, layers)
 	}
 	// Who asked, and when (the page shows it; the element carries createdAt).
@@ -227,7 +227,7 @@ func TestSigningPageInChromium(t *testing.T) {
 		}
 	}
 	do("sign", chromedp.Click(chromedp.ID("sign")))
-	wait("done", `!document.getElementById('done').hidden && document.getElementById('state').textContent === 'SIGNED'`)
+	wait("done", `!document.getElementById('done').hidden && document.getElementById('state').dataset.state === 'SIGNED'`)
 	// The page now shows the signed note: the carrier's layer signed by him.
 	top := wait("the signed layer", `(s => s && s.dataset.signed === 'true' && s.innerText)(document.querySelector('#layers section[data-index="2"]'))`)
 	if !strings.Contains(top, "signed by Tom (Spedition Schnell)") || strings.Contains(top, "not signed") {

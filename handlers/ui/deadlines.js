@@ -19,18 +19,151 @@
   // by due date (urgency is 0, 1 or 2 by state; the server sorts, so paging
   // keeps the order).
   const DEFAULT_SORT = [{ path: 'urgency', direction: 'ASC' }, { path: 'due_at', direction: 'ASC' }];
-  const DEFAULT_ORDER = 'Overdue and due soon first, each by due date';
   const PAGE_SIZE = 50;
   const CLOSED = new Set(['MET', 'MET_LATE', 'LAPSED', 'CANCELLED']);
   const STATE_ORDER = ['OVERDUE', 'DUE_SOON', 'OPEN', 'SUSPENDED', 'MET_LATE', 'MET', 'LAPSED', 'CANCELLED'];
-  const LABELS = { ANNEX_VII: 'Annex VII' };
-  // A LAPSED deadline is no miss: its period ended as the law foresees.
-  // What that meant, by rule, in words people read.
-  const LAPSED_MEANING = {
-    DECISION_DUE: 'tacit consent (the transit authority did not object in time)',
-    CONSENT_VALIDITY: 'consent validity ended',
+
+  // --- Words ---------------------------------------------------------------
+  // Every word the page shows, in English and German. An element with
+  // data-i18n="key" gets TEXT[lang][key]; data-i18n-label sets aria-label.
+  const TEXT = {
+    en: {
+      title: 'Deadlines', skip: 'Skip to the content', language: 'Language', logout: 'Log out',
+      loginTitle: 'Log in', provider: 'Provider', username: 'Username', password: 'Password', loginButton: 'Log in',
+      reportTitle: 'Deadline report', filters: 'Filters', state: 'State', rule: 'Deadline', all: 'All',
+      party: 'Who must act (organisation id)', partyHint: 'Exact organisation id, as in the CSV export', partyPlaceholder: 'e.g. auth-nl',
+      sortBy: 'Order', apply: 'Apply', download: 'Download CSV',
+      caption: 'Deadlines; choose a column header to sort by it',
+      colDocument: 'Document', colRule: 'Deadline', colParty: 'Who must act', colDue: 'Due', colState: 'State', colDays: 'Remaining',
+      pages: 'Pages', prev: 'Previous', next: 'Next', close: 'Close',
+      documentJSON: 'The document as the API returns it (JSON)', openInConsole: 'Open it in the console (log in there)',
+      orderDefault: 'Overdue and due soon first, each by due date', orderDefaultButton: 'Overdue and due soon first',
+      sortedBy: 'Sorted by {col}, {dir}', ascending: 'ascending', descending: 'descending',
+      sortOption: '{col}, {dir}', sortDefault: 'Most urgent first',
+      allDeadlines: 'All your deadlines: ', none: 'none',
+      noRows: 'No deadlines match these filters.',
+      asOf: ' · Days counted from {time}, the provider\'s time',
+      pageInfo: '{from}–{to} of {total}', zeroRows: '0 deadlines',
+      day: '1 day', days: '{n} days', workingDay: '1 working day', workingDays: '{n} working days',
+      left: '{d} left', late: '{d} late', dueToday: 'due today', suspendedLeft: '{d} left (suspended)', suspendedLate: '{d} late (suspended)', suspended: 'suspended',
+      showDocument: 'Show document {no}', document: 'Document {no}', loading: 'Loading…', asReturned: 'As {op} returns it:',
+      zoneTitle: 'Falls due at the end of its last day where the party acts; your time zone is {zone}',
+      yourTime: 'your time ({zone})', yourZoneToo: '{zone} (your zone too)', yours: '{zone} · yours: {time}',
+      enterLogin: 'Choose a provider and enter your username and password.',
+      sessionEnded: 'Your session has ended. Please log in again.', pleaseLogIn: 'Please log in.',
+      noProvider: 'No provider is set up for the {env} environment.',
+      noAppToken: 'The server has no app token for this page (WASTEFLOW_UI_APP_TOKEN).',
+      noSettings: 'Cannot load the settings: {msg}',
+      offline: 'The server cannot be reached. Check your connection and try again.',
+      loggedOut: 'You have logged out. To go on, log in again.', httpError: 'The server answered HTTP {status}.', retryIn: 'Try again in {s} s.',
+    },
+    de: {
+      title: 'Fristen', skip: 'Zum Inhalt springen', language: 'Sprache', logout: 'Abmelden',
+      loginTitle: 'Anmelden', provider: 'Anbieter', username: 'Benutzername', password: 'Passwort', loginButton: 'Anmelden',
+      reportTitle: 'Fristenbericht', filters: 'Filter', state: 'Stand', rule: 'Frist', all: 'Alle',
+      party: 'Wer handeln muss (Kennung der Organisation)', partyHint: 'Genaue Kennung der Organisation, wie im CSV-Export', partyPlaceholder: 'z. B. auth-nl',
+      sortBy: 'Reihenfolge', apply: 'Anwenden', download: 'CSV herunterladen',
+      caption: 'Fristen; wählen Sie eine Spaltenüberschrift, um danach zu sortieren',
+      colDocument: 'Dokument', colRule: 'Frist', colParty: 'Wer handeln muss', colDue: 'Fällig', colState: 'Stand', colDays: 'Verbleibend',
+      pages: 'Seiten', prev: 'Zurück', next: 'Weiter', close: 'Schließen',
+      documentJSON: 'Das Dokument, wie die Schnittstelle es liefert (JSON)', openInConsole: 'In der Konsole öffnen (dort anmelden)',
+      orderDefault: 'Überfällige und bald fällige zuerst, jeweils nach Fälligkeit', orderDefaultButton: 'Überfällige und bald fällige zuerst',
+      sortedBy: 'Sortiert nach {col}, {dir}', ascending: 'aufsteigend', descending: 'absteigend',
+      sortOption: '{col}, {dir}', sortDefault: 'Dringendste zuerst',
+      allDeadlines: 'Alle Ihre Fristen: ', none: 'keine',
+      noRows: 'Keine Frist passt zu diesen Filtern.',
+      asOf: ' · Tage gezählt ab {time}, der Zeit des Anbieters',
+      pageInfo: '{from}–{to} von {total}', zeroRows: '0 Fristen',
+      day: '1 Tag', days: '{n} Tage', workingDay: '1 Arbeitstag', workingDays: '{n} Arbeitstage',
+      left: 'noch {d}', late: '{d} überfällig', dueToday: 'heute fällig', suspendedLeft: 'noch {d} (ausgesetzt)', suspendedLate: '{d} überfällig (ausgesetzt)', suspended: 'ausgesetzt',
+      showDocument: 'Dokument {no} anzeigen', document: 'Dokument {no}', loading: 'Wird geladen …', asReturned: 'So, wie {op} es liefert:',
+      zoneTitle: 'Fällig am Ende des letzten Tages am Ort der handelnden Partei; Ihre Zeitzone ist {zone}',
+      yourTime: 'Ihre Zeit ({zone})', yourZoneToo: '{zone} (auch Ihre Zone)', yours: '{zone} · bei Ihnen: {time}',
+      enterLogin: 'Wählen Sie einen Anbieter und geben Sie Benutzernamen und Passwort ein.',
+      sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.', pleaseLogIn: 'Bitte melden Sie sich an.',
+      noProvider: 'Für die Umgebung {env} ist kein Anbieter eingerichtet.',
+      noAppToken: 'Der Server hat kein App-Token für diese Seite (WASTEFLOW_UI_APP_TOKEN).',
+      noSettings: 'Die Einstellungen können nicht geladen werden: {msg}',
+      offline: 'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+      loggedOut: 'Sie haben sich abgemeldet. Um weiterzuarbeiten, melden Sie sich erneut an.', httpError: 'Der Server antwortete mit HTTP {status}.', retryIn: 'Versuchen Sie es in {s} s erneut.',
+    },
   };
-  const LAPSED_OTHERWISE = 'period ended as foreseen';
+  // The words for the codes the deadlines carry, [English, German]. The
+  // roles are also read from the server's labels (GET /labels.json, list
+  // "role"), which win where they exist; a code none of them knows is
+  // shown as words ("SOME_CODE" reads "Some code"), never as its name.
+  const CODES = {
+    states: {
+      OPEN: ['Open', 'Offen'], DUE_SOON: ['Due soon', 'Bald fällig'], OVERDUE: ['Overdue', 'Überfällig'], SUSPENDED: ['Suspended', 'Ausgesetzt'],
+      MET: ['Met', 'Erfüllt'], MET_LATE: ['Met late', 'Verspätet erfüllt'], LAPSED: ['Lapsed (ended as foreseen)', 'Abgelaufen (wie vorgesehen)'],
+      CANCELLED: ['Cancelled', 'Aufgehoben'],
+    },
+    // the state in the summary's counts ("2 lapsed (ended as foreseen)")
+    counts: {
+      OPEN: ['open', 'offen'], DUE_SOON: ['due soon', 'bald fällig'], OVERDUE: ['overdue', 'überfällig'], SUSPENDED: ['suspended', 'ausgesetzt'],
+      MET: ['met', 'erfüllt'], MET_LATE: ['met late', 'verspätet erfüllt'], LAPSED: ['lapsed (ended as foreseen)', 'abgelaufen (wie vorgesehen)'],
+      CANCELLED: ['cancelled', 'aufgehoben'],
+    },
+    rules: {
+      ACKNOWLEDGEMENT_DUE: ['Acknowledgement due', 'Empfangsbestätigung fällig'],
+      INFORMATION_REPLY_DUE: ['Information reply due', 'Antwort auf Informationsersuchen fällig'],
+      DECISION_DUE: ['Decision due', 'Entscheidung fällig'],
+      CHANGE_REPLY_DUE: ['Change reply due', 'Antwort auf Änderung fällig'],
+      CONSENT_VALIDITY: ['Consent validity', 'Geltungsdauer der Zustimmung'],
+      RECEIPT_CERTIFICATE_DUE: ['Receipt certificate due', 'Eingangsbestätigung fällig'],
+      COMPLETION_CERTIFICATE_DUE: ['Completion certificate due', 'Bescheinigung über den Abschluss fällig'],
+      TAKE_BACK_DUE: ['Take back due', 'Rücknahme fällig'],
+    },
+    kinds: {
+      NOTIFICATION: ['Notification', 'Notifizierung'], ANNEX_VII: ['Annex VII document', 'Anhang-VII-Dokument'],
+      MOVEMENT: ['Movement document', 'Begleitformular'],
+    },
+    roles: {
+      NOTIFIER: ['Notifier', 'Notifizierende Person'], CONSIGNEE: ['Consignee', 'Empfänger'], FACILITY: ['Facility', 'Anlage'],
+      PRODUCER: ['Producer', 'Erzeuger'], CARRIER: ['Carrier', 'Beförderer'], ARRANGER: ['Person who arranges the shipment', 'Veranlasser der Verbringung'],
+      AUTHORITY_DISPATCH: ['Competent authority of dispatch', 'Zuständige Behörde am Versandort'],
+      AUTHORITY_DESTINATION: ['Competent authority of destination', 'Zuständige Behörde am Bestimmungsort'],
+      AUTHORITY_TRANSIT: ['Competent authority of transit', 'Für die Durchfuhr zuständige Behörde'],
+    },
+    // A LAPSED deadline is no miss: its period ended as the law foresees.
+    // What that meant, by rule, in words people read.
+    lapsed: {
+      DECISION_DUE: ['tacit consent (the transit authority did not object in time)', 'stillschweigende Zustimmung (die Durchfuhrbehörde hat nicht rechtzeitig widersprochen)'],
+      CONSENT_VALIDITY: ['consent validity ended', 'Geltungsdauer der Zustimmung endete'],
+      '': ['period ended as foreseen', 'Frist wie vorgesehen beendet'],
+    },
+  };
+  // The columns one can sort by (a phone has the #sort select instead of
+  // the headers): qpar path -> the column's name in "Sorted by ...".
+  const SORTS = {
+    document_number: ['document', 'Dokument'], kind: ['kind of document', 'Art des Dokuments'], rule: ['deadline', 'Frist'],
+    legal_basis: ['legal basis', 'Rechtsgrundlage'], party: ['who must act', 'wer handeln muss'], due_at: ['due date', 'Fälligkeit'],
+    state: ['state', 'Stand'],
+  };
+  let serverLabels = {}; // list -> code -> {en, de}, from /labels.json when the server has it
+  let lang = 'en';
+
+  // t gives the word for key in the page's language, with {name} filled in.
+  function t(key, vars = {}) {
+    const s = (TEXT[lang] && TEXT[lang][key]) || TEXT.en[key] || key;
+    return s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  }
+  // code gives the words for a code of a table of CODES.
+  function code(table, c, serverList) {
+    if (!c) return '';
+    const s = serverList && serverLabels[serverList] && serverLabels[serverList][c];
+    if (s && (s[lang] || s.en)) return s[lang] || s.en;
+    const w = CODES[table][c];
+    if (w) return w[lang === 'de' ? 1 : 0];
+    return c.charAt(0) + c.slice(1).toLowerCase().replace(/_/g, ' ');
+  }
+  // locale is the reader's locale for dates: the browser's when it is of
+  // the page's language, else the language's usual one.
+  function locale() {
+    const nav = Intl.DateTimeFormat().resolvedOptions().locale || navigator.language || '';
+    if (nav.toLowerCase().startsWith(lang)) return nav;
+    return lang === 'de' ? 'de-DE' : 'en-GB';
+  }
   const $ = (id) => document.getElementById(id);
 
   let config = { environment: '', appToken: '', providers: [] };
@@ -57,9 +190,15 @@
     if (provider) headers.provider_id = provider;
     if (token) headers.Authorization = 'Bearer ' + token;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const resp = await fetch(path, {
-      method, headers, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    let resp;
+    try {
+      resp = await fetch(path, {
+        method, headers, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      // no answer at all: the network or the server is down
+      throw new Error(t('offline'));
+    }
     if (!resp.ok) throw await apiError(resp);
     return resp;
   }
@@ -67,10 +206,10 @@
   async function apiError(resp) {
     let message = '';
     try { message = (await resp.json()).message || ''; } catch { /* not JSON */ }
-    const err = new Error(message || `The server answered HTTP ${resp.status}.`);
+    const err = new Error(message || t('httpError', { status: resp.status }));
     err.status = resp.status;
     const retry = resp.headers.get('Retry-After');
-    if (resp.status === 429 && retry) err.message += ` Try again in ${retry} s.`;
+    if (resp.status === 429 && retry) err.message += ' ' + t('retryIn', { s: retry });
     return err;
   }
 
@@ -94,7 +233,7 @@
           scheduleRefresh(t.accessToken, t.accessTokenExpiresAt);
         })
         .catch((e) => {
-          if (e.status === 401 && refreshToken === spent) endSession('Your session has ended. Please log in again.');
+          if (e.status === 401 && refreshToken === spent) endSession(t('sessionEnded'));
           throw e;
         })
         .finally(() => { refreshing = null; });
@@ -136,7 +275,7 @@
   // api calls an operation with a valid access token; after a 401 (the
   // token expired while the computer slept) it refreshes once and retries.
   async function api(method, path, body) {
-    if (!refreshToken) throw new Error('Please log in.');
+    if (!refreshToken) throw new Error(t('pleaseLogIn'));
     if (Date.now() >= accessValidUntil) await refreshAccess();
     try {
       return await request(method, path, { body, token: accessToken });
@@ -151,11 +290,12 @@
   async function login(ev) {
     ev.preventDefault();
     showMessage('login-error', '');
+    showMessage('login-notice', '');
     const username = $('username').value.trim();
     const password = $('password').value;
     provider = $('provider').value;
     if (!provider || !username || !password) {
-      showMessage('login-error', 'Choose a provider and enter your username and password.');
+      showMessage('login-error', t('enterLogin'));
       return;
     }
     $('login').disabled = true;
@@ -188,11 +328,13 @@
     $('summary').replaceChildren();
     setLoggedIn(false);
     showMessage('login-error', message);
+    showMessage('login-notice', '');
   }
 
   function logout() {
     const at = accessToken, rt = refreshToken;
     endSession('');
+    showMessage('login-notice', t('loggedOut'));
     // Best effort: end the session on the server too (needs no scope).
     if (at && rt) request('POST', API.revoke, { body: { refreshToken: rt }, token: at }).catch(() => {});
   }
@@ -237,31 +379,43 @@
     const data = await (await api('POST', API.summary, {})).json();
     const counts = {};
     for (const c of data.byRuleAndState) counts[c.state] = (counts[c.state] || 0) + Number(c.count);
-    const parts = [el('strong', 'All your deadlines: ')];
+    lastCounts = counts;
+    renderSummary();
+  }
+
+  let lastCounts = null; // the summary's counts by state, to say again in another language
+
+  function renderSummary() {
+    if (!lastCounts) return;
+    const counts = lastCounts;
+    const parts = [el('strong', t('allDeadlines'))];
     const states = STATE_ORDER.filter((s) => counts[s]);
     states.forEach((s, i) => {
       if (i) parts.push(' · ');
-      const label = s === 'LAPSED' ? 'lapsed (ended as foreseen)' : human(s).toLowerCase();
-      parts.push(el('span', `${counts[s]} ${label}`, 'count-' + s.toLowerCase()));
+      parts.push(el('span', `${counts[s]} ${code('counts', s)}`, 'count-' + s.toLowerCase()));
     });
-    if (!states.length) parts.push('none');
+    if (!states.length) parts.push(t('none'));
     $('summary').replaceChildren(...parts);
   }
 
+  let lastEntries = null; // the rows shown, to say again in another language
+  let lastNow = '';
+
   function renderRows(entries) {
+    lastEntries = entries;
     const tbody = $('table').tBodies[0];
     if (!entries.length) {
-      const td = el('td', 'No deadlines match these filters.', 'empty');
-      td.colSpan = 8;
-      tbody.replaceChildren(el('tr', td));
+      const td = el('td', t('noRows'), 'empty kern-table__cell');
+      td.colSpan = 6;
+      tbody.replaceChildren(el('tr', td, 'kern-table__row'));
       return;
     }
+    const heads = [...$('table').tHead.rows[0].cells].map((th) => th.textContent.trim());
     tbody.replaceChildren(...entries.map((e) => {
-      const tr = document.createElement('tr');
+      const tr = el('tr', [], 'kern-table__row');
       tr.dataset.number = e.documentNumber;
       tr.dataset.state = e.state;
-      const rule = el('td', human(e.rule));
-      rule.title = e.rule;
+      tr.dataset.rule = e.rule;
       // The due time where it falls due (the acting party's place), and
       // the viewer's own time when that is another zone.
       // Date and time may go on two lines, so that the table fits narrower windows.
@@ -269,25 +423,39 @@
       due.dateTime = e.dueAt;
       due.dataset.zone = e.timeZone || '';
       const days = daysLeft(e);
-      const state = el('td', el('span', human(e.state), 'badge badge-' + e.state.toLowerCase()), 'state');
-      if (e.state === 'LAPSED') state.append(el('small', LAPSED_MEANING[e.rule] || LAPSED_OTHERWISE, 'meaning'));
+      const badge = el('span', el('span', code('states', e.state), 'kern-label kern-label--small'),
+        'badge badge-' + e.state.toLowerCase() + ' kern-badge kern-badge--small' + BADGE[e.state]);
+      const state = el('td', badge, 'state');
+      if (e.state === 'LAPSED') state.append(el('small', code('lapsed', e.rule in CODES.lapsed ? e.rule : ''), 'meaning'));
       // The number opens the document (see showDocument).
-      const link = el('a', e.documentNumber, 'doc-link');
+      const link = el('a', e.documentNumber, 'doc-link kern-link');
       link.href = '#document=' + encodeURIComponent(e.documentId);
       link.dataset.documentId = e.documentId;
-      link.title = 'Show document ' + e.documentNumber;
-      tr.append(
-        el('td', link, 'number'),
-        el('td', human(e.kind)),
-        rule,
-        el('td', e.legalBasis, 'basis'),
-        el('td', [e.party, el('small', human(e.partyRole))], 'party'),
+      link.title = t('showDocument', { no: e.documentNumber });
+      const cells = [
+        el('td', [link, el('small', code('kinds', e.kind), 'kind')], 'number'),
+        el('td', [el('span', code('rules', e.rule), 'rule-name'), el('small', basis(e.legalBasis), 'basis')], 'rule'),
+        el('td', [el('span', e.party, 'org'), el('small', code('roles', e.partyRole, 'role'))], 'party'),
         el('td', [due, zoneNote(e)], 'due'),
         state,
         daysCell(days),
-      );
+      ];
+      // On a phone the rows stand as cards: each cell says its column.
+      cells.forEach((td, i) => { td.classList.add('kern-table__cell'); td.dataset.label = heads[i]; });
+      tr.append(...cells);
       return tr;
     }));
+  }
+
+  // The badge of each state: KERN's feedback colours, and always its word.
+  const BADGE = {
+    OVERDUE: ' kern-badge--danger', DUE_SOON: ' kern-badge--warning', OPEN: ' kern-badge--info', MET: ' kern-badge--success',
+    MET_LATE: ' kern-badge--success', SUSPENDED: '', LAPSED: '', CANCELLED: '',
+  };
+
+  // basis is a legal basis in the page's language (the server says it in English).
+  function basis(text) {
+    return lang === 'de' ? (text || '').replace('Regulation (EU)', 'Verordnung (EU)').replace(/\bArt\. /g, 'Art. ') : text || '';
   }
 
   // daysLeft says what the server counted for a running deadline: calendar
@@ -300,19 +468,21 @@
     if (e.state === 'SUSPENDED') return { text: suspendedLeft(e) };
     if (e.daysLeft == null) return { text: '—' };
     const n = Number(e.daysLeft), w = Number(e.workingDaysLeft);
-    const days = (k) => (k === 1 ? '1 day' : `${k} days`);
-    const working = Number.isFinite(w) ? (Math.abs(w) === 1 ? '1 working day' : `${Math.abs(w)} working days`) + (w < 0 ? ' late' : ' left') : '';
-    if (n < 0) return { text: `${days(-n)} late`, late: true, title: working };
+    const days = (k) => (k === 1 ? t('day') : t('days', { n: k }));
+    const wd = (k) => (k === 1 ? t('workingDay') : t('workingDays', { n: k }));
+    const working = Number.isFinite(w) ? t(w < 0 ? 'late' : 'left', { d: wd(Math.abs(w)) }) : '';
+    if (n < 0) return { text: t('late', { d: days(-n) }), late: true, title: working };
     // OVERDUE with days still ahead: swept as of a later time (admin sweep -as-of).
     if (e.state === 'OVERDUE') return { text: '—' };
-    if (n === 0) return { text: 'due today', title: working };
-    return { text: `${days(n)} left`, title: working };
+    if (n === 0) return { text: t('dueToday'), title: working };
+    return { text: t('left', { d: days(n) }), title: working };
   }
 
   // renderAsOf says from when the days are counted: the provider's time,
   // which a sandbox's test clock may have moved ahead.
   function renderAsOf(now) {
-    $('as-of').textContent = now ? ' · Days counted from ' + formatDate(now) + ', the provider\'s time' : '';
+    lastNow = now || '';
+    $('as-of').textContent = now ? t('asOf', { time: formatDate(now) }) : '';
   }
 
   // suspendedLeft says a suspended deadline's remaining time in days, as the
@@ -322,9 +492,9 @@
   function suspendedLeft(e) {
     const m = /^(-?\d+(?:\.\d+)?)s$/.exec(e.remaining || '');
     const secs = m ? Number(m[1]) : (Date.parse(e.dueAt) - Date.parse(e.suspendedSince)) / 1000;
-    if (!Number.isFinite(secs)) return 'suspended';
+    if (!Number.isFinite(secs)) return t('suspended');
     const n = Math.ceil(Math.abs(secs) / 86400);
-    return `${n} ${n === 1 ? 'day' : 'days'} ${secs < 0 ? 'late' : 'left'} (suspended)`;
+    return t(secs < 0 ? 'suspendedLate' : 'suspendedLeft', { d: n === 1 ? t('day') : t('days', { n }) });
   }
 
   function daysCell(days) {
@@ -335,7 +505,7 @@
 
   function renderPager() {
     const last = Math.min(pageStart + PAGE_SIZE, total);
-    $('page-info').textContent = total ? `${pageStart + 1}–${last} of ${total}` : '0 deadlines';
+    $('page-info').textContent = total ? t('pageInfo', { from: pageStart + 1, to: last, total }) : t('zeroRows');
     $('prev').disabled = pageStart === 0;
     $('next').disabled = last >= total;
   }
@@ -343,16 +513,19 @@
   // markSort marks the sorted column and says the order above the table.
   function markSort() {
     const byDefault = sort === DEFAULT_SORT;
-    let column = '';
     for (const th of $('table').tHead.rows[0].cells) {
       if (!byDefault && th.dataset.sort === sort[0].path) {
         th.setAttribute('aria-sort', sort[0].direction === 'ASC' ? 'ascending' : 'descending');
-        column = th.textContent.trim();
       } else th.removeAttribute('aria-sort');
     }
-    $('order').textContent = byDefault ? DEFAULT_ORDER
-      : `Sorted by ${column.toLowerCase()}, ${sort[0].direction === 'ASC' ? 'ascending' : 'descending'}`;
+    $('order').textContent = byDefault ? t('orderDefault')
+      : t('sortedBy', { col: sortName(sort[0].path), dir: t(sort[0].direction === 'ASC' ? 'ascending' : 'descending') });
     $('order-default').hidden = byDefault;
+    $('sort').value = byDefault ? '' : sort[0].path + ':' + sort[0].direction;
+  }
+
+  function sortName(path) {
+    return SORTS[path] ? SORTS[path][lang === 'de' ? 1 : 0] : path;
   }
 
   // --- Document ------------------------------------------------------------
@@ -380,15 +553,19 @@
     const link = [...document.querySelectorAll('a.doc-link')].find((a) => a.dataset.documentId === id);
     const path = claims(accessToken).okd === 'authority' ? API.authorityDocument : API.companyDocument;
     const operation = path.split('.').pop(); // CompanyDocumentApi/GetDocument
-    $('document-title').textContent = 'Document ' + (link ? link.textContent : id);
+    $('document-title').textContent = t('document', { no: link ? link.textContent : id });
     $('document-json').textContent = '';
-    $('document-status').textContent = 'Loading…';
+    $('document-status').textContent = t('loading');
+    $('document-console').hidden = true;
     if (!view.open) view.showModal();
     try {
       const data = await (await api('POST', path, { documentId: id })).json();
       if (seq !== documentSeq) return;
-      $('document-status').textContent = `As ${operation} returns it:`;
-      $('document-json').textContent = JSON.stringify(data, null, 2);
+      $('document-status').textContent = t('asReturned', { op: operation });
+      // Empty fields (null) are left out: they say nothing to a reader.
+      $('document-json').textContent = JSON.stringify(data, (k, v) => (v === null ? undefined : v), 2);
+      $('document-console').href = '/ui#/doc/' + encodeURIComponent(id);
+      $('document-console').hidden = false;
     } catch (e) {
       if (seq === documentSeq) $('document-status').textContent = `${operation}: ${e.message}`;
     }
@@ -423,9 +600,11 @@
     }
   }
 
+  // showMessage says text in an alert (its .message), or hides it.
   function showMessage(id, text) {
-    $(id).textContent = text;
-    $(id).hidden = !text;
+    const box = $(id);
+    (box.querySelector('.message') || box).textContent = text;
+    box.hidden = !text;
   }
 
   function el(tag, content, className) {
@@ -433,11 +612,6 @@
     if (className) n.className = className;
     n.append(...[].concat(content));
     return n;
-  }
-
-  function human(code) {
-    if (!code) return '';
-    return LABELS[code] || code.charAt(0) + code.slice(1).toLowerCase().replace(/_/g, ' ');
   }
 
   const DATE = { year: 'numeric', month: 'short', day: 'numeric' };
@@ -450,10 +624,10 @@
     const opts = { ...fields };
     if (zone) opts.timeZone = zone;
     try {
-      return new Date(iso).toLocaleString(undefined, opts);
+      return new Date(iso).toLocaleString(locale(), opts);
     } catch (err) { // a zone this browser does not know
       delete opts.timeZone;
-      return new Date(iso).toLocaleString(undefined, opts);
+      return new Date(iso).toLocaleString(locale(), opts);
     }
   }
 
@@ -462,14 +636,72 @@
   function zoneNote(e) {
     const viewer = Intl.DateTimeFormat().resolvedOptions().timeZone;
     const note = el('small', '', 'zone');
-    note.title = 'Falls due at the end of its last day where the party acts; your time zone is ' + viewer;
-    if (!e.timeZone) note.textContent = 'your time (' + viewer + ')';
-    else if (e.timeZone === viewer) note.textContent = e.timeZone + ' (your zone too)';
-    else note.textContent = e.timeZone + ' · yours: ' + formatDate(e.dueAt, viewer);
+    note.title = t('zoneTitle', { zone: viewer });
+    if (!e.timeZone) note.textContent = t('yourTime', { zone: viewer });
+    else if (e.timeZone === viewer) note.textContent = t('yourZoneToo', { zone: e.timeZone });
+    else note.textContent = t('yours', { zone: e.timeZone, time: formatDate(e.dueAt, viewer) });
     return note;
   }
 
+  // fillOptions gives the filters' selects their options in the page's
+  // language, keeping what is chosen.
+  function fillOptions() {
+    const fill = (select, entries) => {
+      const keep = select.value;
+      select.replaceChildren(...entries.map(([value, text]) => {
+        const o = el('option', text);
+        o.value = value;
+        return o;
+      }));
+      select.value = keep;
+    };
+    fill($('filter-state'), [['', t('all')], ...Object.keys(CODES.states).map((c) => [c, code('states', c)])]);
+    fill($('filter-rule'), [['', t('all')], ...Object.keys(CODES.rules).map((c) => [c, code('rules', c)])]);
+    const sorts = [['', t('sortDefault')]];
+    for (const path of Object.keys(SORTS)) {
+      for (const dir of ['ASC', 'DESC']) {
+        sorts.push([path + ':' + dir, t('sortOption', { col: sortName(path), dir: t(dir === 'ASC' ? 'ascending' : 'descending') })]);
+      }
+    }
+    fill($('sort'), sorts);
+  }
+
+  // setLanguage says every word of the page in lang (en or de) and keeps
+  // the choice for the next visit (the console shares it).
+  function setLanguage(l) {
+    lang = l === 'de' ? 'de' : 'en';
+    document.documentElement.lang = lang;
+    $('lang').value = lang;
+    document.title = t('title') + ' · wasteflow';
+    for (const n of document.querySelectorAll('[data-i18n]')) n.textContent = t(n.dataset.i18n);
+    for (const n of document.querySelectorAll('[data-i18n-label]')) n.setAttribute('aria-label', t(n.dataset.i18nLabel));
+    $('filter-party').placeholder = t('partyPlaceholder');
+    fillOptions();
+    markSort();
+    renderSummary();
+    if (lastEntries) renderRows(lastEntries);
+    if (lastNow) renderAsOf(lastNow);
+    if (total || lastEntries) renderPager();
+    try { localStorage.setItem('wasteflow.lang', lang); } catch { /* storage off */ }
+  }
+
+  // loadLabels reads the server's words for codes (GET /labels.json), when
+  // it has them; the page's own tables stand in otherwise.
+  async function loadLabels() {
+    try {
+      const r = await fetch('/labels.json', { cache: 'no-store' });
+      if (!r.ok) return;
+      serverLabels = (await r.json()).lists || {};
+      setLanguage(lang);
+    } catch { /* the page's own words stand */ }
+  }
+
   async function init() {
+    let stored = '';
+    try { stored = localStorage.getItem('wasteflow.lang') || ''; } catch { /* storage off */ }
+    setLanguage(stored || ((navigator.language || '').toLowerCase().startsWith('de') ? 'de' : 'en'));
+    $('lang').addEventListener('change', () => setLanguage($('lang').value));
+    loadLabels();
     $('login-form').addEventListener('submit', login);
     $('logout').addEventListener('click', logout);
     $('filters').addEventListener('submit', (ev) => {
@@ -484,6 +716,14 @@
       if (!b) return;
       const same = sort !== DEFAULT_SORT && sort[0].path === b.dataset.sort && sort[0].direction === 'ASC';
       sort = [{ path: b.dataset.sort, direction: same ? 'DESC' : 'ASC' }];
+      pageStart = 0;
+      markSort();
+      run(loadTable);
+    });
+    // The order on a phone, where the column headers are not shown.
+    $('sort').addEventListener('change', () => {
+      const [path, direction] = $('sort').value.split(':');
+      sort = path ? [{ path, direction }] : DEFAULT_SORT;
       pageStart = 0;
       markSort();
       run(loadTable);
@@ -514,10 +754,10 @@
         o.value = p.id;
         return o;
       }));
-      if (!mine.length) showMessage('login-error', `No provider is set up for the ${config.environment} environment.`);
-      else if (!config.appToken) showMessage('login-error', 'The server has no app token for this page (WASTEFLOW_UI_APP_TOKEN).');
+      if (!mine.length) showMessage('login-error', t('noProvider', { env: config.environment }));
+      else if (!config.appToken) showMessage('login-error', t('noAppToken'));
     } catch (e) {
-      showMessage('login-error', 'Cannot load the settings: ' + e.message);
+      showMessage('login-error', t('noSettings', { msg: e.message }));
     }
   }
 
