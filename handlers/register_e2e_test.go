@@ -106,12 +106,12 @@ func TestRegisterExport(t *testing.T) {
 				}
 			}
 		}
-		check(ndoc["number"].(string), map[string]string{"kind": "NOTIFICATION", "state": "CONSENTED", "filed_on": "2026-12-01", "ewc_codes": "16 02 13*",
+		check(ndoc["number"].(string), map[string]string{"kind": "Notification", "state": "Consented", "filed_on": "2026-12-01", "ewc_codes": "16 02 13*",
 			"notifier": "ACME (acme) [I123E45678]", "carriers": "Carrier (truck) [E234F56781], Germany; Barge carrier (barge), Netherlands", "authorities": "LfU Bayern (auth-de)",
-			"decision": "auth-de: CONSENT", "notified_t": "100", "shipped_t": "40", "shipment_to": "2027-06-30", "deadlines": "DECISION_DUE MET", "deadlines_met": "4"})
-		check(mv["number"].(string), map[string]string{"kind": "MOVEMENT", "notification_number": ndoc["number"].(string), "shipped_t": "40",
+			"decision": "auth-de: Consent", "notified_t": "100", "shipped_t": "40", "shipment_to": "2027-06-30", "deadlines": "Decision due: Met, 2026-12-31", "deadlines_met": "4"})
+		check(mv["number"].(string), map[string]string{"kind": "Movement", "notification_number": ndoc["number"].(string), "shipped_t": "40",
 			"received_t": "39", "received_on": "2026-12-08", "shipment_from": "2026-12-07", "facility": "Recycling (recyc)"})
-		check("11681570210293", map[string]string{"kind": "BGS", "ewc_codes": "170503*", "shipped_t": "12.5", "notifier": "ACME Elektronik GmbH [I123E45678]",
+		check("11681570210293", map[string]string{"kind": "Consignment note", "ewc_codes": "170503*", "shipped_t": "12.5", "notifier": "ACME Elektronik GmbH [I123E45678]",
 			"carriers": "Spedition Schnell GmbH [E234F56781]", "facility": "Deponie Süd GmbH", "shipment_from": "2026-12-01"})
 
 		// An authority's register in German, as XLSX: its notifications.
@@ -124,7 +124,7 @@ func TestRegisterExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sheet) != 1+21 || sheet[0][0] != "Nummer" || sheet[0][column("ewc_codes")] != "AVV-Schlüssel" {
+		if len(sheet) != 1+21 || sheet[0][0] != "Nummer" || sheet[0][column("ewc_codes")] != "AVV-Schlüssel" || sheet[1][column("kind")] != "Notifizierung" {
 			t.Fatalf("the XLSX: %d rows, header %v", len(sheet), sheet[0])
 		}
 

@@ -3,6 +3,7 @@ package documents
 import (
 	"context"
 	"fmt"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ type RegisterRequest struct {
 	// Children are the documents under this one, each with its summary
 	// as data (what a parent reads of its children).
 	Children []engine.Related
+	// Lang is the register's language ("en" or "de"): the words of its
+	// values.
+	Lang string
 }
 
 // RegisterRow is a kind's part of a document's row. Organisations are
@@ -48,8 +52,8 @@ type RegisterColumn struct{ Key, En, De, Source string }
 // RegisterColumns are the register's columns, in order.
 var RegisterColumns = []RegisterColumn{
 	{"number", "Number", "Nummer", "the document's number (BMU notes: the note number)"},
-	{"kind", "Kind", "Art", "NOTIFICATION, ANNEX_VII, MOVEMENT, BGS (consignment note) or UNS (acceptance note)"},
-	{"state", "State", "Zustand", "the document's state (BMU notes: the top layer's type, CANCELLED when cancelled)"},
+	{"kind", "Kind", "Art", "the kind of document in the register's language (Notification, Annex VII document, Movement, Consignment note, Acceptance note; German: Notifizierung, …)"},
+	{"state", "State", "Zustand", "the document's state in the register's language (BMU notes: the top layer's type, cancelled when cancelled)"},
 	{"version", "Version", "Version", "the document's version"},
 	{"notification_number", "Notification No.", "Notifizierungsnummer", "a movement's notification"},
 	{"filed_on", "Filed on", "Eingereicht am", "when it left DRAFT (the audit trail); a movement: when it was created; BMU notes: when stored"},
@@ -68,14 +72,14 @@ var RegisterColumns = []RegisterColumn{
 	{"carriers", "Carriers", "Beförderer", "the carriers (BMU: with the vehicle)"},
 	{"authorities", "Competent authorities", "Zuständige Behörden", "dispatch, destination and transit"},
 	{"acknowledged_on", "Acknowledged on", "Bestätigt am", "the destination authority's acknowledgement (movements: the first)"},
-	{"decision", "Decision", "Entscheidung", "each authority's decision (notifications)"},
+	{"decision", "Decision", "Entscheidung", "each authority's decision in words (notifications): \"auth-de: Consent with conditions\""},
 	{"decided_on", "Decided on", "Entschieden am", "the last decision"},
 	{"valid_until", "Valid until", "Gültig bis", "the consent's validity"},
 	{"shipment_from", "Shipment / handover", "Verbringung / Übergabe", "first departure or the actual date of shipment; BMU: the handover (Übergabedatum)"},
 	{"shipment_to", "Last departure", "Letzter Versand", "the notification's last departure"},
 	{"received_on", "Received / accepted on", "Eingegangen / angenommen am", "the facility's receipt; BMU: the disposer's acceptance (Annahmedatum)"},
 	{"completed_on", "Completed on", "Abgeschlossen am", "the certificate of completed recovery or disposal"},
-	{"deadlines", "Deadlines", "Fristen", "every deadline: rule, state, due day (MET, MET_LATE, OVERDUE, LAPSED, ...)"},
+	{"deadlines", "Deadlines", "Fristen", "every deadline in words: rule, state, due day (\"Acknowledgement due: Met, 2026-12-15\")"},
 	{"deadlines_met", "Met", "Eingehalten", "deadlines met in time"},
 	{"deadlines_missed", "Missed", "Versäumt", "deadlines met late or overdue"},
 	{"deadlines_lapsed", "Lapsed", "Abgelaufen", "periods that ended as the law foresees (tacit consent, end of validity)"},
@@ -128,7 +132,7 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string
 		if err != nil {
 			return nil, time.Time{}, "", fmt.Errorf("document %s: stored data: %w", d.ID, err)
 		}
-		req := &RegisterRequest{}
+		req := &RegisterRequest{Lang: lang}
 		if d.ParentID != nil {
 			if pdoc := page.Parents[*d.ParentID]; pdoc != nil {
 				if pk, ok := r.Kinds.Kind(pdoc.Kind); ok {
@@ -181,9 +185,9 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string
 			filed = time.Time{}
 		}
 		basel, oecd, ewc, other := SplitCodes(row.Codes)
-		dl, met, missed, lapsed := deadlineColumns(page.Deadlines[d.ID])
+		dl, met, missed, lapsed := deadlineColumns(page.Deadlines[d.ID], lang)
 		out = append(out, []string{
-			d.Number, d.Kind, d.State, fmt.Sprint(d.Version), m.pnum, Day(filed),
+			d.Number, Word(labels.ListDocumentKind, d.Kind, lang), Word("state/"+strings.ToLower(d.Kind), d.State, lang), fmt.Sprint(d.Version), m.pnum, Day(filed),
 			basel, oecd, ewc, other,
 			tonnes(row.Notified), cubic(row.Notified), tonnes(row.Shipped), tonnes(row.Received),
 			names(row.Notifier), names(row.Consignee), names(row.Facility), namesOf(names, row.Producers), namesOf(names, row.Carriers), namesOf(names, authorityIDs(row.Authorities)),
@@ -277,12 +281,12 @@ func SplitCodes(cs []shipment.WasteClassification) (basel, oecd, ewc, other stri
 
 // deadlineColumns: every deadline as "RULE STATE due YYYY-MM-DD", and how
 // many were met in time, missed (met late or overdue) and lapsed.
-func deadlineColumns(ds []models.Deadline) (all, met, missed, lapsed string) {
+func deadlineColumns(ds []models.Deadline, lang string) (all, met, missed, lapsed string) {
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].StartedAt.Before(ds[j].StartedAt) })
 	var parts []string
 	var m, x, l int
 	for _, d := range ds {
-		parts = append(parts, d.Rule+" "+d.State+" "+Day(d.DueAt))
+		parts = append(parts, Word(labels.ListDeadlineRule, d.Rule, lang)+": "+Word(labels.ListDeadlineState, d.State, lang)+", "+Day(d.DueAt))
 		switch d.State {
 		case "MET":
 			m++
@@ -293,6 +297,15 @@ func deadlineColumns(ds []models.Deadline) (all, met, missed, lapsed string) {
 		}
 	}
 	return strings.Join(parts, "; "), fmt.Sprint(m), fmt.Sprint(x), fmt.Sprint(l)
+}
+
+// Word is code of the label list named list in words in lang, or the code
+// itself when the list does not know it (a register never loses a value).
+func Word(list, code, lang string) string {
+	if w, ok := labels.Code(list, code); ok {
+		return w.In(lang)
+	}
+	return code
 }
 
 // Day is t as a register's date (YYYY-MM-DD in UTC; "" for none).

@@ -196,19 +196,6 @@ func names(dir printing.Directory, ids []string) string {
 	return strings.Join(out, "\n")
 }
 
-// decisionName is a decision's type ("CONSENT"), with tacit in brackets
-// for a tacit one: what the register's data columns hold.
-func decisionName(dc *n.DecisionRecord, tacit string) string {
-	kind := "?"
-	if names := dc.Type.EnumNames(); int(dc.Type) >= 0 && int(dc.Type) < len(names) {
-		kind = names[dc.Type]
-	}
-	if dc.Tacit {
-		kind += " (" + tacit + ")"
-	}
-	return kind
-}
-
 // decisionWords is a decision's type in words ("Consent with
 // conditions"), with tacit in brackets for a tacit one.
 func decisionWords(p printing.In, dc *n.DecisionRecord, tacit string) string {

@@ -1,6 +1,7 @@
 package notifications
 
 import (
+	"github.com/wasteflow/wasteflow/workflows/printing"
 	"strings"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -32,7 +33,11 @@ func register(p *documents.RegisterRequest, d *n.Notification) documents.Registe
 	}
 	var decisions []string
 	for _, dc := range d.Decisions {
-		decisions = append(decisions, dc.Authority+": "+decisionName(&dc, "tacit"))
+		tacit := "tacit"
+		if p.Lang == "de" {
+			tacit = "stillschweigend"
+		}
+		decisions = append(decisions, dc.Authority+": "+decisionWords(printing.For(p.Lang), &dc, tacit))
 		row.DecidedOn = documents.Day(dc.At)
 	}
 	row.Decision = strings.Join(decisions, "; ")

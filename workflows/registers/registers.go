@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"io"
 	"slices"
 	"strings"
@@ -439,6 +440,9 @@ func (s *Service) appendRows(ctx context.Context, e, read *models.RegisterExport
 	})
 }
 
+// cancelledNote is the state of a cancelled BMU note in a register.
+var cancelledNote = labels.Text{EN: "Cancelled", DE: "Storniert"}
+
 // noteLines are the register rows of the next page of BMU notes.
 func (s *Service) noteLines(ctx context.Context, e *models.RegisterExport, types []string) ([][]string, time.Time, string, error) {
 	var afterAt time.Time
@@ -458,12 +462,12 @@ func (s *Service) noteLines(ctx context.Context, e *models.RegisterExport, types
 		line := make([]string, len(documents.RegisterColumns))
 		set := func(key, v string) { line[index[key]] = v }
 		set("number", n.Number)
-		set("kind", n.DocumentType)
+		set("kind", documents.Word(labels.ListDocumentKind, n.DocumentType, e.Language))
 		set("version", fmt.Sprint(n.Version))
 		set("filed_on", documents.Day(n.CreatedAt))
-		state := n.TopLayer
+		state := documents.Word("LayerType", n.TopLayer, e.Language) // the top layer's type in words
 		if n.Cancelled {
-			state = "CANCELLED"
+			state = cancelledNote.In(e.Language)
 		}
 		set("state", state)
 		if sum, err := s.BMU.Summary(n.XML); err == nil {
