@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"html/template"
+	"slices"
 	"strings"
 
 	"github.com/wasteflow/wasteflow/rules/labels"
@@ -45,6 +46,7 @@ func newInspectView(p *documents.Printed, lang string) inspectView {
 	}
 	form := *f
 	form.Facts = facts
+	form.Blocks = inNumberOrder(f.Blocks)
 	v.Form = &form
 	v.Printed = f.Printed.UTC().Format("2 Jan 2006, 15:04 UTC")
 	v.Other, v.OtherHref, v.OtherName = "de", "?lang=de", "Deutsch"
@@ -149,3 +151,36 @@ a:focus-visible{outline:3px solid var(--kern-color-action-focus-default,#454B6B)
 </main>
 </body></html>
 `))
+
+// inNumberOrder lists a form's boxes by their numbers for a page read top
+// to bottom: the paper sets boxes side by side (1 beside 3, 2 beside 5),
+// a screen reads them one under the other. A box without a number stays
+// after the box before it; boxes of one number keep their order (8(a),
+// 8(b)).
+func inNumberOrder(blocks []printing.Block) []printing.Block {
+	out := slices.Clone(blocks)
+	key := make(map[*printing.Block]int, len(out))
+	last := 0
+	for i := range blocks {
+		n, digits := 0, 0
+		for _, r := range blocks[i].No {
+			if r < '0' || r > '9' {
+				break
+			}
+			n, digits = n*10+int(r-'0'), digits+1
+		}
+		if digits > 0 {
+			last = n
+		}
+		key[&blocks[i]] = last
+	}
+	order := make([]int, len(blocks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return key[&blocks[a]] - key[&blocks[b]] })
+	for i, j := range order {
+		out[i] = blocks[j]
+	}
+	return out
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,6 +205,16 @@ func TestPrintAndInspect(t *testing.T) {
 		}
 		if strings.Contains(string(body), "8 December 2026") {
 			t.Fatal("a receipt before it was recorded")
+		}
+		// A screen reads the boxes one under the other, by their numbers
+		// (the paper sets 1 beside 2, 3 beside 4, 9 beside 12).
+		var numbers []int
+		for _, m := range regexp.MustCompile(`<h2[^>]*>(\d+)[.(]`).FindAllStringSubmatch(string(body), -1) {
+			n, _ := strconv.Atoi(m[1])
+			numbers = append(numbers, n)
+		}
+		if len(numbers) < 15 || !slices.IsSorted(numbers) {
+			t.Errorf("the inspection page's boxes are not in number order: %v", numbers)
 		}
 		d.advanceTo(t, "2026-12-08")
 		d.ok(t, "rita", co+"SetConsigneeReception", map[string]any{"documentId": mid, "consigneeReception": map[string]any{"receivedOn": "2026-12-08",

@@ -692,6 +692,10 @@
   // does not read.
   const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails']);
   const PRIMARY = new Set(['SUBMISSION', 'CORRECTION', 'MOVEMENT_TEMPLATE']);
+  // legalBasis is a deadline's legal basis in the page's language (the
+  // server says it in English: "Art. 9(1) Regulation (EU) 2024/1157")
+  const legalBasis = (text) => (lang === 'de' ? text.replace(/Regulation \(EU\)/g, 'Verordnung (EU)').replace(/ and /g, ' und ')
+    .replace(/service interface section/g, 'Dienstschnittstelle, Abschnitt') : text);
   function renderContent(doc, m) {
     const inputs = new Set(m.intents.filter((i) => i.block && !PRIMARY.has(i.name)).map((i) => i.block));
     const out = [];
@@ -840,7 +844,7 @@
     if (!list.length) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
     $('deadlines').replaceChildren(table('', [head(t('rule')), head(t('state')), head(t('due')), head(t('remaining'))],
       list.map((d) => el('tr', { class: 'kern-table__row', 'data-rule': d.rule, 'data-state': d.state },
-        cell({}, ruleLabel(d.rule), d.legalBasis ? el('small', { text: d.legalBasis }) : null,
+        cell({}, ruleLabel(d.rule), d.legalBasis ? el('small', { text: legalBasis(d.legalBasis) }) : null,
           d.party ? el('small', { text: d.party + (d.partyRole ? ' · ' + roleLabel(d.partyRole) : '') }) : null),
         cell({}, badge(d.state, deadlineStateLabel(d.state))), cell({ text: fmtDate(d.dueAt) }),
         cell({ class: 'remaining', text: remaining(d), title: d.daysLeft != null ? t(d.daysLeft < 0 ? 'daysLate' : 'calendarDays', { n: Math.abs(d.daysLeft) }) : null })))));
