@@ -842,12 +842,12 @@
   }
   function renderDeadlines(list) {
     if (!list.length) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
-    $('deadlines').replaceChildren(table('', [head(t('rule')), head(t('state')), head(t('due')), head(t('remaining'))],
+    $('deadlines').replaceChildren(table('deadline-table', [head(t('rule')), head(t('state')), head(t('due')), head(t('remaining'))],
       list.map((d) => el('tr', { class: 'kern-table__row', 'data-rule': d.rule, 'data-state': d.state },
         cell({}, ruleLabel(d.rule), d.legalBasis ? el('small', { text: legalBasis(d.legalBasis) }) : null,
-          d.party ? el('small', { text: d.party + (d.partyRole ? ' · ' + roleLabel(d.partyRole) : '') }) : null),
-        cell({}, badge(d.state, deadlineStateLabel(d.state))), cell({ text: fmtDate(d.dueAt) }),
-        cell({ class: 'remaining', text: remaining(d), title: d.daysLeft != null ? t(d.daysLeft < 0 ? 'daysLate' : 'calendarDays', { n: Math.abs(d.daysLeft) }) : null })))));
+          d.party ? el('small', { text: (partyNames[d.party] || d.party) + (d.partyRole ? ' · ' + roleLabel(d.partyRole) : '') }) : null),
+        cell({ 'data-label': t('state') }, badge(d.state, deadlineStateLabel(d.state))), cell({ 'data-label': t('due'), text: fmtDate(d.dueAt) }),
+        cell({ class: 'remaining', 'data-label': t('remaining'), text: remaining(d), title: d.daysLeft != null ? t(d.daysLeft < 0 ? 'daysLate' : 'calendarDays', { n: Math.abs(d.daysLeft) }) : null })))));
   }
   // what is left of a deadline, in working days at the acting party's place,
   // as the server counted it from today by the provider's clock (its test
