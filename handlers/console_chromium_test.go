@@ -267,9 +267,18 @@ func TestConsoleInChromium(t *testing.T) {
 	act("REQUEST_INFORMATION")
 	submit()
 	msg := wait("the business error at its field", `(e => e && e.textContent && e.dataset.code + ': ' + e.textContent)(document.querySelector('.field-error[data-for="requestInformation.questions"]'))`)
-	if !strings.HasPrefix(msg, "REQUIRED_FIELD_MISSING: ") {
+	if msg != "REQUIRED_FIELD_MISSING: At least one question is required." {
 		t.Fatalf("the error at requestInformation.questions: %q", msg)
 	}
+	// in German, the code's words from the server's labels
+	eval("German", `(s => { s.value = 'de'; s.dispatchEvent(new Event('change')); })(document.getElementById('lang'))`)
+	wait("the form in German", `document.documentElement.lang === 'de' && !document.getElementById('action').hidden && document.querySelector('#action-submit') !== null && document.getElementById('doc-state').textContent === 'Eingang bestätigt'`)
+	submit()
+	if msg := wait("the business error in German", `(e => e && e.textContent !== 'At least one question is required.' && e.textContent)(document.querySelector('.field-error[data-for="requestInformation.questions"]'))`); msg != "Dieses Feld ist erforderlich." {
+		t.Fatalf("the German error at requestInformation.questions: %q", msg)
+	}
+	eval("English", `(s => { s.value = 'en'; s.dispatchEvent(new Event('change')); })(document.getElementById('lang'))`)
+	wait("the form in English", `document.documentElement.lang === 'en' && !document.getElementById('action').hidden && document.getElementById('doc-state').textContent === 'Acknowledged'`)
 	if st := wait("state unchanged", `document.getElementById('doc-state').dataset.state`); st != "ACKNOWLEDGED" {
 		t.Fatalf("after a business error the state is %s", st)
 	}

@@ -1267,13 +1267,17 @@
     while (p && !p.dataset.path) p = p.parentElement;
     return p;
   }
-  // Business errors a person reads in their language; others say the
-  // server's words.
-  const CODES = {
-    REQUIRED_FIELD_MISSING: { en: 'This field is required.', de: 'Dieses Feld ist erforderlich.' },
-  };
+  // A business error in the reader's language: in English the server's
+  // message when it names no field path (it says the details: the earliest
+  // date possible, what is missing), else the code's words from the
+  // server's labels (the list businessError), as in German.
   function problemText(code, message) {
-    return pick(CODES[code]) || message || t('errorTitle');
+    const words = listWord('businessError', code);
+    if (lang === 'en' && message && (!words || !/[a-z][A-Za-z0-9]*\.[a-z]/.test(message))) {
+      const m = message.charAt(0).toUpperCase() + message.slice(1);
+      return /[.!?]$/.test(m) ? m : m + '.';
+    }
+    return words || message || t('errorTitle');
   }
 
   async function submitAction(ev) {
