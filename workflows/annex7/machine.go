@@ -343,16 +343,7 @@ var words = engine.Labels{
 		IntentWithdrawal:              {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
 		IntentTakeBackCompleted:       {EN: "Take-back completed", DE: "Rücknahme abgeschlossen"},
 	},
-	Roles: map[string]labels.Text{
-		a.RoleArranger:                    {EN: "Person who arranges the shipment", DE: "Veranlasser der Verbringung"},
-		shipment.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
-		shipment.RoleFacility:             {EN: "Facility", DE: "Anlage"},
-		shipment.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
-		shipment.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
-		shipment.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
-		shipment.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
-		shipment.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
-	},
+	Roles: shipment.RoleWords(map[string]labels.Text{a.RoleArranger: {EN: "Person who arranges the shipment", DE: "Veranlasser der Verbringung"}}),
 	Rules: map[string]labels.Text{
 		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
 		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},

@@ -402,16 +402,7 @@ var words = engine.Labels{
 		IntentSignal:             {EN: "Confirm, reject or ask for a correction", DE: "Bestätigen, ablehnen oder Korrektur anfordern"},
 		IntentTakeBack:           {EN: "Order the take-back", DE: "Rücknahme anordnen"},
 	},
-	Roles: map[string]labels.Text{
-		n.RoleNotifier:             {EN: "Notifier", DE: "Notifizierende Person"},
-		n.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
-		n.RoleFacility:             {EN: "Facility", DE: "Anlage"},
-		n.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
-		n.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
-		n.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
-		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
-		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
-	},
+	Roles: shipment.RoleWords(map[string]labels.Text{n.RoleNotifier: {EN: "Notifier", DE: "Notifizierende Person"}}),
 	Rules: map[string]labels.Text{
 		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
 		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},

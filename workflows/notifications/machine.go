@@ -583,16 +583,7 @@ var words = engine.Labels{
 		IntentArticle15:             {EN: "Confirm completion (Article 15)", DE: "Abschluss bestätigen (Artikel 15)"},
 		IntentWithdrawal:            {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
 	},
-	Roles: map[string]labels.Text{
-		n.RoleNotifier:             {EN: "Notifier", DE: "Notifizierende Person"},
-		n.RoleConsignee:            {EN: "Consignee", DE: "Empfänger"},
-		n.RoleFacility:             {EN: "Facility", DE: "Anlage"},
-		n.RoleProducer:             {EN: "Producer", DE: "Erzeuger"},
-		n.RoleCarrier:              {EN: "Carrier", DE: "Transportunternehmen"},
-		n.RoleAuthorityDispatch:    {EN: "Authority of dispatch", DE: "Behörde am Versandort"},
-		n.RoleAuthorityDestination: {EN: "Authority of destination", DE: "Behörde am Bestimmungsort"},
-		n.RoleAuthorityTransit:     {EN: "Authority of transit", DE: "Behörde für die Durchfuhr"},
-	},
+	Roles: shipment.RoleWords(map[string]labels.Text{n.RoleNotifier: {EN: "Notifier", DE: "Notifizierende Person"}}),
 	Rules: map[string]labels.Text{
 		ruleAcknowledgement: {EN: "Acknowledgement due", DE: "Eingangsbestätigung fällig"},
 		ruleInformation:     {EN: "Reply to the request for information due", DE: "Antwort auf das Auskunftsersuchen fällig"},
