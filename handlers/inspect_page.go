@@ -158,27 +158,26 @@ a:focus-visible{outline:3px solid var(--kern-color-action-focus-default,#454B6B)
 // after the box before it; boxes of one number keep their order (8(a),
 // 8(b)).
 func inNumberOrder(blocks []printing.Block) []printing.Block {
-	out := slices.Clone(blocks)
-	key := make(map[*printing.Block]int, len(out))
-	last := 0
-	for i := range blocks {
+	key := make([]int, len(blocks)) // a box's number, or the one before it
+	for i, b := range blocks {
 		n, digits := 0, 0
-		for _, r := range blocks[i].No {
+		for _, r := range b.No {
 			if r < '0' || r > '9' {
 				break
 			}
 			n, digits = n*10+int(r-'0'), digits+1
 		}
-		if digits > 0 {
-			last = n
+		if digits == 0 && i > 0 {
+			n = key[i-1]
 		}
-		key[&blocks[i]] = last
+		key[i] = n
 	}
 	order := make([]int, len(blocks))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return key[&blocks[a]] - key[&blocks[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return key[a] - key[b] })
+	out := make([]printing.Block, len(blocks))
 	for i, j := range order {
 		out[i] = blocks[j]
 	}
