@@ -71,8 +71,10 @@ func (s *EventStore) EventsAfter(ctx context.Context, provider, org string, afte
 	return list, err
 }
 
-// sequenceLock is the advisory lock key of the event sequencer.
-const sequenceLock = 7_310_421_001
+// sequenceLock is the advisory lock key of the event sequencer: one per
+// schema (a deployment), so deployments or tests in other schemas of one
+// database do not take turns with it.
+const sequenceLock = "hashtextextended('wasteflow.sequencer.' || coalesce(current_schema(), ''), 0)"
 
 // sequenceBatch bounds the events one sequencing positions.
 const sequenceBatch = 10_000
@@ -92,12 +94,12 @@ func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string,
 	}
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if wait {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", sequenceLock).Error; err != nil {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(" + sequenceLock + ")").Error; err != nil {
 				return err
 			}
 		} else {
 			var got bool
-			if err := tx.Raw("SELECT pg_try_advisory_xact_lock(?)", sequenceLock).Scan(&got).Error; err != nil || !got {
+			if err := tx.Raw("SELECT pg_try_advisory_xact_lock(" + sequenceLock + ")").Scan(&got).Error; err != nil || !got {
 				more = !got
 				return err
 			}

@@ -60,8 +60,15 @@ func NewMigrator(db *gorm.DB, log *slog.Logger) (*Migrator, error) {
 	gooseDialect := goose.DialectSQLite3
 	if dialect == "postgres" {
 		gooseDialect = goose.DialectPostgres
-		// Poll the advisory lock every second (goose waits 5 s by default).
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
+		// Instances of one deployment take turns; deployments in other
+		// schemas of the same database do not wait for each other (the
+		// lock is keyed by the schema). Poll the advisory lock every second
+		// (goose waits 5 s by default).
+		id, err := migrationLockID(db)
+		if err != nil {
+			return nil, err
+		}
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(id), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, err
 		}
@@ -80,6 +87,19 @@ func NewMigrator(db *gorm.DB, log *slog.Logger) (*Migrator, error) {
 		return nil, fmt.Errorf("prepare migrations: %w", err)
 	}
 	return &Migrator{provider: p}, nil
+}
+
+// migrationLockID is the advisory lock key of migrations in db's schema
+// (the first of its search path that exists): one key per schema, so that
+// several deployments, or the tests' schemas, in one PostgreSQL database
+// migrate side by side, while a deployment's instances take turns.
+func migrationLockID(db *gorm.DB) (int64, error) {
+	var id int64
+	err := db.Raw("SELECT hashtextextended('wasteflow.migrate.' || coalesce(current_schema(), ''), 0)").Scan(&id).Error
+	if err != nil {
+		return 0, fmt.Errorf("migration lock: %w", err)
+	}
+	return id, nil
 }
 
 // Up applies every pending migration and returns the versions applied.
