@@ -6,7 +6,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BUF       := tools/buf/node_modules/.bin/buf
 
-.PHONY: all build run test test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean kern
+.PHONY: all build run test test-race test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean kern
 
 all: build
 
@@ -22,9 +22,27 @@ run: build
 
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).
+#
+# make test runs in three passes to stay within 10 minutes on 2 cores:
+#   1. every package but the two end-to-end ones under the race detector;
+#   2. the end-to-end packages (handlers, cmd/wasteflow: real servers,
+#      Chromium, Prism, the walk-throughs) without it, every test;
+#   3. the end-to-end tests that run things at once (several instances,
+#      concurrent clients, kills and faults, streams, webhooks, the sweep)
+#      again under the race detector: RACE_E2E names them.
+# make test-race runs everything under the race detector (about twice as long).
+E2E_PKGS  := ./handlers/ ./cmd/wasteflow/
+UNIT_PKGS  = $(shell $(GO) list ./... | grep -v -E '/(handlers|cmd/wasteflow)$$')
+RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Under|Parallel|Once|Across|Stranded|Stream|Keepalive|Webhook|Sweep|Idempoten
+
 test: openapi-lint proto-check
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -parallel 4 -timeout 15m ./...
+	$(GO) test -race -count=1 -parallel 4 -timeout 15m $(UNIT_PKGS)
+	$(GO) test -count=1 -parallel 6 -timeout 15m $(E2E_PKGS)
+	$(GO) test -race -count=1 -parallel 4 -timeout 15m -run '$(RACE_E2E)' $(E2E_PKGS)
+
+test-race:
+	$(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
 	$(GO) test -count=1 -run '^TestIntentMatrix$$' ./handlers/
 
 lint: openapi-lint proto-check
