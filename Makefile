@@ -28,12 +28,13 @@ run: build
 #   2. the end-to-end packages (handlers, cmd/wasteflow: real servers,
 #      Chromium, Prism, the walk-throughs) without it, every test;
 #   3. the end-to-end tests that run things at once (several instances,
-#      concurrent clients, kills and faults, streams, webhooks, the sweep)
-#      again under the race detector: RACE_E2E names them.
+#      concurrent clients on PostgreSQL, kills and faults, parallel
+#      attempts, idempotency) again under the race detector: RACE_E2E
+#      names them.
 # make test-race runs everything under the race detector (about twice as long).
 E2E_PKGS  := ./handlers/ ./cmd/wasteflow/
 UNIT_PKGS  = $(shell $(GO) list ./... | grep -v -E '/(handlers|cmd/wasteflow)$$')
-RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Under|Parallel|Once|Across|Stranded|Stream|Keepalive|Webhook|Sweep|Idempoten
+RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Parallel|Idempoten
 
 test: openapi-lint proto-check
 	$(GO) vet ./...
@@ -124,6 +125,7 @@ stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestDatabaseFaultsSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestWebhooksSurviveKills$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
+	WASTEFLOW_VIEWS_ALL=1 $(GO) test -run 'InChromium$$' -count=1 -timeout 15m ./handlers/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestLoginTimingTellsNoUsername$$' -count=1 -v -timeout 5m ./cmd/wasteflow/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
