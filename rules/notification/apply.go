@@ -12,14 +12,18 @@ import (
 // target state, which the dynamic targets read from the updated aggregate.
 
 // ApplyCorrection replaces the content before acknowledgement and records a
-// pending correction afterwards.
+// pending correction afterwards. Either way a correction still pending
+// from before (filed after an acknowledgement, when a request for
+// information then took the notification back to SUBMITTED) is
+// superseded: the acknowledgement accepts the latest correction, never an
+// older one over it.
 func (n *Notification) ApplyCorrection(c Content, state string, now time.Time) {
+	for i := range n.Corrections { // a newer correction supersedes a pending one
+		n.Corrections[i].Pending = false
+	}
 	if state == Submitted {
 		n.Content = c
 		return
-	}
-	for i := range n.Corrections { // a newer correction supersedes a pending one
-		n.Corrections[i].Pending = false
 	}
 	n.Corrections = append(n.Corrections, CorrectionRecord{At: now, Content: c, Pending: true})
 }

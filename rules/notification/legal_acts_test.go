@@ -146,3 +146,29 @@ func TestExtendsShipmentPeriod(t *testing.T) {
 		t.Fatalf("unextended: consent %s, period %s", plain.ConsentValidUntil, plain.Content.ShipmentPeriod.LastDeparture)
 	}
 }
+
+// Issue 46.1, the correction order: a correction filed while a request
+// for information took the notification from ACKNOWLEDGED is pending; the
+// reply returns it to SUBMITTED, where a second correction replaces the
+// content at once. The acknowledgement then must not apply the older,
+// pending one over it (it applied 90 t over the 80 t filed last).
+func TestALaterCorrectionSupersedesAPendingOne(t *testing.T) {
+	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	d := &n.Notification{Content: complete()}
+	first, second := complete(), complete()
+	first.NumberOfShipments, second.NumberOfShipments = 7, 8
+	d.ApplyCorrection(first, n.Acknowledged, at)
+	if d.PendingCorrection() == nil {
+		t.Fatal("a correction after the acknowledgement waits for the next one")
+	}
+	d.ApplyCorrection(second, n.Submitted, at.Add(time.Hour))
+	if pc := d.PendingCorrection(); pc != nil {
+		t.Fatalf("the correction filed in SUBMITTED left the older one pending (%d shipments)", pc.Content.NumberOfShipments)
+	}
+	if d.ApplyAcknowledgement("auth-nl", n.Acknowledgement{}, at.Add(2*time.Hour)) || d.Content.NumberOfShipments != 8 {
+		t.Fatalf("after the acknowledgement: %d shipments, the latest correction said 8", d.Content.NumberOfShipments)
+	}
+	if len(d.Corrections) != 1 || d.Corrections[0].AcceptedAt != nil {
+		t.Fatalf("the older correction's record: %+v", d.Corrections)
+	}
+}
