@@ -71,10 +71,9 @@ func (s *EventStore) EventsAfter(ctx context.Context, provider, org string, afte
 	return list, err
 }
 
-// sequenceLock is the advisory lock key of the event sequencer: one per
-// schema (a deployment), so deployments or tests in other schemas of one
-// database do not take turns with it.
-const sequenceLock = "hashtextextended('wasteflow.sequencer.' || coalesce(current_schema(), ''), 0)"
+// sequenceLock is the advisory lock key of the event sequencer, one per
+// schema (schemaLock).
+var sequenceLock = schemaLock("sequencer")
 
 // sequenceBatch bounds the events one sequencing positions.
 const sequenceBatch = 10_000

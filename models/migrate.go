@@ -89,13 +89,19 @@ func NewMigrator(db *gorm.DB, log *slog.Logger) (*Migrator, error) {
 	return &Migrator{provider: p}, nil
 }
 
-// migrationLockID is the advisory lock key of migrations in db's schema
-// (the first of its search path that exists): one key per schema, so that
-// several deployments, or the tests' schemas, in one PostgreSQL database
-// migrate side by side, while a deployment's instances take turns.
+// schemaLock is the SQL expression of the advisory lock key named name in
+// the connection's schema (the first of its search path that exists): one
+// key per schema, so that several deployments, or the tests' schemas, in
+// one PostgreSQL database work side by side, while a deployment's
+// instances take turns. name is a constant of ours, never a request's.
+func schemaLock(name string) string {
+	return "hashtextextended('wasteflow." + name + ".' || coalesce(current_schema(), ''), 0)"
+}
+
+// migrationLockID is the advisory lock key of migrations in db's schema.
 func migrationLockID(db *gorm.DB) (int64, error) {
 	var id int64
-	err := db.Raw("SELECT hashtextextended('wasteflow.migrate.' || coalesce(current_schema(), ''), 0)").Scan(&id).Error
+	err := db.Raw("SELECT " + schemaLock("migrate")).Scan(&id).Error
 	if err != nil {
 		return 0, fmt.Errorf("migration lock: %w", err)
 	}
