@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
@@ -52,5 +55,47 @@ func TestEventPositionsFollowCommits(t *testing.T) {
 	}
 	if keys, more, err := models.SequenceEvents(ctx, db, false); err != nil || len(keys) != 0 || more {
 		t.Fatalf("sequencing again: %v %v %v", keys, more, err)
+	}
+}
+
+// A test clock's reset deletes events only while no sequencer runs
+// (PostgreSQL): the sequencer's UPDATE of positions and the reset's DELETE
+// lock the same rows in no common order, and a deadlock between them
+// failed the reset with a 500 under writes (seen in
+// TestTestClockResetUnderWrites). So the reset waits for a sequencer that
+// holds its lock, and goes on once it ends.
+func TestResetWaitsForTheSequencer(t *testing.T) {
+	cfg := dbtest.Postgres(t)
+	db := dbtest.Open(t, cfg)
+	if err := models.InsertEvents(db, []models.Event{{ProviderID: "p", OrganisationID: "o", Kind: "DOCUMENT_STATE_CHANGED", DocumentID: "d", DedupKey: "k", Payload: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	sequencer := db.Begin()
+	if err := sequencer.Exec("SELECT pg_advisory_xact_lock(" + models.SequenceLock + ")").Error; err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- db.Transaction(func(tx *gorm.DB) error {
+			_, err := models.ResetClock(tx, "p", &models.TestClockAdvance{ProviderID: "p", AccountID: 1, RequestID: "r"})
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		sequencer.Rollback()
+		t.Fatalf("the reset ran while a sequencer held its lock (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := sequencer.Rollback().Error; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("reset after the sequencer ended: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reset did not go on when the sequencer ended")
 	}
 }
