@@ -16,16 +16,23 @@ import (
 // from before (filed after an acknowledgement, when a request for
 // information then took the notification back to SUBMITTED) is
 // superseded: the acknowledgement accepts the latest correction, never an
-// older one over it.
-func (n *Notification) ApplyCorrection(c Content, state string, now time.Time) {
-	for i := range n.Corrections { // a newer correction supersedes a pending one
-		n.Corrections[i].Pending = false
+// older one over it. It returns the number (from 1) of the correction it
+// superseded, 0 for none.
+func (n *Notification) ApplyCorrection(c Content, state string, now time.Time) int {
+	superseded := 0
+	for i := range n.Corrections {
+		if n.Corrections[i].Pending {
+			n.Corrections[i].Pending = false
+			n.Corrections[i].SupersededAt = &now
+			superseded = i + 1
+		}
 	}
 	if state == Submitted {
 		n.Content = c
-		return
+		return superseded
 	}
 	n.Corrections = append(n.Corrections, CorrectionRecord{At: now, Content: c, Pending: true})
+	return superseded
 }
 
 // ApplyAcknowledgement records an acknowledgement; one given while a
@@ -200,7 +207,7 @@ func (n *Notification) ApplyChangeReply(authority string, r ReplyToRequestForCha
 	}
 	replaced := n.Content
 	cr.Replaced = &replaced
-	n.Content = *cr.Proposed
+	n.Content = Rebase(&n.Content, cr.Proposed, cr.ChangedFields)
 	if slices.Contains(cr.ChangedFields, "shipmentPeriod") {
 		valid := n.Content.ShipmentPeriod.LastDeparture
 		if on, err := parseDate(n.ConsentedOn()); err == nil {
@@ -222,19 +229,36 @@ func (n *Notification) ConsentEndMoved() bool {
 
 // ApplySignal records a signal; a revalidation moves the consent's end,
 // and with extendsShipmentPeriod the shipment period's end to it (it
-// reports whether it did).
-func (n *Notification) ApplySignal(authority string, s NotificationSignal, now time.Time) bool {
+// reports whether it did). A change request open meanwhile is carried
+// forward: its proposal takes the extended period, so that the terms it
+// puts in force on acceptance keep the extension (CheckSignal refuses an
+// extension when the open request proposes a shipment period of its own).
+// A cancellation or closure leaves the open request to the act's caller,
+// which closes it (CloseChangeRequest).
+func (n *Notification) ApplySignal(authority string, s NotificationSignal, now time.Time) (extended bool) {
 	n.Signals = append(n.Signals, SignalRecord{Authority: authority, At: now, Type: s.Type, ValidUntil: s.ValidUntil, Reason: s.Reason})
-	extended := false
-	if s.Type == SignalRevalidation {
-		n.ConsentValidUntil = s.ValidUntil
-		extended = s.ExtendsShipmentPeriod && n.extendShipmentPeriod(s.ValidUntil)
+	if s.Type != SignalRevalidation {
+		return false
 	}
-	if s.Type == SignalCancellationOfConsent || s.Type == SignalClosure {
-		if cr := n.OpenChangeRequest(); cr != nil {
-			cr.Open = false
-			cr.Outcome = "UNCHANGED"
-		}
+	n.ConsentValidUntil = s.ValidUntil
+	extended = s.ExtendsShipmentPeriod && n.extendShipmentPeriod(s.ValidUntil)
+	if cr := n.OpenChangeRequest(); extended && cr != nil && cr.Proposed != nil && !slices.Contains(cr.ChangedFields, "shipmentPeriod") {
+		cr.Proposed.ShipmentPeriod = n.Content.ShipmentPeriod
 	}
 	return extended
+}
+
+// CloseChangeRequest closes the open change request unanswered, if there
+// is one: the notification leaves CHANGE_REQUESTED by intent by (a
+// cancellation or closure, the consent's expiry, the facility's
+// completion) before every authority replied, and the terms in force
+// stay. It returns the request's number (from 1), 0 when none was open.
+func (n *Notification) CloseChangeRequest(by string, now time.Time) int {
+	for i := len(n.ChangeRequests) - 1; i >= 0; i-- {
+		if cr := &n.ChangeRequests[i]; cr.Open {
+			cr.Open, cr.Outcome, cr.ClosedBy, cr.ClosedAt = false, "UNCHANGED", by, &now
+			return i + 1
+		}
+	}
+	return 0
 }

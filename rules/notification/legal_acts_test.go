@@ -161,14 +161,28 @@ func TestALaterCorrectionSupersedesAPendingOne(t *testing.T) {
 	if d.PendingCorrection() == nil {
 		t.Fatal("a correction after the acknowledgement waits for the next one")
 	}
-	d.ApplyCorrection(second, n.Submitted, at.Add(time.Hour))
+	if no := d.ApplyCorrection(second, n.Submitted, at.Add(time.Hour)); no != 1 {
+		t.Fatalf("the correction filed in SUBMITTED says it superseded correction %d, want 1", no)
+	}
 	if pc := d.PendingCorrection(); pc != nil {
 		t.Fatalf("the correction filed in SUBMITTED left the older one pending (%d shipments)", pc.Content.NumberOfShipments)
 	}
 	if d.ApplyAcknowledgement("auth-nl", n.Acknowledgement{}, at.Add(2*time.Hour)) || d.Content.NumberOfShipments != 8 {
 		t.Fatalf("after the acknowledgement: %d shipments, the latest correction said 8", d.Content.NumberOfShipments)
 	}
-	if len(d.Corrections) != 1 || d.Corrections[0].AcceptedAt != nil {
-		t.Fatalf("the older correction's record: %+v", d.Corrections)
+	if len(d.Corrections) != 1 || d.Corrections[0].AcceptedAt != nil || d.Corrections[0].SupersededAt == nil || !d.Corrections[0].SupersededAt.Equal(at.Add(time.Hour)) {
+		t.Fatalf("the older correction's record (never accepted, superseded at the second's time): %+v", d.Corrections)
+	}
+	// A correction after the acknowledgement supersedes a pending one too,
+	// and only a pending one.
+	third := complete()
+	third.NumberOfShipments = 9
+	if no := d.ApplyCorrection(third, n.Acknowledged, at.Add(3*time.Hour)); no != 0 {
+		t.Fatalf("nothing was pending, yet correction %d was superseded", no)
+	}
+	fourth := complete()
+	fourth.NumberOfShipments = 10
+	if no := d.ApplyCorrection(fourth, n.Acknowledged, at.Add(4*time.Hour)); no != 2 || d.PendingCorrection().Content.NumberOfShipments != 10 {
+		t.Fatalf("the fourth correction superseded %d, pending %+v", no, d.PendingCorrection())
 	}
 }

@@ -76,6 +76,26 @@ func CheckRevalidation(field, validUntil, current string) []BusinessError {
 		"a revalidation extends the consent beyond its present end (%s); to end it sooner, cancel the consent with its grounds (CANCELLATION_OF_CONSENT)", current)}}
 }
 
+// CheckExtension refuses a revalidation that extends the shipment period
+// while an open change request proposes a shipment period of its own:
+// the two would disagree on the period, and which one the authorities
+// meant is theirs to say (reply to the request first, or revalidate
+// without extending). Any other open request takes the extension into
+// its proposal (ApplySignal).
+func CheckExtension(field string, n *Notification, s *NotificationSignal) []BusinessError {
+	cr := n.OpenChangeRequest()
+	if !s.ExtendsShipmentPeriod || cr == nil || !slices.Contains(cr.ChangedFields, "shipmentPeriod") {
+		return nil
+	}
+	proposed := ""
+	if cr.Proposed != nil {
+		proposed = cr.Proposed.ShipmentPeriod.LastDeparture
+	}
+	return []BusinessError{{Code: ErrChangeRequestOpen, Field: field, Message: fmt.Sprintf(
+		"the change request filed on %s proposes its own shipment period (last departure %s): reply to it first, or revalidate without extending the shipment period",
+		cr.At.Format(time.DateOnly), proposed)}}
+}
+
 // CheckCancellation checks a cancellation of consent: it states its
 // grounds (in reason), as an objection does.
 func CheckCancellation(s *NotificationSignal) []BusinessError {
@@ -380,16 +400,20 @@ func (n *Notification) AfterChangeReply() string {
 	return Consented
 }
 
-// AfterSignal is the state a signal leads to.
-func AfterSignal(t SignalType) string {
+// AfterSignal is the state a signal given in state leads to: a
+// revalidation in CHANGE_REQUESTED stays there, its open change request
+// carried forward (ApplySignal); elsewhere it consents again.
+func (n *Notification) AfterSignal(t SignalType, state string) string {
 	switch t {
 	case SignalCancellationOfConsent:
 		return ConsentCancelled
 	case SignalClosure:
 		return Closed
-	default:
-		return Consented
 	}
+	if state == ChangeRequested {
+		return ChangeRequested
+	}
+	return Consented
 }
 
 // ConsentExpired reports whether the consent's validity ended before now
@@ -551,7 +575,26 @@ const (
 	// other competent authorities than the consented ones; Art. 17(3) asks
 	// for a new notification instead.
 	ErrChangeNeedsNotification = "CHANGE_NEEDS_NEW_NOTIFICATION"
+	// ErrChangeRequestOpen: an act would change what the open change
+	// request proposes to change (CheckExtension).
+	ErrChangeRequestOpen = "CHANGE_REQUEST_OPEN"
 )
+
+// Rebase is the content a change request puts in force: the terms in
+// force now, with the fields the request changes (JSON names) taken from
+// its proposal. What changed meanwhile in other fields (a revalidation's
+// extension of the shipment period) stays.
+func Rebase(current, proposed *Content, fields []string) Content {
+	out := *current
+	vo, vp := reflect.ValueOf(&out).Elem(), reflect.ValueOf(proposed).Elem()
+	for i := range vo.NumField() {
+		name, _, _ := strings.Cut(vo.Type().Field(i).Tag.Get("json"), ",")
+		if slices.Contains(fields, name) {
+			vo.Field(i).Set(vp.Field(i))
+		}
+	}
+	return out
+}
 
 // ChangedFields lists the top-level content fields (JSON names) in which
 // b differs from a; an empty list and a missing one are alike.

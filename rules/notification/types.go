@@ -298,8 +298,13 @@ type ChangeRequestRecord struct {
 	Reason        string        `json:"reason" label:"Reason|Grund"`
 	Replies       []ChangeReply `json:"replies" label:"Replies|Antworten"`
 	Open          bool          `json:"open" label:"Open|Offen"`
-	Outcome       string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied" label:"Outcome|Ergebnis"`
-	Replaced      *Content      `json:"replaced" doc:"AMENDED only: the terms in force before the change" label:"Terms before the change|Angaben vor der Änderung"`
+	Outcome       string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied; UNCHANGED when the notification left CHANGE_REQUESTED before (closedBy says how)" label:"Outcome|Ergebnis"`
+	// ClosedBy is the act that closed the request before every authority
+	// replied: the notification left CHANGE_REQUESTED by it, and the terms
+	// in force stayed. Empty when the replies closed it.
+	ClosedBy string     `json:"closedBy" doc:"the intent that closed the request before every authority replied (NOTIFICATION_SIGNAL: the consent cancelled or the notification closed; CONSENT_VALIDITY_EXPIRY; FACILITY_COMPLETION_ARTICLE15); empty when the replies closed it" label:"Closed by|Geschlossen durch" codeList:"intent/notification"`
+	ClosedAt *time.Time `json:"closedAt" doc:"when closedBy closed the request" label:"Closed at|Geschlossen am"`
+	Replaced *Content   `json:"replaced" doc:"AMENDED only: the terms in force before the change" label:"Terms before the change|Angaben vor der Änderung"`
 }
 
 // SignalRecord is a notification signal given.
@@ -317,6 +322,9 @@ type CorrectionRecord struct {
 	Content    Content    `json:"content" label:"Corrected notification|Korrigierte Notifizierung"`
 	Pending    bool       `json:"pending" label:"Awaiting acknowledgement|Bestätigung ausstehend"`
 	AcceptedAt *time.Time `json:"acceptedAt" label:"Accepted at|Angenommen am"`
+	// SupersededAt: a later correction replaced this one while it awaited
+	// acknowledgement; it was never accepted.
+	SupersededAt *time.Time `json:"supersededAt" doc:"a later correction replaced this one while it awaited acknowledgement: it was never accepted" label:"Superseded at|Ersetzt am"`
 }
 
 // Attachment and Metadata are the shared service-side data; Withdrawal

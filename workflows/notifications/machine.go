@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/rules/movement"
@@ -105,7 +106,10 @@ var declaration = &engine.Declaration[n.Notification]{
 				{From: []string{n.InformationRequested}, To: n.InformationRequested},
 			}, Validate: validateCorrection,
 			Apply: func(ev *on, in *n.Content) error {
-				ev.Doc.ApplyCorrection(*in, ev.State, ev.Now)
+				if no := ev.Doc.ApplyCorrection(*in, ev.State, ev.Now); no > 0 {
+					ev.Note = fmt.Sprintf("supersedes correction %d of %s, which awaited acknowledgement: the acknowledgement accepts this one",
+						no, ev.Doc.Corrections[no-1].At.Format(time.DateOnly))
+				}
 				return nil
 			}},
 		intent[n.Acknowledgement]{Name: IntentAcknowledgement, Operation: authority + "SubmitAcknowledgement", Block: "acknowledgement", Roles: []string{n.RoleAuthorityDestination},
@@ -205,9 +209,15 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects:     []engine.Effect{{Op: engine.Start, Rule: ruleChangeReply}}, Validate: validateChange,
 			Apply: func(ev *on, in *n.RequestForChange) error {
 				d := ev.Doc
+				// A request left open in CONSENTED by the code before issue 46
+				// is closed by the new one, never left behind it.
+				old := changeClosed(d.CloseChangeRequest(IntentRequestForChange, ev.Now), "a new request replaces it")
 				d.ApplyRequestForChange(*in, ev.Now)
 				ev.Note = fmt.Sprintf("change request %d proposes new %s; the terms in force stay until every authority accepts",
 					len(d.ChangeRequests), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
+				if old != "" {
+					ev.Note += "; " + old
+				}
 				return nil
 			}},
 		intent[n.ReplyToRequestForChange]{Name: IntentReplyToChange, Errors: []string{n.ErrRequiredMissing},
@@ -257,22 +267,36 @@ var declaration = &engine.Declaration[n.Notification]{
 			},
 			Apply: func(ev *on, in *n.FacilityCompletionArticle15) error {
 				ev.Doc.Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
+				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentArticle15, ev.Now), "the dossier is closed")
 				return nil
 			}},
-		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Errors: decisionErrors,
+		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Errors: append(slices.Clip(decisionErrors), n.ErrChangeRequestOpen),
 			Operation: authority + "SubmitNotificationSignal", Block: "notificationSignal", Roles: anyAuthority,
-			Prefill:     func(d *n.Notification, b *n.NotificationSignal) { b.ValidUntil = d.ConsentValidUntil },
-			Summary:     "cancel the consent, close the notification, or revalidate it with a new validUntil",
-			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}}},
+			Prefill: func(d *n.Notification, b *n.NotificationSignal) { b.ValidUntil = d.ConsentValidUntil },
+			Summary: "cancel the consent, close the notification, or revalidate it with a new validUntil",
+			Transitions: []engine.Transition{
+				{From: []string{n.Consented, n.Expired}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.Consented}},
+				// A revalidation carries an open change request forward.
+				{From: []string{n.ChangeRequested}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.ChangeRequested}},
+			},
 			Effects: []engine.Effect{
-				{Op: engine.Cancel, Rule: ruleChangeReply},
+				{Op: engine.Cancel, Rule: ruleChangeReply, When: "!changeRequested"}, // a revalidation carries an open request forward
 				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
 				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
 			}, Validate: validateSignal,
 			Apply: func(ev *on, in *n.NotificationSignal) error {
-				if ev.Doc.ApplySignal(ev.Caller.Org, *in, ev.Now) {
-					ev.Note = periodExtended(ev.Doc)
+				d := ev.Doc
+				var notes []string
+				if d.ApplySignal(ev.Caller.Org, *in, ev.Now) {
+					notes = append(notes, periodExtended(d))
 				}
+				switch open := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open }); {
+				case open >= 0 && in.Type == n.SignalRevalidation && ev.State == n.ChangeRequested:
+					notes = append(notes, fmt.Sprintf("change request %d stays open: its proposal keeps the terms revalidated", open+1))
+				case open >= 0:
+					notes = append(notes, changeClosed(d.CloseChangeRequest(IntentNotificationSignal, ev.Now), "the consent no longer stands as it was"))
+				}
+				ev.Note = strings.Join(notes, "; ")
 				return nil
 			}},
 		intent[engine.None]{Name: IntentConsentValidityExpiry, System: true,
@@ -281,6 +305,10 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
+			},
+			Apply: func(ev *on, _ *engine.None) error {
+				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentConsentValidityExpiry, ev.Now), "the consent it would change has expired")
+				return nil
 			}},
 		documents.Withdrawal(n.RoleNotifier, n.Draft, n.Withdrawn, "filed", "filing", func(d *n.Notification) **n.WithdrawalRecord { return &d.Withdrawal }),
 	},
@@ -293,8 +321,11 @@ var declaration = &engine.Declaration[n.Notification]{
 		"informationOpen":          func(ev *on) bool { return ev.Doc.OpenInformationRequest() != nil },
 		"consented":                func(ev *on) bool { return ev.State == n.Consented },
 		"objected":                 func(ev *on) bool { return ev.State == n.Objected },
-		"revalidated":              func(ev *on) bool { return ev.State == n.Consented },
-		"consentEndMoved":          func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
+		"revalidated": func(ev *on) bool { // the consent stands, with the revalidation's end (in CHANGE_REQUESTED too)
+			return ev.State == n.Consented || ev.State == n.ChangeRequested
+		},
+		"consentEndMoved": func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
+		"changeRequested": func(ev *on) bool { return ev.State == n.ChangeRequested },
 		"consentExpired": func(ev *on) bool {
 			return ev.Overdue(ruleValidity, ev.Doc.Content.Notifier.OrganisationID) || ev.Doc.ConsentExpired(ev.Now)
 		},
@@ -330,7 +361,7 @@ var declaration = &engine.Declaration[n.Notification]{
 		"afterChangeReply": func(ev *on) string { return ev.Doc.AfterChangeReply() },
 		"afterSignal": func(ev *on) string {
 			if in, ok := engine.InputOf[n.NotificationSignal](ev.Eval); ok {
-				return n.AfterSignal(in.Type)
+				return ev.Doc.AfterSignal(in.Type, ev.State)
 			}
 			return ev.State
 		},
@@ -437,6 +468,15 @@ func validateCorrection(ev *on, c *n.Content) ([]engine.BusinessError, error) {
 	return append(berrs, n.CheckCorrection(ev.Doc, c)...), nil
 }
 
+// changeClosed is the audit note of an act that closed change request
+// number no unanswered (0: none was open, no note), and why.
+func changeClosed(no int, why string) string {
+	if no == 0 {
+		return ""
+	}
+	return fmt.Sprintf("change request %d closed before every authority replied (%s): the terms in force stay", no, why)
+}
+
 // changeOutcome says what closing change request number no did.
 func changeOutcome(no int, cr *n.ChangeRequestRecord) string {
 	if cr.Outcome == "AMENDED" {
@@ -533,6 +573,9 @@ func validateSignal(ev *on, in *n.NotificationSignal) ([]engine.BusinessError, e
 			return berrs, nil
 		}
 		if berrs := n.CheckRevalidation("notificationSignal.validUntil", in.ValidUntil, d.ConsentValidUntil); len(berrs) > 0 {
+			return berrs, nil
+		}
+		if berrs := n.CheckExtension("notificationSignal.extendsShipmentPeriod", d, in); len(berrs) > 0 {
 			return berrs, nil
 		}
 		return n.CheckShippable("notificationSignal", &d.Content, in.ValidUntil), nil

@@ -158,6 +158,15 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if !slices.Contains(declaration.Build().States, fe.State) {
 				t.Fatalf("%s led to undeclared state %s", in.Name, fe.State)
 			}
+			// A change request is closed, answered or carried forward
+			// whenever the notification leaves CHANGE_REQUESTED: never
+			// left open behind it (issue 46.1).
+			if state == n.ChangeRequested && fe.State != n.ChangeRequested && copyData.OpenChangeRequest() != nil {
+				t.Fatalf("%s left CHANGE_REQUESTED for %s with the change request still open", in.Name, fe.State)
+			}
+			if fe.State == n.ChangeRequested && copyData.OpenChangeRequest() == nil {
+				t.Fatalf("%s led to CHANGE_REQUESTED without an open change request", in.Name)
+			}
 			fired[in.Name]++
 		}
 	}

@@ -2697,8 +2697,12 @@ type ChangeRequestRecord struct {
 	Reason        string         `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	Replies       []*ChangeReply `protobuf:"bytes,6,rep,name=replies,proto3" json:"replies,omitempty"`
 	Open          bool           `protobuf:"varint,7,opt,name=open,proto3" json:"open,omitempty"`
-	// AMENDED or UNCHANGED once every authority replied
+	// AMENDED or UNCHANGED once every authority replied; UNCHANGED when the notification left CHANGE_REQUESTED before (closedBy says how)
 	Outcome string `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// the intent that closed the request before every authority replied (NOTIFICATION_SIGNAL: the consent cancelled or the notification closed; CONSENT_VALIDITY_EXPIRY; FACILITY_COMPLETION_ARTICLE15); empty when the replies closed it
+	ClosedBy string `protobuf:"bytes,10,opt,name=closed_by,json=closedBy,proto3" json:"closed_by,omitempty"`
+	// when closedBy closed the request
+	ClosedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=closed_at,json=closedAt,proto3" json:"closed_at,omitempty"`
 	// AMENDED only: the terms in force before the change
 	Replaced      *NotificationContent `protobuf:"bytes,9,opt,name=replaced,proto3" json:"replaced,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2789,6 +2793,20 @@ func (x *ChangeRequestRecord) GetOutcome() string {
 		return x.Outcome
 	}
 	return ""
+}
+
+func (x *ChangeRequestRecord) GetClosedBy() string {
+	if x != nil {
+		return x.ClosedBy
+	}
+	return ""
+}
+
+func (x *ChangeRequestRecord) GetClosedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ClosedAt
+	}
+	return nil
 }
 
 func (x *ChangeRequestRecord) GetReplaced() *NotificationContent {
@@ -6977,11 +6995,13 @@ func (x *NotificationContent) GetRoute() *Route {
 }
 
 type NotificationCorrectionRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	At            *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=at,proto3" json:"at,omitempty"`
-	Content       *NotificationContent   `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
-	Pending       bool                   `protobuf:"varint,3,opt,name=pending,proto3" json:"pending,omitempty"`
-	AcceptedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=accepted_at,json=acceptedAt,proto3" json:"accepted_at,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	At         *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=at,proto3" json:"at,omitempty"`
+	Content    *NotificationContent   `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	Pending    bool                   `protobuf:"varint,3,opt,name=pending,proto3" json:"pending,omitempty"`
+	AcceptedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=accepted_at,json=acceptedAt,proto3" json:"accepted_at,omitempty"`
+	// a later correction replaced this one while it awaited acknowledgement: it was never accepted
+	SupersededAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=superseded_at,json=supersededAt,proto3" json:"superseded_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7040,6 +7060,13 @@ func (x *NotificationCorrectionRecord) GetPending() bool {
 func (x *NotificationCorrectionRecord) GetAcceptedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.AcceptedAt
+	}
+	return nil
+}
+
+func (x *NotificationCorrectionRecord) GetSupersededAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SupersededAt
 	}
 	return nil
 }
@@ -10793,7 +10820,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"conditions\x18\x04 \x03(\tR\n" +
 	"conditions\x12\x18\n" +
-	"\agrounds\x18\x05 \x01(\tR\agrounds\"\x8d\x03\n" +
+	"\agrounds\x18\x05 \x01(\tR\agrounds\"\xe3\x03\n" +
 	"\x13ChangeRequestRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12C\n" +
 	"\bproposed\x18\x02 \x01(\v2'.wasteflow.types.v1.NotificationContentR\bproposed\x12%\n" +
@@ -10802,7 +10829,10 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x129\n" +
 	"\areplies\x18\x06 \x03(\v2\x1f.wasteflow.types.v1.ChangeReplyR\areplies\x12\x12\n" +
 	"\x04open\x18\a \x01(\bR\x04open\x12\x18\n" +
-	"\aoutcome\x18\b \x01(\tR\aoutcome\x12C\n" +
+	"\aoutcome\x18\b \x01(\tR\aoutcome\x12\x1b\n" +
+	"\tclosed_by\x18\n" +
+	" \x01(\tR\bclosedBy\x127\n" +
+	"\tclosed_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt\x12C\n" +
 	"\breplaced\x18\t \x01(\v2'.wasteflow.types.v1.NotificationContentR\breplaced\"W\n" +
 	"\x13ClientIdCredentials\x12\x1b\n" +
 	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12#\n" +
@@ -11205,13 +11235,14 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x11waste_description\x18\b \x01(\tR\x10wasteDescription\x12\\\n" +
 	"\x15waste_classifications\x18\a \x03(\v2'.wasteflow.types.v1.WasteClassificationR\x14wasteClassifications\x12]\n" +
 	"\x15competent_authorities\x18\x06 \x01(\v2(.wasteflow.types.v1.CompetentAuthoritiesR\x14competentAuthorities\x12/\n" +
-	"\x05route\x18\x0e \x01(\v2\x19.wasteflow.types.v1.RouteR\x05route\"\xe4\x01\n" +
+	"\x05route\x18\x0e \x01(\v2\x19.wasteflow.types.v1.RouteR\x05route\"\xa5\x02\n" +
 	"\x1cNotificationCorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12A\n" +
 	"\acontent\x18\x02 \x01(\v2'.wasteflow.types.v1.NotificationContentR\acontent\x12\x18\n" +
 	"\apending\x18\x03 \x01(\bR\apending\x12;\n" +
 	"\vaccepted_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"acceptedAt\"\xa1\x11\n" +
+	"acceptedAt\x12?\n" +
+	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\xa1\x11\n" +
 	"\x14NotificationDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11850,210 +11881,212 @@ var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	141, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
 	90,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	38,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	90,  // 67: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 68: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 69: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	98,  // 70: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 71: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 72: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	101, // 73: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	58,  // 74: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	141, // 75: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	141, // 76: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	141, // 77: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	141, // 78: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	141, // 79: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	141, // 80: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	141, // 81: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
-	2,   // 82: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	141, // 83: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
-	2,   // 84: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	97,  // 85: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
-	121, // 86: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	141, // 87: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	141, // 88: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	141, // 89: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	141, // 90: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	63,  // 91: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	87,  // 92: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	101, // 93: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	52,  // 94: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	141, // 95: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	141, // 96: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	141, // 97: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
-	8,   // 98: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	96,  // 99: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	141, // 100: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 101: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	141, // 102: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	141, // 103: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	92,  // 104: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	19,  // 105: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	81,  // 106: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	141, // 107: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	52,  // 108: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	141, // 109: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	141, // 110: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	106, // 111: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	141, // 112: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 113: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	141, // 114: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	70,  // 115: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	141, // 116: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	59,  // 117: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	5,   // 118: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 119: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	141, // 120: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	72,  // 121: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	116, // 122: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	117, // 123: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	139, // 124: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	140, // 125: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
-	24,  // 126: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	141, // 127: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 128: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 129: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	124, // 130: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	124, // 131: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	80,  // 132: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	77,  // 133: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	73,  // 134: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	105, // 135: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	79,  // 136: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	83,  // 137: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	85,  // 138: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	76,  // 139: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	46,  // 140: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	141, // 141: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	141, // 142: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 143: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	12,  // 144: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	33,  // 145: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	43,  // 146: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	57,  // 147: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	55,  // 148: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	115, // 149: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	84,  // 150: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	101, // 151: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	6,   // 152: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	141, // 153: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 154: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 155: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	101, // 156: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	101, // 157: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	82,  // 158: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	141, // 159: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 160: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	142, // 161: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	141, // 162: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	141, // 163: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	98,  // 164: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 165: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	101, // 166: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	114, // 167: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	98,  // 168: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 169: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 170: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	133, // 171: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	42,  // 172: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	112, // 173: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	141, // 174: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	90,  // 175: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 176: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	90,  // 177: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	90,  // 178: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	91,  // 179: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	89,  // 180: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	68,  // 181: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	49,  // 182: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	39,  // 183: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	95,  // 184: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	76,  // 185: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	86,  // 186: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	23,  // 187: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	137, // 188: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	46,  // 189: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	141, // 190: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	141, // 191: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 192: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	12,  // 193: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	110, // 194: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	108, // 195: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	48,  // 196: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	109, // 197: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	107, // 198: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	94,  // 199: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	56,  // 200: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	136, // 201: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	7,   // 202: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	141, // 203: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	7,   // 204: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	47,  // 205: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	13,  // 206: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
-	126, // 207: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 208: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	126, // 209: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	47,  // 210: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	47,  // 211: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	62,  // 212: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	120, // 213: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	101, // 214: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	101, // 215: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	141, // 216: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	104, // 217: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	104, // 218: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	141, // 219: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 220: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	90,  // 221: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 222: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 223: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	141, // 224: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 225: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	6,   // 226: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	5,   // 227: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 228: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	119, // 229: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	141, // 230: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	141, // 231: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	141, // 232: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	141, // 233: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 234: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	101, // 235: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	78,  // 236: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	58,  // 237: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	121, // 238: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	141, // 239: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	128, // 240: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
-	52,  // 241: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	125, // 242: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	126, // 243: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 244: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	126, // 245: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	126, // 246: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	14,  // 247: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	99,  // 248: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	26,  // 249: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	28,  // 250: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	44,  // 251: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	126, // 252: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	141, // 253: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	141, // 254: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	141, // 255: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	141, // 256: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 257: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	141, // 258: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	141, // 259: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	141, // 260: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	141, // 261: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	141, // 262: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	11,  // 263: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	9,   // 264: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	10,  // 265: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	266, // [266:266] is the sub-list for method output_type
-	266, // [266:266] is the sub-list for method input_type
-	266, // [266:266] is the sub-list for extension type_name
-	266, // [266:266] is the sub-list for extension extendee
-	0,   // [0:266] is the sub-list for field type_name
+	141, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
+	90,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	141, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	141, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	98,  // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	101, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	58,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	141, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	141, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	141, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	141, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	141, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	141, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	141, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	2,   // 83: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
+	141, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	2,   // 85: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
+	97,  // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
+	121, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	141, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	141, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	141, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	141, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	63,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	87,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	101, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	52,  // 95: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	141, // 96: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	141, // 97: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	141, // 98: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	8,   // 99: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	96,  // 100: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	141, // 101: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 102: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	141, // 103: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	141, // 104: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	92,  // 105: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	19,  // 106: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	81,  // 107: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	141, // 108: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	52,  // 109: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	141, // 110: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	141, // 111: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	106, // 112: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	141, // 113: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	141, // 114: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	141, // 115: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	70,  // 116: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	141, // 117: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	59,  // 118: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	5,   // 119: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	10,  // 120: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	141, // 121: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	72,  // 122: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	116, // 123: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	117, // 124: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	139, // 125: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	140, // 126: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	24,  // 127: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	141, // 128: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	141, // 129: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	141, // 130: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	124, // 131: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	124, // 132: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	80,  // 133: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	77,  // 134: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	73,  // 135: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	105, // 136: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	79,  // 137: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	83,  // 138: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	85,  // 139: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	76,  // 140: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	46,  // 141: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	141, // 142: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	141, // 143: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	97,  // 144: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	12,  // 145: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	33,  // 146: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	43,  // 147: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	57,  // 148: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	55,  // 149: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	115, // 150: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	84,  // 151: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	101, // 152: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	6,   // 153: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	141, // 154: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	141, // 155: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	141, // 156: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	101, // 157: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	101, // 158: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	82,  // 159: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	141, // 160: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 161: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	142, // 162: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	141, // 163: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	141, // 164: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	98,  // 165: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 166: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	101, // 167: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	114, // 168: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	98,  // 169: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 170: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	93,  // 171: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	133, // 172: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	42,  // 173: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	112, // 174: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	141, // 175: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	90,  // 176: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	141, // 177: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	141, // 178: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
+	90,  // 179: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	90,  // 180: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	91,  // 181: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	89,  // 182: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	68,  // 183: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	49,  // 184: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	39,  // 185: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	95,  // 186: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	76,  // 187: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	86,  // 188: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	23,  // 189: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	137, // 190: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	46,  // 191: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	141, // 192: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	141, // 193: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	97,  // 194: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	12,  // 195: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	110, // 196: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	108, // 197: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	48,  // 198: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	109, // 199: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	107, // 200: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	94,  // 201: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	56,  // 202: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	136, // 203: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	7,   // 204: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	141, // 205: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	7,   // 206: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	47,  // 207: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	13,  // 208: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
+	126, // 209: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	126, // 210: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	126, // 211: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	47,  // 212: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	47,  // 213: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	62,  // 214: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	120, // 215: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	101, // 216: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	101, // 217: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	141, // 218: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	104, // 219: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	104, // 220: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	141, // 221: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 222: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	90,  // 223: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	141, // 224: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	141, // 225: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	141, // 226: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 227: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	6,   // 228: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	5,   // 229: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	10,  // 230: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	119, // 231: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	141, // 232: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	141, // 233: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	141, // 234: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	141, // 235: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 236: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	101, // 237: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	78,  // 238: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	58,  // 239: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	121, // 240: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	141, // 241: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	128, // 242: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	52,  // 243: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	125, // 244: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	126, // 245: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	126, // 246: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	126, // 247: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	126, // 248: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	14,  // 249: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	99,  // 250: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	26,  // 251: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	28,  // 252: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	44,  // 253: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	126, // 254: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	141, // 255: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	141, // 256: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	141, // 257: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	141, // 258: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 259: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	141, // 260: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	141, // 261: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	141, // 262: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	141, // 263: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	141, // 264: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	11,  // 265: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	9,   // 266: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	10,  // 267: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	268, // [268:268] is the sub-list for method output_type
+	268, // [268:268] is the sub-list for method input_type
+	268, // [268:268] is the sub-list for extension type_name
+	268, // [268:268] is the sub-list for extension extendee
+	0,   // [0:268] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
