@@ -195,3 +195,24 @@ func TestOrderTheLatestCorrectionIsTheOneAccepted(t *testing.T) {
 		}
 	})
 }
+
+// An act that changes nothing is refused on every kind with the same code
+// (CHANGE_PROPOSES_NOTHING), as the notification's correction and change
+// request are: an Annex VII document's correction equal to the
+// announcement, a movement's template equal to the one in force. The
+// document stays at its version.
+func TestOrderNoActThatChangesNothingOnAnyKind(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string)
+		d.ok(t, "alice", co+"SetAnnex7", map[string]any{"documentId": id, "annex7": announcement()})
+		d.businessError(t, "alice", co+"SetAnnex7", map[string]any{"documentId": id, "annex7": announcement()}, "CHANGE_PROPOSES_NOTHING", "2")
+
+		nid := d.consented(t, shippable(3))
+		mv := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 10)})
+		mid := mv["id"].(string)
+		d.businessError(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": mid, "movementTemplate": template("2026-12-07", 10)}, "CHANGE_PROPOSES_NOTHING", mv["version"].(string))
+		d.ok(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": mid, "movementTemplate": template("2026-12-07", 11)})
+	})
+}

@@ -570,7 +570,7 @@ func CheckPlaces(c *Content, countryOf func(string) string) []BusinessError {
 // Business errors of a change request (our design, public contract).
 const (
 	// ErrChangeEmpty: the proposed terms equal the terms in force.
-	ErrChangeEmpty = "CHANGE_PROPOSES_NOTHING"
+	ErrChangeEmpty = shipment.ErrChangeEmpty
 	// ErrChangeNeedsNotification: the change concerns the notifier or
 	// other competent authorities than the consented ones; Art. 17(3) asks
 	// for a new notification instead.
@@ -598,46 +598,7 @@ func Rebase(current, proposed *Content, fields []string) Content {
 
 // ChangedFields lists the top-level content fields (JSON names) in which
 // b differs from a; an empty list and a missing one are alike.
-func ChangedFields(a, b *Content) []string {
-	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
-	var out []string
-	for i := range va.NumField() {
-		if !sameValue(va.Field(i), vb.Field(i)) {
-			name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("json"), ",")
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-func sameValue(a, b reflect.Value) bool {
-	switch a.Kind() {
-	case reflect.Slice:
-		if a.Len() != b.Len() {
-			return false
-		}
-		for i := range a.Len() {
-			if !sameValue(a.Index(i), b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case reflect.Pointer:
-		if a.IsNil() || b.IsNil() {
-			return a.IsNil() == b.IsNil()
-		}
-		return sameValue(a.Elem(), b.Elem())
-	case reflect.Struct:
-		for i := range a.NumField() {
-			if !sameValue(a.Field(i), b.Field(i)) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a.Equal(b)
-	}
-}
+func ChangedFields(a, b *Content) []string { return shipment.ChangedFields(a, b) }
 
 // CheckChange checks a change request's proposed terms against the terms
 // in force, beyond the checks of a submission: something changes, the

@@ -92,10 +92,17 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d.Content, d.AnnouncedAt = *in, &ev.Now
 				return nil
 			}},
-		intent[a.Content]{Name: IntentCorrection, Refreshes: true, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference}),
+		intent[a.Content]{Name: IntentCorrection, Refreshes: true, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference, shipment.ErrChangeEmpty}),
 			Operation: company + "SetAnnex7", Block: "annex7", Roles: []string{a.RoleArranger},
 			Summary:     "correct the announcement before a carrier took the waste over",
-			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}}, Validate: validateAnnouncement,
+			Transitions: []engine.Transition{{From: []string{a.Announced}, To: a.Announced}},
+			Validate: func(ev *on, in *a.Content) ([]engine.BusinessError, error) {
+				berrs, err := validateAnnouncement(ev, in)
+				if err != nil {
+					return nil, err
+				}
+				return append(berrs, shipment.NothingChanged("annex7", "the correction", &ev.Doc.Content, in)...), nil
+			},
 			Apply: func(ev *on, in *a.Content) error {
 				d := ev.Doc
 				d.Corrections = append(d.Corrections, a.CorrectionRecord{At: ev.Now, Previous: d.Content})

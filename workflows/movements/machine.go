@@ -80,7 +80,7 @@ var declaration = &engine.Declaration[m.Movement]{
 			return nil
 		}},
 	Intents: []engine.Step[m.Movement]{
-		intent[m.Template]{Name: IntentTemplate, Refreshes: true, Errors: templateErrors,
+		intent[m.Template]{Name: IntentTemplate, Refreshes: true, Errors: append(slices.Clip(templateErrors), shipment.ErrChangeEmpty),
 			Operation: company + "SetMovementTemplate", Block: "movementTemplate", Roles: []string{n.RoleNotifier},
 			Summary: "change the template: before a carrier took the waste over, afterwards once per correction an authority requested",
 			Transitions: []engine.Transition{
@@ -97,7 +97,8 @@ var declaration = &engine.Declaration[m.Movement]{
 				if t.SequenceNumber != d.Template.SequenceNumber {
 					return []engine.BusinessError{{Code: m.ErrSequenceNumber, Field: "movementTemplate.sequenceNumber", Message: "the sequence number is fixed when the movement is created"}}, nil
 				}
-				return m.CheckTemplate(t, under(ev, false, d.Template.ActualDateOfShipment)), nil
+				return append(m.CheckTemplate(t, under(ev, false, d.Template.ActualDateOfShipment)),
+					shipment.NothingChanged("movementTemplate", "the template", &d.Template, t)...), nil
 			},
 			Apply: func(ev *on, in *m.Template) error {
 				d := ev.Doc
