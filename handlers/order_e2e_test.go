@@ -216,3 +216,55 @@ func TestOrderNoActThatChangesNothingOnAnyKind(t *testing.T) {
 		d.ok(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": mid, "movementTemplate": template("2026-12-07", 11)})
 	})
 }
+
+// An attachment's size is never negative: 400 naming the field, nothing
+// stored, on every operation that takes the metadata.
+func TestOrderAttachmentSizeIsNeverNegative(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		before := d.documents(t)
+		for _, size := range []any{"-1", -1, "-9223372036854775808"} {
+			st, _, raw := d.call(t, "alice", co+"CreateSubmission", map[string]any{"notification": content(),
+				"metadata": map[string]any{"fileAttachments": []any{map[string]any{"name": "permit.pdf", "size": size}}}})
+			wantError(t, 400, 3, st, raw, "metadata.fileAttachments[0].size")
+		}
+		if after := d.documents(t); after != before {
+			t.Fatalf("%d documents stored by refused calls", after-before)
+		}
+		doc := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": content(),
+			"metadata": map[string]any{"fileAttachments": []any{map[string]any{"name": "empty.txt", "size": "0"}}}})
+		if a := doc["metadata"].(map[string]any)["fileAttachments"].([]any)[0].(map[string]any); a["size"] != "0" {
+			t.Fatalf("an empty file: %v", a)
+		}
+	})
+}
+
+// A document's history is bounded: each list that records acts keeps at
+// most its maxItems (100 requests for information here); the act past it
+// is refused with HISTORY_FULL naming the list, and changes nothing.
+func TestOrderHistoryIsBounded(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.submitted(t)
+		ask := map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"Which drums?"}}}
+		var doc map[string]any
+		for range 100 {
+			doc = d.ok(t, "noor", au+"SetRequestInformation", ask)
+		}
+		if n := len(doc["informationRequests"].([]any)); n != 100 {
+			t.Fatalf("%d requests recorded", n)
+		}
+		st, m, raw := d.call(t, "noor", au+"SetRequestInformation", ask)
+		be, _ := m["businessErrors"].([]any)
+		if st != 200 || len(be) != 1 || be[0].(map[string]any)["code"] != "HISTORY_FULL" || be[0].(map[string]any)["field"] != "informationRequests" {
+			t.Fatalf("the 101st request: HTTP %d %.300s", st, raw)
+		}
+		if after := m["document"].(map[string]any); after["version"] != doc["version"] || len(after["informationRequests"].([]any)) != 100 {
+			t.Fatalf("a refused act changed the document: version %v → %v", doc["version"], after["version"])
+		}
+		// The document goes on: the notifier answers the open request.
+		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"UN 1A1"}, "complete": true}})
+	})
+}

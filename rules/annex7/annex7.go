@@ -158,12 +158,12 @@ type CorrectionRecord struct {
 type Annex7 struct {
 	Content                 Content                    `json:"annex7" label:"Annex VII document|Anhang-VII-Dokument"`
 	AnnouncedAt             *time.Time                 `json:"announcedAt" label:"Announced at|Angekündigt am"`
-	Corrections             []CorrectionRecord         `json:"corrections" label:"Corrections|Korrekturen"`
-	CarrierTransfers        []CarrierTransferRecord    `json:"carrierTransfers" label:"Transfers to carriers|Übergaben an Transportunternehmen"`
+	Corrections             []CorrectionRecord         `json:"corrections" maxItems:"100" label:"Corrections|Korrekturen"`
+	CarrierTransfers        []CarrierTransferRecord    `json:"carrierTransfers" maxItems:"100" label:"Transfers to carriers|Übergaben an Transportunternehmen"`
 	ConsigneeCertificate    *CertificateRecord         `json:"consigneeCertificate" label:"13. Receipt by the consignee|13. Entgegennahme durch den Empfänger"`
 	FacilityCertificate     *CertificateRecord         `json:"facilityCertificate" label:"14. Receipt at the recovery facility / laboratory|14. Eingang bei der Verwertungsanlage / beim Labor"`
 	CertificateOfCompletion *CompletionRecord          `json:"certificateOfCompletion" label:"Certificate of completion|Bescheinigung über den Abschluss"`
-	TakeBacks               []TakeBackRecord           `json:"takeBacks" label:"Take-backs|Rücknahmen"`
+	TakeBacks               []TakeBackRecord           `json:"takeBacks" maxItems:"100" label:"Take-backs|Rücknahmen"`
 	Metadata                shipment.Metadata          `json:"metadata" label:"Additional information|Weitere Angaben"`
 	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn" label:"Withdrawal|Rücknahme des Entwurfs"`
 

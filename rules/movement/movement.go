@@ -186,13 +186,13 @@ type Movement struct {
 	NotifiedParties  []shipment.Party        `json:"notifiedParties" label:"Notified parties|Notifizierte Beteiligte"`
 	OperationCodes   []string                `json:"operationCodes" label:"Notified operations|Notifizierte Verfahren" codeList:"operation"`
 	CorrectionOpen   bool                    `json:"correctionOpen" label:"Correction allowed|Korrektur zulässig"`
-	Corrections      []CorrectionRecord      `json:"corrections" label:"Corrections|Korrekturen"`
-	Acknowledgements []AcknowledgementRecord `json:"acknowledgements" label:"Acknowledgements|Eingangsbestätigungen"`
-	Legs             []LegRecord             `json:"legs" label:"Carriers' transfers|Übergaben an Transportunternehmen"`
+	Corrections      []CorrectionRecord      `json:"corrections" maxItems:"100" label:"Corrections|Korrekturen"`
+	Acknowledgements []AcknowledgementRecord `json:"acknowledgements" maxItems:"200" label:"Acknowledgements|Eingangsbestätigungen"`
+	Legs             []LegRecord             `json:"legs" maxItems:"100" label:"Carriers' transfers|Übergaben an Transportunternehmen"`
 	Consignee        *ReceptionRecord        `json:"consigneeReception" label:"17. Receipt by the consignee|17. Eingang beim Empfänger"`
 	Facility         *ReceptionRecord        `json:"facilityReception" label:"18. Receipt at the facility|18. Eingang bei der Anlage"`
 	Completion       *CompletionRecord       `json:"facilityCompletion" label:"19. Completion of disposal / recovery|19. Abschluss der Beseitigung / Verwertung"`
-	Signals          []SignalRecord          `json:"signals" label:"Authorities' actions|Maßnahmen der Behörden"`
+	Signals          []SignalRecord          `json:"signals" maxItems:"100" label:"Authorities' actions|Maßnahmen der Behörden"`
 	TakeBack         *TakeBackRecord         `json:"takeBack" label:"Take-back|Rücknahme"`
 	Metadata         shipment.Metadata       `json:"metadata" label:"Additional information|Weitere Angaben"`
 

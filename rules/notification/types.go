@@ -260,7 +260,7 @@ type InformationRequestRecord struct {
 	Authority   string    `json:"authority" label:"Authority|Behörde"`
 	At          time.Time `json:"at" label:"Requested at|Angefordert am"`
 	Questions   []string  `json:"questions" label:"Questions|Fragen"`
-	Replies     []Reply   `json:"replies" label:"Replies|Antworten"`
+	Replies     []Reply   `json:"replies" maxItems:"100" label:"Replies|Antworten"`
 	Open        bool      `json:"open" label:"Open|Offen"`
 	ReturnState string    `json:"returnState" doc:"the state a complete reply returns to" label:"State after the reply|Status nach der Antwort" codeList:"state/notification"`
 }
@@ -296,7 +296,7 @@ type ChangeRequestRecord struct {
 	ChangedFields []string      `json:"changedFields" doc:"the content fields the proposed terms change (JSON names)" label:"Changed fields|Geänderte Felder"`
 	Changes       []string      `json:"changes" label:"Remarks on the change|Bemerkungen zur Änderung"`
 	Reason        string        `json:"reason" label:"Reason|Grund"`
-	Replies       []ChangeReply `json:"replies" label:"Replies|Antworten"`
+	Replies       []ChangeReply `json:"replies" maxItems:"100" label:"Replies|Antworten"`
 	Open          bool          `json:"open" label:"Open|Offen"`
 	Outcome       string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied; UNCHANGED when the notification left CHANGE_REQUESTED before (closedBy says how)" label:"Outcome|Ergebnis"`
 	// ClosedBy is the act that closed the request before every authority
@@ -339,12 +339,12 @@ type (
 // Notification is the whole aggregate stored for a document.
 type Notification struct {
 	Content             Content                    `json:"notification" label:"Notification|Notifizierung"`
-	Acknowledgements    []AcknowledgementRecord    `json:"acknowledgements" label:"Acknowledgements|Eingangsbestätigungen"`
-	InformationRequests []InformationRequestRecord `json:"informationRequests" label:"Requests for information|Auskunftsersuchen"`
-	Decisions           []DecisionRecord           `json:"decisions" label:"Decisions|Entscheidungen"`
-	ChangeRequests      []ChangeRequestRecord      `json:"changeRequests" label:"Requests for change|Änderungsanträge"`
-	Signals             []SignalRecord             `json:"signals" label:"Cancellations, closures, revalidations|Widerrufe, Abschlüsse, Verlängerungen"`
-	Corrections         []CorrectionRecord         `json:"corrections" label:"Corrections|Korrekturen"`
+	Acknowledgements    []AcknowledgementRecord    `json:"acknowledgements" maxItems:"200" label:"Acknowledgements|Eingangsbestätigungen"`
+	InformationRequests []InformationRequestRecord `json:"informationRequests" maxItems:"100" label:"Requests for information|Auskunftsersuchen"`
+	Decisions           []DecisionRecord           `json:"decisions" maxItems:"100" label:"Decisions|Entscheidungen"`
+	ChangeRequests      []ChangeRequestRecord      `json:"changeRequests" maxItems:"100" label:"Requests for change|Änderungsanträge"`
+	Signals             []SignalRecord             `json:"signals" maxItems:"100" label:"Cancellations, closures, revalidations|Widerrufe, Abschlüsse, Verlängerungen"`
+	Corrections         []CorrectionRecord         `json:"corrections" maxItems:"100" label:"Corrections|Korrekturen"`
 	ConsentConditions   []string                   `json:"consentConditions" label:"Conditions of consent|Auflagen der Zustimmung"`
 	ConsentValidUntil   string                     `json:"consentValidUntil" label:"Consent valid until|Zustimmung gültig bis"`
 	Metadata            Metadata                   `json:"metadata" label:"Additional information|Weitere Angaben"`

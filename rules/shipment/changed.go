@@ -62,3 +62,9 @@ func sameValue(a, b reflect.Value) bool {
 		return a.Equal(b)
 	}
 }
+
+// ErrHistoryFull: an act would record more entries in one of a document's
+// history lists (corrections, requests, replies, signals, ...) than a
+// document keeps (their maxItems; workflows/engine checks it for every
+// kind).
+const ErrHistoryFull = "HISTORY_FULL"

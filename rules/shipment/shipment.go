@@ -199,7 +199,7 @@ type Attachment struct {
 	Name      string `json:"name" maxLength:"200" label:"File name|Dateiname"`
 	MediaType string `json:"mediaType" maxLength:"200" label:"File type|Dateityp"`
 	Reference string `json:"reference" maxLength:"2048" doc:"where the file is stored (URI)" label:"Where the file is stored|Speicherort der Datei"`
-	Size      int64  `json:"size" label:"Size (bytes)|Größe (Bytes)"`
+	Size      int64  `json:"size" minimum:"0" label:"Size (bytes)|Größe (Bytes)"`
 }
 
 // Metadata is service-side data beside the content.

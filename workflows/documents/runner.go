@@ -691,6 +691,15 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 	return view, berrs, nil
 }
 
+// historyFull is engine.HistoryFull for a person's act (the system's acts
+// record what the law bounds: a decision per authority, an expiry).
+func historyFull(c engine.Caller, data any, before map[string]int) []engine.BusinessError {
+	if c.System {
+		return nil
+	}
+	return engine.HistoryFull(data, before)
+}
+
 // fireIn runs one intent inside tx (which the sweep and chained intents
 // share) at now (zero: the provider's time). Business errors come back
 // with a nil error: nothing was written. The document is read with its
@@ -773,8 +782,22 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 	if in.Apply != nil {
 		ev.Apply = func() error { return in.Apply(ev) }
 	}
+	var lengths map[string]int
+	if !c.System { // a person's act may not grow a history list past its bound
+		lengths = engine.HistoryLengths(data)
+	}
 	if err := m.Fire(ctx, ev, intent); err != nil {
 		return nil, nil, err
+	}
+	if berrs := historyFull(c, ev.Data, lengths); len(berrs) > 0 {
+		engine.NoteUndeclared(k.Def.Kind, in, berrs)
+		unchanged, err := k.decode(doc.Data) // Apply changed data: the answer shows the document as stored
+		if err != nil {
+			return nil, nil, err
+		}
+		view := &View{Kind: k, Doc: *doc, Data: unchanged, Deadlines: deadlines, parent: ev.Parent}
+		withChildren(view, children)
+		return view, berrs, nil
 	}
 	f := &firing{def: k.Def, doc: doc, ev: ev, deadlines: deadlines, before: map[string]string{}, warnDays: r.warnDays()}
 	for _, d := range deadlines {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/wasteflow/wasteflow/rules/shipment"
 )
@@ -205,8 +206,13 @@ func (d *Declaration[D]) Build() *Definition {
 		c := d.Create.intent()
 		def.Create = &c
 	}
+	bounded := len(listsOf(reflect.TypeFor[D]())) > 0
 	for _, s := range d.Intents {
-		def.Intents = append(def.Intents, s.intent())
+		in := s.intent()
+		if bounded && in.Apply != nil && !in.System { // the runner's check of the history lists (HistoryFull)
+			in.Errors = append(slices.Clip(in.Errors), ErrHistoryFull)
+		}
+		def.Intents = append(def.Intents, in)
 	}
 	d.built = def
 	return def
