@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wasteflow/wasteflow/docs"
+	"github.com/wasteflow/wasteflow/rules"
 )
 
 // pagesOnDisk are the README and every page under docs/, slash paths from
@@ -141,5 +143,20 @@ func TestRenderUnlinks(t *testing.T) {
 	})
 	if err != nil || !strings.Contains(string(html), "See the code and <a href=\"integrators.md\">the guide</a>.") {
 		t.Fatalf("%v: %s", err, html)
+	}
+}
+
+// The operators guide lists every provider setting with its default and
+// range, as rules.ProviderSettings declares them.
+func TestOperatorsGuideListsEverySetting(t *testing.T) {
+	guide, err := os.ReadFile("operators.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rules.ProviderSettings {
+		row := fmt.Sprintf("| `%s` | %d | %d–%d |", s.Name, s.Default, s.Min, s.Max)
+		if !strings.Contains(string(guide), row) {
+			t.Errorf("operators.md has no row %q", row)
+		}
 	}
 }

@@ -268,3 +268,45 @@ func TestOrderHistoryIsBounded(t *testing.T) {
 		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"UN 1A1"}, "complete": true}})
 	})
 }
+
+// Annex VII's prior information period is a provider's setting (issue
+// 46.6): Art. 18(5)'s two working days unless the provider set another
+// (`admin apply`, providers[].settings); a refusal names the setting
+// beside the law. Without the setting the law's period holds.
+func TestAnnex7PriorInformationPeriodIsASetting(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		announce := func(date string) (map[string]any, []any) {
+			t.Helper()
+			c := announcement()
+			c["actualDateOfShipment"] = date
+			id := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": c})["id"].(string)
+			_, m, raw := d.call(t, "alice", co+"SetAnnex7", map[string]any{"documentId": id, "annex7": c})
+			be, ok := m["businessErrors"].([]any)
+			if !ok {
+				t.Fatalf("SetAnnex7: %s", raw)
+			}
+			return m["document"].(map[string]any), be
+		}
+		// The clock stands on Tuesday 2026-12-01: Thursday is two working days on.
+		if doc, be := announce("2026-12-03"); len(be) != 0 || doc["state"] != "ANNOUNCED" {
+			t.Fatalf("the law's two working days: %v", be)
+		}
+		if err := d.db.Exec(`UPDATE providers SET settings = '{"annex7PriorInformationWorkingDays":3}' WHERE id = 'dev-1'`).Error; err != nil {
+			t.Fatal(err)
+		}
+		_, be := announce("2026-12-03")
+		if len(be) != 1 {
+			t.Fatalf("three working days, Thursday: %v", be)
+		}
+		e := be[0].(map[string]any)
+		if e["code"] != "PRIOR_NOTICE_TOO_LATE" || !containsAll(e["message"].(string), "at least 3 working days",
+			"this provider's setting annex7PriorInformationWorkingDays: 3; Art. 18(5) Regulation (EU) 2024/1157: 2", "2026-12-04 is the earliest") {
+			t.Fatalf("the refusal: %v", e)
+		}
+		if doc, be := announce("2026-12-04"); len(be) != 0 || doc["state"] != "ANNOUNCED" {
+			t.Fatalf("three working days, Friday: %v", be)
+		}
+	})
+}

@@ -390,6 +390,16 @@ func (t *DocumentTx) Organisations(provider string, ids []string) ([]Organisatio
 	return OrganisationsByID(t.db, provider, ids)
 }
 
+// ProviderSettings are provider's rule settings as stored (JSON; "{}"
+// for a provider without a row).
+func (t *DocumentTx) ProviderSettings(provider string) (string, error) {
+	var settings []string
+	if err := t.db.Model(&Provider{}).Where("id = ?", provider).Pluck("settings", &settings).Error; err != nil || len(settings) == 0 {
+		return "{}", err
+	}
+	return settings[0], nil
+}
+
 // LockOrSkip locks document id for the sweep: ErrNotFound when it is
 // missing or, on PostgreSQL, held by another transaction (SKIP LOCKED).
 func (t *DocumentTx) LockOrSkip(id string) (*Document, error) { return LockDocumentOrSkip(t.db, id) }

@@ -20,8 +20,11 @@ type Provider struct {
 	ID          string `gorm:"primaryKey"`
 	Environment string
 	Name        string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Settings are the provider's rule settings as JSON ({"name":
+	// "value"}, rules.ProviderSettings); "{}": the legal defaults.
+	Settings  string `gorm:"not null;default:'{}'"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Organisation is a company or an authority registered with a provider.

@@ -42,9 +42,9 @@ func (s *SeedStore) CreateProvider(ctx context.Context, p *Provider) error {
 	return Conn(ctx, s.db).Create(p).Error
 }
 
-// UpdateProvider sets cur's environment and name.
-func (s *SeedStore) UpdateProvider(ctx context.Context, cur *Provider, environment, name string) error {
-	return Conn(ctx, s.db).Model(cur).Updates(map[string]any{"environment": environment, "name": name}).Error
+// UpdateProvider sets cur's environment, name and settings (JSON).
+func (s *SeedStore) UpdateProvider(ctx context.Context, cur *Provider, environment, name, settings string) error {
+	return Conn(ctx, s.db).Model(cur).Updates(map[string]any{"environment": environment, "name": name, "settings": settings}).Error
 }
 
 // Organisation is organisation id of provider.

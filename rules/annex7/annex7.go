@@ -263,19 +263,34 @@ func checkRecovery(k *shipment.Checker, field, code string, required bool) {
 	}
 }
 
-// PriorNotice checks that the shipment starts at least 2 working days of
-// the arranger's place after now (domain design section 4; Art. 18 requires the information before the shipment starts).
-func PriorNotice(c *Content, place calendar.Place, now time.Time) []shipment.BusinessError {
+// Prior information (Art. 18(5) Regulation (EU) 2024/1157): the arranger
+// announces an Annex VII shipment at least two working days before it
+// starts. A provider may set another period (SettingPriorInformationDays,
+// rules.ProviderSettings): industry bodies asked for it to change.
+const (
+	PriorInformationDays        = 2
+	PriorInformationBasis       = "Art. 18(5) Regulation (EU) 2024/1157"
+	SettingPriorInformationDays = "annex7PriorInformationWorkingDays"
+)
+
+// PriorNotice checks that the shipment starts at least days working days
+// after now at the arranger's place; the refusal names the legal basis
+// and, when days is not the law's, the provider's setting.
+func PriorNotice(c *Content, place calendar.Place, now time.Time, days int) []shipment.BusinessError {
 	date, err := shipment.ParseDate(c.ActualDateOfShipment)
 	if err != nil {
 		return nil // reported by Check
 	}
-	earliest := calendar.AddWorkingDays(place, now, 2)
-	if date.Format(time.DateOnly) < earliest.In(calendar.Location(place.Country)).Format(time.DateOnly) {
-		return []shipment.BusinessError{{Code: shipment.ErrPriorNotice, Field: "annex7.actualDateOfShipment",
-			Message: fmt.Sprintf("the shipment must be announced at least 2 working days before it starts: %s is the earliest date now", earliest.In(calendar.Location(place.Country)).Format(time.DateOnly))}}
+	earliest := calendar.AddWorkingDays(place, now, days).In(calendar.Location(place.Country)).Format(time.DateOnly)
+	if date.Format(time.DateOnly) >= earliest {
+		return nil
 	}
-	return nil
+	basis := PriorInformationBasis
+	if days != PriorInformationDays {
+		basis = fmt.Sprintf("this provider's setting %s: %d; %s: %d", SettingPriorInformationDays, days, PriorInformationBasis, PriorInformationDays)
+	}
+	return []shipment.BusinessError{{Code: shipment.ErrPriorNotice, Field: "annex7.actualDateOfShipment",
+		Message: fmt.Sprintf("the shipment must be announced at least %d working days before it starts (%s): %s is the earliest date now", days, basis, earliest)}}
 }
 
 // CheckCompletion checks the certificate of completion.

@@ -2,6 +2,7 @@ package annex7_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,9 +103,33 @@ func TestPriorNotice(t *testing.T) {
 		{time.Date(2026, 12, 23, 9, 0, 0, 0, time.UTC), "2026-12-28", true},
 	} {
 		c.ActualDateOfShipment = tc.date
-		if errs := annex7.PriorNotice(&c, de, tc.now); (len(errs) == 0) != tc.ok {
+		if errs := annex7.PriorNotice(&c, de, tc.now, annex7.PriorInformationDays); (len(errs) == 0) != tc.ok {
 			t.Errorf("announced %s for %s: %v", tc.now.Format(time.DateOnly), tc.date, errs)
 		}
+	}
+	// A provider's period (Art. 18(5)'s two working days unless it set
+	// another): three working days from Tuesday is Friday, and the refusal
+	// names the setting beside the law; the law's own refusal names the law
+	// alone.
+	tue := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	c.ActualDateOfShipment = "2026-12-03"
+	errs := annex7.PriorNotice(&c, de, tue, 3)
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "at least 3 working days") ||
+		!strings.Contains(errs[0].Message, "this provider's setting annex7PriorInformationWorkingDays: 3; Art. 18(5) Regulation (EU) 2024/1157: 2") ||
+		!strings.Contains(errs[0].Message, "2026-12-04 is the earliest") {
+		t.Fatalf("three working days, Thursday: %v", errs)
+	}
+	c.ActualDateOfShipment = "2026-12-04"
+	if errs := annex7.PriorNotice(&c, de, tue, 3); errs != nil {
+		t.Fatalf("three working days, Friday: %v", errs)
+	}
+	c.ActualDateOfShipment = "2026-12-02"
+	if errs := annex7.PriorNotice(&c, de, tue, 2); len(errs) != 1 || !strings.Contains(errs[0].Message, "(Art. 18(5) Regulation (EU) 2024/1157)") {
+		t.Fatalf("the law's period names the law: %v", errs)
+	}
+	c.ActualDateOfShipment = "2026-12-01"
+	if errs := annex7.PriorNotice(&c, de, tue, 0); errs != nil {
+		t.Fatalf("a period of 0: the same day: %v", errs)
 	}
 }
 

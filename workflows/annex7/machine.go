@@ -280,7 +280,11 @@ func validateAnnouncement(ev *on, c *a.Content) ([]engine.BusinessError, error) 
 	berrs = append(berrs, a.Check(c, ev.OrgKind, true, ev.Now)...)
 	berrs = append(berrs, a.CheckPlaces(c, ev.Country)...)
 	if d.AnnouncedAt == nil || c.ActualDateOfShipment != d.Content.ActualDateOfShipment {
-		berrs = append(berrs, a.PriorNotice(c, ev.Place(c.Arranger.OrganisationID), ev.Now)...)
+		days := a.PriorInformationDays
+		if ev.Setting != nil {
+			days = ev.Setting(a.SettingPriorInformationDays)
+		}
+		berrs = append(berrs, a.PriorNotice(c, ev.Place(c.Arranger.OrganisationID), ev.Now, days)...)
 	}
 	return append(berrs, takeBackReference(ev, c)...), nil
 }

@@ -46,6 +46,9 @@ type Provider struct {
 	ID          string `yaml:"id"`
 	Environment string `yaml:"environment"`
 	Name        string `yaml:"name"`
+	// Settings are rule settings (rules.ProviderSettings), by name; none:
+	// every rule at its legal default.
+	Settings map[string]string `yaml:"settings"`
 }
 
 // Organisation entry.
@@ -144,7 +147,7 @@ func (p *problems) err() error {
 }
 
 var sectionFields = map[string][]string{
-	"providers": {"id", "environment", "name"},
+	"providers": {"id", "environment", "name", "settings"},
 	"organisations": {"id", "provider", "kind", "name", "country", "region", "numbers",
 		"registrationNumber", "street", "postalCode", "city", "contactPerson", "telephone", "email", "eori", "vat"},
 	"templates":    {"id", "provider", "organisation", "interneBezeichnung", "art", "firstNumber", "count"},
@@ -340,6 +343,9 @@ func (a *Applier) validate(ctx context.Context, f *File) error {
 			providers[p.ID] = p.entry
 			known[p.ID] = true
 		}
+		if _, err := rules.CheckProviderSettings(p.Settings); err != nil {
+			ps.add(p.entry, "%v", err)
+		}
 		if p.Environment != "" && !slices.Contains(configs.Environments, p.Environment) {
 			ps.add(p.entry, "environment %q: want one of %s", p.Environment, strings.Join(configs.Environments, ", "))
 		}
@@ -474,19 +480,23 @@ func checkScopes(ps *problems, at entry, scopes []string) {
 func (a *Applier) applyProviders(ctx context.Context, in []Provider) (Counts, error) {
 	var c Counts
 	for _, p := range in {
+		settings, err := rules.CheckProviderSettings(p.Settings) // checked with the file already
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", p.entry, err)
+		}
 		cur, err := a.Store.Provider(ctx, p.ID)
 		switch {
 		case errors.Is(err, models.ErrNotFound):
-			if err := a.Store.CreateProvider(ctx, &models.Provider{ID: p.ID, Environment: p.Environment, Name: p.Name}); err != nil {
+			if err := a.Store.CreateProvider(ctx, &models.Provider{ID: p.ID, Environment: p.Environment, Name: p.Name, Settings: settings}); err != nil {
 				return c, fmt.Errorf("%s: %w", p.entry, err)
 			}
 			c.Created++
 		case err != nil:
 			return c, err
-		case cur.Environment == p.Environment && cur.Name == p.Name:
+		case cur.Environment == p.Environment && cur.Name == p.Name && cur.Settings == settings:
 			c.Unchanged++
 		default:
-			if err := a.Store.UpdateProvider(ctx, cur, p.Environment, p.Name); err != nil {
+			if err := a.Store.UpdateProvider(ctx, cur, p.Environment, p.Name, settings); err != nil {
 				return c, fmt.Errorf("%s: %w", p.entry, err)
 			}
 			c.Updated++

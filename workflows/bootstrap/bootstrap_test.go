@@ -271,3 +271,49 @@ func TestDemoOrganisationsAreComplete(t *testing.T) {
 		}
 	}
 }
+
+// A provider's rule settings (issue 46.6): stored as declared, changed and
+// removed by a later apply; an unknown name or a value out of its range is
+// refused naming the entry, and nothing is applied.
+func TestProviderSettings(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		a := applier(t, db)
+		settings := func() string {
+			t.Helper()
+			var p models.Provider
+			if err := db.Take(&p, "id = ?", "p1").Error; err != nil {
+				t.Fatal(err)
+			}
+			return p.Settings
+		}
+		if _, err := apply(t, a, `providers: [{id: p1, environment: test, name: One}]`); err != nil {
+			t.Fatal(err)
+		}
+		if s := settings(); s != "{}" {
+			t.Fatalf("no settings: %q", s)
+		}
+		res, err := apply(t, a, `providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: 3}}]`)
+		if err != nil || res.Providers.Updated != 1 {
+			t.Fatalf("set: %+v %v", res, err)
+		}
+		if s := settings(); s != `{"annex7PriorInformationWorkingDays":3}` {
+			t.Fatalf("stored: %q", s)
+		}
+		for file, want := range map[string]string{
+			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: "11"}}]`: "from 0 to 10",
+			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: "two"}}]`: "whole number",
+			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorNoticeDays: "3"}}]`:               "not a provider setting",
+		} {
+			if _, err := apply(t, a, file); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "providers[0] (line 1)") {
+				t.Errorf("%s: %v, want %q", file, err, want)
+			}
+		}
+		if s := settings(); s != `{"annex7PriorInformationWorkingDays":3}` {
+			t.Fatalf("a refused file changed the settings: %q", s)
+		}
+		if _, err := apply(t, a, `providers: [{id: p1, environment: test, name: One}]`); err != nil || settings() != "{}" {
+			t.Fatalf("removed: %q %v", settings(), err)
+		}
+	})
+}

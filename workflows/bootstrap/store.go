@@ -16,7 +16,7 @@ type Store interface {
 	Providers(ctx context.Context) ([]models.Provider, error)
 	Provider(ctx context.Context, id string) (*models.Provider, error)
 	CreateProvider(ctx context.Context, p *models.Provider) error
-	UpdateProvider(ctx context.Context, cur *models.Provider, environment, name string) error
+	UpdateProvider(ctx context.Context, cur *models.Provider, environment, name, settings string) error
 
 	Organisation(ctx context.Context, provider, id string) (*models.Organisation, error)
 	OrganisationExists(ctx context.Context, provider, id string) (bool, error)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -186,7 +187,21 @@ type directory struct {
 	cache    *orgCache
 	known    map[string]models.Organisation
 	missing  map[string]bool
+	settings *string // the provider's settings, read when a rule first asks
 	err      error
+}
+
+// setting is the provider's value of rule setting name (its default when
+// the provider set none): engine.Eval.Setting.
+func (d *directory) setting(name string) int {
+	if d.settings == nil {
+		raw, err := d.tx.ProviderSettings(d.provider)
+		if err != nil && d.err == nil {
+			d.err = err
+		}
+		d.settings = &raw
+	}
+	return rules.ProviderSettingValue(*d.settings, name)
 }
 
 func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *directory {
@@ -267,7 +282,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	var berrs []engine.BusinessError
 	err = r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
 		dir := r.newDirectory(tx, p.ProviderID, c.Org)
-		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup}
+		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup, Setting: dir.setting}
 		if k.Parent != nil {
 			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input)); err != nil {
 				return err
@@ -758,7 +773,7 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 	}
 	in, _ := m.Intent(intent)
 	dir := r.newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
-	ev.Dir = dir.lookup
+	ev.Dir, ev.Setting = dir.lookup, dir.setting
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
 	}

@@ -72,6 +72,8 @@ type Reader interface {
 	Find(id, provider, party string) (*models.Document, error)
 	// Organisations are the organisations of provider among ids.
 	Organisations(provider string, ids []string) ([]models.Organisation, error)
+	// ProviderSettings are provider's rule settings as stored (JSON).
+	ProviderSettings(provider string) (string, error)
 }
 
 // Tx is one transaction of the runner.

@@ -62,6 +62,10 @@ type Eval struct {
 	// Dir tells an organisation's kind and place; the runner fills it
 	// before Validate.
 	Dir Directory
+	// Setting is the provider's value of a rule setting by name (its legal
+	// default when the provider set none, rules.ProviderSettings); the
+	// runner fills it with Dir.
+	Setting func(name string) int
 	// Related holds the documents the kind's Refs name, loaded by the
 	// runner before Validate (no entry for an id that does not exist or
 	// that the caller may not see).

@@ -1,0 +1,84 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/wasteflow/wasteflow/rules/annex7"
+)
+
+// ProviderSetting is a value of a rule that a provider may set where the
+// law leaves room or is expected to change (our design): its name in the
+// provider's settings (`admin apply`), the legal default, the range a
+// provider may choose and the rule it sets, with its legal basis.
+type ProviderSetting struct {
+	Name          string
+	Default       int
+	Min, Max      int
+	Unit, Rule    string
+	LegalBasis    string
+	DefaultReason string
+}
+
+// ProviderSettings are every setting a provider may make.
+var ProviderSettings = []ProviderSetting{
+	{Name: annex7.SettingPriorInformationDays, Default: annex7.PriorInformationDays, Min: 0, Max: 10, Unit: "working days",
+		Rule:       "an Annex VII shipment is announced at least this many working days before it starts (PRIOR_NOTICE_TOO_LATE otherwise)",
+		LegalBasis: annex7.PriorInformationBasis, DefaultReason: "the regulation's two working days; industry bodies asked for the period to change"},
+}
+
+// ProviderSettingOf is the declaration of setting name.
+func ProviderSettingOf(name string) (ProviderSetting, bool) {
+	for _, s := range ProviderSettings {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return ProviderSetting{}, false
+}
+
+// CheckProviderSettings checks a provider's settings (name → value) and
+// returns them as the stored JSON: every name declared, every value a
+// whole number in its range. A setting equal to its default is kept (the
+// provider said so), an empty map is "{}".
+func CheckProviderSettings(in map[string]string) (string, error) {
+	out := map[string]int{}
+	for name, v := range in {
+		s, ok := ProviderSettingOf(name)
+		if !ok {
+			return "", fmt.Errorf("setting %q: not a provider setting (known: %s)", name, settingNames())
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < s.Min || n > s.Max {
+			return "", fmt.Errorf("setting %s: want a whole number of %s from %d to %d, not %q", name, s.Unit, s.Min, s.Max, v)
+		}
+		out[name] = n
+	}
+	raw, err := json.Marshal(out)
+	return string(raw), err
+}
+
+// ProviderSettingValue is setting name's value in stored (the JSON
+// CheckProviderSettings wrote), or its default when unset or unreadable.
+func ProviderSettingValue(stored, name string) int {
+	s, _ := ProviderSettingOf(name)
+	var m map[string]int
+	if err := json.Unmarshal([]byte(stored), &m); err == nil {
+		if v, ok := m[name]; ok {
+			return v
+		}
+	}
+	return s.Default
+}
+
+func settingNames() string {
+	out := ""
+	for i, s := range ProviderSettings {
+		if i > 0 {
+			out += ", "
+		}
+		out += s.Name
+	}
+	return out
+}
