@@ -301,7 +301,7 @@ func TestProviderSettings(t *testing.T) {
 			t.Fatalf("stored: %q", s)
 		}
 		for file, want := range map[string]string{
-			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: "11"}}]`: "from 0 to 10",
+			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: "11"}}]`:  "from 0 to 10",
 			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorInformationWorkingDays: "two"}}]`: "whole number",
 			`providers: [{id: p1, environment: test, name: One, settings: {annex7PriorNoticeDays: "3"}}]`:               "not a provider setting",
 		} {
