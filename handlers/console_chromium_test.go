@@ -466,6 +466,15 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Errorf("the change shown: %q", diff)
 	}
 
+	// The consent cancelled while the request is open: the request is
+	// closed, and the page says by what and when (issue 46.1).
+	d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": id,
+		"notificationSignal": map[string]any{"type": "CANCELLATION_OF_CONSENT", "reason": "the facility lost its permit"}})
+	eval("reload", `location.hash = '#/queue'`)
+	eval("open the notification", `location.hash = '#/doc/`+id+`'`)
+	v.views(t, "change-request-closed", `!document.getElementById('doc').hidden && document.querySelector('#content [data-section="changeRequests"]') !== null
+		&& /Closed by|Geschlossen durch/.test(document.querySelector('#content [data-section="changeRequests"]').innerText)`)
+
 	// A non-party: nothing in its lists, the 404 of a missing document.
 	login("eve")
 	wait("eve's empty work queue", `document.querySelectorAll('#list tbody tr[data-id]').length === 0 && document.getElementById('list-title').textContent !== ''`)

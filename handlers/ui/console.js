@@ -229,8 +229,8 @@
       if (cl) {
         const c = listWord(cl, s);
         // a code read with its words (R4 – Recycling/...); a name (a state,
-        // a role, a means of transport) is its words alone
-        if (c) return /^[A-Z][A-Z0-9_]{2,}$/.test(s) ? c : s + ' – ' + c;
+        // a role, a means of transport, a field of the form) is its words alone
+        if (c) return /^[A-Z][A-Z0-9_]{2,}$/.test(s) || /^[a-z][A-Za-z0-9]*$/.test(s) ? c : s + ' – ' + c;
       }
     }
     // free text the schema declares (a name such as ACME, a vehicle) is

@@ -6,6 +6,8 @@
 package notification
 
 import (
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/wasteflow/wasteflow/rules/labels"
@@ -293,12 +295,12 @@ type ChangeReply struct {
 type ChangeRequestRecord struct {
 	At            time.Time     `json:"at" label:"Requested at|Beantragt am"`
 	Proposed      *Content      `json:"proposed" doc:"the terms the change proposed" label:"Proposed terms|Vorgeschlagene Angaben"`
-	ChangedFields []string      `json:"changedFields" doc:"the content fields the proposed terms change (JSON names)" label:"Changed fields|Geänderte Felder"`
+	ChangedFields []string      `json:"changedFields" codeList:"contentField/notification" doc:"the content fields the proposed terms change (JSON names)" label:"Changed fields|Geänderte Felder"`
 	Changes       []string      `json:"changes" label:"Remarks on the change|Bemerkungen zur Änderung"`
 	Reason        string        `json:"reason" label:"Reason|Grund"`
 	Replies       []ChangeReply `json:"replies" maxItems:"100" label:"Replies|Antworten"`
 	Open          bool          `json:"open" label:"Open|Offen"`
-	Outcome       string        `json:"outcome" doc:"AMENDED or UNCHANGED once every authority replied; UNCHANGED when the notification left CHANGE_REQUESTED before (closedBy says how)" label:"Outcome|Ergebnis"`
+	Outcome       string        `json:"outcome" codeList:"changeOutcome" doc:"AMENDED or UNCHANGED once every authority replied; UNCHANGED when the notification left CHANGE_REQUESTED before (closedBy says how)" label:"Outcome|Ergebnis"`
 	// ClosedBy is the act that closed the request before every authority
 	// replied: the notification left CHANGE_REQUESTED by it, and the terms
 	// in force stayed. Empty when the replies closed it.
@@ -354,4 +356,27 @@ type Notification struct {
 	// The parties' details as they were when the document was filed
 	// (the runner records them; none while a draft).
 	shipment.Recorded `json:",inline"`
+}
+
+// ListChangeOutcome is the label list of a change request's outcome.
+const ListChangeOutcome = "changeOutcome"
+
+// ListContentField is the label list of the notification's content
+// fields by JSON name (a change request's changedFields), from their
+// labels.
+const ListContentField = "contentField/notification"
+
+func init() {
+	fields := map[string]labels.Text{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Content]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if l := f.Tag.Get("label"); name != "" && l != "" {
+			fields[name] = labels.Parse(l)
+		}
+	}
+	labels.Register(ListContentField, fields)
+	labels.Register(ListChangeOutcome, map[string]labels.Text{
+		"AMENDED":   {EN: "Amended: the proposed terms are in force", DE: "Geändert: die vorgeschlagenen Angaben gelten"},
+		"UNCHANGED": {EN: "Unchanged: the terms in force stay", DE: "Unverändert: die geltenden Angaben bleiben"},
+	})
 }
