@@ -72,6 +72,16 @@ call "$NOOR" $AU/SubmitAcknowledgement "{\"documentId\": \"$id\", \"version\": \
 call "$BERND" $AU/SetDecision "{\"documentId\": \"$id\", \"version\": \"$(version "$BERND" $AU "$id")\", \"decision\": {\"type\": \"CONSENT\"}}" >/dev/null
 call "$NOOR" $AU/SetDecision "{\"documentId\": \"$id\", \"version\": \"$(version "$NOOR" $AU "$id")\", \"decision\": {\"type\": \"CONSENT\"}}" | jq -r '"after two consents: " + .document.state'
 
+#    The financial guarantee (Art. 7), through SetByIntent: alice submits it, valid through the
+#    shipment period; bernd, the authority of dispatch, approves it. Movements need it.
+doc=$(call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}")
+call "$ALICE" $CO/SetByIntent "$(jq '{intent: "GUARANTEE", document: {notification: (.document + {guarantee: {kind: "FINANCIAL_GUARANTEE",
+  amount: {units: "250000"}, currency: "EUR", guarantor: "Bayerische Landesbank", reference: "BG-2026-0815",
+  validFrom: .document.notification.shipmentPeriod.firstDeparture, validUntil: .document.notification.shipmentPeriod.lastDeparture}})}}' <<<"$doc")" >/dev/null
+doc=$(call "$BERND" $AU/GetDocument "{\"documentId\": \"$id\"}")
+call "$BERND" $AU/SetByIntent "$(jq '{intent: "GUARANTEE_APPROVAL", document: (.document | .notification.guaranteeApproval = {remarks: "approved"})}' <<<"$doc")" |
+  jq -r '"guarantee approved by " + .document.notification.guarantees[-1].approvedBy'
+
 # 3. The transit authority stays silent. Its decision period (30 days from the acknowledgement,
 #    ending on a Belgian working day) is on the document; the day after it ends, it consented tacitly.
 due=$(call "$ALICE" $CO/GetNotification "{\"documentId\": \"$id\"}" |

@@ -297,6 +297,24 @@ func TestConsoleInChromium(t *testing.T) {
 	submit()
 	state("ACKNOWLEDGED")
 
+	// The financial guarantee (Art. 7), as the notifier enters it; the
+	// authority of dispatch approves it (through the API here).
+	act("GUARANTEE")
+	set("guarantee.kind", "FINANCIAL_GUARANTEE")
+	set("guarantee.amount", "250000")
+	set("guarantee.currency", "EUR")
+	set("guarantee.guarantor", "Bayerische Landesbank")
+	set("guarantee.reference", "BG-2026-0815")
+	set("guarantee.validFrom", "2026-11-01")
+	set("guarantee.validUntil", "2027-12-31")
+	v.views(t, "guarantee-form", `!document.getElementById('action').hidden && document.querySelector('#action [data-path="guarantee.guarantor"]') !== null`)
+	submit()
+	state("ACKNOWLEDGED")
+	wait("the guarantee submitted", `document.querySelector('#content [data-section="guarantees"]') !== null`)
+	approve := d.ok(t, "bernd", au+"GetDocument", map[string]any{"documentId": id})
+	approve["notification"].(map[string]any)["guaranteeApproval"] = map[string]any{"remarks": "Form and amount approved."}
+	d.ok(t, "bernd", au+"SetByIntent", map[string]any{"document": approve, "intent": "GUARANTEE_APPROVAL"})
+
 	// The authority consents with a condition; a colleague's decision in
 	// the meantime makes its copy stale: offered to reload.
 	login("noor")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
+	"google.golang.org/protobuf/types/known/structpb"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,6 +120,35 @@ func TestGeneratedClientDrivesANotificationToConsent(t *testing.T) {
 			t.Fatal(err)
 		}
 		version = acked.GetDocument().GetVersion()
+
+		// The financial guarantee (Art. 7) through SetByIntent: submitted by
+		// the notifier, approved by the authority of dispatch; a movement
+		// needs one covering its date.
+		document := func(block string, fields map[string]any) *structpb.Value {
+			v, err := structpb.NewValue(map[string]any{"notification": map[string]any{"id": id, "version": fmt.Sprint(version), block: fields}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		g, err := company.SetByIntent(alice, &diwass.CompanyDocumentApiSetByIntentRequest{Intent: "GUARANTEE", Document: document("guarantee", map[string]any{
+			"kind": "INSURANCE", "amount": map[string]any{"units": "180000"}, "currency": "eur", "guarantor": "Allianz Versicherungs-AG",
+			"reference": "P-77-1203", "validFrom": "2026-12-01", "validUntil": "2027-12-31"})})
+		if err != nil || len(g.GetBusinessErrors()) > 0 {
+			t.Fatalf("guarantee: %v %v", err, g)
+		}
+		version = g.GetDocument().GetNotification().GetVersion()
+		if gs := g.GetDocument().GetNotification().GetGuarantees(); len(gs) != 1 || gs[0].GetGuarantee().GetCurrency() != "EUR" || gs[0].GetApprovedAt() != nil {
+			t.Fatalf("the guarantee submitted: %v", gs)
+		}
+		ga, err := authority.SetByIntent(bernd, &diwass.AuthorityDocumentApiSetByIntentRequest{Intent: "GUARANTEE_APPROVAL", Document: document("guaranteeApproval", map[string]any{"remarks": "approved"})})
+		if err != nil || len(ga.GetBusinessErrors()) > 0 {
+			t.Fatalf("approval: %v %v", err, ga)
+		}
+		version = ga.GetDocument().GetNotification().GetVersion()
+		if gs := ga.GetDocument().GetNotification().GetGuarantees(); len(gs) != 1 || gs[0].GetApprovedBy() != "auth-de" || gs[0].GetApprovedAt() == nil {
+			t.Fatalf("the guarantee approved: %v", gs)
+		}
 		var doc *types.NotificationDocument
 		for _, u := range []context.Context{bernd, noor, grpcLogin(t, conn, "bart")} {
 			r, err := authority.SetDecision(u, &diwass.SetDecisionRequest{DocumentId: id, Version: &version, Decision: &types.Decision{Type: types.DecisionType_CONSENT}})

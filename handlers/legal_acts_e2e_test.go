@@ -216,6 +216,7 @@ func TestLegalActsConsentExtendsTheShipmentPeriod(t *testing.T) {
 		c := shippable(3) // the shipment period ends on 2027-06-30
 		id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": c})["id"].(string)
 		d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+		d.guaranteed(t, id, "2026-11-01", "2027-12-31")
 		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
 		d.ok(t, "bernd", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT", "validUntil": "2027-09-30", "extendsShipmentPeriod": true}})
 		d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})

@@ -28,6 +28,7 @@ func (d *docEnv) consented(t *testing.T, c map[string]any) string {
 	t.Helper()
 	id := d.ok(t, "alice", co+"CreateSubmission", map[string]any{"notification": c})["id"].(string)
 	d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": id, "notification": c})
+	d.guaranteed(t, id, "2026-11-01", "2027-12-31")
 	d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
 	for _, u := range []string{"bernd", "noor", "bart"} {
 		d.ok(t, u, au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "CONSENT"}})
@@ -438,4 +439,29 @@ func TestRejectedMovementOwesNoCompletion(t *testing.T) {
 	if mv["state"] != "REJECTED" || !cancelled || deadline(mv, "COMPLETION_CERTIFICATE_DUE", "recyc") != nil {
 		t.Fatalf("rejected: %v %v", mv["state"], mv["deadlines"])
 	}
+}
+
+// guaranteed has the notifier submit a financial guarantee valid from
+// from until until, through SetByIntent with the retrieval document, and
+// the authority of dispatch (bernd) approve it (Art. 7): movements need
+// one that covers their date of shipment.
+func (d *docEnv) guaranteed(t *testing.T, id, from, until string) map[string]any {
+	t.Helper()
+	byIntent := func(user, face, intent string, fill func(block map[string]any)) map[string]any {
+		t.Helper()
+		st, m, raw := d.call(t, user, face+"GetDocument", map[string]any{"documentId": id})
+		if st != 200 {
+			t.Fatalf("GetDocument: %d %s", st, raw)
+		}
+		container := m["document"].(map[string]any)
+		block := map[string]any{}
+		fill(block)
+		container["notification"].(map[string]any)[map[string]string{"GUARANTEE": "guarantee", "GUARANTEE_APPROVAL": "guaranteeApproval"}[intent]] = block
+		return d.ok(t, user, face+"SetByIntent", map[string]any{"document": container, "intent": intent})
+	}
+	byIntent("alice", co, "GUARANTEE", func(b map[string]any) {
+		b["kind"], b["amount"], b["currency"], b["guarantor"], b["reference"], b["validFrom"], b["validUntil"] =
+			"FINANCIAL_GUARANTEE", map[string]any{"units": "250000"}, "EUR", "Bayerische Landesbank", "BG-2026-0815", from, until
+	})
+	return byIntent("bernd", au, "GUARANTEE_APPROVAL", func(b map[string]any) { b["remarks"] = "form and amount approved" })
 }

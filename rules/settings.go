@@ -2,10 +2,10 @@ package rules
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/echo"
 )
 
 // ProviderSetting is a value of a rule that a provider may set where the
@@ -47,11 +47,11 @@ func CheckProviderSettings(in map[string]string) (string, error) {
 	for name, v := range in {
 		s, ok := ProviderSettingOf(name)
 		if !ok {
-			return "", fmt.Errorf("setting %q: not a provider setting (known: %s)", name, settingNames())
+			return "", echo.Errorf("setting %q: not a provider setting (known: %s)", name, settingNames())
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < s.Min || n > s.Max {
-			return "", fmt.Errorf("setting %s: want a whole number of %s from %d to %d, not %q", name, s.Unit, s.Min, s.Max, v)
+			return "", echo.Errorf("setting %s: want a whole number of %s from %d to %d, not %q", name, s.Unit, s.Min, s.Max, v)
 		}
 		out[name] = n
 	}

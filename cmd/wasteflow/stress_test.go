@@ -321,7 +321,22 @@ func crashLoad(t *testing.T, r crashRun) {
 									acks.Add(1)
 									ver = docVersion(m)
 									if c == 7 {
+										// The financial guarantee (Art. 7): movements need one approved.
 										consented := true
+										for j, step := range []struct{ tok, intent, block string }{{at, "GUARANTEE", "guarantee"}, {dispatch, "GUARANTEE_APPROVAL", "guaranteeApproval"}} {
+											fields := map[string]any{"kind": "FINANCIAL_GUARANTEE", "amount": map[string]any{"units": "250000"}, "currency": "EUR",
+												"guarantor": "Bank", "reference": "S-" + key, "validFrom": day(0), "validUntil": day(300)}
+											if step.intent == "GUARANTEE_APPROVAL" {
+												fields = map[string]any{"remarks": "stress"}
+											}
+											face := map[string]string{"GUARANTEE": "CompanyDocumentApi", "GUARANTEE_APPROVAL": "AuthorityDocumentApi"}[step.intent]
+											if m, _ := until(ctx, "/svc.bxa.diwass.v1.api."+face+"/SetByIntent", step.tok, fmt.Sprintf("%s-gu%d", key, j), map[string]any{"intent": step.intent,
+												"document": map[string]any{"notification": map[string]any{"id": id, "version": ver, step.block: fields}}}); m == nil {
+												consented = false
+											} else {
+												ver, _ = m["document"].(map[string]any)["notification"].(map[string]any)["version"].(string) // SetByIntent answers the container
+											}
+										}
 										for j, tok := range []string{dispatch, authority, transit} {
 											if m, _ := until(ctx, "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetDecision", tok, fmt.Sprintf("%s-dec%d", key, j),
 												map[string]any{"documentId": id, "version": ver, "decision": map[string]any{"type": "CONSENT"}}); m == nil {

@@ -53,8 +53,8 @@ func TestClockWalkthroughScript(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the walk-through failed: %v\n%s", err, got)
 		}
-		for _, want := range []string{"noor may: ACKNOWLEDGEMENT, REQUEST_INFORMATION; due ", "after two consents: ACKNOWLEDGED", "auth-be decides by: ",
-			`"transitions":1`, "now: CONSENTED, may: REQUEST_FOR_CHANGE_AFTER_CONSENT, CREATE_MOVEMENT", "movement: IN_TRANSIT",
+		for _, want := range []string{"noor may: ACKNOWLEDGEMENT, REQUEST_INFORMATION; due ", "after two consents: ACKNOWLEDGED", "guarantee approved by auth-de-by", "auth-be decides by: ",
+			`"transitions":1`, "now: CONSENTED, may: REQUEST_FOR_CHANGE_AFTER_CONSENT, CREATE_MOVEMENT, GUARANTEE", "movement: IN_TRANSIT",
 			"movement: COMPLETED", "-M001 COMPLETED", "shipments left: 2, tonnes left: 40"} {
 			if !strings.Contains(string(got), want) {
 				t.Fatalf("the walk-through did not print %q:\n%s", want, got)

@@ -400,6 +400,7 @@ func checkDate(k *shipment.Checker, date string, u Under) {
 		return
 	}
 	period := nf.Content.ShipmentPeriod
+	refused := len(k.Errors)
 	switch {
 	case nf.ConsentValidUntil != "" && date > nf.ConsentValidUntil:
 		k.Add(n.ErrConsentNotValid, field, "the consent is valid until %s", nf.ConsentValidUntil)
@@ -411,6 +412,12 @@ func checkDate(k *shipment.Checker, date string, u Under) {
 		earliest := calendar.AddWorkingDays(u.Notifier, u.Now, 2).In(loc).Format(time.DateOnly)
 		if date < earliest {
 			k.Add(n.ErrPriorNotice, field, "a shipment must be announced at least 2 working days before it starts: %s is the earliest date now", earliest)
+		}
+		// Art. 7(3): the guarantee takes effect at the latest when the
+		// movement document is completed, and covers the shipment (a date
+		// the consent does not cover is refused for that already).
+		if len(k.Errors) == refused {
+			k.Errors = append(k.Errors, n.CheckGuaranteeCovers(nf, field, date)...)
 		}
 	}
 }

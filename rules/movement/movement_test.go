@@ -23,8 +23,12 @@ func notified() *n.Notification {
 			ShipmentPeriod: n.ShipmentPeriod{FirstDeparture: "2026-12-01", LastDeparture: "2027-06-30"}, PackagingTypes: []string{"DRUM"},
 		},
 		ConsentValidUntil: "2027-05-31",
+		Guarantees: []n.GuaranteeRecord{{Guarantee: n.Guarantee{Kind: n.GuaranteeFinancial, Amount: n.Decimal{Units: 50000}, Currency: "EUR",
+			Guarantor: "Bank", Reference: "G-1", ValidFrom: "2026-11-01", ValidUntil: "2027-03-31"}, ApprovedBy: "de", ApprovedAt: &approved}},
 	}
 }
+
+var approved = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
 func tmpl(date string, t int64) m.Template {
 	return m.Template{ActualDateOfShipment: date, ActualQuantity: tonnes(t), PackagingTypes: []string{"DRUM"},
@@ -68,6 +72,7 @@ func TestCheckTemplate(t *testing.T) {
 		{"not a notified carrier", func() m.Template { x := tmpl("2026-12-03", 1); x.Carriers[0].OrganisationID = "ship"; return x }(), nil, []string{n.ErrPartyUnknown}},
 		{"not notified packaging", func() m.Template { x := tmpl("2026-12-03", 1); x.PackagingTypes = []string{"BAG"}; return x }(), nil, []string{n.ErrPackagingType}},
 		{"sequence taken", func() m.Template { x := tmpl("2026-12-03", 1); x.SequenceNumber = 1; return x }(), []*m.Movement{one}, []string{m.ErrSequenceNumber}},
+		{"after the guarantee", tmpl("2027-04-01", 1), nil, []string{n.ErrGuaranteeNotValid}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tt := tc.t

@@ -352,6 +352,7 @@ type Notification struct {
 	Metadata            Metadata                   `json:"metadata" label:"Additional information|Weitere Angaben"`
 	Article15           *Article15Record           `json:"article15Completion" label:"Completion (Article 15)|Abschluss (Artikel 15)"`
 	Withdrawal          *WithdrawalRecord          `json:"withdrawn" label:"Withdrawal|Rücknahme"`
+	Guarantees          []GuaranteeRecord          `json:"guarantees" maxItems:"100" doc:"the financial guarantees or insurances submitted (Art. 7), the last approved one in force" label:"Financial guarantee or insurance|Sicherheitsleistung oder Versicherung"`
 
 	// The parties' details as they were when the document was filed
 	// (the runner records them; none while a draft).

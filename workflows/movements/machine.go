@@ -374,7 +374,7 @@ func receipt(ev *on, block, date string, q shipment.Quantity) []engine.BusinessE
 // template; a date the document states.
 var (
 	templateErrors = []string{m.ErrSequenceNumber, n.ErrShipmentCount, n.ErrRequiredMissing, n.ErrPartyUnknown, n.ErrPackagingType,
-		n.ErrQuantity, n.ErrQuantityExceeded, n.ErrConsentNotValid, shipment.ErrDateOutOfRange, n.ErrPriorNotice}
+		n.ErrQuantity, n.ErrQuantityExceeded, n.ErrConsentNotValid, shipment.ErrDateOutOfRange, n.ErrPriorNotice, n.ErrGuaranteeNotValid}
 	dateErrors = []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange}
 )
 

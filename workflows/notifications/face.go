@@ -59,11 +59,12 @@ var face = &documents.Face{
 		{Operation: authority + "SubmitNotificationSignal", Fires: []string{IntentNotificationSignal},
 			Summary: "Cancel the consent, close, or revalidate (NOTIFICATION_SIGNAL)",
 			Description: "CANCELLATION_OF_CONSENT ends in CONSENT_CANCELLED: by an authority that consented (403, code 7, otherwise), stating its grounds in reason " +
-				"(REQUIRED_FIELD_MISSING without). CLOSURE ends in CLOSED. REVALIDATION (new validUntil) in CONSENTED: it extends the consent, a validUntil " +
+				"(REQUIRED_FIELD_MISSING without). CLOSURE ends in CLOSED; either closes an open change request unanswered. REVALIDATION (new validUntil) in CONSENTED: it extends the consent, a validUntil " +
 				"on or before the present end is CONSENT_VALIDITY_INVALID (end a consent sooner by cancelling it); with extendsShipmentPeriod the shipment " +
-				"period ends with the consent."},
+				"period ends with the consent. In CHANGE_REQUESTED a revalidation keeps the open change request (its proposal takes an extended period; " +
+				"CHANGE_REQUEST_OPEN when the request proposes a shipment period of its own)."},
 	},
-	// SubmitAcknowledgement serves notifications and movements; WITHDRAWAL
-	// is SetByIntent's.
-	Elsewhere: []string{IntentAcknowledgement, IntentWithdrawal},
+	// SubmitAcknowledgement serves notifications and movements; WITHDRAWAL,
+	// GUARANTEE and GUARANTEE_APPROVAL are SetByIntent's.
+	Elsewhere: []string{IntentAcknowledgement, IntentWithdrawal, IntentGuarantee, IntentGuaranteeApproval},
 }

@@ -29,6 +29,7 @@ type NotificationDocument struct {
 	Movements           n.Movements                  `json:"movements" doc:"the shipments made under the notification and what may still be shipped" label:"Shipments|Verbringungen"`
 	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
 	Withdrawn           *n.WithdrawalRecord          `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
+	Guarantees          []n.GuaranteeRecord          `json:"guarantees" doc:"the financial guarantees or insurances submitted (Art. 7 Regulation (EU) 2024/1157), oldest first: the last one approved is in force; a movement needs one that covers its date of shipment (GUARANTEE_NOT_VALID)" label:"Financial guarantee or insurance|Sicherheitsleistung oder Versicherung"`
 	documents.Trailer   `json:",inline"`
 }
 
@@ -56,7 +57,7 @@ func NewKind() *documents.Kind {
 		},
 		// the blocks' order in the document: ARTICLE15's follows the signal's
 		BlockOrder: []string{"acknowledgement", "requestInformation", "replyToRequestInformation", "decision",
-			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal"},
+			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal", "guarantee", "guaranteeApproval"},
 	}.Kind()
 }
 
@@ -66,7 +67,7 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 		Notification: d.Content, PendingCorrections: d.Corrections, Acknowledgements: d.Acknowledgements,
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
-		Article15Completion: d.Article15, Withdrawn: d.Withdrawal,
+		Article15Completion: d.Article15, Withdrawn: d.Withdrawal, Guarantees: d.Guarantees,
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {

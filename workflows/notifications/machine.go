@@ -46,7 +46,22 @@ const (
 	IntentCreateMovement        = "CREATE_MOVEMENT"
 	IntentArticle15             = "FACILITY_COMPLETION_ARTICLE15"
 	IntentWithdrawal            = "WITHDRAWAL"
+	IntentGuarantee             = "GUARANTEE"
+	IntentGuaranteeApproval     = "GUARANTEE_APPROVAL"
 )
+
+// guaranteeStates are where a guarantee is submitted and approved: filed,
+// and not yet ended.
+var guaranteeStates = []string{n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested}
+
+// stays is one transition per state that keeps it, under guard.
+func stays(states []string, guard string) []engine.Transition {
+	out := make([]engine.Transition, 0, len(states))
+	for _, s := range states {
+		out = append(out, engine.Transition{From: []string{s}, To: s, Guard: guard})
+	}
+	return out
+}
 
 var anyAuthority = []string{n.RoleAuthorityDispatch, n.RoleAuthorityDestination, n.RoleAuthorityTransit}
 
@@ -66,6 +81,7 @@ const (
 	ruleDecision        = "DECISION_DUE"
 	ruleChangeReply     = "CHANGE_REPLY_DUE"
 	ruleValidity        = "CONSENT_VALIDITY"
+	ruleGuarantee       = "GUARANTEE_RENEWAL_DUE"
 )
 
 type (
@@ -248,6 +264,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
 			Effects: []engine.Effect{
 				{Op: engine.Cancel, Rule: ruleChangeReply},
+				{Op: engine.Cancel, Rule: ruleGuarantee},
 				{Op: engine.Stop, Rule: ruleValidity},
 			},
 			Validate: func(ev *on, in *n.FacilityCompletionArticle15) ([]engine.BusinessError, error) {
@@ -282,6 +299,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Cancel, Rule: ruleChangeReply, When: "!changeRequested"}, // a revalidation carries an open request forward
 				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
+				{Op: engine.Cancel, Rule: ruleGuarantee, When: "!revalidated"},
 				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
 			}, Validate: validateSignal,
 			Apply: func(ev *on, in *n.NotificationSignal) error {
@@ -305,12 +323,47 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
+				{Op: engine.Cancel, Rule: ruleGuarantee},
 			},
 			Apply: func(ev *on, _ *engine.None) error {
 				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentConsentValidityExpiry, ev.Now), "the consent it would change has expired")
 				return nil
 			}},
 		documents.Withdrawal(n.RoleNotifier, n.Draft, n.Withdrawn, "filed", "filing", func(d *n.Notification) **n.WithdrawalRecord { return &d.Withdrawal }),
+		intent[n.Guarantee]{Name: IntentGuarantee, Errors: []string{n.ErrRequiredMissing, n.ErrQuantity, shipment.ErrDateOutOfRange, n.ErrChangeEmpty},
+			Operation: company + "SetByIntent", Block: "guarantee", Roles: []string{n.RoleNotifier},
+			Prefill: func(d *n.Notification, b *n.Guarantee) { // the last one, to renew
+				if len(d.Guarantees) > 0 {
+					*b = d.Guarantees[len(d.Guarantees)-1].Guarantee
+				}
+			},
+			Summary:     "submit the financial guarantee or equivalent insurance (Art. 7), or a new one; the authority of dispatch approves it; through SetByIntent",
+			Transitions: stays(guaranteeStates, ""),
+			Validate: func(ev *on, in *n.Guarantee) ([]engine.BusinessError, error) {
+				return n.CheckGuarantee(ev.Doc, in, ev.Today(ev.Caller.Org)), nil
+			},
+			Apply: func(ev *on, in *n.Guarantee) error {
+				ev.Doc.ApplyGuarantee(*in, ev.Now)
+				ev.Note = fmt.Sprintf("guarantee %d submitted (%s %s, valid %s to %s); it awaits the approval of the authority of dispatch",
+					len(ev.Doc.Guarantees), in.Currency, in.Amount.String(), in.ValidFrom, in.ValidUntil)
+				return nil
+			}},
+		intent[n.GuaranteeApproval]{Name: IntentGuaranteeApproval,
+			Operation: authority + "SetByIntent", Block: "guaranteeApproval", Roles: []string{n.RoleAuthorityDispatch},
+			Summary:     "the authority of dispatch approves the guarantee submitted, its form, wording and amount (Art. 7(4)); through SetByIntent",
+			Transitions: stays(guaranteeStates, "guaranteePending"),
+			Effects: []engine.Effect{
+				{Op: engine.Restart, Rule: ruleGuarantee, When: "guaranteeEndsEarly"},
+				{Op: engine.Stop, Rule: ruleGuarantee, When: "!guaranteeEndsEarly"},
+			},
+			Apply: func(ev *on, in *n.GuaranteeApproval) error {
+				ev.Doc.ApplyGuaranteeApproval(ev.Caller.Org, *in, ev.Now)
+				ev.Note = fmt.Sprintf("guarantee %d approved: it is in force until %s", len(ev.Doc.Guarantees), ev.Doc.GuaranteeEnd())
+				if ev.Doc.GuaranteeEndsEarly() {
+					ev.Note += fmt.Sprintf(", before the shipment period ends (%s): a new one is due before then", ev.Doc.Content.ShipmentPeriod.LastDeparture)
+				}
+				return nil
+			}},
 	},
 	Guards: map[string]func(*on) bool{
 		"correctionPending":        func(ev *on) bool { return ev.Doc.PendingCorrection() != nil },
@@ -324,8 +377,10 @@ var declaration = &engine.Declaration[n.Notification]{
 		"revalidated": func(ev *on) bool { // the consent stands, with the revalidation's end (in CHANGE_REQUESTED too)
 			return ev.State == n.Consented || ev.State == n.ChangeRequested
 		},
-		"consentEndMoved": func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
-		"changeRequested": func(ev *on) bool { return ev.State == n.ChangeRequested },
+		"consentEndMoved":    func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
+		"changeRequested":    func(ev *on) bool { return ev.State == n.ChangeRequested },
+		"guaranteePending":   func(ev *on) bool { return ev.Doc.PendingGuarantee() != nil },
+		"guaranteeEndsEarly": func(ev *on) bool { return ev.Doc.GuaranteeEndsEarly() },
 		"consentExpired": func(ev *on) bool {
 			return ev.Overdue(ruleValidity, ev.Doc.Content.Notifier.OrganisationID) || ev.Doc.ConsentExpired(ev.Now)
 		},
@@ -351,6 +406,9 @@ var declaration = &engine.Declaration[n.Notification]{
 		"callerNotRepliedToChange": func(ev *on) string {
 			return ev.Caller.Org + " has replied to the open change request already; an authority replies once"
 		},
+		"guaranteePending": func(ev *on) string {
+			return "no guarantee awaits approval: the notifier submits one first (GUARANTEE)"
+		},
 		"preConsentedFacility": func(ev *on) string {
 			return "the facility is not pre-consented (Art. 14): the competent authorities close the notification (CLOSURE)"
 		},
@@ -372,6 +430,7 @@ var declaration = &engine.Declaration[n.Notification]{
 		{Name: ruleDecision, LegalBasis: "Art. 9(1) Regulation (EU) 2024/1157", Days: 30, Party: partyEachAuthority, OnExpiry: IntentTacitConsent},
 		{Name: ruleChangeReply, LegalBasis: "Art. 17(2) Regulation (EU) 2024/1157", Days: 5, Working: true, Party: partyEachAuthority},
 		{Name: ruleValidity, LegalBasis: "Art. 9 and 14 Regulation (EU) 2024/1157", Until: "consentEnd", Party: partyNotifier, OnExpiry: IntentConsentValidityExpiry},
+		{Name: ruleGuarantee, LegalBasis: "Art. 7(3) and (5) Regulation (EU) 2024/1157", Until: "guaranteeEnd", Party: partyNotifier},
 	},
 	Selectors: map[string]func(*on) []engine.Party{
 		partyEachAuthority: func(ev *on) []engine.Party { return engine.PartiesOf(n.Authorities(&ev.Doc.Content)) },
@@ -390,7 +449,8 @@ var declaration = &engine.Declaration[n.Notification]{
 		},
 	},
 	Dates: map[string]func(*on) string{
-		"consentEnd": func(ev *on) string { return ev.Doc.ConsentValidUntil },
+		"consentEnd":   func(ev *on) string { return ev.Doc.ConsentValidUntil },
+		"guaranteeEnd": func(ev *on) string { return ev.Doc.GuaranteeEnd() },
 	},
 }
 
@@ -625,6 +685,8 @@ var words = engine.Labels{
 		IntentCreateMovement:        {EN: "Create a movement", DE: "Verbringung anlegen"},
 		IntentArticle15:             {EN: "Confirm completion (Article 15)", DE: "Abschluss bestätigen (Artikel 15)"},
 		IntentWithdrawal:            {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
+		IntentGuarantee:             {EN: "Submit the financial guarantee", DE: "Sicherheitsleistung einreichen"},
+		IntentGuaranteeApproval:     {EN: "Approve the financial guarantee", DE: "Sicherheitsleistung genehmigen"},
 	},
 	Roles: shipment.RoleWords(map[string]labels.Text{n.RoleNotifier: {EN: "Notifier", DE: "Notifizierende Person"}}),
 	Rules: map[string]labels.Text{
@@ -633,5 +695,6 @@ var words = engine.Labels{
 		ruleDecision:        {EN: "Decision due", DE: "Entscheidung fällig"},
 		ruleChangeReply:     {EN: "Reply to the request for change due", DE: "Antwort auf den Änderungsantrag fällig"},
 		ruleValidity:        {EN: "Consent valid until", DE: "Zustimmung gültig bis"},
+		ruleGuarantee:       {EN: "New financial guarantee due", DE: "Neue Sicherheitsleistung fällig"},
 	},
 }

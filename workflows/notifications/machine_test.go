@@ -40,6 +40,10 @@ func sampleInput(intent string, r *rand.Rand) any {
 		return &n.FacilityCompletionArticle15{CompletedOn: "2027-02-01", OperationCode: "R4"}
 	case IntentWithdrawal:
 		return &n.Withdrawal{Reason: "misspelt"}
+	case IntentGuarantee:
+		return &n.Guarantee{Kind: n.GuaranteeFinancial, Amount: n.Decimal{Units: 1000}, Currency: "EUR", Guarantor: "Bank", ValidFrom: "2027-01-01", ValidUntil: "2027-12-31"}
+	case IntentGuaranteeApproval:
+		return &n.GuaranteeApproval{}
 	}
 	return nil
 }
@@ -70,6 +74,9 @@ func randomDocument(r *rand.Rand, now time.Time) (string, *n.Notification, []eng
 	}
 	if state == n.InformationRequested || r.IntN(4) == 0 {
 		d.InformationRequests = append(d.InformationRequests, n.InformationRequestRecord{Open: true, ReturnState: n.Acknowledged})
+	}
+	if r.IntN(3) == 0 { // a guarantee awaiting approval
+		d.Guarantees = append(d.Guarantees, n.GuaranteeRecord{Guarantee: n.Guarantee{Kind: n.GuaranteeInsurance, ValidFrom: "2027-01-01", ValidUntil: "2027-06-30"}})
 	}
 	if state == n.ChangeRequested || r.IntN(4) == 0 {
 		cr := n.ChangeRequestRecord{Open: true}

@@ -45,6 +45,15 @@ var annexIA = printing.Words{
 	"20":          {"Written consent to the movement provided by the competent authority", "Schriftliche Zustimmung der zuständigen Behörde zur Verbringung"},
 	"21":          {"Specific conditions on consenting to the movement or reasons for objecting", "Auflagen der Zustimmung zur Verbringung oder Gründe für Einwände"},
 	"ca":          {"For use by competent authorities", "Von den zuständigen Behörden auszufüllen"},
+	"guarantee":   {"Financial guarantee or equivalent insurance (Art. 7 Regulation (EU) 2024/1157)", "Sicherheitsleistung oder gleichwertige Versicherung (Art. 7 Verordnung (EU) 2024/1157)"},
+	"noGuarantee": {"None submitted yet.", "Noch keine eingereicht."},
+	"awaiting":    {"awaiting approval by the competent authority of dispatch", "Genehmigung der Behörde am Versandort ausstehend"},
+	"gKind":       {"Kind", "Art"},
+	"gAmount":     {"Amount covered", "Gedeckter Betrag"},
+	"gGuarantor":  {"Guarantor or insurer", "Bürge oder Versicherer"},
+	"gReference":  {"Guarantee or policy number", "Nummer der Bürgschaft oder Police"},
+	"gValid":      {"Valid", "Gültig"},
+	"gApproved":   {"Approved by", "Genehmigt von"},
 	"filed":       {"Filed electronically through the notifier's account; the audit chain records who and when.", "Elektronisch über das Konto der notifizierenden Person eingereicht; die Prüfkette hält fest, wer und wann."},
 	"concA":       {"A. Shipment(s)", "A. Verbringung(en)"},
 	"concB":       {"B. Operation", "B. Verfahren"},
@@ -184,7 +193,38 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 	if d.ConsentValidUntil != "" {
 		consent.Rows = append(consent.Rows, r(w("consentEnd"), p.Date(d.ConsentValidUntil)))
 	}
-	return w("title"), w("basis"), append(blocks, ack, consent, conditions)
+	return w("title"), w("basis"), append(blocks, ack, consent, conditions, guaranteeBlock(d, w, p, dir))
+}
+
+// guaranteeBlock is the financial guarantee or insurance in force, or the
+// one awaiting approval (Art. 7): an unnumbered section after 21, as the
+// stand-in form has no box for it.
+func guaranteeBlock(d *n.Notification, w func(string) string, p printing.In, dir printing.Directory) printing.Block {
+	b := printing.Block{Title: w("guarantee"), Place: printing.Full}
+	g := d.ApprovedGuarantee()
+	if g == nil {
+		g = d.PendingGuarantee()
+	}
+	if g == nil {
+		return printing.Block{Title: b.Title, Place: b.Place, Rows: []printing.Row{{Value: w("noGuarantee")}}}
+	}
+	kind := ""
+	if names := g.Guarantee.Kind.EnumNames(); int(g.Guarantee.Kind) >= 0 && int(g.Guarantee.Kind) < len(names) {
+		kind = p.Enum("GuaranteeKind", names[g.Guarantee.Kind])
+	}
+	approved := w("awaiting")
+	if g.ApprovedAt != nil {
+		approved = dir.Name(g.ApprovedBy) + ", " + p.At(*g.ApprovedAt)
+	}
+	b.Rows = []printing.Row{
+		{Label: w("gKind"), Value: kind},
+		{Label: w("gAmount"), Value: p.Number(g.Guarantee.Amount) + " " + g.Guarantee.Currency},
+		{Label: w("gGuarantor"), Value: g.Guarantee.Guarantor},
+		{Label: w("gReference"), Value: g.Guarantee.Reference},
+		{Label: w("gValid"), Value: p.Date(g.Guarantee.ValidFrom) + " – " + p.Date(g.Guarantee.ValidUntil)},
+		{Label: w("gApproved"), Value: approved},
+	}
+	return b
 }
 
 // names are the names of organisations ids, one a line.

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,10 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 	d.Acknowledgements = []n.AcknowledgementRecord{{Authority: "auth-nl", At: at}}
 	d.Decisions = []n.DecisionRecord{{Authority: "auth-de", At: at, Type: n.DecisionConsent},
 		{Authority: "auth-nl", At: at, Type: n.DecisionConsentWithConditions, Conditions: []string{"Sealed containers only."}, ValidUntil: "2027-11-30"}}
+	approvedAt := at.Add(24 * time.Hour)
+	d.Guarantees = []n.GuaranteeRecord{{Guarantee: n.Guarantee{Kind: n.GuaranteeInsurance, Amount: n.Decimal{Units: 250000, Nanos: 500_000_000}, Currency: "EUR",
+		Guarantor: "Allianz Versicherungs-AG", Reference: "P-77-1203", ValidFrom: "2026-12-01", ValidUntil: "2027-11-30"}, At: at, ApprovedBy: "auth-de", ApprovedAt: &approvedAt}}
+	names["auth-de"] = "LfU Bayern"
 	dir := printing.Directory(func(id string) shipment.PartyDetails {
 		return shipment.PartyDetails{OrganisationID: id, Name: names[id], Address: shipment.Address{Country: "DE"}}
 	})
@@ -74,7 +79,7 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 		for _, b := range blocks {
 			order = append(order, b.No)
 		}
-		if fmt.Sprint(order) != fmt.Sprint(annexIAOrder) {
+		if fmt.Sprint(order) != fmt.Sprint(append(slices.Clip(annexIAOrder), "")) { // the guarantee follows 21, unnumbered
 			t.Errorf("%s: boxes %v, want the form's %v", c.lang, order, annexIAOrder)
 		}
 		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-2026-000042", Blocks: blocks, Labels: printing.LabelsOf(c.lang),
@@ -92,7 +97,8 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 				t.Errorf("%s page %d lacks the number or its page count", c.lang, i+1)
 			}
 		}
-		want := []string{"16 02 13*", "A1180", c.first, c.until, c.quantity, "R4", "Sealed containers only.", "Venlo (exit DE)", consent, packaging}
+		want := []string{"16 02 13*", "A1180", c.first, c.until, c.quantity, "R4", "Sealed containers only.", "Venlo (exit DE)", consent, packaging,
+			annexIA.In(c.lang)("guarantee"), p.Enum("GuaranteeKind", "INSURANCE"), "Allianz Versicherungs-AG", "P-77-1203", p.Number(n.Decimal{Units: 250000, Nanos: 500_000_000}) + " EUR"}
 		for _, name := range names {
 			want = append(want, name)
 		}
@@ -105,7 +111,7 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 				t.Errorf("%s: pdftotext does not find %q", c.lang, s)
 			}
 		}
-		for _, raw := range []string{"CONSENT_WITH_CONDITIONS", "EU_LIST_OF_WASTE", "BASEL_ANNEX_VIII", "DRUM", "RAIL", "(acme)"} {
+		for _, raw := range []string{"CONSENT_WITH_CONDITIONS", "EU_LIST_OF_WASTE", "BASEL_ANNEX_VIII", "DRUM", "RAIL", "(acme)", "INSURANCE", "GUARANTEE"} {
 			if strings.Contains(text, raw) {
 				t.Errorf("%s: the print shows %q", c.lang, raw)
 			}

@@ -288,6 +288,55 @@ func (EventKind) EnumDescriptor() ([]byte, []int) {
 	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
+type GuaranteeKind int32
+
+const (
+	GuaranteeKind_GUARANTEE_KIND_UNSPECIFIED GuaranteeKind = 0
+	GuaranteeKind_FINANCIAL_GUARANTEE        GuaranteeKind = 1
+	GuaranteeKind_INSURANCE                  GuaranteeKind = 2
+)
+
+// Enum value maps for GuaranteeKind.
+var (
+	GuaranteeKind_name = map[int32]string{
+		0: "GUARANTEE_KIND_UNSPECIFIED",
+		1: "FINANCIAL_GUARANTEE",
+		2: "INSURANCE",
+	}
+	GuaranteeKind_value = map[string]int32{
+		"GUARANTEE_KIND_UNSPECIFIED": 0,
+		"FINANCIAL_GUARANTEE":        1,
+		"INSURANCE":                  2,
+	}
+)
+
+func (x GuaranteeKind) Enum() *GuaranteeKind {
+	p := new(GuaranteeKind)
+	*p = x
+	return p
+}
+
+func (x GuaranteeKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (GuaranteeKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_wasteflow_types_v1_types_proto_enumTypes[5].Descriptor()
+}
+
+func (GuaranteeKind) Type() protoreflect.EnumType {
+	return &file_wasteflow_types_v1_types_proto_enumTypes[5]
+}
+
+func (x GuaranteeKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use GuaranteeKind.Descriptor instead.
+func (GuaranteeKind) EnumDescriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{5}
+}
+
 type LayerType int32
 
 const (
@@ -336,11 +385,11 @@ func (x LayerType) String() string {
 }
 
 func (LayerType) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[5].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[6].Descriptor()
 }
 
 func (LayerType) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[5]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[6]
 }
 
 func (x LayerType) Number() protoreflect.EnumNumber {
@@ -349,7 +398,7 @@ func (x LayerType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LayerType.Descriptor instead.
 func (LayerType) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{5}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{6}
 }
 
 type MovementSignalType int32
@@ -388,11 +437,11 @@ func (x MovementSignalType) String() string {
 }
 
 func (MovementSignalType) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[6].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[7].Descriptor()
 }
 
 func (MovementSignalType) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[6]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[7]
 }
 
 func (x MovementSignalType) Number() protoreflect.EnumNumber {
@@ -401,7 +450,7 @@ func (x MovementSignalType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MovementSignalType.Descriptor instead.
 func (MovementSignalType) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{6}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{7}
 }
 
 type NotificationSignalType int32
@@ -440,11 +489,11 @@ func (x NotificationSignalType) String() string {
 }
 
 func (NotificationSignalType) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[7].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[8].Descriptor()
 }
 
 func (NotificationSignalType) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[7]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[8]
 }
 
 func (x NotificationSignalType) Number() protoreflect.EnumNumber {
@@ -453,7 +502,7 @@ func (x NotificationSignalType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use NotificationSignalType.Descriptor instead.
 func (NotificationSignalType) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{7}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{8}
 }
 
 type Op int32
@@ -519,11 +568,11 @@ func (x Op) String() string {
 }
 
 func (Op) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[8].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[9].Descriptor()
 }
 
 func (Op) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[8]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[9]
 }
 
 func (x Op) Number() protoreflect.EnumNumber {
@@ -532,7 +581,7 @@ func (x Op) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Op.Descriptor instead.
 func (Op) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{8}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{9}
 }
 
 type Pruefziffer int32
@@ -568,11 +617,11 @@ func (x Pruefziffer) String() string {
 }
 
 func (Pruefziffer) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[9].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[10].Descriptor()
 }
 
 func (Pruefziffer) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[9]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[10]
 }
 
 func (x Pruefziffer) Number() protoreflect.EnumNumber {
@@ -581,7 +630,7 @@ func (x Pruefziffer) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Pruefziffer.Descriptor instead.
 func (Pruefziffer) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{9}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
 type Role int32
@@ -638,11 +687,11 @@ func (x Role) String() string {
 }
 
 func (Role) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[10].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[11].Descriptor()
 }
 
 func (Role) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[10]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[11]
 }
 
 func (x Role) Number() protoreflect.EnumNumber {
@@ -651,7 +700,7 @@ func (x Role) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Role.Descriptor instead.
 func (Role) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{10}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
 }
 
 type Validation int32
@@ -693,11 +742,11 @@ func (x Validation) String() string {
 }
 
 func (Validation) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[11].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[12].Descriptor()
 }
 
 func (Validation) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[11]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[12]
 }
 
 func (x Validation) Number() protoreflect.EnumNumber {
@@ -706,7 +755,7 @@ func (x Validation) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Validation.Descriptor instead.
 func (Validation) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
 type Acknowledgement struct {
@@ -4696,6 +4745,222 @@ func (x *Group) GetLastLoginAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type Guarantee struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Kind   GuaranteeKind          `protobuf:"varint,1,opt,name=kind,proto3,enum=wasteflow.types.v1.GuaranteeKind" json:"kind,omitempty"`
+	Amount *Decimal               `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// ISO 4217 code (EUR)
+	Currency  string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	Guarantor string `protobuf:"bytes,4,opt,name=guarantor,proto3" json:"guarantor,omitempty"`
+	Reference string `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
+	// YYYY-MM-DD
+	ValidFrom string `protobuf:"bytes,6,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
+	// YYYY-MM-DD
+	ValidUntil    string `protobuf:"bytes,7,opt,name=valid_until,json=validUntil,proto3" json:"valid_until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Guarantee) Reset() {
+	*x = Guarantee{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Guarantee) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Guarantee) ProtoMessage() {}
+
+func (x *Guarantee) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Guarantee.ProtoReflect.Descriptor instead.
+func (*Guarantee) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *Guarantee) GetKind() GuaranteeKind {
+	if x != nil {
+		return x.Kind
+	}
+	return GuaranteeKind_GUARANTEE_KIND_UNSPECIFIED
+}
+
+func (x *Guarantee) GetAmount() *Decimal {
+	if x != nil {
+		return x.Amount
+	}
+	return nil
+}
+
+func (x *Guarantee) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Guarantee) GetGuarantor() string {
+	if x != nil {
+		return x.Guarantor
+	}
+	return ""
+}
+
+func (x *Guarantee) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *Guarantee) GetValidFrom() string {
+	if x != nil {
+		return x.ValidFrom
+	}
+	return ""
+}
+
+func (x *Guarantee) GetValidUntil() string {
+	if x != nil {
+		return x.ValidUntil
+	}
+	return ""
+}
+
+type GuaranteeApproval struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Remarks       string                 `protobuf:"bytes,1,opt,name=remarks,proto3" json:"remarks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GuaranteeApproval) Reset() {
+	*x = GuaranteeApproval{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GuaranteeApproval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GuaranteeApproval) ProtoMessage() {}
+
+func (x *GuaranteeApproval) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GuaranteeApproval.ProtoReflect.Descriptor instead.
+func (*GuaranteeApproval) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *GuaranteeApproval) GetRemarks() string {
+	if x != nil {
+		return x.Remarks
+	}
+	return ""
+}
+
+type GuaranteeRecord struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Guarantee *Guarantee             `protobuf:"bytes,1,opt,name=guarantee,proto3" json:"guarantee,omitempty"`
+	At        *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	// the authority of dispatch that approved it (Art. 7(4)); empty until approved
+	ApprovedBy    string                 `protobuf:"bytes,3,opt,name=approved_by,json=approvedBy,proto3" json:"approved_by,omitempty"`
+	ApprovedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=approved_at,json=approvedAt,proto3" json:"approved_at,omitempty"`
+	Remarks       string                 `protobuf:"bytes,5,opt,name=remarks,proto3" json:"remarks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GuaranteeRecord) Reset() {
+	*x = GuaranteeRecord{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GuaranteeRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GuaranteeRecord) ProtoMessage() {}
+
+func (x *GuaranteeRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GuaranteeRecord.ProtoReflect.Descriptor instead.
+func (*GuaranteeRecord) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *GuaranteeRecord) GetGuarantee() *Guarantee {
+	if x != nil {
+		return x.Guarantee
+	}
+	return nil
+}
+
+func (x *GuaranteeRecord) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *GuaranteeRecord) GetApprovedBy() string {
+	if x != nil {
+		return x.ApprovedBy
+	}
+	return ""
+}
+
+func (x *GuaranteeRecord) GetApprovedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ApprovedAt
+	}
+	return nil
+}
+
+func (x *GuaranteeRecord) GetRemarks() string {
+	if x != nil {
+		return x.Remarks
+	}
+	return ""
+}
+
 type HandlersDocument struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// set for a prior written notification
@@ -4710,7 +4975,7 @@ type HandlersDocument struct {
 
 func (x *HandlersDocument) Reset() {
 	*x = HandlersDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4722,7 +4987,7 @@ func (x *HandlersDocument) String() string {
 func (*HandlersDocument) ProtoMessage() {}
 
 func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4735,7 +5000,7 @@ func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandlersDocument.ProtoReflect.Descriptor instead.
 func (*HandlersDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *HandlersDocument) GetNotification() *NotificationDocument {
@@ -4784,7 +5049,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4796,7 +5061,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4809,7 +5074,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *HistoryEntry) GetSeq() int64 {
@@ -4902,7 +5167,7 @@ type InboxEntry struct {
 
 func (x *InboxEntry) Reset() {
 	*x = InboxEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4914,7 +5179,7 @@ func (x *InboxEntry) String() string {
 func (*InboxEntry) ProtoMessage() {}
 
 func (x *InboxEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4927,7 +5192,7 @@ func (x *InboxEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InboxEntry.ProtoReflect.Descriptor instead.
 func (*InboxEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *InboxEntry) GetId() string {
@@ -5001,7 +5266,7 @@ type InformationRequestRecord struct {
 
 func (x *InformationRequestRecord) Reset() {
 	*x = InformationRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5013,7 +5278,7 @@ func (x *InformationRequestRecord) String() string {
 func (*InformationRequestRecord) ProtoMessage() {}
 
 func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5026,7 +5291,7 @@ func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InformationRequestRecord.ProtoReflect.Descriptor instead.
 func (*InformationRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *InformationRequestRecord) GetAuthority() string {
@@ -5091,7 +5356,7 @@ type InspectionLinkInfo struct {
 
 func (x *InspectionLinkInfo) Reset() {
 	*x = InspectionLinkInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5103,7 +5368,7 @@ func (x *InspectionLinkInfo) String() string {
 func (*InspectionLinkInfo) ProtoMessage() {}
 
 func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5116,7 +5381,7 @@ func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionLinkInfo.ProtoReflect.Descriptor instead.
 func (*InspectionLinkInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *InspectionLinkInfo) GetId() string {
@@ -5189,7 +5454,7 @@ type InspectionUse struct {
 
 func (x *InspectionUse) Reset() {
 	*x = InspectionUse{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5201,7 +5466,7 @@ func (x *InspectionUse) String() string {
 func (*InspectionUse) ProtoMessage() {}
 
 func (x *InspectionUse) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5214,7 +5479,7 @@ func (x *InspectionUse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionUse.ProtoReflect.Descriptor instead.
 func (*InspectionUse) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *InspectionUse) GetAt() *timestamppb.Timestamp {
@@ -5261,7 +5526,7 @@ type LayerFields struct {
 
 func (x *LayerFields) Reset() {
 	*x = LayerFields{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5273,7 +5538,7 @@ func (x *LayerFields) String() string {
 func (*LayerFields) ProtoMessage() {}
 
 func (x *LayerFields) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5286,7 +5551,7 @@ func (x *LayerFields) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerFields.ProtoReflect.Descriptor instead.
 func (*LayerFields) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *LayerFields) GetIndex() int32 {
@@ -5357,7 +5622,7 @@ type LayerInfo struct {
 
 func (x *LayerInfo) Reset() {
 	*x = LayerInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5369,7 +5634,7 @@ func (x *LayerInfo) String() string {
 func (*LayerInfo) ProtoMessage() {}
 
 func (x *LayerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5382,7 +5647,7 @@ func (x *LayerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerInfo.ProtoReflect.Descriptor instead.
 func (*LayerInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *LayerInfo) GetIndex() int32 {
@@ -5447,7 +5712,7 @@ type LegRecord struct {
 
 func (x *LegRecord) Reset() {
 	*x = LegRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5459,7 +5724,7 @@ func (x *LegRecord) String() string {
 func (*LegRecord) ProtoMessage() {}
 
 func (x *LegRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5472,7 +5737,7 @@ func (x *LegRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegRecord.ProtoReflect.Descriptor instead.
 func (*LegRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *LegRecord) GetCarrierOrganisationId() string {
@@ -5538,7 +5803,7 @@ type MailPreferences struct {
 
 func (x *MailPreferences) Reset() {
 	*x = MailPreferences{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5550,7 +5815,7 @@ func (x *MailPreferences) String() string {
 func (*MailPreferences) ProtoMessage() {}
 
 func (x *MailPreferences) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5563,7 +5828,7 @@ func (x *MailPreferences) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MailPreferences.ProtoReflect.Descriptor instead.
 func (*MailPreferences) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *MailPreferences) GetEmail() string {
@@ -5649,7 +5914,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5661,7 +5926,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5674,7 +5939,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -5717,7 +5982,7 @@ type Metadata struct {
 
 func (x *Metadata) Reset() {
 	*x = Metadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5729,7 +5994,7 @@ func (x *Metadata) String() string {
 func (*Metadata) ProtoMessage() {}
 
 func (x *Metadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5742,7 +6007,7 @@ func (x *Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metadata.ProtoReflect.Descriptor instead.
 func (*Metadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Metadata) GetAddresses() map[string]string {
@@ -5777,7 +6042,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5789,7 +6054,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5802,7 +6067,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -5837,7 +6102,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5849,7 +6114,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5862,7 +6127,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -5890,7 +6155,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5902,7 +6167,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5915,7 +6180,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -5949,7 +6214,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5961,7 +6226,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5974,7 +6239,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6040,7 +6305,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6052,7 +6317,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6065,7 +6330,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -6271,7 +6536,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6283,7 +6548,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6296,7 +6561,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -6353,7 +6618,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6365,7 +6630,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6378,7 +6643,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -6420,7 +6685,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6432,7 +6697,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6445,7 +6710,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -6476,7 +6741,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6488,7 +6753,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6501,7 +6766,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -6557,7 +6822,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6569,7 +6834,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6582,7 +6847,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -6633,7 +6898,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6645,7 +6910,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6658,7 +6923,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -6705,7 +6970,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6717,7 +6982,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6730,7 +6995,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *Notification) GetCursor() string {
@@ -6788,7 +7053,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6800,7 +7065,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6813,7 +7078,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -6868,7 +7133,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6880,7 +7145,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6893,7 +7158,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -7008,7 +7273,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7020,7 +7285,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7033,7 +7298,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -7098,10 +7363,12 @@ type NotificationDocument struct {
 	// the pre-consented facility's closure of the dossier (Art. 15), if any
 	Article15Completion *Article15Record `protobuf:"bytes,18,opt,name=article15_completion,json=article15Completion,proto3" json:"article15_completion,omitempty"`
 	// the withdrawal of the draft, if withdrawn
-	Withdrawn *WithdrawalRecord      `protobuf:"bytes,19,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
-	Deadlines []*DeadlineInfo        `protobuf:"bytes,20,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
-	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Withdrawn *WithdrawalRecord `protobuf:"bytes,19,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
+	// the financial guarantees or insurances submitted (Art. 7 Regulation (EU) 2024/1157), oldest first: the last one approved is in force; a movement needs one that covers its date of shipment (GUARANTEE_NOT_VALID)
+	Guarantees []*GuaranteeRecord     `protobuf:"bytes,35,rep,name=guarantees,proto3" json:"guarantees,omitempty"`
+	Deadlines  []*DeadlineInfo        `protobuf:"bytes,20,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design.
 	PartyDetails []*PartyDetails `protobuf:"bytes,32,rep,name=party_details,json=partyDetails,proto3" json:"party_details,omitempty"`
 	// input block of ACKNOWLEDGEMENT
@@ -7121,14 +7388,18 @@ type NotificationDocument struct {
 	// input block of FACILITY_COMPLETION_ARTICLE15
 	FacilityCompletionArticle15 *FacilityCompletionArticle15 `protobuf:"bytes,30,opt,name=facility_completion_article15,json=facilityCompletionArticle15,proto3" json:"facility_completion_article15,omitempty"`
 	// input block of WITHDRAWAL (SetByIntent)
-	Withdrawal    *Withdrawal `protobuf:"bytes,31,opt,name=withdrawal,proto3" json:"withdrawal,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Withdrawal *Withdrawal `protobuf:"bytes,31,opt,name=withdrawal,proto3" json:"withdrawal,omitempty"`
+	// input block of GUARANTEE (SetByIntent)
+	Guarantee *Guarantee `protobuf:"bytes,33,opt,name=guarantee,proto3" json:"guarantee,omitempty"`
+	// input block of GUARANTEE_APPROVAL (SetByIntent)
+	GuaranteeApproval *GuaranteeApproval `protobuf:"bytes,34,opt,name=guarantee_approval,json=guaranteeApproval,proto3" json:"guarantee_approval,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7140,7 +7411,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7153,7 +7424,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -7289,6 +7560,13 @@ func (x *NotificationDocument) GetWithdrawn() *WithdrawalRecord {
 	return nil
 }
 
+func (x *NotificationDocument) GetGuarantees() []*GuaranteeRecord {
+	if x != nil {
+		return x.Guarantees
+	}
+	return nil
+}
+
 func (x *NotificationDocument) GetDeadlines() []*DeadlineInfo {
 	if x != nil {
 		return x.Deadlines
@@ -7380,6 +7658,20 @@ func (x *NotificationDocument) GetWithdrawal() *Withdrawal {
 	return nil
 }
 
+func (x *NotificationDocument) GetGuarantee() *Guarantee {
+	if x != nil {
+		return x.Guarantee
+	}
+	return nil
+}
+
+func (x *NotificationDocument) GetGuaranteeApproval() *GuaranteeApproval {
+	if x != nil {
+		return x.GuaranteeApproval
+	}
+	return nil
+}
+
 type NotificationFacility struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	OrganisationId string                 `protobuf:"bytes,1,opt,name=organisation_id,json=organisationId,proto3" json:"organisation_id,omitempty"`
@@ -7391,7 +7683,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7403,7 +7695,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7416,7 +7708,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -7448,7 +7740,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7460,7 +7752,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7473,7 +7765,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -7517,7 +7809,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7529,7 +7821,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7542,7 +7834,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -7598,7 +7890,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7610,7 +7902,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7623,7 +7915,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *Operand) GetS() string {
@@ -7692,7 +7984,7 @@ type PartyDetails struct {
 
 func (x *PartyDetails) Reset() {
 	*x = PartyDetails{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7704,7 +7996,7 @@ func (x *PartyDetails) String() string {
 func (*PartyDetails) ProtoMessage() {}
 
 func (x *PartyDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7717,7 +8009,7 @@ func (x *PartyDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyDetails.ProtoReflect.Descriptor instead.
 func (*PartyDetails) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *PartyDetails) GetOrganisationId() string {
@@ -7792,7 +8084,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7804,7 +8096,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7817,7 +8109,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -7839,7 +8131,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7851,7 +8143,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7864,7 +8156,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -7901,7 +8193,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7913,7 +8205,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7926,7 +8218,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *Provider) GetId() string {
@@ -7960,7 +8252,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7972,7 +8264,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7985,7 +8277,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -8016,7 +8308,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8028,7 +8320,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8041,7 +8333,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -8090,7 +8382,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8102,7 +8394,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8115,7 +8407,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -8145,7 +8437,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8157,7 +8449,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8170,7 +8462,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -8219,7 +8511,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8231,7 +8523,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8244,7 +8536,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -8272,7 +8564,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8284,7 +8576,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8297,7 +8589,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -8332,7 +8624,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8344,7 +8636,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8357,7 +8649,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -8392,7 +8684,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8404,7 +8696,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8417,7 +8709,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -8447,7 +8739,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8459,7 +8751,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8472,7 +8764,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -8505,7 +8797,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8517,7 +8809,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8530,7 +8822,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -8556,7 +8848,7 @@ type ResetCounts struct {
 
 func (x *ResetCounts) Reset() {
 	*x = ResetCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8568,7 +8860,7 @@ func (x *ResetCounts) String() string {
 func (*ResetCounts) ProtoMessage() {}
 
 func (x *ResetCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8581,7 +8873,7 @@ func (x *ResetCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetCounts.ProtoReflect.Descriptor instead.
 func (*ResetCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *ResetCounts) GetDocuments() int32 {
@@ -8625,7 +8917,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8637,7 +8929,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8650,7 +8942,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -8690,7 +8982,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8702,7 +8994,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8715,7 +9007,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -8786,7 +9078,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8798,7 +9090,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8811,7 +9103,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -8840,7 +9132,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8852,7 +9144,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8865,7 +9157,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -8900,7 +9192,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8912,7 +9204,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8925,7 +9217,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -8994,7 +9286,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9006,7 +9298,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9019,7 +9311,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -9092,7 +9384,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9104,7 +9396,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9117,7 +9409,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -9218,7 +9510,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9230,7 +9522,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9243,7 +9535,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -9277,7 +9569,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9289,7 +9581,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9302,7 +9594,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *Sort) GetPath() string {
@@ -9328,7 +9620,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9340,7 +9632,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9353,7 +9645,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -9376,7 +9668,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9388,7 +9680,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9401,7 +9693,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -9448,7 +9740,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9460,7 +9752,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9473,7 +9765,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -9522,7 +9814,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9534,7 +9826,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9547,7 +9839,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -9594,7 +9886,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9606,7 +9898,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9619,7 +9911,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *TemplateID) GetId() string {
@@ -9639,7 +9931,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9651,7 +9943,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9664,7 +9956,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *Text) GetValue() string {
@@ -9702,7 +9994,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9714,7 +10006,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9727,7 +10019,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -9807,7 +10099,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9819,7 +10111,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9832,7 +10124,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -9880,7 +10172,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9892,7 +10184,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9905,7 +10197,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -9938,7 +10230,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9950,7 +10242,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9963,7 +10255,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -10019,7 +10311,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10031,7 +10323,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10044,7 +10336,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -10127,7 +10419,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10139,7 +10431,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10152,7 +10444,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -10181,7 +10473,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10193,7 +10485,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10206,7 +10498,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -10249,7 +10541,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10261,7 +10553,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10274,7 +10566,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -10383,7 +10675,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10395,7 +10687,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10408,7 +10700,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -10491,7 +10783,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10503,7 +10795,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10516,7 +10808,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -10537,7 +10829,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10549,7 +10841,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10562,7 +10854,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -10600,7 +10892,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10612,7 +10904,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10625,7 +10917,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -11012,7 +11304,27 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"eventKinds\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12>\n" +
-	"\rlast_login_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vlastLoginAt\"\xde\x01\n" +
+	"\rlast_login_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vlastLoginAt\"\x8f\x02\n" +
+	"\tGuarantee\x125\n" +
+	"\x04kind\x18\x01 \x01(\x0e2!.wasteflow.types.v1.GuaranteeKindR\x04kind\x123\n" +
+	"\x06amount\x18\x02 \x01(\v2\x1b.wasteflow.types.v1.DecimalR\x06amount\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x12\x1c\n" +
+	"\tguarantor\x18\x04 \x01(\tR\tguarantor\x12\x1c\n" +
+	"\treference\x18\x05 \x01(\tR\treference\x12\x1d\n" +
+	"\n" +
+	"valid_from\x18\x06 \x01(\tR\tvalidFrom\x12\x1f\n" +
+	"\vvalid_until\x18\a \x01(\tR\n" +
+	"validUntil\"-\n" +
+	"\x11GuaranteeApproval\x12\x18\n" +
+	"\aremarks\x18\x01 \x01(\tR\aremarks\"\xf2\x01\n" +
+	"\x0fGuaranteeRecord\x12;\n" +
+	"\tguarantee\x18\x01 \x01(\v2\x1d.wasteflow.types.v1.GuaranteeR\tguarantee\x12*\n" +
+	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x1f\n" +
+	"\vapproved_by\x18\x03 \x01(\tR\n" +
+	"approvedBy\x12;\n" +
+	"\vapproved_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"approvedAt\x12\x18\n" +
+	"\aremarks\x18\x05 \x01(\tR\aremarks\"\xde\x01\n" +
 	"\x10HandlersDocument\x12L\n" +
 	"\fnotification\x18\x01 \x01(\v2(.wasteflow.types.v1.NotificationDocumentR\fnotification\x12:\n" +
 	"\x06annex7\x18\x02 \x01(\v2\".wasteflow.types.v1.Annex7DocumentR\x06annex7\x12@\n" +
@@ -11242,7 +11554,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\apending\x18\x03 \x01(\bR\apending\x12;\n" +
 	"\vaccepted_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"acceptedAt\x12?\n" +
-	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\xa1\x11\n" +
+	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\xf9\x12\n" +
 	"\x14NotificationDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11263,7 +11575,10 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\bmetadata\x18\x10 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\x12;\n" +
 	"\tmovements\x18\x11 \x01(\v2\x1d.wasteflow.types.v1.MovementsR\tmovements\x12V\n" +
 	"\x14article15_completion\x18\x12 \x01(\v2#.wasteflow.types.v1.Article15RecordR\x13article15Completion\x12B\n" +
-	"\twithdrawn\x18\x13 \x01(\v2$.wasteflow.types.v1.WithdrawalRecordR\twithdrawn\x12>\n" +
+	"\twithdrawn\x18\x13 \x01(\v2$.wasteflow.types.v1.WithdrawalRecordR\twithdrawn\x12C\n" +
+	"\n" +
+	"guarantees\x18# \x03(\v2#.wasteflow.types.v1.GuaranteeRecordR\n" +
+	"guarantees\x12>\n" +
 	"\tdeadlines\x18\x14 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
 	"\n" +
 	"created_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
@@ -11280,7 +11595,9 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x1dfacility_completion_article15\x18\x1e \x01(\v2/.wasteflow.types.v1.FacilityCompletionArticle15R\x1bfacilityCompletionArticle15\x12>\n" +
 	"\n" +
 	"withdrawal\x18\x1f \x01(\v2\x1e.wasteflow.types.v1.WithdrawalR\n" +
-	"withdrawal\"d\n" +
+	"withdrawal\x12;\n" +
+	"\tguarantee\x18! \x01(\v2\x1d.wasteflow.types.v1.GuaranteeR\tguarantee\x12T\n" +
+	"\x12guarantee_approval\x18\" \x01(\v2%.wasteflow.types.v1.GuaranteeApprovalR\x11guaranteeApproval\"d\n" +
 	"\x14NotificationFacility\x12'\n" +
 	"\x0forganisation_id\x18\x01 \x01(\tR\x0eorganisationId\x12#\n" +
 	"\rpre_consented\x18\x02 \x01(\bR\fpreConsented\"\xc5\x01\n" +
@@ -11591,7 +11908,11 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x11DEADLINE_DUE_SOON\x10\x03\x12\x14\n" +
 	"\x10DEADLINE_OVERDUE\x10\x04\x12\x15\n" +
 	"\x11DEADLINE_MET_LATE\x10\x05\x12\x1d\n" +
-	"\x19WEBHOOK_ENDPOINT_DISABLED\x10\x06*\x93\x01\n" +
+	"\x19WEBHOOK_ENDPOINT_DISABLED\x10\x06*W\n" +
+	"\rGuaranteeKind\x12\x1e\n" +
+	"\x1aGUARANTEE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13FINANCIAL_GUARANTEE\x10\x01\x12\r\n" +
+	"\tINSURANCE\x10\x02*\x93\x01\n" +
 	"\tLayerType\x12\x1a\n" +
 	"\x16LAYER_TYPE_UNSPECIFIED\x10\x00\x12\v\n" +
 	"\aVORLAGE\x10\x01\x12\f\n" +
@@ -11666,427 +11987,439 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 	return file_wasteflow_types_v1_types_proto_rawDescData
 }
 
-var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 129)
+var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 132)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
 	(DecisionType)(0),                         // 2: wasteflow.types.v1.DecisionType
 	(Direction)(0),                            // 3: wasteflow.types.v1.Direction
 	(EventKind)(0),                            // 4: wasteflow.types.v1.EventKind
-	(LayerType)(0),                            // 5: wasteflow.types.v1.LayerType
-	(MovementSignalType)(0),                   // 6: wasteflow.types.v1.MovementSignalType
-	(NotificationSignalType)(0),               // 7: wasteflow.types.v1.NotificationSignalType
-	(Op)(0),                                   // 8: wasteflow.types.v1.Op
-	(Pruefziffer)(0),                          // 9: wasteflow.types.v1.Pruefziffer
-	(Role)(0),                                 // 10: wasteflow.types.v1.Role
-	(Validation)(0),                           // 11: wasteflow.types.v1.Validation
-	(*Acknowledgement)(nil),                   // 12: wasteflow.types.v1.Acknowledgement
-	(*Address)(nil),                           // 13: wasteflow.types.v1.Address
-	(*Amount)(nil),                            // 14: wasteflow.types.v1.Amount
-	(*Annex7Carrier)(nil),                     // 15: wasteflow.types.v1.Annex7Carrier
-	(*Annex7CompletionRecord)(nil),            // 16: wasteflow.types.v1.Annex7CompletionRecord
-	(*Annex7Content)(nil),                     // 17: wasteflow.types.v1.Annex7Content
-	(*Annex7CorrectionRecord)(nil),            // 18: wasteflow.types.v1.Annex7CorrectionRecord
-	(*Annex7Document)(nil),                    // 19: wasteflow.types.v1.Annex7Document
-	(*Annex7Facility)(nil),                    // 20: wasteflow.types.v1.Annex7Facility
-	(*Annex7TakeBack)(nil),                    // 21: wasteflow.types.v1.Annex7TakeBack
-	(*Annex7TakeBackRecord)(nil),              // 22: wasteflow.types.v1.Annex7TakeBackRecord
-	(*Article15Record)(nil),                   // 23: wasteflow.types.v1.Article15Record
-	(*Attachment)(nil),                        // 24: wasteflow.types.v1.Attachment
-	(*Bgs)(nil),                               // 25: wasteflow.types.v1.Bgs
-	(*BmuCarrier)(nil),                        // 26: wasteflow.types.v1.BmuCarrier
-	(*BmuDocument)(nil),                       // 27: wasteflow.types.v1.BmuDocument
-	(*BmuFacility)(nil),                       // 28: wasteflow.types.v1.BmuFacility
-	(*BoolValue)(nil),                         // 29: wasteflow.types.v1.BoolValue
-	(*BusinessError)(nil),                     // 30: wasteflow.types.v1.BusinessError
-	(*CarrierTransfer)(nil),                   // 31: wasteflow.types.v1.CarrierTransfer
-	(*CarrierTransferRecord)(nil),             // 32: wasteflow.types.v1.CarrierTransferRecord
-	(*CarrierTransport)(nil),                  // 33: wasteflow.types.v1.CarrierTransport
-	(*CertificateOfCompletion)(nil),           // 34: wasteflow.types.v1.CertificateOfCompletion
-	(*CertificateRecord)(nil),                 // 35: wasteflow.types.v1.CertificateRecord
-	(*Certificates)(nil),                      // 36: wasteflow.types.v1.Certificates
-	(*ChainCheck)(nil),                        // 37: wasteflow.types.v1.ChainCheck
-	(*ChangeReply)(nil),                       // 38: wasteflow.types.v1.ChangeReply
-	(*ChangeRequestRecord)(nil),               // 39: wasteflow.types.v1.ChangeRequestRecord
-	(*ClientIdCredentials)(nil),               // 40: wasteflow.types.v1.ClientIdCredentials
-	(*ClientIdInfo)(nil),                      // 41: wasteflow.types.v1.ClientIdInfo
-	(*CompetentAuthorities)(nil),              // 42: wasteflow.types.v1.CompetentAuthorities
-	(*ConsigneeReception)(nil),                // 43: wasteflow.types.v1.ConsigneeReception
-	(*Date)(nil),                              // 44: wasteflow.types.v1.Date
-	(*DeadlineEntry)(nil),                     // 45: wasteflow.types.v1.DeadlineEntry
-	(*DeadlineInfo)(nil),                      // 46: wasteflow.types.v1.DeadlineInfo
-	(*Decimal)(nil),                           // 47: wasteflow.types.v1.Decimal
-	(*Decision)(nil),                          // 48: wasteflow.types.v1.Decision
-	(*DecisionRecord)(nil),                    // 49: wasteflow.types.v1.DecisionRecord
-	(*DirectoryOrganisation)(nil),             // 50: wasteflow.types.v1.DirectoryOrganisation
-	(*DocID)(nil),                             // 51: wasteflow.types.v1.DocID
-	(*DocRow)(nil),                            // 52: wasteflow.types.v1.DocRow
-	(*DocumentListEntry)(nil),                 // 53: wasteflow.types.v1.DocumentListEntry
-	(*ExportProgress)(nil),                    // 54: wasteflow.types.v1.ExportProgress
-	(*FacilityCompletion)(nil),                // 55: wasteflow.types.v1.FacilityCompletion
-	(*FacilityCompletionArticle15)(nil),       // 56: wasteflow.types.v1.FacilityCompletionArticle15
-	(*FacilityReception)(nil),                 // 57: wasteflow.types.v1.FacilityReception
-	(*FieldMeta)(nil),                         // 58: wasteflow.types.v1.FieldMeta
-	(*FieldValue)(nil),                        // 59: wasteflow.types.v1.FieldValue
-	(*FileAreaDocumentEntry)(nil),             // 60: wasteflow.types.v1.FileAreaDocumentEntry
-	(*FileEntry)(nil),                         // 61: wasteflow.types.v1.FileEntry
-	(*Filter)(nil),                            // 62: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 63: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 64: wasteflow.types.v1.Group
-	(*HandlersDocument)(nil),                  // 65: wasteflow.types.v1.HandlersDocument
-	(*HistoryEntry)(nil),                      // 66: wasteflow.types.v1.HistoryEntry
-	(*InboxEntry)(nil),                        // 67: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 68: wasteflow.types.v1.InformationRequestRecord
-	(*InspectionLinkInfo)(nil),                // 69: wasteflow.types.v1.InspectionLinkInfo
-	(*InspectionUse)(nil),                     // 70: wasteflow.types.v1.InspectionUse
-	(*LayerFields)(nil),                       // 71: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 72: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 73: wasteflow.types.v1.LegRecord
-	(*MailPreferences)(nil),                   // 74: wasteflow.types.v1.MailPreferences
-	(*Meta)(nil),                              // 75: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 76: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 77: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 78: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 79: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 80: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 81: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 82: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 83: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 84: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 85: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 86: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 87: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 88: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 89: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 90: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 91: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 92: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 93: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 94: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 95: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 96: wasteflow.types.v1.Operand
-	(*PartyDetails)(nil),                      // 97: wasteflow.types.v1.PartyDetails
-	(*PartyRef)(nil),                          // 98: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 99: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 100: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 101: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 102: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 103: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 104: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 105: wasteflow.types.v1.Receptions
-	(*Reply)(nil),                             // 106: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 107: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 108: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 109: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 110: wasteflow.types.v1.RequestInformation
-	(*ResetCounts)(nil),                       // 111: wasteflow.types.v1.ResetCounts
-	(*Route)(nil),                             // 112: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 113: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 114: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 115: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 116: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 117: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 118: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 119: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 120: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 121: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 122: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 123: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 124: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 125: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 126: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 127: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 128: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 129: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 130: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 131: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 132: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 133: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 134: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 135: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 136: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 137: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 138: wasteflow.types.v1.XMLOptions
-	nil,                                       // 139: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 140: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 141: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 142: google.protobuf.Value
+	(GuaranteeKind)(0),                        // 5: wasteflow.types.v1.GuaranteeKind
+	(LayerType)(0),                            // 6: wasteflow.types.v1.LayerType
+	(MovementSignalType)(0),                   // 7: wasteflow.types.v1.MovementSignalType
+	(NotificationSignalType)(0),               // 8: wasteflow.types.v1.NotificationSignalType
+	(Op)(0),                                   // 9: wasteflow.types.v1.Op
+	(Pruefziffer)(0),                          // 10: wasteflow.types.v1.Pruefziffer
+	(Role)(0),                                 // 11: wasteflow.types.v1.Role
+	(Validation)(0),                           // 12: wasteflow.types.v1.Validation
+	(*Acknowledgement)(nil),                   // 13: wasteflow.types.v1.Acknowledgement
+	(*Address)(nil),                           // 14: wasteflow.types.v1.Address
+	(*Amount)(nil),                            // 15: wasteflow.types.v1.Amount
+	(*Annex7Carrier)(nil),                     // 16: wasteflow.types.v1.Annex7Carrier
+	(*Annex7CompletionRecord)(nil),            // 17: wasteflow.types.v1.Annex7CompletionRecord
+	(*Annex7Content)(nil),                     // 18: wasteflow.types.v1.Annex7Content
+	(*Annex7CorrectionRecord)(nil),            // 19: wasteflow.types.v1.Annex7CorrectionRecord
+	(*Annex7Document)(nil),                    // 20: wasteflow.types.v1.Annex7Document
+	(*Annex7Facility)(nil),                    // 21: wasteflow.types.v1.Annex7Facility
+	(*Annex7TakeBack)(nil),                    // 22: wasteflow.types.v1.Annex7TakeBack
+	(*Annex7TakeBackRecord)(nil),              // 23: wasteflow.types.v1.Annex7TakeBackRecord
+	(*Article15Record)(nil),                   // 24: wasteflow.types.v1.Article15Record
+	(*Attachment)(nil),                        // 25: wasteflow.types.v1.Attachment
+	(*Bgs)(nil),                               // 26: wasteflow.types.v1.Bgs
+	(*BmuCarrier)(nil),                        // 27: wasteflow.types.v1.BmuCarrier
+	(*BmuDocument)(nil),                       // 28: wasteflow.types.v1.BmuDocument
+	(*BmuFacility)(nil),                       // 29: wasteflow.types.v1.BmuFacility
+	(*BoolValue)(nil),                         // 30: wasteflow.types.v1.BoolValue
+	(*BusinessError)(nil),                     // 31: wasteflow.types.v1.BusinessError
+	(*CarrierTransfer)(nil),                   // 32: wasteflow.types.v1.CarrierTransfer
+	(*CarrierTransferRecord)(nil),             // 33: wasteflow.types.v1.CarrierTransferRecord
+	(*CarrierTransport)(nil),                  // 34: wasteflow.types.v1.CarrierTransport
+	(*CertificateOfCompletion)(nil),           // 35: wasteflow.types.v1.CertificateOfCompletion
+	(*CertificateRecord)(nil),                 // 36: wasteflow.types.v1.CertificateRecord
+	(*Certificates)(nil),                      // 37: wasteflow.types.v1.Certificates
+	(*ChainCheck)(nil),                        // 38: wasteflow.types.v1.ChainCheck
+	(*ChangeReply)(nil),                       // 39: wasteflow.types.v1.ChangeReply
+	(*ChangeRequestRecord)(nil),               // 40: wasteflow.types.v1.ChangeRequestRecord
+	(*ClientIdCredentials)(nil),               // 41: wasteflow.types.v1.ClientIdCredentials
+	(*ClientIdInfo)(nil),                      // 42: wasteflow.types.v1.ClientIdInfo
+	(*CompetentAuthorities)(nil),              // 43: wasteflow.types.v1.CompetentAuthorities
+	(*ConsigneeReception)(nil),                // 44: wasteflow.types.v1.ConsigneeReception
+	(*Date)(nil),                              // 45: wasteflow.types.v1.Date
+	(*DeadlineEntry)(nil),                     // 46: wasteflow.types.v1.DeadlineEntry
+	(*DeadlineInfo)(nil),                      // 47: wasteflow.types.v1.DeadlineInfo
+	(*Decimal)(nil),                           // 48: wasteflow.types.v1.Decimal
+	(*Decision)(nil),                          // 49: wasteflow.types.v1.Decision
+	(*DecisionRecord)(nil),                    // 50: wasteflow.types.v1.DecisionRecord
+	(*DirectoryOrganisation)(nil),             // 51: wasteflow.types.v1.DirectoryOrganisation
+	(*DocID)(nil),                             // 52: wasteflow.types.v1.DocID
+	(*DocRow)(nil),                            // 53: wasteflow.types.v1.DocRow
+	(*DocumentListEntry)(nil),                 // 54: wasteflow.types.v1.DocumentListEntry
+	(*ExportProgress)(nil),                    // 55: wasteflow.types.v1.ExportProgress
+	(*FacilityCompletion)(nil),                // 56: wasteflow.types.v1.FacilityCompletion
+	(*FacilityCompletionArticle15)(nil),       // 57: wasteflow.types.v1.FacilityCompletionArticle15
+	(*FacilityReception)(nil),                 // 58: wasteflow.types.v1.FacilityReception
+	(*FieldMeta)(nil),                         // 59: wasteflow.types.v1.FieldMeta
+	(*FieldValue)(nil),                        // 60: wasteflow.types.v1.FieldValue
+	(*FileAreaDocumentEntry)(nil),             // 61: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 62: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 63: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 64: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 65: wasteflow.types.v1.Group
+	(*Guarantee)(nil),                         // 66: wasteflow.types.v1.Guarantee
+	(*GuaranteeApproval)(nil),                 // 67: wasteflow.types.v1.GuaranteeApproval
+	(*GuaranteeRecord)(nil),                   // 68: wasteflow.types.v1.GuaranteeRecord
+	(*HandlersDocument)(nil),                  // 69: wasteflow.types.v1.HandlersDocument
+	(*HistoryEntry)(nil),                      // 70: wasteflow.types.v1.HistoryEntry
+	(*InboxEntry)(nil),                        // 71: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 72: wasteflow.types.v1.InformationRequestRecord
+	(*InspectionLinkInfo)(nil),                // 73: wasteflow.types.v1.InspectionLinkInfo
+	(*InspectionUse)(nil),                     // 74: wasteflow.types.v1.InspectionUse
+	(*LayerFields)(nil),                       // 75: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 76: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 77: wasteflow.types.v1.LegRecord
+	(*MailPreferences)(nil),                   // 78: wasteflow.types.v1.MailPreferences
+	(*Meta)(nil),                              // 79: wasteflow.types.v1.Meta
+	(*Metadata)(nil),                          // 80: wasteflow.types.v1.Metadata
+	(*MovementAcknowledgementRecord)(nil),     // 81: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 82: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 83: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 84: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 85: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 86: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 87: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 88: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 89: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 90: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 91: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 92: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 93: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 94: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 95: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 96: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 97: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 98: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 99: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 100: wasteflow.types.v1.Operand
+	(*PartyDetails)(nil),                      // 101: wasteflow.types.v1.PartyDetails
+	(*PartyRef)(nil),                          // 102: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 103: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 104: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 105: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 106: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 107: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 108: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 109: wasteflow.types.v1.Receptions
+	(*Reply)(nil),                             // 110: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 111: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 112: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 113: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 114: wasteflow.types.v1.RequestInformation
+	(*ResetCounts)(nil),                       // 115: wasteflow.types.v1.ResetCounts
+	(*Route)(nil),                             // 116: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 117: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 118: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 119: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 120: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 121: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 122: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 123: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 124: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 125: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 126: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 127: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 128: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 129: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 130: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 131: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 132: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 133: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 134: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 135: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 136: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 137: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 138: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 139: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 140: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 141: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 142: wasteflow.types.v1.XMLOptions
+	nil,                                       // 143: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 144: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 145: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 146: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
-	47,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
-	58,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	141, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	98,  // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
-	101, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	15,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
-	98,  // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
-	20,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	133, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	42,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	141, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	17,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
-	17,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	141, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
-	18,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
-	32,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
-	36,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
-	22,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	76,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	137, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	46,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	141, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	141, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	31,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	103, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	103, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	34,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	21,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	136, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	141, // 31: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 32: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	141, // 33: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	126, // 34: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 35: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	126, // 36: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	126, // 37: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	14,  // 38: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	99,  // 39: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
-	26,  // 40: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	28,  // 41: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
-	28,  // 42: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	44,  // 43: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	126, // 44: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	126, // 45: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	126, // 46: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 47: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	126, // 48: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
-	44,  // 49: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
-	25,  // 50: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	131, // 51: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	75,  // 52: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	126, // 53: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 54: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
-	44,  // 55: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	141, // 56: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	101, // 57: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	141, // 58: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
-	35,  // 59: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
-	35,  // 60: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
-	16,  // 61: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	141, // 62: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	48,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
+	59,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
+	145, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	102, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	102, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	105, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	16,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
+	102, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	21,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
+	137, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	43,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	145, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	18,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
+	18,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	145, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	19,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
+	33,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
+	37,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
+	23,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
+	80,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
+	141, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	47,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	145, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	145, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	101, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	32,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	107, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	107, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	35,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	22,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	140, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	145, // 31: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 32: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	145, // 33: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	130, // 34: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	130, // 35: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	130, // 36: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	130, // 37: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	15,  // 38: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
+	103, // 39: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	27,  // 40: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	29,  // 41: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
+	29,  // 42: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	45,  // 43: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	130, // 44: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	130, // 45: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	130, // 46: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	130, // 47: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	130, // 48: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	45,  // 49: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
+	26,  // 50: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
+	135, // 51: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	79,  // 52: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	130, // 53: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	130, // 54: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	45,  // 55: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
+	145, // 56: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	105, // 57: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	145, // 58: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	36,  // 59: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
+	36,  // 60: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
+	17,  // 61: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
+	145, // 62: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 63: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	141, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	90,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	38,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	141, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
-	90,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	98,  // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	101, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	58,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	141, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	141, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	141, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	141, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	141, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	141, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	141, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	145, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	94,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	39,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
+	145, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
+	94,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	145, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	145, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	102, // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	102, // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	102, // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	105, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	59,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	145, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	145, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	145, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	145, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	145, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	145, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	145, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	141, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 85: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	97,  // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
-	121, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	141, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	141, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	141, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	141, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	63,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	87,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	101, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	52,  // 95: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	141, // 96: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	141, // 97: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	141, // 98: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
-	8,   // 99: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	96,  // 100: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	141, // 101: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	101, // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
+	125, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	145, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	145, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	145, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	145, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	64,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	91,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	105, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	53,  // 95: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	145, // 96: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	145, // 97: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	145, // 98: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	9,   // 99: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	100, // 100: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	145, // 101: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
 	4,   // 102: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	141, // 103: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	141, // 104: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	92,  // 105: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	19,  // 106: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	81,  // 107: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	141, // 108: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	52,  // 109: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	141, // 110: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	141, // 111: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	106, // 112: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	141, // 113: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 114: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	141, // 115: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	70,  // 116: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	141, // 117: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	59,  // 118: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	5,   // 119: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 120: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	141, // 121: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	72,  // 122: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	116, // 123: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	117, // 124: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	139, // 125: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	140, // 126: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
-	24,  // 127: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	141, // 128: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 129: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 130: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	124, // 131: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	124, // 132: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	80,  // 133: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	77,  // 134: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	73,  // 135: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	105, // 136: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	79,  // 137: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	83,  // 138: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	85,  // 139: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	76,  // 140: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	46,  // 141: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	141, // 142: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	141, // 143: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 144: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	12,  // 145: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	33,  // 146: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	43,  // 147: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	57,  // 148: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	55,  // 149: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	115, // 150: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	84,  // 151: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	101, // 152: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	6,   // 153: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	141, // 154: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 155: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	141, // 156: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	101, // 157: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	101, // 158: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	82,  // 159: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	141, // 160: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 161: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	142, // 162: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	141, // 163: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	141, // 164: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	98,  // 165: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 166: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	101, // 167: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	114, // 168: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	98,  // 169: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 170: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	93,  // 171: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	133, // 172: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	42,  // 173: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	112, // 174: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	141, // 175: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	90,  // 176: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 177: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	141, // 178: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
-	90,  // 179: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	90,  // 180: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	91,  // 181: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	89,  // 182: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	68,  // 183: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	49,  // 184: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	39,  // 185: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	95,  // 186: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	76,  // 187: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	86,  // 188: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	23,  // 189: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	137, // 190: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	46,  // 191: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	141, // 192: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	141, // 193: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 194: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	12,  // 195: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	110, // 196: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	108, // 197: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	48,  // 198: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	109, // 199: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	107, // 200: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	94,  // 201: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	56,  // 202: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	136, // 203: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	7,   // 204: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	141, // 205: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	7,   // 206: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	47,  // 207: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	13,  // 208: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
-	126, // 209: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 210: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	126, // 211: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	47,  // 212: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	47,  // 213: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	62,  // 214: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	120, // 215: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	101, // 216: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	101, // 217: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	141, // 218: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	104, // 219: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	104, // 220: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	141, // 221: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 222: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	90,  // 223: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	141, // 224: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	141, // 225: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	141, // 226: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 227: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	6,   // 228: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	5,   // 229: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	10,  // 230: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	119, // 231: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	141, // 232: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	141, // 233: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	141, // 234: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	141, // 235: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 236: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	101, // 237: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	78,  // 238: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	58,  // 239: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	121, // 240: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	141, // 241: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	128, // 242: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
-	52,  // 243: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	125, // 244: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	126, // 245: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	126, // 246: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	126, // 247: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	126, // 248: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	14,  // 249: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	99,  // 250: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	26,  // 251: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	28,  // 252: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	44,  // 253: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	126, // 254: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	141, // 255: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	141, // 256: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	141, // 257: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	141, // 258: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 259: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	141, // 260: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	141, // 261: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	141, // 262: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	141, // 263: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	141, // 264: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	11,  // 265: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	9,   // 266: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	10,  // 267: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	268, // [268:268] is the sub-list for method output_type
-	268, // [268:268] is the sub-list for method input_type
-	268, // [268:268] is the sub-list for extension type_name
-	268, // [268:268] is the sub-list for extension extendee
-	0,   // [0:268] is the sub-list for field type_name
+	145, // 103: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	145, // 104: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	5,   // 105: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
+	48,  // 106: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
+	66,  // 107: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	145, // 108: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 109: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
+	96,  // 110: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	20,  // 111: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	85,  // 112: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	145, // 113: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	53,  // 114: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	145, // 115: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	145, // 116: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	110, // 117: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	145, // 118: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	145, // 119: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	145, // 120: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	74,  // 121: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	145, // 122: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	60,  // 123: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	6,   // 124: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	11,  // 125: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	145, // 126: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	76,  // 127: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	120, // 128: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	121, // 129: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	143, // 130: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	144, // 131: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	25,  // 132: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	145, // 133: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 134: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 135: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	128, // 136: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	128, // 137: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	84,  // 138: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	81,  // 139: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	77,  // 140: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	109, // 141: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	83,  // 142: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	87,  // 143: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	89,  // 144: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	80,  // 145: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	47,  // 146: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	145, // 147: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	145, // 148: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	101, // 149: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	13,  // 150: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	34,  // 151: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	44,  // 152: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	58,  // 153: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	56,  // 154: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	119, // 155: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	88,  // 156: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	105, // 157: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	7,   // 158: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	145, // 159: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 160: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	145, // 161: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	105, // 162: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	105, // 163: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	86,  // 164: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	145, // 165: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 166: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	146, // 167: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	145, // 168: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	145, // 169: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	102, // 170: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	102, // 171: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	105, // 172: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	118, // 173: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	102, // 174: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	102, // 175: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	97,  // 176: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	137, // 177: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	43,  // 178: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	116, // 179: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	145, // 180: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	94,  // 181: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	145, // 182: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	145, // 183: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
+	94,  // 184: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	94,  // 185: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	95,  // 186: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	93,  // 187: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	72,  // 188: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	50,  // 189: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	40,  // 190: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	99,  // 191: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	80,  // 192: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	90,  // 193: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	24,  // 194: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	141, // 195: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	68,  // 196: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
+	47,  // 197: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	145, // 198: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	145, // 199: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	101, // 200: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	13,  // 201: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	114, // 202: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	112, // 203: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	49,  // 204: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	113, // 205: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	111, // 206: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	98,  // 207: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	57,  // 208: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	140, // 209: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	66,  // 210: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	67,  // 211: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
+	8,   // 212: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	145, // 213: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	8,   // 214: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	48,  // 215: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	14,  // 216: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
+	130, // 217: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	130, // 218: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	130, // 219: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	48,  // 220: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	48,  // 221: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	63,  // 222: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	124, // 223: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	105, // 224: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	105, // 225: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	145, // 226: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	108, // 227: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	108, // 228: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	145, // 229: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 230: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	94,  // 231: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	145, // 232: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	145, // 233: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	145, // 234: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 235: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	7,   // 236: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	6,   // 237: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	11,  // 238: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	123, // 239: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	145, // 240: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	145, // 241: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	145, // 242: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	145, // 243: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 244: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	105, // 245: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	82,  // 246: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	59,  // 247: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	125, // 248: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	145, // 249: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	132, // 250: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	53,  // 251: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	129, // 252: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	130, // 253: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	130, // 254: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	130, // 255: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	130, // 256: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	15,  // 257: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	103, // 258: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	27,  // 259: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	29,  // 260: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	45,  // 261: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	130, // 262: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	145, // 263: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	145, // 264: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	145, // 265: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	145, // 266: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 267: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	145, // 268: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	145, // 269: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	145, // 270: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	145, // 271: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	145, // 272: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	12,  // 273: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	10,  // 274: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	11,  // 275: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	276, // [276:276] is the sub-list for method output_type
+	276, // [276:276] is the sub-list for method input_type
+	276, // [276:276] is the sub-list for extension type_name
+	276, // [276:276] is the sub-list for extension extendee
+	0,   // [0:276] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -12096,14 +12429,14 @@ func file_wasteflow_types_v1_types_proto_init() {
 	}
 	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
 	file_wasteflow_types_v1_types_proto_msgTypes[34].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[84].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[87].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
-			NumEnums:      12,
-			NumMessages:   129,
+			NumEnums:      13,
+			NumMessages:   132,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
