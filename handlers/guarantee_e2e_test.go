@@ -99,3 +99,23 @@ func TestGuaranteeCoversEveryMovement(t *testing.T) {
 		}
 	})
 }
+
+// A guarantee's renewal deadline ends with the dossier: an objection
+// (OBJECTED, final) cancels it, as a cancellation, closure, expiry or
+// completion does (found by TestModelGeneratedOrders).
+func TestGuaranteeEndsWithTheDossier(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		id := d.submitted(t)
+		doc := d.guaranteed(t, id, "2026-11-01", "2027-01-31")["notification"].(map[string]any) // ends before the shipment period
+		if dl := deadline(doc, "GUARANTEE_RENEWAL_DUE", "acme"); dl == nil || dl["state"] != "OPEN" {
+			t.Fatalf("the renewal deadline: %v", doc["deadlines"])
+		}
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": id})
+		doc = d.ok(t, "noor", au+"SetDecision", map[string]any{"documentId": id, "decision": map[string]any{"type": "OBJECTION", "grounds": "no permit"}})
+		if dl := deadline(doc, "GUARANTEE_RENEWAL_DUE", "acme"); doc["state"] != "OBJECTED" || dl != nil {
+			t.Fatalf("objected: %v, the renewal deadline %v", doc["state"], dl)
+		}
+	})
+}

@@ -192,6 +192,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
 				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
+				{Op: engine.Cancel, Rule: ruleGuarantee, When: "objected"}, // found by the model-based test (seed 2)
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
 			}, Validate: validateDecision,
 			Apply: func(ev *on, in *n.Decision) error {
