@@ -127,6 +127,9 @@ func consentedMovement(t *testing.T, db *gorm.DB) (*documents.Runner, *counter, 
 	}
 	fire("acme", notifications.IntentSubmission, content)
 	fire("nl", notifications.IntentAcknowledgement, &n.Acknowledgement{})
+	fire("acme", notifications.IntentGuarantee, &n.Guarantee{Kind: n.GuaranteeFinancial, Amount: n.Decimal{Units: 250000}, Currency: "EUR",
+		Guarantor: "Bank", Reference: "G-1", ValidFrom: "2026-11-01", ValidUntil: "2027-12-31"}) // movements need one (Art. 7)
+	fire("de", notifications.IntentGuaranteeApproval, &n.GuaranteeApproval{})
 	for _, a := range []string{"de", "nl", "be"} {
 		fire(a, notifications.IntentDecision, &n.Decision{Type: n.DecisionConsent})
 	}
