@@ -119,3 +119,34 @@ func TestGuaranteeEndsWithTheDossier(t *testing.T) {
 		}
 	})
 }
+
+// The renewal deadline follows the shipment period: a revalidation that
+// extends the period past the guarantee's end starts it, an accepted change
+// that brings the period back within the guarantee ends it (found by
+// TestModelGeneratedOrders).
+func TestGuaranteeFollowsTheShipmentPeriod(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		c := shippable(3) // until 2027-06-30
+		id := d.consented(t, c)
+		d.guaranteed(t, id, "2026-11-01", "2027-08-31") // a new one, to the end of August: enough for now
+		doc := d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": id,
+			"notificationSignal": map[string]any{"type": "REVALIDATION", "validUntil": "2027-11-30", "extendsShipmentPeriod": true}})
+		if dl := deadline(doc, "GUARANTEE_RENEWAL_DUE", "acme"); dl == nil || dl["state"] != "OPEN" || !strings.HasPrefix(dl["dueAt"].(string), "2027-08-31") {
+			t.Fatalf("extended past the guarantee: %v", dl)
+		}
+		p := map[string]any{}
+		for k, v := range c {
+			p[k] = v
+		}
+		p["shipmentPeriod"] = map[string]any{"firstDeparture": "2026-12-01", "lastDeparture": "2027-07-31"}
+		d.ok(t, "alice", co+"SetRequestForChangeAfterConsent", map[string]any{"documentId": id, "requestForChange": map[string]any{"proposed": p, "reason": "shorter"}})
+		for _, u := range []string{"bernd", "bart", "noor"} {
+			doc = d.ok(t, u, au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": id, "replyToRequestForChange": map[string]any{"result": "ACCEPTED"}})
+		}
+		if dl := deadline(doc, "GUARANTEE_RENEWAL_DUE", "acme"); doc["state"] != "CONSENTED" || dl != nil {
+			t.Fatalf("back within the guarantee: %v, the renewal deadline %v", doc["state"], dl)
+		}
+	})
+}

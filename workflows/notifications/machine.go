@@ -54,6 +54,24 @@ const (
 // and not yet ended.
 var guaranteeStates = []string{n.Submitted, n.Acknowledged, n.InformationRequested, n.Consented, n.ChangeRequested}
 
+// renewalDue: the guarantee in force ends before the shipment period, in
+// a state where a guarantee is still given (after the act).
+func renewalDue(ev *on) bool {
+	return ev.Doc.GuaranteeEndsEarly() && slices.Contains(guaranteeStates, ev.State)
+}
+
+// renewalRunning: the notifier's renewal deadline runs (as loaded).
+func renewalRunning(ev *on) bool {
+	return slices.ContainsFunc(ev.Deadlines, func(d engine.DeadlineView) bool { return d.Rule == ruleGuarantee && d.Open })
+}
+
+// guaranteeFollows are the effects that keep the renewal deadline with
+// the shipment period an act changed (guaranteeRenewalToStart/ToEnd).
+var guaranteeFollows = []engine.Effect{
+	{Op: engine.Start, Rule: ruleGuarantee, When: "guaranteeRenewalToStart"},
+	{Op: engine.Cancel, Rule: ruleGuarantee, When: "guaranteeRenewalToEnd"},
+}
+
 // stays is one transition per state that keeps it, under guard.
 func stays(states []string, guard string) []engine.Transition {
 	out := make([]engine.Transition, 0, len(states))
@@ -192,8 +210,9 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
 				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
-				{Op: engine.Cancel, Rule: ruleGuarantee, When: "objected"}, // found by the model-based test (seed 2)
+				{Op: engine.Cancel, Rule: ruleGuarantee, When: "objected"}, // found by the model-based test
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
+				guaranteeFollows[0], guaranteeFollows[1], // a consent that extended the shipment period
 			}, Validate: validateDecision,
 			Apply: func(ev *on, in *n.Decision) error {
 				role := ""
@@ -244,6 +263,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller},
 				{Op: engine.Restart, Rule: ruleValidity, When: "consentEndMoved"},
+				guaranteeFollows[0], guaranteeFollows[1], // an accepted change of the shipment period
 			}, Validate: validateChangeReply,
 			Apply: func(ev *on, in *n.ReplyToRequestForChange) error {
 				d := ev.Doc
@@ -301,6 +321,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				{Op: engine.Cancel, Rule: ruleChangeReply, When: "!changeRequested"}, // a revalidation carries an open request forward
 				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
 				{Op: engine.Cancel, Rule: ruleGuarantee, When: "!revalidated"},
+				guaranteeFollows[0], guaranteeFollows[1], // a revalidation that extended the shipment period
 				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
 			}, Validate: validateSignal,
 			Apply: func(ev *on, in *n.NotificationSignal) error {
@@ -378,10 +399,16 @@ var declaration = &engine.Declaration[n.Notification]{
 		"revalidated": func(ev *on) bool { // the consent stands, with the revalidation's end (in CHANGE_REQUESTED too)
 			return ev.State == n.Consented || ev.State == n.ChangeRequested
 		},
-		"consentEndMoved":    func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
-		"changeRequested":    func(ev *on) bool { return ev.State == n.ChangeRequested },
-		"guaranteePending":   func(ev *on) bool { return ev.Doc.PendingGuarantee() != nil },
-		"guaranteeEndsEarly": func(ev *on) bool { return ev.Doc.GuaranteeEndsEarly() },
+		"consentEndMoved":  func(ev *on) bool { return ev.Doc.ConsentEndMoved() },
+		"changeRequested":  func(ev *on) bool { return ev.State == n.ChangeRequested },
+		"guaranteePending": func(ev *on) bool { return ev.Doc.PendingGuarantee() != nil },
+		// The renewal deadline follows what an act did to the shipment
+		// period or the consent: due and not running (an extension past the
+		// guarantee's end), or running and no longer due (a shorter period,
+		// the dossier ended). Found by the model-based test.
+		"guaranteeRenewalToStart": func(ev *on) bool { return renewalDue(ev) && !renewalRunning(ev) },
+		"guaranteeRenewalToEnd":   func(ev *on) bool { return !renewalDue(ev) && renewalRunning(ev) },
+		"guaranteeEndsEarly":      func(ev *on) bool { return ev.Doc.GuaranteeEndsEarly() },
 		"consentExpired": func(ev *on) bool {
 			return ev.Overdue(ruleValidity, ev.Doc.Content.Notifier.OrganisationID) || ev.Doc.ConsentExpired(ev.Now)
 		},

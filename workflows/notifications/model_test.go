@@ -115,7 +115,10 @@ func pickWeighted(r *rand.Rand, weights []float64) int {
 // 1795858970656323667: an objection left the guarantee's renewal deadline
 // running in OBJECTED (the decision now cancels it;
 // TestGuaranteeEndsWithTheDossier in handlers).
-var regressionSeeds = []uint64{1795858970656323667}
+// 1795860136932692926: the renewal deadline kept running after an accepted
+// change shortened the shipment period to within the guarantee (the
+// acts that move the period now start or end it; TestGuaranteeFollowsTheShipmentPeriod).
+var regressionSeeds = []uint64{1795858970656323667, 1795860136932692926}
 
 type modelStats struct {
 	sequences, steps, fired, offered, refusedAsNotOffered, businessErrors, sweeps, movements int
