@@ -19,9 +19,10 @@ import (
 // a shipment at the latest when it starts (7(3)); the competent authority
 // of dispatch approves it, its form, wording and amount (7(4)); it is
 // valid for and covers the shipment (7(5)). The authorities may make their
-// consent conditional on it (Art. 10: consent deemed withdrawn when the
-// guarantee is not valid at the latest when the movement document is
-// completed). Here (our design): the notifier submits a guarantee, the
+// consent conditional on it: consent deemed withdrawn when the guarantee is
+// not valid at the latest when the movement document is completed (Art. 10
+// by our domain notes, whose source was read only in part: not verified
+// here). Here (our design): the notifier submits a guarantee, the
 // authority of dispatch approves it, and no movement is created for a
 // date of shipment no approved guarantee covers.
 const GuaranteeBasis = "Art. 7 Regulation (EU) 2024/1157"
