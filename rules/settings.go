@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/wasteflow/wasteflow/rules/annex7"
 	"github.com/wasteflow/wasteflow/rules/echo"
@@ -13,19 +14,18 @@ import (
 // provider's settings (`admin apply`), the legal default, the range a
 // provider may choose and the rule it sets, with its legal basis.
 type ProviderSetting struct {
-	Name          string
-	Default       int
-	Min, Max      int
-	Unit, Rule    string
-	LegalBasis    string
-	DefaultReason string
+	Name       string
+	Default    int
+	Min, Max   int
+	Unit       string
+	LegalBasis string // of the rule the setting sets, with the law's value
 }
 
-// ProviderSettings are every setting a provider may make.
+// ProviderSettings are every setting a provider may make (operators.md
+// describes each; a test holds the guide to this list).
 var ProviderSettings = []ProviderSetting{
 	{Name: annex7.SettingPriorInformationDays, Default: annex7.PriorInformationDays, Min: 0, Max: 10, Unit: "working days",
-		Rule:       "an Annex VII shipment is announced at least this many working days before it starts (PRIOR_NOTICE_TOO_LATE otherwise)",
-		LegalBasis: annex7.PriorInformationBasis, DefaultReason: "the regulation's two working days; industry bodies asked for the period to change"},
+		LegalBasis: annex7.PriorInformationBasis},
 }
 
 // ProviderSettingOf is the declaration of setting name.
@@ -73,12 +73,9 @@ func ProviderSettingValue(stored, name string) int {
 }
 
 func settingNames() string {
-	out := ""
-	for i, s := range ProviderSettings {
-		if i > 0 {
-			out += ", "
-		}
-		out += s.Name
+	names := make([]string, 0, len(ProviderSettings))
+	for _, s := range ProviderSettings {
+		names = append(names, s.Name)
 	}
-	return out
+	return strings.Join(names, ", ")
 }

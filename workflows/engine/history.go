@@ -36,28 +36,23 @@ func listsOf(t reflect.Type) []boundedList {
 	if v, ok := boundedLists.Load(t); ok {
 		return v.([]boundedList)
 	}
-	var out []boundedList
-	if t.Kind() == reflect.Struct {
-		for _, f := range reflect.VisibleFields(t) {
-			max, err := strconv.Atoi(f.Tag.Get("maxItems"))
-			if err != nil || f.Type.Kind() != reflect.Slice || !f.IsExported() || len(f.Index) != 1 {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			b := boundedList{index: f.Index, name: name, max: max}
-			if f.Type.Elem().Kind() == reflect.Struct {
-				b.inner = innerLists(f.Type.Elem())
-			}
-			out = append(out, b)
+	out := taggedLists(t)
+	for i := range out {
+		if elem := t.FieldByIndex(out[i].index).Type.Elem(); elem.Kind() == reflect.Struct {
+			out[i].inner = taggedLists(elem) // one level only
 		}
 	}
 	boundedLists.Store(t, out)
 	return out
 }
 
-// innerLists are the bounded lists of an element type (one level only).
-func innerLists(t reflect.Type) []boundedList {
+// taggedLists are the exported list fields of struct type t that carry a
+// maxItems tag.
+func taggedLists(t reflect.Type) []boundedList {
 	var out []boundedList
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
 	for _, f := range reflect.VisibleFields(t) {
 		max, err := strconv.Atoi(f.Tag.Get("maxItems"))
 		if err != nil || f.Type.Kind() != reflect.Slice || !f.IsExported() || len(f.Index) != 1 {

@@ -66,7 +66,12 @@ func renewalRunning(ev *on) bool {
 }
 
 // guaranteeFollows are the effects that keep the renewal deadline with
-// the shipment period an act changed (guaranteeRenewalToStart/ToEnd).
+// what an act did (guaranteeRenewalToStart/ToEnd): started when a consent,
+// revalidation or accepted change extends the shipment period past the
+// guarantee's end, cancelled when the period comes back within it or the
+// dossier ends (objection, cancellation, closure, expiry, Art. 15). One
+// mechanism for every act that can move either; the approval restarts or
+// meets the deadline itself, for the new guarantee's end.
 var guaranteeFollows = []engine.Effect{
 	{Op: engine.Start, Rule: ruleGuarantee, When: "guaranteeRenewalToStart"},
 	{Op: engine.Cancel, Rule: ruleGuarantee, When: "guaranteeRenewalToEnd"},
@@ -207,13 +212,11 @@ var declaration = &engine.Declaration[n.Notification]{
 			Prefill:     func(d *n.Notification, b *n.Decision) { b.ValidUntil = d.ConsentValidUntil },
 			Summary:     "consent, consent with conditions, or object; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.Acknowledged}, Target: "afterDecision", Targets: []string{n.Acknowledged, n.Consented, n.Objected}, Guard: "callerMayDecide"}},
-			Effects: []engine.Effect{
+			Effects: slices.Concat([]engine.Effect{ // guaranteeFollows: an objection ends the dossier, a consent may extend the period
 				{Op: engine.Stop, Rule: ruleDecision, Party: partyCaller},
 				{Op: engine.Cancel, Rule: ruleDecision, When: "objected"},
-				{Op: engine.Cancel, Rule: ruleGuarantee, When: "objected"}, // found by the model-based test
 				{Op: engine.Start, Rule: ruleValidity, When: "consented"},
-				guaranteeFollows[0], guaranteeFollows[1], // a consent that extended the shipment period
-			}, Validate: validateDecision,
+			}, guaranteeFollows), Validate: validateDecision,
 			Apply: func(ev *on, in *n.Decision) error {
 				role := ""
 				for _, r := range ev.Caller.Roles { // the caller's authority role
@@ -260,11 +263,10 @@ var declaration = &engine.Declaration[n.Notification]{
 			Operation: authority + "ReplyToRequestForChangeAfterConsent", Block: "replyToRequestForChange", Roles: anyAuthority,
 			Summary:     "accept, accept with conditions, or reject the change; once per authority",
 			Transitions: []engine.Transition{{From: []string{n.ChangeRequested}, Target: "afterChangeReply", Targets: []string{n.ChangeRequested, n.Consented}, Guard: "callerNotRepliedToChange"}},
-			Effects: []engine.Effect{
+			Effects: slices.Concat([]engine.Effect{ // guaranteeFollows: an accepted change of the shipment period
 				{Op: engine.Stop, Rule: ruleChangeReply, Party: partyCaller},
 				{Op: engine.Restart, Rule: ruleValidity, When: "consentEndMoved"},
-				guaranteeFollows[0], guaranteeFollows[1], // an accepted change of the shipment period
-			}, Validate: validateChangeReply,
+			}, guaranteeFollows), Validate: validateChangeReply,
 			Apply: func(ev *on, in *n.ReplyToRequestForChange) error {
 				d := ev.Doc
 				i := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open })
@@ -283,11 +285,10 @@ var declaration = &engine.Declaration[n.Notification]{
 			Operation: company + "SetFacilityCompletionUnderArticle15", Block: "facilityCompletionArticle15", Roles: []string{n.RoleFacility},
 			Summary:     "a pre-consented facility (Art. 14) states the operations completed and closes the dossier (Art. 15)",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested, n.Expired}, To: n.Closed, Guard: "preConsentedFacility"}},
-			Effects: []engine.Effect{
+			Effects: slices.Concat([]engine.Effect{ // guaranteeFollows: the dossier ends
 				{Op: engine.Cancel, Rule: ruleChangeReply},
-				{Op: engine.Cancel, Rule: ruleGuarantee},
 				{Op: engine.Stop, Rule: ruleValidity},
-			},
+			}, guaranteeFollows),
 			Validate: func(ev *on, in *n.FacilityCompletionArticle15) ([]engine.BusinessError, error) {
 				var done n.MovementsDone
 				for _, c := range ev.Children {
@@ -317,13 +318,11 @@ var declaration = &engine.Declaration[n.Notification]{
 				// A revalidation carries an open change request forward.
 				{From: []string{n.ChangeRequested}, Target: "afterSignal", Targets: []string{n.ConsentCancelled, n.Closed, n.ChangeRequested}},
 			},
-			Effects: []engine.Effect{
+			Effects: slices.Concat([]engine.Effect{ // guaranteeFollows: a cancellation or closure ends the dossier, a revalidation may extend the period
 				{Op: engine.Cancel, Rule: ruleChangeReply, When: "!changeRequested"}, // a revalidation carries an open request forward
 				{Op: engine.Stop, Rule: ruleValidity, When: "!revalidated"},
-				{Op: engine.Cancel, Rule: ruleGuarantee, When: "!revalidated"},
-				guaranteeFollows[0], guaranteeFollows[1], // a revalidation that extended the shipment period
 				{Op: engine.Restart, Rule: ruleValidity, When: "revalidated"},
-			}, Validate: validateSignal,
+			}, guaranteeFollows), Validate: validateSignal,
 			Apply: func(ev *on, in *n.NotificationSignal) error {
 				d := ev.Doc
 				var notes []string
@@ -342,11 +341,10 @@ var declaration = &engine.Declaration[n.Notification]{
 		intent[engine.None]{Name: IntentConsentValidityExpiry, System: true,
 			Summary:     "the consent's validity ended",
 			Transitions: []engine.Transition{{From: []string{n.Consented, n.ChangeRequested}, To: n.Expired, Guard: "consentExpired"}},
-			Effects: []engine.Effect{
+			Effects: slices.Concat([]engine.Effect{ // guaranteeFollows: the consent ended
 				{Op: engine.Lapse, Rule: ruleValidity},
 				{Op: engine.Cancel, Rule: ruleChangeReply},
-				{Op: engine.Cancel, Rule: ruleGuarantee},
-			},
+			}, guaranteeFollows),
 			Apply: func(ev *on, _ *engine.None) error {
 				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentConsentValidityExpiry, ev.Now), "the consent it would change has expired")
 				return nil

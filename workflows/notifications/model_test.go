@@ -375,7 +375,6 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 		offered := offeredTo[org]
 		trail = append(trail, org+":"+intent)
 		before := w.snap(t, id)
-		var fired *documents.View
 		if intent == IntentCreateMovement {
 			tq := d.Content.TotalQuantity
 			units := int64(1 + r.IntN(40))
@@ -386,14 +385,13 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 			} else {
 				mv.Template.ActualQuantity = shipment.Quantity{Tonnes: &n.Decimal{Units: units}}
 			}
-			fired, berrs, err = w.r.Create(asOrg(org), movements.Kind, &mv)
+			_, berrs, err = w.r.Create(asOrg(org), movements.Kind, &mv)
 			if err == nil && len(berrs) == 0 {
 				stats.movements++
 			}
 		} else {
-			fired, berrs, err = w.r.Fire(asOrg(org), documents.Target{ID: id}, []string{intent}, w.input(r, intent, d))
+			_, berrs, err = w.r.Fire(asOrg(org), documents.Target{ID: id}, []string{intent}, w.input(r, intent, d))
 		}
-		_ = fired
 		isOffered := slices.Contains(offered, intent)
 		var np *engine.NotPermittedError
 		var se *status.Error
