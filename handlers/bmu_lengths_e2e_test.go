@@ -219,6 +219,7 @@ func TestPrintOfAnOverlongStoredDocumentIsBounded(t *testing.T) {
 			t.Fatalf("the stored notification: %.500s", data)
 		}
 		data = strings.Replace(data, `"16 02 13*"`, `"`+strings.Repeat("w", hugeField())+`"`, 1)
+		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 		if err := d.db.Exec("UPDATE documents SET data = ? WHERE id = ?", data, nid).Error; err != nil {
 			t.Fatal(err)
 		}

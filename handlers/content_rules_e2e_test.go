@@ -398,6 +398,7 @@ func TestEveryConsentAllowsAShipment(t *testing.T) {
 		_ = json.Unmarshal([]byte(doc.Data), &data)
 		delete(data["notification"].(map[string]any), "packagingTypes")
 		raw, _ := json.Marshal(data)
+		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 		if err := d.db.Model(&models.Document{}).Where("id = ?", nid).Update("data", string(raw)).Error; err != nil {
 			t.Fatal(err)
 		}

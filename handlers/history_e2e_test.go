@@ -67,6 +67,7 @@ func TestDocumentHistory(t *testing.T) {
 			t.Fatalf("a non-party: %d %s; missing: %d %s", st, raw, st2, raw2)
 		}
 		// a row changed behind the server's back breaks the chain there
+		dbtest.SkipAtEnd(d.db) // a row changed behind the server's back: the replay parts there on purpose
 		if err := d.db.Exec("UPDATE audit_events SET to_state = 'CONSENTED' WHERE document_id = ? AND seq = 2", id).Error; err != nil {
 			t.Fatal(err)
 		}
@@ -169,6 +170,7 @@ func TestDecisionAuditRowsSayTheDecision(t *testing.T) {
 		}
 		// The detail is hashed: changing it breaks the chain at its row.
 		seq := decisions[0]["seq"]
+		dbtest.SkipAtEnd(d.db) // a row changed behind the server's back: the replay parts there on purpose
 		if err := d.db.Exec("UPDATE audit_events SET detail = 'CONSENT, 0 conditions, valid until 2027-12-20' WHERE document_id = ? AND seq = ?", id, seq).Error; err != nil {
 			t.Fatal(err)
 		}

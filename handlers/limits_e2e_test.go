@@ -109,6 +109,7 @@ func TestDatabaseFailureIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dbtest.SkipAtEnd(d.db) // closed: nothing to replay
 	sqlDB.Close()
 	st, h, raw := d.do(t, call{path: co + "GetNotification", headers: hdr("dev-1", tok), body: []byte(`{"documentId":"ntf_x"}`)})
 	wantError(t, 503, 14, st, raw, "retry")

@@ -236,6 +236,7 @@ func TestDeadlinePageViewsInChromium(t *testing.T) {
 		if dl.SuspendedSince != nil {
 			dl.DueAt = since.Add(2677981 * time.Second)
 		}
+		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 		if err := d.db.Create(&dl).Error; err != nil {
 			t.Fatal(err)
 		}

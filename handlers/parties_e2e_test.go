@@ -158,6 +158,7 @@ func TestPartiesAsFiled(t *testing.T) {
 		}
 		delete(agg, "partyDetails")
 		old, _ := json.Marshal(agg)
+		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 		if err := d.db.Exec("UPDATE documents SET data = ? WHERE id = ?", string(old), id).Error; err != nil {
 			t.Fatal(err)
 		}

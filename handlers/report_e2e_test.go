@@ -138,6 +138,7 @@ func TestDeadlineReportsAndGroupNotifications(t *testing.T) {
 			}
 			// A running deadline that fell due an hour ago (by the real
 			// clock) and was never swept: what a stopped sweep leaves.
+			dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 			if err := d.db.Exec(`UPDATE deadlines SET due_at = ? WHERE document_id = ? AND rule = 'DECISION_DUE' AND party_org = 'auth-nl'`,
 				time.Now().UTC().Add(-time.Hour), onTime).Error; err != nil {
 				t.Fatal(err)

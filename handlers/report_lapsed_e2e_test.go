@@ -40,6 +40,7 @@ func seedLapsedAndSuspended(t *testing.T, d *docEnv, id string) {
 			State: "SUSPENDED", StartedAt: started, DueAt: since.Add(suspendedLeft), WarnAt: &started, SuspendedSince: &since},
 	} {
 		dl.DocumentID, dl.ProviderID, dl.UpdatedAt = id, "dev-1", now
+		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
 		if err := d.db.Create(&dl).Error; err != nil {
 			t.Fatal(err)
 		}

@@ -100,6 +100,68 @@ func (s *DocumentStore) Audit(ctx context.Context, id string) ([]AuditEvent, *Do
 	return rows, &doc, err
 }
 
+// Family is the family of document root as stored, in one snapshot: root
+// and the documents under it at every level (by id), their deadlines, and
+// their audit rows in the order they were written (pos). A missing root
+// is ErrNotFound.
+func (s *DocumentStore) Family(ctx context.Context, root string) (*Family, error) {
+	var f Family
+	var opts []*sql.TxOptions
+	if IsPostgres(s.db) {
+		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		f = Family{}
+		ids := []string{root}
+		for level := ids; len(level) > 0; {
+			var docs []Document
+			if err := tx.Where("id IN ?", level).Order("id").Find(&docs).Error; err != nil {
+				return err
+			}
+			f.Documents = append(f.Documents, docs...)
+			level = nil
+			if err := tx.Model(&Document{}).Where("parent_id IN ?", idsOf(docs)).Order("id").Pluck("id", &level).Error; err != nil {
+				return err
+			}
+			ids = append(ids, level...)
+		}
+		if len(f.Documents) == 0 {
+			return ErrNotFound
+		}
+		if err := tx.Where("document_id IN ?", ids).Order("started_at, id").Find(&f.Deadlines).Error; err != nil {
+			return err
+		}
+		return tx.Where("document_id IN ?", ids).Order("pos").Find(&f.Audit).Error
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Family is a document with the documents under it, as stored.
+type Family struct {
+	Documents []Document
+	Deadlines []Deadline
+	Audit     []AuditEvent
+}
+
+func idsOf(docs []Document) []string {
+	out := make([]string, len(docs))
+	for i := range docs {
+		out[i] = docs[i].ID
+	}
+	return out
+}
+
+// Roots are up to limit ids of documents without a parent after id
+// after, in id order.
+func (s *DocumentStore) Roots(ctx context.Context, after string, limit int) ([]string, error) {
+	var ids []string
+	err := s.db.WithContext(ctx).Model(&Document{}).Where("parent_id IS NULL AND id > ?", after).Order("id").Limit(limit).Pluck("id", &ids).Error
+	return ids, err
+}
+
 // TaskPending reports whether maintenance task name waits to be done.
 func (s *DocumentStore) TaskPending(ctx context.Context, name string) (bool, error) {
 	return TaskPending(s.db.WithContext(ctx), name)

@@ -55,7 +55,9 @@ type Deadline struct {
 	SuspendedSince *time.Time
 	SuspendedDays  int
 	ClosedAt       *time.Time
-	UpdatedAt      time.Time
+	// UpdatedAt is the act's (or the sweep's) time, never gorm's clock:
+	// a test clock's acts keep theirs.
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 }
 
 // AuditEvent is one fired trigger; rows are only ever inserted.
@@ -74,6 +76,14 @@ type AuditEvent struct {
 	// Detail says in words what the trigger did beyond its intent and
 	// states (hashed when set).
 	Detail string
+	// Context is what the act consulted beyond the document (its input,
+	// the directory's answers, settings, the number drawn) and digests of
+	// what it left, as JSON (workflows/documents/replay.go; hashed when
+	// set; "" on rows from before it existed).
+	Context string
+	// Pos is the order the rows were written in across documents, given
+	// by the database (read only).
+	Pos int64 `gorm:"->"`
 }
 
 // Event is a notification for an organisation (and its notifier groups).

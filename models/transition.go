@@ -130,8 +130,8 @@ func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
 		}
 	}
 	a := c.Audit
-	if err := add("au", "INSERT INTO audit_events SELECT * FROM json_populate_recordset(NULL::audit_events, ?::json)",
-		[]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash, a.Detail}}); err != nil {
+	if err := add("au", "INSERT INTO audit_events ("+auditColumns+") SELECT "+auditColumns+" FROM json_populate_recordset(NULL::audit_events, ?::json)",
+		[]auditRow{{a.DocumentID, a.Seq, a.FromState, a.ToState, a.Intent, a.Actor, a.ActorOrg, micro(a.At), a.RequestID, a.PrevHash, a.Hash, a.Detail, a.Context}}); err != nil {
 		return false, err
 	}
 	if len(c.Events) > 0 {
@@ -226,6 +226,9 @@ type partyRow struct {
 	Role           string `json:"role"`
 }
 
+// auditColumns are the columns an insert gives (pos is the database's).
+const auditColumns = "document_id, seq, from_state, to_state, intent, actor, actor_org, at, request_id, prev_hash, hash, detail, context"
+
 type auditRow struct {
 	DocumentID string    `json:"document_id"`
 	Seq        int64     `json:"seq"`
@@ -239,6 +242,7 @@ type auditRow struct {
 	PrevHash   string    `json:"prev_hash"`
 	Hash       string    `json:"hash"`
 	Detail     string    `json:"detail"`
+	Context    string    `json:"context"`
 }
 
 type eventRow struct {

@@ -46,6 +46,28 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 			return nil
 		}))
 	}
+	if args[0] == "replay-audit" {
+		return report(stderr, "admin replay-audit", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
+			docs, err := newRunner(db, cfg, nil)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			res, err := docs.Replay(ctx)
+			if err != nil {
+				return err
+			}
+			for _, d := range res.Divergences {
+				fmt.Fprintf(stdout, "PARTS %s\n", d)
+			}
+			if len(res.Divergences) > 0 {
+				return fmt.Errorf("%d of %d families do not replay to their documents", len(res.Divergences), res.Families)
+			}
+			fmt.Fprintf(stdout, "every trail replays to its document: %d families, %d documents, %d acts (%s)\n",
+				res.Families, res.Documents, res.Acts, time.Since(start).Round(time.Millisecond))
+			return nil
+		}))
+	}
 	if args[0] == "reindex" {
 		return report(stderr, "admin reindex", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
 			docs, err := newRunner(db, cfg, nil)

@@ -61,6 +61,10 @@ var commands = []command{
 			"since (provider time) back to real time; documents written meanwhile stay whole. The reset is recorded like an\n" +
 			"advance of the clock. The way back from a clock moved too far."},
 	{name: "admin verify-audit", summary: "checks every document's audit chain; prints and exits 1 at the first broken link of a chain"},
+	{name: "admin replay-audit", summary: "replays every document's audit trail on the engine and compares it with the stored document; prints where each family parts",
+		detail: "Each act is replayed from nothing with its time, caller, input and what it consulted (kept with its row since migration 29),\n" +
+			"in the order the rows were written; the aggregate, state, version, deadlines and chain must come back as stored. Exits 1\n" +
+			"when a family parts, naming the first act. Documents with rows from before migration 29 cannot be replayed and are named."},
 	{name: "admin audit", args: "DOCUMENT [-provider P]",
 		summary: "prints one document's audit trail (by id or number), oldest first; exits 1 when its chain is broken",
 		flags:   func(fs *flag.FlagSet) { auditFlags(fs) }},

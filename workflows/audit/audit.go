@@ -30,6 +30,9 @@ func Hash(e *models.AuditEvent) string {
 	if e.Detail != "" { // rows from before details existed keep their hashes
 		fmt.Fprintf(h, "detail%d:%s;", len(e.Detail), e.Detail)
 	}
+	if e.Context != "" { // likewise, rows from before contexts existed
+		fmt.Fprintf(h, "context%d:%s;", len(e.Context), e.Context)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -90,6 +90,7 @@ type firing struct {
 	warnDays  int
 	out       outbox            // events, written with the document
 	changed   []models.Deadline // new and changed deadlines, likewise
+	started   int               // deadlines started so far (their ids)
 }
 
 // outbox collects the events of one transaction.
@@ -260,8 +261,9 @@ func (f *firing) start(r *engine.Rule, p engine.Party, start time.Time) {
 		state = DeadlineDueSoon
 	}
 	f.deadlines = append(f.deadlines, models.Deadline{
-		ID: newID("dl_"), DocumentID: f.doc.ID, ProviderID: f.doc.ProviderID, Rule: r.Name, LegalBasis: r.LegalBasis,
+		ID: deadlineID(f.doc.ID, f.doc.AuditSeq+1, f.started), DocumentID: f.doc.ID, ProviderID: f.doc.ProviderID, Rule: r.Name, LegalBasis: r.LegalBasis,
 		PartyOrg: p.Org, PartyRole: p.Role, State: state, StartedAt: start,
 		DueAt: due, WarnAt: &warn, UpdatedAt: now,
 	})
+	f.started++
 }

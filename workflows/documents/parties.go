@@ -78,8 +78,8 @@ func record(dir *directory, k *Kind, state string, data any, refresh bool) error
 		return dir.err
 	}
 	for _, id := range want {
-		if o, ok := dir.known[id]; ok {
-			have[id] = o.Details()
+		if p, ok := dir.details(id); ok {
+			have[id] = p
 		}
 	}
 	var out []shipment.PartyDetails

@@ -96,7 +96,8 @@ func NewOn(store Store, now func() time.Time, kinds ...*Kind) (*Runner, error) {
 // now is provider's time: real time, moved forward by the provider's test
 // clock.
 func (r *Runner) now(ctx context.Context, provider string) (time.Time, error) {
-	return r.Clocks.At(ctx, provider, r.Now())
+	t, err := r.Clocks.At(ctx, provider, r.Now())
+	return micro(t), err // an act's time is its audit row's: what the store keeps
 }
 
 func (r *Runner) warnDays() int {
@@ -180,7 +181,10 @@ func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
 // ones named up front (the document's parties and the caller) and one per
 // other organisation, remembered for the transaction: its cost follows the
 // document, not the provider's size. A database error is kept in err and
-// the runner returns it after the rules ran.
+// the runner returns it after the rules ran. With rec set, every answer
+// the rules were given is written into it (the act's facts, kept with its
+// audit row); a replay's directory answers from its facts alone
+// (replayDirectory).
 type directory struct {
 	tx       Reader
 	provider string
@@ -189,11 +193,20 @@ type directory struct {
 	missing  map[string]bool
 	settings *string // the provider's settings, read when a rule first asks
 	err      error
+	rec      *facts
+	replay   *facts
 }
 
 // setting is the provider's value of rule setting name (its default when
 // the provider set none): engine.Eval.Setting.
 func (d *directory) setting(name string) int {
+	if d.replay != nil {
+		v, ok := d.replay.Settings[name]
+		if !ok {
+			d.fail(fmt.Errorf("the act read setting %s, which its trail does not hold", name))
+		}
+		return v
+	}
 	if d.settings == nil {
 		raw, err := d.tx.ProviderSettings(d.provider)
 		if err != nil && d.err == nil {
@@ -201,7 +214,20 @@ func (d *directory) setting(name string) int {
 		}
 		d.settings = &raw
 	}
-	return rules.ProviderSettingValue(*d.settings, name)
+	v := rules.ProviderSettingValue(*d.settings, name)
+	if d.rec != nil {
+		if d.rec.Settings == nil {
+			d.rec.Settings = map[string]int{}
+		}
+		d.rec.Settings[name] = v
+	}
+	return v
+}
+
+func (d *directory) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
 }
 
 func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *directory {
@@ -213,6 +239,9 @@ func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *direct
 // fetch reads the organisations among ids the directory does not hold
 // yet, from the cache unless fresh.
 func (d *directory) fetch(ids []string, fresh bool) {
+	if d.replay != nil {
+		return
+	}
 	var want []string
 	now := time.Now()
 	for _, id := range ids {
@@ -254,9 +283,54 @@ func (d *directory) refetch(ids []string) {
 	d.fetch(ids, true)
 }
 
+// details are the party details of organisation id as the directory has
+// them (after refetch), recorded when the act keeps its facts.
+func (d *directory) details(id string) (shipment.PartyDetails, bool) {
+	if d.replay != nil {
+		p, ok := d.replay.Details[id]
+		return p, ok
+	}
+	o, ok := d.known[id]
+	if !ok {
+		return shipment.PartyDetails{}, false
+	}
+	p := o.Details()
+	if d.rec != nil {
+		if d.rec.Details == nil {
+			d.rec.Details = map[string]shipment.PartyDetails{}
+		}
+		d.rec.Details[id] = p
+	}
+	return p, true
+}
+
 func (d *directory) lookup(id string) (engine.Org, bool) {
+	if d.replay != nil {
+		if id == "" {
+			return engine.Org{}, false
+		}
+		o, ok := d.replay.Orgs[id]
+		if !ok {
+			d.fail(fmt.Errorf("the act looked organisation %s up, which its trail does not hold", id))
+			return engine.Org{}, false
+		}
+		if o == nil {
+			return engine.Org{}, false
+		}
+		return engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}, true
+	}
 	d.fetch([]string{id}, false)
 	o, ok := d.known[id]
+	if d.rec != nil && id != "" {
+		if d.rec.Orgs == nil {
+			d.rec.Orgs = map[string]*orgFact{}
+		}
+		if ok {
+			d.rec.Orgs[id] = &orgFact{Kind: o.Kind, Country: o.Country, Region: o.Region}
+		} else {
+			d.rec.Orgs[id] = nil
+		}
+	}
 	return engine.Org{Kind: o.Kind, Country: o.Country, Region: o.Region}, ok
 }
 
@@ -277,38 +351,31 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 	if err != nil {
 		return nil, nil, err
 	}
-	in := k.Def.Create
 	var view *View
 	var berrs []engine.BusinessError
 	err = r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
+		fx, err := newFacts(input, r.warnDays())
+		if err != nil {
+			return err
+		}
 		dir := r.newDirectory(tx, p.ProviderID, c.Org)
+		dir.rec = fx
 		ev := &engine.Eval{State: k.Def.Initial, Data: k.NewData(), Caller: c, Now: now, Input: input, Dir: dir.lookup, Setting: dir.setting}
 		if k.Parent != nil {
-			if err := r.underParent(ctx, tx, k, ev, p.ProviderID, k.Parent.Ref(input)); err != nil {
+			if err := r.underParent(ctx, tx, k, ev, fx, p.ProviderID, k.Parent.Ref(input)); err != nil {
 				return err
 			}
 		}
 		if err := r.related(tx, k, ev, p.ProviderID); err != nil {
 			return err
 		}
-		if in.Validate != nil {
-			if berrs, err = in.Validate(ev); err != nil {
-				return err
-			}
-			engine.NoteUndeclared(k.Def.Kind, in, berrs)
-		}
-		if err := in.Apply(ev); err != nil {
+		if err := fx.related(ev); err != nil {
 			return err
 		}
-		if dir.err != nil {
-			return dir.err
+		if berrs, err = createStep(k, ev, dir); err != nil || len(berrs) > 0 {
+			return err // refused: nothing stored
 		}
-		if len(berrs) > 0 {
-			return nil // refused: nothing stored
-		}
-		if err := record(dir, k, k.Def.Initial, ev.Data, false); err != nil {
-			return err
-		}
+		dir.rec = nil // what follows is the runner's, not the rules'
 		view = &View{Kind: k, Data: ev.Data, parent: ev.Parent}
 		var number string
 		var parentID *string
@@ -334,8 +401,16 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		doc := models.Document{ID: newID(k.IDPrefix), ProviderID: p.ProviderID, Kind: k.Def.Kind, Number: number, State: k.Def.Initial,
 			Version: 1, Data: string(raw), Summary: summary, ParentID: parentID, CreatedBy: c.Actor, CreatedAt: now, UpdatedAt: now}
-		row := models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: in.Name,
-			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
+		fx.Create = &createFacts{Kind: k.Def.Kind, Provider: p.ProviderID, Number: number}
+		if parentID != nil {
+			fx.Create.Parent = *parentID
+		}
+		context, err := fx.seal(raw, nil)
+		if err != nil {
+			return err
+		}
+		row := models.AuditEvent{DocumentID: doc.ID, FromState: "", ToState: doc.State, Intent: k.Def.Create.Name,
+			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note, Context: context}
 		audit.Link(&row, 0, "")
 		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
 		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, nil, now)
@@ -383,7 +458,7 @@ func partyRows(id string, parties []engine.Party) []models.DocumentParty {
 // underParent locks the parent document id of child kind k, which the
 // caller must see and whose machine must permit the creating intent to the
 // caller, and puts it and its children into ev.
-func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eval, provider, id string) error {
+func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eval, fx *facts, provider, id string) error {
 	if id == "" {
 		return status.Invalid("parent", fmt.Sprintf("a %s belongs to a %s: its id is required", k.Def.Kind, k.Parent.Kind))
 	}
@@ -409,6 +484,7 @@ func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eva
 	for i := range children {
 		ev.Siblings = append(ev.Siblings, &children[i].Related)
 	}
+	fx.ParentSeq, fx.Siblings = pdoc.AuditSeq, len(ev.Siblings)
 	return nil
 }
 
@@ -731,6 +807,7 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 			return nil, nil, err
 		}
 	}
+	now = micro(now) // the sweep's time too: the act's is its audit row's
 	if t.Version != nil && *t.Version != doc.Version {
 		return nil, nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", t.ID, doc.Version, *t.Version).
 			WithDetails(status.Info("VERSION_MISMATCH", map[string]string{"currentVersion": fmt.Sprint(doc.Version)}))
@@ -771,68 +848,48 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 	if err := m.Check(ctx, ev, intent); err != nil {
 		return nil, nil, r.refusal(ctx, m, err, ev, intent)
 	}
-	in, _ := m.Intent(intent)
+	fx, err := newFacts(input, r.warnDays())
+	if err != nil {
+		return nil, nil, err
+	}
+	fx.Siblings, fx.Children = len(ev.Siblings), len(ev.Children)
+	if ev.Parent != nil {
+		fx.ParentSeq = loaded.Parent.AuditSeq
+	}
 	dir := r.newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
+	dir.rec = fx
 	ev.Dir, ev.Setting = dir.lookup, dir.setting
 	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
 		return nil, nil, err
 	}
-	if in.Validate != nil {
-		berrs, err := in.Validate(ev)
-		if err != nil {
-			return nil, nil, err
-		}
-		engine.NoteUndeclared(k.Def.Kind, in, berrs)
-		if dir.err != nil {
-			return nil, nil, dir.err
-		}
-		if len(berrs) > 0 {
-			view := &View{Kind: k, Doc: *doc, Data: data, Deadlines: deadlines, parent: ev.Parent}
-			withChildren(view, children)
-			return view, berrs, nil
-		}
-	}
-	partiesBefore := partyRows(doc.ID, k.Visible(doc.State, data))
-	from := doc.State
-	if in.Apply != nil {
-		ev.Apply = func() error { return in.Apply(ev) }
-	}
-	var lengths map[string]int
-	if !c.System { // a person's act may not grow a history list past its bound
-		lengths = engine.HistoryLengths(data)
-	}
-	if err := m.Fire(ctx, ev, intent); err != nil {
+	if err := fx.related(ev); err != nil {
 		return nil, nil, err
 	}
-	if berrs := historyFull(c, ev.Data, lengths); len(berrs) > 0 {
-		engine.NoteUndeclared(k.Def.Kind, in, berrs)
-		unchanged, err := k.decode(doc.Data) // Apply changed data: the answer shows the document as stored
+	partiesBefore := partyRows(doc.ID, k.Visible(doc.State, data))
+	res, err := step(ctx, k, doc, ev, deadlines, dir, intent, r.warnDays())
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res.berrs) > 0 {
+		unchanged, err := k.decode(doc.Data) // Apply may have changed data: the answer shows the document as stored
 		if err != nil {
 			return nil, nil, err
 		}
 		view := &View{Kind: k, Doc: *doc, Data: unchanged, Deadlines: deadlines, parent: ev.Parent}
 		withChildren(view, children)
-		return view, berrs, nil
+		return view, res.berrs, nil
 	}
-	f := &firing{def: k.Def, doc: doc, ev: ev, deadlines: deadlines, before: map[string]string{}, warnDays: r.warnDays()}
-	for _, d := range deadlines {
-		f.before[d.ID] = d.State
-	}
-	if err := f.applyEffects(in); err != nil {
-		return nil, nil, err
-	}
-	if dir.err != nil { // a place the deadlines needed could not be read
-		return nil, nil, dir.err
-	}
-	if err := record(dir, k, ev.State, ev.Data, in.Refreshes); err != nil {
-		return nil, nil, err
-	}
+	in, from, f := res.in, res.from, res.f
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {
 		return nil, nil, err
 	}
+	context, err := fx.seal(raw, f.deadlines)
+	if err != nil {
+		return nil, nil, err
+	}
 	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
-		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note}
+		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note, Context: context}
 	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
 	parties := k.Visible(ev.State, ev.Data) // who sees it now: told of the change, listed
 	if from != ev.State {

@@ -55,6 +55,12 @@ type Store interface {
 	RegisterCount(ctx context.Context, q models.RegisterQuery) (int64, error)
 	RegisterPage(ctx context.Context, q models.RegisterQuery) (*models.RegisterPage, error)
 	OrganisationNumbers(ctx context.Context, provider string, ids []string) (map[string][]string, error)
+	// Family reads a document with the documents under it, their
+	// deadlines and their audit rows in the order written, in one
+	// snapshot (the replay's input); Roots pages through the documents
+	// without a parent, by id.
+	Family(ctx context.Context, root string) (*models.Family, error)
+	Roots(ctx context.Context, after string, limit int) ([]string, error)
 	// Unsummarised is up to limit documents of kinds after id, in id
 	// order, that have no summary yet.
 	Unsummarised(ctx context.Context, kinds []string, after string, limit int) ([]models.Document, error)

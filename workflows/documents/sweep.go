@@ -237,12 +237,7 @@ func (r *Runner) sweepDocument(ctx context.Context, docID string, now time.Time,
 // sweepOne moves one due deadline d of doc (locked in tx) as of now.
 func (r *Runner) sweepOne(ctx context.Context, tx Tx, doc *models.Document, d *models.Deadline, now time.Time, res *SweepResult) error {
 	before := d.State
-	switch {
-	case (d.State == DeadlineOpen || d.State == DeadlineDueSoon) && now.After(d.DueAt):
-		d.State = DeadlineOverdue
-	case d.State == DeadlineOpen && d.WarnAt != nil && !now.Before(*d.WarnAt):
-		d.State = DeadlineDueSoon
-	default:
+	if !sweepMove(d, now) {
 		return nil // not due (any more)
 	}
 	if d.State == DeadlineOverdue {
@@ -281,6 +276,22 @@ func (r *Runner) sweepOne(ctx context.Context, tx Tx, doc *models.Document, d *m
 		res.Overdue++
 	}
 	return nil
+}
+
+// sweepMove is what the sweep does to deadline d at now, between acts:
+// running and past due, it becomes OVERDUE; open and inside its warning
+// window, DUE_SOON. It reports whether d moved (the replay moves a
+// replayed deadline so too, at the time the stored row says).
+func sweepMove(d *models.Deadline, now time.Time) bool {
+	switch {
+	case (d.State == DeadlineOpen || d.State == DeadlineDueSoon) && now.After(d.DueAt):
+		d.State = DeadlineOverdue
+	case d.State == DeadlineOpen && d.WarnAt != nil && !now.Before(*d.WarnAt):
+		d.State = DeadlineDueSoon
+	default:
+		return false
+	}
+	return true
 }
 
 // expire fires the system intent the deadline's rule names for its expiry,

@@ -440,6 +440,14 @@ func (w *modelWorld) invariants(t *testing.T, id string, fail func(string, ...an
 		return fail("the notifier reads it: %v", err)
 	}
 	d, state := view.Data.(*n.Notification), view.Doc.State
+	// The trail replays to the family as stored (issue 46.2).
+	res, err := w.r.ReplayFamily(context.Background(), id)
+	if err != nil {
+		return fail("replay: %v", err)
+	}
+	for _, dv := range res.Divergences {
+		return fail("the trail does not replay to the document: %s", dv)
+	}
 	if (state == n.ChangeRequested) != (d.OpenChangeRequest() != nil) {
 		return fail("state %s with an open change request: %v", state, d.OpenChangeRequest() != nil)
 	}
