@@ -202,6 +202,7 @@ func TestCoreFlowsOverGRPC(t *testing.T) {
 		{"WithdrawADraft", TestWithdrawADraft},
 		{"MovementsStopWhenTheConsentEnds", TestMovementsStopWhenTheConsentEnds},
 		{"EveryConsentAllowsAShipment", TestEveryConsentAllowsAShipment},
+		{"ShipmentRefusedInPart", TestShipmentRefusedInPart},
 		{"DraftsArePrivate", TestDraftsArePrivate},
 		{"SignerAskRule", TestSignerAskRule},
 		{"SignerShowsWhoAsked", TestSignerShowsWhoAsked},

@@ -72,7 +72,44 @@ type FacilityReception struct {
 	ReceivedOn string            `json:"receivedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the shipment date" label:"18. Date of reception|18. Datum des Eingangs" help:"Not in the future, not before the shipment date.|Nicht in der Zukunft, nicht vor dem Verbringungsdatum."`
 	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
 	Rejected   bool              `json:"rejected" doc:"the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told" label:"Shipment rejected|Verbringung abgelehnt" help:"Tick if the facility refuses the shipment; the authorities are told at once.|Ankreuzen, wenn die Anlage die Verbringung ablehnt; die Behörden werden sofort unterrichtet."`
-	Reason     string            `json:"reason" maxLength:"4000" doc:"required with rejected" label:"Reason for rejecting|Grund der Ablehnung" help:"Required when the shipment is rejected.|Bei Ablehnung erforderlich."`
+	// RejectedQuantity is the part refused (our design): the rest is
+	// accepted and goes on to its completion.
+	RejectedQuantity shipment.Quantity `json:"rejectedQuantity" doc:"a part the facility refuses (our design): in the unit of quantity, more than 0 and less than it; the rest is accepted (its completion falls due) and the refused part is taken back or recovered elsewhere under an arrangement of the authority of dispatch (REJECTED_PART_DUE, 90 days or agreed, Art. 22(2)); the whole quantity rejects the shipment" label:"Quantity refused|Abgelehnte Menge" help:"Only if the facility refuses part of the shipment; leave empty when it accepts everything.|Nur wenn die Anlage einen Teil der Lieferung ablehnt; leer lassen, wenn sie alles annimmt."`
+	Reason           string            `json:"reason" maxLength:"4000" doc:"required with rejected or a rejectedQuantity" label:"Reason for rejecting|Grund der Ablehnung" help:"Required when all or part of the shipment is rejected.|Erforderlich, wenn die Lieferung ganz oder teilweise abgelehnt wird."`
+}
+
+// PartiallyRejected reports whether r refuses a part of the shipment.
+func (r *FacilityReception) PartiallyRejected() bool {
+	return !r.Rejected && (r.RejectedQuantity.Tonnes != nil || r.RejectedQuantity.CubicMetres != nil)
+}
+
+// CheckPartialRejection checks the part r refuses against the quantity
+// received: in its unit, more than nothing and less than it (the whole
+// quantity is a rejection of the shipment, which Rejected says). A
+// refusal needs a reason.
+func CheckPartialRejection(r *FacilityReception) []shipment.BusinessError {
+	if !r.PartiallyRejected() {
+		return nil
+	}
+	const field = "facilityReception.rejectedQuantity"
+	k := &shipment.Checker{Complete: true}
+	k.Quantity(field, r.RejectedQuantity)
+	if len(k.Errors) > 0 {
+		return k.Errors
+	}
+	part, whole := r.RejectedQuantity.Tonnes, r.Quantity.Tonnes
+	if part == nil {
+		part, whole = r.RejectedQuantity.CubicMetres, r.Quantity.CubicMetres
+	}
+	switch {
+	case whole == nil:
+		k.Add(shipment.ErrQuantity, field, "give the refused part in the unit of the quantity received")
+	case part.Cmp(*whole) >= 0:
+		k.Add(shipment.ErrQuantity, field, "the refused part must be less than the quantity received: to refuse it all, reject the shipment")
+	case strings.TrimSpace(r.Reason) == "":
+		k.Add(shipment.ErrRequiredMissing, "facilityReception.reason", "a refused part needs a reason")
+	}
+	return k.Errors
 }
 
 // FacilityCompletion certifies the recovery or disposal completed.
@@ -149,8 +186,108 @@ type ReceptionRecord struct {
 	ReceivedOn string            `json:"receivedOn" label:"Received on|Erhalten am"`
 	Quantity   shipment.Quantity `json:"quantity" label:"Quantity received|Erhaltene Menge"`
 	Rejected   bool              `json:"rejected" label:"Rejected|Abgelehnt"`
-	Reason     string            `json:"reason" label:"Reason for rejecting|Grund der Ablehnung"`
-	At         time.Time         `json:"at" label:"Recorded at|Erfasst am"`
+	// RejectedQuantity is the part refused (our design; none: all of it
+	// accepted, or all of it rejected).
+	RejectedQuantity shipment.Quantity `json:"rejectedQuantity" label:"Quantity refused|Abgelehnte Menge"`
+	Reason           string            `json:"reason" label:"Reason for rejecting|Grund der Ablehnung"`
+	At               time.Time         `json:"at" label:"Recorded at|Erfasst am"`
+}
+
+// RejectedPartArrangementType is what becomes of a refused part (our design).
+type RejectedPartArrangementType int32
+
+// Arrangement types.
+const (
+	ArrangementUnspecified RejectedPartArrangementType = iota
+	ArrangementTakeBack
+	ArrangementAlternativeRecovery
+)
+
+// EnumNames implements the codec's enum contract.
+func (RejectedPartArrangementType) EnumNames() []string {
+	return []string{"REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED", "TAKE_BACK", "ALTERNATIVE_RECOVERY"}
+}
+
+// EnumLabels are the words a person sees for the values, by number.
+func (RejectedPartArrangementType) EnumLabels() []labels.Text {
+	return []labels.Text{
+		{EN: "Not set", DE: "Nicht angegeben"},
+		{EN: "Taken back by the notifier", DE: "Rücknahme durch die notifizierende Person"},
+		{EN: "Recovered or disposed of elsewhere", DE: "Anderweitige Verwertung oder Beseitigung"},
+	}
+}
+
+// RejectedPartArrangement is the authority of dispatch's arrangement for a
+// part the facility refused (Art. 22: taken back, or recovered or disposed
+// of in an alternative way; our design of the act).
+type RejectedPartArrangement struct {
+	Arrangement            RejectedPartArrangementType `json:"arrangement" doc:"TAKE_BACK: the notifier takes the part back; ALTERNATIVE_RECOVERY: it goes to the facility named" label:"What becomes of the refused part|Verbleib der abgelehnten Menge" codeList:"RejectedPartArrangementType"`
+	FacilityOrganisationID string                      `json:"facilityOrganisationId" maxLength:"128" doc:"with ALTERNATIVE_RECOVERY: the facility that takes the part (an organisation of the directory)" label:"Other facility|Andere Anlage" help:"Only for recovery or disposal elsewhere.|Nur bei anderweitiger Verwertung oder Beseitigung."`
+	DueOn                  string                      `json:"dueOn" maxLength:"64" doc:"YYYY-MM-DD agreed; default 90 days after the facility's reception (Art. 22(2))" label:"Done by|Erledigt bis" help:"Leave empty for 90 days after the reception.|Leer lassen für 90 Tage nach dem Eingang."`
+	Remarks                string                      `json:"remarks" maxLength:"4000" label:"Remarks|Bemerkungen"`
+}
+
+// RejectedPartResolution confirms the refused part taken back or
+// recovered elsewhere as arranged.
+type RejectedPartResolution struct {
+	ResolvedOn string `json:"resolvedOn" maxLength:"64" doc:"YYYY-MM-DD, not in the future, not before the reception" label:"Done on|Erledigt am" help:"Not in the future, not before the reception.|Nicht in der Zukunft, nicht vor dem Eingang."`
+	Remarks    string `json:"remarks" maxLength:"4000" label:"Remarks|Bemerkungen"`
+}
+
+// RejectedPartRecord is a part of the shipment the facility refused, and
+// what became of it.
+type RejectedPartRecord struct {
+	Quantity               shipment.Quantity           `json:"quantity" label:"Quantity refused|Abgelehnte Menge"`
+	Reason                 string                      `json:"reason" label:"Reason|Grund"`
+	RejectedOn             string                      `json:"rejectedOn" label:"Refused on|Abgelehnt am"`
+	Arrangement            RejectedPartArrangementType `json:"arrangement" label:"What becomes of it|Verbleib" codeList:"RejectedPartArrangementType"`
+	FacilityOrganisationID string                      `json:"facilityOrganisationId" label:"Other facility|Andere Anlage"`
+	DueOn                  string                      `json:"dueOn" label:"Due by|Fällig bis"`
+	ArrangedBy             string                      `json:"arrangedBy" label:"Arranged by|Veranlasst von"`
+	Remarks                string                      `json:"remarks" label:"Remarks|Bemerkungen"`
+	ResolvedOn             string                      `json:"resolvedOn" doc:"\"\" while open" label:"Done on|Erledigt am"`
+	ResolvedBy             string                      `json:"resolvedBy" label:"Confirmed by|Bestätigt von"`
+}
+
+// RejectedPartOpen reports whether a refused part waits for its
+// arrangement or its resolution.
+func (m *Movement) RejectedPartOpen() bool {
+	return m.RejectedPart != nil && m.RejectedPart.ResolvedOn == ""
+}
+
+// RejectedPartDue is the date the refused part must be taken back or
+// recovered elsewhere by: the agreed date, or 90 days after the reception
+// (Art. 22(2)); "" without a refused part.
+func (m *Movement) RejectedPartDue() string {
+	p := m.RejectedPart
+	if p == nil {
+		return ""
+	}
+	if p.DueOn != "" {
+		return p.DueOn
+	}
+	on, err := time.Parse(time.DateOnly, p.RejectedOn)
+	if err != nil {
+		return ""
+	}
+	return on.AddDate(0, 0, 90).Format(time.DateOnly)
+}
+
+// Refusal implements shipment.Refused.
+func (m *Movement) Refusal() shipment.Quantity { return m.RefusedQuantity() }
+
+// RefusedQuantity is what the facility refused of the shipment: all of it
+// on a rejection, the refused part, or nothing.
+func (m *Movement) RefusedQuantity() shipment.Quantity {
+	switch f := m.Facility; {
+	case f == nil:
+		return shipment.Quantity{}
+	case f.Rejected:
+		return f.Quantity
+	case m.RejectedPart != nil:
+		return m.RejectedPart.Quantity
+	}
+	return shipment.Quantity{}
 }
 
 // CompletionRecord is the completion certificate recorded.
@@ -194,6 +331,7 @@ type Movement struct {
 	Completion       *CompletionRecord       `json:"facilityCompletion" label:"19. Completion of disposal / recovery|19. Abschluss der Beseitigung / Verwertung"`
 	Signals          []SignalRecord          `json:"signals" maxItems:"100" label:"Authorities' actions|Maßnahmen der Behörden"`
 	TakeBack         *TakeBackRecord         `json:"takeBack" label:"Take-back|Rücknahme"`
+	RejectedPart     *RejectedPartRecord     `json:"rejectedPart" doc:"a part the facility refused and what becomes of it (our design); null when none" label:"Part refused by the facility|Von der Anlage abgelehnte Teilmenge"`
 	Metadata         shipment.Metadata       `json:"metadata" label:"Additional information|Weitere Angaben"`
 
 	// The parties' details as they were when the document was filed
@@ -220,6 +358,16 @@ type Summary struct {
 	ActualQuantity       shipment.Quantity `json:"actualQuantity" label:"Actual quantity|Tatsächliche Menge"`
 	// CompletedOn is the facility's completion date ("" until completed).
 	CompletedOn string `json:"completedOn,omitempty" label:"Completed on|Abgeschlossen am"`
+	// Refused is what the facility refused of it (RefusedQuantity).
+	Refused *shipment.Quantity `json:"refused,omitempty" label:"Quantity refused|Abgelehnte Menge"`
+}
+
+// Refusal implements shipment.Refused.
+func (s Summary) Refusal() shipment.Quantity {
+	if s.Refused == nil {
+		return shipment.Quantity{}
+	}
+	return *s.Refused
 }
 
 // Summary of the movement.
@@ -227,6 +375,9 @@ func (m *Movement) Summary() Summary {
 	s := Summary{SequenceNumber: m.Template.SequenceNumber, ActualDateOfShipment: m.Template.ActualDateOfShipment, ActualQuantity: m.Template.ActualQuantity}
 	if m.Completion != nil {
 		s.CompletedOn = m.Completion.CompletedOn
+	}
+	if r := m.RefusedQuantity(); r.Tonnes != nil || r.CubicMetres != nil {
+		s.Refused = &r
 	}
 	return s
 }

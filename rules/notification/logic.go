@@ -434,40 +434,49 @@ type MovementEntry struct {
 	SequenceNumber       int32    `json:"sequenceNumber" label:"Shipment No.|Verbringung Nr."`
 	ActualDateOfShipment string   `json:"actualDateOfShipment" label:"Actual date of shipment|Tatsächliches Datum der Verbringung"`
 	ActualQuantity       Quantity `json:"actualQuantity" label:"Actual quantity|Tatsächliche Menge"`
+	RefusedQuantity      Quantity `json:"refusedQuantity" doc:"what the facility refused of it (all of it on a rejection, a refused part; our design); empty when nothing" label:"Quantity refused|Abgelehnte Menge"`
 }
 
 // Movements is what has been shipped under a notification and what may
 // still be: every movement created counts, whatever its state.
 type Movements struct {
-	Count         int32           `json:"count" doc:"movements created" label:"Shipments made|Durchgeführte Verbringungen"`
-	ShipmentsLeft int32           `json:"shipmentsLeft" doc:"numberOfShipments minus count" label:"Shipments left|Verbleibende Verbringungen"`
-	QuantityUsed  Quantity        `json:"quantityUsed" doc:"the movements' quantities as last corrected, in the notified unit" label:"Quantity shipped|Verbrachte Menge"`
-	QuantityLeft  Quantity        `json:"quantityLeft" doc:"totalQuantity minus quantityUsed" label:"Quantity left|Verbleibende Menge"`
-	Entries       []MovementEntry `json:"entries" doc:"the movements the caller is a party to" label:"Movements|Verbringungen"`
+	Count         int32    `json:"count" doc:"movements created" label:"Shipments made|Durchgeführte Verbringungen"`
+	ShipmentsLeft int32    `json:"shipmentsLeft" doc:"numberOfShipments minus count" label:"Shipments left|Verbleibende Verbringungen"`
+	QuantityUsed  Quantity `json:"quantityUsed" doc:"the movements' quantities as last corrected, in the notified unit" label:"Quantity shipped|Verbrachte Menge"`
+	QuantityLeft  Quantity `json:"quantityLeft" doc:"totalQuantity minus quantityUsed" label:"Quantity left|Verbleibende Menge"`
+	// QuantityRefused is our design: what the facilities refused.
+	QuantityRefused Quantity        `json:"quantityRefused" doc:"of quantityUsed, what the facilities refused (rejected shipments and refused parts, taken back or recovered elsewhere; our design): it was shipped under the consent, so it stays counted in quantityUsed" label:"Of which refused by the facility|Davon von der Anlage abgelehnt"`
+	Entries         []MovementEntry `json:"entries" doc:"the movements the caller is a party to" label:"Movements|Verbringungen"`
 }
 
 // CountMovements sums the shipments made under c.
 func CountMovements(c *Content, shipped []Shipped) Movements {
 	out := Movements{Count: int32(len(shipped)), Entries: []MovementEntry{}}
 	out.ShipmentsLeft = max(c.NumberOfShipments-out.Count, 0)
-	var used Decimal
-	for _, s := range shipped {
-		_, _, q := s.Shipment()
+	var used, refused Decimal
+	inUnit := func(sum *Decimal, q Quantity) {
 		switch {
 		case q.Tonnes != nil && c.TotalQuantity.Tonnes != nil:
-			used = used.Add(*q.Tonnes)
+			*sum = sum.Add(*q.Tonnes)
 		case q.CubicMetres != nil && c.TotalQuantity.CubicMetres != nil:
-			used = used.Add(*q.CubicMetres)
+			*sum = sum.Add(*q.CubicMetres)
+		}
+	}
+	for _, s := range shipped {
+		_, _, q := s.Shipment()
+		inUnit(&used, q)
+		if r, ok := s.(shipment.Refused); ok {
+			inUnit(&refused, r.Refusal())
 		}
 	}
 	neg := func(d Decimal) Decimal { return Decimal{Units: -d.Units, Nanos: -d.Nanos} }
 	switch {
 	case c.TotalQuantity.Tonnes != nil:
 		left := c.TotalQuantity.Tonnes.Add(neg(used))
-		out.QuantityUsed, out.QuantityLeft = Quantity{Tonnes: &used}, Quantity{Tonnes: &left}
+		out.QuantityUsed, out.QuantityLeft, out.QuantityRefused = Quantity{Tonnes: &used}, Quantity{Tonnes: &left}, Quantity{Tonnes: &refused}
 	case c.TotalQuantity.CubicMetres != nil:
 		left := c.TotalQuantity.CubicMetres.Add(neg(used))
-		out.QuantityUsed, out.QuantityLeft = Quantity{CubicMetres: &used}, Quantity{CubicMetres: &left}
+		out.QuantityUsed, out.QuantityLeft, out.QuantityRefused = Quantity{CubicMetres: &used}, Quantity{CubicMetres: &left}, Quantity{CubicMetres: &refused}
 	}
 	return out
 }

@@ -60,10 +60,28 @@ type Quantity struct {
 	CubicMetres *Decimal `json:"cubicMetres" label:"Cubic metres (m³)|Kubikmeter (m³)" help:"Give the quantity in tonnes or in cubic metres, not both.|Geben Sie die Menge in Tonnen oder in Kubikmetern an, nicht beides."`
 }
 
+// String is q in words for an audit note: "12.5 t", "3 m³", "" when
+// empty.
+func (q Quantity) String() string {
+	switch {
+	case q.Tonnes != nil:
+		return q.Tonnes.String() + " t"
+	case q.CubicMetres != nil:
+		return q.CubicMetres.String() + " m³"
+	}
+	return ""
+}
+
 // Shipped is one shipment made under a notification, as its notification
 // counts it.
 type Shipped interface {
 	Shipment() (sequence int32, date string, quantity Quantity)
+}
+
+// Refused is a shipment part or all of which its facility refused: what
+// it refused (none: nothing).
+type Refused interface {
+	Refusal() Quantity
 }
 
 // Party is an organisation named in a role.

@@ -41,12 +41,17 @@ var face = &documents.Face{
 			Summary:     "The consignee certifies receipt (CONSIGNEE_RECEPTION)",
 			Description: "Due 3 working days after the receipt (RECEIPT_CERTIFICATE_DUE); a later one is recorded as MET_LATE."},
 		{Operation: company + "SetFacilityReception", Fires: []string{IntentFacilityReception},
-			Summary: "The facility certifies receipt or rejects the shipment (FACILITY_RECEPTION)",
+			Summary: "The facility certifies receipt, rejects the shipment, or refuses a part of it (FACILITY_RECEPTION)",
 			Description: "rejected: true with a reason makes the movement REJECTED (every party, the authority of destination included, gets a state-change event); " +
-				"otherwise COMPLETION_CERTIFICATE_DUE starts: 30 days after completion, at most a year after receipt."},
+				"otherwise COMPLETION_CERTIFICATE_DUE starts: 30 days after completion, at most a year after receipt. " +
+				"A rejectedQuantity with a reason refuses a part (our design): more than 0 and less than the quantity received, in its unit (QUANTITY_INVALID); " +
+				"the rest is accepted and its completion falls due, and REJECTED_PART_DUE starts for the notifier (90 days after the reception, Art. 22(2)) " +
+				"until the authority of dispatch confirms the part taken back or recovered elsewhere (SetRejectedPartArrangement, SetRejectedPartResolution). " +
+				"The refused part stays counted in the notification's quantityUsed (it was shipped) and shows in its quantityRefused."},
 		{Operation: company + "SetFacilityCompletion", Fires: []string{IntentFacilityCompletion},
-			Summary:     "The facility certifies completion (FACILITY_COMPLETION)",
-			Description: "operationCode must be one of the notification's R or D codes (RECOVERY_DISPOSAL_CODE_INVALID)."},
+			Summary: "The facility certifies completion (FACILITY_COMPLETION)",
+			Description: "operationCode must be one of the notification's R or D codes (RECOVERY_DISPOSAL_CODE_INVALID). " +
+				"The movement becomes COMPLETED; with a refused part not yet dealt with, it stays RECEIVED_BY_FACILITY until the part's resolution."},
 		{Operation: authority + "SubmitMovementSignal", Fires: []string{IntentSignal},
 			Summary: "Confirm, reject or request a correction of a movement (MOVEMENT_SIGNAL)",
 			Description: "Any concerned authority, in any state but COMPLETED and TAKEN_BACK. CONFIRM is recorded; the authority of dispatch's CONFIRM on a " +
@@ -57,6 +62,15 @@ var face = &documents.Face{
 			Summary: "Order the take-back of a shipment (MOVEMENT_TAKE_BACK)",
 			Description: "The authority of dispatch, once the waste is under way, received or rejected. Starts TAKE_BACK_DUE for the notifier: the agreed dueOn, " +
 				"or 90 days (Art. 22(2))."},
+		{Operation: authority + "SetRejectedPartArrangement", Fires: []string{IntentPartArrangement},
+			Summary: "Arrange what becomes of a part the facility refused (REJECTED_PART_ARRANGEMENT; our design)",
+			Description: "The authority of dispatch, while a refused part is open: TAKE_BACK (the notifier takes it back) or ALTERNATIVE_RECOVERY with the " +
+				"facility that takes it (a company of the directory, PARTY_UNKNOWN otherwise), by dueOn (after today) or 90 days after the reception " +
+				"(Art. 22(2)). REJECTED_PART_DUE starts again for the notifier with that date. Again to change the arrangement."},
+		{Operation: authority + "SetRejectedPartResolution", Fires: []string{IntentPartResolution},
+			Summary: "Confirm a refused part taken back or recovered elsewhere (REJECTED_PART_RESOLUTION; our design)",
+			Description: "The authority of dispatch, once the part is arranged: resolvedOn not in the future and not before the reception (DATE_OUT_OF_RANGE). " +
+				"REJECTED_PART_DUE is met; the movement becomes COMPLETED when the accepted part's completion is certified too."},
 	},
 	Elsewhere: []string{IntentAcknowledgement}, // SubmitAcknowledgement serves notifications and movements
 }

@@ -36,6 +36,7 @@ type MovementDocument struct {
 	Completion        *m.CompletionRecord       `json:"completion" label:"19. Completion of disposal / recovery|19. Abschluss der Beseitigung / Verwertung"`
 	Signals           []m.SignalRecord          `json:"signals"`
 	TakeBackOrder     *m.TakeBackRecord         `json:"takeBackOrder" label:"Take-back order|Rücknahmeanordnung"`
+	RejectedPart      *m.RejectedPartRecord     `json:"rejectedPart" doc:"a part the facility refused and what becomes of it (our design); null when none" label:"Part refused by the facility|Von der Anlage abgelehnte Teilmenge"`
 	Metadata          shipment.Metadata         `json:"metadata"`
 	documents.Trailer `json:",inline"`
 }
@@ -74,7 +75,7 @@ func document(v *documents.View, d *m.Movement) *MovementDocument {
 		Header: v.Header(), Trailer: v.Trailer(),
 		NotificationID: d.NotificationID, MovementTemplate: d.Template, CorrectionOpen: d.CorrectionOpen, Corrections: d.Corrections,
 		Acknowledgements: d.Acknowledgements, Legs: d.Legs, Receptions: Receptions{Consignee: d.Consignee, Facility: d.Facility},
-		Completion: d.Completion, Signals: d.Signals, TakeBackOrder: d.TakeBack, Metadata: d.Metadata,
+		Completion: d.Completion, Signals: d.Signals, TakeBackOrder: d.TakeBack, RejectedPart: d.RejectedPart, Metadata: d.Metadata,
 	}
 	return doc
 }

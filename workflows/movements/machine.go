@@ -38,12 +38,16 @@ const (
 	IntentFacilityCompletion = "FACILITY_COMPLETION"
 	IntentSignal             = "MOVEMENT_SIGNAL"
 	IntentTakeBack           = "MOVEMENT_TAKE_BACK"
+	// A part the facility refused (our design).
+	IntentPartArrangement = "REJECTED_PART_ARRANGEMENT"
+	IntentPartResolution  = "REJECTED_PART_RESOLUTION"
 )
 
 const (
 	ruleReceipt    = "RECEIPT_CERTIFICATE_DUE"
 	ruleCompletion = "COMPLETION_CERTIFICATE_DUE"
 	ruleTakeBack   = "TAKE_BACK_DUE"
+	rulePart       = "REJECTED_PART_DUE"
 
 	partyNotifier  = "NOTIFIER"
 	partyConsignee = "CONSIGNEE"
@@ -168,26 +172,33 @@ var declaration = &engine.Declaration[m.Movement]{
 			Operation: company + "SetFacilityReception", Block: "facilityReception", Roles: []string{shipment.RoleFacility},
 			Prefill: func(d *m.Movement, b *m.FacilityReception) { // what was recorded, or the quantity shipped
 				if r := d.Facility; r != nil {
-					*b = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, Reason: r.Reason}
+					*b = m.FacilityReception{ReceivedOn: r.ReceivedOn, Quantity: r.Quantity, Rejected: r.Rejected, RejectedQuantity: r.RejectedQuantity, Reason: r.Reason}
 				} else {
 					b.Quantity = d.Template.ActualQuantity
 				}
 			},
-			Summary:     "the facility certifies receipt (the completion certificate falls due) or rejects the shipment (REJECTED)",
+			Summary:     "the facility certifies receipt (the completion certificate falls due), rejects the shipment (REJECTED), or accepts it but a part it refuses (our design: REJECTED_PART_DUE starts for that part)",
 			Transitions: []engine.Transition{{From: []string{m.InTransit, m.ReceivedByConsignee}, Target: "facilityOutcome", Targets: []string{m.ReceivedByFacility, m.Rejected}}},
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleReceipt, Party: partyFacility, Since: "facilityReceivedOn"},
 				{Op: engine.Stop, Rule: ruleReceipt, Party: partyFacility},
 				{Op: engine.Start, Rule: ruleCompletion, Since: "facilityReceivedOn", When: "!facilityRejected"},
+				{Op: engine.Start, Rule: rulePart, When: "rejectedPartOpen"},
 			},
 			Validate: func(ev *on, in *m.FacilityReception) ([]engine.BusinessError, error) {
 				if in.Rejected && strings.TrimSpace(in.Reason) == "" {
 					return shipment.Missing("facilityReception.reason", "a rejection needs a reason"), nil
 				}
-				return receipt(ev, "facilityReception", in.ReceivedOn, in.Quantity), nil
+				return append(receipt(ev, "facilityReception", in.ReceivedOn, in.Quantity), m.CheckPartialRejection(in)...), nil
 			},
 			Apply: func(ev *on, in *m.FacilityReception) error {
-				ev.Doc.Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
+				d := ev.Doc
+				d.Facility = &m.ReceptionRecord{ReceivedOn: in.ReceivedOn, Quantity: in.Quantity, Rejected: in.Rejected, Reason: in.Reason, At: ev.Now}
+				if in.PartiallyRejected() {
+					d.Facility.RejectedQuantity = in.RejectedQuantity
+					d.RejectedPart = &m.RejectedPartRecord{Quantity: in.RejectedQuantity, Reason: in.Reason, RejectedOn: in.ReceivedOn}
+					ev.Note = "part of the shipment refused: " + in.RejectedQuantity.String() + " of " + in.Quantity.String()
+				}
 				return nil
 			}},
 		intent[m.FacilityCompletion]{Name: IntentFacilityCompletion, Errors: slices.Concat(dateErrors, []string{shipment.ErrOperationCode}),
@@ -199,8 +210,8 @@ var declaration = &engine.Declaration[m.Movement]{
 					b.OperationCode = d.OperationCodes[0]
 				}
 			},
-			Summary:     "the facility certifies the recovery or disposal completed, with one of the notified operations",
-			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.Completed}},
+			Summary:     "the facility certifies the recovery or disposal completed, with one of the notified operations (COMPLETED; with a refused part still open, the movement waits for it)",
+			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, Guard: "notCompleted", Target: "completionOutcome", Targets: []string{m.Completed, m.ReceivedByFacility}}},
 			Effects:     []engine.Effect{{Op: engine.Stop, Rule: ruleCompletion}},
 			Validate: func(ev *on, in *m.FacilityCompletion) ([]engine.BusinessError, error) {
 				return m.CheckCompletion(in, ev.Doc, ev.Place(ev.Caller.Org), ev.Now), nil
@@ -216,6 +227,7 @@ var declaration = &engine.Declaration[m.Movement]{
 			Effects: []engine.Effect{
 				{Op: engine.Stop, Rule: ruleTakeBack, When: "takenBack"},
 				{Op: engine.Cancel, Rule: ruleCompletion, When: "rejected"}, // no completion for a rejected shipment
+				{Op: engine.Cancel, Rule: rulePart, When: "rejected"},       // nor a refused part's arrangement: all of it goes back
 			},
 			Validate: func(ev *on, in *m.Signal) ([]engine.BusinessError, error) {
 				switch {
@@ -244,6 +256,7 @@ var declaration = &engine.Declaration[m.Movement]{
 			Effects: []engine.Effect{
 				{Op: engine.Start, Rule: ruleTakeBack},
 				{Op: engine.Cancel, Rule: ruleCompletion},
+				{Op: engine.Cancel, Rule: rulePart}, // all of it goes back
 			},
 			Validate: func(ev *on, in *m.TakeBack) ([]engine.BusinessError, error) {
 				if strings.TrimSpace(in.Reason) == "" {
@@ -261,8 +274,62 @@ var declaration = &engine.Declaration[m.Movement]{
 				ev.Doc.TakeBack = &m.TakeBackRecord{AuthorityOrganisationID: ev.Caller.Org, Reason: in.Reason, DueOn: in.DueOn, At: ev.Now}
 				return nil
 			}},
+		intent[m.RejectedPartArrangement]{Name: IntentPartArrangement, Errors: []string{shipment.ErrRequiredMissing, shipment.ErrDateOutOfRange, shipment.ErrPartyUnknown},
+			Operation: authority + "SetRejectedPartArrangement", Block: "rejectedPartArrangement", Roles: []string{shipment.RoleAuthorityDispatch},
+			Summary:     "the authority of dispatch arranges what becomes of a part the facility refused: taken back, or recovered elsewhere, by the agreed date or within 90 days of the reception (Art. 22(2); our design of the act); again to change it",
+			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, To: m.ReceivedByFacility, Guard: "rejectedPartOpen"}},
+			Effects:     []engine.Effect{{Op: engine.Restart, Rule: rulePart}},
+			Validate: func(ev *on, in *m.RejectedPartArrangement) ([]engine.BusinessError, error) {
+				switch in.Arrangement {
+				case m.ArrangementTakeBack:
+					in.FacilityOrganisationID = ""
+				case m.ArrangementAlternativeRecovery:
+					if in.FacilityOrganisationID == "" {
+						return shipment.Missing("rejectedPartArrangement.facilityOrganisationId", "the facility that takes the refused part"), nil
+					}
+					if o, ok := ev.Dir(in.FacilityOrganisationID); !ok || o.Kind != "company" {
+						return []engine.BusinessError{{Code: shipment.ErrPartyUnknown, Field: "rejectedPartArrangement.facilityOrganisationId", Message: "no company of the directory has this id"}}, nil
+					}
+				default:
+					return shipment.Missing("rejectedPartArrangement.arrangement", "TAKE_BACK or ALTERNATIVE_RECOVERY"), nil
+				}
+				if in.DueOn != "" {
+					if _, err := shipment.ParseDate(in.DueOn); err != nil || in.DueOn <= ev.Today(ev.Caller.Org) {
+						return []engine.BusinessError{{Code: shipment.ErrDateOutOfRange, Field: "rejectedPartArrangement.dueOn", Message: "the agreed date must be a YYYY-MM-DD date after today"}}, nil
+					}
+				}
+				return nil, nil
+			},
+			Apply: func(ev *on, in *m.RejectedPartArrangement) error {
+				p := ev.Doc.RejectedPart
+				p.Arrangement, p.FacilityOrganisationID, p.DueOn, p.Remarks, p.ArrangedBy = in.Arrangement, in.FacilityOrganisationID, in.DueOn, in.Remarks, ev.Caller.Org
+				ev.Note = "refused part: " + arrangementWords(in.Arrangement) + ", by " + ev.Doc.RejectedPartDue()
+				return nil
+			}},
+		intent[m.RejectedPartResolution]{Name: IntentPartResolution, Errors: dateErrors,
+			Operation: authority + "SetRejectedPartResolution", Block: "rejectedPartResolution", Roles: []string{shipment.RoleAuthorityDispatch},
+			Summary:     "the authority of dispatch confirms the refused part taken back or recovered elsewhere as arranged (COMPLETED when the accepted part's completion is certified)",
+			Transitions: []engine.Transition{{From: []string{m.ReceivedByFacility}, Guard: "rejectedPartArranged", Target: "completionOutcome", Targets: []string{m.Completed, m.ReceivedByFacility}}},
+			Effects:     []engine.Effect{{Op: engine.Stop, Rule: rulePart}},
+			Validate: func(ev *on, in *m.RejectedPartResolution) ([]engine.BusinessError, error) {
+				return shipment.PastDate("rejectedPartResolution.resolvedOn", in.ResolvedOn, ev.Place(ev.Caller.Org), ev.Now, ev.Doc.FacilityReceivedOn(), "the facility's reception"), nil
+			},
+			Apply: func(ev *on, in *m.RejectedPartResolution) error {
+				p := ev.Doc.RejectedPart
+				p.ResolvedOn, p.ResolvedBy = in.ResolvedOn, ev.Caller.Org
+				if in.Remarks != "" {
+					p.Remarks = strings.TrimSpace(p.Remarks + "\n" + in.Remarks)
+				}
+				ev.Note = "refused part " + arrangementWords(p.Arrangement) + " on " + in.ResolvedOn
+				return nil
+			}},
 	},
 	Guards: map[string]func(*on) bool{
+		"rejectedPartOpen": func(ev *on) bool { return ev.Doc.RejectedPartOpen() },
+		"rejectedPartArranged": func(ev *on) bool {
+			return ev.Doc.RejectedPartOpen() && ev.Doc.RejectedPart.Arrangement != m.ArrangementUnspecified
+		},
+		"notCompleted":   func(ev *on) bool { return ev.Doc.Completion == nil },
 		"correctionOpen": func(ev *on) bool { return ev.Doc.CorrectionOpen },
 		// The notification is still consented (CONSENTED, or CHANGE_REQUESTED,
 		// when shipments go on under the terms in force): not expired,
@@ -275,6 +342,14 @@ var declaration = &engine.Declaration[m.Movement]{
 		"rejected":          func(ev *on) bool { return ev.State == m.Rejected },
 	},
 	Targets: map[string]func(*on) string{
+		// The accepted part's completion and a refused part's resolution,
+		// in either order: the movement is COMPLETED when both are done.
+		"completionOutcome": func(ev *on) string {
+			if ev.Doc.Completion != nil && !ev.Doc.RejectedPartOpen() {
+				return m.Completed
+			}
+			return m.ReceivedByFacility
+		},
 		"facilityOutcome": func(ev *on) string {
 			if f := ev.Doc.Facility; f != nil && f.Rejected {
 				return m.Rejected
@@ -296,6 +371,7 @@ var declaration = &engine.Declaration[m.Movement]{
 		{Name: ruleReceipt, LegalBasis: "Art. 16(1)(d) and (e) Regulation (EU) 2024/1157; service interface section 8", Days: 3, Working: true, Party: partyConsignee},
 		{Name: ruleCompletion, LegalBasis: "Art. 15(4) and 16(1)(f) Regulation (EU) 2024/1157; service interface section 8", Until: "completionCertificateDue", Party: partyFacility},
 		{Name: ruleTakeBack, LegalBasis: "Art. 22(2) Regulation (EU) 2024/1157", Until: "takeBackDue", Party: partyNotifier},
+		{Name: rulePart, LegalBasis: "Art. 22(2) Regulation (EU) 2024/1157: a part the facility refused, taken back or recovered elsewhere (our design of the partial refusal)", Until: "rejectedPartDue", Party: partyNotifier},
 	},
 	Selectors: map[string]func(*on) []engine.Party{
 		partyNotifier:  func(ev *on) []engine.Party { return role(ev, n.RoleNotifier) },
@@ -307,7 +383,19 @@ var declaration = &engine.Declaration[m.Movement]{
 		"facilityReceivedOn":       func(ev *on) string { return ev.Doc.FacilityReceivedOn() },
 		"completionCertificateDue": func(ev *on) string { return ev.Doc.CompletionCertificateDue() },
 		"takeBackDue":              func(ev *on) string { return ev.Doc.TakeBackDue() },
+		"rejectedPartDue":          func(ev *on) string { return ev.Doc.RejectedPartDue() },
 	},
+}
+
+// arrangementWords say what becomes of a refused part, for the audit.
+func arrangementWords(a m.RejectedPartArrangementType) string {
+	switch a {
+	case m.ArrangementTakeBack:
+		return "taken back by the notifier"
+	case m.ArrangementAlternativeRecovery:
+		return "recovered or disposed of elsewhere"
+	}
+	return "not arranged"
 }
 
 // signalTransitions: a signal keeps the state or rejects the movement; on
@@ -402,11 +490,14 @@ var words = engine.Labels{
 		IntentFacilityCompletion: {EN: "Certify completion", DE: "Abschluss bescheinigen"},
 		IntentSignal:             {EN: "Confirm, reject or ask for a correction", DE: "Bestätigen, ablehnen oder Korrektur anfordern"},
 		IntentTakeBack:           {EN: "Order the take-back", DE: "Rücknahme anordnen"},
+		IntentPartArrangement:    {EN: "Arrange for the refused part", DE: "Verbleib der abgelehnten Teilmenge regeln"},
+		IntentPartResolution:     {EN: "Confirm the refused part dealt with", DE: "Erledigung der abgelehnten Teilmenge bestätigen"},
 	},
 	Roles: shipment.RoleWords(map[string]labels.Text{n.RoleNotifier: {EN: "Notifier", DE: "Notifizierende Person"}}),
 	Rules: map[string]labels.Text{
 		ruleReceipt:    {EN: "Receipt certificate due", DE: "Eingangsbescheinigung fällig"},
 		ruleCompletion: {EN: "Certificate of completion due", DE: "Abschlussbescheinigung fällig"},
 		ruleTakeBack:   {EN: "Take-back due", DE: "Rücknahme fällig"},
+		rulePart:       {EN: "Refused part to be taken back or recovered", DE: "Abgelehnte Teilmenge zurückzunehmen oder zu verwerten"},
 	},
 }

@@ -55,7 +55,13 @@ var annexIB = printing.Words{
 	"means": {"Means of transport", "Transportart"}, "vehicle": {"Vehicle", "Fahrzeug"}, "transfer": {"Date of transfer", "Übergabedatum"},
 	"codes": {"D-code / R-code", "D-Code / R-Code"}, "received": {"Received on", "Eingegangen am"},
 	"accepted": {"Accepted / rejected", "Angenommen / zurückgewiesen"}, "acceptedYes": {"accepted", "angenommen"}, "rejectedYes": {"rejected", "zurückgewiesen"},
-	"reason": {"Reason", "Grund"}, "completedOn": {"Completed on", "Abgeschlossen am"}, "code": {"Operation", "Verfahren"},
+	"partly":      {"accepted in part", "teilweise angenommen"},
+	"refused":     {"Quantity refused", "Abgelehnte Menge"},
+	"arrangement": {"Refused part: what becomes of it", "Abgelehnte Teilmenge: Verbleib"},
+	"partDue":     {"Refused part due by", "Abgelehnte Teilmenge fällig bis"},
+	"partDone":    {"Refused part dealt with on", "Abgelehnte Teilmenge erledigt am"},
+	"partOpen":    {"open", "offen"},
+	"reason":      {"Reason", "Grund"}, "completedOn": {"Completed on", "Abgeschlossen am"}, "code": {"Operation", "Verfahren"},
 	"site":     {"Site of generation", "Ort der Erzeugung"},
 	"notifier": {"Notifier", "Notifizierende Person"}, "producer": {"Producer(s)", "Erzeuger"},
 	"filed":   {"Declared electronically through the notifier's account; the audit chain records who and when.", "Elektronisch über das Konto der notifizierenden Person erklärt; die Prüfkette hält fest, wer und wann."},
@@ -119,11 +125,29 @@ func Form(d *m.Movement, parent *n.Notification, notificationNo, lang string, di
 		b.Rows[1].Value, b.Rows[2].Value = p.Date(rec.ReceivedOn), p.Quantity(rec.Quantity)
 		if no == "18" {
 			b.Rows[3].Value = w("acceptedYes")
-			if rec.Rejected {
+			switch part := d.RejectedPart; {
+			case rec.Rejected:
 				b.Rows[3].Value = w("rejectedYes")
+			case part != nil: // our design: a part refused, the rest accepted
+				b.Rows[3].Value = w("partly")
+				b.Rows = append(b.Rows, r(w("refused"), p.Quantity(part.Quantity)))
 			}
 			if rec.Reason != "" {
 				b.Rows = append(b.Rows, r(w("reason"), rec.Reason))
+			}
+			if part := d.RejectedPart; part != nil && !rec.Rejected {
+				what := w("partOpen")
+				if words := part.Arrangement.EnumLabels(); part.Arrangement > 0 && int(part.Arrangement) < len(words) {
+					what = words[part.Arrangement].In(lang)
+					if part.FacilityOrganisationID != "" {
+						what += ": " + p.PartyBrief(dir(part.FacilityOrganisationID))
+					}
+				}
+				done := w("partOpen")
+				if part.ResolvedOn != "" {
+					done = p.Date(part.ResolvedOn)
+				}
+				b.Rows = append(b.Rows, r(w("arrangement"), what), r(w("partDue"), p.Date(d.RejectedPartDue())), r(w("partDone"), done))
 			}
 		}
 		return b

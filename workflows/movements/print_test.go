@@ -1,6 +1,8 @@
 package movements
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,6 +83,51 @@ func TestAnnexIBPrints(t *testing.T) {
 			if !strings.Contains(text, s) {
 				t.Errorf("%s: pdftotext does not find %q", lang, s)
 			}
+		}
+	}
+}
+
+// A shipment refused in part prints box 18 as accepted in part, with the
+// quantity refused, the reason, the arrangement of the authority of
+// dispatch, its date and whether it is done (issue 46.5), in English and
+// German, in words.
+func TestAnnexIBShowsARefusedPart(t *testing.T) {
+	printtest.Tool(t, "pdftotext")
+	ref := func(id string) shipment.PartyRef { return shipment.PartyRef{OrganisationID: id} }
+	forty, _ := decimal.Parse("40")
+	part, _ := decimal.Parse("2.5")
+	parent := &n.Notification{Content: n.Content{Notifier: ref("acme"), Consignee: ref("recyc"), Facility: n.Facility{OrganisationID: "recyc"},
+		NumberOfShipments: 3, RecoveryDisposalCodes: []string{"R4"}}}
+	d := &m.Movement{Template: m.Template{SequenceNumber: 1, ActualDateOfShipment: "2026-12-07", ActualQuantity: shipment.Quantity{Tonnes: &forty}}, OperationCodes: []string{"R4"},
+		Facility: &m.ReceptionRecord{ReceivedOn: "2026-12-08", Quantity: shipment.Quantity{Tonnes: &forty}, RejectedQuantity: shipment.Quantity{Tonnes: &part}, Reason: "drums leaking"},
+		RejectedPart: &m.RejectedPartRecord{Quantity: shipment.Quantity{Tonnes: &part}, Reason: "drums leaking", RejectedOn: "2026-12-08",
+			Arrangement: m.ArrangementAlternativeRecovery, FacilityOrganisationID: "other", DueOn: "2027-01-15", ArrangedBy: "auth-de"}}
+	names := map[string]string{"acme": "ACME", "recyc": "Recycling", "other": "Verwertung Süd GmbH"}
+	dir := printing.Directory(func(id string) shipment.PartyDetails {
+		return shipment.PartyDetails{OrganisationID: id, Name: names[id]}
+	})
+	want := map[string][]string{
+		"en": {"accepted in part", "Quantity refused", "2.5 t", "drums leaking", "Recovered or disposed of elsewhere: Verwertung Süd GmbH", "15 January 2027", "Refused part dealt with on", "open"},
+		"de": {"teilweise angenommen", "Abgelehnte Menge", "2,5 t", "Anderweitige Verwertung oder Beseitigung: Verwertung Süd GmbH", "15.01.2027", "offen"},
+	}
+	for _, lang := range []string{"en", "de"} {
+		title, basis, blocks := Form(d, parent, "DE-2026-000004", lang, dir)
+		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-2026-000004-M001", Blocks: blocks, Labels: printing.LabelsOf(lang),
+			Printed: time.Date(2026, 12, 15, 12, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dir := os.Getenv("WASTEFLOW_PRINT_DIR"); dir != "" { // to look at it
+			_ = os.WriteFile(filepath.Join(dir, "movement-refused-part-"+lang+".pdf"), pdf, 0o644)
+		}
+		text := printtest.Raw(t, pdf)
+		for _, s := range want[lang] {
+			if !strings.Contains(text, s) {
+				t.Errorf("%s: pdftotext does not find %q", lang, s)
+			}
+		}
+		if strings.Contains(text, "ALTERNATIVE_RECOVERY") {
+			t.Errorf("%s: a raw name on the print", lang)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
@@ -79,6 +80,9 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 		if c.Visible {
 			seq, date, q := s.Shipment()
 			e := n.MovementEntry{ID: c.ID, Number: c.Number, State: c.State, SequenceNumber: seq, ActualDateOfShipment: date, ActualQuantity: q}
+			if r, ok := s.(shipment.Refused); ok {
+				e.RefusedQuantity = r.Refusal()
+			}
 			doc.Movements.Entries = append(doc.Movements.Entries, e)
 		}
 	}

@@ -633,6 +633,55 @@ func (Pruefziffer) EnumDescriptor() ([]byte, []int) {
 	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
+type RejectedPartArrangementType int32
+
+const (
+	RejectedPartArrangementType_REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED RejectedPartArrangementType = 0
+	RejectedPartArrangementType_TAKE_BACK                                  RejectedPartArrangementType = 1
+	RejectedPartArrangementType_ALTERNATIVE_RECOVERY                       RejectedPartArrangementType = 2
+)
+
+// Enum value maps for RejectedPartArrangementType.
+var (
+	RejectedPartArrangementType_name = map[int32]string{
+		0: "REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED",
+		1: "TAKE_BACK",
+		2: "ALTERNATIVE_RECOVERY",
+	}
+	RejectedPartArrangementType_value = map[string]int32{
+		"REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED": 0,
+		"TAKE_BACK":            1,
+		"ALTERNATIVE_RECOVERY": 2,
+	}
+)
+
+func (x RejectedPartArrangementType) Enum() *RejectedPartArrangementType {
+	p := new(RejectedPartArrangementType)
+	*p = x
+	return p
+}
+
+func (x RejectedPartArrangementType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RejectedPartArrangementType) Descriptor() protoreflect.EnumDescriptor {
+	return file_wasteflow_types_v1_types_proto_enumTypes[11].Descriptor()
+}
+
+func (RejectedPartArrangementType) Type() protoreflect.EnumType {
+	return &file_wasteflow_types_v1_types_proto_enumTypes[11]
+}
+
+func (x RejectedPartArrangementType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RejectedPartArrangementType.Descriptor instead.
+func (RejectedPartArrangementType) EnumDescriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
+}
+
 type Role int32
 
 const (
@@ -687,11 +736,11 @@ func (x Role) String() string {
 }
 
 func (Role) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[11].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[12].Descriptor()
 }
 
 func (Role) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[11]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[12]
 }
 
 func (x Role) Number() protoreflect.EnumNumber {
@@ -700,7 +749,7 @@ func (x Role) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Role.Descriptor instead.
 func (Role) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
 type Validation int32
@@ -742,11 +791,11 @@ func (x Validation) String() string {
 }
 
 func (Validation) Descriptor() protoreflect.EnumDescriptor {
-	return file_wasteflow_types_v1_types_proto_enumTypes[12].Descriptor()
+	return file_wasteflow_types_v1_types_proto_enumTypes[13].Descriptor()
 }
 
 func (Validation) Type() protoreflect.EnumType {
-	return &file_wasteflow_types_v1_types_proto_enumTypes[12]
+	return &file_wasteflow_types_v1_types_proto_enumTypes[13]
 }
 
 func (x Validation) Number() protoreflect.EnumNumber {
@@ -755,7 +804,7 @@ func (x Validation) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Validation.Descriptor instead.
 func (Validation) EnumDescriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{12}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{13}
 }
 
 type Acknowledgement struct {
@@ -4215,7 +4264,9 @@ type FacilityReception struct {
 	Quantity   *Quantity `protobuf:"bytes,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	// the facility refuses the shipment: the movement becomes REJECTED and the authority of destination is told
 	Rejected bool `protobuf:"varint,3,opt,name=rejected,proto3" json:"rejected,omitempty"`
-	// required with rejected
+	// a part the facility refuses (our design): in the unit of quantity, more than 0 and less than it; the rest is accepted (its completion falls due) and the refused part is taken back or recovered elsewhere under an arrangement of the authority of dispatch (REJECTED_PART_DUE, 90 days or agreed, Art. 22(2)); the whole quantity rejects the shipment
+	RejectedQuantity *Quantity `protobuf:"bytes,5,opt,name=rejected_quantity,json=rejectedQuantity,proto3" json:"rejected_quantity,omitempty"`
+	// required with rejected or a rejectedQuantity
 	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4270,6 +4321,13 @@ func (x *FacilityReception) GetRejected() bool {
 		return x.Rejected
 	}
 	return false
+}
+
+func (x *FacilityReception) GetRejectedQuantity() *Quantity {
+	if x != nil {
+		return x.RejectedQuantity
+	}
+	return nil
 }
 
 func (x *FacilityReception) GetReason() string {
@@ -6279,10 +6337,12 @@ type MovementDocument struct {
 	Completion    *MovementCompletionRecord `protobuf:"bytes,13,opt,name=completion,proto3" json:"completion,omitempty"`
 	Signals       []*MovementSignalRecord   `protobuf:"bytes,14,rep,name=signals,proto3" json:"signals,omitempty"`
 	TakeBackOrder *MovementTakeBackRecord   `protobuf:"bytes,15,opt,name=take_back_order,json=takeBackOrder,proto3" json:"take_back_order,omitempty"`
-	Metadata      *Metadata                 `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Deadlines     []*DeadlineInfo           `protobuf:"bytes,17,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
-	CreatedAt     *timestamppb.Timestamp    `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp    `protobuf:"bytes,19,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// a part the facility refused and what becomes of it (our design); null when none
+	RejectedPart *RejectedPartRecord    `protobuf:"bytes,30,opt,name=rejected_part,json=rejectedPart,proto3" json:"rejected_part,omitempty"`
+	Metadata     *Metadata              `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Deadlines    []*DeadlineInfo        `protobuf:"bytes,17,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design.
 	PartyDetails []*PartyDetails `protobuf:"bytes,27,rep,name=party_details,json=partyDetails,proto3" json:"party_details,omitempty"`
 	// input block of ACKNOWLEDGEMENT
@@ -6298,9 +6358,13 @@ type MovementDocument struct {
 	// input block of MOVEMENT_SIGNAL
 	MovementSignal *Signal `protobuf:"bytes,25,opt,name=movement_signal,json=movementSignal,proto3" json:"movement_signal,omitempty"`
 	// input block of MOVEMENT_TAKE_BACK
-	TakeBack      *MovementTakeBack `protobuf:"bytes,26,opt,name=take_back,json=takeBack,proto3" json:"take_back,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TakeBack *MovementTakeBack `protobuf:"bytes,26,opt,name=take_back,json=takeBack,proto3" json:"take_back,omitempty"`
+	// input block of REJECTED_PART_ARRANGEMENT
+	RejectedPartArrangement *RejectedPartArrangement `protobuf:"bytes,28,opt,name=rejected_part_arrangement,json=rejectedPartArrangement,proto3" json:"rejected_part_arrangement,omitempty"`
+	// input block of REJECTED_PART_RESOLUTION
+	RejectedPartResolution *RejectedPartResolution `protobuf:"bytes,29,opt,name=rejected_part_resolution,json=rejectedPartResolution,proto3" json:"rejected_part_resolution,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *MovementDocument) Reset() {
@@ -6438,6 +6502,13 @@ func (x *MovementDocument) GetTakeBackOrder() *MovementTakeBackRecord {
 	return nil
 }
 
+func (x *MovementDocument) GetRejectedPart() *RejectedPartRecord {
+	if x != nil {
+		return x.RejectedPart
+	}
+	return nil
+}
+
 func (x *MovementDocument) GetMetadata() *Metadata {
 	if x != nil {
 		return x.Metadata
@@ -6522,6 +6593,20 @@ func (x *MovementDocument) GetTakeBack() *MovementTakeBack {
 	return nil
 }
 
+func (x *MovementDocument) GetRejectedPartArrangement() *RejectedPartArrangement {
+	if x != nil {
+		return x.RejectedPartArrangement
+	}
+	return nil
+}
+
+func (x *MovementDocument) GetRejectedPartResolution() *RejectedPartResolution {
+	if x != nil {
+		return x.RejectedPartResolution
+	}
+	return nil
+}
+
 type MovementEntry struct {
 	state                protoimpl.MessageState `protogen:"open.v1"`
 	Id                   string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -6530,8 +6615,10 @@ type MovementEntry struct {
 	SequenceNumber       int32                  `protobuf:"varint,4,opt,name=sequence_number,json=sequenceNumber,proto3" json:"sequence_number,omitempty"`
 	ActualDateOfShipment string                 `protobuf:"bytes,5,opt,name=actual_date_of_shipment,json=actualDateOfShipment,proto3" json:"actual_date_of_shipment,omitempty"`
 	ActualQuantity       *Quantity              `protobuf:"bytes,6,opt,name=actual_quantity,json=actualQuantity,proto3" json:"actual_quantity,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// what the facility refused of it (all of it on a rejection, a refused part; our design); empty when nothing
+	RefusedQuantity *Quantity `protobuf:"bytes,7,opt,name=refused_quantity,json=refusedQuantity,proto3" json:"refused_quantity,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *MovementEntry) Reset() {
@@ -6602,6 +6689,13 @@ func (x *MovementEntry) GetActualDateOfShipment() string {
 func (x *MovementEntry) GetActualQuantity() *Quantity {
 	if x != nil {
 		return x.ActualQuantity
+	}
+	return nil
+}
+
+func (x *MovementEntry) GetRefusedQuantity() *Quantity {
+	if x != nil {
+		return x.RefusedQuantity
 	}
 	return nil
 }
@@ -6814,6 +6908,8 @@ type Movements struct {
 	QuantityUsed *Quantity `protobuf:"bytes,3,opt,name=quantity_used,json=quantityUsed,proto3" json:"quantity_used,omitempty"`
 	// totalQuantity minus quantityUsed
 	QuantityLeft *Quantity `protobuf:"bytes,4,opt,name=quantity_left,json=quantityLeft,proto3" json:"quantity_left,omitempty"`
+	// of quantityUsed, what the facilities refused (rejected shipments and refused parts, taken back or recovered elsewhere; our design): it was shipped under the consent, so it stays counted in quantityUsed
+	QuantityRefused *Quantity `protobuf:"bytes,6,opt,name=quantity_refused,json=quantityRefused,proto3" json:"quantity_refused,omitempty"`
 	// the movements the caller is a party to
 	Entries       []*MovementEntry `protobuf:"bytes,5,rep,name=entries,proto3" json:"entries,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -6874,6 +6970,13 @@ func (x *Movements) GetQuantityUsed() *Quantity {
 func (x *Movements) GetQuantityLeft() *Quantity {
 	if x != nil {
 		return x.QuantityLeft
+	}
+	return nil
+}
+
+func (x *Movements) GetQuantityRefused() *Quantity {
+	if x != nil {
+		return x.QuantityRefused
 	}
 	return nil
 }
@@ -8425,14 +8528,15 @@ func (x *ReceiptCertificate) GetQuantity() *Quantity {
 }
 
 type ReceptionRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ReceivedOn    string                 `protobuf:"bytes,1,opt,name=received_on,json=receivedOn,proto3" json:"received_on,omitempty"`
-	Quantity      *Quantity              `protobuf:"bytes,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
-	Rejected      bool                   `protobuf:"varint,3,opt,name=rejected,proto3" json:"rejected,omitempty"`
-	Reason        string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	At            *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=at,proto3" json:"at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	ReceivedOn       string                 `protobuf:"bytes,1,opt,name=received_on,json=receivedOn,proto3" json:"received_on,omitempty"`
+	Quantity         *Quantity              `protobuf:"bytes,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
+	Rejected         bool                   `protobuf:"varint,3,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	RejectedQuantity *Quantity              `protobuf:"bytes,6,opt,name=rejected_quantity,json=rejectedQuantity,proto3" json:"rejected_quantity,omitempty"`
+	Reason           string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	At               *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ReceptionRecord) Reset() {
@@ -8484,6 +8588,13 @@ func (x *ReceptionRecord) GetRejected() bool {
 		return x.Rejected
 	}
 	return false
+}
+
+func (x *ReceptionRecord) GetRejectedQuantity() *Quantity {
+	if x != nil {
+		return x.RejectedQuantity
+	}
+	return nil
 }
 
 func (x *ReceptionRecord) GetReason() string {
@@ -8553,6 +8664,247 @@ func (x *Receptions) GetFacility() *ReceptionRecord {
 	return nil
 }
 
+type RejectedPartArrangement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// TAKE_BACK: the notifier takes the part back; ALTERNATIVE_RECOVERY: it goes to the facility named
+	Arrangement RejectedPartArrangementType `protobuf:"varint,1,opt,name=arrangement,proto3,enum=wasteflow.types.v1.RejectedPartArrangementType" json:"arrangement,omitempty"`
+	// with ALTERNATIVE_RECOVERY: the facility that takes the part (an organisation of the directory)
+	FacilityOrganisationId string `protobuf:"bytes,2,opt,name=facility_organisation_id,json=facilityOrganisationId,proto3" json:"facility_organisation_id,omitempty"`
+	// YYYY-MM-DD agreed; default 90 days after the facility's reception (Art. 22(2))
+	DueOn         string `protobuf:"bytes,3,opt,name=due_on,json=dueOn,proto3" json:"due_on,omitempty"`
+	Remarks       string `protobuf:"bytes,4,opt,name=remarks,proto3" json:"remarks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectedPartArrangement) Reset() {
+	*x = RejectedPartArrangement{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectedPartArrangement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectedPartArrangement) ProtoMessage() {}
+
+func (x *RejectedPartArrangement) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectedPartArrangement.ProtoReflect.Descriptor instead.
+func (*RejectedPartArrangement) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+}
+
+func (x *RejectedPartArrangement) GetArrangement() RejectedPartArrangementType {
+	if x != nil {
+		return x.Arrangement
+	}
+	return RejectedPartArrangementType_REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED
+}
+
+func (x *RejectedPartArrangement) GetFacilityOrganisationId() string {
+	if x != nil {
+		return x.FacilityOrganisationId
+	}
+	return ""
+}
+
+func (x *RejectedPartArrangement) GetDueOn() string {
+	if x != nil {
+		return x.DueOn
+	}
+	return ""
+}
+
+func (x *RejectedPartArrangement) GetRemarks() string {
+	if x != nil {
+		return x.Remarks
+	}
+	return ""
+}
+
+type RejectedPartRecord struct {
+	state                  protoimpl.MessageState      `protogen:"open.v1"`
+	Quantity               *Quantity                   `protobuf:"bytes,1,opt,name=quantity,proto3" json:"quantity,omitempty"`
+	Reason                 string                      `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	RejectedOn             string                      `protobuf:"bytes,3,opt,name=rejected_on,json=rejectedOn,proto3" json:"rejected_on,omitempty"`
+	Arrangement            RejectedPartArrangementType `protobuf:"varint,4,opt,name=arrangement,proto3,enum=wasteflow.types.v1.RejectedPartArrangementType" json:"arrangement,omitempty"`
+	FacilityOrganisationId string                      `protobuf:"bytes,5,opt,name=facility_organisation_id,json=facilityOrganisationId,proto3" json:"facility_organisation_id,omitempty"`
+	DueOn                  string                      `protobuf:"bytes,6,opt,name=due_on,json=dueOn,proto3" json:"due_on,omitempty"`
+	ArrangedBy             string                      `protobuf:"bytes,7,opt,name=arranged_by,json=arrangedBy,proto3" json:"arranged_by,omitempty"`
+	Remarks                string                      `protobuf:"bytes,8,opt,name=remarks,proto3" json:"remarks,omitempty"`
+	// "" while open
+	ResolvedOn    string `protobuf:"bytes,9,opt,name=resolved_on,json=resolvedOn,proto3" json:"resolved_on,omitempty"`
+	ResolvedBy    string `protobuf:"bytes,10,opt,name=resolved_by,json=resolvedBy,proto3" json:"resolved_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectedPartRecord) Reset() {
+	*x = RejectedPartRecord{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectedPartRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectedPartRecord) ProtoMessage() {}
+
+func (x *RejectedPartRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectedPartRecord.ProtoReflect.Descriptor instead.
+func (*RejectedPartRecord) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+}
+
+func (x *RejectedPartRecord) GetQuantity() *Quantity {
+	if x != nil {
+		return x.Quantity
+	}
+	return nil
+}
+
+func (x *RejectedPartRecord) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetRejectedOn() string {
+	if x != nil {
+		return x.RejectedOn
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetArrangement() RejectedPartArrangementType {
+	if x != nil {
+		return x.Arrangement
+	}
+	return RejectedPartArrangementType_REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED
+}
+
+func (x *RejectedPartRecord) GetFacilityOrganisationId() string {
+	if x != nil {
+		return x.FacilityOrganisationId
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetDueOn() string {
+	if x != nil {
+		return x.DueOn
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetArrangedBy() string {
+	if x != nil {
+		return x.ArrangedBy
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetRemarks() string {
+	if x != nil {
+		return x.Remarks
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetResolvedOn() string {
+	if x != nil {
+		return x.ResolvedOn
+	}
+	return ""
+}
+
+func (x *RejectedPartRecord) GetResolvedBy() string {
+	if x != nil {
+		return x.ResolvedBy
+	}
+	return ""
+}
+
+type RejectedPartResolution struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD, not in the future, not before the reception
+	ResolvedOn    string `protobuf:"bytes,1,opt,name=resolved_on,json=resolvedOn,proto3" json:"resolved_on,omitempty"`
+	Remarks       string `protobuf:"bytes,2,opt,name=remarks,proto3" json:"remarks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectedPartResolution) Reset() {
+	*x = RejectedPartResolution{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectedPartResolution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectedPartResolution) ProtoMessage() {}
+
+func (x *RejectedPartResolution) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectedPartResolution.ProtoReflect.Descriptor instead.
+func (*RejectedPartResolution) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+}
+
+func (x *RejectedPartResolution) GetResolvedOn() string {
+	if x != nil {
+		return x.ResolvedOn
+	}
+	return ""
+}
+
+func (x *RejectedPartResolution) GetRemarks() string {
+	if x != nil {
+		return x.Remarks
+	}
+	return ""
+}
+
 type Reply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	At            *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=at,proto3" json:"at,omitempty"`
@@ -8564,7 +8916,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8576,7 +8928,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8589,7 +8941,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -8624,7 +8976,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8636,7 +8988,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8649,7 +9001,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -8684,7 +9036,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8696,7 +9048,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8709,7 +9061,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -8739,7 +9091,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8751,7 +9103,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8764,7 +9116,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -8797,7 +9149,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8809,7 +9161,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8822,7 +9174,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -8848,7 +9200,7 @@ type ResetCounts struct {
 
 func (x *ResetCounts) Reset() {
 	*x = ResetCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8860,7 +9212,7 @@ func (x *ResetCounts) String() string {
 func (*ResetCounts) ProtoMessage() {}
 
 func (x *ResetCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8873,7 +9225,7 @@ func (x *ResetCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetCounts.ProtoReflect.Descriptor instead.
 func (*ResetCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *ResetCounts) GetDocuments() int32 {
@@ -8917,7 +9269,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8929,7 +9281,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8942,7 +9294,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -8982,7 +9334,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8994,7 +9346,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9007,7 +9359,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -9078,7 +9430,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9090,7 +9442,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9103,7 +9455,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -9132,7 +9484,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9144,7 +9496,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9157,7 +9509,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -9192,7 +9544,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9204,7 +9556,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9217,7 +9569,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -9286,7 +9638,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9298,7 +9650,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9311,7 +9663,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -9384,7 +9736,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9396,7 +9748,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9409,7 +9761,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -9510,7 +9862,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9522,7 +9874,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9535,7 +9887,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -9569,7 +9921,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9581,7 +9933,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9594,7 +9946,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *Sort) GetPath() string {
@@ -9620,7 +9972,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9632,7 +9984,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9645,7 +9997,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -9668,7 +10020,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9680,7 +10032,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9693,7 +10045,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -9740,7 +10092,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9752,7 +10104,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9765,7 +10117,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -9814,7 +10166,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9826,7 +10178,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9839,7 +10191,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -9886,7 +10238,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9898,7 +10250,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9911,7 +10263,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *TemplateID) GetId() string {
@@ -9931,7 +10283,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9943,7 +10295,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9956,7 +10308,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *Text) GetValue() string {
@@ -9994,7 +10346,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10006,7 +10358,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10019,7 +10371,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -10099,7 +10451,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10111,7 +10463,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10124,7 +10476,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -10172,7 +10524,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10184,7 +10536,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10197,7 +10549,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -10230,7 +10582,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10242,7 +10594,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10255,7 +10607,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -10311,7 +10663,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10323,7 +10675,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10336,7 +10688,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -10419,7 +10771,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10431,7 +10783,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10444,7 +10796,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -10473,7 +10825,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10485,7 +10837,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10498,7 +10850,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -10541,7 +10893,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10553,7 +10905,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10566,7 +10918,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -10675,7 +11027,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10687,7 +11039,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10700,7 +11052,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -10783,7 +11135,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10795,7 +11147,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10808,7 +11160,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{130}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -10829,7 +11181,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10841,7 +11193,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10854,7 +11206,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{131}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -10892,7 +11244,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10904,7 +11256,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10917,7 +11269,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{132}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -11260,12 +11612,13 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x0eoperation_code\x18\x02 \x01(\tR\roperationCode\"g\n" +
 	"\x1bFacilityCompletionArticle15\x12!\n" +
 	"\fcompleted_on\x18\x01 \x01(\tR\vcompletedOn\x12%\n" +
-	"\x0eoperation_code\x18\x02 \x01(\tR\roperationCode\"\xa2\x01\n" +
+	"\x0eoperation_code\x18\x02 \x01(\tR\roperationCode\"\xed\x01\n" +
 	"\x11FacilityReception\x12\x1f\n" +
 	"\vreceived_on\x18\x01 \x01(\tR\n" +
 	"receivedOn\x128\n" +
 	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\x12\x1a\n" +
-	"\brejected\x18\x03 \x01(\bR\brejected\x12\x16\n" +
+	"\brejected\x18\x03 \x01(\bR\brejected\x12I\n" +
+	"\x11rejected_quantity\x18\x05 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x10rejectedQuantity\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"&\n" +
 	"\tFieldMeta\x12\x19\n" +
 	"\bin_layer\x18\x01 \x01(\bR\ainLayer\"6\n" +
@@ -11447,7 +11800,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\x80\x01\n" +
 	"\x18MovementCorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x128\n" +
-	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\x8c\r\n" +
+	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\xa8\x0f\n" +
 	"\x10MovementDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11468,7 +11821,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"completion\x18\r \x01(\v2,.wasteflow.types.v1.MovementCompletionRecordR\n" +
 	"completion\x12B\n" +
 	"\asignals\x18\x0e \x03(\v2(.wasteflow.types.v1.MovementSignalRecordR\asignals\x12R\n" +
-	"\x0ftake_back_order\x18\x0f \x01(\v2*.wasteflow.types.v1.MovementTakeBackRecordR\rtakeBackOrder\x128\n" +
+	"\x0ftake_back_order\x18\x0f \x01(\v2*.wasteflow.types.v1.MovementTakeBackRecordR\rtakeBackOrder\x12K\n" +
+	"\rrejected_part\x18\x1e \x01(\v2&.wasteflow.types.v1.RejectedPartRecordR\frejectedPart\x128\n" +
 	"\bmetadata\x18\x10 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\x12>\n" +
 	"\tdeadlines\x18\x11 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
 	"\n" +
@@ -11482,14 +11836,17 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x12facility_reception\x18\x17 \x01(\v2%.wasteflow.types.v1.FacilityReceptionR\x11facilityReception\x12W\n" +
 	"\x13facility_completion\x18\x18 \x01(\v2&.wasteflow.types.v1.FacilityCompletionR\x12facilityCompletion\x12C\n" +
 	"\x0fmovement_signal\x18\x19 \x01(\v2\x1a.wasteflow.types.v1.SignalR\x0emovementSignal\x12A\n" +
-	"\ttake_back\x18\x1a \x01(\v2$.wasteflow.types.v1.MovementTakeBackR\btakeBack\"\xf4\x01\n" +
+	"\ttake_back\x18\x1a \x01(\v2$.wasteflow.types.v1.MovementTakeBackR\btakeBack\x12g\n" +
+	"\x19rejected_part_arrangement\x18\x1c \x01(\v2+.wasteflow.types.v1.RejectedPartArrangementR\x17rejectedPartArrangement\x12d\n" +
+	"\x18rejected_part_resolution\x18\x1d \x01(\v2*.wasteflow.types.v1.RejectedPartResolutionR\x16rejectedPartResolution\"\xbd\x02\n" +
 	"\rMovementEntry\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x14\n" +
 	"\x05state\x18\x03 \x01(\tR\x05state\x12'\n" +
 	"\x0fsequence_number\x18\x04 \x01(\x05R\x0esequenceNumber\x125\n" +
 	"\x17actual_date_of_shipment\x18\x05 \x01(\tR\x14actualDateOfShipment\x12E\n" +
-	"\x0factual_quantity\x18\x06 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0eactualQuantity\"\xd2\x01\n" +
+	"\x0factual_quantity\x18\x06 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0eactualQuantity\x12G\n" +
+	"\x10refused_quantity\x18\a \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0frefusedQuantity\"\xd2\x01\n" +
 	"\x14MovementSignalRecord\x12:\n" +
 	"\x19authority_organisation_id\x18\x01 \x01(\tR\x17authorityOrganisationId\x12:\n" +
 	"\x04type\x18\x02 \x01(\x0e2&.wasteflow.types.v1.MovementSignalTypeR\x04type\x12\x16\n" +
@@ -11504,12 +11861,13 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x06due_on\x18\x03 \x01(\tR\x05dueOn\x12*\n" +
 	"\x02at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12;\n" +
 	"\vreturned_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"returnedAt\"\x8b\x02\n" +
+	"returnedAt\"\xd4\x02\n" +
 	"\tMovements\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x05R\x05count\x12%\n" +
 	"\x0eshipments_left\x18\x02 \x01(\x05R\rshipmentsLeft\x12A\n" +
 	"\rquantity_used\x18\x03 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\fquantityUsed\x12A\n" +
-	"\rquantity_left\x18\x04 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\fquantityLeft\x12;\n" +
+	"\rquantity_left\x18\x04 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\fquantityLeft\x12G\n" +
+	"\x10quantity_refused\x18\x06 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0fquantityRefused\x12;\n" +
 	"\aentries\x18\x05 \x03(\v2!.wasteflow.types.v1.MovementEntryR\aentries\"\x8c\x01\n" +
 	"\fNextDeadline\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1f\n" +
@@ -11662,18 +12020,44 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x12ReceiptCertificate\x12\x1f\n" +
 	"\vreceived_on\x18\x01 \x01(\tR\n" +
 	"receivedOn\x128\n" +
-	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\"\xcc\x01\n" +
+	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\"\x97\x02\n" +
 	"\x0fReceptionRecord\x12\x1f\n" +
 	"\vreceived_on\x18\x01 \x01(\tR\n" +
 	"receivedOn\x128\n" +
 	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\x12\x1a\n" +
-	"\brejected\x18\x03 \x01(\bR\brejected\x12\x16\n" +
+	"\brejected\x18\x03 \x01(\bR\brejected\x12I\n" +
+	"\x11rejected_quantity\x18\x06 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x10rejectedQuantity\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12*\n" +
 	"\x02at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\x90\x01\n" +
 	"\n" +
 	"Receptions\x12A\n" +
 	"\tconsignee\x18\x01 \x01(\v2#.wasteflow.types.v1.ReceptionRecordR\tconsignee\x12?\n" +
-	"\bfacility\x18\x02 \x01(\v2#.wasteflow.types.v1.ReceptionRecordR\bfacility\"i\n" +
+	"\bfacility\x18\x02 \x01(\v2#.wasteflow.types.v1.ReceptionRecordR\bfacility\"\xd7\x01\n" +
+	"\x17RejectedPartArrangement\x12Q\n" +
+	"\varrangement\x18\x01 \x01(\x0e2/.wasteflow.types.v1.RejectedPartArrangementTypeR\varrangement\x128\n" +
+	"\x18facility_organisation_id\x18\x02 \x01(\tR\x16facilityOrganisationId\x12\x15\n" +
+	"\x06due_on\x18\x03 \x01(\tR\x05dueOn\x12\x18\n" +
+	"\aremarks\x18\x04 \x01(\tR\aremarks\"\xa8\x03\n" +
+	"\x12RejectedPartRecord\x128\n" +
+	"\bquantity\x18\x01 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1f\n" +
+	"\vrejected_on\x18\x03 \x01(\tR\n" +
+	"rejectedOn\x12Q\n" +
+	"\varrangement\x18\x04 \x01(\x0e2/.wasteflow.types.v1.RejectedPartArrangementTypeR\varrangement\x128\n" +
+	"\x18facility_organisation_id\x18\x05 \x01(\tR\x16facilityOrganisationId\x12\x15\n" +
+	"\x06due_on\x18\x06 \x01(\tR\x05dueOn\x12\x1f\n" +
+	"\varranged_by\x18\a \x01(\tR\n" +
+	"arrangedBy\x12\x18\n" +
+	"\aremarks\x18\b \x01(\tR\aremarks\x12\x1f\n" +
+	"\vresolved_on\x18\t \x01(\tR\n" +
+	"resolvedOn\x12\x1f\n" +
+	"\vresolved_by\x18\n" +
+	" \x01(\tR\n" +
+	"resolvedBy\"S\n" +
+	"\x16RejectedPartResolution\x12\x1f\n" +
+	"\vresolved_on\x18\x01 \x01(\tR\n" +
+	"resolvedOn\x12\x18\n" +
+	"\aremarks\x18\x02 \x01(\tR\aremarks\"i\n" +
 	"\x05Reply\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x18\n" +
 	"\aanswers\x18\x02 \x03(\tR\aanswers\x12\x1a\n" +
@@ -11952,7 +12336,11 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\vPruefziffer\x12\x1b\n" +
 	"\x17PRUEFZIFFER_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14PRUEFZIFFER_VALIDATE\x10\x01\x12\x19\n" +
-	"\x15PRUEFZIFFER_CALCULATE\x10\x02*x\n" +
+	"\x15PRUEFZIFFER_CALCULATE\x10\x02*v\n" +
+	"\x1bRejectedPartArrangementType\x12.\n" +
+	"*REJECTED_PART_ARRANGEMENT_TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
+	"\tTAKE_BACK\x10\x01\x12\x18\n" +
+	"\x14ALTERNATIVE_RECOVERY\x10\x02*x\n" +
 	"\x04Role\x12\x19\n" +
 	"\x15ATB_ROLLE_UNSPECIFIED\x10\x00\x12\a\n" +
 	"\x03ERZ\x10\x01\x12\a\n" +
@@ -11987,8 +12375,8 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 	return file_wasteflow_types_v1_types_proto_rawDescData
 }
 
-var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 132)
+var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 14)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 135)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -12001,425 +12389,439 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(NotificationSignalType)(0),               // 8: wasteflow.types.v1.NotificationSignalType
 	(Op)(0),                                   // 9: wasteflow.types.v1.Op
 	(Pruefziffer)(0),                          // 10: wasteflow.types.v1.Pruefziffer
-	(Role)(0),                                 // 11: wasteflow.types.v1.Role
-	(Validation)(0),                           // 12: wasteflow.types.v1.Validation
-	(*Acknowledgement)(nil),                   // 13: wasteflow.types.v1.Acknowledgement
-	(*Address)(nil),                           // 14: wasteflow.types.v1.Address
-	(*Amount)(nil),                            // 15: wasteflow.types.v1.Amount
-	(*Annex7Carrier)(nil),                     // 16: wasteflow.types.v1.Annex7Carrier
-	(*Annex7CompletionRecord)(nil),            // 17: wasteflow.types.v1.Annex7CompletionRecord
-	(*Annex7Content)(nil),                     // 18: wasteflow.types.v1.Annex7Content
-	(*Annex7CorrectionRecord)(nil),            // 19: wasteflow.types.v1.Annex7CorrectionRecord
-	(*Annex7Document)(nil),                    // 20: wasteflow.types.v1.Annex7Document
-	(*Annex7Facility)(nil),                    // 21: wasteflow.types.v1.Annex7Facility
-	(*Annex7TakeBack)(nil),                    // 22: wasteflow.types.v1.Annex7TakeBack
-	(*Annex7TakeBackRecord)(nil),              // 23: wasteflow.types.v1.Annex7TakeBackRecord
-	(*Article15Record)(nil),                   // 24: wasteflow.types.v1.Article15Record
-	(*Attachment)(nil),                        // 25: wasteflow.types.v1.Attachment
-	(*Bgs)(nil),                               // 26: wasteflow.types.v1.Bgs
-	(*BmuCarrier)(nil),                        // 27: wasteflow.types.v1.BmuCarrier
-	(*BmuDocument)(nil),                       // 28: wasteflow.types.v1.BmuDocument
-	(*BmuFacility)(nil),                       // 29: wasteflow.types.v1.BmuFacility
-	(*BoolValue)(nil),                         // 30: wasteflow.types.v1.BoolValue
-	(*BusinessError)(nil),                     // 31: wasteflow.types.v1.BusinessError
-	(*CarrierTransfer)(nil),                   // 32: wasteflow.types.v1.CarrierTransfer
-	(*CarrierTransferRecord)(nil),             // 33: wasteflow.types.v1.CarrierTransferRecord
-	(*CarrierTransport)(nil),                  // 34: wasteflow.types.v1.CarrierTransport
-	(*CertificateOfCompletion)(nil),           // 35: wasteflow.types.v1.CertificateOfCompletion
-	(*CertificateRecord)(nil),                 // 36: wasteflow.types.v1.CertificateRecord
-	(*Certificates)(nil),                      // 37: wasteflow.types.v1.Certificates
-	(*ChainCheck)(nil),                        // 38: wasteflow.types.v1.ChainCheck
-	(*ChangeReply)(nil),                       // 39: wasteflow.types.v1.ChangeReply
-	(*ChangeRequestRecord)(nil),               // 40: wasteflow.types.v1.ChangeRequestRecord
-	(*ClientIdCredentials)(nil),               // 41: wasteflow.types.v1.ClientIdCredentials
-	(*ClientIdInfo)(nil),                      // 42: wasteflow.types.v1.ClientIdInfo
-	(*CompetentAuthorities)(nil),              // 43: wasteflow.types.v1.CompetentAuthorities
-	(*ConsigneeReception)(nil),                // 44: wasteflow.types.v1.ConsigneeReception
-	(*Date)(nil),                              // 45: wasteflow.types.v1.Date
-	(*DeadlineEntry)(nil),                     // 46: wasteflow.types.v1.DeadlineEntry
-	(*DeadlineInfo)(nil),                      // 47: wasteflow.types.v1.DeadlineInfo
-	(*Decimal)(nil),                           // 48: wasteflow.types.v1.Decimal
-	(*Decision)(nil),                          // 49: wasteflow.types.v1.Decision
-	(*DecisionRecord)(nil),                    // 50: wasteflow.types.v1.DecisionRecord
-	(*DirectoryOrganisation)(nil),             // 51: wasteflow.types.v1.DirectoryOrganisation
-	(*DocID)(nil),                             // 52: wasteflow.types.v1.DocID
-	(*DocRow)(nil),                            // 53: wasteflow.types.v1.DocRow
-	(*DocumentListEntry)(nil),                 // 54: wasteflow.types.v1.DocumentListEntry
-	(*ExportProgress)(nil),                    // 55: wasteflow.types.v1.ExportProgress
-	(*FacilityCompletion)(nil),                // 56: wasteflow.types.v1.FacilityCompletion
-	(*FacilityCompletionArticle15)(nil),       // 57: wasteflow.types.v1.FacilityCompletionArticle15
-	(*FacilityReception)(nil),                 // 58: wasteflow.types.v1.FacilityReception
-	(*FieldMeta)(nil),                         // 59: wasteflow.types.v1.FieldMeta
-	(*FieldValue)(nil),                        // 60: wasteflow.types.v1.FieldValue
-	(*FileAreaDocumentEntry)(nil),             // 61: wasteflow.types.v1.FileAreaDocumentEntry
-	(*FileEntry)(nil),                         // 62: wasteflow.types.v1.FileEntry
-	(*Filter)(nil),                            // 63: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 64: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 65: wasteflow.types.v1.Group
-	(*Guarantee)(nil),                         // 66: wasteflow.types.v1.Guarantee
-	(*GuaranteeApproval)(nil),                 // 67: wasteflow.types.v1.GuaranteeApproval
-	(*GuaranteeRecord)(nil),                   // 68: wasteflow.types.v1.GuaranteeRecord
-	(*HandlersDocument)(nil),                  // 69: wasteflow.types.v1.HandlersDocument
-	(*HistoryEntry)(nil),                      // 70: wasteflow.types.v1.HistoryEntry
-	(*InboxEntry)(nil),                        // 71: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 72: wasteflow.types.v1.InformationRequestRecord
-	(*InspectionLinkInfo)(nil),                // 73: wasteflow.types.v1.InspectionLinkInfo
-	(*InspectionUse)(nil),                     // 74: wasteflow.types.v1.InspectionUse
-	(*LayerFields)(nil),                       // 75: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 76: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 77: wasteflow.types.v1.LegRecord
-	(*MailPreferences)(nil),                   // 78: wasteflow.types.v1.MailPreferences
-	(*Meta)(nil),                              // 79: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 80: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 81: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 82: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 83: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 84: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 85: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 86: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 87: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 88: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 89: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 90: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 91: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 92: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 93: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 94: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 95: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 96: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 97: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 98: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 99: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 100: wasteflow.types.v1.Operand
-	(*PartyDetails)(nil),                      // 101: wasteflow.types.v1.PartyDetails
-	(*PartyRef)(nil),                          // 102: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 103: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 104: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 105: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 106: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 107: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 108: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 109: wasteflow.types.v1.Receptions
-	(*Reply)(nil),                             // 110: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 111: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 112: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 113: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 114: wasteflow.types.v1.RequestInformation
-	(*ResetCounts)(nil),                       // 115: wasteflow.types.v1.ResetCounts
-	(*Route)(nil),                             // 116: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 117: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 118: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 119: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 120: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 121: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 122: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 123: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 124: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 125: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 126: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 127: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 128: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 129: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 130: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 131: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 132: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 133: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 134: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 135: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 136: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 137: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 138: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 139: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 140: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 141: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 142: wasteflow.types.v1.XMLOptions
-	nil,                                       // 143: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 144: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 145: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 146: google.protobuf.Value
+	(RejectedPartArrangementType)(0),          // 11: wasteflow.types.v1.RejectedPartArrangementType
+	(Role)(0),                                 // 12: wasteflow.types.v1.Role
+	(Validation)(0),                           // 13: wasteflow.types.v1.Validation
+	(*Acknowledgement)(nil),                   // 14: wasteflow.types.v1.Acknowledgement
+	(*Address)(nil),                           // 15: wasteflow.types.v1.Address
+	(*Amount)(nil),                            // 16: wasteflow.types.v1.Amount
+	(*Annex7Carrier)(nil),                     // 17: wasteflow.types.v1.Annex7Carrier
+	(*Annex7CompletionRecord)(nil),            // 18: wasteflow.types.v1.Annex7CompletionRecord
+	(*Annex7Content)(nil),                     // 19: wasteflow.types.v1.Annex7Content
+	(*Annex7CorrectionRecord)(nil),            // 20: wasteflow.types.v1.Annex7CorrectionRecord
+	(*Annex7Document)(nil),                    // 21: wasteflow.types.v1.Annex7Document
+	(*Annex7Facility)(nil),                    // 22: wasteflow.types.v1.Annex7Facility
+	(*Annex7TakeBack)(nil),                    // 23: wasteflow.types.v1.Annex7TakeBack
+	(*Annex7TakeBackRecord)(nil),              // 24: wasteflow.types.v1.Annex7TakeBackRecord
+	(*Article15Record)(nil),                   // 25: wasteflow.types.v1.Article15Record
+	(*Attachment)(nil),                        // 26: wasteflow.types.v1.Attachment
+	(*Bgs)(nil),                               // 27: wasteflow.types.v1.Bgs
+	(*BmuCarrier)(nil),                        // 28: wasteflow.types.v1.BmuCarrier
+	(*BmuDocument)(nil),                       // 29: wasteflow.types.v1.BmuDocument
+	(*BmuFacility)(nil),                       // 30: wasteflow.types.v1.BmuFacility
+	(*BoolValue)(nil),                         // 31: wasteflow.types.v1.BoolValue
+	(*BusinessError)(nil),                     // 32: wasteflow.types.v1.BusinessError
+	(*CarrierTransfer)(nil),                   // 33: wasteflow.types.v1.CarrierTransfer
+	(*CarrierTransferRecord)(nil),             // 34: wasteflow.types.v1.CarrierTransferRecord
+	(*CarrierTransport)(nil),                  // 35: wasteflow.types.v1.CarrierTransport
+	(*CertificateOfCompletion)(nil),           // 36: wasteflow.types.v1.CertificateOfCompletion
+	(*CertificateRecord)(nil),                 // 37: wasteflow.types.v1.CertificateRecord
+	(*Certificates)(nil),                      // 38: wasteflow.types.v1.Certificates
+	(*ChainCheck)(nil),                        // 39: wasteflow.types.v1.ChainCheck
+	(*ChangeReply)(nil),                       // 40: wasteflow.types.v1.ChangeReply
+	(*ChangeRequestRecord)(nil),               // 41: wasteflow.types.v1.ChangeRequestRecord
+	(*ClientIdCredentials)(nil),               // 42: wasteflow.types.v1.ClientIdCredentials
+	(*ClientIdInfo)(nil),                      // 43: wasteflow.types.v1.ClientIdInfo
+	(*CompetentAuthorities)(nil),              // 44: wasteflow.types.v1.CompetentAuthorities
+	(*ConsigneeReception)(nil),                // 45: wasteflow.types.v1.ConsigneeReception
+	(*Date)(nil),                              // 46: wasteflow.types.v1.Date
+	(*DeadlineEntry)(nil),                     // 47: wasteflow.types.v1.DeadlineEntry
+	(*DeadlineInfo)(nil),                      // 48: wasteflow.types.v1.DeadlineInfo
+	(*Decimal)(nil),                           // 49: wasteflow.types.v1.Decimal
+	(*Decision)(nil),                          // 50: wasteflow.types.v1.Decision
+	(*DecisionRecord)(nil),                    // 51: wasteflow.types.v1.DecisionRecord
+	(*DirectoryOrganisation)(nil),             // 52: wasteflow.types.v1.DirectoryOrganisation
+	(*DocID)(nil),                             // 53: wasteflow.types.v1.DocID
+	(*DocRow)(nil),                            // 54: wasteflow.types.v1.DocRow
+	(*DocumentListEntry)(nil),                 // 55: wasteflow.types.v1.DocumentListEntry
+	(*ExportProgress)(nil),                    // 56: wasteflow.types.v1.ExportProgress
+	(*FacilityCompletion)(nil),                // 57: wasteflow.types.v1.FacilityCompletion
+	(*FacilityCompletionArticle15)(nil),       // 58: wasteflow.types.v1.FacilityCompletionArticle15
+	(*FacilityReception)(nil),                 // 59: wasteflow.types.v1.FacilityReception
+	(*FieldMeta)(nil),                         // 60: wasteflow.types.v1.FieldMeta
+	(*FieldValue)(nil),                        // 61: wasteflow.types.v1.FieldValue
+	(*FileAreaDocumentEntry)(nil),             // 62: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 63: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 64: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 65: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 66: wasteflow.types.v1.Group
+	(*Guarantee)(nil),                         // 67: wasteflow.types.v1.Guarantee
+	(*GuaranteeApproval)(nil),                 // 68: wasteflow.types.v1.GuaranteeApproval
+	(*GuaranteeRecord)(nil),                   // 69: wasteflow.types.v1.GuaranteeRecord
+	(*HandlersDocument)(nil),                  // 70: wasteflow.types.v1.HandlersDocument
+	(*HistoryEntry)(nil),                      // 71: wasteflow.types.v1.HistoryEntry
+	(*InboxEntry)(nil),                        // 72: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 73: wasteflow.types.v1.InformationRequestRecord
+	(*InspectionLinkInfo)(nil),                // 74: wasteflow.types.v1.InspectionLinkInfo
+	(*InspectionUse)(nil),                     // 75: wasteflow.types.v1.InspectionUse
+	(*LayerFields)(nil),                       // 76: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 77: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 78: wasteflow.types.v1.LegRecord
+	(*MailPreferences)(nil),                   // 79: wasteflow.types.v1.MailPreferences
+	(*Meta)(nil),                              // 80: wasteflow.types.v1.Meta
+	(*Metadata)(nil),                          // 81: wasteflow.types.v1.Metadata
+	(*MovementAcknowledgementRecord)(nil),     // 82: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 83: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 84: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 85: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 86: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 87: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 88: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 89: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 90: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 91: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 92: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 93: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 94: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 95: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 96: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 97: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 98: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 99: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 100: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 101: wasteflow.types.v1.Operand
+	(*PartyDetails)(nil),                      // 102: wasteflow.types.v1.PartyDetails
+	(*PartyRef)(nil),                          // 103: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 104: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 105: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 106: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 107: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 108: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 109: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 110: wasteflow.types.v1.Receptions
+	(*RejectedPartArrangement)(nil),           // 111: wasteflow.types.v1.RejectedPartArrangement
+	(*RejectedPartRecord)(nil),                // 112: wasteflow.types.v1.RejectedPartRecord
+	(*RejectedPartResolution)(nil),            // 113: wasteflow.types.v1.RejectedPartResolution
+	(*Reply)(nil),                             // 114: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 115: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 116: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 117: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 118: wasteflow.types.v1.RequestInformation
+	(*ResetCounts)(nil),                       // 119: wasteflow.types.v1.ResetCounts
+	(*Route)(nil),                             // 120: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 121: wasteflow.types.v1.SessionInfo
+	(*ShipmentPeriod)(nil),                    // 122: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 123: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 124: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 125: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 126: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 127: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 128: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 129: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 130: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 131: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 132: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 133: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 134: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 135: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 136: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 137: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 138: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 139: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 140: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 141: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 142: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 143: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 144: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 145: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 146: wasteflow.types.v1.XMLOptions
+	nil,                                       // 147: wasteflow.types.v1.Metadata.AddressesEntry
+	nil,                                       // 148: wasteflow.types.v1.Metadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 149: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 150: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
-	48,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
-	59,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	145, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	102, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	102, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
-	105, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	16,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
-	102, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
-	21,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	137, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	43,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	145, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	18,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
-	18,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	145, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
-	19,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
-	33,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
-	37,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
-	23,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	80,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	141, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	47,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	145, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	145, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
-	101, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	32,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	107, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	107, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	35,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	22,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	140, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	145, // 31: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 32: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	145, // 33: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	130, // 34: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	130, // 35: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	130, // 36: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	130, // 37: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	15,  // 38: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	103, // 39: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
-	27,  // 40: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	29,  // 41: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
-	29,  // 42: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	45,  // 43: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	130, // 44: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	130, // 45: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	130, // 46: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	130, // 47: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	130, // 48: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
-	45,  // 49: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
-	26,  // 50: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	135, // 51: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	79,  // 52: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	130, // 53: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	130, // 54: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
-	45,  // 55: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	145, // 56: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	105, // 57: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	145, // 58: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
-	36,  // 59: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
-	36,  // 60: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
-	17,  // 61: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	145, // 62: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	49,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
+	60,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
+	149, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	103, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	103, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	106, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	17,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
+	103, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	22,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
+	141, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	44,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	149, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	19,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
+	19,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
+	149, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	20,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
+	34,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
+	38,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
+	24,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
+	81,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
+	145, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	48,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	149, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	149, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	102, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	33,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	108, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	108, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	36,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	23,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	144, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	149, // 31: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 32: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	149, // 33: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	134, // 34: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	134, // 35: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	134, // 36: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	134, // 37: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	16,  // 38: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
+	104, // 39: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	28,  // 40: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	30,  // 41: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
+	30,  // 42: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	46,  // 43: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	134, // 44: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	134, // 45: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	134, // 46: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	134, // 47: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	134, // 48: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	46,  // 49: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
+	27,  // 50: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
+	139, // 51: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	80,  // 52: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	134, // 53: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	134, // 54: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	46,  // 55: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
+	149, // 56: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	106, // 57: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	149, // 58: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	37,  // 59: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
+	37,  // 60: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
+	18,  // 61: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
+	149, // 62: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 63: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	145, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	94,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	39,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	145, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
-	94,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	145, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	145, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	102, // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	102, // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	102, // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	105, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	59,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	145, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	145, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	145, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	145, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	145, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	145, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	145, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	149, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	95,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	40,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
+	149, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
+	95,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	149, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	149, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	103, // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	103, // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	103, // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	106, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	60,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	149, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	149, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	149, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	149, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	149, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	149, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	149, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 83: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	145, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 85: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	101, // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
-	125, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	145, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	145, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	145, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	145, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	64,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	91,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	105, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	53,  // 95: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	145, // 96: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	145, // 97: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	145, // 98: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
-	9,   // 99: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	100, // 100: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	145, // 101: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 102: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	145, // 103: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	145, // 104: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	5,   // 105: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
-	48,  // 106: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
-	66,  // 107: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	145, // 108: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 109: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
-	96,  // 110: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	20,  // 111: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	85,  // 112: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	145, // 113: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	53,  // 114: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	145, // 115: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	145, // 116: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	110, // 117: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	145, // 118: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	145, // 119: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	145, // 120: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	74,  // 121: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	145, // 122: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	60,  // 123: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	6,   // 124: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	11,  // 125: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	145, // 126: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	76,  // 127: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	120, // 128: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	121, // 129: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	143, // 130: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	144, // 131: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
-	25,  // 132: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	145, // 133: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 134: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 135: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	128, // 136: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	128, // 137: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	84,  // 138: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	81,  // 139: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	77,  // 140: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	109, // 141: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	83,  // 142: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	87,  // 143: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	89,  // 144: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	80,  // 145: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	47,  // 146: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	145, // 147: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	145, // 148: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	101, // 149: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	13,  // 150: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	34,  // 151: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	44,  // 152: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	58,  // 153: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	56,  // 154: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	119, // 155: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	88,  // 156: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	105, // 157: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	7,   // 158: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	145, // 159: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 160: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	145, // 161: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	105, // 162: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	105, // 163: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	86,  // 164: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	145, // 165: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 166: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	146, // 167: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	145, // 168: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	145, // 169: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	102, // 170: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	102, // 171: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	105, // 172: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	118, // 173: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	102, // 174: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	102, // 175: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	97,  // 176: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	137, // 177: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	43,  // 178: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	116, // 179: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	145, // 180: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	94,  // 181: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	145, // 182: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	145, // 183: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
-	94,  // 184: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	94,  // 185: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	95,  // 186: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	93,  // 187: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	72,  // 188: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	50,  // 189: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	40,  // 190: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	99,  // 191: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	80,  // 192: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	90,  // 193: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	24,  // 194: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	141, // 195: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	68,  // 196: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
-	47,  // 197: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	145, // 198: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	145, // 199: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	101, // 200: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	13,  // 201: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	114, // 202: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	112, // 203: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	49,  // 204: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	113, // 205: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	111, // 206: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	98,  // 207: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	57,  // 208: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	140, // 209: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	66,  // 210: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	67,  // 211: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
-	8,   // 212: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	145, // 213: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	8,   // 214: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	48,  // 215: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	14,  // 216: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
-	130, // 217: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	130, // 218: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	130, // 219: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	48,  // 220: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	48,  // 221: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	63,  // 222: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	124, // 223: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	105, // 224: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	105, // 225: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	145, // 226: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	108, // 227: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	108, // 228: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	145, // 229: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 230: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	94,  // 231: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	145, // 232: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	145, // 233: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	145, // 234: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 235: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	7,   // 236: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	6,   // 237: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	11,  // 238: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	123, // 239: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	145, // 240: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	145, // 241: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	145, // 242: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	145, // 243: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 244: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	105, // 245: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	82,  // 246: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	59,  // 247: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	125, // 248: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	145, // 249: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	132, // 250: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
-	53,  // 251: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	129, // 252: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	130, // 253: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	130, // 254: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	130, // 255: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	130, // 256: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	15,  // 257: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	103, // 258: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	27,  // 259: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	29,  // 260: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	45,  // 261: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	130, // 262: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	145, // 263: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	145, // 264: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	145, // 265: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	145, // 266: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 267: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	145, // 268: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	145, // 269: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	145, // 270: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	145, // 271: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	145, // 272: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	12,  // 273: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	10,  // 274: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	11,  // 275: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	276, // [276:276] is the sub-list for method output_type
-	276, // [276:276] is the sub-list for method input_type
-	276, // [276:276] is the sub-list for extension type_name
-	276, // [276:276] is the sub-list for extension extendee
-	0,   // [0:276] is the sub-list for field type_name
+	102, // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
+	129, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	149, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	149, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	149, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	149, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	65,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	92,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	106, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	106, // 95: wasteflow.types.v1.FacilityReception.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	54,  // 96: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	149, // 97: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	149, // 98: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	149, // 99: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	9,   // 100: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	101, // 101: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	149, // 102: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 103: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	149, // 104: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	149, // 105: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	5,   // 106: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
+	49,  // 107: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
+	67,  // 108: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	149, // 109: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 110: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
+	97,  // 111: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	21,  // 112: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	86,  // 113: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	149, // 114: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	54,  // 115: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	149, // 116: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	149, // 117: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	114, // 118: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	149, // 119: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	149, // 120: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	149, // 121: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	75,  // 122: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	149, // 123: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	61,  // 124: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	6,   // 125: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 126: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	149, // 127: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	77,  // 128: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	124, // 129: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	125, // 130: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	147, // 131: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
+	148, // 132: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
+	26,  // 133: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	149, // 134: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 135: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 136: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	132, // 137: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	132, // 138: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	85,  // 139: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	82,  // 140: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	78,  // 141: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	110, // 142: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	84,  // 143: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	88,  // 144: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	90,  // 145: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	112, // 146: wasteflow.types.v1.MovementDocument.rejected_part:type_name -> wasteflow.types.v1.RejectedPartRecord
+	81,  // 147: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	48,  // 148: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	149, // 149: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	149, // 150: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	102, // 151: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 152: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	35,  // 153: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	45,  // 154: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	59,  // 155: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	57,  // 156: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	123, // 157: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	89,  // 158: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	111, // 159: wasteflow.types.v1.MovementDocument.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
+	113, // 160: wasteflow.types.v1.MovementDocument.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
+	106, // 161: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	106, // 162: wasteflow.types.v1.MovementEntry.refused_quantity:type_name -> wasteflow.types.v1.Quantity
+	7,   // 163: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	149, // 164: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 165: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	149, // 166: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	106, // 167: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	106, // 168: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	106, // 169: wasteflow.types.v1.Movements.quantity_refused:type_name -> wasteflow.types.v1.Quantity
+	87,  // 170: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	149, // 171: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 172: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	150, // 173: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	149, // 174: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	149, // 175: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	103, // 176: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	103, // 177: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	106, // 178: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	122, // 179: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	103, // 180: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	103, // 181: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	98,  // 182: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	141, // 183: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	44,  // 184: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	120, // 185: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	149, // 186: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	95,  // 187: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	149, // 188: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	149, // 189: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
+	95,  // 190: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	95,  // 191: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	96,  // 192: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	94,  // 193: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	73,  // 194: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	51,  // 195: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	41,  // 196: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	100, // 197: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	81,  // 198: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
+	91,  // 199: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	25,  // 200: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	145, // 201: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	69,  // 202: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
+	48,  // 203: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	149, // 204: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	149, // 205: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	102, // 206: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 207: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	118, // 208: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	116, // 209: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	50,  // 210: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	117, // 211: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	115, // 212: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	99,  // 213: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	58,  // 214: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	144, // 215: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	67,  // 216: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	68,  // 217: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
+	8,   // 218: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	149, // 219: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	8,   // 220: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	49,  // 221: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	15,  // 222: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
+	134, // 223: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	134, // 224: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	134, // 225: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	49,  // 226: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	49,  // 227: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	64,  // 228: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	128, // 229: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	106, // 230: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	106, // 231: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	106, // 232: wasteflow.types.v1.ReceptionRecord.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	149, // 233: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	109, // 234: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	109, // 235: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	11,  // 236: wasteflow.types.v1.RejectedPartArrangement.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	106, // 237: wasteflow.types.v1.RejectedPartRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	11,  // 238: wasteflow.types.v1.RejectedPartRecord.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	149, // 239: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 240: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	95,  // 241: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	149, // 242: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	149, // 243: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	149, // 244: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 245: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	7,   // 246: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	6,   // 247: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 248: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	127, // 249: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	149, // 250: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	149, // 251: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	149, // 252: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	149, // 253: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 254: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	106, // 255: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	83,  // 256: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	60,  // 257: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	129, // 258: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	149, // 259: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	136, // 260: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	54,  // 261: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	133, // 262: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	134, // 263: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	134, // 264: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	134, // 265: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	134, // 266: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	16,  // 267: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	104, // 268: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	28,  // 269: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	30,  // 270: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	46,  // 271: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	134, // 272: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	149, // 273: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	149, // 274: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	149, // 275: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	149, // 276: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 277: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	149, // 278: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	149, // 279: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	149, // 280: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	149, // 281: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	149, // 282: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	13,  // 283: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	10,  // 284: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	12,  // 285: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	286, // [286:286] is the sub-list for method output_type
+	286, // [286:286] is the sub-list for method input_type
+	286, // [286:286] is the sub-list for extension type_name
+	286, // [286:286] is the sub-list for extension extendee
+	0,   // [0:286] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -12435,8 +12837,8 @@ func file_wasteflow_types_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
-			NumEnums:      13,
-			NumMessages:   132,
+			NumEnums:      14,
+			NumMessages:   135,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

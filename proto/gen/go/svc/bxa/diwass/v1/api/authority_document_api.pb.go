@@ -761,6 +761,250 @@ func (x *SetMovementTakeBackResponse) GetBusinessErrors() []*v1.BusinessError {
 	return nil
 }
 
+type SetRejectedPartArrangementRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
+	Version                 *int64                      `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
+	RejectedPartArrangement *v1.RejectedPartArrangement `protobuf:"bytes,3,opt,name=rejected_part_arrangement,json=rejectedPartArrangement,proto3" json:"rejected_part_arrangement,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *SetRejectedPartArrangementRequest) Reset() {
+	*x = SetRejectedPartArrangementRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRejectedPartArrangementRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRejectedPartArrangementRequest) ProtoMessage() {}
+
+func (x *SetRejectedPartArrangementRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRejectedPartArrangementRequest.ProtoReflect.Descriptor instead.
+func (*SetRejectedPartArrangementRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SetRejectedPartArrangementRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *SetRejectedPartArrangementRequest) GetVersion() int64 {
+	if x != nil && x.Version != nil {
+		return *x.Version
+	}
+	return 0
+}
+
+func (x *SetRejectedPartArrangementRequest) GetRejectedPartArrangement() *v1.RejectedPartArrangement {
+	if x != nil {
+		return x.RejectedPartArrangement
+	}
+	return nil
+}
+
+type SetRejectedPartArrangementResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// null when a create is refused (businessErrors say why)
+	Document        *v1.MovementDocument `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	FollowUpIntents []*v1.FollowUpIntent `protobuf:"bytes,2,rep,name=follow_up_intents,json=followUpIntents,proto3" json:"follow_up_intents,omitempty"`
+	BusinessErrors  []*v1.BusinessError  `protobuf:"bytes,3,rep,name=business_errors,json=businessErrors,proto3" json:"business_errors,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SetRejectedPartArrangementResponse) Reset() {
+	*x = SetRejectedPartArrangementResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRejectedPartArrangementResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRejectedPartArrangementResponse) ProtoMessage() {}
+
+func (x *SetRejectedPartArrangementResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRejectedPartArrangementResponse.ProtoReflect.Descriptor instead.
+func (*SetRejectedPartArrangementResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SetRejectedPartArrangementResponse) GetDocument() *v1.MovementDocument {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *SetRejectedPartArrangementResponse) GetFollowUpIntents() []*v1.FollowUpIntent {
+	if x != nil {
+		return x.FollowUpIntents
+	}
+	return nil
+}
+
+func (x *SetRejectedPartArrangementResponse) GetBusinessErrors() []*v1.BusinessError {
+	if x != nil {
+		return x.BusinessErrors
+	}
+	return nil
+}
+
+type SetRejectedPartResolutionRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// required; the version you read (the document's version): a stale one answers 409, code 10, and a request without it (or 0) 400, code 3
+	Version                *int64                     `protobuf:"varint,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
+	RejectedPartResolution *v1.RejectedPartResolution `protobuf:"bytes,3,opt,name=rejected_part_resolution,json=rejectedPartResolution,proto3" json:"rejected_part_resolution,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (x *SetRejectedPartResolutionRequest) Reset() {
+	*x = SetRejectedPartResolutionRequest{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRejectedPartResolutionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRejectedPartResolutionRequest) ProtoMessage() {}
+
+func (x *SetRejectedPartResolutionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRejectedPartResolutionRequest.ProtoReflect.Descriptor instead.
+func (*SetRejectedPartResolutionRequest) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SetRejectedPartResolutionRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *SetRejectedPartResolutionRequest) GetVersion() int64 {
+	if x != nil && x.Version != nil {
+		return *x.Version
+	}
+	return 0
+}
+
+func (x *SetRejectedPartResolutionRequest) GetRejectedPartResolution() *v1.RejectedPartResolution {
+	if x != nil {
+		return x.RejectedPartResolution
+	}
+	return nil
+}
+
+type SetRejectedPartResolutionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// null when a create is refused (businessErrors say why)
+	Document        *v1.MovementDocument `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	FollowUpIntents []*v1.FollowUpIntent `protobuf:"bytes,2,rep,name=follow_up_intents,json=followUpIntents,proto3" json:"follow_up_intents,omitempty"`
+	BusinessErrors  []*v1.BusinessError  `protobuf:"bytes,3,rep,name=business_errors,json=businessErrors,proto3" json:"business_errors,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SetRejectedPartResolutionResponse) Reset() {
+	*x = SetRejectedPartResolutionResponse{}
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRejectedPartResolutionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRejectedPartResolutionResponse) ProtoMessage() {}
+
+func (x *SetRejectedPartResolutionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRejectedPartResolutionResponse.ProtoReflect.Descriptor instead.
+func (*SetRejectedPartResolutionResponse) Descriptor() ([]byte, []int) {
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SetRejectedPartResolutionResponse) GetDocument() *v1.MovementDocument {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *SetRejectedPartResolutionResponse) GetFollowUpIntents() []*v1.FollowUpIntent {
+	if x != nil {
+		return x.FollowUpIntents
+	}
+	return nil
+}
+
+func (x *SetRejectedPartResolutionResponse) GetBusinessErrors() []*v1.BusinessError {
+	if x != nil {
+		return x.BusinessErrors
+	}
+	return nil
+}
+
 type SubmitAcknowledgementRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
@@ -773,7 +1017,7 @@ type SubmitAcknowledgementRequest struct {
 
 func (x *SubmitAcknowledgementRequest) Reset() {
 	*x = SubmitAcknowledgementRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[12]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +1029,7 @@ func (x *SubmitAcknowledgementRequest) String() string {
 func (*SubmitAcknowledgementRequest) ProtoMessage() {}
 
 func (x *SubmitAcknowledgementRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[12]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,7 +1042,7 @@ func (x *SubmitAcknowledgementRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitAcknowledgementRequest.ProtoReflect.Descriptor instead.
 func (*SubmitAcknowledgementRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{12}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitAcknowledgementRequest) GetDocumentId() string {
@@ -836,7 +1080,7 @@ type SubmitAcknowledgementResponse struct {
 
 func (x *SubmitAcknowledgementResponse) Reset() {
 	*x = SubmitAcknowledgementResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[13]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +1092,7 @@ func (x *SubmitAcknowledgementResponse) String() string {
 func (*SubmitAcknowledgementResponse) ProtoMessage() {}
 
 func (x *SubmitAcknowledgementResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[13]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +1105,7 @@ func (x *SubmitAcknowledgementResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitAcknowledgementResponse.ProtoReflect.Descriptor instead.
 func (*SubmitAcknowledgementResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{13}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitAcknowledgementResponse) GetDocument() *v1.NotificationDocument {
@@ -904,7 +1148,7 @@ type AuthorityDocumentApiSetByIntentRequest struct {
 
 func (x *AuthorityDocumentApiSetByIntentRequest) Reset() {
 	*x = AuthorityDocumentApiSetByIntentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[14]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -916,7 +1160,7 @@ func (x *AuthorityDocumentApiSetByIntentRequest) String() string {
 func (*AuthorityDocumentApiSetByIntentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiSetByIntentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[14]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -929,7 +1173,7 @@ func (x *AuthorityDocumentApiSetByIntentRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use AuthorityDocumentApiSetByIntentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiSetByIntentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{14}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AuthorityDocumentApiSetByIntentRequest) GetDocument() *structpb.Value {
@@ -957,7 +1201,7 @@ type AuthorityDocumentApiSetByIntentResponse struct {
 
 func (x *AuthorityDocumentApiSetByIntentResponse) Reset() {
 	*x = AuthorityDocumentApiSetByIntentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[15]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -969,7 +1213,7 @@ func (x *AuthorityDocumentApiSetByIntentResponse) String() string {
 func (*AuthorityDocumentApiSetByIntentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiSetByIntentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[15]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -982,7 +1226,7 @@ func (x *AuthorityDocumentApiSetByIntentResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use AuthorityDocumentApiSetByIntentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiSetByIntentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{15}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AuthorityDocumentApiSetByIntentResponse) GetDocument() *v1.HandlersDocument {
@@ -1015,7 +1259,7 @@ type AuthorityDocumentApiGetDocumentRequest struct {
 
 func (x *AuthorityDocumentApiGetDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiGetDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[16]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1271,7 @@ func (x *AuthorityDocumentApiGetDocumentRequest) String() string {
 func (*AuthorityDocumentApiGetDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[16]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1284,7 @@ func (x *AuthorityDocumentApiGetDocumentRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use AuthorityDocumentApiGetDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{16}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AuthorityDocumentApiGetDocumentRequest) GetDocumentId() string {
@@ -1061,7 +1305,7 @@ type AuthorityDocumentApiGetDocumentResponse struct {
 
 func (x *AuthorityDocumentApiGetDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiGetDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[17]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1073,7 +1317,7 @@ func (x *AuthorityDocumentApiGetDocumentResponse) String() string {
 func (*AuthorityDocumentApiGetDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[17]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1086,7 +1330,7 @@ func (x *AuthorityDocumentApiGetDocumentResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use AuthorityDocumentApiGetDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{17}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AuthorityDocumentApiGetDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -1122,7 +1366,7 @@ type AuthorityDocumentApiListDocumentsRequest struct {
 
 func (x *AuthorityDocumentApiListDocumentsRequest) Reset() {
 	*x = AuthorityDocumentApiListDocumentsRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[18]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1378,7 @@ func (x *AuthorityDocumentApiListDocumentsRequest) String() string {
 func (*AuthorityDocumentApiListDocumentsRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiListDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[18]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1391,7 @@ func (x *AuthorityDocumentApiListDocumentsRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiListDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiListDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{18}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AuthorityDocumentApiListDocumentsRequest) GetQpar() *v1.QueryParameter {
@@ -1175,7 +1419,7 @@ type AuthorityDocumentApiListDocumentsResponse struct {
 
 func (x *AuthorityDocumentApiListDocumentsResponse) Reset() {
 	*x = AuthorityDocumentApiListDocumentsResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[19]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1187,7 +1431,7 @@ func (x *AuthorityDocumentApiListDocumentsResponse) String() string {
 func (*AuthorityDocumentApiListDocumentsResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiListDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[19]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1200,7 +1444,7 @@ func (x *AuthorityDocumentApiListDocumentsResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiListDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiListDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{19}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AuthorityDocumentApiListDocumentsResponse) GetEntries() []*v1.DocumentListEntry {
@@ -1226,7 +1470,7 @@ type AuthorityDocumentApiGetDocumentHistoryRequest struct {
 
 func (x *AuthorityDocumentApiGetDocumentHistoryRequest) Reset() {
 	*x = AuthorityDocumentApiGetDocumentHistoryRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1238,7 +1482,7 @@ func (x *AuthorityDocumentApiGetDocumentHistoryRequest) String() string {
 func (*AuthorityDocumentApiGetDocumentHistoryRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetDocumentHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[20]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1251,7 +1495,7 @@ func (x *AuthorityDocumentApiGetDocumentHistoryRequest) ProtoReflect() protorefl
 
 // Deprecated: Use AuthorityDocumentApiGetDocumentHistoryRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetDocumentHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{20}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AuthorityDocumentApiGetDocumentHistoryRequest) GetDocumentId() string {
@@ -1277,7 +1521,7 @@ type AuthorityDocumentApiGetDocumentHistoryResponse struct {
 
 func (x *AuthorityDocumentApiGetDocumentHistoryResponse) Reset() {
 	*x = AuthorityDocumentApiGetDocumentHistoryResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1289,7 +1533,7 @@ func (x *AuthorityDocumentApiGetDocumentHistoryResponse) String() string {
 func (*AuthorityDocumentApiGetDocumentHistoryResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetDocumentHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[21]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1302,7 +1546,7 @@ func (x *AuthorityDocumentApiGetDocumentHistoryResponse) ProtoReflect() protoref
 
 // Deprecated: Use AuthorityDocumentApiGetDocumentHistoryResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetDocumentHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{21}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AuthorityDocumentApiGetDocumentHistoryResponse) GetDocumentId() string {
@@ -1365,7 +1609,7 @@ type AuthorityDocumentApiPrintDocumentRequest struct {
 
 func (x *AuthorityDocumentApiPrintDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiPrintDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1621,7 @@ func (x *AuthorityDocumentApiPrintDocumentRequest) String() string {
 func (*AuthorityDocumentApiPrintDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiPrintDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[22]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1634,7 @@ func (x *AuthorityDocumentApiPrintDocumentRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiPrintDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiPrintDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{22}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AuthorityDocumentApiPrintDocumentRequest) GetDocumentId() string {
@@ -1422,7 +1666,7 @@ type AuthorityDocumentApiPrintDocumentResponse struct {
 
 func (x *AuthorityDocumentApiPrintDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiPrintDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1678,7 @@ func (x *AuthorityDocumentApiPrintDocumentResponse) String() string {
 func (*AuthorityDocumentApiPrintDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiPrintDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[23]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1691,7 @@ func (x *AuthorityDocumentApiPrintDocumentResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiPrintDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiPrintDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{23}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AuthorityDocumentApiPrintDocumentResponse) GetDocument() []byte {
@@ -1487,7 +1731,7 @@ type AuthorityDocumentApiListInspectionLinksRequest struct {
 
 func (x *AuthorityDocumentApiListInspectionLinksRequest) Reset() {
 	*x = AuthorityDocumentApiListInspectionLinksRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +1743,7 @@ func (x *AuthorityDocumentApiListInspectionLinksRequest) String() string {
 func (*AuthorityDocumentApiListInspectionLinksRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiListInspectionLinksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[24]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +1756,7 @@ func (x *AuthorityDocumentApiListInspectionLinksRequest) ProtoReflect() protoref
 
 // Deprecated: Use AuthorityDocumentApiListInspectionLinksRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiListInspectionLinksRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{24}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AuthorityDocumentApiListInspectionLinksRequest) GetDocumentId() string {
@@ -1532,7 +1776,7 @@ type AuthorityDocumentApiListInspectionLinksResponse struct {
 
 func (x *AuthorityDocumentApiListInspectionLinksResponse) Reset() {
 	*x = AuthorityDocumentApiListInspectionLinksResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1788,7 @@ func (x *AuthorityDocumentApiListInspectionLinksResponse) String() string {
 func (*AuthorityDocumentApiListInspectionLinksResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiListInspectionLinksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[25]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1801,7 @@ func (x *AuthorityDocumentApiListInspectionLinksResponse) ProtoReflect() protore
 
 // Deprecated: Use AuthorityDocumentApiListInspectionLinksResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiListInspectionLinksResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{25}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AuthorityDocumentApiListInspectionLinksResponse) GetLinks() []*v1.InspectionLinkInfo {
@@ -1576,7 +1820,7 @@ type AuthorityDocumentApiRevokeInspectionLinksRequest struct {
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) Reset() {
 	*x = AuthorityDocumentApiRevokeInspectionLinksRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +1832,7 @@ func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) String() string {
 func (*AuthorityDocumentApiRevokeInspectionLinksRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[26]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +1845,7 @@ func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) ProtoReflect() protor
 
 // Deprecated: Use AuthorityDocumentApiRevokeInspectionLinksRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiRevokeInspectionLinksRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{26}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksRequest) GetDocumentId() string {
@@ -1621,7 +1865,7 @@ type AuthorityDocumentApiRevokeInspectionLinksResponse struct {
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) Reset() {
 	*x = AuthorityDocumentApiRevokeInspectionLinksResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1633,7 +1877,7 @@ func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) String() string {
 func (*AuthorityDocumentApiRevokeInspectionLinksResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[27]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1646,7 +1890,7 @@ func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) ProtoReflect() proto
 
 // Deprecated: Use AuthorityDocumentApiRevokeInspectionLinksResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiRevokeInspectionLinksResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{27}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AuthorityDocumentApiRevokeInspectionLinksResponse) GetRevoked() int64 {
@@ -1674,7 +1918,7 @@ type AuthorityDocumentApiExportRegisterRequest struct {
 
 func (x *AuthorityDocumentApiExportRegisterRequest) Reset() {
 	*x = AuthorityDocumentApiExportRegisterRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1686,7 +1930,7 @@ func (x *AuthorityDocumentApiExportRegisterRequest) String() string {
 func (*AuthorityDocumentApiExportRegisterRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiExportRegisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[28]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1699,7 +1943,7 @@ func (x *AuthorityDocumentApiExportRegisterRequest) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiExportRegisterRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiExportRegisterRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{28}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AuthorityDocumentApiExportRegisterRequest) GetFrom() string {
@@ -1746,7 +1990,7 @@ type AuthorityDocumentApiExportRegisterResponse struct {
 
 func (x *AuthorityDocumentApiExportRegisterResponse) Reset() {
 	*x = AuthorityDocumentApiExportRegisterResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1758,7 +2002,7 @@ func (x *AuthorityDocumentApiExportRegisterResponse) String() string {
 func (*AuthorityDocumentApiExportRegisterResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiExportRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[29]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1771,7 +2015,7 @@ func (x *AuthorityDocumentApiExportRegisterResponse) ProtoReflect() protoreflect
 
 // Deprecated: Use AuthorityDocumentApiExportRegisterResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiExportRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{29}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AuthorityDocumentApiExportRegisterResponse) GetExportId() string {
@@ -1790,7 +2034,7 @@ type AuthorityDocumentApiGetRegisterExportRequest struct {
 
 func (x *AuthorityDocumentApiGetRegisterExportRequest) Reset() {
 	*x = AuthorityDocumentApiGetRegisterExportRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1802,7 +2046,7 @@ func (x *AuthorityDocumentApiGetRegisterExportRequest) String() string {
 func (*AuthorityDocumentApiGetRegisterExportRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetRegisterExportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[30]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1815,7 +2059,7 @@ func (x *AuthorityDocumentApiGetRegisterExportRequest) ProtoReflect() protorefle
 
 // Deprecated: Use AuthorityDocumentApiGetRegisterExportRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetRegisterExportRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{30}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AuthorityDocumentApiGetRegisterExportRequest) GetExportId() string {
@@ -1851,7 +2095,7 @@ type AuthorityDocumentApiGetRegisterExportResponse struct {
 
 func (x *AuthorityDocumentApiGetRegisterExportResponse) Reset() {
 	*x = AuthorityDocumentApiGetRegisterExportResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1863,7 +2107,7 @@ func (x *AuthorityDocumentApiGetRegisterExportResponse) String() string {
 func (*AuthorityDocumentApiGetRegisterExportResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiGetRegisterExportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[31]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1876,7 +2120,7 @@ func (x *AuthorityDocumentApiGetRegisterExportResponse) ProtoReflect() protorefl
 
 // Deprecated: Use AuthorityDocumentApiGetRegisterExportResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiGetRegisterExportResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{31}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AuthorityDocumentApiGetRegisterExportResponse) GetExportId() string {
@@ -1972,7 +2216,7 @@ type AuthorityDocumentApiCancelRegisterExportRequest struct {
 
 func (x *AuthorityDocumentApiCancelRegisterExportRequest) Reset() {
 	*x = AuthorityDocumentApiCancelRegisterExportRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1984,7 +2228,7 @@ func (x *AuthorityDocumentApiCancelRegisterExportRequest) String() string {
 func (*AuthorityDocumentApiCancelRegisterExportRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiCancelRegisterExportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[32]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1997,7 +2241,7 @@ func (x *AuthorityDocumentApiCancelRegisterExportRequest) ProtoReflect() protore
 
 // Deprecated: Use AuthorityDocumentApiCancelRegisterExportRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiCancelRegisterExportRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{32}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AuthorityDocumentApiCancelRegisterExportRequest) GetExportId() string {
@@ -2033,7 +2277,7 @@ type AuthorityDocumentApiCancelRegisterExportResponse struct {
 
 func (x *AuthorityDocumentApiCancelRegisterExportResponse) Reset() {
 	*x = AuthorityDocumentApiCancelRegisterExportResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2045,7 +2289,7 @@ func (x *AuthorityDocumentApiCancelRegisterExportResponse) String() string {
 func (*AuthorityDocumentApiCancelRegisterExportResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiCancelRegisterExportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[33]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2058,7 +2302,7 @@ func (x *AuthorityDocumentApiCancelRegisterExportResponse) ProtoReflect() protor
 
 // Deprecated: Use AuthorityDocumentApiCancelRegisterExportResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiCancelRegisterExportResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{33}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AuthorityDocumentApiCancelRegisterExportResponse) GetExportId() string {
@@ -2154,7 +2398,7 @@ type AuthorityDocumentApiWatchDocumentRequest struct {
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentRequest{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2166,7 +2410,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) String() string {
 func (*AuthorityDocumentApiWatchDocumentRequest) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[34]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,7 +2423,7 @@ func (x *AuthorityDocumentApiWatchDocumentRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentRequest.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{34}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentRequest) GetDocumentId() string {
@@ -2200,7 +2444,7 @@ type AuthorityDocumentApiWatchDocumentResponse struct {
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) Reset() {
 	*x = AuthorityDocumentApiWatchDocumentResponse{}
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2456,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) String() string {
 func (*AuthorityDocumentApiWatchDocumentResponse) ProtoMessage() {}
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[35]
+	mi := &file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2469,7 @@ func (x *AuthorityDocumentApiWatchDocumentResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use AuthorityDocumentApiWatchDocumentResponse.ProtoReflect.Descriptor instead.
 func (*AuthorityDocumentApiWatchDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{35}
+	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AuthorityDocumentApiWatchDocumentResponse) GetDocument() *v1.HandlersDocument {
@@ -2317,6 +2561,28 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"\n" +
 	"\b_version\"\xfb\x01\n" +
 	"\x1bSetMovementTakeBackResponse\x12@\n" +
+	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.MovementDocumentR\bdocument\x12N\n" +
+	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\xd8\x01\n" +
+	"!SetRejectedPartArrangementRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x1d\n" +
+	"\aversion\x18\x02 \x01(\x03H\x00R\aversion\x88\x01\x01\x12g\n" +
+	"\x19rejected_part_arrangement\x18\x03 \x01(\v2+.wasteflow.types.v1.RejectedPartArrangementR\x17rejectedPartArrangementB\n" +
+	"\n" +
+	"\b_version\"\x82\x02\n" +
+	"\"SetRejectedPartArrangementResponse\x12@\n" +
+	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.MovementDocumentR\bdocument\x12N\n" +
+	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\xd4\x01\n" +
+	" SetRejectedPartResolutionRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x1d\n" +
+	"\aversion\x18\x02 \x01(\x03H\x00R\aversion\x88\x01\x01\x12d\n" +
+	"\x18rejected_part_resolution\x18\x03 \x01(\v2*.wasteflow.types.v1.RejectedPartResolutionR\x16rejectedPartResolutionB\n" +
+	"\n" +
+	"\b_version\"\x81\x02\n" +
+	"!SetRejectedPartResolutionResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.MovementDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
 	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\xb9\x01\n" +
@@ -2437,14 +2703,16 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	")AuthorityDocumentApiWatchDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xfc\x14\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors2\xa1\x17\n" +
 	"\x14AuthorityDocumentApi\x12\x82\x01\n" +
 	"\x15SetRequestInformation\x123.svc.bxa.diwass.v1.api.SetRequestInformationRequest\x1a4.svc.bxa.diwass.v1.api.SetRequestInformationResponse\x12d\n" +
 	"\vSetDecision\x12).svc.bxa.diwass.v1.api.SetDecisionRequest\x1a*.svc.bxa.diwass.v1.api.SetDecisionResponse\x12\xac\x01\n" +
 	"#ReplyToRequestForChangeAfterConsent\x12A.svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest\x1aB.svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse\x12\x8b\x01\n" +
 	"\x18SubmitNotificationSignal\x126.svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest\x1a7.svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse\x12\x7f\n" +
 	"\x14SubmitMovementSignal\x122.svc.bxa.diwass.v1.api.SubmitMovementSignalRequest\x1a3.svc.bxa.diwass.v1.api.SubmitMovementSignalResponse\x12|\n" +
-	"\x13SetMovementTakeBack\x121.svc.bxa.diwass.v1.api.SetMovementTakeBackRequest\x1a2.svc.bxa.diwass.v1.api.SetMovementTakeBackResponse\x12\x82\x01\n" +
+	"\x13SetMovementTakeBack\x121.svc.bxa.diwass.v1.api.SetMovementTakeBackRequest\x1a2.svc.bxa.diwass.v1.api.SetMovementTakeBackResponse\x12\x91\x01\n" +
+	"\x1aSetRejectedPartArrangement\x128.svc.bxa.diwass.v1.api.SetRejectedPartArrangementRequest\x1a9.svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse\x12\x8e\x01\n" +
+	"\x19SetRejectedPartResolution\x127.svc.bxa.diwass.v1.api.SetRejectedPartResolutionRequest\x1a8.svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse\x12\x82\x01\n" +
 	"\x15SubmitAcknowledgement\x123.svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest\x1a4.svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse\x12\x8c\x01\n" +
 	"\vSetByIntent\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse\x12\x8c\x01\n" +
 	"\vGetDocument\x12=.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest\x1a>.svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse\x12\x92\x01\n" +
@@ -2471,7 +2739,7 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescGZIP() []byt
 	return file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDescData
 }
 
-var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*SetRequestInformationRequest)(nil),                      // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest
 	(*SetRequestInformationResponse)(nil),                     // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse
@@ -2485,146 +2753,164 @@ var file_svc_bxa_diwass_v1_api_authority_document_api_proto_goTypes = []any{
 	(*SubmitMovementSignalResponse)(nil),                      // 9: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
 	(*SetMovementTakeBackRequest)(nil),                        // 10: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
 	(*SetMovementTakeBackResponse)(nil),                       // 11: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	(*SubmitAcknowledgementRequest)(nil),                      // 12: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	(*SubmitAcknowledgementResponse)(nil),                     // 13: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	(*AuthorityDocumentApiSetByIntentRequest)(nil),            // 14: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	(*AuthorityDocumentApiSetByIntentResponse)(nil),           // 15: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	(*AuthorityDocumentApiGetDocumentRequest)(nil),            // 16: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	(*AuthorityDocumentApiGetDocumentResponse)(nil),           // 17: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	(*AuthorityDocumentApiListDocumentsRequest)(nil),          // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	(*AuthorityDocumentApiListDocumentsResponse)(nil),         // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	(*AuthorityDocumentApiGetDocumentHistoryRequest)(nil),     // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
-	(*AuthorityDocumentApiGetDocumentHistoryResponse)(nil),    // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
-	(*AuthorityDocumentApiPrintDocumentRequest)(nil),          // 22: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
-	(*AuthorityDocumentApiPrintDocumentResponse)(nil),         // 23: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
-	(*AuthorityDocumentApiListInspectionLinksRequest)(nil),    // 24: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
-	(*AuthorityDocumentApiListInspectionLinksResponse)(nil),   // 25: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
-	(*AuthorityDocumentApiRevokeInspectionLinksRequest)(nil),  // 26: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
-	(*AuthorityDocumentApiRevokeInspectionLinksResponse)(nil), // 27: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
-	(*AuthorityDocumentApiExportRegisterRequest)(nil),         // 28: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
-	(*AuthorityDocumentApiExportRegisterResponse)(nil),        // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
-	(*AuthorityDocumentApiGetRegisterExportRequest)(nil),      // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
-	(*AuthorityDocumentApiGetRegisterExportResponse)(nil),     // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
-	(*AuthorityDocumentApiCancelRegisterExportRequest)(nil),   // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
-	(*AuthorityDocumentApiCancelRegisterExportResponse)(nil),  // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
-	(*AuthorityDocumentApiWatchDocumentRequest)(nil),          // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	(*AuthorityDocumentApiWatchDocumentResponse)(nil),         // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	(*v1.RequestInformation)(nil),                             // 36: wasteflow.types.v1.RequestInformation
-	(*v1.NotificationDocument)(nil),                           // 37: wasteflow.types.v1.NotificationDocument
-	(*v1.FollowUpIntent)(nil),                                 // 38: wasteflow.types.v1.FollowUpIntent
-	(*v1.BusinessError)(nil),                                  // 39: wasteflow.types.v1.BusinessError
-	(*v1.Decision)(nil),                                       // 40: wasteflow.types.v1.Decision
-	(*v1.ReplyToRequestForChange)(nil),                        // 41: wasteflow.types.v1.ReplyToRequestForChange
-	(*v1.NotificationSignal)(nil),                             // 42: wasteflow.types.v1.NotificationSignal
-	(*v1.Signal)(nil),                                         // 43: wasteflow.types.v1.Signal
-	(*v1.MovementDocument)(nil),                               // 44: wasteflow.types.v1.MovementDocument
-	(*v1.MovementTakeBack)(nil),                               // 45: wasteflow.types.v1.MovementTakeBack
-	(*v1.Acknowledgement)(nil),                                // 46: wasteflow.types.v1.Acknowledgement
-	(*structpb.Value)(nil),                                    // 47: google.protobuf.Value
-	(*v1.HandlersDocument)(nil),                               // 48: wasteflow.types.v1.HandlersDocument
-	(*v1.QueryParameter)(nil),                                 // 49: wasteflow.types.v1.QueryParameter
-	(*v1.DocumentListEntry)(nil),                              // 50: wasteflow.types.v1.DocumentListEntry
-	(*v1.HistoryEntry)(nil),                                   // 51: wasteflow.types.v1.HistoryEntry
-	(*v1.ChainCheck)(nil),                                     // 52: wasteflow.types.v1.ChainCheck
-	(*timestamppb.Timestamp)(nil),                             // 53: google.protobuf.Timestamp
-	(*v1.InspectionLinkInfo)(nil),                             // 54: wasteflow.types.v1.InspectionLinkInfo
-	(*v1.ExportProgress)(nil),                                 // 55: wasteflow.types.v1.ExportProgress
+	(*SetRejectedPartArrangementRequest)(nil),                 // 12: svc.bxa.diwass.v1.api.SetRejectedPartArrangementRequest
+	(*SetRejectedPartArrangementResponse)(nil),                // 13: svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse
+	(*SetRejectedPartResolutionRequest)(nil),                  // 14: svc.bxa.diwass.v1.api.SetRejectedPartResolutionRequest
+	(*SetRejectedPartResolutionResponse)(nil),                 // 15: svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse
+	(*SubmitAcknowledgementRequest)(nil),                      // 16: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	(*SubmitAcknowledgementResponse)(nil),                     // 17: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	(*AuthorityDocumentApiSetByIntentRequest)(nil),            // 18: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	(*AuthorityDocumentApiSetByIntentResponse)(nil),           // 19: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	(*AuthorityDocumentApiGetDocumentRequest)(nil),            // 20: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	(*AuthorityDocumentApiGetDocumentResponse)(nil),           // 21: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	(*AuthorityDocumentApiListDocumentsRequest)(nil),          // 22: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	(*AuthorityDocumentApiListDocumentsResponse)(nil),         // 23: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	(*AuthorityDocumentApiGetDocumentHistoryRequest)(nil),     // 24: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	(*AuthorityDocumentApiGetDocumentHistoryResponse)(nil),    // 25: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	(*AuthorityDocumentApiPrintDocumentRequest)(nil),          // 26: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
+	(*AuthorityDocumentApiPrintDocumentResponse)(nil),         // 27: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
+	(*AuthorityDocumentApiListInspectionLinksRequest)(nil),    // 28: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
+	(*AuthorityDocumentApiListInspectionLinksResponse)(nil),   // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
+	(*AuthorityDocumentApiRevokeInspectionLinksRequest)(nil),  // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
+	(*AuthorityDocumentApiRevokeInspectionLinksResponse)(nil), // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
+	(*AuthorityDocumentApiExportRegisterRequest)(nil),         // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
+	(*AuthorityDocumentApiExportRegisterResponse)(nil),        // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
+	(*AuthorityDocumentApiGetRegisterExportRequest)(nil),      // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
+	(*AuthorityDocumentApiGetRegisterExportResponse)(nil),     // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
+	(*AuthorityDocumentApiCancelRegisterExportRequest)(nil),   // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
+	(*AuthorityDocumentApiCancelRegisterExportResponse)(nil),  // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
+	(*AuthorityDocumentApiWatchDocumentRequest)(nil),          // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	(*AuthorityDocumentApiWatchDocumentResponse)(nil),         // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	(*v1.RequestInformation)(nil),                             // 40: wasteflow.types.v1.RequestInformation
+	(*v1.NotificationDocument)(nil),                           // 41: wasteflow.types.v1.NotificationDocument
+	(*v1.FollowUpIntent)(nil),                                 // 42: wasteflow.types.v1.FollowUpIntent
+	(*v1.BusinessError)(nil),                                  // 43: wasteflow.types.v1.BusinessError
+	(*v1.Decision)(nil),                                       // 44: wasteflow.types.v1.Decision
+	(*v1.ReplyToRequestForChange)(nil),                        // 45: wasteflow.types.v1.ReplyToRequestForChange
+	(*v1.NotificationSignal)(nil),                             // 46: wasteflow.types.v1.NotificationSignal
+	(*v1.Signal)(nil),                                         // 47: wasteflow.types.v1.Signal
+	(*v1.MovementDocument)(nil),                               // 48: wasteflow.types.v1.MovementDocument
+	(*v1.MovementTakeBack)(nil),                               // 49: wasteflow.types.v1.MovementTakeBack
+	(*v1.RejectedPartArrangement)(nil),                        // 50: wasteflow.types.v1.RejectedPartArrangement
+	(*v1.RejectedPartResolution)(nil),                         // 51: wasteflow.types.v1.RejectedPartResolution
+	(*v1.Acknowledgement)(nil),                                // 52: wasteflow.types.v1.Acknowledgement
+	(*structpb.Value)(nil),                                    // 53: google.protobuf.Value
+	(*v1.HandlersDocument)(nil),                               // 54: wasteflow.types.v1.HandlersDocument
+	(*v1.QueryParameter)(nil),                                 // 55: wasteflow.types.v1.QueryParameter
+	(*v1.DocumentListEntry)(nil),                              // 56: wasteflow.types.v1.DocumentListEntry
+	(*v1.HistoryEntry)(nil),                                   // 57: wasteflow.types.v1.HistoryEntry
+	(*v1.ChainCheck)(nil),                                     // 58: wasteflow.types.v1.ChainCheck
+	(*timestamppb.Timestamp)(nil),                             // 59: google.protobuf.Timestamp
+	(*v1.InspectionLinkInfo)(nil),                             // 60: wasteflow.types.v1.InspectionLinkInfo
+	(*v1.ExportProgress)(nil),                                 // 61: wasteflow.types.v1.ExportProgress
 }
 var file_svc_bxa_diwass_v1_api_authority_document_api_proto_depIdxs = []int32{
-	36, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	37, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	38, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	40, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
-	37, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	38, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	41, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	37, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	38, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	42, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	37, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	38, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	43, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
-	44, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	38, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	45, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	44, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
-	38, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	46, // 24: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	37, // 25: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
-	44, // 26: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
-	38, // 27: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 28: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	47, // 29: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
-	48, // 30: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	38, // 31: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 32: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	48, // 33: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	38, // 34: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 35: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	49, // 36: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
-	50, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
-	51, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
-	52, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
-	53, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
-	55, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
-	53, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
-	53, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
-	53, // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
-	55, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
-	53, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
-	53, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
-	53, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
-	48, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
-	38, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	39, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
-	0,  // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
-	2,  // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
-	4,  // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
-	6,  // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
-	8,  // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
-	10, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
-	12, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
-	14, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
-	16, // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
-	18, // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
-	20, // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
-	22, // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
-	24, // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
-	26, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
-	28, // 67: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
-	30, // 68: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
-	32, // 69: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
-	34, // 70: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
-	1,  // 71: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
-	3,  // 72: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
-	5,  // 73: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
-	7,  // 74: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
-	9,  // 75: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
-	11, // 76: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
-	13, // 77: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
-	15, // 78: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
-	17, // 79: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
-	19, // 80: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
-	21, // 81: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
-	23, // 82: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
-	25, // 83: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
-	27, // 84: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
-	29, // 85: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
-	31, // 86: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
-	33, // 87: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
-	35, // 88: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
-	71, // [71:89] is the sub-list for method output_type
-	53, // [53:71] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	40, // 0: svc.bxa.diwass.v1.api.SetRequestInformationRequest.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	41, // 1: svc.bxa.diwass.v1.api.SetRequestInformationResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	42, // 2: svc.bxa.diwass.v1.api.SetRequestInformationResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 3: svc.bxa.diwass.v1.api.SetRequestInformationResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	44, // 4: svc.bxa.diwass.v1.api.SetDecisionRequest.decision:type_name -> wasteflow.types.v1.Decision
+	41, // 5: svc.bxa.diwass.v1.api.SetDecisionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	42, // 6: svc.bxa.diwass.v1.api.SetDecisionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 7: svc.bxa.diwass.v1.api.SetDecisionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	45, // 8: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	41, // 9: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	42, // 10: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 11: svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	46, // 12: svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	41, // 13: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	42, // 14: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 15: svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	47, // 16: svc.bxa.diwass.v1.api.SubmitMovementSignalRequest.movement_signal:type_name -> wasteflow.types.v1.Signal
+	48, // 17: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	42, // 18: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 19: svc.bxa.diwass.v1.api.SubmitMovementSignalResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	49, // 20: svc.bxa.diwass.v1.api.SetMovementTakeBackRequest.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	48, // 21: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	42, // 22: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 23: svc.bxa.diwass.v1.api.SetMovementTakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	50, // 24: svc.bxa.diwass.v1.api.SetRejectedPartArrangementRequest.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
+	48, // 25: svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	42, // 26: svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 27: svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	51, // 28: svc.bxa.diwass.v1.api.SetRejectedPartResolutionRequest.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
+	48, // 29: svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse.document:type_name -> wasteflow.types.v1.MovementDocument
+	42, // 30: svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 31: svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	52, // 32: svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	41, // 33: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
+	48, // 34: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.movement:type_name -> wasteflow.types.v1.MovementDocument
+	42, // 35: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 36: svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	53, // 37: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest.document:type_name -> google.protobuf.Value
+	54, // 38: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	42, // 39: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 40: svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	54, // 41: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	42, // 42: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 43: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	55, // 44: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest.qpar:type_name -> wasteflow.types.v1.QueryParameter
+	56, // 45: svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse.entries:type_name -> wasteflow.types.v1.DocumentListEntry
+	57, // 46: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.entries:type_name -> wasteflow.types.v1.HistoryEntry
+	58, // 47: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse.chain:type_name -> wasteflow.types.v1.ChainCheck
+	59, // 48: svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse.inspection_link_expires_at:type_name -> google.protobuf.Timestamp
+	60, // 49: svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse.links:type_name -> wasteflow.types.v1.InspectionLinkInfo
+	61, // 50: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	59, // 51: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	59, // 52: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	59, // 53: svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	61, // 54: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.progress:type_name -> wasteflow.types.v1.ExportProgress
+	59, // 55: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.created_at:type_name -> google.protobuf.Timestamp
+	59, // 56: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.finished_at:type_name -> google.protobuf.Timestamp
+	59, // 57: svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 58: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.document:type_name -> wasteflow.types.v1.HandlersDocument
+	42, // 59: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	43, // 60: svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
+	0,  // 61: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:input_type -> svc.bxa.diwass.v1.api.SetRequestInformationRequest
+	2,  // 62: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:input_type -> svc.bxa.diwass.v1.api.SetDecisionRequest
+	4,  // 63: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:input_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentRequest
+	6,  // 64: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:input_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalRequest
+	8,  // 65: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:input_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalRequest
+	10, // 66: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:input_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackRequest
+	12, // 67: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRejectedPartArrangement:input_type -> svc.bxa.diwass.v1.api.SetRejectedPartArrangementRequest
+	14, // 68: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRejectedPartResolution:input_type -> svc.bxa.diwass.v1.api.SetRejectedPartResolutionRequest
+	16, // 69: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:input_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementRequest
+	18, // 70: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentRequest
+	20, // 71: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentRequest
+	22, // 72: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsRequest
+	24, // 73: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryRequest
+	26, // 74: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentRequest
+	28, // 75: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksRequest
+	30, // 76: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksRequest
+	32, // 77: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterRequest
+	34, // 78: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportRequest
+	36, // 79: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportRequest
+	38, // 80: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:input_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentRequest
+	1,  // 81: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRequestInformation:output_type -> svc.bxa.diwass.v1.api.SetRequestInformationResponse
+	3,  // 82: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetDecision:output_type -> svc.bxa.diwass.v1.api.SetDecisionResponse
+	5,  // 83: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ReplyToRequestForChangeAfterConsent:output_type -> svc.bxa.diwass.v1.api.ReplyToRequestForChangeAfterConsentResponse
+	7,  // 84: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitNotificationSignal:output_type -> svc.bxa.diwass.v1.api.SubmitNotificationSignalResponse
+	9,  // 85: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitMovementSignal:output_type -> svc.bxa.diwass.v1.api.SubmitMovementSignalResponse
+	11, // 86: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetMovementTakeBack:output_type -> svc.bxa.diwass.v1.api.SetMovementTakeBackResponse
+	13, // 87: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRejectedPartArrangement:output_type -> svc.bxa.diwass.v1.api.SetRejectedPartArrangementResponse
+	15, // 88: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetRejectedPartResolution:output_type -> svc.bxa.diwass.v1.api.SetRejectedPartResolutionResponse
+	17, // 89: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SubmitAcknowledgement:output_type -> svc.bxa.diwass.v1.api.SubmitAcknowledgementResponse
+	19, // 90: svc.bxa.diwass.v1.api.AuthorityDocumentApi.SetByIntent:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiSetByIntentResponse
+	21, // 91: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentResponse
+	23, // 92: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListDocuments:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListDocumentsResponse
+	25, // 93: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetDocumentHistory:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetDocumentHistoryResponse
+	27, // 94: svc.bxa.diwass.v1.api.AuthorityDocumentApi.PrintDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiPrintDocumentResponse
+	29, // 95: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ListInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiListInspectionLinksResponse
+	31, // 96: svc.bxa.diwass.v1.api.AuthorityDocumentApi.RevokeInspectionLinks:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiRevokeInspectionLinksResponse
+	33, // 97: svc.bxa.diwass.v1.api.AuthorityDocumentApi.ExportRegister:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiExportRegisterResponse
+	35, // 98: svc.bxa.diwass.v1.api.AuthorityDocumentApi.GetRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiGetRegisterExportResponse
+	37, // 99: svc.bxa.diwass.v1.api.AuthorityDocumentApi.CancelRegisterExport:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiCancelRegisterExportResponse
+	39, // 100: svc.bxa.diwass.v1.api.AuthorityDocumentApi.WatchDocument:output_type -> svc.bxa.diwass.v1.api.AuthorityDocumentApiWatchDocumentResponse
+	81, // [81:101] is the sub-list for method output_type
+	61, // [61:81] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() }
@@ -2639,13 +2925,15 @@ func file_svc_bxa_diwass_v1_api_authority_document_api_proto_init() {
 	file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[8].OneofWrappers = []any{}
 	file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[10].OneofWrappers = []any{}
 	file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[12].OneofWrappers = []any{}
+	file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[14].OneofWrappers = []any{}
+	file_svc_bxa_diwass_v1_api_authority_document_api_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc), len(file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,6 +30,8 @@ const (
 	AuthorityDocumentApi_SubmitNotificationSignal_FullMethodName            = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitNotificationSignal"
 	AuthorityDocumentApi_SubmitMovementSignal_FullMethodName                = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitMovementSignal"
 	AuthorityDocumentApi_SetMovementTakeBack_FullMethodName                 = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetMovementTakeBack"
+	AuthorityDocumentApi_SetRejectedPartArrangement_FullMethodName          = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartArrangement"
+	AuthorityDocumentApi_SetRejectedPartResolution_FullMethodName           = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartResolution"
 	AuthorityDocumentApi_SubmitAcknowledgement_FullMethodName               = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SubmitAcknowledgement"
 	AuthorityDocumentApi_SetByIntent_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetByIntent"
 	AuthorityDocumentApi_GetDocument_FullMethodName                         = "/svc.bxa.diwass.v1.api.AuthorityDocumentApi/GetDocument"
@@ -98,6 +100,22 @@ type AuthorityDocumentApiClient interface {
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	SetMovementTakeBack(ctx context.Context, in *SetMovementTakeBackRequest, opts ...grpc.CallOption) (*SetMovementTakeBackResponse, error)
+	// Arrange what becomes of a part the facility refused (REJECTED_PART_ARRANGEMENT; our design)
+	//
+	// The authority of dispatch, while a refused part is open: TAKE_BACK (the notifier takes it back) or ALTERNATIVE_RECOVERY with the facility that takes it (a company of the directory, PARTY_UNKNOWN otherwise), by dueOn (after today) or 90 days after the reception (Art. 22(2)). REJECTED_PART_DUE starts again for the notifier with that date. Again to change the arrangement. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartArrangement
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SetRejectedPartArrangement(ctx context.Context, in *SetRejectedPartArrangementRequest, opts ...grpc.CallOption) (*SetRejectedPartArrangementResponse, error)
+	// Confirm a refused part taken back or recovered elsewhere (REJECTED_PART_RESOLUTION; our design)
+	//
+	// The authority of dispatch, once the part is arranged: resolvedOn not in the future and not before the reception (DATE_OUT_OF_RANGE). REJECTED_PART_DUE is met; the movement becomes COMPLETED when the accepted part's completion is certified too. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartResolution
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SetRejectedPartResolution(ctx context.Context, in *SetRejectedPartResolutionRequest, opts ...grpc.CallOption) (*SetRejectedPartResolutionResponse, error)
 	// Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)
 	//
 	// A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
@@ -250,6 +268,26 @@ func (c *authorityDocumentApiClient) SetMovementTakeBack(ctx context.Context, in
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetMovementTakeBackResponse)
 	err := c.cc.Invoke(ctx, AuthorityDocumentApi_SetMovementTakeBack_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) SetRejectedPartArrangement(ctx context.Context, in *SetRejectedPartArrangementRequest, opts ...grpc.CallOption) (*SetRejectedPartArrangementResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetRejectedPartArrangementResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_SetRejectedPartArrangement_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authorityDocumentApiClient) SetRejectedPartResolution(ctx context.Context, in *SetRejectedPartResolutionRequest, opts ...grpc.CallOption) (*SetRejectedPartResolutionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetRejectedPartResolutionResponse)
+	err := c.cc.Invoke(ctx, AuthorityDocumentApi_SetRejectedPartResolution_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -439,6 +477,22 @@ type AuthorityDocumentApiServer interface {
 	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
 	// Idempotency-Key: optional metadata that makes a retry safe
 	SetMovementTakeBack(context.Context, *SetMovementTakeBackRequest) (*SetMovementTakeBackResponse, error)
+	// Arrange what becomes of a part the facility refused (REJECTED_PART_ARRANGEMENT; our design)
+	//
+	// The authority of dispatch, while a refused part is open: TAKE_BACK (the notifier takes it back) or ALTERNATIVE_RECOVERY with the facility that takes it (a company of the directory, PARTY_UNKNOWN otherwise), by dueOn (after today) or 90 days after the reception (Art. 22(2)). REJECTED_PART_DUE starts again for the notifier with that date. Again to change the arrangement. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartArrangement
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SetRejectedPartArrangement(context.Context, *SetRejectedPartArrangementRequest) (*SetRejectedPartArrangementResponse, error)
+	// Confirm a refused part taken back or recovered elsewhere (REJECTED_PART_RESOLUTION; our design)
+	//
+	// The authority of dispatch, once the part is arranged: resolvedOn not in the future and not before the reception (DATE_OUT_OF_RANGE). REJECTED_PART_DUE is met; the movement becomes COMPLETED when the accepted part's completion is certified too. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
+	//
+	// REST: POST /svc.bxa.diwass.v1.api.AuthorityDocumentApi/SetRejectedPartResolution
+	// Authorization: Bearer <access token>; scope documents:write; authority accounts only
+	// Idempotency-Key: optional metadata that makes a retry safe
+	SetRejectedPartResolution(context.Context, *SetRejectedPartResolutionRequest) (*SetRejectedPartResolutionResponse, error)
 	// Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)
 	//
 	// A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, SUBMITTED to ACKNOWLEDGED. The answer (our design) carries the notification in document, or the movement in movement; the other is null. Answers the retrieval document with the caller's followUpIntents; business rejections come as businessErrors in an HTTP 200 answer with nothing changed. An intent the state does not permit: 400, code 9 (the message names the state and what is permitted; when a guard blocks it, e.g. a second decision of one authority, the message says why and the ErrorInfo INTENT_NOT_PERMITTED carries guard and reason); a wrong party role: 403, code 7; a document the caller is not a party to: 404, code 5; a stale version: 409, code 10. The version is required: the one you read. A request without it (left out, misspelt, 0) is refused (400, code 3, naming version), never taken without the check.
@@ -554,6 +608,12 @@ func (UnimplementedAuthorityDocumentApiServer) SubmitMovementSignal(context.Cont
 }
 func (UnimplementedAuthorityDocumentApiServer) SetMovementTakeBack(context.Context, *SetMovementTakeBackRequest) (*SetMovementTakeBackResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetMovementTakeBack not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) SetRejectedPartArrangement(context.Context, *SetRejectedPartArrangementRequest) (*SetRejectedPartArrangementResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetRejectedPartArrangement not implemented")
+}
+func (UnimplementedAuthorityDocumentApiServer) SetRejectedPartResolution(context.Context, *SetRejectedPartResolutionRequest) (*SetRejectedPartResolutionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetRejectedPartResolution not implemented")
 }
 func (UnimplementedAuthorityDocumentApiServer) SubmitAcknowledgement(context.Context, *SubmitAcknowledgementRequest) (*SubmitAcknowledgementResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SubmitAcknowledgement not implemented")
@@ -716,6 +776,42 @@ func _AuthorityDocumentApi_SetMovementTakeBack_Handler(srv interface{}, ctx cont
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(AuthorityDocumentApiServer).SetMovementTakeBack(ctx, req.(*SetMovementTakeBackRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_SetRejectedPartArrangement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetRejectedPartArrangementRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).SetRejectedPartArrangement(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_SetRejectedPartArrangement_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).SetRejectedPartArrangement(ctx, req.(*SetRejectedPartArrangementRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthorityDocumentApi_SetRejectedPartResolution_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetRejectedPartResolutionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthorityDocumentApiServer).SetRejectedPartResolution(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthorityDocumentApi_SetRejectedPartResolution_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthorityDocumentApiServer).SetRejectedPartResolution(ctx, req.(*SetRejectedPartResolutionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -959,6 +1055,14 @@ var AuthorityDocumentApi_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetMovementTakeBack",
 			Handler:    _AuthorityDocumentApi_SetMovementTakeBack_Handler,
+		},
+		{
+			MethodName: "SetRejectedPartArrangement",
+			Handler:    _AuthorityDocumentApi_SetRejectedPartArrangement_Handler,
+		},
+		{
+			MethodName: "SetRejectedPartResolution",
+			Handler:    _AuthorityDocumentApi_SetRejectedPartResolution_Handler,
 		},
 		{
 			MethodName: "SubmitAcknowledgement",
