@@ -380,20 +380,38 @@ func TestConsoleInChromium(t *testing.T) {
 	set("consigneeReception.receivedOn", "2026-12-07")
 	submit()
 	state("RECEIVED_BY_CONSIGNEE")
+	// The facility accepts 8 t and refuses 2 (issue 46.5).
 	act("FACILITY_RECEPTION")
 	set("facilityReception.receivedOn", "2026-12-07")
+	set("facilityReception.rejectedQuantity", "2")
+	set("facilityReception.reason", "Two drums leaking.")
+	v.views(t, "refused-part-reception", `!document.getElementById('action').hidden && document.querySelector('#action [data-path="facilityReception.rejectedQuantity"]') !== null`)
 	submit()
 	state("RECEIVED_BY_FACILITY")
+	wait("the refused part and its time limit", `document.querySelector('#content [data-section="rejectedPart"]') !== null
+		&& document.querySelector('#deadlines tr[data-rule="REJECTED_PART_DUE"]') !== null`)
 	act("FACILITY_COMPLETION")
 	set("facilityCompletion.completedOn", "2026-12-07")
 	submit()
+	state("RECEIVED_BY_FACILITY") // the refused part is still open
+	// The authority of dispatch has it taken back.
+	login("bernd")
+	eval("open the movement", `location.hash = '#/doc/' + `+jsString(mvID))
+	act("REJECTED_PART_ARRANGEMENT")
+	set("rejectedPartArrangement.arrangement", "TAKE_BACK")
+	v.views(t, "refused-part-arrangement", `!document.getElementById('action').hidden && document.querySelector('#action [data-path="rejectedPartArrangement.arrangement"]') !== null`)
+	submit()
+	state("RECEIVED_BY_FACILITY")
+	act("REJECTED_PART_RESOLUTION")
+	set("rejectedPartResolution.resolvedOn", "2026-12-07")
+	submit()
 	state("COMPLETED")
-	timeline := wait("the movement's timeline", `document.querySelectorAll('#timeline li').length === 5 && document.getElementById('chain').className === 'chain ok' && document.getElementById('timeline').innerText`)
-	if !strings.Contains(timeline, "rita (recyc)") || !strings.Contains(timeline, "truck") || !strings.Contains(timeline, "acme") {
-		t.Errorf("timeline: %q", timeline)
+	timeline := wait("the movement's timeline", `document.querySelectorAll('#timeline li').length === 7 && document.getElementById('chain').className === 'chain ok' && document.getElementById('timeline').innerText`)
+	if !strings.Contains(timeline, "bernd (auth-de)") || !strings.Contains(timeline, "· recyc") || !strings.Contains(timeline, "truck") || !strings.Contains(timeline, "acme") {
+		t.Errorf("timeline (as the authority of dispatch reads it): %q", timeline)
 	}
 
-	v.views(t, "movement", `!document.getElementById('doc').hidden && document.getElementById('doc-state').dataset.state === 'COMPLETED' && document.querySelectorAll('#timeline li').length === 5`)
+	v.views(t, "movement", `!document.getElementById('doc').hidden && document.getElementById('doc-state').dataset.state === 'COMPLETED' && document.querySelectorAll('#timeline li').length === 7`)
 
 	// German, chosen on the page.
 	do("switch to German", chromedp.SetValue(chromedp.ID("lang"), "de"))

@@ -212,8 +212,8 @@ func (RejectedPartArrangementType) EnumNames() []string {
 func (RejectedPartArrangementType) EnumLabels() []labels.Text {
 	return []labels.Text{
 		{EN: "Not set", DE: "Nicht angegeben"},
-		{EN: "Taken back by the notifier", DE: "Rücknahme durch die notifizierende Person"},
-		{EN: "Recovered or disposed of elsewhere", DE: "Anderweitige Verwertung oder Beseitigung"},
+		{EN: "Taken back", DE: "Rücknahme"},
+		{EN: "Recovered/disposed of elsewhere", DE: "Anderswo verwertet/beseitigt"},
 	}
 }
 
