@@ -89,6 +89,7 @@ func TestModelGeneratedOrders(t *testing.T) {
 // so that sequences reach consent and movements.
 var modelWeight = map[string]float64{
 	IntentWithdrawal: 0.05, IntentRequestInformation: 0.3, IntentNotificationSignal: 0.4, IntentArticle15: 0.3, IntentGuarantee: 0.3,
+	IntentCreateMovement: 3,
 }
 
 func pickWeighted(r *rand.Rand, weights []float64) int {
@@ -311,6 +312,25 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 		return fail("create: %v %v", err, berrs)
 	}
 	id := v.Doc.ID
+	var movementIDs []string
+	if r.IntN(3) == 0 { // a third start from a consent, so movements are many
+		for _, act := range []struct {
+			org, intent string
+			in          any
+		}{
+			{"acme", IntentSubmission, &c}, {"nl", IntentAcknowledgement, &n.Acknowledgement{}},
+			{"acme", IntentGuarantee, &n.Guarantee{Kind: n.GuaranteeFinancial, Amount: n.Decimal{Units: 5000}, Currency: "EUR", Guarantor: "Bank", Reference: "G-1",
+				ValidFrom: w.date(-10), ValidUntil: w.date(800)}},
+			{"de", IntentGuaranteeApproval, &n.GuaranteeApproval{}},
+			{"de", IntentDecision, &n.Decision{Type: n.DecisionConsent}}, {"nl", IntentDecision, &n.Decision{Type: n.DecisionConsent}},
+			{"be", IntentDecision, &n.Decision{Type: n.DecisionConsent}},
+		} {
+			if _, berrs, err := w.r.Fire(asOrg(act.org), documents.Target{ID: id}, []string{act.intent}, act.in); err != nil || len(berrs) > 0 {
+				return fail("the way to consent, %s by %s: %v %v", act.intent, act.org, err, berrs)
+			}
+			trail = append(trail, act.org+":"+act.intent)
+		}
+	}
 	for step := 0; step < 20+r.IntN(40); step++ {
 		stats.steps++
 		if r.IntN(3) == 0 { // the clock moves, and the sweep runs now and then
@@ -327,6 +347,14 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 					return false
 				}
 			}
+		}
+		// Half the steps once there are movements act on one of them.
+		if len(movementIDs) > 0 && r.IntN(2) == 0 {
+			mid := movementIDs[r.IntN(len(movementIDs))]
+			if !w.movementStep(t, r, id, mid, stats, &trail, fail) {
+				return false
+			}
+			continue
 		}
 		// Every party's follow-up intents, and the contents they see.
 		offeredTo := map[string][]string{}
@@ -378,16 +406,18 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 		if intent == IntentCreateMovement {
 			tq := d.Content.TotalQuantity
 			units := int64(1 + r.IntN(40))
-			mv := movements.CreateInput{NotificationID: id, Template: m.Template{ActualDateOfShipment: w.date(3 + r.IntN(60)), PackagingTypes: []string{"DRUM"},
+			mv := movements.CreateInput{NotificationID: id, Template: m.Template{ActualDateOfShipment: w.date(3 + r.IntN(12)), PackagingTypes: []string{"DRUM"},
 				Carriers: []m.Carrier{{OrganisationID: "truck", MeansOfTransport: "ROAD"}}}}
 			if tq.CubicMetres != nil {
 				mv.Template.ActualQuantity = shipment.Quantity{CubicMetres: &n.Decimal{Units: units}}
 			} else {
 				mv.Template.ActualQuantity = shipment.Quantity{Tonnes: &n.Decimal{Units: units}}
 			}
-			_, berrs, err = w.r.Create(asOrg(org), movements.Kind, &mv)
+			var mvView *documents.View
+			mvView, berrs, err = w.r.Create(asOrg(org), movements.Kind, &mv)
 			if err == nil && len(berrs) == 0 {
 				stats.movements++
+				movementIDs = append(movementIDs, mvView.Doc.ID)
 			}
 		} else {
 			_, berrs, err = w.r.Fire(asOrg(org), documents.Target{ID: id}, []string{intent}, w.input(r, intent, d))
@@ -430,6 +460,158 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 		}
 	}
 	return true
+}
+
+// movementStep fires one intent on movement mid of notification nid: one
+// its parties are offered (five times in six) or any of the movement's
+// intents by anyone; what is offered must go through, what is not must be
+// refused with nothing changed; then the invariants of the family.
+func (w *modelWorld) movementStep(t *testing.T, r *rand.Rand, nid, mid string, stats *modelStats, trail *[]string, fail func(string, ...any) bool) bool {
+	offeredTo := map[string][]string{}
+	var pairs [][2]string
+	var weights []float64
+	var mv *m.Movement
+	for _, o := range modelOrgs {
+		view, err := w.r.Get(asOrg(o), mid)
+		if err != nil {
+			var se *status.Error
+			if !errors.As(err, &se) || se.Code != status.NotFound {
+				return fail("%s reads the movement: %v", o, err)
+			}
+			continue
+		}
+		mv = view.Data.(*m.Movement)
+		for _, f := range view.FollowUp {
+			offeredTo[o] = append(offeredTo[o], f.Intent)
+			pairs = append(pairs, [2]string{o, f.Intent})
+			weights = append(weights, movementWeight[f.Intent])
+		}
+	}
+	if mv == nil {
+		return fail("no party reads movement %s", mid)
+	}
+	var org, intent string
+	if len(pairs) > 0 && r.IntN(6) > 0 {
+		pick := pickWeighted(r, weights)
+		org, intent = pairs[pick][0], pairs[pick][1]
+		stats.offered++
+	} else {
+		org = modelOrgs[r.IntN(len(modelOrgs))]
+		ins := movements.NewKind().Def.Intents
+		in := ins[r.IntN(len(ins))]
+		if in.System || in.Creates != "" {
+			return true
+		}
+		intent = in.Name
+	}
+	*trail = append(*trail, org+":"+intent+"@movement")
+	before := w.snap(t, mid)
+	_, berrs, err := w.r.Fire(asOrg(org), documents.Target{ID: mid}, []string{intent}, w.movementInput(r, intent, mv))
+	isOffered := slices.Contains(offeredTo[org], intent)
+	switch {
+	case isOffered && err != nil:
+		return fail("%s was offered %s on the movement, and it failed: %v", org, intent, err)
+	case !isOffered && err == nil && len(berrs) == 0:
+		return fail("%s was not offered %s on the movement (offered %v), and it went through", org, intent, offeredTo[org])
+	case !isOffered && err == nil:
+		return fail("%s was not offered %s on the movement, and it answered business errors %v instead of a refusal", org, intent, berrs)
+	}
+	if !isOffered {
+		stats.refusedAsNotOffered++
+	}
+	if err != nil || len(berrs) > 0 {
+		if len(berrs) > 0 {
+			stats.businessErrors++
+		}
+		if after := w.snap(t, mid); after != before {
+			return fail("a refused %s changed the movement", intent)
+		}
+	} else {
+		stats.fired++
+		stats.intents["movement:"+intent]++
+	}
+	// The movement's own invariants: completed only with both parts done;
+	// the refused part's time limit runs only while the part is open.
+	view, err := w.r.Get(asOrg("acme"), mid)
+	if err != nil {
+		return fail("the notifier reads the movement: %v", err)
+	}
+	mv = view.Data.(*m.Movement)
+	if view.Doc.State == m.Completed && (mv.Completion == nil || mv.RejectedPartOpen()) {
+		return fail("a movement COMPLETED with its completion %v and a refused part open %v", mv.Completion != nil, mv.RejectedPartOpen())
+	}
+	for _, dl := range view.Deadlines {
+		if dl.Rule == "REJECTED_PART_DUE" && (dl.State == "OPEN" || dl.State == "DUE_SOON") && (!mv.RejectedPartOpen() || view.Doc.State != m.ReceivedByFacility) {
+			return fail("REJECTED_PART_DUE runs (%s) in %s with the part open %v", dl.State, view.Doc.State, mv.RejectedPartOpen())
+		}
+	}
+	return w.invariants(t, nid, fail)
+}
+
+// movementWeight makes the signals three authorities are offered in every
+// state rarer, and the way to the facility likelier (1 when unset).
+var movementWeight = map[string]float64{
+	movements.IntentSignal: 0.1, movements.IntentAcknowledgement: 0.3, movements.IntentTakeBack: 0.2, movements.IntentTemplate: 0.5,
+	movements.IntentCarrierTransport: 4, movements.IntentConsigneeReception: 4, movements.IntentFacilityReception: 4,
+	movements.IntentFacilityCompletion: 2, movements.IntentPartArrangement: 3, movements.IntentPartResolution: 3,
+}
+
+// movementInput is a block for a movement's intent, from valid and
+// borderline values.
+func (w *modelWorld) movementInput(r *rand.Rand, intent string, mv *m.Movement) any {
+	q := mv.Template.ActualQuantity
+	unitsOf := func(q shipment.Quantity) int64 {
+		if q.Tonnes != nil {
+			return q.Tonnes.Units
+		}
+		if q.CubicMetres != nil {
+			return q.CubicMetres.Units
+		}
+		return 0
+	}
+	part := func(units int64) shipment.Quantity {
+		if q.CubicMetres != nil {
+			return shipment.Quantity{CubicMetres: &n.Decimal{Units: units}}
+		}
+		return shipment.Quantity{Tonnes: &n.Decimal{Units: units}}
+	}
+	switch intent {
+	case movements.IntentTemplate:
+		t := mv.Template
+		if r.IntN(4) > 0 {
+			t.ActualQuantity = part(int64(1 + r.IntN(40)))
+		}
+		return &t
+	case movements.IntentAcknowledgement:
+		return &n.Acknowledgement{}
+	case movements.IntentCarrierTransport:
+		return &m.CarrierTransport{TakenOverOn: max(w.date(0), mv.Template.ActualDateOfShipment)}
+	case movements.IntentConsigneeReception:
+		return &m.ConsigneeReception{ReceivedOn: w.date(0), Quantity: q}
+	case movements.IntentFacilityReception:
+		f := &m.FacilityReception{ReceivedOn: w.date(0), Quantity: q}
+		switch r.IntN(6) {
+		case 0:
+			f.Rejected, f.Reason = true, "model"
+		case 1, 2:
+			f.RejectedQuantity, f.Reason = part(int64(r.IntN(int(unitsOf(q))+1))), "model" // 0 and all of it are refused
+		}
+		return f
+	case movements.IntentFacilityCompletion:
+		return &m.FacilityCompletion{CompletedOn: w.date(0), OperationCode: "R4"}
+	case movements.IntentSignal:
+		return &m.Signal{Type: m.SignalType(1 + r.IntN(3)), Reason: "model"}
+	case movements.IntentTakeBack:
+		return &m.TakeBack{Reason: "model"}
+	case movements.IntentPartArrangement:
+		if r.IntN(2) == 0 {
+			return &m.RejectedPartArrangement{Arrangement: m.ArrangementAlternativeRecovery, FacilityOrganisationID: "recyc", DueOn: w.date(1 + r.IntN(120))}
+		}
+		return &m.RejectedPartArrangement{Arrangement: m.ArrangementTakeBack}
+	case movements.IntentPartResolution:
+		return &m.RejectedPartResolution{ResolvedOn: w.date(0)}
+	}
+	return &engine.None{}
 }
 
 // invariants checks what must hold of the stored notification whatever
