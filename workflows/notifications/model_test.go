@@ -20,6 +20,7 @@ import (
 	m "github.com/wasteflow/wasteflow/rules/movement"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
+	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/movements"
@@ -157,7 +158,7 @@ func newModelWorld(t *testing.T) *modelWorld {
 		db.Create(&o)
 	}
 	w := &modelWorld{db: db}
-	r, err := documents.New(db, func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.now }, NewKind(), movements.NewKind())
+	r, err := documents.New(db, func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.now }, NewKind(), movements.NewKind(), annex7.NewKind())
 	if err != nil {
 		t.Fatal(err)
 	}
