@@ -130,6 +130,7 @@ func (rp *replay) act(ctx context.Context, row *models.AuditEvent) *Divergence {
 	}
 	c := engine.Caller{Actor: row.Actor, Org: row.ActorOrg, System: row.Actor == engine.System}
 	dir := &directory{replay: &fx}
+	row.At = micro(row.At) // UTC, as the act had it, whatever zone the driver reads it in
 	if row.Seq == 1 {
 		return rp.create(ctx, row, &fx, c, dir)
 	}

@@ -15,7 +15,6 @@ import (
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/annex7"
-	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
 
@@ -125,22 +124,14 @@ func (w *modelWorld) annex7Sequence(t *testing.T, seed uint64, stats *modelStats
 			}
 		}
 		id := docs[r.IntN(len(docs))]
-		offeredTo := map[string][]string{}
-		var pairs [][2]string
-		var weights []float64
+		of, err := w.offers(id, annex7Weight)
+		if err != nil {
+			return fail("%v", err)
+		}
 		var d *a.Annex7
 		state := ""
-		for _, o := range modelOrgs {
-			view, err := w.r.Get(asOrg(o), id)
-			if err != nil {
-				continue // not a party (a draft is the arranger's)
-			}
-			d, state = view.Data.(*a.Annex7), view.Doc.State
-			for _, f := range view.FollowUp {
-				offeredTo[o] = append(offeredTo[o], f.Intent)
-				pairs = append(pairs, [2]string{o, f.Intent})
-				weights = append(weights, annex7Weight[f.Intent])
-			}
+		for _, v := range of.views {
+			d, state = v.Data.(*a.Annex7), v.Doc.State
 		}
 		if d == nil {
 			return fail("nobody reads %s", id)
@@ -170,43 +161,13 @@ func (w *modelWorld) annex7Sequence(t *testing.T, seed uint64, stats *modelStats
 			}
 			continue
 		}
-		var org, intent string
-		if len(pairs) > 0 && r.IntN(6) > 0 {
-			pick := pickWeighted(r, weights)
-			org, intent = pairs[pick][0], pairs[pick][1]
-			stats.offered++
-		} else {
-			org = modelOrgs[r.IntN(len(modelOrgs))]
-			ins := annex7.NewKind().Def.Intents
-			in := ins[r.IntN(len(ins))]
-			if in.System || in.Creates != "" {
-				continue
-			}
-			intent = in.Name
+		org, intent, ok := of.pick(r, annex7.NewKind().Def, stats)
+		if !ok {
+			continue
 		}
 		trail = append(trail, org+":"+intent)
-		before := w.snap(t, id)
-		_, berrs, err := w.r.Fire(asOrg(org), documents.Target{ID: id}, []string{intent}, w.annex7Input(r, intent, d))
-		isOffered := slices.Contains(offeredTo[org], intent)
-		switch {
-		case isOffered && err != nil:
-			return fail("%s was offered %s, and it failed: %v", org, intent, err)
-		case !isOffered && err == nil:
-			return fail("%s was not offered %s (offered %v), and it answered %v instead of a refusal", org, intent, offeredTo[org], berrs)
-		}
-		if !isOffered {
-			stats.refusedAsNotOffered++
-		}
-		if err != nil || len(berrs) > 0 {
-			if len(berrs) > 0 {
-				stats.businessErrors++
-			}
-			if after := w.snap(t, id); after != before {
-				return fail("a refused %s changed the document", intent)
-			}
-		} else {
-			stats.fired++
-			stats.intents[intent]++
+		if !w.fireChecked(t, id, org, intent, w.annex7Input(r, intent, d), of, stats, "", fail) {
+			return false
 		}
 		for _, doc := range docs {
 			res, err := w.r.ReplayFamily(context.Background(), doc)

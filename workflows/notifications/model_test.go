@@ -358,50 +358,22 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 			continue
 		}
 		// Every party's follow-up intents, and the contents they see.
-		offeredTo := map[string][]string{}
-		var pairs [][2]string
-		var weights []float64
-		var d *n.Notification
-		state := ""
-		for _, o := range modelOrgs {
-			view, err := w.r.Get(asOrg(o), id)
-			if err != nil {
-				var se *status.Error
-				if !errors.As(err, &se) || se.Code != status.NotFound {
-					return fail("%s reads the notification: %v", o, err)
-				}
-				continue
-			}
-			if o == "acme" {
-				d, state = view.Data.(*n.Notification), view.Doc.State
-			}
-			for _, f := range view.FollowUp {
-				offeredTo[o] = append(offeredTo[o], f.Intent)
-				pairs = append(pairs, [2]string{o, f.Intent})
-				weights = append(weights, modelWeight[f.Intent])
-			}
+		of, err := w.offers(id, modelWeight)
+		if err != nil {
+			return fail("%v", err)
 		}
-		if d == nil {
+		if of.views["acme"] == nil {
 			return fail("the notifier cannot read its notification")
 		}
+		d, state := of.views["acme"].Data.(*n.Notification), of.views["acme"].Doc.State
 		if slices.Contains(declaration.Build().Final, state) {
 			break // the dossier ended: the next sequence
 		}
-		var org, intent string
-		if len(pairs) > 0 && r.IntN(6) > 0 {
-			pick := pickWeighted(r, weights)
-			org, intent = pairs[pick][0], pairs[pick][1]
-			stats.offered++
-		} else {
-			org = modelOrgs[r.IntN(len(modelOrgs))]
-			ins := declaration.Build().Intents
-			in := ins[r.IntN(len(ins))]
-			if in.System {
-				continue
-			}
-			intent = in.Name
+		org, intent, ok := of.pick(r, declaration.Build(), stats)
+		if !ok {
+			continue
 		}
-		offered := offeredTo[org]
+		offered := of.to[org]
 		trail = append(trail, org+":"+intent)
 		before := w.snap(t, id)
 		if intent == IntentCreateMovement {
@@ -468,68 +440,24 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 // intents by anyone; what is offered must go through, what is not must be
 // refused with nothing changed; then the invariants of the family.
 func (w *modelWorld) movementStep(t *testing.T, r *rand.Rand, nid, mid string, stats *modelStats, trail *[]string, fail func(string, ...any) bool) bool {
-	offeredTo := map[string][]string{}
-	var pairs [][2]string
-	var weights []float64
-	var mv *m.Movement
-	for _, o := range modelOrgs {
-		view, err := w.r.Get(asOrg(o), mid)
-		if err != nil {
-			var se *status.Error
-			if !errors.As(err, &se) || se.Code != status.NotFound {
-				return fail("%s reads the movement: %v", o, err)
-			}
-			continue
-		}
-		mv = view.Data.(*m.Movement)
-		for _, f := range view.FollowUp {
-			offeredTo[o] = append(offeredTo[o], f.Intent)
-			pairs = append(pairs, [2]string{o, f.Intent})
-			weights = append(weights, movementWeight[f.Intent])
-		}
+	of, err := w.offers(mid, movementWeight)
+	if err != nil {
+		return fail("%v", err)
 	}
-	if mv == nil {
+	if len(of.views) == 0 {
 		return fail("no party reads movement %s", mid)
 	}
-	var org, intent string
-	if len(pairs) > 0 && r.IntN(6) > 0 {
-		pick := pickWeighted(r, weights)
-		org, intent = pairs[pick][0], pairs[pick][1]
-		stats.offered++
-	} else {
-		org = modelOrgs[r.IntN(len(modelOrgs))]
-		ins := movements.NewKind().Def.Intents
-		in := ins[r.IntN(len(ins))]
-		if in.System || in.Creates != "" {
-			return true
-		}
-		intent = in.Name
+	var mv *m.Movement
+	for _, v := range of.views {
+		mv = v.Data.(*m.Movement)
+	}
+	org, intent, ok := of.pick(r, movements.NewKind().Def, stats)
+	if !ok {
+		return true
 	}
 	*trail = append(*trail, org+":"+intent+"@movement")
-	before := w.snap(t, mid)
-	_, berrs, err := w.r.Fire(asOrg(org), documents.Target{ID: mid}, []string{intent}, w.movementInput(r, intent, mv))
-	isOffered := slices.Contains(offeredTo[org], intent)
-	switch {
-	case isOffered && err != nil:
-		return fail("%s was offered %s on the movement, and it failed: %v", org, intent, err)
-	case !isOffered && err == nil && len(berrs) == 0:
-		return fail("%s was not offered %s on the movement (offered %v), and it went through", org, intent, offeredTo[org])
-	case !isOffered && err == nil:
-		return fail("%s was not offered %s on the movement, and it answered business errors %v instead of a refusal", org, intent, berrs)
-	}
-	if !isOffered {
-		stats.refusedAsNotOffered++
-	}
-	if err != nil || len(berrs) > 0 {
-		if len(berrs) > 0 {
-			stats.businessErrors++
-		}
-		if after := w.snap(t, mid); after != before {
-			return fail("a refused %s changed the movement", intent)
-		}
-	} else {
-		stats.fired++
-		stats.intents["movement:"+intent]++
+	if !w.fireChecked(t, mid, org, intent, w.movementInput(r, intent, mv), of, stats, "movement:", fail) {
+		return false
 	}
 	// The movement's own invariants: completed only with both parts done;
 	// the refused part's time limit runs only while the part is open.
@@ -547,6 +475,83 @@ func (w *modelWorld) movementStep(t *testing.T, r *rand.Rand, nid, mid string, s
 		}
 	}
 	return w.invariants(t, nid, fail)
+}
+
+// offered is what each organisation of the model is offered on one
+// document, and the document as each that may read it reads it.
+type offered struct {
+	to      map[string][]string
+	pairs   [][2]string
+	weights []float64
+	views   map[string]*documents.View
+}
+
+// offers reads document id as every organisation of the model: what each
+// is offered, weighted by weight (1 when unset). A party that is not one
+// is left out; any other error is returned.
+func (w *modelWorld) offers(id string, weight map[string]float64) (offered, error) {
+	of := offered{to: map[string][]string{}, views: map[string]*documents.View{}}
+	for _, o := range modelOrgs {
+		view, err := w.r.Get(asOrg(o), id)
+		if err != nil {
+			var se *status.Error
+			if !errors.As(err, &se) || se.Code != status.NotFound {
+				return of, fmt.Errorf("%s reads %s: %w", o, id, err)
+			}
+			continue
+		}
+		of.views[o] = view
+		for _, f := range view.FollowUp {
+			of.to[o] = append(of.to[o], f.Intent)
+			of.pairs = append(of.pairs, [2]string{o, f.Intent})
+			of.weights = append(of.weights, weight[f.Intent])
+		}
+	}
+	return of, nil
+}
+
+// pick draws who acts with what: five times in six an intent a party is
+// offered, else anyone of the model with any intent of def a person
+// fires (ok false when it drew one they do not: the step passes).
+func (of offered) pick(r *rand.Rand, def *engine.Definition, stats *modelStats) (org, intent string, ok bool) {
+	if len(of.pairs) > 0 && r.IntN(6) > 0 {
+		p := of.pairs[pickWeighted(r, of.weights)]
+		stats.offered++
+		return p[0], p[1], true
+	}
+	in := def.Intents[r.IntN(len(def.Intents))]
+	return modelOrgs[r.IntN(len(modelOrgs))], in.Name, !in.System
+}
+
+// fireChecked fires intent on document id as org with input and checks
+// what must hold of any act: offered, it goes through (business errors
+// aside); not offered, it is refused by the machine, not by content
+// rules; refused, it changed nothing.
+func (w *modelWorld) fireChecked(t *testing.T, id, org, intent string, input any, of offered, stats *modelStats, label string, fail func(string, ...any) bool) bool {
+	before := w.snap(t, id)
+	_, berrs, err := w.r.Fire(asOrg(org), documents.Target{ID: id}, []string{intent}, input)
+	isOffered := slices.Contains(of.to[org], intent)
+	switch {
+	case isOffered && err != nil:
+		return fail("%s was offered %s%s, and it failed: %v", org, label, intent, err)
+	case !isOffered && err == nil:
+		return fail("%s was not offered %s%s (offered %v), and it answered %v instead of a refusal", org, label, intent, of.to[org], berrs)
+	}
+	if !isOffered {
+		stats.refusedAsNotOffered++
+	}
+	if err != nil || len(berrs) > 0 {
+		if len(berrs) > 0 {
+			stats.businessErrors++
+		}
+		if after := w.snap(t, id); after != before {
+			return fail("a refused %s%s changed the document", label, intent)
+		}
+		return true
+	}
+	stats.fired++
+	stats.intents[label+intent]++
+	return true
 }
 
 // movementWeight makes the signals three authorities are offered in every
