@@ -111,17 +111,8 @@ func (w *modelWorld) annex7Sequence(t *testing.T, seed uint64, stats *modelStats
 	final := annex7.NewKind().Def.Final
 	for step := 0; step < 15+r.IntN(30); step++ {
 		stats.steps++
-		if r.IntN(3) == 0 {
-			w.mu.Lock()
-			w.now = w.now.Add(time.Duration(r.IntN(6*24)) * time.Hour)
-			w.mu.Unlock()
-			if r.IntN(2) == 0 {
-				if _, err := w.r.Sweep(context.Background(), w.now); err != nil {
-					return fail("sweep: %v", err)
-				}
-				stats.sweeps++
-				trail = append(trail, "sweep")
-			}
+		if _, err := w.tick(r, 6, stats, &trail); err != nil {
+			return fail("sweep: %v", err)
 		}
 		id := docs[r.IntN(len(docs))]
 		of, err := w.offers(id, annex7Weight)

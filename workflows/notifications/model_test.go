@@ -334,20 +334,12 @@ func (w *modelWorld) sequence(t *testing.T, seed uint64, stats *modelStats) bool
 	}
 	for step := 0; step < 20+r.IntN(40); step++ {
 		stats.steps++
-		if r.IntN(3) == 0 { // the clock moves, and the sweep runs now and then
-			w.mu.Lock()
-			w.now = w.now.Add(time.Duration(r.IntN(12*24)) * time.Hour)
-			w.mu.Unlock()
-			if r.IntN(2) == 0 {
-				if _, err := w.r.Sweep(context.Background(), w.now); err != nil {
-					return fail("sweep: %v", err)
-				}
-				stats.sweeps++
-				trail = append(trail, "sweep")
-				if !w.invariants(t, id, fail) {
-					return false
-				}
-			}
+		swept, err := w.tick(r, 12, stats, &trail)
+		if err != nil {
+			return fail("sweep: %v", err)
+		}
+		if swept && !w.invariants(t, id, fail) {
+			return false
 		}
 		// Half the steps once there are movements act on one of them.
 		if len(movementIDs) > 0 && r.IntN(2) == 0 {
@@ -475,6 +467,26 @@ func (w *modelWorld) movementStep(t *testing.T, r *rand.Rand, nid, mid string, s
 		}
 	}
 	return w.invariants(t, nid, fail)
+}
+
+// tick moves the model's clock by up to days, one step in three, and
+// sweeps every other time it moves; it reports whether it swept.
+func (w *modelWorld) tick(r *rand.Rand, days int, stats *modelStats, trail *[]string) (bool, error) {
+	if r.IntN(3) > 0 {
+		return false, nil
+	}
+	w.mu.Lock()
+	w.now = w.now.Add(time.Duration(r.IntN(days*24)) * time.Hour)
+	w.mu.Unlock()
+	if r.IntN(2) > 0 {
+		return false, nil
+	}
+	if _, err := w.r.Sweep(context.Background(), w.now); err != nil {
+		return false, err
+	}
+	stats.sweeps++
+	*trail = append(*trail, "sweep")
+	return true, nil
 }
 
 // offered is what each organisation of the model is offered on one
