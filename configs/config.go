@@ -25,6 +25,25 @@ import (
 	"github.com/wasteflow/wasteflow/rules/bmu"
 )
 
+var (
+	diwassClientID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	activityCode   = regexp.MustCompile(`^[A-Z]{2}[A-Z0-9]{1,10}$`)
+)
+
+// diwassURL sets a DIWASS endpoint: empty, or an http(s) URL.
+func diwassURL(field func(*DIWASS) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return errors.New("want an http or https URL")
+			}
+		}
+		*field(&c.DIWASS) = v
+		return nil
+	}
+}
+
 // hostName is a DNS name or an IP address.
 var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
 
@@ -100,7 +119,28 @@ type Config struct {
 
 	Webhooks Webhooks
 	Mail     Mail
+	DIWASS   DIWASS
 }
+
+// DIWASS configures the exchange with the EU hub (docs/diwass.md). With
+// no URL set nothing is exchanged: documents are NOT_CONNECTED.
+type DIWASS struct {
+	// Annex7URL, OperatorsURL and PingURL are the endpoints of the WSDL
+	// services WasteAnnex7V1, OperatorDirectoryServiceV2 and WasteV1.
+	Annex7URL, OperatorsURL, PingURL string
+	// ClientID is the WebServiceClientId header.
+	ClientID string
+	// ResponsibleAuthority is the activity code new operators are
+	// registered under (e.g. DE002).
+	ResponsibleAuthority string
+	// ClientCertFile and ClientKeyFile, both or neither: the TLS client
+	// certificate presented to DIWASS.
+	ClientCertFile, ClientKeyFile string
+	Timeout                       time.Duration
+}
+
+// Connected reports whether any DIWASS endpoint is configured.
+func (d DIWASS) Connected() bool { return d.Annex7URL != "" || d.OperatorsURL != "" || d.PingURL != "" }
 
 // Mail configures the reminder mails and the mail server they leave by.
 type Mail struct {
@@ -401,6 +441,42 @@ var Settings = []Setting{
 		c.PublicURL = strings.TrimSuffix(v, "/")
 		return nil
 	}},
+	{"WASTEFLOW_DIWASS_ANNEX7_URL", "", "the endpoint of DIWASS's Annex VII service (WSDL service WasteAnnex7V1), as the Commission gives it to registered parties; empty: nothing is exchanged (docs/diwass.md)", diwassURL(func(d *DIWASS) *string { return &d.Annex7URL })},
+	{"WASTEFLOW_DIWASS_OPERATORS_URL", "", "the endpoint of DIWASS's operator directory (OperatorDirectoryServiceV2)", diwassURL(func(d *DIWASS) *string { return &d.OperatorsURL })},
+	{"WASTEFLOW_DIWASS_PING_URL", "", "the endpoint of DIWASS's ping (WasteV1, IamAliveRequest)", diwassURL(func(d *DIWASS) *string { return &d.PingURL })},
+	{"WASTEFLOW_DIWASS_CLIENT_ID", "wasteflow", "the WebServiceClientId header DIWASS knows this system by (letters, digits, - _ and ., at most 64)", func(c *Config, v string) error {
+		if !diwassClientID.MatchString(v) {
+			return errors.New("want letters, digits, - _ and ., 1 to 64 of them")
+		}
+		c.DIWASS.ClientID = v
+		return nil
+	}},
+	{"WASTEFLOW_DIWASS_RESPONSIBLE_AUTHORITY", "", "the responsible authority's activity code new DIWASS operators are registered under: its country and a code, e.g. DE002", func(c *Config, v string) error {
+		if v != "" && !activityCode.MatchString(v) {
+			return errors.New("want a country code and a code, such as DE002")
+		}
+		c.DIWASS.ResponsibleAuthority = v
+		return nil
+	}},
+	{"WASTEFLOW_DIWASS_CLIENT_CERT_FILE", "", "PEM certificate this system presents to DIWASS over TLS (with WASTEFLOW_DIWASS_CLIENT_KEY_FILE); the WS-Security details of the production service are not public", func(c *Config, v string) error {
+		if v != "" {
+			if _, err := os.Stat(v); err != nil {
+				return err
+			}
+		}
+		c.DIWASS.ClientCertFile = v
+		return nil
+	}},
+	{"WASTEFLOW_DIWASS_CLIENT_KEY_FILE", "", "PEM private key of WASTEFLOW_DIWASS_CLIENT_CERT_FILE", func(c *Config, v string) error {
+		if v != "" {
+			if _, err := os.Stat(v); err != nil {
+				return err
+			}
+		}
+		c.DIWASS.ClientKeyFile = v
+		return nil
+	}},
+	{"WASTEFLOW_DIWASS_TIMEOUT", "30s", "the longest one call to DIWASS may take; a call cut off after its request was written is UNCERTAIN, never sent again by itself", durationSetter(func(c *Config) *time.Duration { return &c.DIWASS.Timeout })},
 	{"WASTEFLOW_INSPECTION_GRACE", "720h", "how long the inspection link of a movement or Annex VII document stays valid after its shipment period ends (30 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.Grace })},
 	{"WASTEFLOW_INSPECTION_TTL", "168h", "how long a notification's inspection link lives, and the least any inspection link lives from its print (7 days)", durationSetter(func(c *Config) *time.Duration { return &c.Inspection.TTL })},
 	{"WASTEFLOW_INSPECTION_PER_MINUTE", "30", "reads of inspection links one client address may make per minute on one instance (more: 429 with Retry-After)", intSetter(func(c *Config) *int { return &c.Inspection.PerMinute })},
@@ -543,6 +619,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return nil, fmt.Errorf("invalid WASTEFLOW_TLS_CERT_FILE/WASTEFLOW_TLS_KEY_FILE: set both or neither")
+	}
+	if (c.DIWASS.ClientCertFile == "") != (c.DIWASS.ClientKeyFile == "") {
+		return nil, fmt.Errorf("invalid WASTEFLOW_DIWASS_CLIENT_CERT_FILE/WASTEFLOW_DIWASS_CLIENT_KEY_FILE: set both or neither")
 	}
 	if c.Database.MaxOpenConns < 2 {
 		// migrations hold one connection while the job queue's own

@@ -18,6 +18,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/audit"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/clock"
+	"github.com/wasteflow/wasteflow/workflows/diwass"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 )
 
@@ -91,6 +92,9 @@ func admin(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []st
 	}
 	if args[0] == "audit" {
 		return adminAudit(ctx, cfg, log, args[1:], stdout, stderr)
+	}
+	if args[0] == "diwass" {
+		return adminDIWASS(ctx, cfg, log, args[1:], stdout, stderr)
 	}
 	if args[0] == "apply" {
 		if len(args) != 2 {
@@ -383,6 +387,84 @@ func adminAudit(ctx context.Context, cfg *configs.Config, log *slog.Logger, args
 		fmt.Fprintf(stdout, "%d row(s), chain intact\n", len(rows))
 		return nil
 	}))
+}
+
+// adminDIWASS lists a provider's companies with their DIWASS operators
+// and, with -register, registers those without one.
+func adminDIWASS(ctx context.Context, cfg *configs.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "operators" {
+		fmt.Fprintf(stderr, "usage: %s\n", findCommand("admin diwass operators").synopsis())
+		return exitUsage
+	}
+	fs := newFlags("admin diwass operators", stderr)
+	provider, register := diwassFlags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return unexpected(findCommand("admin diwass operators"), fs.Arg(0), stderr)
+	}
+	if *provider == "" {
+		fmt.Fprintf(stderr, "wasteflow admin diwass operators: missing -provider\nusage: %s\n", findCommand("admin diwass operators").synopsis())
+		return exitUsage
+	}
+	return report(stderr, "admin diwass operators", withMigratedDB(ctx, cfg, log, func(db *models.DB) error {
+		store := models.NewDIWASSStore(db)
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		if *register {
+			client, err := diwass.FromConfig(cfg.DIWASS)
+			if err != nil {
+				return err
+			}
+			regs, err := (&diwass.Registrar{Client: client, Store: store, Authority: cfg.DIWASS.ResponsibleAuthority}).RegisterAll(ctx, *provider)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(tw, "ORGANISATION\tOUTCOME\tOPERATOR\tSTATUS\tIDENTIFIER\tWHY NOT")
+			failed := 0
+			for _, r := range regs {
+				var l models.DIWASSOperator
+				if r.Link != nil {
+					l = *r.Link
+				}
+				why := ""
+				if r.Err != nil {
+					why, failed = r.Err.Error(), failed+1
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Organisation, r.Outcome, l.OperatorID, l.Status, l.Identifier, why)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d companies are not registered", failed, len(regs))
+			}
+			return nil
+		}
+		orgs, links, err := store.Companies(ctx, *provider)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(tw, "ORGANISATION\tNAME\tOPERATOR\tSTATUS\tIDENTIFIER\tSINCE")
+		for _, o := range orgs {
+			l, ok := links[o.ID]
+			if !ok {
+				fmt.Fprintf(tw, "%s\t%s\t-\tnot registered\t\t\n", o.ID, o.Name)
+				continue
+			}
+			how := "registered"
+			if l.Linked {
+				how = "linked"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s %s\n", o.ID, o.Name, l.OperatorID, l.Status, l.Identifier, how, l.RegisteredAt.UTC().Format("2006-01-02"))
+		}
+		return tw.Flush()
+	}))
+}
+
+func diwassFlags(fs *flag.FlagSet) (provider *string, register *bool) {
+	return fs.String("provider", "", "the provider whose companies are listed (required)"),
+		fs.Bool("register", false, "register the companies without a DIWASS operator (or link the one DIWASS knows by their identifier)")
 }
 
 func auditFlags(fs *flag.FlagSet) (provider *string) {

@@ -65,6 +65,12 @@ var commands = []command{
 		detail: "Each act is replayed from nothing with its time, caller, input and what it consulted (kept with its row since migration 29),\n" +
 			"in the order the rows were written; the aggregate, state, version, deadlines and chain must come back as stored. Exits 1\n" +
 			"when a family parts, naming the first act. Documents with rows from before migration 29 cannot be replayed and are named."},
+	{name: "admin diwass operators", args: "-provider P [-register]",
+		summary: "lists a provider's companies with their DIWASS operators; -register registers those without one",
+		detail: "A company is registered in DIWASS's operator directory (OperatorDirectoryServiceV2) with its name, address, contacts and\n" +
+			"EORI or VAT number, as a waste operator under WASTEFLOW_DIWASS_RESPONSIBLE_AUTHORITY; when DIWASS knows the identifier\n" +
+			"already, the operator it knows is found and linked. Exits 1 when a company could not be registered (each says why).",
+		flags: func(fs *flag.FlagSet) { diwassFlags(fs) }},
 	{name: "admin audit", args: "DOCUMENT [-provider P]",
 		summary: "prints one document's audit trail (by id or number), oldest first; exits 1 when its chain is broken",
 		flags:   func(fs *flag.FlagSet) { auditFlags(fs) }},

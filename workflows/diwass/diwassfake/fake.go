@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ type Mishap struct {
 	Hang   bool
 	Cut    bool
 	Plain  string // answer Status with this plain text, not SOAP
+	// Lost: do what the request asks, then cut the connection instead
+	// of answering (it arrived; its sender cannot know).
+	Lost bool
 }
 
 // Next queues mishaps for the next requests, in order.
@@ -152,7 +156,10 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case <-r.Context().Done():
 			}
 			return
-		case m.Cut:
+		case m.Cut, m.Lost:
+			if m.Lost {
+				f.serve(httptest.NewRecorder(), r, op, env.Body.Inner)
+			}
 			if hj, ok := w.(http.Hijacker); ok {
 				if conn, _, err := hj.Hijack(); err == nil {
 					conn.Close()
@@ -168,15 +175,20 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	f.serve(w, r, op, env.Body.Inner)
+}
+
+// serve answers operation op of r, whose Body's content is body.
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request, op string, body []byte) {
 	switch {
 	case op == "":
 		fault(w, 400, "the request does not read as a SOAP 1.1 envelope with an operation in its Body")
 	case r.URL.Path == "/ping" && op == "IamAliveRequest":
 		answer(w, `<iam:IamAliveResponse xmlns:iam="http://ec.europa.eu/tracesnt/waste/iamalive"><iam:status>OK</iam:status></iam:IamAliveResponse>`)
 	case r.URL.Path == "/operators" && op == "CreateOperatorRequest":
-		f.createOperator(w, env.Body.Inner)
+		f.createOperator(w, body)
 	case r.URL.Path == "/operators" && op == "FindOperatorRequest":
-		f.findOperator(w, env.Body.Inner)
+		f.findOperator(w, body)
 	default:
 		fault(w, 400, fmt.Sprintf("operation %s is not served at %s", op, r.URL.Path))
 	}
