@@ -22,6 +22,7 @@ import (
 type Fake struct {
 	mu        sync.Mutex
 	operators []Operator
+	documents []Annex7
 	nextID    int
 	received  map[string]int
 	plan      []Mishap
@@ -189,6 +190,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, op string, body []b
 		f.createOperator(w, body)
 	case r.URL.Path == "/operators" && op == "FindOperatorRequest":
 		f.findOperator(w, body)
+	case r.URL.Path == "/annex7" && op == "CreateAnnex7DocumentTypeRequest":
+		f.createAnnex7(w, body)
 	default:
 		fault(w, 400, fmt.Sprintf("operation %s is not served at %s", op, r.URL.Path))
 	}
@@ -256,6 +259,106 @@ func (f *Fake) findOperator(w http.ResponseWriter, body []byte) {
 		}
 	}
 	answer(w, `<op:FindOperatorResponse xmlns:op="http://ec.europa.eu/tracesnt/directory/operator/v2" xmlns:base="http://ec.europa.eu/tracesnt/directory/operator/base/v1">`+b.String()+`</op:FindOperatorResponse>`)
+}
+
+// PartyBlock is a party of an Annex VII document as the fake reads it.
+type PartyBlock struct {
+	Name       string `xml:"Contact>Name"`
+	Telephone  string `xml:"Contact>TelephoneCompleteNumber"`
+	Email      string `xml:"Contact>EmailURI"`
+	OperatorID string `xml:"OperatorInternalID"`
+}
+
+// Annex7 is an Annex VII document the fake received, and the number it
+// gave it.
+type Annex7 struct {
+	Number             string
+	TakeBack           bool       `xml:"takeBackIndication"`
+	Illegal            bool       `xml:"illegalActivityIndication"`
+	Reference          string     `xml:"referenceAnnexVIIDocumentNo"`
+	ArrangerIsProducer bool       `xml:"shipmentArrangerIsAlsoProducerOrCollector"`
+	Arranger           PartyBlock `xml:"transportAnnouncement>arranger"`
+	Consignee          PartyBlock `xml:"transportAnnouncement>consignee"`
+	Mass               *struct {
+		Unit  string `xml:"unitCode,attr"`
+		Value string `xml:",chardata"`
+	} `xml:"transportAnnouncement>actualQuantity>MassMeasure"`
+	Volume *struct {
+		Unit  string `xml:"unitCode,attr"`
+		Value string `xml:",chardata"`
+	} `xml:"transportAnnouncement>actualQuantity>VolumeMeasure"`
+	Date     string `xml:"transportAnnouncement>actualDateOfShipment"`
+	Carriers []struct {
+		PartyBlock
+		Means string `xml:"MeansOfTransportCode"`
+	} `xml:"transportAnnouncement>carrier"`
+	Producer *PartyBlock `xml:"transportAnnouncement>wasteProducer"`
+	Facility *struct {
+		PartyBlock
+		Interim  bool   `xml:"operationalIndicators>InterimFacility"`
+		TypeCode string `xml:"facilityLaboratoryTypeCode"`
+	} `xml:"transportAnnouncement>recoveryLaboratoryFacility"`
+	RecoveryCodes []string `xml:"transportAnnouncement>recoveryDisposalTypeCode"`
+	Description   struct {
+		Language string `xml:"languageID,attr"`
+		Value    string `xml:",chardata"`
+	} `xml:"transportAnnouncement>usualDescriptionOfTheWaste>Description"`
+	WasteCodes []struct {
+		ListID string `xml:"listID,attr"`
+		Value  string `xml:",chardata"`
+	} `xml:"transportAnnouncement>wasteClassification>WasteTypeCode"`
+	Export      string   `xml:"transportAnnouncement>exportCountry>countryID"`
+	Import      string   `xml:"transportAnnouncement>importCountry>countryID"`
+	Transit     []string `xml:"transportAnnouncement>transitCountry>countryID"`
+	Declaration struct {
+		Name      string `xml:"name"`
+		Role      string `xml:"organizationRole"`
+		Timestamp string `xml:"timestamp"`
+	} `xml:"declarationArranger"`
+}
+
+// Documents are the Annex VII documents the fake accepted, in order.
+func (f *Fake) Documents() []Annex7 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Annex7(nil), f.documents...)
+}
+
+// createAnnex7 checks what the spec pack's rules ask (as the emulator
+// reads them) and gives the document a number of DIWASS's form.
+func (f *Fake) createAnnex7(w http.ResponseWriter, body []byte) {
+	var d Annex7
+	if err := xml.Unmarshal(body, &d); err != nil {
+		fault(w, 400, "CreateAnnex7DocumentTypeRequest does not read: "+err.Error())
+		return
+	}
+	var problems []string
+	for _, c := range []struct {
+		ok   bool
+		what string
+	}{
+		{d.Mass != nil || d.Volume != nil, "actualQuantity needs a MassMeasure or a VolumeMeasure"},
+		{len(d.Carriers) > 0, "at least one carrier"},
+		{d.Facility != nil, "a recoveryLaboratoryFacility"},
+		{len(d.WasteCodes) > 0 && d.WasteCodes[0].Value != "", "at least one WasteTypeCode"},
+		{d.Date != "", "actualDateOfShipment"},
+		{len(d.RecoveryCodes) > 0 && d.RecoveryCodes[0] != "", "recoveryDisposalTypeCode"},
+		{d.Export != "", "exportCountry"},
+		{d.Import != "", "importCountry"},
+	} {
+		if !c.ok {
+			problems = append(problems, c.what)
+		}
+	}
+	if len(problems) > 0 {
+		fault(w, 400, "validation: "+strings.Join(problems, "; "))
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d.Number = fmt.Sprintf("GLW.BE26%010di", len(f.documents)+19)
+	f.documents = append(f.documents, d)
+	answer(w, `<annex7:Annex7DocumentTypeResponse xmlns:annex7="http://ec.europa.eu/tracesnt/waste/annex7/v1" xmlns:notification="http://ec.europa.eu/tracesnt/waste/notification/v1"><annex7:response><notification:statusCode>OK</notification:statusCode></annex7:response><annex7:annexVIIDocumentNo>`+d.Number+`</annex7:annexVIIDocumentNo></annex7:Annex7DocumentTypeResponse>`)
 }
 
 // rootOf is the local name of the first element in body.
