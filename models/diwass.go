@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -52,4 +54,90 @@ func (s *DIWASSStore) Companies(ctx context.Context, provider string) ([]Organis
 // Link records (or replaces) the link of an organisation.
 func (s *DIWASSStore) Link(ctx context.Context, l DIWASSOperator) error {
 	return s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&l).Error
+}
+
+// DIWASSSubmission is a document's exchange with DIWASS.
+type DIWASSSubmission struct {
+	DocumentID     string `gorm:"primaryKey"`
+	ProviderID     string
+	State          string
+	DocumentNumber string
+	Attempts       int
+	LastError      string
+	SentAt         *time.Time
+	CreatedAt      time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt      time.Time `gorm:"autoUpdateTime:false"`
+}
+
+// TableName of DIWASSSubmission.
+func (DIWASSSubmission) TableName() string { return "diwass_submissions" }
+
+// Submission states.
+const (
+	SubmissionPending   = "PENDING"
+	SubmissionSending   = "SENDING"
+	SubmissionSent      = "SENT"
+	SubmissionRejected  = "REJECTED"
+	SubmissionUncertain = "UNCERTAIN"
+)
+
+// Enqueue records a new PENDING submission of a document, in the
+// transaction ctx carries (with the job that will send it).
+func (s *DIWASSStore) Enqueue(ctx context.Context, sub DIWASSSubmission) error {
+	sub.State, sub.UpdatedAt = SubmissionPending, sub.CreatedAt
+	return Conn(ctx, s.db).Create(&sub).Error
+}
+
+// Submission reads the submission of document id.
+func (s *DIWASSStore) Submission(ctx context.Context, id string) (*DIWASSSubmission, error) {
+	var sub DIWASSSubmission
+	err := Conn(ctx, s.db).Where("document_id = ?", id).Take(&sub).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &sub, err
+}
+
+// Claim takes a PENDING submission for sending: in a transaction of its
+// own, under the row's lock, PENDING becomes SENDING with one more attempt
+// and is returned; a row found SENDING was claimed by a worker that
+// stopped before it recorded the outcome: it becomes UNCERTAIN (the
+// request may have arrived) and nil is returned, as for any other state.
+func (s *DIWASSStore) Claim(ctx context.Context, id string, now time.Time) (*DIWASSSubmission, error) {
+	var claimed *DIWASSSubmission
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Where("document_id = ?", id)
+		if IsPostgres(tx) {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var sub DIWASSSubmission
+		if err := q.Take(&sub).Error; err != nil {
+			return err
+		}
+		switch sub.State {
+		case SubmissionPending:
+			sub.State, sub.Attempts, sub.UpdatedAt = SubmissionSending, sub.Attempts+1, now
+			claimed = &sub
+		case SubmissionSending:
+			sub.State, sub.UpdatedAt = SubmissionUncertain, now
+			sub.LastError = "the worker sending it stopped before it recorded DIWASS's answer: the request may have arrived"
+		default:
+			return nil
+		}
+		return tx.Save(&sub).Error
+	})
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return claimed, err
+}
+
+// Finish records the outcome of a claimed submission (SENDING).
+func (s *DIWASSStore) Finish(ctx context.Context, sub *DIWASSSubmission) error {
+	res := s.db.WithContext(ctx).Model(&DIWASSSubmission{}).Where("document_id = ? AND state = ?", sub.DocumentID, SubmissionSending).
+		Updates(map[string]any{"state": sub.State, "document_number": sub.DocumentNumber, "last_error": sub.LastError, "sent_at": sub.SentAt, "updated_at": sub.UpdatedAt})
+	if res.Error == nil && res.RowsAffected != 1 {
+		return fmt.Errorf("submission of %s was not SENDING when its outcome came", sub.DocumentID)
+	}
+	return res.Error
 }
