@@ -141,3 +141,13 @@ func (s *DIWASSStore) Finish(ctx context.Context, sub *DIWASSSubmission) error {
 	}
 	return res.Error
 }
+
+// Document reads document id as stored (its kind, provider and data).
+func (s *DIWASSStore) Document(ctx context.Context, id string) (*Document, error) {
+	var d Document
+	err := s.db.WithContext(ctx).Select("id", "provider_id", "kind", "number", "state", "data").Where("id = ?", id).Take(&d).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &d, err
+}

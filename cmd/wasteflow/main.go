@@ -31,6 +31,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
+	"github.com/wasteflow/wasteflow/workflows/diwass"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/events"
 	"github.com/wasteflow/wasteflow/workflows/mail"
@@ -561,6 +562,9 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
 	mails := newMail(db, cfg, authSvc.Keyring, queue, docs, log)
+	if err := connectDIWASS(db, cfg, queue, docs, log); err != nil {
+		return err
+	}
 	// The job queue works register exports and webhook attempts on every
 	// instance (River: one worker a job; a dead instance's jobs are
 	// rescued by the others).
@@ -721,6 +725,22 @@ func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, no
 		PageSize: cfg.ExportPageSize}
 	regs.Register(queue)
 	return regs, queue, nil
+}
+
+// connectDIWASS sends announced Annex VII documents to DIWASS through the
+// job queue when an endpoint is configured (docs/diwass.md).
+func connectDIWASS(db *models.DB, cfg *configs.Config, queue *models.JobQueue, docs *documents.Runner, log *slog.Logger) error {
+	client, err := diwass.FromConfig(cfg.DIWASS)
+	if err != nil || client == nil {
+		return err
+	}
+	store := models.NewDIWASSStore(db)
+	svc := &diwass.Service{Store: store, Jobs: queue, Client: client,
+		Registrar: &diwass.Registrar{Client: client, Store: store, Authority: cfg.DIWASS.ResponsibleAuthority}}
+	svc.Register(queue)
+	docs.AfterAct = append(docs.AfterAct, svc.OnAct)
+	log.Info("DIWASS connected", "annex7", cfg.DIWASS.Annex7URL != "", "operators", cfg.DIWASS.OperatorsURL != "")
+	return nil
 }
 
 // newWebhooks makes the webhooks' service and registers its attempts'

@@ -3,7 +3,6 @@ package diwass
 import (
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -221,7 +220,7 @@ func BuildAnnex7(in Annex7Input) (*CreateAnnex7Request, error) {
 	r.DeclarationArranger = Declaration{Name: strings.TrimSpace(in.Declarant + " (" + arranger.Name + ")"), Role: "arranger",
 		Timestamp: in.AnnouncedAt.Format(time.RFC3339), Signature: "declared electronically through " + arranger.Name + "'s account"}
 	if len(missing) > 0 {
-		return nil, errors.New(strings.Join(missing, "; "))
+		return nil, &NotSendableError{strings.Join(missing, "; ")}
 	}
 	return r, nil
 }

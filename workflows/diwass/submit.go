@@ -25,6 +25,12 @@ type Submitter struct {
 	Now   func() time.Time
 }
 
+// NotSendableError: the document cannot be sent as it is (a party
+// without a DIWASS operator, a country without a code); it says why.
+type NotSendableError struct{ Reason string }
+
+func (e *NotSendableError) Error() string { return e.Reason }
+
 // ErrRetry: the request surely did not arrive; the job runs again later
 // (its queue's backoff).
 var ErrRetry = errors.New("DIWASS did not receive the request: sent again later")
@@ -54,8 +60,15 @@ func (s *Submitter) Work(ctx context.Context, id string) error {
 		return s.Store.Finish(context.WithoutCancel(ctx), sub)
 	}
 	req, err := s.Build(ctx, id)
-	if err != nil {
+	var cannot *NotSendableError
+	switch {
+	case errors.As(err, &cannot):
 		return finish(models.SubmissionRejected, "", "not sent: "+err.Error())
+	case err != nil: // the database, or DIWASS while registering operators: later
+		if ferr := finish(models.SubmissionPending, "", "not sent yet: "+err.Error()); ferr != nil {
+			return ferr
+		}
+		return err
 	}
 	number, err := s.Client.CreateAnnex7(ctx, req)
 	var fault *Fault

@@ -38,8 +38,27 @@ type Runner struct {
 	// SweepWorkers is how many documents a sweep processes at once, each
 	// document's due deadlines in one transaction (default 4).
 	SweepWorkers int
+	// AfterAct are called after each act is written, in its transaction
+	// (ctx carries it): what must happen if and only if the act commits,
+	// such as a job it starts. An error undoes the act.
+	AfterAct []func(ctx context.Context, act Act) error
 
 	orgs orgCache
+}
+
+// Act is an act just written: the document after it, its intent.
+type Act struct {
+	Kind, Intent string
+	Doc          *models.Document
+}
+
+func (r *Runner) afterAct(ctx context.Context, act Act) error {
+	for _, fn := range r.AfterAct {
+		if err := fn(ctx, act); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // orgCache remembers organisations (kind, place and party details) for a
@@ -947,6 +966,9 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 		}
 		// Only reachable without row locks (SQLite serialises writers instead).
 		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
+	}
+	if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: intent, Doc: &after}); err != nil {
+		return nil, nil, err
 	}
 	for _, chain := range in.Then {
 		if !k.Def.Holds(chain.When, ev) {
