@@ -10,6 +10,7 @@ import (
 	"github.com/biter777/countries"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 )
 
@@ -241,7 +242,7 @@ func (c *Client) CreateAnnex7(ctx context.Context, req *CreateAnnex7Request) (st
 		return "", err
 	}
 	if out.Response.StatusCode != "OK" || out.Number == "" {
-		return "", &UncertainError{fmt.Errorf("DIWASS answered status %q and number %q", out.Response.StatusCode, out.Number)}
+		return "", &UncertainError{echo.Errorf("DIWASS answered status %q and number %q", out.Response.StatusCode, out.Number)}
 	}
 	return strings.TrimSpace(out.Number), nil
 }
