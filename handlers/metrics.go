@@ -85,6 +85,7 @@ func (m *metrics) observe(operation string, code status.Code, httpStatus int, d 
 type gauges struct {
 	db                                                    *models.DB
 	deadlines, unswept, hooks, jobs, mails, stuck, readOK *prometheus.Desc
+	diwass, diwassOldest                                  *prometheus.Desc
 }
 
 func newGauges(db *models.DB) *gauges {
@@ -97,13 +98,17 @@ func newGauges(db *models.DB) *gauges {
 		jobs:  prometheus.NewDesc("wasteflow_jobs", "Jobs of the job queue not yet finished, by queue (default: register exports; webhooks; mail) and state.", []string{"queue", "state"}, nil),
 		mails: prometheus.NewDesc("wasteflow_mails_queued", "Reminder mails queued and not yet sent.", nil, nil),
 		stuck: prometheus.NewDesc("wasteflow_mails_queued_over_an_hour", "Reminder mails queued more than an hour ago and not yet sent: the mail server refuses them or cannot be reached.", nil, nil),
+		diwass: prometheus.NewDesc("wasteflow_diwass_submissions",
+			"Documents' exchanges with DIWASS by state: PENDING, SENDING, SENT, REJECTED, UNCERTAIN (docs/diwass.md).", []string{"state"}, nil),
+		diwassOldest: prometheus.NewDesc("wasteflow_diwass_oldest_pending_seconds",
+			"How long the oldest PENDING submission to DIWASS has waited (0: none waits): DIWASS unreachable, or the job queue behind.", nil, nil),
 		readOK: prometheus.NewDesc("wasteflow_gauges_read",
 			"1 when the gauges above were read from the database at this scrape (within 2 s), 0 when the read failed and they are left out.", nil, nil),
 	}
 }
 
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{g.deadlines, g.unswept, g.hooks, g.jobs, g.mails, g.stuck, g.readOK} {
+	for _, d := range []*prometheus.Desc{g.deadlines, g.unswept, g.hooks, g.jobs, g.mails, g.stuck, g.diwass, g.diwassOldest, g.readOK} {
 		ch <- d
 	}
 }
@@ -129,4 +134,8 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(g.mails, prometheus.GaugeValue, float64(r.MailsQueued))
 	ch <- prometheus.MustNewConstMetric(g.stuck, prometheus.GaugeValue, float64(r.MailsStuck))
+	for state, n := range r.DIWASSSubmissions {
+		ch <- prometheus.MustNewConstMetric(g.diwass, prometheus.GaugeValue, float64(n), state)
+	}
+	ch <- prometheus.MustNewConstMetric(g.diwassOldest, prometheus.GaugeValue, r.DIWASSOldestPending.Seconds())
 }

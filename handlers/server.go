@@ -63,6 +63,9 @@ type Deps struct {
 	Webhooks *webhooks.Service
 	// Mail keeps people's reminder mail preferences; nil serves none.
 	Mail *mail.Service
+	// DIWASS reports the last ping of DIWASS for /readyz (nil: DIWASS is
+	// not configured).
+	DIWASS func() any
 	// Version is the build's version string, shown in /healthz.
 	Version string
 	// Extra operations are served beside the table's; tests use them to
@@ -84,6 +87,7 @@ type Server struct {
 	// largeBodies holds a slot per large body being read.
 	largeBodies chan struct{}
 	reports     *reports.Service
+	diwass      func() any
 	events      *events.Service
 	registers   *registers.Service
 	webhooks    *webhooks.Service
@@ -171,7 +175,7 @@ func New(d Deps) (*Server, error) {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
 	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
-		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, mail: d.Mail, jwks: d.JWKS, version: d.Version}
+		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, mail: d.Mail, diwass: d.DIWASS, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
 	if d.Auth != nil {
@@ -340,7 +344,7 @@ func (s *Server) plainPaths() []PlainPath {
 			handler: s.root},
 		{Path: "/healthz", Summary: "Liveness", Description: "200 while the process is up; it checks nothing else.",
 			handler: func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version}) }},
-		{Path: "/readyz", Summary: "Readiness", Description: "200 when the database answers and every migration is applied; 503 (code 14) otherwise.",
+		{Path: "/readyz", Summary: "Readiness", Description: "200 when the database answers and every migration is applied; 503 (code 14) otherwise. With DIWASS configured, diwass says what its last ping found (UP, DOWN, UNKNOWN): DIWASS down does not make the server unready, as the job queue holds the submissions.",
 			handler: s.readyz},
 		{Path: "/bmu/eanv.xsd", Summary: "The XML schema of transport documents (our format)", ContentType: "application/xml",
 			Description: "Our design of the consignment and acceptance notes' XML (namespace urn:wasteflow:eanv:1) until the official BMU schema is available.",
@@ -447,7 +451,11 @@ func (s *Server) readyz(c *gin.Context) {
 		renderError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current})
+	answer := gin.H{"status": "ready", "database": models.Dialect(s.db), "schemaVersion": current}
+	if s.diwass != nil { // reported, never a reason to be unready: the job queue holds the work
+		answer["diwass"] = s.diwass()
+	}
+	c.JSON(http.StatusOK, answer)
 }
 
 // ready is nil, with the schema version, when the database answers and

@@ -25,6 +25,11 @@ type Gauges struct {
 	// MailsQueued are reminder mails not yet sent; MailsStuck those queued
 	// more than an hour ago.
 	MailsQueued, MailsStuck int64
+	// DIWASSSubmissions are the documents' exchanges with DIWASS by state
+	// (PENDING, SENDING, SENT, REJECTED, UNCERTAIN); DIWASSOldestPending
+	// how long the oldest PENDING one has waited (0: none waits).
+	DIWASSSubmissions   map[string]int64
+	DIWASSOldestPending time.Duration
 }
 
 // ReadGauges counts what Gauges holds, as of now.
@@ -72,5 +77,26 @@ func ReadGauges(ctx context.Context, db *DB, now time.Time) (*Gauges, error) {
 		return nil, err
 	}
 	g.MailsQueued, g.MailsStuck = mails.Queued, mails.Stuck
+	g.DIWASSSubmissions = map[string]int64{}
+	for _, st := range []string{SubmissionPending, SubmissionSending, SubmissionSent, SubmissionRejected, SubmissionUncertain} {
+		g.DIWASSSubmissions[st] = 0
+	}
+	var subs []struct {
+		State string
+		N     int64
+	}
+	if err := tx.Raw(`SELECT state, count(*) AS n FROM diwass_submissions GROUP BY state`).Scan(&subs).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range subs {
+		g.DIWASSSubmissions[r.State] = r.N
+	}
+	var oldest []DIWASSSubmission
+	if err := tx.Where("state = ?", SubmissionPending).Order("created_at").Limit(1).Find(&oldest).Error; err != nil {
+		return nil, err
+	}
+	if len(oldest) == 1 {
+		g.DIWASSOldestPending = max(now.Sub(oldest[0].CreatedAt), 0)
+	}
 	return g, nil
 }

@@ -562,8 +562,16 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
 	mails := newMail(db, cfg, authSvc.Keyring, queue, docs, log)
-	if err := connectDIWASS(db, cfg, queue, docs, log); err != nil {
+	health, err := connectDIWASS(db, cfg, queue, docs, log)
+	if err != nil {
 		return err
+	}
+	var diwassReport func() any
+	if health != nil { // pinged on start and every minute, for /readyz
+		healthCtx, stopHealth := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopHealth()
+		go health.Run(healthCtx, time.Minute)
+		diwassReport = func() any { return health.Report() }
 	}
 	// The job queue works register exports and webhook attempts on every
 	// instance (River: one worker a job; a dead instance's jobs are
@@ -578,7 +586,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	go func() { defer close(hooksDone); hooks.Run(hookCtx) }()
 	defer func() { stopHooks(); <-hooksDone }()
 	h, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Log: log, Version: version, Auth: authSvc, JWKS: keys.JWKS(), Documents: docs, BMU: transport, Transport: store, Signer: signing,
-		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs, Webhooks: hooks, Mail: mails})
+		Reports: &reports.Service{Store: models.NewReportStore(db), Now: time.Now, Clocks: docs.Clocks}, Events: evs, Registers: regs, Webhooks: hooks, Mail: mails, DIWASS: diwassReport})
 	if err != nil {
 		return err
 	}
@@ -729,10 +737,10 @@ func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, no
 
 // connectDIWASS sends announced Annex VII documents to DIWASS through the
 // job queue when an endpoint is configured (docs/diwass.md).
-func connectDIWASS(db *models.DB, cfg *configs.Config, queue *models.JobQueue, docs *documents.Runner, log *slog.Logger) error {
+func connectDIWASS(db *models.DB, cfg *configs.Config, queue *models.JobQueue, docs *documents.Runner, log *slog.Logger) (*diwass.Health, error) {
 	client, err := diwass.FromConfig(cfg.DIWASS)
 	if err != nil || client == nil {
-		return err
+		return nil, err
 	}
 	store := models.NewDIWASSStore(db)
 	svc := &diwass.Service{Store: store, Jobs: queue, Client: client,
@@ -740,7 +748,7 @@ func connectDIWASS(db *models.DB, cfg *configs.Config, queue *models.JobQueue, d
 	svc.Register(queue)
 	docs.AfterAct = append(docs.AfterAct, svc.OnAct)
 	log.Info("DIWASS connected", "annex7", cfg.DIWASS.Annex7URL != "", "operators", cfg.DIWASS.OperatorsURL != "")
-	return nil
+	return diwass.NewHealth(client), nil
 }
 
 // newWebhooks makes the webhooks' service and registers its attempts'

@@ -132,5 +132,15 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		if sub := state("a7_killed"); sub.State != "UNCERTAIN" || !strings.Contains(sub.LastError, "may have arrived") || sent() != before {
 			t.Fatalf("after a stopped worker: %+v, %d requests", sub, sent()-before)
 		}
+
+		// What /metrics reports: the states, and the oldest PENDING's age.
+		enqueue("a7_waiting")
+		g, err := models.ReadGauges(ctx, db, now.Add(90*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := g.DIWASSSubmissions; s["SENT"] != 2 || s["REJECTED"] != 1 || s["UNCERTAIN"] != 2 || s["PENDING"] != 1 || s["SENDING"] != 0 || g.DIWASSOldestPending != 90*time.Minute {
+			t.Fatalf("gauges: %v, oldest pending %s", s, g.DIWASSOldestPending)
+		}
 	})
 }
