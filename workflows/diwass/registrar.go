@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,11 @@ func OperatorOf(p shipment.PartyDetails, authority string) (Operator, error) {
 // happened to the last try: DIWASS refuses a second operator with the
 // same identifier, and that refusal links the first.
 func (r *Registrar) RegisterAll(ctx context.Context, provider string) ([]Registration, error) {
+	return r.Register(ctx, provider, nil)
+}
+
+// Register is RegisterAll for the companies among only (all when nil).
+func (r *Registrar) Register(ctx context.Context, provider string, only []string) ([]Registration, error) {
 	if r.Client == nil {
 		return nil, errors.New("no DIWASS is configured (WASTEFLOW_DIWASS_OPERATORS_URL)")
 	}
@@ -108,6 +114,9 @@ func (r *Registrar) RegisterAll(ctx context.Context, provider string) ([]Registr
 	}
 	var out []Registration
 	for _, org := range orgs {
+		if only != nil && !slices.Contains(only, org.ID) {
+			continue
+		}
 		if l, ok := links[org.ID]; ok {
 			out = append(out, Registration{Organisation: org.ID, Link: &l, Outcome: "kept"})
 			continue

@@ -98,8 +98,23 @@ func (s *Service) build(ctx context.Context, id string) (*CreateAnnex7Request, e
 		in.Declarant = p.ContactPerson
 	}
 	if s.Registrar != nil { // every company on the document is an operator first
-		if _, err := s.Registrar.RegisterAll(ctx, doc.ProviderID); err != nil {
+		var ids []string
+		for id := range in.Parties {
+			ids = append(ids, id)
+		}
+		regs, err := s.Registrar.Register(ctx, doc.ProviderID, ids)
+		if err != nil {
 			return nil, err
+		}
+		for _, reg := range regs {
+			var fault *Fault
+			switch {
+			case reg.Err == nil || errors.Is(reg.Err, ErrNoIdentifier):
+			case errors.As(reg.Err, &fault) && fault.Rejection():
+				return nil, &NotSendableError{fmt.Sprintf("DIWASS refused %s as an operator: %s", reg.Organisation, fault.Message)}
+			default: // DIWASS out of reach, or the outcome unknown: try again later
+				return nil, fmt.Errorf("registering %s: %w", reg.Organisation, reg.Err)
+			}
 		}
 	}
 	_, links, err := s.Store.Companies(ctx, doc.ProviderID)

@@ -24,7 +24,8 @@ import (
 
 // An Annex VII document announced through the runner reaches DIWASS (the
 // fake) through the job queue (River) with its parties registered as
-// operators first, and its submission holds DIWASS's number; its
+// operators first (DIWASS busy at the first try: tried again), and its
+// submission holds DIWASS's number; its
 // correction is not sent again. Both databases.
 func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
@@ -83,6 +84,9 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 		if _, err := store.Submission(ctx, id); err == nil {
 			t.Fatal("a draft has a submission")
 		}
+		// DIWASS busy at the first registration: the submission waits and
+		// its job runs again (River's backoff), not a rejection.
+		fake.Next(diwassfake.Mishap{Status: 503, Plain: "busy"})
 		if _, berrs, err := r.Fire(as, documents.Target{ID: id}, []string{annex7.IntentSubmission}, &content); err != nil || len(berrs) > 0 {
 			t.Fatalf("announce: %v %v", err, berrs)
 		}
@@ -92,7 +96,7 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 				break
 			}
 		}
-		if sub == nil || sub.State != "SENT" || !strings.HasPrefix(sub.DocumentNumber, "GLW.") {
+		if sub == nil || sub.State != "SENT" || !strings.HasPrefix(sub.DocumentNumber, "GLW.") || sub.Attempts != 2 {
 			t.Fatalf("the submission: %+v %v", sub, err)
 		}
 		docs := fake.Documents()
