@@ -3,7 +3,6 @@ package diwass_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/wasteflow/wasteflow/rules/decimal"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/diwass"
-	"github.com/wasteflow/wasteflow/workflows/diwass/diwassfake"
 )
 
 func annex7Input() diwass.Annex7Input {
@@ -41,10 +39,8 @@ func annex7Input() diwass.Annex7Input {
 // back with DIWASS's number; what DIWASS could not take is named before
 // anything is sent, and a document the fake's rules refuse is a rejection.
 func TestAnnex7ReachesDIWASSFieldByField(t *testing.T) {
-	fake := diwassfake.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	c := client(srv.URL)
+	fake, url := startFake(t)
+	c := client(url)
 	req, err := diwass.BuildAnnex7(annex7Input())
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,16 @@ func client(url string) *diwass.Client {
 		ClientID: "wasteflow-test", HTTP: &http.Client{}, Timeout: 2 * time.Second}
 }
 
+// startFake serves a new fake over loopback HTTP until the test ends
+// (its hangs released first).
+func startFake(t *testing.T) (*diwassfake.Fake, string) {
+	fake := diwassfake.New()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	t.Cleanup(fake.Release)
+	return fake, srv.URL
+}
+
 func acme() diwass.Operator {
 	return diwass.Operator{Name: "ACME Elektronik GmbH",
 		Addresses: []diwass.OperatorAddress{{Main: true, Address: diwass.Address{Street: "Landsberger Straße 155",
@@ -31,10 +41,8 @@ func acme() diwass.Operator {
 // The operator directory over real HTTP against the fake: registered with
 // every field, refused a second time (409), found by its identifier.
 func TestOperatorsRegisterOnceAndAreFound(t *testing.T) {
-	fake := diwassfake.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	c := client(srv.URL)
+	fake, url := startFake(t)
+	c := client(url)
 	ctx := context.Background()
 
 	if status, err := c.Ping(ctx); err != nil || status != "OK" {
@@ -74,11 +82,8 @@ func TestOperatorsRegisterOnceAndAreFound(t *testing.T) {
 // What a failed call means: surely not sent (it may be sent again), a
 // rejection, or an outcome nobody knows (never sent again by itself).
 func TestFailuresSayWhetherTheRequestArrived(t *testing.T) {
-	fake := diwassfake.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	defer fake.Release()
-	c := client(srv.URL)
+	fake, url := startFake(t)
+	c := client(url)
 	c.Timeout = 300 * time.Millisecond
 	ctx := context.Background()
 	notSent := func(err error) bool { var e *diwass.NotSentError; return errors.As(err, &e) }
@@ -127,7 +132,7 @@ func TestFailuresSayWhetherTheRequestArrived(t *testing.T) {
 		t.Errorf("an unknown host: %T %v", err, err)
 	}
 	// An operation the service does not serve: DIWASS's own fault.
-	c.Endpoints.Operators = srv.URL + "/ping"
+	c.Endpoints.Operators = url + "/ping"
 	if _, err := c.CreateOperator(ctx, acme()); !rejected(err) {
 		t.Errorf("the wrong endpoint: %T %v", err, err)
 	}

@@ -2,7 +2,6 @@ package diwass_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,10 +12,8 @@ import (
 // The ping's finding, as /readyz reports it: UNKNOWN before the first,
 // UP when DIWASS answers, DOWN with the reason when it does not.
 func TestHealthReportsThePing(t *testing.T) {
-	fake := diwassfake.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	h := diwass.NewHealth(client(srv.URL))
+	fake, url := startFake(t)
+	h := diwass.NewHealth(client(url))
 	if r := h.Report(); r.State != "UNKNOWN" {
 		t.Fatalf("before a ping: %+v", r)
 	}

@@ -3,7 +3,6 @@ package diwass_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -36,11 +35,8 @@ func TestCompaniesBecomeOperatorsOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		fake := diwassfake.New()
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		defer fake.Release()
-		reg := &diwass.Registrar{Client: client(srv.URL), Store: models.NewDIWASSStore(db), Authority: "DE002",
+		fake, url := startFake(t)
+		reg := &diwass.Registrar{Client: client(url), Store: models.NewDIWASSStore(db), Authority: "DE002",
 			Now: func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }}
 		ctx := context.Background()
 		outcomes := func() map[string]diwass.Registration {
@@ -75,7 +71,7 @@ func TestCompaniesBecomeOperatorsOnce(t *testing.T) {
 		}
 
 		// A company DIWASS knows already: registered elsewhere, linked here.
-		if _, err := client(srv.URL).CreateOperator(ctx, diwass.Operator{Name: "Barge BV", Identifiers: []diwass.Identifier{{Type: "eori", Name: "NL777", Main: true}},
+		if _, err := client(url).CreateOperator(ctx, diwass.Operator{Name: "Barge BV", Identifiers: []diwass.Identifier{{Type: "eori", Name: "NL777", Main: true}},
 			Addresses: []diwass.OperatorAddress{{Main: true, Address: diwass.Address{City: diwass.City{CountryID: "NL"}}}}}); err != nil {
 			t.Fatal(err)
 		}

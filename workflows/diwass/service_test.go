@@ -3,7 +3,6 @@ package diwass_test
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -47,16 +46,14 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fake := diwassfake.New()
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
+		fake, url := startFake(t)
 		queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 10 * time.Second, RescueAfter: 20 * time.Second},
 			slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
 		store := models.NewDIWASSStore(db)
-		c := client(srv.URL)
+		c := client(url)
 		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
 		svc.Register(queue)
 		r.AfterAct = append(r.AfterAct, svc.OnAct)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -35,11 +34,8 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		fake := diwassfake.New()
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		defer fake.Release()
-		c := client(srv.URL)
+		fake, url := startFake(t)
+		c := client(url)
 		c.Timeout = 500 * time.Millisecond
 		s := &diwass.Submitter{Client: c, Store: store, Now: func() time.Time { return now },
 			Build: func(context.Context, string) (*diwass.CreateAnnex7Request, error) {
