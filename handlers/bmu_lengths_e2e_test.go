@@ -82,7 +82,8 @@ func hugeField() int {
 // old row, inserted as it was) still reads and prints, within a bound of
 // time and memory, and is not delivered on.
 func TestBmuFieldLengths(t *testing.T) {
-	parallel(t)
+	// Not parallel: measured reads the process's heap, which parallel
+	// tests (and their databases' replays at the end) would fill too.
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		conn := dialGRPC(t, d.url)
@@ -207,7 +208,8 @@ func TestBmuFieldLengths(t *testing.T) {
 // there directly, as no operation takes it) prints as a PDF and an
 // inspection page within a bound of time and size, the cut said.
 func TestPrintOfAnOverlongStoredDocumentIsBounded(t *testing.T) {
-	parallel(t)
+	// Not parallel: measured reads the process's heap, which parallel
+	// tests (and their databases' replays at the end) would fill too.
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
 		nid := d.submitted(t)
