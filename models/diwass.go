@@ -33,15 +33,20 @@ type DIWASSStore struct{ db *gorm.DB }
 // NewDIWASSStore keeps them in db.
 func NewDIWASSStore(db *gorm.DB) *DIWASSStore { return &DIWASSStore{db: db} }
 
-// Companies are provider's company organisations, by id, each with its
-// link when it has one.
-func (s *DIWASSStore) Companies(ctx context.Context, provider string) ([]Organisation, map[string]DIWASSOperator, error) {
+// Companies are provider's company organisations among ids (all of them
+// when ids is nil), by id, each with its link when it has one.
+func (s *DIWASSStore) Companies(ctx context.Context, provider string, ids []string) ([]Organisation, map[string]DIWASSOperator, error) {
+	orgQ := s.db.WithContext(ctx).Where("provider_id = ? AND kind = ?", provider, "company")
+	linkQ := s.db.WithContext(ctx).Where("provider_id = ?", provider)
+	if ids != nil {
+		orgQ, linkQ = orgQ.Where("id IN ?", ids), linkQ.Where("organisation_id IN ?", ids)
+	}
 	var orgs []Organisation
-	if err := s.db.WithContext(ctx).Where("provider_id = ? AND kind = ?", provider, "company").Order("id").Find(&orgs).Error; err != nil {
+	if err := orgQ.Order("id").Find(&orgs).Error; err != nil {
 		return nil, nil, err
 	}
 	var links []DIWASSOperator
-	if err := s.db.WithContext(ctx).Where("provider_id = ?", provider).Find(&links).Error; err != nil {
+	if err := linkQ.Find(&links).Error; err != nil {
 		return nil, nil, err
 	}
 	byOrg := make(map[string]DIWASSOperator, len(links))

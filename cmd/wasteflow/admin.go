@@ -441,7 +441,7 @@ func adminDIWASS(ctx context.Context, cfg *configs.Config, log *slog.Logger, arg
 			}
 			return nil
 		}
-		orgs, links, err := store.Companies(ctx, *provider)
+		orgs, links, err := store.Companies(ctx, *provider, nil)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +35,7 @@ func FromConfig(c configs.DIWASS) (*Client, error) {
 // Store keeps the links of organisations to DIWASS operators
 // (models.DIWASSStore).
 type Store interface {
-	Companies(ctx context.Context, provider string) ([]models.Organisation, map[string]models.DIWASSOperator, error)
+	Companies(ctx context.Context, provider string, ids []string) ([]models.Organisation, map[string]models.DIWASSOperator, error)
 	Link(ctx context.Context, l models.DIWASSOperator) error
 }
 
@@ -108,15 +107,12 @@ func (r *Registrar) Register(ctx context.Context, provider string, only []string
 	if r.Authority == "" {
 		return nil, errors.New("no responsible authority to register operators under (WASTEFLOW_DIWASS_RESPONSIBLE_AUTHORITY)")
 	}
-	orgs, links, err := r.Store.Companies(ctx, provider)
+	orgs, links, err := r.Store.Companies(ctx, provider, only)
 	if err != nil {
 		return nil, err
 	}
 	var out []Registration
 	for _, org := range orgs {
-		if only != nil && !slices.Contains(only, org.ID) {
-			continue
-		}
 		if l, ok := links[org.ID]; ok {
 			out = append(out, Registration{Organisation: org.ID, Link: &l, Outcome: "kept"})
 			continue

@@ -101,7 +101,7 @@ func TestCompaniesBecomeOperatorsOnce(t *testing.T) {
 		if n := len(fake.Operators()); n != 4 {
 			t.Fatalf("DIWASS holds %d operators, want 4: none twice", n)
 		}
-		_, links, err := models.NewDIWASSStore(db).Companies(ctx, "p")
+		_, links, err := models.NewDIWASSStore(db).Companies(ctx, "p", nil)
 		if err != nil || len(links) != 4 || links["rail"].OperatorID != made {
 			t.Fatalf("the stored links: %+v %v", links, err)
 		}

@@ -97,32 +97,37 @@ func (s *Service) build(ctx context.Context, id string) (*CreateAnnex7Request, e
 	if p, ok := in.Parties[d.Content.Arranger.OrganisationID]; ok {
 		in.Declarant = p.ContactPerson
 	}
-	if s.Registrar != nil { // every company on the document is an operator first
-		var ids []string
-		for id := range in.Parties {
-			ids = append(ids, id)
+	// Every company on the document is an operator first (registered on
+	// the way when a registrar is set), read in one query for its parties.
+	ids := make([]string, 0, len(in.Parties))
+	for id := range in.Parties {
+		ids = append(ids, id)
+	}
+	var regs []Registration
+	if s.Registrar != nil {
+		if regs, err = s.Registrar.Register(ctx, doc.ProviderID, ids); err != nil {
+			return nil, err
 		}
-		regs, err := s.Registrar.Register(ctx, doc.ProviderID, ids)
+	} else {
+		_, links, err := s.Store.Companies(ctx, doc.ProviderID, ids)
 		if err != nil {
 			return nil, err
 		}
-		for _, reg := range regs {
-			var fault *Fault
-			switch {
-			case reg.Err == nil || errors.Is(reg.Err, ErrNoIdentifier):
-			case errors.As(reg.Err, &fault) && fault.Rejection():
-				return nil, &NotSendableError{fmt.Sprintf("DIWASS refused %s as an operator: %s", reg.Organisation, fault.Message)}
-			default: // DIWASS out of reach, or the outcome unknown: try again later
-				return nil, fmt.Errorf("registering %s: %w", reg.Organisation, reg.Err)
-			}
+		for org, l := range links {
+			regs = append(regs, Registration{Organisation: org, Link: &l})
 		}
 	}
-	_, links, err := s.Store.Companies(ctx, doc.ProviderID)
-	if err != nil {
-		return nil, err
-	}
-	for org, l := range links {
-		in.Operators[org] = l.OperatorID
+	for _, reg := range regs {
+		var fault *Fault
+		switch {
+		case reg.Link != nil:
+			in.Operators[reg.Organisation] = reg.Link.OperatorID
+		case reg.Err == nil || errors.Is(reg.Err, ErrNoIdentifier):
+		case errors.As(reg.Err, &fault) && fault.Rejection():
+			return nil, &NotSendableError{fmt.Sprintf("DIWASS refused %s as an operator: %s", reg.Organisation, fault.Message)}
+		default: // DIWASS out of reach, or the outcome unknown: try again later
+			return nil, fmt.Errorf("registering %s: %w", reg.Organisation, reg.Err)
+		}
 	}
 	if orig := d.Content.TakeBackOf; orig != "" {
 		sub, err := s.Store.Submission(ctx, orig)

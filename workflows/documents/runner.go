@@ -202,8 +202,8 @@ func caller(ctx context.Context) (engine.Caller, *reqctx.Principal, error) {
 // document, not the provider's size. A database error is kept in err and
 // the runner returns it after the rules ran. With rec set, every answer
 // the rules were given is written into it (the act's facts, kept with its
-// audit row); a replay's directory answers from its facts alone
-// (replayDirectory).
+// audit row); with replay set, it answers from those facts alone and
+// reads nothing (the replay's directory).
 type directory struct {
 	tx       Reader
 	provider string
@@ -445,6 +445,9 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 		}
 		if _, err := tx.Commit(&models.Change{Doc: &doc, Created: true, Audit: &row, Parties: partyRows(doc.ID, k.Visible(doc.State, ev.Data)), PartiesChanged: true,
 			Entries: es, Related: related}); err != nil {
+			return err
+		}
+		if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: k.Def.Create.Name, Doc: &doc}); err != nil {
 			return err
 		}
 		view.Doc = doc

@@ -57,6 +57,7 @@ var annexIB = printing.Words{
 	"accepted": {"Accepted / rejected", "Angenommen / zurückgewiesen"}, "acceptedYes": {"accepted", "angenommen"}, "rejectedYes": {"rejected", "zurückgewiesen"},
 	"partly":      {"accepted in part", "teilweise angenommen"},
 	"refused":     {"Quantity refused", "Abgelehnte Menge"},
+	"acceptedQty": {"Quantity accepted", "Angenommene Menge"},
 	"arrangement": {"Refused part: what becomes of it", "Abgelehnte Teilmenge: Verbleib"},
 	"partDue":     {"Refused part due by", "Abgelehnte Teilmenge fällig bis"},
 	"partDone":    {"Refused part dealt with on", "Abgelehnte Teilmenge erledigt am"},
@@ -68,6 +69,20 @@ var annexIB = printing.Words{
 	"signals": {"Signals of the competent authorities", "Mitteilungen der zuständigen Behörden"},
 	"left":    {"Left the country on", "Ausgang aus dem Staat am"}, "entered": {"Entered the country on", "Eingang in den Staat am"},
 	"entryExit": {"Entry / exit", "Eingang / Ausgang"},
+}
+
+// less is q minus part, in q's unit (ok false when their units differ).
+func less(q, part shipment.Quantity) (shipment.Quantity, bool) {
+	neg := func(d *shipment.Decimal) shipment.Decimal { return shipment.Decimal{Units: -d.Units, Nanos: -d.Nanos} }
+	switch {
+	case q.Tonnes != nil && part.Tonnes != nil:
+		v := q.Tonnes.Add(neg(part.Tonnes))
+		return shipment.Quantity{Tonnes: &v}, true
+	case q.CubicMetres != nil && part.CubicMetres != nil:
+		v := q.CubicMetres.Add(neg(part.CubicMetres))
+		return shipment.Quantity{CubicMetres: &v}, true
+	}
+	return shipment.Quantity{}, false
 }
 
 // Form lays out movement d under notification parent (numbered
@@ -130,6 +145,9 @@ func Form(d *m.Movement, parent *n.Notification, notificationNo, lang string, di
 				b.Rows[3].Value = w("rejectedYes")
 			case part != nil: // our design: a part refused, the rest accepted
 				b.Rows[3].Value = w("partly")
+				if accepted, ok := less(rec.Quantity, part.Quantity); ok {
+					b.Rows = append(b.Rows, r(w("acceptedQty"), p.Quantity(accepted)))
+				}
 				b.Rows = append(b.Rows, r(w("refused"), p.Quantity(part.Quantity)))
 			}
 			if rec.Reason != "" {

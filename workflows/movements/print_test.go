@@ -107,8 +107,8 @@ func TestAnnexIBShowsARefusedPart(t *testing.T) {
 		return shipment.PartyDetails{OrganisationID: id, Name: names[id]}
 	})
 	want := map[string][]string{
-		"en": {"accepted in part", "Quantity refused", "2.5 t", "drums leaking", "Recovered/disposed of elsewhere: Verwertung Süd GmbH", "15 January 2027", "Refused part dealt with on", "open"},
-		"de": {"teilweise angenommen", "Abgelehnte Menge", "2,5 t", "Anderswo verwertet/beseitigt: Verwertung Süd GmbH", "15.01.2027", "offen"},
+		"en": {"accepted in part", "Quantity accepted", "37.5 t", "Quantity refused", "2.5 t", "drums leaking", "Recovered/disposed of elsewhere: Verwertung Süd GmbH", "15 January 2027", "Refused part dealt with on", "open"},
+		"de": {"teilweise angenommen", "Angenommene Menge", "37,5 t", "Abgelehnte Menge", "2,5 t", "Anderswo verwertet/beseitigt: Verwertung Süd GmbH", "15.01.2027", "offen"},
 	}
 	for _, lang := range []string{"en", "de"} {
 		title, basis, blocks := Form(d, parent, "DE-2026-000004", lang, dir)
