@@ -332,7 +332,7 @@ func TestIntentMatrix(t *testing.T) {
 		k, _ := d.notes.Kinds.Kind(kind)
 		entered := map[string]bool{k.Def.Initial: true}
 		for _, in := range k.Def.Intents {
-			if in.System {
+			if in.System || in.Keeps { // a record keeps the state it is fired in
 				continue
 			}
 			for _, tr := range in.Transitions {

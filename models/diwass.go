@@ -72,6 +72,12 @@ type DIWASSSubmission struct {
 	SentAt         *time.Time
 	CreatedAt      time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt      time.Time `gorm:"autoUpdateTime:false"`
+
+	// Stale: Claim found it SENDING (a worker stopped while sending).
+	Stale bool `gorm:"-"`
+	// Corrections the document had when its request was built (-1:
+	// unknown).
+	Corrections int `gorm:"-"`
 }
 
 // TableName of DIWASSSubmission.
@@ -105,9 +111,10 @@ func (s *DIWASSStore) Submission(ctx context.Context, id string) (*DIWASSSubmiss
 
 // Claim takes a PENDING submission for sending: in a transaction of its
 // own, under the row's lock, PENDING becomes SENDING with one more attempt
-// and is returned; a row found SENDING was claimed by a worker that
-// stopped before it recorded the outcome: it becomes UNCERTAIN (the
-// request may have arrived) and nil is returned, as for any other state.
+// and is returned. A row found SENDING was claimed by a worker that
+// stopped before it recorded the outcome: it is returned as it is, Stale
+// (the request may have arrived: its outcome is UNCERTAIN). Any other
+// state: nil.
 func (s *DIWASSStore) Claim(ctx context.Context, id string, now time.Time) (*DIWASSSubmission, error) {
 	var claimed *DIWASSSubmission
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -123,13 +130,12 @@ func (s *DIWASSStore) Claim(ctx context.Context, id string, now time.Time) (*DIW
 		case SubmissionPending:
 			sub.State, sub.Attempts, sub.UpdatedAt = SubmissionSending, sub.Attempts+1, now
 			claimed = &sub
+			return tx.Save(&sub).Error
 		case SubmissionSending:
-			sub.State, sub.UpdatedAt = SubmissionUncertain, now
-			sub.LastError = "the worker sending it stopped before it recorded DIWASS's answer: the request may have arrived"
-		default:
-			return nil
+			sub.Stale, sub.Corrections = true, -1
+			claimed = &sub
 		}
-		return tx.Save(&sub).Error
+		return nil
 	})
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
@@ -137,12 +143,21 @@ func (s *DIWASSStore) Claim(ctx context.Context, id string, now time.Time) (*DIW
 	return claimed, err
 }
 
-// Finish records the outcome of a claimed submission (SENDING).
+// Finish records the outcome of a claimed submission (SENDING), in the
+// transaction ctx carries if any.
 func (s *DIWASSStore) Finish(ctx context.Context, sub *DIWASSSubmission) error {
-	res := s.db.WithContext(ctx).Model(&DIWASSSubmission{}).Where("document_id = ? AND state = ?", sub.DocumentID, SubmissionSending).
+	return s.Settle(ctx, sub, SubmissionSending)
+}
+
+// Settle sets a submission in one of the states from to sub's state,
+// number, error and time of sending, in the transaction ctx carries if
+// any: the outcome of a claim (from SENDING), the arranger's new attempt
+// (REJECTED or UNCERTAIN to PENDING), a resolution (UNCERTAIN to SENT).
+func (s *DIWASSStore) Settle(ctx context.Context, sub *DIWASSSubmission, from ...string) error {
+	res := Conn(ctx, s.db).Model(&DIWASSSubmission{}).Where("document_id = ? AND state IN ?", sub.DocumentID, from).
 		Updates(map[string]any{"state": sub.State, "document_number": sub.DocumentNumber, "last_error": sub.LastError, "sent_at": sub.SentAt, "updated_at": sub.UpdatedAt})
 	if res.Error == nil && res.RowsAffected != 1 {
-		return fmt.Errorf("submission of %s was not SENDING when its outcome came", sub.DocumentID)
+		return fmt.Errorf("the submission of %s was not %v when it was to become %s", sub.DocumentID, from, sub.State)
 	}
 	return res.Error
 }

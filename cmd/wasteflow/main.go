@@ -25,6 +25,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
+	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/schedulers"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
@@ -743,10 +744,13 @@ func connectDIWASS(db *models.DB, cfg *configs.Config, queue *models.JobQueue, d
 		return nil, err
 	}
 	store := models.NewDIWASSStore(db)
-	svc := &diwass.Service{Store: store, Jobs: queue, Client: client,
+	svc := &diwass.Service{Store: store, Jobs: queue, Client: client, Acts: docs, Log: log,
 		Registrar: &diwass.Registrar{Client: client, Store: store, Authority: cfg.DIWASS.ResponsibleAuthority}}
-	svc.Register(queue)
+	svc.Register(queue) // a job queued before works even when the Annex VII URL was unset since
 	docs.AfterAct = append(docs.AfterAct, svc.OnAct)
+	if cfg.DIWASS.Annex7URL != "" { // announcements are sent: their exchange starts PENDING
+		docs.Server = map[string]int{shipment.SettingDIWASS: 1}
+	}
 	log.Info("DIWASS connected", "annex7", cfg.DIWASS.Annex7URL != "", "operators", cfg.DIWASS.OperatorsURL != "")
 	return diwass.NewHealth(client), nil
 }

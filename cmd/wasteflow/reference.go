@@ -305,7 +305,16 @@ func workflowsPage(kinds []*documents.Kind) ([]byte, error) {
 				op += " (creates a " + in.Creates + ")"
 			}
 			var trans []string
+			if states, guard, ok := keeps(in.Transitions); ok && in.Keeps {
+				trans = append(trans, strings.Join(states, ", ")+" (keeps the state)")
+				if guard != "" {
+					trans[0] += " if `" + guard + "`"
+				}
+			}
 			for _, t := range in.Transitions {
+				if in.Keeps {
+					break
+				}
 				to := t.To
 				if t.Target != "" {
 					to = strings.Join(t.Targets, " or ") + " (" + t.Target + ")"
@@ -476,4 +485,17 @@ func registersPage() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Key, cell(c.En), cell(c.De), cell(c.Source))
 	}
 	return b.String()
+}
+
+// keeps reports whether every transition of an intent keeps its state
+// under one guard (it records, as the exchange with DIWASS), and the
+// states.
+func keeps(ts []engine.Transition) (states []string, guard string, ok bool) {
+	for i, t := range ts {
+		if t.Target != "" || len(t.From) != 1 || t.From[0] != t.To || (i > 0 && t.Guard != guard) {
+			return nil, "", false
+		}
+		states, guard = append(states, t.To), t.Guard
+	}
+	return states, guard, len(ts) > 0
 }

@@ -46,6 +46,7 @@
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Deadline', party: 'Party', due: 'Due', remaining: 'Remaining',
       shipments: 'Shipments', quantity: 'Quantity', shippedOn: 'Shipped on', movement: 'Movement', unit: 'Unit', tonnes: 'tonnes (t)', cubicMetres: 'cubic metres (m³)',
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
+      diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
       badLogin: 'Log-in failed: {msg}', badCredentials: 'The username or the password is not right. Please try again.',
       tooManyLogins: 'Too many failed attempts. Please wait a few minutes, then try again.', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…',
@@ -78,6 +79,7 @@
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       shipments: 'Verbringungen', quantity: 'Menge', shippedOn: 'Versandt am', movement: 'Verbringung', unit: 'Einheit', tonnes: 'Tonnen (t)', cubicMetres: 'Kubikmeter (m³)',
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
+      diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
       badLogin: 'Anmeldung fehlgeschlagen: {msg}', badCredentials: 'Benutzername oder Passwort stimmen nicht. Bitte versuchen Sie es erneut.',
       tooManyLogins: 'Zu viele fehlgeschlagene Versuche. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…',
@@ -660,6 +662,7 @@
     $('doc-state').className = 'badge ' + (TONE[doc.state] || '');
     $('doc-state').dataset.state = doc.state;
     $('doc-version').textContent = doc.version;
+    renderDIWASS(doc);
     $('print-result').hidden = true;
     $('doc-roles').textContent = '';
     $('intents').replaceChildren(el('span', { id: 'intents-label', class: 'label', text: t('actions') }),
@@ -685,6 +688,29 @@
     renderDeadlines(doc.deadlines || []);
     drawDiagram(m, doc.state);
     await renderTimeline(id, doc);
+  }
+
+  // renderDIWASS shows an Annex VII document's exchange with DIWASS under
+  // its state: where it stands in words, DIWASS's number, and why it was
+  // refused or is uncertain (nothing for a document never exchanged).
+  const DIWASS_TONE = { SENT: 'good', PENDING: 'warn', REJECTED: 'bad', UNCERTAIN: 'bad' };
+  function renderDIWASS(doc) {
+    const x = doc.metadata && doc.metadata.diwass;
+    const host = $('doc-diwass');
+    if (!x || !x.state || x.state === 'NOT_CONNECTED') {
+      host.hidden = true;
+      host.replaceChildren();
+      return;
+    }
+    const line = [el('span', { class: 'label', text: 'DIWASS' }), ' ', el('span', { class: 'badge ' + (DIWASS_TONE[x.state] || ''), 'data-diwass': x.state, text: listWord('diwassState', x.state) })];
+    if (x.documentNumber) line.push(' ', el('span', { class: 'diwass-number', text: x.documentNumber }));
+    if (x.sentAt) line.push(' ', el('span', { class: 'muted', text: t('diwassSentAt', { at: fmtTime(x.sentAt) }) }));
+    if (x.state !== 'SENT' && Number(x.attempts) > 0) line.push(' ', el('span', { class: 'muted', text: t('diwassAttempts', { n: x.attempts }) }));
+    const out = [el('p', { class: 'doc-meta' }, line)];
+    if (x.lastError) out.push(el('p', { class: 'kern-body diwass-error' }, el('span', { class: 'label', text: t('diwassError') }), ' ', x.lastError));
+    for (const n of x.notSent || []) out.push(el('p', { class: 'kern-body muted', text: t('diwassNotSent', { intent: intentLabel(n.intent, doc.kind), at: fmtTime(n.at) }) }));
+    host.replaceChildren(...out);
+    host.hidden = false;
   }
 
   // The content: the document's own fields, without the blocks that only

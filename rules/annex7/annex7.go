@@ -166,6 +166,8 @@ type Annex7 struct {
 	TakeBacks               []TakeBackRecord           `json:"takeBacks" maxItems:"100" label:"Take-backs|Rücknahmen"`
 	Metadata                shipment.Metadata          `json:"metadata" label:"Additional information|Weitere Angaben"`
 	Withdrawal              *shipment.WithdrawalRecord `json:"withdrawn" label:"Withdrawal|Rücknahme des Entwurfs"`
+	// DIWASS is the exchange with DIWASS (nil: never exchanged).
+	DIWASS *shipment.DIWASSExchange `json:"diwass" label:"Exchange with DIWASS|Austausch mit DIWASS"`
 
 	// The parties' details as they were when the document was filed
 	// (the runner records them; none while a draft).

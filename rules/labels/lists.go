@@ -27,7 +27,19 @@ const (
 	ListDeadlineRule  = "deadlineRule"
 	ListDeadlineState = "deadlineState"
 	ListDocumentKind  = "documentKind"
+	// ListDIWASSState names the states of a document's exchange with
+	// DIWASS (metadata.diwass.state).
+	ListDIWASSState = "diwassState"
 )
+
+// DIWASSStates are the states of a document's exchange with DIWASS.
+var DIWASSStates = map[string]Text{
+	"NOT_CONNECTED": {"Not exchanged with DIWASS", "Nicht mit DIWASS ausgetauscht"},
+	"PENDING":       {"Waiting to be sent", "Wartet auf Versand"},
+	"SENT":          {"Sent, numbered by DIWASS", "Gesendet, von DIWASS nummeriert"},
+	"REJECTED":      {"Rejected: correct and send again", "Abgelehnt: korrigieren und erneut senden"},
+	"UNCERTAIN":     {"Uncertain: check in DIWASS", "Ungewiss: in DIWASS prüfen"},
+}
 
 // DeadlineStates are the states of a time limit.
 var DeadlineStates = map[string]Text{
@@ -103,6 +115,7 @@ func builtinLists() map[string]map[string]Text {
 		ListWasteClassificationList: WasteClassificationLists,
 		ListDeadlineState:           DeadlineStates,
 		ListDocumentKind:            DocumentKinds,
+		ListDIWASSState:             DIWASSStates,
 	}
 	for _, e := range wastecodes.Entries() {
 		t, ok := wasteCodeText(e)

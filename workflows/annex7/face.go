@@ -54,5 +54,5 @@ var face = &documents.Face{
 			Description: "The arranger, once the waste is under way or received; a reason is required. Starts TAKE_BACK_DUE (90 days, Art. 22(2)). " +
 				"The take-back is carried out by a new Annex VII document created with takeBackOf set to this one."},
 	},
-	Elsewhere: []string{IntentWithdrawal}, // SetByIntent's
+	Elsewhere: []string{IntentWithdrawal, IntentDIWASSResubmission, IntentDIWASSResolution}, // SetByIntent's
 }

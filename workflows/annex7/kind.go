@@ -30,9 +30,16 @@ type Annex7Document struct {
 	CarrierTransfers  []a.CarrierTransferRecord  `json:"carrierTransfers"`
 	Certificates      Certificates               `json:"certificates" label:"Certificates|Bescheinigungen"`
 	TakeBacks         []a.TakeBackRecord         `json:"takeBacks"`
-	Metadata          shipment.Metadata          `json:"metadata"`
+	Metadata          Metadata                   `json:"metadata"`
 	Withdrawn         *shipment.WithdrawalRecord `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	documents.Trailer `json:",inline"`
+}
+
+// Metadata is an Annex VII document's metadata: what every kind keeps
+// beside its content, and the exchange with DIWASS.
+type Metadata struct {
+	shipment.Metadata `json:",inline"`
+	DIWASS            shipment.DIWASSExchange `json:"diwass" doc:"the document's exchange with DIWASS, the EU's hub (our design: docs/diwass.md); state NOT_CONNECTED when it was not exchanged" label:"Exchange with DIWASS|Austausch mit DIWASS"`
 }
 
 // CreateInput is what CreateAnnex7 takes.
@@ -55,7 +62,7 @@ func NewKind() *documents.Kind {
 		Register:     register,
 		Print: func(p *documents.PrintRequest, d *a.Annex7) documents.Printout {
 			title, basis, blocks := Form(d, p.Lang, p.Dir)
-			return documents.Printout{Title: title, Basis: basis, Blocks: blocks, ShipmentEnd: d.Content.ActualDateOfShipment}
+			return documents.Printout{Title: title, Basis: basis, Blocks: blocks, ShipmentEnd: d.Content.ActualDateOfShipment, Facts: diwassFacts(d, p.Lang)}
 		},
 	}.Kind()
 }
@@ -65,7 +72,10 @@ func document(v *documents.View, d *a.Annex7) *Annex7Document {
 		Header: v.Header(), Trailer: v.Trailer(),
 		Annex7: d.Content, AnnouncedAt: d.AnnouncedAt, Corrections: d.Corrections, CarrierTransfers: d.CarrierTransfers,
 		Certificates: Certificates{Consignee: d.ConsigneeCertificate, Facility: d.FacilityCertificate, Completion: d.CertificateOfCompletion},
-		TakeBacks:    d.TakeBacks, Metadata: d.Metadata, Withdrawn: d.Withdrawal,
+		TakeBacks:    d.TakeBacks, Metadata: Metadata{Metadata: d.Metadata, DIWASS: shipment.DIWASSExchange{State: shipment.DIWASSNotConnected}}, Withdrawn: d.Withdrawal,
+	}
+	if d.DIWASS != nil {
+		doc.Metadata.DIWASS = *d.DIWASS
 	}
 	return doc
 }

@@ -90,6 +90,9 @@ var declaration = &engine.Declaration[a.Annex7]{
 			Apply: func(ev *on, in *a.Content) error {
 				d := ev.Doc
 				d.Content, d.AnnouncedAt = *in, &ev.Now
+				if ev.Setting != nil && ev.Setting(shipment.SettingDIWASS) == 1 { // the server sends it (docs/diwass.md)
+					d.DIWASS = &shipment.DIWASSExchange{State: shipment.DIWASSPending}
+				}
 				return nil
 			}},
 		intent[a.Content]{Name: IntentCorrection, Refreshes: true, Errors: slices.Concat(announcementErrors, []string{a.ErrTakeBackReference, shipment.ErrChangeEmpty}),
@@ -107,6 +110,13 @@ var declaration = &engine.Declaration[a.Annex7]{
 				d := ev.Doc
 				d.Corrections = append(d.Corrections, a.CorrectionRecord{At: ev.Now, Previous: d.Content})
 				d.Content = *in
+				// DIWASS holds (or may hold) the announcement: its update
+				// operation is not public, so the correction stays here. A
+				// PENDING or REJECTED document goes with its corrections.
+				if x := d.DIWASS; x != nil && (x.State == shipment.DIWASSSent || x.State == shipment.DIWASSUncertain) {
+					x.NotSent = append(x.NotSent, shipment.DIWASSNotSent{Intent: IntentCorrection, At: ev.Now, Reason: shipment.NotSentUpdate})
+					ev.Note = "correction " + shipment.NotSentUpdate
+				}
 				return nil
 			}},
 		intent[a.CarrierTransfer]{Name: IntentCarrierTransfer, Errors: dateErrors,
@@ -219,9 +229,13 @@ var declaration = &engine.Declaration[a.Annex7]{
 				return nil
 			}},
 		documents.Withdrawal(a.RoleArranger, a.Draft, a.Withdrawn, "announced", "announcement", func(d *a.Annex7) **shipment.WithdrawalRecord { return &d.Withdrawal }),
+		diwassIntents[0], diwassIntents[1], diwassIntents[2],
 	},
 	Guards: map[string]func(*on) bool{
 		"callerNotTransferred": func(ev *on) bool { return !ev.Doc.HasTransferred(ev.Caller.Org) },
+		"diwassPending":        diwassIs(shipment.DIWASSPending),
+		"diwassRejected":       diwassIs(shipment.DIWASSRejected),
+		"diwassUncertain":      diwassIs(shipment.DIWASSUncertain),
 	},
 	Rules: []engine.Rule{
 		{Name: ruleReceipt, LegalBasis: "Art. 18 Regulation (EU) 2024/1157 (Annex VII, box 14); service interface section 8", Days: 3, Working: true, Party: partyConsignee},
@@ -353,6 +367,9 @@ var words = engine.Labels{
 		IntentTakeBack:                {EN: "Initiate a take-back", DE: "Rücknahme einleiten"},
 		IntentWithdrawal:              {EN: "Withdraw the draft", DE: "Entwurf zurücknehmen"},
 		IntentTakeBackCompleted:       {EN: "Take-back completed", DE: "Rücknahme abgeschlossen"},
+		IntentDIWASSExchange:          {EN: "Exchange with DIWASS", DE: "Austausch mit DIWASS"},
+		IntentDIWASSResubmission:      {EN: "Send to DIWASS again", DE: "Erneut an DIWASS senden"},
+		IntentDIWASSResolution:        {EN: "Resolve the DIWASS exchange", DE: "DIWASS-Austausch klären"},
 	},
 	Roles: shipment.RoleWords(map[string]labels.Text{a.RoleArranger: {EN: "Person who arranges the shipment", DE: "Veranlasser der Verbringung"}}),
 	Rules: map[string]labels.Text{

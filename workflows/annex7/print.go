@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	a "github.com/wasteflow/wasteflow/rules/annex7"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/printing"
 )
@@ -56,6 +57,8 @@ var annexVII = printing.Words{
 	"code10v":   {"(v) EU list of wastes", "(v) Abfallverzeichnis der EU"},
 	"code10vi":  {"(vi) National code", "(vi) Nationaler Code"},
 	"other":     {"Other", "Sonstige"},
+	"diwass":    {"DIWASS number", "DIWASS-Nummer"},
+	"diwassNot": {"DIWASS", "DIWASS"},
 }
 
 var (
@@ -152,4 +155,19 @@ func Form(d *a.Annex7, lang string, dir printing.Directory) (title, basis string
 		blocks = append(blocks, b)
 	}
 	return w("title"), w("basis"), blocks
+}
+
+// diwassFacts: the number DIWASS gave the document, printed under the
+// title; while it has none, the state of the exchange in words (nothing
+// for a document never exchanged).
+func diwassFacts(d *a.Annex7, lang string) []printing.Row {
+	x := d.DIWASS
+	if x == nil {
+		return nil
+	}
+	w := annexVII.In(lang)
+	if x.DocumentNumber != "" {
+		return []printing.Row{{Label: w("diwass"), Value: x.DocumentNumber}}
+	}
+	return []printing.Row{{Label: w("diwassNot"), Value: printing.For(lang).Enum(labels.ListDIWASSState, x.State)}}
 }

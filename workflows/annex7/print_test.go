@@ -30,7 +30,8 @@ func TestAnnexVIIPrints(t *testing.T) {
 		CarrierTransfers:        []annex7.CarrierTransferRecord{{CarrierOrganisationID: "truck", MeansOfTransport: "ROAD", TransferDate: "2026-12-04"}},
 		ConsigneeCertificate:    &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
 		FacilityCertificate:     &annex7.CertificateRecord{ReceivedOn: "2026-12-05", Quantity: shipment.Quantity{Tonnes: &got}},
-		CertificateOfCompletion: &annex7.CompletionRecord{CompletedOn: "2026-12-11", RecoveryCode: "R3"}}
+		CertificateOfCompletion: &annex7.CompletionRecord{CompletedOn: "2026-12-11", RecoveryCode: "R3"},
+		DIWASS:                  &shipment.DIWASSExchange{State: "SENT", DocumentNumber: "GLW.BE260000000019i", Attempts: 1}}
 	names := map[string]string{"acme": "ACME Elektronik GmbH", "recyc": "Recyclage Nord SàRL", "truck": "Spedition Schnell GmbH",
 		"auth-de": "Landesamt für Umwelt", "auth-nl": "Inspectie Leefomgeving en Transport"}
 	dir := printing.Directory(func(id string) shipment.PartyDetails {
@@ -46,12 +47,13 @@ func TestAnnexVIIPrints(t *testing.T) {
 		if got := strings.Join(order, ","); got != "1,2,3,4,5,,,6,7,8,9,10,11,12,13,14," {
 			t.Errorf("%s: boxes %s, not the form's arrangement", lang, got)
 		}
-		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-A7-2026-000003", Blocks: blocks, Labels: printing.LabelsOf(lang), Printed: announced})
+		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-A7-2026-000003", Blocks: blocks, Labels: printing.LabelsOf(lang), Printed: announced,
+			Facts: diwassFacts(d, lang)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		text := printtest.Raw(t, pdf)
-		want := append([]string{"DE-A7-2026-000003", "B3011", "R3", "PET bottle flakes", printing.For(lang).Enum("meansOfTransport", "ROAD")}, values[lang]...)
+		want := append([]string{"DE-A7-2026-000003", annexVII.In(lang)("diwass"), "GLW.BE260000000019i", "B3011", "R3", "PET bottle flakes", printing.For(lang).Enum("meansOfTransport", "ROAD")}, values[lang]...)
 		for _, name := range names {
 			want = append(want, name)
 		}
@@ -59,7 +61,7 @@ func TestAnnexVIIPrints(t *testing.T) {
 		for _, no := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"} {
 			want = append(want, no+". "+w(no))
 		}
-		for _, raw := range []string{"ROAD", "BASEL_ANNEX_IX", "(acme)"} {
+		for _, raw := range []string{"ROAD", "BASEL_ANNEX_IX", "(acme)", "SENT"} {
 			if strings.Contains(text, raw) {
 				t.Errorf("%s: the print shows %q", lang, raw)
 			}
@@ -69,5 +71,17 @@ func TestAnnexVIIPrints(t *testing.T) {
 				t.Errorf("%s: pdftotext does not find %q", lang, s)
 			}
 		}
+	}
+}
+
+// Before DIWASS numbered it, the form says where the exchange stands, in
+// words; a document never exchanged says nothing of DIWASS.
+func TestAnnexVIIPrintsTheDIWASSState(t *testing.T) {
+	if got := diwassFacts(&annex7.Annex7{}, "en"); got != nil {
+		t.Errorf("never exchanged: %v", got)
+	}
+	got := diwassFacts(&annex7.Annex7{DIWASS: &shipment.DIWASSExchange{State: "REJECTED"}}, "de")
+	if len(got) != 1 || got[0].Value != "Abgelehnt: korrigieren und erneut senden" {
+		t.Errorf("rejected, in German: %v", got)
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // register is an Annex VII document's part of its register row: codes,
-// parties, the shipment, the receipts and the completion.
+// parties, the shipment, the receipts, the completion and the exchange
+// with DIWASS.
 func register(_ *documents.RegisterRequest, d *a.Annex7) documents.RegisterRow {
 	c := &d.Content
 	row := documents.RegisterRow{Codes: c.WasteClassifications, Shipped: c.ActualQuantity, ShipmentFrom: c.ActualDateOfShipment,
@@ -24,5 +25,6 @@ func register(_ *documents.RegisterRequest, d *a.Annex7) documents.RegisterRow {
 	if cc := d.CertificateOfCompletion; cc != nil {
 		row.CompletedOn = cc.CompletedOn
 	}
+	row.DIWASS = d.DIWASS
 	return row
 }

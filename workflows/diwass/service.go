@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -14,17 +15,25 @@ import (
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/annex7"
 	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // Service connects the documents to DIWASS: an announced Annex VII
 // document gets a submission and the job that sends it, in the
-// announcement's transaction; any instance works the job.
+// announcement's transaction; any instance works the job, and each
+// outcome is an act on the document (DIWASS_EXCHANGE: audited, told to
+// its parties) that settles the submission in its transaction.
 type Service struct {
 	Store     *models.DIWASSStore
 	Jobs      *models.JobQueue
 	Client    *Client
 	Registrar *Registrar
-	Now       func() time.Time
+	// Acts records outcomes on the documents (documents.Runner).
+	Acts interface {
+		FireSystem(ctx context.Context, id, intent string, input any) (*documents.View, error)
+	}
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // SubmitArgs is the job that sends one document.
@@ -35,6 +44,10 @@ type SubmitArgs struct {
 // Kind of the job.
 func (SubmitArgs) Kind() string { return "diwass_submit" }
 
+// maxAttempts of a submission's job: River's backoff (attempt⁴ seconds)
+// spreads them over about three weeks.
+const maxAttempts = 25
+
 // Register adds the submission worker to q.
 func (s *Service) Register(q *models.JobQueue) { models.AddWorker[SubmitArgs](q, &submitWorker{s: s}) }
 
@@ -44,7 +57,7 @@ type submitWorker struct {
 }
 
 func (w *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) error {
-	return w.s.submitter().Work(ctx, job.Args.DocumentID)
+	return w.s.submitter().Work(ctx, job.Args.DocumentID, job.Attempt >= job.MaxAttempts)
 }
 
 func (s *Service) now() time.Time {
@@ -55,27 +68,64 @@ func (s *Service) now() time.Time {
 }
 
 func (s *Service) submitter() *Submitter {
-	return &Submitter{Client: s.Client, Store: s.Store, Build: s.build, Now: s.Now}
+	return &Submitter{Client: s.Client, Store: s.Store, Build: s.build, Record: s.record, Now: s.Now}
 }
 
-// OnAct is documents.Runner's AfterAct: the announcement of an Annex VII
-// document starts its submission (a correction is not sent: DIWASS's
-// update operation is not known).
+// record makes an outcome an act on the document; OnAct settles the
+// submission in its transaction. A document that refuses the act (its
+// exchange is not PENDING: it cannot be, short of a hand-made row) keeps
+// it as it is, and the submission alone records the outcome.
+func (s *Service) record(ctx context.Context, sub *models.DIWASSSubmission) error {
+	_, err := s.Acts.FireSystem(ctx, sub.DocumentID, annex7.IntentDIWASSExchange, shipment.DIWASSOutcome{State: sub.State,
+		DocumentNumber: sub.DocumentNumber, Error: sub.LastError, Attempts: sub.Attempts, SentAt: sub.SentAt, Corrections: sub.Corrections})
+	var se *status.Error
+	if errors.As(err, &se) && se.Code == status.FailedPrecondition {
+		if s.Log != nil {
+			s.Log.Warn("diwass: the document does not record the outcome", "document", sub.DocumentID, "state", sub.State, "error", err)
+		}
+		return s.Store.Finish(ctx, sub)
+	}
+	return err
+}
+
+// OnAct is documents.Runner's AfterAct, in the act's transaction: the
+// announcement of an Annex VII document the server sends starts its
+// submission (a correction is not sent: DIWASS's update operation is not
+// known); an outcome settles the submission; the arranger's new attempt
+// or resolution does too, and a new attempt starts a job.
 func (s *Service) OnAct(ctx context.Context, act documents.Act) error {
-	if act.Kind != annex7.Kind || act.Intent != annex7.IntentSubmission {
+	if act.Kind != annex7.Kind {
 		return nil
 	}
-	if err := s.Store.Enqueue(ctx, models.DIWASSSubmission{DocumentID: act.Doc.ID, ProviderID: act.Doc.ProviderID, CreatedAt: s.now().UTC()}); err != nil {
-		return err
+	d, _ := act.Data.(*a.Annex7)
+	if d == nil || d.DIWASS == nil {
+		return nil
 	}
-	_, err := s.Jobs.InsertTx(ctx, SubmitArgs{DocumentID: act.Doc.ID}, &river.InsertOpts{MaxAttempts: 25})
+	x, id := d.DIWASS, act.Doc.ID
+	sub := &models.DIWASSSubmission{DocumentID: id, State: x.State, DocumentNumber: x.DocumentNumber, LastError: x.LastError, SentAt: x.SentAt, UpdatedAt: act.Doc.UpdatedAt}
+	switch act.Intent {
+	case annex7.IntentSubmission:
+		if err := s.Store.Enqueue(ctx, models.DIWASSSubmission{DocumentID: id, ProviderID: act.Doc.ProviderID, CreatedAt: act.Doc.UpdatedAt}); err != nil {
+			return err
+		}
+	case annex7.IntentDIWASSExchange:
+		return s.Store.Finish(ctx, sub)
+	case annex7.IntentDIWASSResubmission, annex7.IntentDIWASSResolution:
+		if err := s.Store.Settle(ctx, sub, models.SubmissionRejected, models.SubmissionUncertain); err != nil || x.State != shipment.DIWASSPending {
+			return err
+		}
+	default:
+		return nil
+	}
+	_, err := s.Jobs.InsertTx(ctx, SubmitArgs{DocumentID: id}, &river.InsertOpts{MaxAttempts: maxAttempts})
 	return err
 }
 
 // build makes the request of Annex VII document id as filed: its parties
 // as recorded, their operators (a company without one is registered on
 // the way), the original's DIWASS number for a take-back.
-func (s *Service) build(ctx context.Context, id string) (*CreateAnnex7Request, error) {
+func (s *Service) build(ctx context.Context, sub *models.DIWASSSubmission) (*CreateAnnex7Request, error) {
+	id := sub.DocumentID
 	doc, err := s.Store.Document(ctx, id)
 	if err != nil {
 		return nil, err
@@ -87,6 +137,7 @@ func (s *Service) build(ctx context.Context, id string) (*CreateAnnex7Request, e
 	if err := json.Unmarshal([]byte(doc.Data), &d); err != nil {
 		return nil, &NotSendableError{"the stored document does not read: " + err.Error()}
 	}
+	sub.Corrections = len(d.Corrections)
 	in := Annex7Input{Content: d.Content, Parties: map[string]shipment.PartyDetails{}, Operators: map[string]string{}, Declarant: ""}
 	if d.AnnouncedAt != nil {
 		in.AnnouncedAt = *d.AnnouncedAt

@@ -2,7 +2,10 @@ package diwass_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,15 +20,20 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/diwass"
 	"github.com/wasteflow/wasteflow/workflows/diwass/diwassfake"
 	"github.com/wasteflow/wasteflow/workflows/documents"
+	"github.com/wasteflow/wasteflow/workflows/eventkinds"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 )
 
 // An Annex VII document announced through the runner reaches DIWASS (the
 // fake) through the job queue (River) with its parties registered as
-// operators first (DIWASS busy at the first try: tried again), and its
-// submission holds DIWASS's number; its
-// correction is not sent again. Both databases.
+// operators first (DIWASS busy at the first try: tried again), and the
+// document shows DIWASS's number (metadata.diwass) and every outcome in
+// its history; its correction is not sent again but recorded as not sent.
+// A rejection is told to the parties (an event) and offers the arranger
+// DIWASS_RESUBMISSION; an UNCERTAIN exchange is resolved by the arranger
+// with the number found in DIWASS, or by sending it again. The trail
+// replays to the documents. Both databases.
 func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
 		db := dbtest.Open(t, cfg)
@@ -54,9 +62,11 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 		}
 		store := models.NewDIWASSStore(db)
 		c := client(url)
-		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
+		c.Timeout = time.Second
+		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Acts: r, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
 		svc.Register(queue)
 		r.AfterAct = append(r.AfterAct, svc.OnAct)
+		r.Server = map[string]int{shipment.SettingDIWASS: 1}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if err := queue.Start(ctx); err != nil {
@@ -73,45 +83,165 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 			CompetentAuthorities: shipment.CompetentAuthorities{Dispatch: ref("de"), Destination: ref("nl")},
 			WasteClassifications: []shipment.WasteClassification{{List: "BASEL_ANNEX_IX", Code: "B3011"}}, UsualDescription: "PET flakes", RecoveryCode: "R3",
 			ActualQuantity: shipment.Quantity{Tonnes: &q}, ActualDateOfShipment: "2026-12-04"}
-		v, berrs, err := r.Create(as, annex7.Kind, &annex7.CreateInput{Content: content})
-		if err != nil || len(berrs) > 0 {
-			t.Fatalf("create: %v %v", err, berrs)
+		fire := func(id, intent string, in any) {
+			t.Helper()
+			if _, berrs, err := r.Fire(as, documents.Target{ID: id}, []string{intent}, in); err != nil || len(berrs) > 0 {
+				t.Fatalf("%s: %v %v", intent, err, berrs)
+			}
 		}
-		id := v.Doc.ID
-		if _, err := store.Submission(ctx, id); err == nil {
-			t.Fatal("a draft has a submission")
+		announce := func() string {
+			t.Helper()
+			v, berrs, err := r.Create(as, annex7.Kind, &annex7.CreateInput{Content: content})
+			if err != nil || len(berrs) > 0 {
+				t.Fatalf("create: %v %v", err, berrs)
+			}
+			if got := exchange(t, r, as, v.Doc.ID); got.State != "NOT_CONNECTED" {
+				t.Fatalf("a draft's exchange: %+v", got)
+			}
+			fire(v.Doc.ID, annex7.IntentSubmission, &content)
+			return v.Doc.ID
 		}
+		// settled waits for the document's exchange to leave PENDING.
+		settled := func(id string) shipment.DIWASSExchange {
+			t.Helper()
+			var x shipment.DIWASSExchange
+			for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if x = exchange(t, r, as, id); x.State != "PENDING" {
+					break
+				}
+			}
+			sub, err := store.Submission(ctx, id)
+			if err != nil || sub.State != x.State || sub.DocumentNumber != x.DocumentNumber || sub.Attempts != x.Attempts || sub.LastError != x.LastError {
+				t.Fatalf("the submission %+v (%v) is not the document's exchange %+v", sub, err, x)
+			}
+			return x
+		}
+
 		// DIWASS busy at the first registration: the submission waits and
 		// its job runs again (River's backoff), not a rejection.
 		fake.Next(diwassfake.Mishap{Status: 503, Plain: "busy"})
-		if _, berrs, err := r.Fire(as, documents.Target{ID: id}, []string{annex7.IntentSubmission}, &content); err != nil || len(berrs) > 0 {
-			t.Fatalf("announce: %v %v", err, berrs)
-		}
-		var sub *models.DIWASSSubmission
-		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if sub, err = store.Submission(ctx, id); err == nil && sub.State != "PENDING" && sub.State != "SENDING" {
-				break
-			}
-		}
-		if sub == nil || sub.State != "SENT" || !strings.HasPrefix(sub.DocumentNumber, "GLW.") || sub.Attempts != 2 {
-			t.Fatalf("the submission: %+v %v", sub, err)
+		id := announce()
+		x := settled(id)
+		if x.State != "SENT" || !strings.HasPrefix(x.DocumentNumber, "GLW.") || x.Attempts != 2 || x.SentAt == nil || x.LastError != "" {
+			t.Fatalf("the exchange: %+v", x)
 		}
 		docs := fake.Documents()
-		if len(docs) != 1 || docs[0].Number != sub.DocumentNumber || docs[0].Arranger.OperatorID == "" || docs[0].Carriers[0].OperatorID == "" ||
+		if len(docs) != 1 || docs[0].Number != x.DocumentNumber || docs[0].Arranger.OperatorID == "" || docs[0].Carriers[0].OperatorID == "" ||
 			docs[0].Export != "276" || docs[0].Import != "528" || !docs[0].ArrangerIsProducer {
 			t.Fatalf("what DIWASS holds: %+v", docs)
 		}
 		if n := len(fake.Operators()); n != 3 {
 			t.Fatalf("DIWASS holds %d operators, want the 3 companies", n)
 		}
-		// A correction is not sent as a second create.
-		content.ActualQuantity.Tonnes = &decimal.Decimal{Units: 13}
-		if _, berrs, err := r.Fire(as, documents.Target{ID: id}, []string{annex7.IntentCorrection}, &content); err != nil || len(berrs) > 0 {
-			t.Fatalf("correct: %v %v", err, berrs)
+		if notes := history(t, r, as, id); !slices.Contains(notes, "DIWASS_EXCHANGE: attempt 1 did not reach DIWASS, tried again later: registering acme: not sent to DIWASS: HTTP 503") ||
+			!slices.Contains(notes, "DIWASS_EXCHANGE: sent to DIWASS: "+x.DocumentNumber) {
+			t.Fatalf("the history: %q", notes)
 		}
+		// A correction is not sent as a second create: the document says so.
+		content.ActualQuantity.Tonnes = &decimal.Decimal{Units: 13}
+		fire(id, annex7.IntentCorrection, &content)
 		time.Sleep(300 * time.Millisecond)
 		if n := fake.Received("CreateAnnex7DocumentTypeRequest"); n != 1 {
 			t.Fatalf("DIWASS received %d creates, want 1", n)
 		}
+		if x := exchange(t, r, as, id); x.State != "SENT" || len(x.NotSent) != 1 || x.NotSent[0].Intent != "CORRECTION" || !strings.Contains(x.NotSent[0].Reason, "update not supported") {
+			t.Fatalf("after a correction: %+v", x)
+		}
+
+		// Rejected: the parties are told, the arranger may send it again.
+		fake.Next(diwassfake.Mishap{Status: 400, Fault: "validation: the consignee's operator is suspended"})
+		rejected := announce()
+		if x := settled(rejected); x.State != "REJECTED" || !strings.Contains(x.LastError, "suspended") || x.Attempts != 1 {
+			t.Fatalf("rejected: %+v", x)
+		}
+		var events []models.Event
+		db.Where("document_id = ? AND kind = ? AND organisation_id = ?", rejected, "DIWASS_EXCHANGE_CHANGED", "acme").Order("id").Find(&events)
+		var told eventkinds.DIWASSExchange
+		if len(events) != 1 || json.Unmarshal([]byte(events[0].Payload), &told) != nil || told.State != "REJECTED" || told.Previous != "PENDING" ||
+			!strings.Contains(told.Error, "suspended") || told.DocumentNumber == "" {
+			t.Fatalf("the arranger's events of the rejection: %+v", events)
+		}
+		if fu := followUps(t, r, as, rejected); !slices.Contains(fu, annex7.IntentDIWASSResubmission) || slices.Contains(fu, annex7.IntentDIWASSResolution) {
+			t.Fatalf("the arranger's follow-ups after a rejection: %v", fu)
+		}
+		fire(rejected, annex7.IntentDIWASSResubmission, &annex7.DIWASSResubmission{Comment: "the consignee's operator is active again"})
+		if x := settled(rejected); x.State != "SENT" || x.Attempts != 2 {
+			t.Fatalf("sent again: %+v", x)
+		}
+
+		// A hang after the request was written: UNCERTAIN, never sent by
+		// itself; resolved with the number DIWASS shows.
+		before := fake.Received("CreateAnnex7DocumentTypeRequest")
+		fake.Next(diwassfake.Mishap{Hang: true})
+		hung := announce()
+		if x := settled(hung); x.State != "UNCERTAIN" {
+			t.Fatalf("a hang: %+v", x)
+		}
+		fake.Release()
+		if fu := followUps(t, r, as, hung); !slices.Contains(fu, annex7.IntentDIWASSResolution) || slices.Contains(fu, annex7.IntentDIWASSResubmission) {
+			t.Fatalf("the arranger's follow-ups when uncertain: %v", fu)
+		}
+		if _, berrs, err := r.Fire(as, documents.Target{ID: hung}, []string{annex7.IntentDIWASSResolution}, &shipment.DIWASSResolution{}); err != nil || len(berrs) != 1 {
+			t.Fatalf("a resolution that says nothing: %v %v", err, berrs)
+		}
+		fire(hung, annex7.IntentDIWASSResolution, &shipment.DIWASSResolution{DocumentNumber: "GLW.DE260000000042x"})
+		if x := exchange(t, r, as, hung); x.State != "SENT" || x.DocumentNumber != "GLW.DE260000000042x" {
+			t.Fatalf("resolved with the number: %+v", x)
+		}
+		if n := fake.Received("CreateAnnex7DocumentTypeRequest") - before; n != 1 {
+			t.Fatalf("DIWASS received %d creates of the uncertain document, want 1", n)
+		}
+		// Another: DIWASS does not hold it; sent again deliberately.
+		fake.Next(diwassfake.Mishap{Cut: true})
+		lost := announce()
+		if x := settled(lost); x.State != "UNCERTAIN" {
+			t.Fatalf("a cut connection: %+v", x)
+		}
+		fire(lost, annex7.IntentDIWASSResolution, &shipment.DIWASSResolution{SendAgain: true})
+		if x := settled(lost); x.State != "SENT" || x.Attempts != 2 {
+			t.Fatalf("sent again deliberately: %+v", x)
+		}
+
+		res, err := r.Replay(ctx)
+		if err != nil || len(res.Divergences) > 0 || res.Documents != 4 {
+			t.Fatalf("the replay: %+v %v", res, err)
+		}
 	})
+}
+
+func exchange(t *testing.T, r *documents.Runner, as context.Context, id string) shipment.DIWASSExchange {
+	t.Helper()
+	v, err := r.Get(as, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := reflect.ValueOf(v.Kind.Document(v)).Elem().Field(0).Interface().(annex7.Annex7Document) // the retrieval document's own fields
+	return doc.Metadata.DIWASS
+}
+
+func followUps(t *testing.T, r *documents.Runner, as context.Context, id string) []string {
+	t.Helper()
+	v, err := r.Get(as, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range v.FollowUp {
+		out = append(out, f.Intent)
+	}
+	return out
+}
+
+// history is the document's trail as intent: note.
+func history(t *testing.T, r *documents.Runner, as context.Context, id string) []string {
+	t.Helper()
+	h, err := r.History(as, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, row := range h.Rows {
+		out = append(out, row.Intent+": "+row.Detail)
+	}
+	return out
 }

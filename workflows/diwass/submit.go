@@ -3,6 +3,7 @@ package diwass
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/wasteflow/wasteflow/models"
@@ -19,10 +20,14 @@ type Submissions interface {
 type Submitter struct {
 	Client *Client
 	Store  Submissions
-	// Build makes the request of document id (an error: it cannot be
-	// sent as it is, and says why).
-	Build func(ctx context.Context, id string) (*CreateAnnex7Request, error)
-	Now   func() time.Time
+	// Build makes the request of sub's document (an error: it cannot be
+	// sent as it is, and says why) and sets sub.Corrections.
+	Build func(ctx context.Context, sub *models.DIWASSSubmission) (*CreateAnnex7Request, error)
+	// Record writes an outcome (sub, still SENDING in the store, holds
+	// it): Store.Finish when nil; the Service records it as an act on
+	// the document, which finishes the submission in its transaction.
+	Record func(ctx context.Context, sub *models.DIWASSSubmission) error
+	Now    func() time.Time
 }
 
 // NotSendableError: the document cannot be sent as it is (a party
@@ -39,10 +44,12 @@ var ErrRetry = errors.New("DIWASS did not receive the request: sent again later"
 // claimed (SENDING, committed) before the request leaves, and its outcome
 // recorded after: SENT with DIWASS's number; REJECTED with DIWASS's fault
 // or why it could not be built; PENDING again when the request surely did
-// not arrive (ErrRetry); UNCERTAIN when it may have (never sent again by
-// itself). A submission found SENDING was being sent by a worker that
-// stopped: it becomes UNCERTAIN, and nothing is sent.
-func (s *Submitter) Work(ctx context.Context, id string) error {
+// not arrive (ErrRetry), unless last (the queue will not run it again: it
+// is REJECTED, so that the arranger sends it again); UNCERTAIN when it may
+// have arrived (never sent again by itself). A submission found SENDING
+// was being sent by a worker that stopped: it becomes UNCERTAIN, and
+// nothing is sent.
+func (s *Submitter) Work(ctx context.Context, id string, last bool) error {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
@@ -51,24 +58,37 @@ func (s *Submitter) Work(ctx context.Context, id string) error {
 	if err != nil || sub == nil {
 		return err
 	}
+	record := s.Record
+	if record == nil {
+		record = s.Store.Finish
+	}
 	finish := func(state, number, why string) error {
 		sub.State, sub.DocumentNumber, sub.LastError, sub.UpdatedAt = state, number, why, now().UTC()
 		if state == models.SubmissionSent {
 			at := sub.UpdatedAt
 			sub.SentAt = &at
 		}
-		return s.Store.Finish(context.WithoutCancel(ctx), sub)
+		return record(context.WithoutCancel(ctx), sub)
 	}
-	req, err := s.Build(ctx, id)
+	later := func(err error, retry error) error {
+		if last {
+			return finish(models.SubmissionRejected, "", fmt.Sprintf("not sent: DIWASS could not be reached (attempts: %d; the last: %v): send it again", sub.Attempts, err))
+		}
+		if ferr := finish(models.SubmissionPending, "", err.Error()); ferr != nil {
+			return ferr
+		}
+		return retry
+	}
+	if sub.Stale {
+		return finish(models.SubmissionUncertain, "", "the worker sending it stopped before it recorded DIWASS's answer: the request may have arrived")
+	}
+	req, err := s.Build(ctx, sub)
 	var cannot *NotSendableError
 	switch {
 	case errors.As(err, &cannot):
 		return finish(models.SubmissionRejected, "", "not sent: "+err.Error())
 	case err != nil: // the database, or DIWASS while registering operators: later
-		if ferr := finish(models.SubmissionPending, "", "not sent yet: "+err.Error()); ferr != nil {
-			return ferr
-		}
-		return err
+		return later(err, err)
 	}
 	number, err := s.Client.CreateAnnex7(ctx, req)
 	var fault *Fault
@@ -79,10 +99,7 @@ func (s *Submitter) Work(ctx context.Context, id string) error {
 	case errors.As(err, &fault) && fault.Rejection():
 		return finish(models.SubmissionRejected, "", fault.Error())
 	case errors.As(err, &notSent):
-		if ferr := finish(models.SubmissionPending, "", err.Error()); ferr != nil {
-			return ferr
-		}
-		return ErrRetry
+		return later(err, ErrRetry)
 	default:
 		return finish(models.SubmissionUncertain, "", err.Error())
 	}

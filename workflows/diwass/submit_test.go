@@ -38,7 +38,7 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		c := client(url)
 		c.Timeout = 500 * time.Millisecond
 		s := &diwass.Submitter{Client: c, Store: store, Now: func() time.Time { return now },
-			Build: func(context.Context, string) (*diwass.CreateAnnex7Request, error) {
+			Build: func(context.Context, *models.DIWASSSubmission) (*diwass.CreateAnnex7Request, error) {
 				return diwass.BuildAnnex7(annex7Input())
 			}}
 		state := func(id string) *models.DIWASSSubmission {
@@ -52,19 +52,19 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		sent := func() int { return fake.Received("CreateAnnex7DocumentTypeRequest") }
 
 		enqueue("a7_ok")
-		if err := s.Work(ctx, "a7_ok"); err != nil {
+		if err := s.Work(ctx, "a7_ok", false); err != nil {
 			t.Fatal(err)
 		}
 		if sub := state("a7_ok"); sub.State != "SENT" || !strings.HasPrefix(sub.DocumentNumber, "GLW.") || sub.Attempts != 1 || sub.SentAt == nil {
 			t.Fatalf("sent: %+v", sub)
 		}
-		if err := s.Work(ctx, "a7_ok"); err != nil || sent() != 1 {
+		if err := s.Work(ctx, "a7_ok", false); err != nil || sent() != 1 {
 			t.Fatalf("a second run sends nothing: %v, %d requests", err, sent())
 		}
 
 		enqueue("a7_rejected")
 		fake.Next(diwassfake.Mishap{Status: 400, Fault: "validation: at least one carrier"})
-		if err := s.Work(ctx, "a7_rejected"); err != nil {
+		if err := s.Work(ctx, "a7_rejected", false); err != nil {
 			t.Fatal(err)
 		}
 		if sub := state("a7_rejected"); sub.State != "REJECTED" || !strings.Contains(sub.LastError, "at least one carrier") {
@@ -74,13 +74,13 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		enqueue("a7_hang")
 		before := sent()
 		fake.Next(diwassfake.Mishap{Hang: true})
-		if err := s.Work(ctx, "a7_hang"); err != nil {
+		if err := s.Work(ctx, "a7_hang", false); err != nil {
 			t.Fatal(err)
 		}
 		if sub := state("a7_hang"); sub.State != "UNCERTAIN" {
 			t.Fatalf("a hang: %+v", sub)
 		}
-		if err := s.Work(ctx, "a7_hang"); err != nil || sent() != before+1 {
+		if err := s.Work(ctx, "a7_hang", false); err != nil || sent() != before+1 {
 			t.Fatalf("an uncertain one is not sent again: %v, %d requests", err, sent()-before)
 		}
 
@@ -94,12 +94,21 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		s.Client = client("http://" + addr)
 		enqueue("a7_down")
 		for range 2 {
-			if err := s.Work(ctx, "a7_down"); !errors.Is(err, diwass.ErrRetry) {
+			if err := s.Work(ctx, "a7_down", false); !errors.Is(err, diwass.ErrRetry) {
 				t.Fatalf("DIWASS down: %v", err)
 			}
 		}
 		if sub := state("a7_down"); sub.State != "PENDING" || sub.Attempts != 2 || !strings.Contains(sub.LastError, "not sent") {
 			t.Fatalf("after two refused connections: %+v", sub)
+		}
+		// The queue's last attempt that does not reach DIWASS leaves it
+		// for the arranger to send again, not PENDING for ever.
+		enqueue("a7_gone")
+		if err := s.Work(ctx, "a7_gone", true); err != nil {
+			t.Fatalf("the last attempt: %v", err)
+		}
+		if sub := state("a7_gone"); sub.State != "REJECTED" || !strings.Contains(sub.LastError, "could not be reached (attempts: 1; the last: not sent to DIWASS") {
+			t.Fatalf("after the last attempt: %+v", sub)
 		}
 		ln, err = net.Listen("tcp", addr)
 		if err != nil {
@@ -109,7 +118,7 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		go back.Serve(ln)
 		defer back.Close()
 		before = sent()
-		if err := s.Work(ctx, "a7_down"); err != nil {
+		if err := s.Work(ctx, "a7_down", false); err != nil {
 			t.Fatal(err)
 		}
 		if sub := state("a7_down"); sub.State != "SENT" || sub.Attempts != 3 || sent() != before+1 {
@@ -118,11 +127,11 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 
 		// A worker that stopped while sending: the next run sends nothing.
 		enqueue("a7_killed")
-		if sub, err := store.Claim(ctx, "a7_killed", now); err != nil || sub == nil || sub.State != "SENDING" {
+		if sub, err := store.Claim(ctx, "a7_killed", now); err != nil || sub == nil || sub.State != "SENDING" || sub.Stale {
 			t.Fatalf("claim: %+v %v", sub, err)
 		}
 		before = sent()
-		if err := s.Work(ctx, "a7_killed"); err != nil {
+		if err := s.Work(ctx, "a7_killed", false); err != nil {
 			t.Fatal(err)
 		}
 		if sub := state("a7_killed"); sub.State != "UNCERTAIN" || !strings.Contains(sub.LastError, "may have arrived") || sent() != before {
@@ -135,7 +144,7 @@ func TestEachDocumentReachesDIWASSAtMostOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := g.DIWASSSubmissions; s["SENT"] != 2 || s["REJECTED"] != 1 || s["UNCERTAIN"] != 2 || s["PENDING"] != 1 || s["SENDING"] != 0 || g.DIWASSOldestPending != 90*time.Minute {
+		if s := g.DIWASSSubmissions; s["SENT"] != 2 || s["REJECTED"] != 2 || s["UNCERTAIN"] != 2 || s["PENDING"] != 1 || s["SENDING"] != 0 || g.DIWASSOldestPending != 90*time.Minute {
 			t.Fatalf("gauges: %v, oldest pending %s", s, g.DIWASSOldestPending)
 		}
 	})

@@ -43,6 +43,9 @@ type Printout struct {
 	Title, Basis string
 	Blocks       []printing.Block
 	ShipmentEnd  string
+	// Facts, optional, stand under the title after the state and version
+	// (an Annex VII document's DIWASS number).
+	Facts []printing.Row
 }
 
 // Printed is a document laid out for print.
@@ -122,7 +125,7 @@ func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.
 	state := printing.For(lang).Enum("state/"+strings.ToLower(loaded.Doc.Kind), loaded.Doc.State)
 	f := &printing.Form{Title: out.Title, Basis: out.Basis, Number: loaded.Doc.Number, Blocks: out.Blocks, Printed: now,
 		AuditHead: loaded.Doc.AuditHash, Labels: printing.LabelsOf(lang),
-		Facts: []printing.Row{{Label: w("state"), Value: state}, {Label: w("version"), Value: fmt.Sprint(loaded.Doc.Version)}}}
+		Facts: append([]printing.Row{{Label: w("state"), Value: state}, {Label: w("version"), Value: fmt.Sprint(loaded.Doc.Version)}}, out.Facts...)}
 	res := &Printed{Form: f, Doc: loaded.Doc, Now: now}
 	if out.ShipmentEnd != "" {
 		if day, err := time.Parse(time.DateOnly, out.ShipmentEnd); err == nil {

@@ -43,6 +43,8 @@ type RegisterRow struct {
 	DecidedOn, ValidUntil         string
 	ShipmentFrom, ShipmentTo      string
 	ReceivedOn, CompletedOn       string
+	// DIWASS is the exchange with DIWASS (nil: not exchanged).
+	DIWASS *shipment.DIWASSExchange
 }
 
 // RegisterColumn is one column of the register: its key, its headers in
@@ -56,6 +58,7 @@ var RegisterColumns = []RegisterColumn{
 	{"state", "State", "Zustand", "the document's state in the register's language (BMU notes: the top layer's type, cancelled when cancelled)"},
 	{"version", "Version", "Version", "the document's version"},
 	{"notification_number", "Notification No.", "Notifizierungsnummer", "a movement's notification"},
+	{"diwass", "DIWASS", "DIWASS", "Annex VII documents: DIWASS's number once sent, else the state of the exchange in the register's language (Waiting to be sent, Rejected: correct and send again, Uncertain: check in DIWASS); empty when not exchanged"},
 	{"filed_on", "Filed on", "Eingereicht am", "when it left DRAFT (the audit trail); a movement: when it was created; BMU notes: when stored"},
 	{"basel_codes", "Basel codes", "Basel-Codes", "waste classifications of the Basel annexes VIII and IX"},
 	{"oecd_codes", "OECD codes", "OECD-Codes", "waste classifications of the OECD list"},
@@ -187,7 +190,7 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string
 		basel, oecd, ewc, other := SplitCodes(row.Codes)
 		dl, met, missed, lapsed := deadlineColumns(page.Deadlines[d.ID], lang)
 		out = append(out, []string{
-			d.Number, Word(labels.ListDocumentKind, d.Kind, lang), Word("state/"+strings.ToLower(d.Kind), d.State, lang), fmt.Sprint(d.Version), m.pnum, Day(filed),
+			d.Number, Word(labels.ListDocumentKind, d.Kind, lang), Word("state/"+strings.ToLower(d.Kind), d.State, lang), fmt.Sprint(d.Version), m.pnum, diwassColumn(row.DIWASS, lang), Day(filed),
 			basel, oecd, ewc, other,
 			tonnes(row.Notified), cubic(row.Notified), tonnes(row.Shipped), tonnes(row.Received),
 			names(row.Notifier), names(row.Consignee), names(row.Facility), namesOf(names, row.Producers), namesOf(names, row.Carriers), namesOf(names, authorityIDs(row.Authorities)),
@@ -328,4 +331,16 @@ func cubic(q shipment.Quantity) string {
 		return ""
 	}
 	return q.CubicMetres.String()
+}
+
+// diwassColumn: DIWASS's number once sent, else the exchange's state in
+// words.
+func diwassColumn(x *shipment.DIWASSExchange, lang string) string {
+	switch {
+	case x == nil:
+		return ""
+	case x.DocumentNumber != "":
+		return x.DocumentNumber
+	}
+	return Word(labels.ListDIWASSState, x.State, lang)
 }

@@ -150,14 +150,18 @@ func (rp *replay) act(ctx context.Context, row *models.AuditEvent) *Divergence {
 	if err != nil {
 		return parted("the replayed aggregate does not read: %v", err)
 	}
-	input, err := fx.input(in.Input)
+	newInput := in.Input
+	if newInput == nil {
+		newInput = in.SystemInput
+	}
+	input, err := fx.input(newInput)
 	if err != nil {
 		return parted("%v", err)
 	}
 	if !c.System {
 		c.Roles = k.RolesOf(data, c.Org)
 	}
-	ev := &engine.Eval{DocID: st.doc.ID, State: st.doc.State, Data: data, Caller: c, Now: row.At, Input: input, Deadlines: views(st.deadlines), CreatedAt: st.doc.CreatedAt}
+	ev := &engine.Eval{DocID: st.doc.ID, Number: st.doc.Number, State: st.doc.State, Data: data, Caller: c, Now: row.At, Input: input, Deadlines: views(st.deadlines), CreatedAt: st.doc.CreatedAt}
 	if fx.ParentSeq > 0 {
 		if d := rp.parent(st.doc.ParentID, st.doc.ID, &fx, ev); d != nil {
 			return d

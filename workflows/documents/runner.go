@@ -42,15 +42,24 @@ type Runner struct {
 	// (ctx carries it): what must happen if and only if the act commits,
 	// such as a job it starts. An error undoes the act.
 	AfterAct []func(ctx context.Context, act Act) error
+	// Server holds the facts of this server an act may read like a
+	// provider's setting (serverSettings names them; 0 when absent),
+	// recorded with the act as settings are.
+	Server map[string]int
 
 	orgs orgCache
 }
 
-// Act is an act just written: the document after it, its intent.
+// Act is an act just written: the document after it (as stored, and its
+// aggregate), its intent.
 type Act struct {
 	Kind, Intent string
 	Doc          *models.Document
+	Data         any
 }
+
+// serverSettings are the server facts acts read (Runner.Server).
+var serverSettings = map[string]struct{}{shipment.SettingDIWASS: {}}
 
 func (r *Runner) afterAct(ctx context.Context, act Act) error {
 	for _, fn := range r.AfterAct {
@@ -211,6 +220,7 @@ type directory struct {
 	known    map[string]models.Organisation
 	missing  map[string]bool
 	settings *string // the provider's settings, read when a rule first asks
+	server   map[string]int
 	err      error
 	rec      *facts
 	replay   *facts
@@ -219,10 +229,21 @@ type directory struct {
 // setting is the provider's value of rule setting name (its default when
 // the provider set none): engine.Eval.Setting.
 func (d *directory) setting(name string) int {
+	_, server := serverSettings[name]
 	if d.replay != nil {
 		v, ok := d.replay.Settings[name]
-		if !ok {
+		if !ok && !server { // a server fact an older act did not read was 0
 			d.fail(fmt.Errorf("the act read setting %s, which its trail does not hold", name))
+		}
+		return v
+	}
+	if server {
+		v := d.server[name]
+		if d.rec != nil {
+			if d.rec.Settings == nil {
+				d.rec.Settings = map[string]int{}
+			}
+			d.rec.Settings[name] = v
 		}
 		return v
 	}
@@ -250,7 +271,7 @@ func (d *directory) fail(err error) {
 }
 
 func (r *Runner) newDirectory(tx Reader, provider string, ids ...string) *directory {
-	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]models.Organisation{}, missing: map[string]bool{}}
+	d := &directory{tx: tx, provider: provider, cache: &r.orgs, known: map[string]models.Organisation{}, missing: map[string]bool{}, server: r.Server}
 	d.fetch(ids, false)
 	return d
 }
@@ -447,7 +468,7 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			Entries: es, Related: related}); err != nil {
 			return err
 		}
-		if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: k.Def.Create.Name, Doc: &doc}); err != nil {
+		if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: k.Def.Create.Name, Doc: &doc, Data: ev.Data}); err != nil {
 			return err
 		}
 		view.Doc = doc
@@ -838,7 +859,7 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 		c.Roles = k.RolesOf(data, c.Org)
 	}
 	m := k.Machine()
-	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
+	ev := &engine.Eval{DocID: doc.ID, Number: doc.Number, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
 	if k.Parent != nil && loaded.Parent != nil { // before the guards, which may ask the parent's state
 		if err := r.parentOf(k, loaded, ev); err != nil {
 			return nil, nil, err
@@ -928,6 +949,19 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 			}
 		}
 	}
+	for i, e := range ev.Events {
+		var orgs []string
+		for _, p := range parties {
+			if p.Org == "" || slices.Contains(orgs, p.Org) {
+				continue
+			}
+			orgs = append(orgs, p.Org)
+			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: e.Kind, DocumentID: doc.ID,
+				DedupKey: fmt.Sprintf("%s:%d:%s:%d", doc.ID, row.Seq, p.Org, i), CreatedAt: now}, e.Payload); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	summary, err := k.summary(ev.Data)
 	if err != nil {
 		return nil, nil, err
@@ -970,7 +1004,7 @@ func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider st
 		// Only reachable without row locks (SQLite serialises writers instead).
 		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
 	}
-	if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: intent, Doc: &after}); err != nil {
+	if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: intent, Doc: &after, Data: ev.Data}); err != nil {
 		return nil, nil, err
 	}
 	for _, chain := range in.Then {

@@ -51,6 +51,7 @@ func (c Caller) HasRole(roles []string) bool {
 // which is how one shared machine serves every document.
 type Eval struct {
 	DocID     string
+	Number    string // the document's human number (empty on create)
 	State     string
 	Data      any
 	Caller    Caller
@@ -81,6 +82,10 @@ type Eval struct {
 	// Note, set by Apply, says in words what the intent did beyond its
 	// block (recorded with the audit row).
 	Note string
+	// Events, added by Apply, are told to every party that sees the
+	// document after the act (beside the state change the runner tells
+	// of itself), written with it.
+	Events []Event
 	// Apply records the intent's block in Data. Fire calls it once, after
 	// the guards passed and before the target is computed, so guards see
 	// the document before the intent and targets the document after it.
@@ -198,6 +203,13 @@ type Chain struct {
 	When   string // guard on this document after the transition
 }
 
+// Event is one an act tells its parties of: its kind (an event kind of
+// workflows/eventkinds) and payload (that kind's type).
+type Event struct {
+	Kind    string
+	Payload any
+}
+
 // Chained is the input of an intent a Chain fires: the document whose
 // intent fired it.
 type Chained struct{ DocID, Number string }
@@ -214,6 +226,10 @@ type Intent struct {
 	Effects     []Effect
 	// Input makes a new, empty block (nil: the intent takes none).
 	Input func() any
+	// SystemInput makes a new, empty value of what the server gives a
+	// system intent that takes more than a Party or a Chained (the
+	// replay reads the act's input into it); nil otherwise.
+	SystemInput func() any
 	// Validate checks ev.Input against ev.Data before anything changes: an
 	// error for a block the transport cannot take (status code 3), business
 	// errors for content that breaks a rule (then nothing is written).
@@ -233,6 +249,10 @@ type Intent struct {
 	// on this document: it has no Input and no Apply, and its transitions
 	// keep the state.
 	Creates string
+	// Keeps marks a record that never moves the document: each transition
+	// keeps its state (a final one too, the only intents that may fire in
+	// one). Diagrams note it instead of drawing a loop per state.
+	Keeps bool
 	// Refreshes marks a correction: a filed document records its parties'
 	// details anew from the directory when it fires (otherwise a filed
 	// document keeps them as they were when it was filed).
@@ -244,7 +264,9 @@ type Definition struct {
 	Kind    string
 	States  []string
 	Initial string
-	Final   []string
+	// Final states end the document's life: no intent leaves one (an
+	// intent that Keeps may record in one).
+	Final []string
 	// Private are the states (a DRAFT) in which the document is the
 	// author's alone: only the organisations in a role of Create.Roles
 	// see it; the other parties learn of it when it leaves them.
@@ -573,11 +595,17 @@ func Validate(def *Definition) error {
 			if name := strings.TrimPrefix(t.Guard, "!"); t.Guard != "" && def.Guards[name] == nil {
 				bad("intent %s: unknown guard %q", in.Name, name)
 			}
+			if in.Keeps && (len(t.From) != 1 || len(targets) != 1 || targets[0] != t.From[0]) {
+				bad("intent %s keeps the state, but a transition moves it", in.Name)
+			}
 			for _, from := range t.From {
 				if !states[from] {
 					bad("intent %s: unknown source state %q", in.Name, from)
 				}
-				if slices.Contains(def.Final, from) {
+				// A final state may keep a record (the exchange with
+				// DIWASS goes on after the shipment ended); nothing
+				// leaves it.
+				if slices.Contains(def.Final, from) && !in.Keeps {
 					bad("intent %s leaves final state %s", in.Name, from)
 				}
 				guardsByFrom[from] = append(guardsByFrom[from], t.Guard)

@@ -35,6 +35,16 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 	if err := engine.Validate(valid()); err != nil {
 		t.Fatalf("valid declaration refused: %v", err)
 	}
+	// A final state may keep a record without leaving it.
+	record := valid()
+	record.Intents = append(record.Intents, engine.Intent{Name: "NOTE", System: true, Transitions: []engine.Transition{{From: []string{"B"}, To: "B"}, {From: []string{"C"}, To: "C"}}})
+	if err := engine.Validate(record); err == nil || !strings.Contains(err.Error(), "leaves final state C") {
+		t.Fatalf("a self-loop on a final state not marked Keeps: %v", err)
+	}
+	record.Intents[len(record.Intents)-1].Keeps = true
+	if err := engine.Validate(record); err != nil {
+		t.Fatalf("a self-loop on a final state refused: %v", err)
+	}
 	for want, breakIt := range map[string]func(d *engine.Definition){
 		`unknown target state "Z"`:                     func(d *engine.Definition) { d.Intents[0].Transitions[0].To = "Z" },
 		`unknown source state "Q"`:                     func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"Q"} },
@@ -43,6 +53,7 @@ func TestValidateRejectsBrokenDeclarations(t *testing.T) {
 		"has no operation":                             func(d *engine.Definition) { d.Intents[0].Operation = "" },
 		`unknown guard "missing"`:                      func(d *engine.Definition) { d.Intents[1].Transitions[0].Guard = "missing" },
 		"leaves final state C":                         func(d *engine.Definition) { d.Intents[0].Transitions[0].From = []string{"A", "C"} },
+		"keeps the state, but a transition moves it":   func(d *engine.Definition) { d.Intents[0].Keeps = true },
 		"declared twice":                               func(d *engine.Definition) { d.Intents = append(d.Intents, d.Intents[0]) },
 		`effect START on unknown deadline rule "NOPE"`: func(d *engine.Definition) { d.Intents[0].Effects[0].Rule = "NOPE" },
 		`unknown party selector "THEM"`:                func(d *engine.Definition) { d.Intents[1].Effects[0].Party = "THEM" },

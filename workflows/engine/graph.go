@@ -11,6 +11,9 @@ type edge struct{ from, to, label string }
 func (m *Machine) edges() []edge {
 	var out []edge
 	for _, in := range m.Def.Intents {
+		if in.Keeps {
+			continue // drawn as a note (Mermaid) or not at all
+		}
 		for _, t := range in.Transitions {
 			targets := t.Targets
 			if t.Target == "" {
@@ -66,6 +69,19 @@ func (m *Machine) Mermaid() string {
 		if slices.Contains(m.Def.Final, s) {
 			fmt.Fprintf(&b, "    %s --> [*]\n", s)
 		}
+	}
+	var keepers []string
+	first := ""
+	for _, in := range m.Def.Intents {
+		if in.Keeps && len(in.Transitions) > 0 {
+			keepers = append(keepers, in.Name)
+			if first == "" {
+				first = in.Transitions[0].To
+			}
+		}
+	}
+	if len(keepers) > 0 { // one note, not a loop per state
+		fmt.Fprintf(&b, "    note right of %s : %s keep the state (in %s and the states after it)\n", first, strings.Join(keepers, ", "), first)
 	}
 	return b.String()
 }

@@ -75,6 +75,7 @@ type IntentOf[D, I any] struct {
 	Creates     string
 	Errors      []string
 	Refreshes   bool // a correction: see Intent.Refreshes
+	Keeps       bool // a record that never moves the document: see Intent.Keeps
 	Validate    func(ev *On[D], in *I) ([]BusinessError, error)
 	Apply       func(ev *On[D], in *I) error
 	// Prefill, optional, pre-fills the intent's block in the kind's
@@ -89,11 +90,22 @@ type IntentOf[D, I any] struct {
 // None is the input of an intent that takes nothing.
 type None struct{}
 
+// isEngineInput: I is what the engine gives a system intent itself.
+func isEngineInput[I any]() bool {
+	switch any((*I)(nil)).(type) {
+	case *Party, *Chained:
+		return true
+	}
+	return false
+}
+
 func (x IntentOf[D, I]) intent() Intent {
 	in := Intent{Name: x.Name, Operation: x.Operation, Block: x.Block, Roles: x.Roles, System: x.System,
-		Summary: x.Summary, Transitions: x.Transitions, Effects: x.Effects, Then: x.Then, Creates: x.Creates, Errors: x.Errors, Refreshes: x.Refreshes}
+		Summary: x.Summary, Transitions: x.Transitions, Effects: x.Effects, Then: x.Then, Creates: x.Creates, Errors: x.Errors, Refreshes: x.Refreshes, Keeps: x.Keeps}
 	if _, none := any((*I)(nil)).(*None); !none && !x.System {
 		in.Input = func() any { return new(I) }
+	} else if !none && !isEngineInput[I]() { // a system intent the server fires with a value of its own
+		in.SystemInput = func() any { return new(I) }
 	}
 	if v := x.Validate; v != nil {
 		in.Validate = func(ev *Eval) ([]BusinessError, error) {

@@ -24,9 +24,11 @@ const (
 	Overdue         = "DEADLINE_OVERDUE"
 	MetLate         = "DEADLINE_MET_LATE"
 	WebhookDisabled = "WEBHOOK_ENDPOINT_DISABLED"
+	DIWASSExchanged = "DIWASS_EXCHANGE_CHANGED"
 )
 
-// All lists every kind, in the order the API and the reference name them.
+// All lists every kind, in the order the API and the reference name them
+// (a new kind goes last: the proto's enum numbers follow the order).
 var All = []Kind{
 	{StateChanged, "A document the organisation is a party to (and sees in its new state) changed state: one event per party organisation and transition.", reflect.TypeFor[DocumentStateChanged]()},
 	{InboxEntryAdded, "A transport document version reached one of the organisation's inboxes (sent to it, delivered as a party, or reported to it as the authority).", reflect.TypeFor[InboxEntry]()},
@@ -34,6 +36,7 @@ var All = []Kind{
 	{Overdue, "A deadline on which the organisation must act passed without the act.", reflect.TypeFor[Deadline]()},
 	{MetLate, "The organisation acted after its deadline had passed: the act is recorded and the deadline is MET_LATE.", reflect.TypeFor[Deadline]()},
 	{WebhookDisabled, "One of the organisation's webhook endpoints failed every attempt for WASTEFLOW_WEBHOOK_DISABLE_AFTER and was disabled.", reflect.TypeFor[EndpointDisabled]()},
+	{DIWASSExchanged, "The exchange with DIWASS of an Annex VII document the organisation is a party to changed state: SENT (DIWASS numbered it), REJECTED (DIWASS refused it, or it cannot be sent as it is: the arranger corrects it and sends it again), UNCERTAIN (the request may have arrived: it is not sent again until someone resolves it) or PENDING again (sent again deliberately). Our design.", reflect.TypeFor[DIWASSExchange]()},
 }
 
 // Names lists the names of All.
@@ -53,6 +56,17 @@ type DocumentStateChanged struct {
 	From           string `json:"from" doc:"the state before"`
 	Intent         string `json:"intent" doc:"the intent that fired"`
 	To             string `json:"to" doc:"the state after"`
+}
+
+// DIWASSExchange is the payload of DIWASS_EXCHANGE_CHANGED.
+type DIWASSExchange struct {
+	DIWASSNumber   string `json:"diwassNumber" doc:"DIWASS's number of the document, e.g. GLW.BE260000000019i (SENT)"`
+	DocumentKind   string `json:"documentKind" doc:"the document's kind: ANNEX_VII"`
+	DocumentNumber string `json:"documentNumber" doc:"the document's number"`
+	Error          string `json:"error" doc:"DIWASS's fault, or why the request was not sent or may not have arrived (REJECTED, UNCERTAIN)"`
+	Intent         string `json:"intent" doc:"the act that changed it: DIWASS_EXCHANGE (the server's exchange), DIWASS_RESUBMISSION or DIWASS_RESOLUTION"`
+	Previous       string `json:"previous" doc:"the exchange's state before"`
+	State          string `json:"state" doc:"the exchange's state now: PENDING, SENT, REJECTED or UNCERTAIN"`
 }
 
 // Deadline is the payload of the DEADLINE_ kinds.

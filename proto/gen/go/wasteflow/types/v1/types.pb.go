@@ -237,6 +237,7 @@ const (
 	EventKind_DEADLINE_OVERDUE          EventKind = 4
 	EventKind_DEADLINE_MET_LATE         EventKind = 5
 	EventKind_WEBHOOK_ENDPOINT_DISABLED EventKind = 6
+	EventKind_DIWASS_EXCHANGE_CHANGED   EventKind = 7
 )
 
 // Enum value maps for EventKind.
@@ -249,6 +250,7 @@ var (
 		4: "DEADLINE_OVERDUE",
 		5: "DEADLINE_MET_LATE",
 		6: "WEBHOOK_ENDPOINT_DISABLED",
+		7: "DIWASS_EXCHANGE_CHANGED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":    0,
@@ -258,6 +260,7 @@ var (
 		"DEADLINE_OVERDUE":          4,
 		"DEADLINE_MET_LATE":         5,
 		"WEBHOOK_ENDPOINT_DISABLED": 6,
+		"DIWASS_EXCHANGE_CHANGED":   7,
 	}
 )
 
@@ -1297,7 +1300,7 @@ type Annex7Document struct {
 	CarrierTransfers []*CarrierTransferRecord  `protobuf:"bytes,9,rep,name=carrier_transfers,json=carrierTransfers,proto3" json:"carrier_transfers,omitempty"`
 	Certificates     *Certificates             `protobuf:"bytes,10,opt,name=certificates,proto3" json:"certificates,omitempty"`
 	TakeBacks        []*Annex7TakeBackRecord   `protobuf:"bytes,11,rep,name=take_backs,json=takeBacks,proto3" json:"take_backs,omitempty"`
-	Metadata         *Metadata                 `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata         *Annex7Metadata           `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// the withdrawal of the draft, if withdrawn
 	Withdrawn *WithdrawalRecord      `protobuf:"bytes,13,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
 	Deadlines []*DeadlineInfo        `protobuf:"bytes,14,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
@@ -1316,9 +1319,13 @@ type Annex7Document struct {
 	// input block of TAKE_BACK
 	TakeBack *Annex7TakeBack `protobuf:"bytes,21,opt,name=take_back,json=takeBack,proto3" json:"take_back,omitempty"`
 	// input block of WITHDRAWAL (SetByIntent)
-	Withdrawal    *Withdrawal `protobuf:"bytes,22,opt,name=withdrawal,proto3" json:"withdrawal,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Withdrawal *Withdrawal `protobuf:"bytes,22,opt,name=withdrawal,proto3" json:"withdrawal,omitempty"`
+	// input block of DIWASS_RESUBMISSION (SetByIntent)
+	DiwassResubmission *DIWASSResubmission `protobuf:"bytes,24,opt,name=diwass_resubmission,json=diwassResubmission,proto3" json:"diwass_resubmission,omitempty"`
+	// input block of DIWASS_RESOLUTION (SetByIntent)
+	DiwassResolution *DIWASSResolution `protobuf:"bytes,25,opt,name=diwass_resolution,json=diwassResolution,proto3" json:"diwass_resolution,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Annex7Document) Reset() {
@@ -1428,7 +1435,7 @@ func (x *Annex7Document) GetTakeBacks() []*Annex7TakeBackRecord {
 	return nil
 }
 
-func (x *Annex7Document) GetMetadata() *Metadata {
+func (x *Annex7Document) GetMetadata() *Annex7Metadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -1512,6 +1519,20 @@ func (x *Annex7Document) GetWithdrawal() *Withdrawal {
 	return nil
 }
 
+func (x *Annex7Document) GetDiwassResubmission() *DIWASSResubmission {
+	if x != nil {
+		return x.DiwassResubmission
+	}
+	return nil
+}
+
+func (x *Annex7Document) GetDiwassResolution() *DIWASSResolution {
+	if x != nil {
+		return x.DiwassResolution
+	}
+	return nil
+}
+
 type Annex7Facility struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	OrganisationId string                 `protobuf:"bytes,1,opt,name=organisation_id,json=organisationId,proto3" json:"organisation_id,omitempty"`
@@ -1565,6 +1586,76 @@ func (x *Annex7Facility) GetLaboratory() bool {
 	return false
 }
 
+type Annex7Metadata struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// postal or electronic addresses by party role
+	Addresses       map[string]string `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	AdditionalData  map[string]string `protobuf:"bytes,2,rep,name=additional_data,json=additionalData,proto3" json:"additional_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	FileAttachments []*Attachment     `protobuf:"bytes,3,rep,name=file_attachments,json=fileAttachments,proto3" json:"file_attachments,omitempty"`
+	// the document's exchange with DIWASS, the EU's hub (our design: docs/diwass.md); state NOT_CONNECTED when it was not exchanged
+	Diwass        *DIWASSExchange `protobuf:"bytes,4,opt,name=diwass,proto3" json:"diwass,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Annex7Metadata) Reset() {
+	*x = Annex7Metadata{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Annex7Metadata) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Annex7Metadata) ProtoMessage() {}
+
+func (x *Annex7Metadata) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Annex7Metadata.ProtoReflect.Descriptor instead.
+func (*Annex7Metadata) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Annex7Metadata) GetAddresses() map[string]string {
+	if x != nil {
+		return x.Addresses
+	}
+	return nil
+}
+
+func (x *Annex7Metadata) GetAdditionalData() map[string]string {
+	if x != nil {
+		return x.AdditionalData
+	}
+	return nil
+}
+
+func (x *Annex7Metadata) GetFileAttachments() []*Attachment {
+	if x != nil {
+		return x.FileAttachments
+	}
+	return nil
+}
+
+func (x *Annex7Metadata) GetDiwass() *DIWASSExchange {
+	if x != nil {
+		return x.Diwass
+	}
+	return nil
+}
+
 type Annex7TakeBack struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1574,7 +1665,7 @@ type Annex7TakeBack struct {
 
 func (x *Annex7TakeBack) Reset() {
 	*x = Annex7TakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[9]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1586,7 +1677,7 @@ func (x *Annex7TakeBack) String() string {
 func (*Annex7TakeBack) ProtoMessage() {}
 
 func (x *Annex7TakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[9]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1599,7 +1690,7 @@ func (x *Annex7TakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Annex7TakeBack.ProtoReflect.Descriptor instead.
 func (*Annex7TakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{9}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Annex7TakeBack) GetReason() string {
@@ -1624,7 +1715,7 @@ type Annex7TakeBackRecord struct {
 
 func (x *Annex7TakeBackRecord) Reset() {
 	*x = Annex7TakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[10]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1636,7 +1727,7 @@ func (x *Annex7TakeBackRecord) String() string {
 func (*Annex7TakeBackRecord) ProtoMessage() {}
 
 func (x *Annex7TakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[10]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1649,7 +1740,7 @@ func (x *Annex7TakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Annex7TakeBackRecord.ProtoReflect.Descriptor instead.
 func (*Annex7TakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{10}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Annex7TakeBackRecord) GetReason() string {
@@ -1692,7 +1783,7 @@ type Article15Record struct {
 
 func (x *Article15Record) Reset() {
 	*x = Article15Record{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[11]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1795,7 @@ func (x *Article15Record) String() string {
 func (*Article15Record) ProtoMessage() {}
 
 func (x *Article15Record) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[11]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1808,7 @@ func (x *Article15Record) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Article15Record.ProtoReflect.Descriptor instead.
 func (*Article15Record) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{11}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Article15Record) GetFacilityOrganisationId() string {
@@ -1761,7 +1852,7 @@ type Attachment struct {
 
 func (x *Attachment) Reset() {
 	*x = Attachment{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[12]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1773,7 +1864,7 @@ func (x *Attachment) String() string {
 func (*Attachment) ProtoMessage() {}
 
 func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[12]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1786,7 +1877,7 @@ func (x *Attachment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
 func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{12}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Attachment) GetName() string {
@@ -1846,7 +1937,7 @@ type Bgs struct {
 
 func (x *Bgs) Reset() {
 	*x = Bgs{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[13]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1858,7 +1949,7 @@ func (x *Bgs) String() string {
 func (*Bgs) ProtoMessage() {}
 
 func (x *Bgs) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[13]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1871,7 +1962,7 @@ func (x *Bgs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bgs.ProtoReflect.Descriptor instead.
 func (*Bgs) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{13}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Bgs) GetNummer() *Text {
@@ -1973,7 +2064,7 @@ type BmuCarrier struct {
 
 func (x *BmuCarrier) Reset() {
 	*x = BmuCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[14]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1985,7 +2076,7 @@ func (x *BmuCarrier) String() string {
 func (*BmuCarrier) ProtoMessage() {}
 
 func (x *BmuCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[14]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1998,7 +2089,7 @@ func (x *BmuCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BmuCarrier.ProtoReflect.Descriptor instead.
 func (*BmuCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{14}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BmuCarrier) GetNummer() *Text {
@@ -2041,7 +2132,7 @@ type BmuDocument struct {
 
 func (x *BmuDocument) Reset() {
 	*x = BmuDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[15]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2053,7 +2144,7 @@ func (x *BmuDocument) String() string {
 func (*BmuDocument) ProtoMessage() {}
 
 func (x *BmuDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[15]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2066,7 +2157,7 @@ func (x *BmuDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BmuDocument.ProtoReflect.Descriptor instead.
 func (*BmuDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{15}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *BmuDocument) GetBgs() *Bgs {
@@ -2103,7 +2194,7 @@ type BmuFacility struct {
 
 func (x *BmuFacility) Reset() {
 	*x = BmuFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[16]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2206,7 @@ func (x *BmuFacility) String() string {
 func (*BmuFacility) ProtoMessage() {}
 
 func (x *BmuFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[16]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2219,7 @@ func (x *BmuFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BmuFacility.ProtoReflect.Descriptor instead.
 func (*BmuFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{16}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *BmuFacility) GetNummer() *Text {
@@ -2161,7 +2252,7 @@ type BoolValue struct {
 
 func (x *BoolValue) Reset() {
 	*x = BoolValue{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[17]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2173,7 +2264,7 @@ func (x *BoolValue) String() string {
 func (*BoolValue) ProtoMessage() {}
 
 func (x *BoolValue) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[17]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2186,7 +2277,7 @@ func (x *BoolValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BoolValue.ProtoReflect.Descriptor instead.
 func (*BoolValue) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{17}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *BoolValue) GetValue() bool {
@@ -2207,7 +2298,7 @@ type BusinessError struct {
 
 func (x *BusinessError) Reset() {
 	*x = BusinessError{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[18]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2219,7 +2310,7 @@ func (x *BusinessError) String() string {
 func (*BusinessError) ProtoMessage() {}
 
 func (x *BusinessError) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[18]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2232,7 +2323,7 @@ func (x *BusinessError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BusinessError.ProtoReflect.Descriptor instead.
 func (*BusinessError) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{18}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *BusinessError) GetCode() string {
@@ -2269,7 +2360,7 @@ type CarrierTransfer struct {
 
 func (x *CarrierTransfer) Reset() {
 	*x = CarrierTransfer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[19]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2281,7 +2372,7 @@ func (x *CarrierTransfer) String() string {
 func (*CarrierTransfer) ProtoMessage() {}
 
 func (x *CarrierTransfer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[19]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2294,7 +2385,7 @@ func (x *CarrierTransfer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CarrierTransfer.ProtoReflect.Descriptor instead.
 func (*CarrierTransfer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{19}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CarrierTransfer) GetCarrierOrganisationId() string {
@@ -2331,7 +2422,7 @@ type CarrierTransferRecord struct {
 
 func (x *CarrierTransferRecord) Reset() {
 	*x = CarrierTransferRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[20]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2343,7 +2434,7 @@ func (x *CarrierTransferRecord) String() string {
 func (*CarrierTransferRecord) ProtoMessage() {}
 
 func (x *CarrierTransferRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[20]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2356,7 +2447,7 @@ func (x *CarrierTransferRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CarrierTransferRecord.ProtoReflect.Descriptor instead.
 func (*CarrierTransferRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{20}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CarrierTransferRecord) GetCarrierOrganisationId() string {
@@ -2403,7 +2494,7 @@ type CarrierTransport struct {
 
 func (x *CarrierTransport) Reset() {
 	*x = CarrierTransport{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[21]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2506,7 @@ func (x *CarrierTransport) String() string {
 func (*CarrierTransport) ProtoMessage() {}
 
 func (x *CarrierTransport) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[21]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2519,7 @@ func (x *CarrierTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CarrierTransport.ProtoReflect.Descriptor instead.
 func (*CarrierTransport) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{21}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CarrierTransport) GetCarrierOrganisationId() string {
@@ -2471,7 +2562,7 @@ type CertificateOfCompletion struct {
 
 func (x *CertificateOfCompletion) Reset() {
 	*x = CertificateOfCompletion{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[22]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2483,7 +2574,7 @@ func (x *CertificateOfCompletion) String() string {
 func (*CertificateOfCompletion) ProtoMessage() {}
 
 func (x *CertificateOfCompletion) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[22]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2496,7 +2587,7 @@ func (x *CertificateOfCompletion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertificateOfCompletion.ProtoReflect.Descriptor instead.
 func (*CertificateOfCompletion) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{22}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CertificateOfCompletion) GetCompletedOn() string {
@@ -2525,7 +2616,7 @@ type CertificateRecord struct {
 
 func (x *CertificateRecord) Reset() {
 	*x = CertificateRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[23]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2537,7 +2628,7 @@ func (x *CertificateRecord) String() string {
 func (*CertificateRecord) ProtoMessage() {}
 
 func (x *CertificateRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[23]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2550,7 +2641,7 @@ func (x *CertificateRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertificateRecord.ProtoReflect.Descriptor instead.
 func (*CertificateRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{23}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CertificateRecord) GetReceivedOn() string {
@@ -2588,7 +2679,7 @@ type Certificates struct {
 
 func (x *Certificates) Reset() {
 	*x = Certificates{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[24]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2691,7 @@ func (x *Certificates) String() string {
 func (*Certificates) ProtoMessage() {}
 
 func (x *Certificates) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[24]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2704,7 @@ func (x *Certificates) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Certificates.ProtoReflect.Descriptor instead.
 func (*Certificates) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{24}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Certificates) GetConsignee() *CertificateRecord {
@@ -2652,7 +2743,7 @@ type ChainCheck struct {
 
 func (x *ChainCheck) Reset() {
 	*x = ChainCheck{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[25]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2755,7 @@ func (x *ChainCheck) String() string {
 func (*ChainCheck) ProtoMessage() {}
 
 func (x *ChainCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[25]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2768,7 @@ func (x *ChainCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChainCheck.ProtoReflect.Descriptor instead.
 func (*ChainCheck) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{25}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ChainCheck) GetVerified() bool {
@@ -2721,7 +2812,7 @@ type ChangeReply struct {
 
 func (x *ChangeReply) Reset() {
 	*x = ChangeReply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[26]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2733,7 +2824,7 @@ func (x *ChangeReply) String() string {
 func (*ChangeReply) ProtoMessage() {}
 
 func (x *ChangeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[26]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2746,7 +2837,7 @@ func (x *ChangeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeReply.ProtoReflect.Descriptor instead.
 func (*ChangeReply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{26}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ChangeReply) GetAuthority() string {
@@ -2809,7 +2900,7 @@ type ChangeRequestRecord struct {
 
 func (x *ChangeRequestRecord) Reset() {
 	*x = ChangeRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[27]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2821,7 +2912,7 @@ func (x *ChangeRequestRecord) String() string {
 func (*ChangeRequestRecord) ProtoMessage() {}
 
 func (x *ChangeRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[27]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2834,7 +2925,7 @@ func (x *ChangeRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRequestRecord.ProtoReflect.Descriptor instead.
 func (*ChangeRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{27}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ChangeRequestRecord) GetAt() *timestamppb.Timestamp {
@@ -2924,7 +3015,7 @@ type ClientIdCredentials struct {
 
 func (x *ClientIdCredentials) Reset() {
 	*x = ClientIdCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[28]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3027,7 @@ func (x *ClientIdCredentials) String() string {
 func (*ClientIdCredentials) ProtoMessage() {}
 
 func (x *ClientIdCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[28]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3040,7 @@ func (x *ClientIdCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientIdCredentials.ProtoReflect.Descriptor instead.
 func (*ClientIdCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{28}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClientIdCredentials) GetClientId() string {
@@ -2978,7 +3069,7 @@ type ClientIdInfo struct {
 
 func (x *ClientIdInfo) Reset() {
 	*x = ClientIdInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[29]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2990,7 +3081,7 @@ func (x *ClientIdInfo) String() string {
 func (*ClientIdInfo) ProtoMessage() {}
 
 func (x *ClientIdInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[29]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3003,7 +3094,7 @@ func (x *ClientIdInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientIdInfo.ProtoReflect.Descriptor instead.
 func (*ClientIdInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{29}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ClientIdInfo) GetClientId() string {
@@ -3045,7 +3136,7 @@ type CompetentAuthorities struct {
 
 func (x *CompetentAuthorities) Reset() {
 	*x = CompetentAuthorities{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[30]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3057,7 +3148,7 @@ func (x *CompetentAuthorities) String() string {
 func (*CompetentAuthorities) ProtoMessage() {}
 
 func (x *CompetentAuthorities) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[30]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3070,7 +3161,7 @@ func (x *CompetentAuthorities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompetentAuthorities.ProtoReflect.Descriptor instead.
 func (*CompetentAuthorities) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{30}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CompetentAuthorities) GetDispatch() *PartyRef {
@@ -3105,7 +3196,7 @@ type ConsigneeReception struct {
 
 func (x *ConsigneeReception) Reset() {
 	*x = ConsigneeReception{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[31]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3117,7 +3208,7 @@ func (x *ConsigneeReception) String() string {
 func (*ConsigneeReception) ProtoMessage() {}
 
 func (x *ConsigneeReception) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[31]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3130,7 +3221,7 @@ func (x *ConsigneeReception) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsigneeReception.ProtoReflect.Descriptor instead.
 func (*ConsigneeReception) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{31}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ConsigneeReception) GetReceivedOn() string {
@@ -3147,6 +3238,257 @@ func (x *ConsigneeReception) GetQuantity() *Quantity {
 	return nil
 }
 
+type DIWASSExchange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// NOT_CONNECTED (not exchanged: a draft, or filed while the server had no DIWASS connection), PENDING (queued or being sent; retried while DIWASS cannot be reached), SENT (DIWASS numbered it), REJECTED (DIWASS refused it, or it cannot be sent as it is: lastError says why), UNCERTAIN (the request may have arrived: never sent again by itself)
+	State string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// DIWASS's number of the document, e.g. GLW.BE260000000019i
+	DocumentNumber string `protobuf:"bytes,2,opt,name=document_number,json=documentNumber,proto3" json:"document_number,omitempty"`
+	// when DIWASS numbered it (or when the number was recorded on resolving an UNCERTAIN exchange)
+	SentAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	// requests made so far (a request DIWASS surely did not receive is made again)
+	Attempts int64 `protobuf:"varint,4,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// DIWASS's fault, or why the last attempt failed; empty once sent
+	LastError string `protobuf:"bytes,5,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// acts filed here after the document went to DIWASS and not sent there (a correction: DIWASS's update operation is not public)
+	NotSent       []*DIWASSNotSent `protobuf:"bytes,6,rep,name=not_sent,json=notSent,proto3" json:"not_sent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DIWASSExchange) Reset() {
+	*x = DIWASSExchange{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DIWASSExchange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DIWASSExchange) ProtoMessage() {}
+
+func (x *DIWASSExchange) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DIWASSExchange.ProtoReflect.Descriptor instead.
+func (*DIWASSExchange) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *DIWASSExchange) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *DIWASSExchange) GetDocumentNumber() string {
+	if x != nil {
+		return x.DocumentNumber
+	}
+	return ""
+}
+
+func (x *DIWASSExchange) GetSentAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SentAt
+	}
+	return nil
+}
+
+func (x *DIWASSExchange) GetAttempts() int64 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *DIWASSExchange) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *DIWASSExchange) GetNotSent() []*DIWASSNotSent {
+	if x != nil {
+		return x.NotSent
+	}
+	return nil
+}
+
+type DIWASSNotSent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the act, e.g. CORRECTION
+	Intent string `protobuf:"bytes,1,opt,name=intent,proto3" json:"intent,omitempty"`
+	// when it was filed here
+	At            *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DIWASSNotSent) Reset() {
+	*x = DIWASSNotSent{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DIWASSNotSent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DIWASSNotSent) ProtoMessage() {}
+
+func (x *DIWASSNotSent) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DIWASSNotSent.ProtoReflect.Descriptor instead.
+func (*DIWASSNotSent) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *DIWASSNotSent) GetIntent() string {
+	if x != nil {
+		return x.Intent
+	}
+	return ""
+}
+
+func (x *DIWASSNotSent) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *DIWASSNotSent) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type DIWASSResolution struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// DIWASS's number of the document, as DIWASS shows it (GLW.…); or leave empty and set sendAgain
+	DocumentNumber string `protobuf:"bytes,1,opt,name=document_number,json=documentNumber,proto3" json:"document_number,omitempty"`
+	// DIWASS holds no such document: send it again (a second document in DIWASS if it did arrive)
+	SendAgain     bool `protobuf:"varint,2,opt,name=send_again,json=sendAgain,proto3" json:"send_again,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DIWASSResolution) Reset() {
+	*x = DIWASSResolution{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DIWASSResolution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DIWASSResolution) ProtoMessage() {}
+
+func (x *DIWASSResolution) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DIWASSResolution.ProtoReflect.Descriptor instead.
+func (*DIWASSResolution) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *DIWASSResolution) GetDocumentNumber() string {
+	if x != nil {
+		return x.DocumentNumber
+	}
+	return ""
+}
+
+func (x *DIWASSResolution) GetSendAgain() bool {
+	if x != nil {
+		return x.SendAgain
+	}
+	return false
+}
+
+type DIWASSResubmission struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// what was corrected or why it is sent again (recorded in the history)
+	Comment       string `protobuf:"bytes,1,opt,name=comment,proto3" json:"comment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DIWASSResubmission) Reset() {
+	*x = DIWASSResubmission{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DIWASSResubmission) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DIWASSResubmission) ProtoMessage() {}
+
+func (x *DIWASSResubmission) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DIWASSResubmission.ProtoReflect.Descriptor instead.
+func (*DIWASSResubmission) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *DIWASSResubmission) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
+}
+
 type Date struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD
@@ -3158,7 +3500,7 @@ type Date struct {
 
 func (x *Date) Reset() {
 	*x = Date{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[32]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3170,7 +3512,7 @@ func (x *Date) String() string {
 func (*Date) ProtoMessage() {}
 
 func (x *Date) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[32]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3183,7 +3525,7 @@ func (x *Date) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Date.ProtoReflect.Descriptor instead.
 func (*Date) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{32}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Date) GetValue() string {
@@ -3231,7 +3573,7 @@ type DeadlineEntry struct {
 
 func (x *DeadlineEntry) Reset() {
 	*x = DeadlineEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[33]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3243,7 +3585,7 @@ func (x *DeadlineEntry) String() string {
 func (*DeadlineEntry) ProtoMessage() {}
 
 func (x *DeadlineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[33]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3256,7 +3598,7 @@ func (x *DeadlineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeadlineEntry.ProtoReflect.Descriptor instead.
 func (*DeadlineEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{33}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DeadlineEntry) GetDocumentId() string {
@@ -3395,7 +3737,7 @@ type DeadlineInfo struct {
 
 func (x *DeadlineInfo) Reset() {
 	*x = DeadlineInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[34]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3749,7 @@ func (x *DeadlineInfo) String() string {
 func (*DeadlineInfo) ProtoMessage() {}
 
 func (x *DeadlineInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[34]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3762,7 @@ func (x *DeadlineInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeadlineInfo.ProtoReflect.Descriptor instead.
 func (*DeadlineInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{34}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DeadlineInfo) GetRule() string {
@@ -3510,7 +3852,7 @@ type Decimal struct {
 
 func (x *Decimal) Reset() {
 	*x = Decimal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[35]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3522,7 +3864,7 @@ func (x *Decimal) String() string {
 func (*Decimal) ProtoMessage() {}
 
 func (x *Decimal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[35]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3535,7 +3877,7 @@ func (x *Decimal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decimal.ProtoReflect.Descriptor instead.
 func (*Decimal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{35}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Decimal) GetUnits() int64 {
@@ -3568,7 +3910,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[36]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3580,7 +3922,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[36]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3593,7 +3935,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{36}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Decision) GetType() DecisionType {
@@ -3649,7 +3991,7 @@ type DecisionRecord struct {
 
 func (x *DecisionRecord) Reset() {
 	*x = DecisionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[37]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3661,7 +4003,7 @@ func (x *DecisionRecord) String() string {
 func (*DecisionRecord) ProtoMessage() {}
 
 func (x *DecisionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[37]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3674,7 +4016,7 @@ func (x *DecisionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecisionRecord.ProtoReflect.Descriptor instead.
 func (*DecisionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{37}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DecisionRecord) GetAuthority() string {
@@ -3755,7 +4097,7 @@ type DirectoryOrganisation struct {
 
 func (x *DirectoryOrganisation) Reset() {
 	*x = DirectoryOrganisation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[38]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +4109,7 @@ func (x *DirectoryOrganisation) String() string {
 func (*DirectoryOrganisation) ProtoMessage() {}
 
 func (x *DirectoryOrganisation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[38]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +4122,7 @@ func (x *DirectoryOrganisation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DirectoryOrganisation.ProtoReflect.Descriptor instead.
 func (*DirectoryOrganisation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{38}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *DirectoryOrganisation) GetId() string {
@@ -3820,7 +4162,7 @@ type DocID struct {
 
 func (x *DocID) Reset() {
 	*x = DocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[39]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3832,7 +4174,7 @@ func (x *DocID) String() string {
 func (*DocID) ProtoMessage() {}
 
 func (x *DocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[39]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3845,7 +4187,7 @@ func (x *DocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocID.ProtoReflect.Descriptor instead.
 func (*DocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{39}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DocID) GetId() string {
@@ -3871,7 +4213,7 @@ type DocRow struct {
 
 func (x *DocRow) Reset() {
 	*x = DocRow{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3883,7 +4225,7 @@ func (x *DocRow) String() string {
 func (*DocRow) ProtoMessage() {}
 
 func (x *DocRow) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[40]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3896,7 +4238,7 @@ func (x *DocRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocRow.ProtoReflect.Descriptor instead.
 func (*DocRow) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{40}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *DocRow) GetDocumentId() *StoredDocID {
@@ -3976,7 +4318,7 @@ type DocumentListEntry struct {
 
 func (x *DocumentListEntry) Reset() {
 	*x = DocumentListEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3988,7 +4330,7 @@ func (x *DocumentListEntry) String() string {
 func (*DocumentListEntry) ProtoMessage() {}
 
 func (x *DocumentListEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[41]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4001,7 +4343,7 @@ func (x *DocumentListEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentListEntry.ProtoReflect.Descriptor instead.
 func (*DocumentListEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{41}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DocumentListEntry) GetDocumentId() string {
@@ -4107,7 +4449,7 @@ type ExportProgress struct {
 
 func (x *ExportProgress) Reset() {
 	*x = ExportProgress{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4119,7 +4461,7 @@ func (x *ExportProgress) String() string {
 func (*ExportProgress) ProtoMessage() {}
 
 func (x *ExportProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[42]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4132,7 +4474,7 @@ func (x *ExportProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportProgress.ProtoReflect.Descriptor instead.
 func (*ExportProgress) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{42}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ExportProgress) GetDone() int64 {
@@ -4161,7 +4503,7 @@ type FacilityCompletion struct {
 
 func (x *FacilityCompletion) Reset() {
 	*x = FacilityCompletion{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4173,7 +4515,7 @@ func (x *FacilityCompletion) String() string {
 func (*FacilityCompletion) ProtoMessage() {}
 
 func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4186,7 +4528,7 @@ func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletion.ProtoReflect.Descriptor instead.
 func (*FacilityCompletion) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *FacilityCompletion) GetCompletedOn() string {
@@ -4215,7 +4557,7 @@ type FacilityCompletionArticle15 struct {
 
 func (x *FacilityCompletionArticle15) Reset() {
 	*x = FacilityCompletionArticle15{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4227,7 +4569,7 @@ func (x *FacilityCompletionArticle15) String() string {
 func (*FacilityCompletionArticle15) ProtoMessage() {}
 
 func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4240,7 +4582,7 @@ func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletionArticle15.ProtoReflect.Descriptor instead.
 func (*FacilityCompletionArticle15) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FacilityCompletionArticle15) GetCompletedOn() string {
@@ -4274,7 +4616,7 @@ type FacilityReception struct {
 
 func (x *FacilityReception) Reset() {
 	*x = FacilityReception{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4286,7 +4628,7 @@ func (x *FacilityReception) String() string {
 func (*FacilityReception) ProtoMessage() {}
 
 func (x *FacilityReception) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4299,7 +4641,7 @@ func (x *FacilityReception) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityReception.ProtoReflect.Descriptor instead.
 func (*FacilityReception) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *FacilityReception) GetReceivedOn() string {
@@ -4346,7 +4688,7 @@ type FieldMeta struct {
 
 func (x *FieldMeta) Reset() {
 	*x = FieldMeta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4358,7 +4700,7 @@ func (x *FieldMeta) String() string {
 func (*FieldMeta) ProtoMessage() {}
 
 func (x *FieldMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4371,7 +4713,7 @@ func (x *FieldMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldMeta.ProtoReflect.Descriptor instead.
 func (*FieldMeta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *FieldMeta) GetInLayer() bool {
@@ -4391,7 +4733,7 @@ type FieldValue struct {
 
 func (x *FieldValue) Reset() {
 	*x = FieldValue{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4403,7 +4745,7 @@ func (x *FieldValue) String() string {
 func (*FieldValue) ProtoMessage() {}
 
 func (x *FieldValue) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4416,7 +4758,7 @@ func (x *FieldValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldValue.ProtoReflect.Descriptor instead.
 func (*FieldValue) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *FieldValue) GetPath() string {
@@ -4444,7 +4786,7 @@ type FileAreaDocumentEntry struct {
 
 func (x *FileAreaDocumentEntry) Reset() {
 	*x = FileAreaDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4456,7 +4798,7 @@ func (x *FileAreaDocumentEntry) String() string {
 func (*FileAreaDocumentEntry) ProtoMessage() {}
 
 func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4469,7 +4811,7 @@ func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileAreaDocumentEntry.ProtoReflect.Descriptor instead.
 func (*FileAreaDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *FileAreaDocumentEntry) GetDoc() *DocRow {
@@ -4511,7 +4853,7 @@ type FileEntry struct {
 
 func (x *FileEntry) Reset() {
 	*x = FileEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4523,7 +4865,7 @@ func (x *FileEntry) String() string {
 func (*FileEntry) ProtoMessage() {}
 
 func (x *FileEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4536,7 +4878,7 @@ func (x *FileEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileEntry.ProtoReflect.Descriptor instead.
 func (*FileEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *FileEntry) GetFileId() string {
@@ -4599,7 +4941,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4611,7 +4953,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4624,7 +4966,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *Filter) GetPath() string {
@@ -4663,7 +5005,7 @@ type FollowUpIntent struct {
 
 func (x *FollowUpIntent) Reset() {
 	*x = FollowUpIntent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4675,7 +5017,7 @@ func (x *FollowUpIntent) String() string {
 func (*FollowUpIntent) ProtoMessage() {}
 
 func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4688,7 +5030,7 @@ func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowUpIntent.ProtoReflect.Descriptor instead.
 func (*FollowUpIntent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *FollowUpIntent) GetIntent() string {
@@ -4733,7 +5075,7 @@ type Group struct {
 
 func (x *Group) Reset() {
 	*x = Group{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4745,7 +5087,7 @@ func (x *Group) String() string {
 func (*Group) ProtoMessage() {}
 
 func (x *Group) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4758,7 +5100,7 @@ func (x *Group) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Group.ProtoReflect.Descriptor instead.
 func (*Group) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *Group) GetGroupId() string {
@@ -4821,7 +5163,7 @@ type Guarantee struct {
 
 func (x *Guarantee) Reset() {
 	*x = Guarantee{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4833,7 +5175,7 @@ func (x *Guarantee) String() string {
 func (*Guarantee) ProtoMessage() {}
 
 func (x *Guarantee) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4846,7 +5188,7 @@ func (x *Guarantee) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Guarantee.ProtoReflect.Descriptor instead.
 func (*Guarantee) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Guarantee) GetKind() GuaranteeKind {
@@ -4907,7 +5249,7 @@ type GuaranteeApproval struct {
 
 func (x *GuaranteeApproval) Reset() {
 	*x = GuaranteeApproval{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4919,7 +5261,7 @@ func (x *GuaranteeApproval) String() string {
 func (*GuaranteeApproval) ProtoMessage() {}
 
 func (x *GuaranteeApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4932,7 +5274,7 @@ func (x *GuaranteeApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GuaranteeApproval.ProtoReflect.Descriptor instead.
 func (*GuaranteeApproval) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GuaranteeApproval) GetRemarks() string {
@@ -4956,7 +5298,7 @@ type GuaranteeRecord struct {
 
 func (x *GuaranteeRecord) Reset() {
 	*x = GuaranteeRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4968,7 +5310,7 @@ func (x *GuaranteeRecord) String() string {
 func (*GuaranteeRecord) ProtoMessage() {}
 
 func (x *GuaranteeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4981,7 +5323,7 @@ func (x *GuaranteeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GuaranteeRecord.ProtoReflect.Descriptor instead.
 func (*GuaranteeRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *GuaranteeRecord) GetGuarantee() *Guarantee {
@@ -5033,7 +5375,7 @@ type HandlersDocument struct {
 
 func (x *HandlersDocument) Reset() {
 	*x = HandlersDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5045,7 +5387,7 @@ func (x *HandlersDocument) String() string {
 func (*HandlersDocument) ProtoMessage() {}
 
 func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5058,7 +5400,7 @@ func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandlersDocument.ProtoReflect.Descriptor instead.
 func (*HandlersDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *HandlersDocument) GetNotification() *NotificationDocument {
@@ -5107,7 +5449,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5119,7 +5461,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5132,7 +5474,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *HistoryEntry) GetSeq() int64 {
@@ -5225,7 +5567,7 @@ type InboxEntry struct {
 
 func (x *InboxEntry) Reset() {
 	*x = InboxEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5237,7 +5579,7 @@ func (x *InboxEntry) String() string {
 func (*InboxEntry) ProtoMessage() {}
 
 func (x *InboxEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5250,7 +5592,7 @@ func (x *InboxEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InboxEntry.ProtoReflect.Descriptor instead.
 func (*InboxEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *InboxEntry) GetId() string {
@@ -5324,7 +5666,7 @@ type InformationRequestRecord struct {
 
 func (x *InformationRequestRecord) Reset() {
 	*x = InformationRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5336,7 +5678,7 @@ func (x *InformationRequestRecord) String() string {
 func (*InformationRequestRecord) ProtoMessage() {}
 
 func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5349,7 +5691,7 @@ func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InformationRequestRecord.ProtoReflect.Descriptor instead.
 func (*InformationRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *InformationRequestRecord) GetAuthority() string {
@@ -5414,7 +5756,7 @@ type InspectionLinkInfo struct {
 
 func (x *InspectionLinkInfo) Reset() {
 	*x = InspectionLinkInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5426,7 +5768,7 @@ func (x *InspectionLinkInfo) String() string {
 func (*InspectionLinkInfo) ProtoMessage() {}
 
 func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5439,7 +5781,7 @@ func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionLinkInfo.ProtoReflect.Descriptor instead.
 func (*InspectionLinkInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *InspectionLinkInfo) GetId() string {
@@ -5512,7 +5854,7 @@ type InspectionUse struct {
 
 func (x *InspectionUse) Reset() {
 	*x = InspectionUse{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5524,7 +5866,7 @@ func (x *InspectionUse) String() string {
 func (*InspectionUse) ProtoMessage() {}
 
 func (x *InspectionUse) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5537,7 +5879,7 @@ func (x *InspectionUse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionUse.ProtoReflect.Descriptor instead.
 func (*InspectionUse) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *InspectionUse) GetAt() *timestamppb.Timestamp {
@@ -5584,7 +5926,7 @@ type LayerFields struct {
 
 func (x *LayerFields) Reset() {
 	*x = LayerFields{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5596,7 +5938,7 @@ func (x *LayerFields) String() string {
 func (*LayerFields) ProtoMessage() {}
 
 func (x *LayerFields) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5609,7 +5951,7 @@ func (x *LayerFields) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerFields.ProtoReflect.Descriptor instead.
 func (*LayerFields) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *LayerFields) GetIndex() int32 {
@@ -5680,7 +6022,7 @@ type LayerInfo struct {
 
 func (x *LayerInfo) Reset() {
 	*x = LayerInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5692,7 +6034,7 @@ func (x *LayerInfo) String() string {
 func (*LayerInfo) ProtoMessage() {}
 
 func (x *LayerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5705,7 +6047,7 @@ func (x *LayerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerInfo.ProtoReflect.Descriptor instead.
 func (*LayerInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *LayerInfo) GetIndex() int32 {
@@ -5770,7 +6112,7 @@ type LegRecord struct {
 
 func (x *LegRecord) Reset() {
 	*x = LegRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5782,7 +6124,7 @@ func (x *LegRecord) String() string {
 func (*LegRecord) ProtoMessage() {}
 
 func (x *LegRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5795,7 +6137,7 @@ func (x *LegRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegRecord.ProtoReflect.Descriptor instead.
 func (*LegRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *LegRecord) GetCarrierOrganisationId() string {
@@ -5861,7 +6203,7 @@ type MailPreferences struct {
 
 func (x *MailPreferences) Reset() {
 	*x = MailPreferences{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5873,7 +6215,7 @@ func (x *MailPreferences) String() string {
 func (*MailPreferences) ProtoMessage() {}
 
 func (x *MailPreferences) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5886,7 +6228,7 @@ func (x *MailPreferences) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MailPreferences.ProtoReflect.Descriptor instead.
 func (*MailPreferences) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *MailPreferences) GetEmail() string {
@@ -5972,7 +6314,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5984,7 +6326,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5997,7 +6339,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -6028,67 +6370,6 @@ func (x *Meta) GetSignaturePositions() []*SignaturePosition {
 	return nil
 }
 
-type Metadata struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// postal or electronic addresses by party role
-	Addresses       map[string]string `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	AdditionalData  map[string]string `protobuf:"bytes,2,rep,name=additional_data,json=additionalData,proto3" json:"additional_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	FileAttachments []*Attachment     `protobuf:"bytes,3,rep,name=file_attachments,json=fileAttachments,proto3" json:"file_attachments,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
-}
-
-func (x *Metadata) Reset() {
-	*x = Metadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Metadata) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Metadata) ProtoMessage() {}
-
-func (x *Metadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Metadata.ProtoReflect.Descriptor instead.
-func (*Metadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
-}
-
-func (x *Metadata) GetAddresses() map[string]string {
-	if x != nil {
-		return x.Addresses
-	}
-	return nil
-}
-
-func (x *Metadata) GetAdditionalData() map[string]string {
-	if x != nil {
-		return x.AdditionalData
-	}
-	return nil
-}
-
-func (x *Metadata) GetFileAttachments() []*Attachment {
-	if x != nil {
-		return x.FileAttachments
-	}
-	return nil
-}
-
 type MovementAcknowledgementRecord struct {
 	state                   protoimpl.MessageState `protogen:"open.v1"`
 	AuthorityOrganisationId string                 `protobuf:"bytes,1,opt,name=authority_organisation_id,json=authorityOrganisationId,proto3" json:"authority_organisation_id,omitempty"`
@@ -6100,7 +6381,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6112,7 +6393,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6125,7 +6406,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -6160,7 +6441,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6172,7 +6453,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6185,7 +6466,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -6213,7 +6494,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6225,7 +6506,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6238,7 +6519,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -6272,7 +6553,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6284,7 +6565,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6297,7 +6578,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6339,7 +6620,7 @@ type MovementDocument struct {
 	TakeBackOrder *MovementTakeBackRecord   `protobuf:"bytes,15,opt,name=take_back_order,json=takeBackOrder,proto3" json:"take_back_order,omitempty"`
 	// a part the facility refused and what becomes of it (our design); null when none
 	RejectedPart *RejectedPartRecord    `protobuf:"bytes,30,opt,name=rejected_part,json=rejectedPart,proto3" json:"rejected_part,omitempty"`
-	Metadata     *Metadata              `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata     *ShipmentMetadata      `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	Deadlines    []*DeadlineInfo        `protobuf:"bytes,17,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
 	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
@@ -6369,7 +6650,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6381,7 +6662,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6394,7 +6675,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -6509,7 +6790,7 @@ func (x *MovementDocument) GetRejectedPart() *RejectedPartRecord {
 	return nil
 }
 
-func (x *MovementDocument) GetMetadata() *Metadata {
+func (x *MovementDocument) GetMetadata() *ShipmentMetadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -6623,7 +6904,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6635,7 +6916,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6648,7 +6929,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -6712,7 +6993,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6724,7 +7005,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6737,7 +7018,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -6779,7 +7060,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6791,7 +7072,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6804,7 +7085,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -6835,7 +7116,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6847,7 +7128,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6860,7 +7141,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -6918,7 +7199,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6930,7 +7211,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6943,7 +7224,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -7001,7 +7282,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7013,7 +7294,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7026,7 +7307,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -7073,7 +7354,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7085,7 +7366,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7098,7 +7379,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *Notification) GetCursor() string {
@@ -7156,7 +7437,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7168,7 +7449,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7181,7 +7462,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -7236,7 +7517,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7248,7 +7529,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7261,7 +7542,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -7376,7 +7657,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7388,7 +7669,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7401,7 +7682,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -7460,7 +7741,7 @@ type NotificationDocument struct {
 	Signals             []*NotificationSignalRecord          `protobuf:"bytes,13,rep,name=signals,proto3" json:"signals,omitempty"`
 	ConsentConditions   []string                             `protobuf:"bytes,14,rep,name=consent_conditions,json=consentConditions,proto3" json:"consent_conditions,omitempty"`
 	ConsentValidUntil   string                               `protobuf:"bytes,15,opt,name=consent_valid_until,json=consentValidUntil,proto3" json:"consent_valid_until,omitempty"`
-	Metadata            *Metadata                            `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata            *ShipmentMetadata                    `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// the shipments made under the notification and what may still be shipped
 	Movements *Movements `protobuf:"bytes,17,opt,name=movements,proto3" json:"movements,omitempty"`
 	// the pre-consented facility's closure of the dossier (Art. 15), if any
@@ -7502,7 +7783,7 @@ type NotificationDocument struct {
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7514,7 +7795,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7527,7 +7808,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -7635,7 +7916,7 @@ func (x *NotificationDocument) GetConsentValidUntil() string {
 	return ""
 }
 
-func (x *NotificationDocument) GetMetadata() *Metadata {
+func (x *NotificationDocument) GetMetadata() *ShipmentMetadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -7786,7 +8067,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7798,7 +8079,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7811,7 +8092,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -7843,7 +8124,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7855,7 +8136,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7868,7 +8149,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -7912,7 +8193,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7924,7 +8205,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7937,7 +8218,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -7993,7 +8274,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8005,7 +8286,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8018,7 +8299,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *Operand) GetS() string {
@@ -8087,7 +8368,7 @@ type PartyDetails struct {
 
 func (x *PartyDetails) Reset() {
 	*x = PartyDetails{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8099,7 +8380,7 @@ func (x *PartyDetails) String() string {
 func (*PartyDetails) ProtoMessage() {}
 
 func (x *PartyDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8112,7 +8393,7 @@ func (x *PartyDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyDetails.ProtoReflect.Descriptor instead.
 func (*PartyDetails) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *PartyDetails) GetOrganisationId() string {
@@ -8187,7 +8468,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8199,7 +8480,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8212,7 +8493,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -8234,7 +8515,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8246,7 +8527,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8259,7 +8540,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -8296,7 +8577,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8308,7 +8589,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8321,7 +8602,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *Provider) GetId() string {
@@ -8355,7 +8636,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8367,7 +8648,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8380,7 +8661,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -8411,7 +8692,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8423,7 +8704,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8436,7 +8717,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -8485,7 +8766,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8497,7 +8778,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8510,7 +8791,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -8541,7 +8822,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8553,7 +8834,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8566,7 +8847,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -8622,7 +8903,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8634,7 +8915,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8647,7 +8928,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -8679,7 +8960,7 @@ type RejectedPartArrangement struct {
 
 func (x *RejectedPartArrangement) Reset() {
 	*x = RejectedPartArrangement{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8691,7 +8972,7 @@ func (x *RejectedPartArrangement) String() string {
 func (*RejectedPartArrangement) ProtoMessage() {}
 
 func (x *RejectedPartArrangement) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8704,7 +8985,7 @@ func (x *RejectedPartArrangement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartArrangement.ProtoReflect.Descriptor instead.
 func (*RejectedPartArrangement) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *RejectedPartArrangement) GetArrangement() RejectedPartArrangementType {
@@ -8754,7 +9035,7 @@ type RejectedPartRecord struct {
 
 func (x *RejectedPartRecord) Reset() {
 	*x = RejectedPartRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8766,7 +9047,7 @@ func (x *RejectedPartRecord) String() string {
 func (*RejectedPartRecord) ProtoMessage() {}
 
 func (x *RejectedPartRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8779,7 +9060,7 @@ func (x *RejectedPartRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartRecord.ProtoReflect.Descriptor instead.
 func (*RejectedPartRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *RejectedPartRecord) GetQuantity() *Quantity {
@@ -8863,7 +9144,7 @@ type RejectedPartResolution struct {
 
 func (x *RejectedPartResolution) Reset() {
 	*x = RejectedPartResolution{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8875,7 +9156,7 @@ func (x *RejectedPartResolution) String() string {
 func (*RejectedPartResolution) ProtoMessage() {}
 
 func (x *RejectedPartResolution) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8888,7 +9169,7 @@ func (x *RejectedPartResolution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartResolution.ProtoReflect.Descriptor instead.
 func (*RejectedPartResolution) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *RejectedPartResolution) GetResolvedOn() string {
@@ -8916,7 +9197,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8928,7 +9209,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8941,7 +9222,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -8976,7 +9257,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8988,7 +9269,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9001,7 +9282,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -9036,7 +9317,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9048,7 +9329,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9061,7 +9342,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -9091,7 +9372,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9103,7 +9384,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9116,7 +9397,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -9149,7 +9430,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9161,7 +9442,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9174,7 +9455,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -9200,7 +9481,7 @@ type ResetCounts struct {
 
 func (x *ResetCounts) Reset() {
 	*x = ResetCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9212,7 +9493,7 @@ func (x *ResetCounts) String() string {
 func (*ResetCounts) ProtoMessage() {}
 
 func (x *ResetCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9225,7 +9506,7 @@ func (x *ResetCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetCounts.ProtoReflect.Descriptor instead.
 func (*ResetCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *ResetCounts) GetDocuments() int32 {
@@ -9269,7 +9550,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9281,7 +9562,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9294,7 +9575,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -9334,7 +9615,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9346,7 +9627,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9359,7 +9640,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -9418,6 +9699,67 @@ func (x *SessionInfo) GetClientIp() string {
 	return ""
 }
 
+type ShipmentMetadata struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// postal or electronic addresses by party role
+	Addresses       map[string]string `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	AdditionalData  map[string]string `protobuf:"bytes,2,rep,name=additional_data,json=additionalData,proto3" json:"additional_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	FileAttachments []*Attachment     `protobuf:"bytes,3,rep,name=file_attachments,json=fileAttachments,proto3" json:"file_attachments,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ShipmentMetadata) Reset() {
+	*x = ShipmentMetadata{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShipmentMetadata) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShipmentMetadata) ProtoMessage() {}
+
+func (x *ShipmentMetadata) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShipmentMetadata.ProtoReflect.Descriptor instead.
+func (*ShipmentMetadata) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+}
+
+func (x *ShipmentMetadata) GetAddresses() map[string]string {
+	if x != nil {
+		return x.Addresses
+	}
+	return nil
+}
+
+func (x *ShipmentMetadata) GetAdditionalData() map[string]string {
+	if x != nil {
+		return x.AdditionalData
+	}
+	return nil
+}
+
+func (x *ShipmentMetadata) GetFileAttachments() []*Attachment {
+	if x != nil {
+		return x.FileAttachments
+	}
+	return nil
+}
+
 type ShipmentPeriod struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// the first day a shipment may leave (YYYY-MM-DD)
@@ -9430,7 +9772,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9442,7 +9784,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9455,7 +9797,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -9484,7 +9826,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9496,7 +9838,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9509,7 +9851,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -9544,7 +9886,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9556,7 +9898,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9569,7 +9911,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -9638,7 +9980,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9650,7 +9992,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9663,7 +10005,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -9736,7 +10078,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9748,7 +10090,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9761,7 +10103,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -9862,7 +10204,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9874,7 +10216,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9887,7 +10229,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -9921,7 +10263,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9933,7 +10275,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9946,7 +10288,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *Sort) GetPath() string {
@@ -9972,7 +10314,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9984,7 +10326,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9997,7 +10339,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -10020,7 +10362,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10032,7 +10374,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10045,7 +10387,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -10092,7 +10434,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10104,7 +10446,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10117,7 +10459,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -10166,7 +10508,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10178,7 +10520,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10191,7 +10533,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -10238,7 +10580,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10250,7 +10592,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10263,7 +10605,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
 }
 
 func (x *TemplateID) GetId() string {
@@ -10283,7 +10625,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10295,7 +10637,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10308,7 +10650,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *Text) GetValue() string {
@@ -10346,7 +10688,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10358,7 +10700,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10371,7 +10713,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -10451,7 +10793,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10463,7 +10805,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10476,7 +10818,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -10524,7 +10866,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10536,7 +10878,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10549,7 +10891,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -10582,7 +10924,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10594,7 +10936,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10607,7 +10949,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -10663,7 +11005,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10675,7 +11017,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10688,7 +11030,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{130}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -10771,7 +11113,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10783,7 +11125,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10796,7 +11138,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{131}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -10825,7 +11167,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10837,7 +11179,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10850,7 +11192,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{132}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -10893,7 +11235,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10905,7 +11247,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10918,7 +11260,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{133}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -11027,7 +11369,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11039,7 +11381,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11052,7 +11394,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{134}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -11135,7 +11477,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11147,7 +11489,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11160,7 +11502,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{130}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{135}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -11181,7 +11523,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11193,7 +11535,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11206,7 +11548,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{131}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{136}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -11244,7 +11586,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11256,7 +11598,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11269,7 +11611,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{132}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{137}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -11333,7 +11675,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"takeBackOf\"\x83\x01\n" +
 	"\x16Annex7CorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12=\n" +
-	"\bprevious\x18\x02 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\bprevious\"\x98\v\n" +
+	"\bprevious\x18\x02 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\bprevious\"\xca\f\n" +
 	"\x0eAnnex7Document\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11347,8 +11689,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\fcertificates\x18\n" +
 	" \x01(\v2 .wasteflow.types.v1.CertificatesR\fcertificates\x12G\n" +
 	"\n" +
-	"take_backs\x18\v \x03(\v2(.wasteflow.types.v1.Annex7TakeBackRecordR\ttakeBacks\x128\n" +
-	"\bmetadata\x18\f \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\x12B\n" +
+	"take_backs\x18\v \x03(\v2(.wasteflow.types.v1.Annex7TakeBackRecordR\ttakeBacks\x12>\n" +
+	"\bmetadata\x18\f \x01(\v2\".wasteflow.types.v1.Annex7MetadataR\bmetadata\x12B\n" +
 	"\twithdrawn\x18\r \x01(\v2$.wasteflow.types.v1.WithdrawalRecordR\twithdrawn\x12>\n" +
 	"\tdeadlines\x18\x0e \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
 	"\n" +
@@ -11363,12 +11705,25 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\ttake_back\x18\x15 \x01(\v2\".wasteflow.types.v1.Annex7TakeBackR\btakeBack\x12>\n" +
 	"\n" +
 	"withdrawal\x18\x16 \x01(\v2\x1e.wasteflow.types.v1.WithdrawalR\n" +
-	"withdrawal\"Y\n" +
+	"withdrawal\x12W\n" +
+	"\x13diwass_resubmission\x18\x18 \x01(\v2&.wasteflow.types.v1.DIWASSResubmissionR\x12diwassResubmission\x12Q\n" +
+	"\x11diwass_resolution\x18\x19 \x01(\v2$.wasteflow.types.v1.DIWASSResolutionR\x10diwassResolution\"Y\n" +
 	"\x0eAnnex7Facility\x12'\n" +
 	"\x0forganisation_id\x18\x01 \x01(\tR\x0eorganisationId\x12\x1e\n" +
 	"\n" +
 	"laboratory\x18\x02 \x01(\bR\n" +
-	"laboratory\"(\n" +
+	"laboratory\"\xca\x03\n" +
+	"\x0eAnnex7Metadata\x12O\n" +
+	"\taddresses\x18\x01 \x03(\v21.wasteflow.types.v1.Annex7Metadata.AddressesEntryR\taddresses\x12_\n" +
+	"\x0fadditional_data\x18\x02 \x03(\v26.wasteflow.types.v1.Annex7Metadata.AdditionalDataEntryR\x0eadditionalData\x12I\n" +
+	"\x10file_attachments\x18\x03 \x03(\v2\x1e.wasteflow.types.v1.AttachmentR\x0ffileAttachments\x12:\n" +
+	"\x06diwass\x18\x04 \x01(\v2\".wasteflow.types.v1.DIWASSExchangeR\x06diwass\x1a<\n" +
+	"\x0eAddressesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aA\n" +
+	"\x13AdditionalDataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"(\n" +
 	"\x0eAnnex7TakeBack\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"\xbc\x01\n" +
 	"\x14Annex7TakeBackRecord\x12\x16\n" +
@@ -11495,7 +11850,25 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x12ConsigneeReception\x12\x1f\n" +
 	"\vreceived_on\x18\x01 \x01(\tR\n" +
 	"receivedOn\x128\n" +
-	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\"O\n" +
+	"\bquantity\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\bquantity\"\xfd\x01\n" +
+	"\x0eDIWASSExchange\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12'\n" +
+	"\x0fdocument_number\x18\x02 \x01(\tR\x0edocumentNumber\x123\n" +
+	"\asent_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12\x1a\n" +
+	"\battempts\x18\x04 \x01(\x03R\battempts\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x05 \x01(\tR\tlastError\x12<\n" +
+	"\bnot_sent\x18\x06 \x03(\v2!.wasteflow.types.v1.DIWASSNotSentR\anotSent\"k\n" +
+	"\rDIWASSNotSent\x12\x16\n" +
+	"\x06intent\x18\x01 \x01(\tR\x06intent\x12*\n" +
+	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"Z\n" +
+	"\x10DIWASSResolution\x12'\n" +
+	"\x0fdocument_number\x18\x01 \x01(\tR\x0edocumentNumber\x12\x1d\n" +
+	"\n" +
+	"send_again\x18\x02 \x01(\bR\tsendAgain\".\n" +
+	"\x12DIWASSResubmission\x12\x18\n" +
+	"\acomment\x18\x01 \x01(\tR\acomment\"O\n" +
 	"\x04Date\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x121\n" +
 	"\x04meta\x18\x02 \x01(\v2\x1d.wasteflow.types.v1.FieldMetaR\x04meta\"\x8b\x05\n" +
@@ -11776,17 +12149,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"signatures\x18\x03 \x03(\v2!.wasteflow.types.v1.SignatureInfoR\n" +
 	"signatures\x12V\n" +
-	"\x13signature_positions\x18\x04 \x03(\v2%.wasteflow.types.v1.SignaturePositionR\x12signaturePositions\"\xfc\x02\n" +
-	"\bMetadata\x12I\n" +
-	"\taddresses\x18\x01 \x03(\v2+.wasteflow.types.v1.Metadata.AddressesEntryR\taddresses\x12Y\n" +
-	"\x0fadditional_data\x18\x02 \x03(\v20.wasteflow.types.v1.Metadata.AdditionalDataEntryR\x0eadditionalData\x12I\n" +
-	"\x10file_attachments\x18\x03 \x03(\v2\x1e.wasteflow.types.v1.AttachmentR\x0ffileAttachments\x1a<\n" +
-	"\x0eAddressesEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aA\n" +
-	"\x13AdditionalDataEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa1\x01\n" +
+	"\x13signature_positions\x18\x04 \x03(\v2%.wasteflow.types.v1.SignaturePositionR\x12signaturePositions\"\xa1\x01\n" +
 	"\x1dMovementAcknowledgementRecord\x12:\n" +
 	"\x19authority_organisation_id\x18\x01 \x01(\tR\x17authorityOrganisationId\x12\x18\n" +
 	"\aremarks\x18\x02 \x01(\tR\aremarks\x12*\n" +
@@ -11800,7 +12163,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\x80\x01\n" +
 	"\x18MovementCorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x128\n" +
-	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\xa8\x0f\n" +
+	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\xb0\x0f\n" +
 	"\x10MovementDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11822,8 +12185,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"completion\x12B\n" +
 	"\asignals\x18\x0e \x03(\v2(.wasteflow.types.v1.MovementSignalRecordR\asignals\x12R\n" +
 	"\x0ftake_back_order\x18\x0f \x01(\v2*.wasteflow.types.v1.MovementTakeBackRecordR\rtakeBackOrder\x12K\n" +
-	"\rrejected_part\x18\x1e \x01(\v2&.wasteflow.types.v1.RejectedPartRecordR\frejectedPart\x128\n" +
-	"\bmetadata\x18\x10 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\x12>\n" +
+	"\rrejected_part\x18\x1e \x01(\v2&.wasteflow.types.v1.RejectedPartRecordR\frejectedPart\x12@\n" +
+	"\bmetadata\x18\x10 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\x12>\n" +
 	"\tdeadlines\x18\x11 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
 	"\n" +
 	"created_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
@@ -11912,7 +12275,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\apending\x18\x03 \x01(\bR\apending\x12;\n" +
 	"\vaccepted_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"acceptedAt\x12?\n" +
-	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\xf9\x12\n" +
+	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\x81\x13\n" +
 	"\x14NotificationDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11929,8 +12292,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x0fchange_requests\x18\f \x03(\v2'.wasteflow.types.v1.ChangeRequestRecordR\x0echangeRequests\x12F\n" +
 	"\asignals\x18\r \x03(\v2,.wasteflow.types.v1.NotificationSignalRecordR\asignals\x12-\n" +
 	"\x12consent_conditions\x18\x0e \x03(\tR\x11consentConditions\x12.\n" +
-	"\x13consent_valid_until\x18\x0f \x01(\tR\x11consentValidUntil\x128\n" +
-	"\bmetadata\x18\x10 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\x12;\n" +
+	"\x13consent_valid_until\x18\x0f \x01(\tR\x11consentValidUntil\x12@\n" +
+	"\bmetadata\x18\x10 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\x12;\n" +
 	"\tmovements\x18\x11 \x01(\v2\x1d.wasteflow.types.v1.MovementsR\tmovements\x12V\n" +
 	"\x14article15_completion\x18\x12 \x01(\v2#.wasteflow.types.v1.Article15RecordR\x13article15Completion\x12B\n" +
 	"\twithdrawn\x18\x13 \x01(\v2$.wasteflow.types.v1.WithdrawalRecordR\twithdrawn\x12C\n" +
@@ -12100,7 +12463,17 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x10application_name\x18\x06 \x01(\tR\x0fapplicationName\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\a \x01(\tR\tuserAgent\x12\x1b\n" +
-	"\tclient_ip\x18\b \x01(\tR\bclientIp\"`\n" +
+	"\tclient_ip\x18\b \x01(\tR\bclientIp\"\x94\x03\n" +
+	"\x10ShipmentMetadata\x12Q\n" +
+	"\taddresses\x18\x01 \x03(\v23.wasteflow.types.v1.ShipmentMetadata.AddressesEntryR\taddresses\x12a\n" +
+	"\x0fadditional_data\x18\x02 \x03(\v28.wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntryR\x0eadditionalData\x12I\n" +
+	"\x10file_attachments\x18\x03 \x03(\v2\x1e.wasteflow.types.v1.AttachmentR\x0ffileAttachments\x1a<\n" +
+	"\x0eAddressesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aA\n" +
+	"\x13AdditionalDataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"`\n" +
 	"\x0eShipmentPeriod\x12'\n" +
 	"\x0ffirst_departure\x18\x01 \x01(\tR\x0efirstDeparture\x12%\n" +
 	"\x0elast_departure\x18\x02 \x01(\tR\rlastDeparture\"\\\n" +
@@ -12284,7 +12657,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\tOBJECTION\x10\x03*\x1e\n" +
 	"\tDirection\x12\a\n" +
 	"\x03ASC\x10\x00\x12\b\n" +
-	"\x04DESC\x10\x01*\xbd\x01\n" +
+	"\x04DESC\x10\x01*\xda\x01\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DOCUMENT_STATE_CHANGED\x10\x01\x12\x15\n" +
@@ -12292,7 +12665,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x11DEADLINE_DUE_SOON\x10\x03\x12\x14\n" +
 	"\x10DEADLINE_OVERDUE\x10\x04\x12\x15\n" +
 	"\x11DEADLINE_MET_LATE\x10\x05\x12\x1d\n" +
-	"\x19WEBHOOK_ENDPOINT_DISABLED\x10\x06*W\n" +
+	"\x19WEBHOOK_ENDPOINT_DISABLED\x10\x06\x12\x1b\n" +
+	"\x17DIWASS_EXCHANGE_CHANGED\x10\a*W\n" +
 	"\rGuaranteeKind\x12\x1e\n" +
 	"\x1aGUARANTEE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13FINANCIAL_GUARANTEE\x10\x01\x12\r\n" +
@@ -12376,7 +12750,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 14)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 135)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 142)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -12401,427 +12775,443 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*Annex7CorrectionRecord)(nil),            // 20: wasteflow.types.v1.Annex7CorrectionRecord
 	(*Annex7Document)(nil),                    // 21: wasteflow.types.v1.Annex7Document
 	(*Annex7Facility)(nil),                    // 22: wasteflow.types.v1.Annex7Facility
-	(*Annex7TakeBack)(nil),                    // 23: wasteflow.types.v1.Annex7TakeBack
-	(*Annex7TakeBackRecord)(nil),              // 24: wasteflow.types.v1.Annex7TakeBackRecord
-	(*Article15Record)(nil),                   // 25: wasteflow.types.v1.Article15Record
-	(*Attachment)(nil),                        // 26: wasteflow.types.v1.Attachment
-	(*Bgs)(nil),                               // 27: wasteflow.types.v1.Bgs
-	(*BmuCarrier)(nil),                        // 28: wasteflow.types.v1.BmuCarrier
-	(*BmuDocument)(nil),                       // 29: wasteflow.types.v1.BmuDocument
-	(*BmuFacility)(nil),                       // 30: wasteflow.types.v1.BmuFacility
-	(*BoolValue)(nil),                         // 31: wasteflow.types.v1.BoolValue
-	(*BusinessError)(nil),                     // 32: wasteflow.types.v1.BusinessError
-	(*CarrierTransfer)(nil),                   // 33: wasteflow.types.v1.CarrierTransfer
-	(*CarrierTransferRecord)(nil),             // 34: wasteflow.types.v1.CarrierTransferRecord
-	(*CarrierTransport)(nil),                  // 35: wasteflow.types.v1.CarrierTransport
-	(*CertificateOfCompletion)(nil),           // 36: wasteflow.types.v1.CertificateOfCompletion
-	(*CertificateRecord)(nil),                 // 37: wasteflow.types.v1.CertificateRecord
-	(*Certificates)(nil),                      // 38: wasteflow.types.v1.Certificates
-	(*ChainCheck)(nil),                        // 39: wasteflow.types.v1.ChainCheck
-	(*ChangeReply)(nil),                       // 40: wasteflow.types.v1.ChangeReply
-	(*ChangeRequestRecord)(nil),               // 41: wasteflow.types.v1.ChangeRequestRecord
-	(*ClientIdCredentials)(nil),               // 42: wasteflow.types.v1.ClientIdCredentials
-	(*ClientIdInfo)(nil),                      // 43: wasteflow.types.v1.ClientIdInfo
-	(*CompetentAuthorities)(nil),              // 44: wasteflow.types.v1.CompetentAuthorities
-	(*ConsigneeReception)(nil),                // 45: wasteflow.types.v1.ConsigneeReception
-	(*Date)(nil),                              // 46: wasteflow.types.v1.Date
-	(*DeadlineEntry)(nil),                     // 47: wasteflow.types.v1.DeadlineEntry
-	(*DeadlineInfo)(nil),                      // 48: wasteflow.types.v1.DeadlineInfo
-	(*Decimal)(nil),                           // 49: wasteflow.types.v1.Decimal
-	(*Decision)(nil),                          // 50: wasteflow.types.v1.Decision
-	(*DecisionRecord)(nil),                    // 51: wasteflow.types.v1.DecisionRecord
-	(*DirectoryOrganisation)(nil),             // 52: wasteflow.types.v1.DirectoryOrganisation
-	(*DocID)(nil),                             // 53: wasteflow.types.v1.DocID
-	(*DocRow)(nil),                            // 54: wasteflow.types.v1.DocRow
-	(*DocumentListEntry)(nil),                 // 55: wasteflow.types.v1.DocumentListEntry
-	(*ExportProgress)(nil),                    // 56: wasteflow.types.v1.ExportProgress
-	(*FacilityCompletion)(nil),                // 57: wasteflow.types.v1.FacilityCompletion
-	(*FacilityCompletionArticle15)(nil),       // 58: wasteflow.types.v1.FacilityCompletionArticle15
-	(*FacilityReception)(nil),                 // 59: wasteflow.types.v1.FacilityReception
-	(*FieldMeta)(nil),                         // 60: wasteflow.types.v1.FieldMeta
-	(*FieldValue)(nil),                        // 61: wasteflow.types.v1.FieldValue
-	(*FileAreaDocumentEntry)(nil),             // 62: wasteflow.types.v1.FileAreaDocumentEntry
-	(*FileEntry)(nil),                         // 63: wasteflow.types.v1.FileEntry
-	(*Filter)(nil),                            // 64: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 65: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 66: wasteflow.types.v1.Group
-	(*Guarantee)(nil),                         // 67: wasteflow.types.v1.Guarantee
-	(*GuaranteeApproval)(nil),                 // 68: wasteflow.types.v1.GuaranteeApproval
-	(*GuaranteeRecord)(nil),                   // 69: wasteflow.types.v1.GuaranteeRecord
-	(*HandlersDocument)(nil),                  // 70: wasteflow.types.v1.HandlersDocument
-	(*HistoryEntry)(nil),                      // 71: wasteflow.types.v1.HistoryEntry
-	(*InboxEntry)(nil),                        // 72: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 73: wasteflow.types.v1.InformationRequestRecord
-	(*InspectionLinkInfo)(nil),                // 74: wasteflow.types.v1.InspectionLinkInfo
-	(*InspectionUse)(nil),                     // 75: wasteflow.types.v1.InspectionUse
-	(*LayerFields)(nil),                       // 76: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 77: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 78: wasteflow.types.v1.LegRecord
-	(*MailPreferences)(nil),                   // 79: wasteflow.types.v1.MailPreferences
-	(*Meta)(nil),                              // 80: wasteflow.types.v1.Meta
-	(*Metadata)(nil),                          // 81: wasteflow.types.v1.Metadata
-	(*MovementAcknowledgementRecord)(nil),     // 82: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 83: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 84: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 85: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 86: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 87: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 88: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 89: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 90: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 91: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 92: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 93: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 94: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 95: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 96: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 97: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 98: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 99: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 100: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 101: wasteflow.types.v1.Operand
-	(*PartyDetails)(nil),                      // 102: wasteflow.types.v1.PartyDetails
-	(*PartyRef)(nil),                          // 103: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 104: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 105: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 106: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 107: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 108: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 109: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 110: wasteflow.types.v1.Receptions
-	(*RejectedPartArrangement)(nil),           // 111: wasteflow.types.v1.RejectedPartArrangement
-	(*RejectedPartRecord)(nil),                // 112: wasteflow.types.v1.RejectedPartRecord
-	(*RejectedPartResolution)(nil),            // 113: wasteflow.types.v1.RejectedPartResolution
-	(*Reply)(nil),                             // 114: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 115: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 116: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 117: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 118: wasteflow.types.v1.RequestInformation
-	(*ResetCounts)(nil),                       // 119: wasteflow.types.v1.ResetCounts
-	(*Route)(nil),                             // 120: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 121: wasteflow.types.v1.SessionInfo
-	(*ShipmentPeriod)(nil),                    // 122: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 123: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 124: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 125: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 126: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 127: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 128: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 129: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 130: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 131: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 132: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 133: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 134: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 135: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 136: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 137: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 138: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 139: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 140: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 141: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 142: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 143: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 144: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 145: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 146: wasteflow.types.v1.XMLOptions
-	nil,                                       // 147: wasteflow.types.v1.Metadata.AddressesEntry
-	nil,                                       // 148: wasteflow.types.v1.Metadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 149: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 150: google.protobuf.Value
+	(*Annex7Metadata)(nil),                    // 23: wasteflow.types.v1.Annex7Metadata
+	(*Annex7TakeBack)(nil),                    // 24: wasteflow.types.v1.Annex7TakeBack
+	(*Annex7TakeBackRecord)(nil),              // 25: wasteflow.types.v1.Annex7TakeBackRecord
+	(*Article15Record)(nil),                   // 26: wasteflow.types.v1.Article15Record
+	(*Attachment)(nil),                        // 27: wasteflow.types.v1.Attachment
+	(*Bgs)(nil),                               // 28: wasteflow.types.v1.Bgs
+	(*BmuCarrier)(nil),                        // 29: wasteflow.types.v1.BmuCarrier
+	(*BmuDocument)(nil),                       // 30: wasteflow.types.v1.BmuDocument
+	(*BmuFacility)(nil),                       // 31: wasteflow.types.v1.BmuFacility
+	(*BoolValue)(nil),                         // 32: wasteflow.types.v1.BoolValue
+	(*BusinessError)(nil),                     // 33: wasteflow.types.v1.BusinessError
+	(*CarrierTransfer)(nil),                   // 34: wasteflow.types.v1.CarrierTransfer
+	(*CarrierTransferRecord)(nil),             // 35: wasteflow.types.v1.CarrierTransferRecord
+	(*CarrierTransport)(nil),                  // 36: wasteflow.types.v1.CarrierTransport
+	(*CertificateOfCompletion)(nil),           // 37: wasteflow.types.v1.CertificateOfCompletion
+	(*CertificateRecord)(nil),                 // 38: wasteflow.types.v1.CertificateRecord
+	(*Certificates)(nil),                      // 39: wasteflow.types.v1.Certificates
+	(*ChainCheck)(nil),                        // 40: wasteflow.types.v1.ChainCheck
+	(*ChangeReply)(nil),                       // 41: wasteflow.types.v1.ChangeReply
+	(*ChangeRequestRecord)(nil),               // 42: wasteflow.types.v1.ChangeRequestRecord
+	(*ClientIdCredentials)(nil),               // 43: wasteflow.types.v1.ClientIdCredentials
+	(*ClientIdInfo)(nil),                      // 44: wasteflow.types.v1.ClientIdInfo
+	(*CompetentAuthorities)(nil),              // 45: wasteflow.types.v1.CompetentAuthorities
+	(*ConsigneeReception)(nil),                // 46: wasteflow.types.v1.ConsigneeReception
+	(*DIWASSExchange)(nil),                    // 47: wasteflow.types.v1.DIWASSExchange
+	(*DIWASSNotSent)(nil),                     // 48: wasteflow.types.v1.DIWASSNotSent
+	(*DIWASSResolution)(nil),                  // 49: wasteflow.types.v1.DIWASSResolution
+	(*DIWASSResubmission)(nil),                // 50: wasteflow.types.v1.DIWASSResubmission
+	(*Date)(nil),                              // 51: wasteflow.types.v1.Date
+	(*DeadlineEntry)(nil),                     // 52: wasteflow.types.v1.DeadlineEntry
+	(*DeadlineInfo)(nil),                      // 53: wasteflow.types.v1.DeadlineInfo
+	(*Decimal)(nil),                           // 54: wasteflow.types.v1.Decimal
+	(*Decision)(nil),                          // 55: wasteflow.types.v1.Decision
+	(*DecisionRecord)(nil),                    // 56: wasteflow.types.v1.DecisionRecord
+	(*DirectoryOrganisation)(nil),             // 57: wasteflow.types.v1.DirectoryOrganisation
+	(*DocID)(nil),                             // 58: wasteflow.types.v1.DocID
+	(*DocRow)(nil),                            // 59: wasteflow.types.v1.DocRow
+	(*DocumentListEntry)(nil),                 // 60: wasteflow.types.v1.DocumentListEntry
+	(*ExportProgress)(nil),                    // 61: wasteflow.types.v1.ExportProgress
+	(*FacilityCompletion)(nil),                // 62: wasteflow.types.v1.FacilityCompletion
+	(*FacilityCompletionArticle15)(nil),       // 63: wasteflow.types.v1.FacilityCompletionArticle15
+	(*FacilityReception)(nil),                 // 64: wasteflow.types.v1.FacilityReception
+	(*FieldMeta)(nil),                         // 65: wasteflow.types.v1.FieldMeta
+	(*FieldValue)(nil),                        // 66: wasteflow.types.v1.FieldValue
+	(*FileAreaDocumentEntry)(nil),             // 67: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 68: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 69: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 70: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 71: wasteflow.types.v1.Group
+	(*Guarantee)(nil),                         // 72: wasteflow.types.v1.Guarantee
+	(*GuaranteeApproval)(nil),                 // 73: wasteflow.types.v1.GuaranteeApproval
+	(*GuaranteeRecord)(nil),                   // 74: wasteflow.types.v1.GuaranteeRecord
+	(*HandlersDocument)(nil),                  // 75: wasteflow.types.v1.HandlersDocument
+	(*HistoryEntry)(nil),                      // 76: wasteflow.types.v1.HistoryEntry
+	(*InboxEntry)(nil),                        // 77: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 78: wasteflow.types.v1.InformationRequestRecord
+	(*InspectionLinkInfo)(nil),                // 79: wasteflow.types.v1.InspectionLinkInfo
+	(*InspectionUse)(nil),                     // 80: wasteflow.types.v1.InspectionUse
+	(*LayerFields)(nil),                       // 81: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 82: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 83: wasteflow.types.v1.LegRecord
+	(*MailPreferences)(nil),                   // 84: wasteflow.types.v1.MailPreferences
+	(*Meta)(nil),                              // 85: wasteflow.types.v1.Meta
+	(*MovementAcknowledgementRecord)(nil),     // 86: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 87: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 88: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 89: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 90: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 91: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 92: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 93: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 94: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 95: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 96: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 97: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 98: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 99: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 100: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 101: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 102: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 103: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 104: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 105: wasteflow.types.v1.Operand
+	(*PartyDetails)(nil),                      // 106: wasteflow.types.v1.PartyDetails
+	(*PartyRef)(nil),                          // 107: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 108: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 109: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 110: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 111: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 112: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 113: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 114: wasteflow.types.v1.Receptions
+	(*RejectedPartArrangement)(nil),           // 115: wasteflow.types.v1.RejectedPartArrangement
+	(*RejectedPartRecord)(nil),                // 116: wasteflow.types.v1.RejectedPartRecord
+	(*RejectedPartResolution)(nil),            // 117: wasteflow.types.v1.RejectedPartResolution
+	(*Reply)(nil),                             // 118: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 119: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 120: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 121: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 122: wasteflow.types.v1.RequestInformation
+	(*ResetCounts)(nil),                       // 123: wasteflow.types.v1.ResetCounts
+	(*Route)(nil),                             // 124: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 125: wasteflow.types.v1.SessionInfo
+	(*ShipmentMetadata)(nil),                  // 126: wasteflow.types.v1.ShipmentMetadata
+	(*ShipmentPeriod)(nil),                    // 127: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 128: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 129: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 130: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 131: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 132: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 133: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 134: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 135: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 136: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 137: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 138: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 139: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 140: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 141: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 142: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 143: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 144: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 145: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 146: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 147: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 148: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 149: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 150: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 151: wasteflow.types.v1.XMLOptions
+	nil,                                       // 152: wasteflow.types.v1.Annex7Metadata.AddressesEntry
+	nil,                                       // 153: wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
+	nil,                                       // 154: wasteflow.types.v1.ShipmentMetadata.AddressesEntry
+	nil,                                       // 155: wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 156: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 157: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
-	49,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
-	60,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	149, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	103, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	103, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
-	106, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	54,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
+	65,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
+	156, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	107, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	107, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	110, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	17,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
-	103, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	107, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	22,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	141, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	44,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	149, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	146, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	45,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	156, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	19,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	19,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	149, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	156, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	20,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
-	34,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
-	38,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
-	24,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
-	81,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Metadata
-	145, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	48,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	149, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	149, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
-	102, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	33,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	108, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	108, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	36,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
-	23,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	144, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	149, // 31: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 32: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	149, // 33: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	134, // 34: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	134, // 35: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	134, // 36: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	134, // 37: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	16,  // 38: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	104, // 39: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
-	28,  // 40: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	30,  // 41: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
-	30,  // 42: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	46,  // 43: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	134, // 44: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	134, // 45: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	134, // 46: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	134, // 47: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	134, // 48: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
-	46,  // 49: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
-	27,  // 50: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	139, // 51: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	80,  // 52: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	134, // 53: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	134, // 54: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
-	46,  // 55: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	149, // 56: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	106, // 57: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	149, // 58: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
-	37,  // 59: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
-	37,  // 60: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
-	18,  // 61: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	149, // 62: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
-	0,   // 63: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	149, // 64: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	95,  // 65: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	40,  // 66: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	149, // 67: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
-	95,  // 68: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	149, // 69: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	149, // 70: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	103, // 71: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	103, // 72: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	103, // 73: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	106, // 74: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	60,  // 75: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	149, // 76: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	149, // 77: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	149, // 78: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	149, // 79: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	149, // 80: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	149, // 81: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	149, // 82: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
-	2,   // 83: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	149, // 84: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
-	2,   // 85: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	102, // 86: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
-	129, // 87: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	149, // 88: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	149, // 89: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	149, // 90: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	149, // 91: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	65,  // 92: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	92,  // 93: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	106, // 94: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	106, // 95: wasteflow.types.v1.FacilityReception.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
-	54,  // 96: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	149, // 97: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	149, // 98: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	149, // 99: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
-	9,   // 100: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	101, // 101: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	149, // 102: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 103: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	149, // 104: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	149, // 105: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	5,   // 106: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
-	49,  // 107: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
-	67,  // 108: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	149, // 109: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 110: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
-	97,  // 111: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	21,  // 112: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	86,  // 113: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	149, // 114: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	54,  // 115: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	149, // 116: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	149, // 117: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	114, // 118: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	149, // 119: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	149, // 120: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	149, // 121: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	75,  // 122: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	149, // 123: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	61,  // 124: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	6,   // 125: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	12,  // 126: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	149, // 127: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	77,  // 128: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	124, // 129: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	125, // 130: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	147, // 131: wasteflow.types.v1.Metadata.addresses:type_name -> wasteflow.types.v1.Metadata.AddressesEntry
-	148, // 132: wasteflow.types.v1.Metadata.additional_data:type_name -> wasteflow.types.v1.Metadata.AdditionalDataEntry
-	26,  // 133: wasteflow.types.v1.Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	149, // 134: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 135: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 136: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	132, // 137: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	132, // 138: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	85,  // 139: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	82,  // 140: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	78,  // 141: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	110, // 142: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	84,  // 143: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	88,  // 144: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	90,  // 145: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	112, // 146: wasteflow.types.v1.MovementDocument.rejected_part:type_name -> wasteflow.types.v1.RejectedPartRecord
-	81,  // 147: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	48,  // 148: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	149, // 149: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	149, // 150: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	102, // 151: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	14,  // 152: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	35,  // 153: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	45,  // 154: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	59,  // 155: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	57,  // 156: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	123, // 157: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	89,  // 158: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	111, // 159: wasteflow.types.v1.MovementDocument.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
-	113, // 160: wasteflow.types.v1.MovementDocument.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
-	106, // 161: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	106, // 162: wasteflow.types.v1.MovementEntry.refused_quantity:type_name -> wasteflow.types.v1.Quantity
-	7,   // 163: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	149, // 164: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 165: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	149, // 166: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	106, // 167: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	106, // 168: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	106, // 169: wasteflow.types.v1.Movements.quantity_refused:type_name -> wasteflow.types.v1.Quantity
-	87,  // 170: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	149, // 171: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 172: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	150, // 173: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	149, // 174: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	149, // 175: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	103, // 176: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	103, // 177: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	106, // 178: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	122, // 179: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	103, // 180: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	103, // 181: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	98,  // 182: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	141, // 183: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	44,  // 184: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	120, // 185: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	149, // 186: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	95,  // 187: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	149, // 188: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	149, // 189: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
-	95,  // 190: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	95,  // 191: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	96,  // 192: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	94,  // 193: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	73,  // 194: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	51,  // 195: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	41,  // 196: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	100, // 197: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	81,  // 198: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.Metadata
-	91,  // 199: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	25,  // 200: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	145, // 201: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	69,  // 202: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
-	48,  // 203: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	149, // 204: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	149, // 205: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	102, // 206: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	14,  // 207: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	118, // 208: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	116, // 209: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	50,  // 210: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	117, // 211: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	115, // 212: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	99,  // 213: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	58,  // 214: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	144, // 215: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	67,  // 216: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	68,  // 217: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
-	8,   // 218: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	149, // 219: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	8,   // 220: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	49,  // 221: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	15,  // 222: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
-	134, // 223: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	134, // 224: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	134, // 225: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	49,  // 226: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	49,  // 227: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	64,  // 228: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	128, // 229: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	106, // 230: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	106, // 231: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	106, // 232: wasteflow.types.v1.ReceptionRecord.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
-	149, // 233: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	109, // 234: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	109, // 235: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	11,  // 236: wasteflow.types.v1.RejectedPartArrangement.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
-	106, // 237: wasteflow.types.v1.RejectedPartRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	11,  // 238: wasteflow.types.v1.RejectedPartRecord.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
-	149, // 239: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 240: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	95,  // 241: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	149, // 242: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	149, // 243: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	149, // 244: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 245: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	7,   // 246: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	6,   // 247: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	12,  // 248: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	127, // 249: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	149, // 250: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	149, // 251: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	149, // 252: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	149, // 253: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 254: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	106, // 255: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	83,  // 256: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	60,  // 257: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	129, // 258: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	149, // 259: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	136, // 260: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
-	54,  // 261: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	133, // 262: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	134, // 263: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	134, // 264: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	134, // 265: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	134, // 266: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	16,  // 267: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	104, // 268: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	28,  // 269: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	30,  // 270: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	46,  // 271: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	134, // 272: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	149, // 273: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	149, // 274: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	149, // 275: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	149, // 276: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 277: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	149, // 278: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	149, // 279: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	149, // 280: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	149, // 281: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	149, // 282: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	13,  // 283: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	10,  // 284: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	12,  // 285: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	286, // [286:286] is the sub-list for method output_type
-	286, // [286:286] is the sub-list for method input_type
-	286, // [286:286] is the sub-list for extension type_name
-	286, // [286:286] is the sub-list for extension extendee
-	0,   // [0:286] is the sub-list for field type_name
+	35,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
+	39,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
+	25,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
+	23,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Annex7Metadata
+	150, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	53,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	156, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	156, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	106, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	34,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
+	112, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	112, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	37,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
+	24,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
+	149, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	50,  // 31: wasteflow.types.v1.Annex7Document.diwass_resubmission:type_name -> wasteflow.types.v1.DIWASSResubmission
+	49,  // 32: wasteflow.types.v1.Annex7Document.diwass_resolution:type_name -> wasteflow.types.v1.DIWASSResolution
+	152, // 33: wasteflow.types.v1.Annex7Metadata.addresses:type_name -> wasteflow.types.v1.Annex7Metadata.AddressesEntry
+	153, // 34: wasteflow.types.v1.Annex7Metadata.additional_data:type_name -> wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
+	27,  // 35: wasteflow.types.v1.Annex7Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	47,  // 36: wasteflow.types.v1.Annex7Metadata.diwass:type_name -> wasteflow.types.v1.DIWASSExchange
+	156, // 37: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 38: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	156, // 39: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	139, // 40: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	139, // 41: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	139, // 42: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	139, // 43: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	16,  // 44: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
+	108, // 45: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	29,  // 46: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	31,  // 47: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
+	31,  // 48: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	51,  // 49: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	139, // 50: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	139, // 51: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	139, // 52: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	139, // 53: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	139, // 54: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	51,  // 55: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
+	28,  // 56: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
+	144, // 57: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	85,  // 58: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	139, // 59: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	139, // 60: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	51,  // 61: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
+	156, // 62: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	110, // 63: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	156, // 64: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	38,  // 65: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
+	38,  // 66: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
+	18,  // 67: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
+	156, // 68: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	0,   // 69: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
+	156, // 70: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	99,  // 71: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	41,  // 72: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
+	156, // 73: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
+	99,  // 74: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	156, // 75: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	156, // 76: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	107, // 77: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	107, // 78: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	107, // 79: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	110, // 80: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	156, // 81: wasteflow.types.v1.DIWASSExchange.sent_at:type_name -> google.protobuf.Timestamp
+	48,  // 82: wasteflow.types.v1.DIWASSExchange.not_sent:type_name -> wasteflow.types.v1.DIWASSNotSent
+	156, // 83: wasteflow.types.v1.DIWASSNotSent.at:type_name -> google.protobuf.Timestamp
+	65,  // 84: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	156, // 85: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	156, // 86: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	156, // 87: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	156, // 88: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	156, // 89: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	156, // 90: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	156, // 91: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	2,   // 92: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
+	156, // 93: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	2,   // 94: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
+	106, // 95: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
+	134, // 96: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	156, // 97: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	156, // 98: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	156, // 99: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	156, // 100: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	70,  // 101: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	96,  // 102: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	110, // 103: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	110, // 104: wasteflow.types.v1.FacilityReception.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	59,  // 105: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	156, // 106: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	156, // 107: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	156, // 108: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	9,   // 109: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	105, // 110: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	156, // 111: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 112: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	156, // 113: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	156, // 114: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	5,   // 115: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
+	54,  // 116: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
+	72,  // 117: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	156, // 118: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 119: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
+	101, // 120: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	21,  // 121: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	90,  // 122: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	156, // 123: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	59,  // 124: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	156, // 125: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	156, // 126: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	118, // 127: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	156, // 128: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	156, // 129: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	156, // 130: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	80,  // 131: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	156, // 132: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	66,  // 133: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	6,   // 134: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 135: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	156, // 136: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	82,  // 137: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	129, // 138: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	130, // 139: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	156, // 140: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 141: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 142: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	137, // 143: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	137, // 144: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	89,  // 145: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	86,  // 146: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	83,  // 147: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	114, // 148: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	88,  // 149: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	92,  // 150: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	94,  // 151: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	116, // 152: wasteflow.types.v1.MovementDocument.rejected_part:type_name -> wasteflow.types.v1.RejectedPartRecord
+	126, // 153: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
+	53,  // 154: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	156, // 155: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	156, // 156: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	106, // 157: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 158: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	36,  // 159: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	46,  // 160: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	64,  // 161: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	62,  // 162: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	128, // 163: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	93,  // 164: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	115, // 165: wasteflow.types.v1.MovementDocument.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
+	117, // 166: wasteflow.types.v1.MovementDocument.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
+	110, // 167: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	110, // 168: wasteflow.types.v1.MovementEntry.refused_quantity:type_name -> wasteflow.types.v1.Quantity
+	7,   // 169: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	156, // 170: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 171: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	156, // 172: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	110, // 173: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	110, // 174: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	110, // 175: wasteflow.types.v1.Movements.quantity_refused:type_name -> wasteflow.types.v1.Quantity
+	91,  // 176: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	156, // 177: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 178: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	157, // 179: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	156, // 180: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	156, // 181: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	107, // 182: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	107, // 183: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	110, // 184: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	127, // 185: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	107, // 186: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	107, // 187: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	102, // 188: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	146, // 189: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	45,  // 190: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	124, // 191: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	156, // 192: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	99,  // 193: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	156, // 194: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	156, // 195: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
+	99,  // 196: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	99,  // 197: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	100, // 198: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	98,  // 199: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	78,  // 200: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	56,  // 201: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	42,  // 202: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	104, // 203: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	126, // 204: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
+	95,  // 205: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	26,  // 206: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	150, // 207: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	74,  // 208: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
+	53,  // 209: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	156, // 210: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	156, // 211: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	106, // 212: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 213: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	122, // 214: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	120, // 215: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	55,  // 216: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	121, // 217: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	119, // 218: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	103, // 219: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	63,  // 220: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	149, // 221: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	72,  // 222: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	73,  // 223: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
+	8,   // 224: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	156, // 225: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	8,   // 226: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	54,  // 227: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	15,  // 228: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
+	139, // 229: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	139, // 230: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	139, // 231: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	54,  // 232: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	54,  // 233: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	69,  // 234: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	133, // 235: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	110, // 236: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	110, // 237: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	110, // 238: wasteflow.types.v1.ReceptionRecord.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	156, // 239: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	113, // 240: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	113, // 241: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	11,  // 242: wasteflow.types.v1.RejectedPartArrangement.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	110, // 243: wasteflow.types.v1.RejectedPartRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	11,  // 244: wasteflow.types.v1.RejectedPartRecord.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	156, // 245: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 246: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	99,  // 247: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	156, // 248: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	156, // 249: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	156, // 250: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 251: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	154, // 252: wasteflow.types.v1.ShipmentMetadata.addresses:type_name -> wasteflow.types.v1.ShipmentMetadata.AddressesEntry
+	155, // 253: wasteflow.types.v1.ShipmentMetadata.additional_data:type_name -> wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
+	27,  // 254: wasteflow.types.v1.ShipmentMetadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	7,   // 255: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	6,   // 256: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 257: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	132, // 258: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	156, // 259: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	156, // 260: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	156, // 261: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	156, // 262: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 263: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	110, // 264: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	87,  // 265: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	65,  // 266: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	134, // 267: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	156, // 268: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	141, // 269: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	59,  // 270: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	138, // 271: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	139, // 272: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	139, // 273: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	139, // 274: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	139, // 275: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	16,  // 276: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	108, // 277: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	29,  // 278: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	31,  // 279: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	51,  // 280: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	139, // 281: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	156, // 282: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	156, // 283: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	156, // 284: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	156, // 285: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 286: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	156, // 287: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	156, // 288: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	156, // 289: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	156, // 290: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	156, // 291: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	13,  // 292: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	10,  // 293: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	12,  // 294: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	295, // [295:295] is the sub-list for method output_type
+	295, // [295:295] is the sub-list for method input_type
+	295, // [295:295] is the sub-list for extension type_name
+	295, // [295:295] is the sub-list for extension extendee
+	0,   // [0:295] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -12829,16 +13219,16 @@ func file_wasteflow_types_v1_types_proto_init() {
 	if File_wasteflow_types_v1_types_proto != nil {
 		return
 	}
-	file_wasteflow_types_v1_types_proto_msgTypes[33].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[34].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[87].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[38].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[39].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[91].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      14,
-			NumMessages:   135,
+			NumMessages:   142,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

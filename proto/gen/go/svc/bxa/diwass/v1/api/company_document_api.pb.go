@@ -34,7 +34,7 @@ type CreateSubmissionRequest struct {
 	// the content, complete or not ({} for an empty draft); a create without it is refused and uses no number
 	Notification *v1.NotificationContent `protobuf:"bytes,1,opt,name=notification,proto3" json:"notification,omitempty"`
 	// addresses, additional data and file attachments (by reference) kept beside the content
-	Metadata      *v1.Metadata `protobuf:"bytes,2,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata      *v1.ShipmentMetadata `protobuf:"bytes,2,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -76,7 +76,7 @@ func (x *CreateSubmissionRequest) GetNotification() *v1.NotificationContent {
 	return nil
 }
 
-func (x *CreateSubmissionRequest) GetMetadata() *v1.Metadata {
+func (x *CreateSubmissionRequest) GetMetadata() *v1.ShipmentMetadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -742,7 +742,7 @@ type CreateAnnex7Request struct {
 	// the announcement, complete or not ({} for an empty draft); a create without it is refused and uses no number
 	Annex7 *v1.Annex7Content `protobuf:"bytes,1,opt,name=annex7,proto3" json:"annex7,omitempty"`
 	// addresses, additional data and file attachments (by reference) kept beside the content
-	Metadata      *v1.Metadata `protobuf:"bytes,2,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata      *v1.ShipmentMetadata `protobuf:"bytes,2,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -784,7 +784,7 @@ func (x *CreateAnnex7Request) GetAnnex7() *v1.Annex7Content {
 	return nil
 }
 
-func (x *CreateAnnex7Request) GetMetadata() *v1.Metadata {
+func (x *CreateAnnex7Request) GetMetadata() *v1.ShipmentMetadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -1692,9 +1692,9 @@ func (x *SetAnnex7TakeBackResponse) GetBusinessErrors() []*v1.BusinessError {
 type CreateMovementTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// the consented notification the shipment is made under
-	NotificationId   string       `protobuf:"bytes,1,opt,name=notification_id,json=notificationId,proto3" json:"notification_id,omitempty"`
-	MovementTemplate *v1.Template `protobuf:"bytes,2,opt,name=movement_template,json=movementTemplate,proto3" json:"movement_template,omitempty"`
-	Metadata         *v1.Metadata `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	NotificationId   string               `protobuf:"bytes,1,opt,name=notification_id,json=notificationId,proto3" json:"notification_id,omitempty"`
+	MovementTemplate *v1.Template         `protobuf:"bytes,2,opt,name=movement_template,json=movementTemplate,proto3" json:"movement_template,omitempty"`
+	Metadata         *v1.ShipmentMetadata `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -1743,7 +1743,7 @@ func (x *CreateMovementTemplateRequest) GetMovementTemplate() *v1.Template {
 	return nil
 }
 
-func (x *CreateMovementTemplateRequest) GetMetadata() *v1.Metadata {
+func (x *CreateMovementTemplateRequest) GetMetadata() *v1.ShipmentMetadata {
 	if x != nil {
 		return x.Metadata
 	}
@@ -3887,10 +3887,10 @@ var File_svc_bxa_diwass_v1_api_company_document_api_proto protoreflect.FileDescr
 
 const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\n" +
-	"0svc/bxa/diwass/v1/api/company_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xa0\x01\n" +
+	"0svc/bxa/diwass/v1/api/company_document_api.proto\x12\x15svc.bxa.diwass.v1.api\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ewasteflow/types/v1/types.proto\"\xa8\x01\n" +
 	"\x17CreateSubmissionRequest\x12K\n" +
-	"\fnotification\x18\x01 \x01(\v2'.wasteflow.types.v1.NotificationContentR\fnotification\x128\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\"\xfc\x01\n" +
+	"\fnotification\x18\x01 \x01(\v2'.wasteflow.types.v1.NotificationContentR\fnotification\x12@\n" +
+	"\bmetadata\x18\x02 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\"\xfc\x01\n" +
 	"\x18CreateSubmissionResponse\x12D\n" +
 	"\bdocument\x18\x01 \x01(\v2(.wasteflow.types.v1.NotificationDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
@@ -3945,10 +3945,10 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"+SetFacilityCompletionUnderArticle15Response\x12D\n" +
 	"\bdocument\x18\x01 \x01(\v2(.wasteflow.types.v1.NotificationDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\x8a\x01\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\x92\x01\n" +
 	"\x13CreateAnnex7Request\x129\n" +
-	"\x06annex7\x18\x01 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\x06annex7\x128\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\"\xf2\x01\n" +
+	"\x06annex7\x18\x01 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\x06annex7\x12@\n" +
+	"\bmetadata\x18\x02 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\"\xf2\x01\n" +
 	"\x14CreateAnnex7Response\x12>\n" +
 	"\bdocument\x18\x01 \x01(\v2\".wasteflow.types.v1.Annex7DocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
@@ -4025,11 +4025,11 @@ const file_svc_bxa_diwass_v1_api_company_document_api_proto_rawDesc = "" +
 	"\x19SetAnnex7TakeBackResponse\x12>\n" +
 	"\bdocument\x18\x01 \x01(\v2\".wasteflow.types.v1.Annex7DocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\xcd\x01\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"\xd5\x01\n" +
 	"\x1dCreateMovementTemplateRequest\x12'\n" +
 	"\x0fnotification_id\x18\x01 \x01(\tR\x0enotificationId\x12I\n" +
-	"\x11movement_template\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\x10movementTemplate\x128\n" +
-	"\bmetadata\x18\x03 \x01(\v2\x1c.wasteflow.types.v1.MetadataR\bmetadata\"\xfe\x01\n" +
+	"\x11movement_template\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\x10movementTemplate\x12@\n" +
+	"\bmetadata\x18\x03 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\"\xfe\x01\n" +
 	"\x1eCreateMovementTemplateResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.MovementDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
@@ -4316,7 +4316,7 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 	(*CompanyDocumentApiWatchDocumentRequest)(nil),          // 62: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentRequest
 	(*CompanyDocumentApiWatchDocumentResponse)(nil),         // 63: svc.bxa.diwass.v1.api.CompanyDocumentApiWatchDocumentResponse
 	(*v1.NotificationContent)(nil),                          // 64: wasteflow.types.v1.NotificationContent
-	(*v1.Metadata)(nil),                                     // 65: wasteflow.types.v1.Metadata
+	(*v1.ShipmentMetadata)(nil),                             // 65: wasteflow.types.v1.ShipmentMetadata
 	(*v1.NotificationDocument)(nil),                         // 66: wasteflow.types.v1.NotificationDocument
 	(*v1.FollowUpIntent)(nil),                               // 67: wasteflow.types.v1.FollowUpIntent
 	(*v1.BusinessError)(nil),                                // 68: wasteflow.types.v1.BusinessError
@@ -4347,7 +4347,7 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_goTypes = []any{
 }
 var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
 	64,  // 0: svc.bxa.diwass.v1.api.CreateSubmissionRequest.notification:type_name -> wasteflow.types.v1.NotificationContent
-	65,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	65,  // 1: svc.bxa.diwass.v1.api.CreateSubmissionRequest.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
 	66,  // 2: svc.bxa.diwass.v1.api.CreateSubmissionResponse.document:type_name -> wasteflow.types.v1.NotificationDocument
 	67,  // 3: svc.bxa.diwass.v1.api.CreateSubmissionResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	68,  // 4: svc.bxa.diwass.v1.api.CreateSubmissionResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
@@ -4371,7 +4371,7 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
 	67,  // 22: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	68,  // 23: svc.bxa.diwass.v1.api.SetFacilityCompletionUnderArticle15Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
 	72,  // 24: svc.bxa.diwass.v1.api.CreateAnnex7Request.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	65,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.Metadata
+	65,  // 25: svc.bxa.diwass.v1.api.CreateAnnex7Request.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
 	73,  // 26: svc.bxa.diwass.v1.api.CreateAnnex7Response.document:type_name -> wasteflow.types.v1.Annex7Document
 	67,  // 27: svc.bxa.diwass.v1.api.CreateAnnex7Response.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	68,  // 28: svc.bxa.diwass.v1.api.CreateAnnex7Response.business_errors:type_name -> wasteflow.types.v1.BusinessError
@@ -4403,7 +4403,7 @@ var file_svc_bxa_diwass_v1_api_company_document_api_proto_depIdxs = []int32{
 	67,  // 54: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	68,  // 55: svc.bxa.diwass.v1.api.SetAnnex7TakeBackResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
 	78,  // 56: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.movement_template:type_name -> wasteflow.types.v1.Template
-	65,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.Metadata
+	65,  // 57: svc.bxa.diwass.v1.api.CreateMovementTemplateRequest.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
 	79,  // 58: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.document:type_name -> wasteflow.types.v1.MovementDocument
 	67,  // 59: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
 	68,  // 60: svc.bxa.diwass.v1.api.CreateMovementTemplateResponse.business_errors:type_name -> wasteflow.types.v1.BusinessError
