@@ -83,7 +83,7 @@ func TestDIWASSRejectionReachesTheArranger(t *testing.T) {
 		fake.Next(diwassfake.Mishap{Status: 400, Fault: "validation: the EORI number is not valid in EOS"})
 		d.ok(t, "alice", co+"SetAnnex7", map[string]any{"documentId": id, "annex7": announcement()})
 		x := d.diwassState(t, id, "REJECTED")
-		if !strings.Contains(x["lastError"].(string), "not sent: DIWASS refused acme as an operator: validation: the EORI number is not valid in EOS") || x["documentNumber"] != "" || x["attempts"] != "1" && x["attempts"] != float64(1) {
+		if !strings.Contains(x["lastError"].(string), "not sent: DIWASS refused ACME (acme) as an operator: validation: the EORI number is not valid in EOS") || x["documentNumber"] != "" || x["attempts"] != "1" && x["attempts"] != float64(1) {
 			t.Fatalf("rejected: %v", x)
 		}
 		queue, _ := d.list(t, "alice", map[string]any{"actionable": true, "qpar": map[string]any{"pageSize": 500}})

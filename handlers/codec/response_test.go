@@ -79,14 +79,16 @@ func TestResponseForm(t *testing.T) {
 	}
 }
 
-// The input rules of a required tag (not empty) belong to the request form.
+// The input rules of a required tag (not empty) belong to the request
+// form; the response form only names the fields (x-input-required), for a
+// form built from it.
 func TestResponseFormDropsInputRules(t *testing.T) {
 	comps := openapi3.Schemas{}
 	if _, err := codec.ResponseSchemaRef(reflect.TypeFor[withRequired](), comps); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(comps["withRequired-Output"])
-	want := `{"properties":{"id":{"type":"string"},"kinds":{"items":{"type":"string"},"type":"array"},"note":{"type":"string"}},"required":["id","kinds","note"],"type":"object","x-order":["id","kinds","note"]}`
+	want := `{"properties":{"id":{"type":"string"},"kinds":{"items":{"type":"string"},"type":"array"},"note":{"type":"string"}},"required":["id","kinds","note"],"type":"object","x-input-required":["id","kinds"],"x-order":["id","kinds","note"]}`
 	if string(got) != want {
 		t.Errorf("schema\n got: %s\nwant: %s", got, want)
 	}

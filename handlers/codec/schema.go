@@ -541,6 +541,11 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 	s.Type = &openapi3.Types{openapi3.TypeObject}
 	s.Properties = make(openapi3.Schemas, len(ti.fields))
 	order := make([]string, 0, len(ti.fields)) // x-order: the declaration's (the form's) order
+	// x-input-required, on a response's object: the fields a request must
+	// carry (required there), as a form built from the response (an
+	// intent's block SetByIntent takes in the document) marks them; every
+	// field of a response is required, for it is always present.
+	input := []string{}
 	for i := range ti.fields {
 		f := &ti.fields[i]
 		prop, err := sb.schema(f.info)
@@ -565,6 +570,9 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 		}
 		if sb.response {
 			s.Required = append(s.Required, f.name)
+			if f.required {
+				input = append(input, f.name)
+			}
 		} else if f.required {
 			s.Required = append(s.Required, f.name)
 			if prop.Ref == "" && prop.Value != nil {
@@ -584,6 +592,9 @@ func (sb *schemaBuilder) object(ti *typeInfo, s *openapi3.Schema) error {
 			s.Extensions = map[string]any{}
 		}
 		s.Extensions["x-order"] = order
+		if sb.response {
+			s.Extensions["x-input-required"] = input
+		}
 	}
 	return nil
 }

@@ -46,7 +46,7 @@
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Deadline', party: 'Party', due: 'Due', remaining: 'Remaining',
       shipments: 'Shipments', quantity: 'Quantity', shippedOn: 'Shipped on', movement: 'Movement', unit: 'Unit', tonnes: 'tonnes (t)', cubicMetres: 'cubic metres (m³)',
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
-      diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
+      diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassAttempt1: '1 attempt', systemDIWASS: 'wasteflow, exchanging with DIWASS', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
       badLogin: 'Log-in failed: {msg}', badCredentials: 'The username or the password is not right. Please try again.',
       tooManyLogins: 'Too many failed attempts. Please wait a few minutes, then try again.', empty: '—', yes: 'yes', no: 'no', chooseOne: 'choose…',
@@ -79,7 +79,7 @@
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       shipments: 'Verbringungen', quantity: 'Menge', shippedOn: 'Versandt am', movement: 'Verbringung', unit: 'Einheit', tonnes: 'Tonnen (t)', cubicMetres: 'Kubikmeter (m³)',
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
-      diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
+      diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassAttempt1: '1 Versuch', systemDIWASS: 'wasteflow beim Austausch mit DIWASS', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
       badLogin: 'Anmeldung fehlgeschlagen: {msg}', badCredentials: 'Benutzername oder Passwort stimmen nicht. Bitte versuchen Sie es erneut.',
       tooManyLogins: 'Zu viele fehlgeschlagene Versuche. Bitte warten Sie einige Minuten und versuchen Sie es dann erneut.', empty: '—', yes: 'ja', no: 'nein', chooseOne: 'bitte wählen…',
@@ -705,7 +705,7 @@
     const line = [el('span', { class: 'label', text: 'DIWASS' }), ' ', el('span', { class: 'badge ' + (DIWASS_TONE[x.state] || ''), 'data-diwass': x.state, text: listWord('diwassState', x.state) })];
     if (x.documentNumber) line.push(' ', el('span', { class: 'diwass-number', text: x.documentNumber }));
     if (x.sentAt) line.push(' ', el('span', { class: 'muted', text: t('diwassSentAt', { at: fmtTime(x.sentAt) }) }));
-    if (x.state !== 'SENT' && Number(x.attempts) > 0) line.push(' ', el('span', { class: 'muted', text: t('diwassAttempts', { n: x.attempts }) }));
+    if (x.state !== 'SENT' && Number(x.attempts) > 0) line.push(' ', el('span', { class: 'muted', text: Number(x.attempts) === 1 ? t('diwassAttempt1') : t('diwassAttempts', { n: x.attempts }) }));
     const out = [el('p', { class: 'doc-meta' }, line)];
     if (x.lastError) out.push(el('p', { class: 'kern-body diwass-error' }, el('span', { class: 'label', text: t('diwassError') }), ' ', x.lastError));
     for (const n of x.notSent || []) out.push(el('p', { class: 'kern-body muted', text: t('diwassNotSent', { intent: intentLabel(n.intent, doc.kind), at: fmtTime(n.at) }) }));
@@ -947,7 +947,7 @@
     const decisions = (doc.decisions || []).slice();
     const decisionSc = itemsOf(propOf(current.schema, 'decisions'));
     $('timeline').replaceChildren(...h.entries.slice().reverse().map((e) => {
-      const who = e.actorOrganisationId ? (e.actor ? `${e.actor} (${e.actorOrganisationId})` : e.actorOrganisationId) : t('system');
+      const who = e.actorOrganisationId ? (e.actor ? `${e.actor} (${e.actorOrganisationId})` : e.actorOrganisationId) : t(e.intent === 'DIWASS_EXCHANGE' ? 'systemDIWASS' : 'system');
       let detail = null;
       if (e.intent === 'DECISION' || e.intent === 'TACIT_CONSENT') {
         const at = new Date(e.at).getTime();
@@ -1075,8 +1075,15 @@
     const op = openapi.paths[operation] && openapi.paths[operation].post;
     const req = op && op.requestBody && resolve(op.requestBody.content['application/json'].schema);
     if (req && req.properties && req.properties[block]) return resolve(req.properties[block]);
-    // An intent executed by SetByIntent itself (WITHDRAWAL): its block is
-    // a property of the retrieval document (GetDocument's, of the same API).
+    // An intent executed by SetByIntent itself (WITHDRAWAL, DIWASS_…): its
+    // block is a property of the document SetByIntent takes, in the
+    // request's form (only the fields tagged required are), else of the
+    // retrieval document GetDocument answers.
+    const sent = req && req.properties && req.properties.document && resolve(req.properties.document);
+    for (const container of Object.values((sent && sent.properties) || {})) {
+      const c = resolve(container);
+      if (c.properties && c.properties[block]) return resolve(c.properties[block]);
+    }
     const get = openapi.paths[operation.replace(/[^/]+$/, 'GetDocument')];
     const resp = get && get.post && get.post.responses['200'] && resolve(get.post.responses['200'].content['application/json'].schema);
     const doc = resp && resp.properties && resolve(resp.properties.document);
@@ -1128,7 +1135,8 @@
     const described = [hint ? id + '-hint' : '', id + '-err'].join(' ').trim();
     if (isQuantity(sc) || isDecimal(sc)) return quantityField(sc, id, label, path, v, hint, err, described, required);
     if (sc.type === 'object' || sc.properties) {
-      const req = new Set(sc.required || []);
+      // a block read from a response: what a request must carry
+      const req = new Set(sc['x-input-required'] || sc.required || []);
       const keys = keysOf(sc).filter((k) => !INTERNAL.has(k));
       // a party named by its organisation alone: one field, the party's words
       if (!top && keys.length === 1 && keys[0] === 'organisationId') {

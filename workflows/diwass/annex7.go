@@ -162,7 +162,7 @@ func BuildAnnex7(in Annex7Input) (*CreateAnnex7Request, error) {
 		p := in.Parties[id]
 		op := in.Operators[id]
 		if op == "" {
-			missing = append(missing, "no DIWASS operator for "+id)
+			missing = append(missing, "no DIWASS operator for "+in.named(id)+": it needs an EORI or VAT number in the directory")
 		}
 		name := p.Name
 		if p.ContactPerson != "" {
@@ -245,4 +245,13 @@ func (c *Client) CreateAnnex7(ctx context.Context, req *CreateAnnex7Request) (st
 		return "", &UncertainError{echo.Errorf("DIWASS answered status %q and number %q", out.Response.StatusCode, out.Number)}
 	}
 	return strings.TrimSpace(out.Number), nil
+}
+
+// named is a party as a person reads it: its name and, in brackets, its
+// id ("ACME GmbH (acme)"); the id alone when the document has no name.
+func (in *Annex7Input) named(id string) string {
+	if n := in.Parties[id].Name; n != "" {
+		return n + " (" + id + ")"
+	}
+	return id
 }

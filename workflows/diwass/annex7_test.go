@@ -97,7 +97,7 @@ func TestAnnex7ReachesDIWASSFieldByField(t *testing.T) {
 	// A party without an operator is named; nothing is sent.
 	in = annex7Input()
 	delete(in.Operators, "barge")
-	if _, err := diwass.BuildAnnex7(in); err == nil || !strings.Contains(err.Error(), "no DIWASS operator for barge") {
+	if _, err := diwass.BuildAnnex7(in); err == nil || !strings.Contains(err.Error(), "no DIWASS operator for Barge (barge): it needs an EORI or VAT number in the directory") {
 		t.Errorf("a party without an operator: %v", err)
 	}
 	// A document the rules refuse (no carrier) is DIWASS's rejection.

@@ -175,9 +175,9 @@ func (s *Service) build(ctx context.Context, sub *models.DIWASSSubmission) (*Cre
 			in.Operators[reg.Organisation] = reg.Link.OperatorID
 		case reg.Err == nil || errors.Is(reg.Err, ErrNoIdentifier):
 		case errors.As(reg.Err, &fault) && fault.Rejection():
-			return nil, &NotSendableError{fmt.Sprintf("DIWASS refused %s as an operator: %s", reg.Organisation, fault.Message)}
+			return nil, &NotSendableError{fmt.Sprintf("DIWASS refused %s as an operator: %s", in.named(reg.Organisation), fault.Message)}
 		default: // DIWASS out of reach, or the outcome unknown: try again later
-			return nil, fmt.Errorf("registering %s: %w", reg.Organisation, reg.Err)
+			return nil, fmt.Errorf("registering %s: %w", in.named(reg.Organisation), reg.Err)
 		}
 	}
 	if orig := d.Content.TakeBackOf; orig != "" {

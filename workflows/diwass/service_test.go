@@ -133,7 +133,7 @@ func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 		if n := len(fake.Operators()); n != 3 {
 			t.Fatalf("DIWASS holds %d operators, want the 3 companies", n)
 		}
-		if notes := history(t, r, as, id); !slices.Contains(notes, "DIWASS_EXCHANGE: attempt 1 did not reach DIWASS, tried again later: registering acme: not sent to DIWASS: HTTP 503") ||
+		if notes := history(t, r, as, id); !slices.Contains(notes, "DIWASS_EXCHANGE: attempt 1 did not reach DIWASS, tried again later: registering ACME (acme): not sent to DIWASS: HTTP 503") ||
 			!slices.Contains(notes, "DIWASS_EXCHANGE: sent to DIWASS: "+x.DocumentNumber) {
 			t.Fatalf("the history: %q", notes)
 		}

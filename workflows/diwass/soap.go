@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -69,7 +70,7 @@ func (e *NotSentError) Unwrap() error { return e.Err }
 type UncertainError struct{ Err error }
 
 func (e *UncertainError) Error() string {
-	return "sent to DIWASS, outcome unknown: " + e.Err.Error()
+	return "sent to DIWASS, but whether it arrived is unknown: " + e.Err.Error()
 }
 func (e *UncertainError) Unwrap() error { return e.Err }
 
@@ -139,6 +140,7 @@ func (c *Client) call(ctx context.Context, endpoint string, request, out any, bo
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		err = plainly(err, c.Timeout)
 		if !wrote {
 			return &NotSentError{err}
 		}
@@ -239,4 +241,22 @@ func (c *Client) Ping(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(out.Status), nil
+}
+
+// plainly says what a failed HTTP call came to in words a person reads
+// (the endpoint's address left out: operators find it in the settings):
+// no answer within the timeout, the connection closed, or the transport's
+// own words.
+func plainly(err error, timeout time.Duration) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && timeout > 0:
+		return fmt.Errorf("no answer within %s", timeout)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the connection was closed before the answer (%w)", err)
+	}
+	return err
 }

@@ -58,7 +58,6 @@ var RegisterColumns = []RegisterColumn{
 	{"state", "State", "Zustand", "the document's state in the register's language (BMU notes: the top layer's type, cancelled when cancelled)"},
 	{"version", "Version", "Version", "the document's version"},
 	{"notification_number", "Notification No.", "Notifizierungsnummer", "a movement's notification"},
-	{"diwass", "DIWASS", "DIWASS", "Annex VII documents: DIWASS's number once sent, else the state of the exchange in the register's language (Waiting to be sent, Rejected: correct and send again, Uncertain: check in DIWASS); empty when not exchanged"},
 	{"filed_on", "Filed on", "Eingereicht am", "when it left DRAFT (the audit trail); a movement: when it was created; BMU notes: when stored"},
 	{"basel_codes", "Basel codes", "Basel-Codes", "waste classifications of the Basel annexes VIII and IX"},
 	{"oecd_codes", "OECD codes", "OECD-Codes", "waste classifications of the OECD list"},
@@ -86,6 +85,7 @@ var RegisterColumns = []RegisterColumn{
 	{"deadlines_met", "Met", "Eingehalten", "deadlines met in time"},
 	{"deadlines_missed", "Missed", "Versäumt", "deadlines met late or overdue"},
 	{"deadlines_lapsed", "Lapsed", "Abgelaufen", "periods that ended as the law foresees (tacit consent, end of validity)"},
+	{"diwass", "DIWASS", "DIWASS", "Annex VII documents: DIWASS's number once sent, else the state of the exchange in the register's language (Waiting to be sent, Rejected: correct and send again, Uncertain: check in DIWASS); empty when not exchanged"},
 }
 
 // RegisterHeader is the header row in lang.
@@ -190,12 +190,12 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string
 		basel, oecd, ewc, other := SplitCodes(row.Codes)
 		dl, met, missed, lapsed := deadlineColumns(page.Deadlines[d.ID], lang)
 		out = append(out, []string{
-			d.Number, Word(labels.ListDocumentKind, d.Kind, lang), Word("state/"+strings.ToLower(d.Kind), d.State, lang), fmt.Sprint(d.Version), m.pnum, diwassColumn(row.DIWASS, lang), Day(filed),
+			d.Number, Word(labels.ListDocumentKind, d.Kind, lang), Word("state/"+strings.ToLower(d.Kind), d.State, lang), fmt.Sprint(d.Version), m.pnum, Day(filed),
 			basel, oecd, ewc, other,
 			tonnes(row.Notified), cubic(row.Notified), tonnes(row.Shipped), tonnes(row.Received),
 			names(row.Notifier), names(row.Consignee), names(row.Facility), namesOf(names, row.Producers), namesOf(names, row.Carriers), namesOf(names, authorityIDs(row.Authorities)),
 			row.AcknowledgedOn, row.Decision, row.DecidedOn, row.ValidUntil, row.ShipmentFrom, row.ShipmentTo, row.ReceivedOn, row.CompletedOn,
-			dl, met, missed, lapsed,
+			dl, met, missed, lapsed, diwassColumn(row.DIWASS, lang),
 		})
 	}
 	last := page.Docs[len(page.Docs)-1]
