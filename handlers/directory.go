@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
@@ -23,6 +24,16 @@ type DirectoryOrganisation struct {
 	Kind    string                `json:"kind" doc:"company or authority" label:"Kind of organisation|Art der Organisation"`
 	Region  string                `json:"region" doc:"ISO 3166-2 subdivision without the country prefix (BY for DE-BY); empty when none" label:"Region|Region"`
 	Details shipment.PartyDetails `json:"details" doc:"the organisation as the forms name a party: registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers (empty when not declared)" label:"Details|Angaben"`
+	DIWASS  *DirectoryDIWASS      `json:"diwass" doc:"the company's operator in DIWASS, the EU hub (docs/diwass.md); null until it is registered there (the first Annex VII document sent, or wasteflow admin diwass operators -register)" label:"DIWASS operator|DIWASS-Wirtschaftsbeteiligter"`
+}
+
+// DirectoryDIWASS is an organisation's operator in DIWASS.
+type DirectoryDIWASS struct {
+	OperatorID   string    `json:"operatorId" doc:"the OperatorInternalID DIWASS gave it" label:"Operator id|Kennung des Wirtschaftsbeteiligten"`
+	Status       string    `json:"status" doc:"its activity status in DIWASS when registered or found (New until an authority approves it there, then Valid)" label:"Status in DIWASS|Status in DIWASS"`
+	Identifier   string    `json:"identifier" doc:"the identifier DIWASS keys it by: eori:… or vat:…" label:"Identifier|Kennung"`
+	Linked       bool      `json:"linked" doc:"DIWASS knew the identifier already: found and linked, not registered by us" label:"Found in DIWASS|In DIWASS gefunden"`
+	RegisteredAt time.Time `json:"registeredAt" doc:"when it was registered or linked" label:"Registered at|Registriert am"`
 }
 
 // ListOrganisationRequest selects a page of the directory.
@@ -49,8 +60,12 @@ type GetOrganisationResponse struct {
 	Organisation DirectoryOrganisation `json:"organisation" label:"Organisation|Organisation"`
 }
 
-func directoryEntry(o *models.Organisation) DirectoryOrganisation {
-	return DirectoryOrganisation{ID: o.ID, Kind: o.Kind, Region: o.Region, Details: o.Details()}
+func directoryEntry(o *models.Organisation, links map[string]models.DIWASSOperator) DirectoryOrganisation {
+	e := DirectoryOrganisation{ID: o.ID, Kind: o.Kind, Region: o.Region, Details: o.Details()}
+	if l, ok := links[o.ID]; ok {
+		e.DIWASS = &DirectoryDIWASS{OperatorID: l.OperatorID, Status: l.Status, Identifier: l.Identifier, Linked: l.Linked, RegisteredAt: l.RegisteredAt.UTC()}
+	}
+	return e
 }
 
 func (s *Server) directoryOperations() []Operation {
@@ -90,9 +105,18 @@ func (s *Server) listOrganisation(ctx context.Context, r *ListOrganisationReques
 	if err != nil {
 		return nil, err
 	}
-	out := &ListOrganisationResponse{Organisations: make([]DirectoryOrganisation, 0, min(len(orgs), size))}
-	for i := range orgs[:min(len(orgs), size)] {
-		out.Organisations = append(out.Organisations, directoryEntry(&orgs[i]))
+	page := orgs[:min(len(orgs), size)]
+	ids := make([]string, len(page))
+	for i := range page {
+		ids[i] = page[i].ID
+	}
+	links, err := models.DIWASSOperatorsOf(ctx, s.db, p.ProviderID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListOrganisationResponse{Organisations: make([]DirectoryOrganisation, 0, len(page))}
+	for i := range page {
+		out.Organisations = append(out.Organisations, directoryEntry(&page[i], links))
 	}
 	if len(orgs) > size {
 		out.NextPageToken = orgs[size-1].ID
@@ -109,5 +133,9 @@ func (s *Server) getOrganisation(ctx context.Context, r *GetOrganisationRequest)
 	if len(orgs) == 0 {
 		return nil, status.New(status.NotFound, "no organisation %q", r.OrganisationID)
 	}
-	return &GetOrganisationResponse{Organisation: directoryEntry(&orgs[0])}, nil
+	links, err := models.DIWASSOperatorsOf(ctx, s.db, p.ProviderID, []string{orgs[0].ID})
+	if err != nil {
+		return nil, err
+	}
+	return &GetOrganisationResponse{Organisation: directoryEntry(&orgs[0], links)}, nil
 }

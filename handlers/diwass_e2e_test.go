@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -63,7 +65,8 @@ func (d *docEnv) diwassState(t *testing.T, id, state string) map[string]any {
 // the document with DIWASS's text, in the arranger's work queue with
 // DIWASS_RESUBMISSION, in a webhook to the arranger's integration and in
 // the history; sent again through SetByIntent it gets DIWASS's number,
-// which the register shows.
+// which the register shows; the directory shows the companies' DIWASS
+// operators.
 func TestDIWASSRejectionReachesTheArranger(t *testing.T) {
 	parallel(t)
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
@@ -116,6 +119,25 @@ func TestDIWASSRejectionReachesTheArranger(t *testing.T) {
 		}
 		if !strings.Contains(string(raw), "EORI confirmed by customs") || !strings.Contains(string(raw), "sent to DIWASS: "+number) {
 			t.Fatalf("the history's notes: %s", raw)
+		}
+		// The register: DIWASS's number in its own column, last (German).
+		file, _ := d.exported(t, "alice", co, map[string]any{"from": "2026-12-01", "to": "2026-12-31", "language": "de"})
+		rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
+		if err != nil || rows[0][len(rows[0])-1] != "DIWASS" {
+			t.Fatalf("the register's header: %v %v", rows, err)
+		}
+		if i := slices.IndexFunc(rows, func(r []string) bool { return r[column("diwass")] == number }); i < 0 {
+			t.Fatalf("the register does not show %s: %v", number, rows)
+		}
+		// The companies' operators in the directory, as DIWASS gave them.
+		st, o, raw := d.authEnv.get(t, "/svc.core.v1.api.DirectoryApi/GetOrganisation?organisationId=acme", hdr("dev-1", d.token(t, "alice")))
+		op, _ := o["organisation"].(map[string]any)["diwass"].(map[string]any)
+		if st != 200 || op == nil || op["operatorId"] == "" || op["status"] != "New" || op["identifier"] != "eori:DE123456789012345" || op["linked"] != false {
+			t.Fatalf("acme in the directory: %d %s", st, raw)
+		}
+		st, o, raw = d.authEnv.get(t, "/svc.core.v1.api.DirectoryApi/GetOrganisation?organisationId=auth-de", hdr("dev-1", d.token(t, "alice")))
+		if st != 200 || o["organisation"].(map[string]any)["diwass"] != nil {
+			t.Fatalf("an authority is no DIWASS operator: %d %s", st, raw)
 		}
 		if q, _ := d.list(t, "alice", map[string]any{"actionable": true, "qpar": map[string]any{"pageSize": 500}}); strings.Contains(string(mustJSON(q)), "DIWASS_RESUBMISSION") {
 			t.Fatalf("sent, it is still in the work queue for DIWASS: %s", mustJSON(q))

@@ -56,6 +56,23 @@ func (s *DIWASSStore) Companies(ctx context.Context, provider string, ids []stri
 	return orgs, byOrg, nil
 }
 
+// DIWASSOperatorsOf are the links of provider's organisations among ids,
+// by organisation (one query).
+func DIWASSOperatorsOf(ctx context.Context, db *gorm.DB, provider string, ids []string) (map[string]DIWASSOperator, error) {
+	out := map[string]DIWASSOperator{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var links []DIWASSOperator
+	if err := db.WithContext(ctx).Where("provider_id = ? AND organisation_id IN ?", provider, ids).Find(&links).Error; err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		out[l.OrganisationID] = l
+	}
+	return out, nil
+}
+
 // Link records (or replaces) the link of an organisation.
 func (s *DIWASSStore) Link(ctx context.Context, l DIWASSOperator) error {
 	return s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&l).Error

@@ -50,10 +50,11 @@ var ErrRetry = errors.New("DIWASS did not receive the request: sent again later"
 // was being sent by a worker that stopped: it becomes UNCERTAIN, and
 // nothing is sent.
 func (s *Submitter) Work(ctx context.Context, id string, last bool) error {
-	now := time.Now
+	clock := time.Now
 	if s.Now != nil {
-		now = s.Now
+		clock = s.Now
 	}
+	now := func() time.Time { return clock().Truncate(time.Microsecond) } // what the stores keep
 	sub, err := s.Store.Claim(ctx, id, now().UTC())
 	if err != nil || sub == nil {
 		return err

@@ -4082,6 +4082,87 @@ func (x *DecisionRecord) GetExtendsShipmentPeriod() bool {
 	return false
 }
 
+type DirectoryDIWASS struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// the OperatorInternalID DIWASS gave it
+	OperatorId string `protobuf:"bytes,1,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	// its activity status in DIWASS when registered or found (New until an authority approves it there, then Valid)
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// the identifier DIWASS keys it by: eori:… or vat:…
+	Identifier string `protobuf:"bytes,3,opt,name=identifier,proto3" json:"identifier,omitempty"`
+	// DIWASS knew the identifier already: found and linked, not registered by us
+	Linked bool `protobuf:"varint,4,opt,name=linked,proto3" json:"linked,omitempty"`
+	// when it was registered or linked
+	RegisteredAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=registered_at,json=registeredAt,proto3" json:"registered_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DirectoryDIWASS) Reset() {
+	*x = DirectoryDIWASS{}
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DirectoryDIWASS) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DirectoryDIWASS) ProtoMessage() {}
+
+func (x *DirectoryDIWASS) ProtoReflect() protoreflect.Message {
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DirectoryDIWASS.ProtoReflect.Descriptor instead.
+func (*DirectoryDIWASS) Descriptor() ([]byte, []int) {
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *DirectoryDIWASS) GetOperatorId() string {
+	if x != nil {
+		return x.OperatorId
+	}
+	return ""
+}
+
+func (x *DirectoryDIWASS) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *DirectoryDIWASS) GetIdentifier() string {
+	if x != nil {
+		return x.Identifier
+	}
+	return ""
+}
+
+func (x *DirectoryDIWASS) GetLinked() bool {
+	if x != nil {
+		return x.Linked
+	}
+	return false
+}
+
+func (x *DirectoryDIWASS) GetRegisteredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RegisteredAt
+	}
+	return nil
+}
+
 type DirectoryOrganisation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -4090,14 +4171,16 @@ type DirectoryOrganisation struct {
 	// ISO 3166-2 subdivision without the country prefix (BY for DE-BY); empty when none
 	Region string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
 	// the organisation as the forms name a party: registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers (empty when not declared)
-	Details       *PartyDetails `protobuf:"bytes,4,opt,name=details,proto3" json:"details,omitempty"`
+	Details *PartyDetails `protobuf:"bytes,4,opt,name=details,proto3" json:"details,omitempty"`
+	// the company's operator in DIWASS, the EU hub (docs/diwass.md); null until it is registered there (the first Annex VII document sent, or wasteflow admin diwass operators -register)
+	Diwass        *DirectoryDIWASS `protobuf:"bytes,5,opt,name=diwass,proto3" json:"diwass,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DirectoryOrganisation) Reset() {
 	*x = DirectoryOrganisation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4109,7 +4192,7 @@ func (x *DirectoryOrganisation) String() string {
 func (*DirectoryOrganisation) ProtoMessage() {}
 
 func (x *DirectoryOrganisation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[43]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4122,7 +4205,7 @@ func (x *DirectoryOrganisation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DirectoryOrganisation.ProtoReflect.Descriptor instead.
 func (*DirectoryOrganisation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{43}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DirectoryOrganisation) GetId() string {
@@ -4153,6 +4236,13 @@ func (x *DirectoryOrganisation) GetDetails() *PartyDetails {
 	return nil
 }
 
+func (x *DirectoryOrganisation) GetDiwass() *DirectoryDIWASS {
+	if x != nil {
+		return x.Diwass
+	}
+	return nil
+}
+
 type DocID struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -4162,7 +4252,7 @@ type DocID struct {
 
 func (x *DocID) Reset() {
 	*x = DocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4174,7 +4264,7 @@ func (x *DocID) String() string {
 func (*DocID) ProtoMessage() {}
 
 func (x *DocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[44]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4187,7 +4277,7 @@ func (x *DocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocID.ProtoReflect.Descriptor instead.
 func (*DocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{44}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *DocID) GetId() string {
@@ -4213,7 +4303,7 @@ type DocRow struct {
 
 func (x *DocRow) Reset() {
 	*x = DocRow{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4225,7 +4315,7 @@ func (x *DocRow) String() string {
 func (*DocRow) ProtoMessage() {}
 
 func (x *DocRow) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[45]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4238,7 +4328,7 @@ func (x *DocRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocRow.ProtoReflect.Descriptor instead.
 func (*DocRow) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{45}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DocRow) GetDocumentId() *StoredDocID {
@@ -4318,7 +4408,7 @@ type DocumentListEntry struct {
 
 func (x *DocumentListEntry) Reset() {
 	*x = DocumentListEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4330,7 +4420,7 @@ func (x *DocumentListEntry) String() string {
 func (*DocumentListEntry) ProtoMessage() {}
 
 func (x *DocumentListEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[46]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4343,7 +4433,7 @@ func (x *DocumentListEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentListEntry.ProtoReflect.Descriptor instead.
 func (*DocumentListEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{46}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DocumentListEntry) GetDocumentId() string {
@@ -4449,7 +4539,7 @@ type ExportProgress struct {
 
 func (x *ExportProgress) Reset() {
 	*x = ExportProgress{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4461,7 +4551,7 @@ func (x *ExportProgress) String() string {
 func (*ExportProgress) ProtoMessage() {}
 
 func (x *ExportProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[47]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4474,7 +4564,7 @@ func (x *ExportProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportProgress.ProtoReflect.Descriptor instead.
 func (*ExportProgress) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{47}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ExportProgress) GetDone() int64 {
@@ -4503,7 +4593,7 @@ type FacilityCompletion struct {
 
 func (x *FacilityCompletion) Reset() {
 	*x = FacilityCompletion{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4515,7 +4605,7 @@ func (x *FacilityCompletion) String() string {
 func (*FacilityCompletion) ProtoMessage() {}
 
 func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[48]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4528,7 +4618,7 @@ func (x *FacilityCompletion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletion.ProtoReflect.Descriptor instead.
 func (*FacilityCompletion) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{48}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FacilityCompletion) GetCompletedOn() string {
@@ -4557,7 +4647,7 @@ type FacilityCompletionArticle15 struct {
 
 func (x *FacilityCompletionArticle15) Reset() {
 	*x = FacilityCompletionArticle15{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4569,7 +4659,7 @@ func (x *FacilityCompletionArticle15) String() string {
 func (*FacilityCompletionArticle15) ProtoMessage() {}
 
 func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[49]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4582,7 +4672,7 @@ func (x *FacilityCompletionArticle15) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityCompletionArticle15.ProtoReflect.Descriptor instead.
 func (*FacilityCompletionArticle15) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{49}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *FacilityCompletionArticle15) GetCompletedOn() string {
@@ -4616,7 +4706,7 @@ type FacilityReception struct {
 
 func (x *FacilityReception) Reset() {
 	*x = FacilityReception{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4628,7 +4718,7 @@ func (x *FacilityReception) String() string {
 func (*FacilityReception) ProtoMessage() {}
 
 func (x *FacilityReception) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[50]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4641,7 +4731,7 @@ func (x *FacilityReception) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacilityReception.ProtoReflect.Descriptor instead.
 func (*FacilityReception) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{50}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *FacilityReception) GetReceivedOn() string {
@@ -4688,7 +4778,7 @@ type FieldMeta struct {
 
 func (x *FieldMeta) Reset() {
 	*x = FieldMeta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4700,7 +4790,7 @@ func (x *FieldMeta) String() string {
 func (*FieldMeta) ProtoMessage() {}
 
 func (x *FieldMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[51]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4713,7 +4803,7 @@ func (x *FieldMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldMeta.ProtoReflect.Descriptor instead.
 func (*FieldMeta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{51}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *FieldMeta) GetInLayer() bool {
@@ -4733,7 +4823,7 @@ type FieldValue struct {
 
 func (x *FieldValue) Reset() {
 	*x = FieldValue{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4745,7 +4835,7 @@ func (x *FieldValue) String() string {
 func (*FieldValue) ProtoMessage() {}
 
 func (x *FieldValue) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[52]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4758,7 +4848,7 @@ func (x *FieldValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldValue.ProtoReflect.Descriptor instead.
 func (*FieldValue) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{52}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *FieldValue) GetPath() string {
@@ -4786,7 +4876,7 @@ type FileAreaDocumentEntry struct {
 
 func (x *FileAreaDocumentEntry) Reset() {
 	*x = FileAreaDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4798,7 +4888,7 @@ func (x *FileAreaDocumentEntry) String() string {
 func (*FileAreaDocumentEntry) ProtoMessage() {}
 
 func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[53]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4811,7 +4901,7 @@ func (x *FileAreaDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileAreaDocumentEntry.ProtoReflect.Descriptor instead.
 func (*FileAreaDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{53}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *FileAreaDocumentEntry) GetDoc() *DocRow {
@@ -4853,7 +4943,7 @@ type FileEntry struct {
 
 func (x *FileEntry) Reset() {
 	*x = FileEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4865,7 +4955,7 @@ func (x *FileEntry) String() string {
 func (*FileEntry) ProtoMessage() {}
 
 func (x *FileEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[54]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4878,7 +4968,7 @@ func (x *FileEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileEntry.ProtoReflect.Descriptor instead.
 func (*FileEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{54}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *FileEntry) GetFileId() string {
@@ -4941,7 +5031,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4953,7 +5043,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[55]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4966,7 +5056,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{55}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Filter) GetPath() string {
@@ -5005,7 +5095,7 @@ type FollowUpIntent struct {
 
 func (x *FollowUpIntent) Reset() {
 	*x = FollowUpIntent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5017,7 +5107,7 @@ func (x *FollowUpIntent) String() string {
 func (*FollowUpIntent) ProtoMessage() {}
 
 func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[56]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5030,7 +5120,7 @@ func (x *FollowUpIntent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowUpIntent.ProtoReflect.Descriptor instead.
 func (*FollowUpIntent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{56}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *FollowUpIntent) GetIntent() string {
@@ -5075,7 +5165,7 @@ type Group struct {
 
 func (x *Group) Reset() {
 	*x = Group{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5087,7 +5177,7 @@ func (x *Group) String() string {
 func (*Group) ProtoMessage() {}
 
 func (x *Group) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[57]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5100,7 +5190,7 @@ func (x *Group) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Group.ProtoReflect.Descriptor instead.
 func (*Group) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{57}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Group) GetGroupId() string {
@@ -5163,7 +5253,7 @@ type Guarantee struct {
 
 func (x *Guarantee) Reset() {
 	*x = Guarantee{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5175,7 +5265,7 @@ func (x *Guarantee) String() string {
 func (*Guarantee) ProtoMessage() {}
 
 func (x *Guarantee) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[58]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5188,7 +5278,7 @@ func (x *Guarantee) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Guarantee.ProtoReflect.Descriptor instead.
 func (*Guarantee) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{58}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Guarantee) GetKind() GuaranteeKind {
@@ -5249,7 +5339,7 @@ type GuaranteeApproval struct {
 
 func (x *GuaranteeApproval) Reset() {
 	*x = GuaranteeApproval{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5261,7 +5351,7 @@ func (x *GuaranteeApproval) String() string {
 func (*GuaranteeApproval) ProtoMessage() {}
 
 func (x *GuaranteeApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[59]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5274,7 +5364,7 @@ func (x *GuaranteeApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GuaranteeApproval.ProtoReflect.Descriptor instead.
 func (*GuaranteeApproval) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{59}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *GuaranteeApproval) GetRemarks() string {
@@ -5298,7 +5388,7 @@ type GuaranteeRecord struct {
 
 func (x *GuaranteeRecord) Reset() {
 	*x = GuaranteeRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5310,7 +5400,7 @@ func (x *GuaranteeRecord) String() string {
 func (*GuaranteeRecord) ProtoMessage() {}
 
 func (x *GuaranteeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[60]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5323,7 +5413,7 @@ func (x *GuaranteeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GuaranteeRecord.ProtoReflect.Descriptor instead.
 func (*GuaranteeRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{60}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GuaranteeRecord) GetGuarantee() *Guarantee {
@@ -5375,7 +5465,7 @@ type HandlersDocument struct {
 
 func (x *HandlersDocument) Reset() {
 	*x = HandlersDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5387,7 +5477,7 @@ func (x *HandlersDocument) String() string {
 func (*HandlersDocument) ProtoMessage() {}
 
 func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[61]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5400,7 +5490,7 @@ func (x *HandlersDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandlersDocument.ProtoReflect.Descriptor instead.
 func (*HandlersDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{61}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *HandlersDocument) GetNotification() *NotificationDocument {
@@ -5449,7 +5539,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5461,7 +5551,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[62]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5474,7 +5564,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{62}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *HistoryEntry) GetSeq() int64 {
@@ -5567,7 +5657,7 @@ type InboxEntry struct {
 
 func (x *InboxEntry) Reset() {
 	*x = InboxEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5579,7 +5669,7 @@ func (x *InboxEntry) String() string {
 func (*InboxEntry) ProtoMessage() {}
 
 func (x *InboxEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[63]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5592,7 +5682,7 @@ func (x *InboxEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InboxEntry.ProtoReflect.Descriptor instead.
 func (*InboxEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{63}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *InboxEntry) GetId() string {
@@ -5666,7 +5756,7 @@ type InformationRequestRecord struct {
 
 func (x *InformationRequestRecord) Reset() {
 	*x = InformationRequestRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5678,7 +5768,7 @@ func (x *InformationRequestRecord) String() string {
 func (*InformationRequestRecord) ProtoMessage() {}
 
 func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[64]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5691,7 +5781,7 @@ func (x *InformationRequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InformationRequestRecord.ProtoReflect.Descriptor instead.
 func (*InformationRequestRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{64}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *InformationRequestRecord) GetAuthority() string {
@@ -5756,7 +5846,7 @@ type InspectionLinkInfo struct {
 
 func (x *InspectionLinkInfo) Reset() {
 	*x = InspectionLinkInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5768,7 +5858,7 @@ func (x *InspectionLinkInfo) String() string {
 func (*InspectionLinkInfo) ProtoMessage() {}
 
 func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[65]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5781,7 +5871,7 @@ func (x *InspectionLinkInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionLinkInfo.ProtoReflect.Descriptor instead.
 func (*InspectionLinkInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{65}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *InspectionLinkInfo) GetId() string {
@@ -5854,7 +5944,7 @@ type InspectionUse struct {
 
 func (x *InspectionUse) Reset() {
 	*x = InspectionUse{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5866,7 +5956,7 @@ func (x *InspectionUse) String() string {
 func (*InspectionUse) ProtoMessage() {}
 
 func (x *InspectionUse) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[66]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5879,7 +5969,7 @@ func (x *InspectionUse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectionUse.ProtoReflect.Descriptor instead.
 func (*InspectionUse) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{66}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *InspectionUse) GetAt() *timestamppb.Timestamp {
@@ -5926,7 +6016,7 @@ type LayerFields struct {
 
 func (x *LayerFields) Reset() {
 	*x = LayerFields{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5938,7 +6028,7 @@ func (x *LayerFields) String() string {
 func (*LayerFields) ProtoMessage() {}
 
 func (x *LayerFields) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[67]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5951,7 +6041,7 @@ func (x *LayerFields) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerFields.ProtoReflect.Descriptor instead.
 func (*LayerFields) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{67}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *LayerFields) GetIndex() int32 {
@@ -6022,7 +6112,7 @@ type LayerInfo struct {
 
 func (x *LayerInfo) Reset() {
 	*x = LayerInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6034,7 +6124,7 @@ func (x *LayerInfo) String() string {
 func (*LayerInfo) ProtoMessage() {}
 
 func (x *LayerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[68]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6047,7 +6137,7 @@ func (x *LayerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerInfo.ProtoReflect.Descriptor instead.
 func (*LayerInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{68}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *LayerInfo) GetIndex() int32 {
@@ -6112,7 +6202,7 @@ type LegRecord struct {
 
 func (x *LegRecord) Reset() {
 	*x = LegRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6124,7 +6214,7 @@ func (x *LegRecord) String() string {
 func (*LegRecord) ProtoMessage() {}
 
 func (x *LegRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[69]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6137,7 +6227,7 @@ func (x *LegRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegRecord.ProtoReflect.Descriptor instead.
 func (*LegRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{69}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *LegRecord) GetCarrierOrganisationId() string {
@@ -6203,7 +6293,7 @@ type MailPreferences struct {
 
 func (x *MailPreferences) Reset() {
 	*x = MailPreferences{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6215,7 +6305,7 @@ func (x *MailPreferences) String() string {
 func (*MailPreferences) ProtoMessage() {}
 
 func (x *MailPreferences) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[70]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6228,7 +6318,7 @@ func (x *MailPreferences) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MailPreferences.ProtoReflect.Descriptor instead.
 func (*MailPreferences) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{70}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *MailPreferences) GetEmail() string {
@@ -6314,7 +6404,7 @@ type Meta struct {
 
 func (x *Meta) Reset() {
 	*x = Meta{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6326,7 +6416,7 @@ func (x *Meta) String() string {
 func (*Meta) ProtoMessage() {}
 
 func (x *Meta) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[71]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6339,7 +6429,7 @@ func (x *Meta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Meta.ProtoReflect.Descriptor instead.
 func (*Meta) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{71}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *Meta) GetDocumentType() string {
@@ -6381,7 +6471,7 @@ type MovementAcknowledgementRecord struct {
 
 func (x *MovementAcknowledgementRecord) Reset() {
 	*x = MovementAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6393,7 +6483,7 @@ func (x *MovementAcknowledgementRecord) String() string {
 func (*MovementAcknowledgementRecord) ProtoMessage() {}
 
 func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[72]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6406,7 +6496,7 @@ func (x *MovementAcknowledgementRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*MovementAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{72}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *MovementAcknowledgementRecord) GetAuthorityOrganisationId() string {
@@ -6441,7 +6531,7 @@ type MovementCarrier struct {
 
 func (x *MovementCarrier) Reset() {
 	*x = MovementCarrier{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6453,7 +6543,7 @@ func (x *MovementCarrier) String() string {
 func (*MovementCarrier) ProtoMessage() {}
 
 func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[73]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6466,7 +6556,7 @@ func (x *MovementCarrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCarrier.ProtoReflect.Descriptor instead.
 func (*MovementCarrier) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{73}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *MovementCarrier) GetOrganisationId() string {
@@ -6494,7 +6584,7 @@ type MovementCompletionRecord struct {
 
 func (x *MovementCompletionRecord) Reset() {
 	*x = MovementCompletionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6506,7 +6596,7 @@ func (x *MovementCompletionRecord) String() string {
 func (*MovementCompletionRecord) ProtoMessage() {}
 
 func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[74]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6519,7 +6609,7 @@ func (x *MovementCompletionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCompletionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCompletionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{74}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *MovementCompletionRecord) GetCompletedOn() string {
@@ -6553,7 +6643,7 @@ type MovementCorrectionRecord struct {
 
 func (x *MovementCorrectionRecord) Reset() {
 	*x = MovementCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6565,7 +6655,7 @@ func (x *MovementCorrectionRecord) String() string {
 func (*MovementCorrectionRecord) ProtoMessage() {}
 
 func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[75]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6578,7 +6668,7 @@ func (x *MovementCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*MovementCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{75}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *MovementCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -6650,7 +6740,7 @@ type MovementDocument struct {
 
 func (x *MovementDocument) Reset() {
 	*x = MovementDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6662,7 +6752,7 @@ func (x *MovementDocument) String() string {
 func (*MovementDocument) ProtoMessage() {}
 
 func (x *MovementDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[76]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6675,7 +6765,7 @@ func (x *MovementDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementDocument.ProtoReflect.Descriptor instead.
 func (*MovementDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{76}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *MovementDocument) GetId() string {
@@ -6904,7 +6994,7 @@ type MovementEntry struct {
 
 func (x *MovementEntry) Reset() {
 	*x = MovementEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6916,7 +7006,7 @@ func (x *MovementEntry) String() string {
 func (*MovementEntry) ProtoMessage() {}
 
 func (x *MovementEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[77]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6929,7 +7019,7 @@ func (x *MovementEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementEntry.ProtoReflect.Descriptor instead.
 func (*MovementEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{77}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *MovementEntry) GetId() string {
@@ -6993,7 +7083,7 @@ type MovementSignalRecord struct {
 
 func (x *MovementSignalRecord) Reset() {
 	*x = MovementSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7005,7 +7095,7 @@ func (x *MovementSignalRecord) String() string {
 func (*MovementSignalRecord) ProtoMessage() {}
 
 func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[78]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7018,7 +7108,7 @@ func (x *MovementSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSignalRecord.ProtoReflect.Descriptor instead.
 func (*MovementSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{78}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *MovementSignalRecord) GetAuthorityOrganisationId() string {
@@ -7060,7 +7150,7 @@ type MovementTakeBack struct {
 
 func (x *MovementTakeBack) Reset() {
 	*x = MovementTakeBack{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7072,7 +7162,7 @@ func (x *MovementTakeBack) String() string {
 func (*MovementTakeBack) ProtoMessage() {}
 
 func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[79]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7085,7 +7175,7 @@ func (x *MovementTakeBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBack.ProtoReflect.Descriptor instead.
 func (*MovementTakeBack) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{79}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *MovementTakeBack) GetReason() string {
@@ -7116,7 +7206,7 @@ type MovementTakeBackRecord struct {
 
 func (x *MovementTakeBackRecord) Reset() {
 	*x = MovementTakeBackRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7128,7 +7218,7 @@ func (x *MovementTakeBackRecord) String() string {
 func (*MovementTakeBackRecord) ProtoMessage() {}
 
 func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[80]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7141,7 +7231,7 @@ func (x *MovementTakeBackRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementTakeBackRecord.ProtoReflect.Descriptor instead.
 func (*MovementTakeBackRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{80}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *MovementTakeBackRecord) GetAuthorityOrganisationId() string {
@@ -7199,7 +7289,7 @@ type Movements struct {
 
 func (x *Movements) Reset() {
 	*x = Movements{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7211,7 +7301,7 @@ func (x *Movements) String() string {
 func (*Movements) ProtoMessage() {}
 
 func (x *Movements) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[81]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7224,7 +7314,7 @@ func (x *Movements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Movements.ProtoReflect.Descriptor instead.
 func (*Movements) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{81}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *Movements) GetCount() int32 {
@@ -7282,7 +7372,7 @@ type NextDeadline struct {
 
 func (x *NextDeadline) Reset() {
 	*x = NextDeadline{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7294,7 +7384,7 @@ func (x *NextDeadline) String() string {
 func (*NextDeadline) ProtoMessage() {}
 
 func (x *NextDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[82]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7307,7 +7397,7 @@ func (x *NextDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextDeadline.ProtoReflect.Descriptor instead.
 func (*NextDeadline) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{82}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *NextDeadline) GetRule() string {
@@ -7354,7 +7444,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7366,7 +7456,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[83]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7379,7 +7469,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{83}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *Notification) GetCursor() string {
@@ -7437,7 +7527,7 @@ type NotificationAcknowledgementRecord struct {
 
 func (x *NotificationAcknowledgementRecord) Reset() {
 	*x = NotificationAcknowledgementRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7449,7 +7539,7 @@ func (x *NotificationAcknowledgementRecord) String() string {
 func (*NotificationAcknowledgementRecord) ProtoMessage() {}
 
 func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[84]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7462,7 +7552,7 @@ func (x *NotificationAcknowledgementRecord) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationAcknowledgementRecord.ProtoReflect.Descriptor instead.
 func (*NotificationAcknowledgementRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{84}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *NotificationAcknowledgementRecord) GetAuthority() string {
@@ -7517,7 +7607,7 @@ type NotificationContent struct {
 
 func (x *NotificationContent) Reset() {
 	*x = NotificationContent{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7529,7 +7619,7 @@ func (x *NotificationContent) String() string {
 func (*NotificationContent) ProtoMessage() {}
 
 func (x *NotificationContent) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[85]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7542,7 +7632,7 @@ func (x *NotificationContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationContent.ProtoReflect.Descriptor instead.
 func (*NotificationContent) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{85}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *NotificationContent) GetNotifier() *PartyRef {
@@ -7657,7 +7747,7 @@ type NotificationCorrectionRecord struct {
 
 func (x *NotificationCorrectionRecord) Reset() {
 	*x = NotificationCorrectionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7669,7 +7759,7 @@ func (x *NotificationCorrectionRecord) String() string {
 func (*NotificationCorrectionRecord) ProtoMessage() {}
 
 func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[86]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7682,7 +7772,7 @@ func (x *NotificationCorrectionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationCorrectionRecord.ProtoReflect.Descriptor instead.
 func (*NotificationCorrectionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{86}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *NotificationCorrectionRecord) GetAt() *timestamppb.Timestamp {
@@ -7783,7 +7873,7 @@ type NotificationDocument struct {
 
 func (x *NotificationDocument) Reset() {
 	*x = NotificationDocument{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7795,7 +7885,7 @@ func (x *NotificationDocument) String() string {
 func (*NotificationDocument) ProtoMessage() {}
 
 func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[87]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7808,7 +7898,7 @@ func (x *NotificationDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationDocument.ProtoReflect.Descriptor instead.
 func (*NotificationDocument) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{87}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *NotificationDocument) GetId() string {
@@ -8067,7 +8157,7 @@ type NotificationFacility struct {
 
 func (x *NotificationFacility) Reset() {
 	*x = NotificationFacility{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8079,7 +8169,7 @@ func (x *NotificationFacility) String() string {
 func (*NotificationFacility) ProtoMessage() {}
 
 func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[88]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8092,7 +8182,7 @@ func (x *NotificationFacility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationFacility.ProtoReflect.Descriptor instead.
 func (*NotificationFacility) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{88}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *NotificationFacility) GetOrganisationId() string {
@@ -8124,7 +8214,7 @@ type NotificationSignal struct {
 
 func (x *NotificationSignal) Reset() {
 	*x = NotificationSignal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8136,7 +8226,7 @@ func (x *NotificationSignal) String() string {
 func (*NotificationSignal) ProtoMessage() {}
 
 func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[89]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8149,7 +8239,7 @@ func (x *NotificationSignal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignal.ProtoReflect.Descriptor instead.
 func (*NotificationSignal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{89}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *NotificationSignal) GetType() NotificationSignalType {
@@ -8193,7 +8283,7 @@ type NotificationSignalRecord struct {
 
 func (x *NotificationSignalRecord) Reset() {
 	*x = NotificationSignalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8205,7 +8295,7 @@ func (x *NotificationSignalRecord) String() string {
 func (*NotificationSignalRecord) ProtoMessage() {}
 
 func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[90]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8218,7 +8308,7 @@ func (x *NotificationSignalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSignalRecord.ProtoReflect.Descriptor instead.
 func (*NotificationSignalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{90}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *NotificationSignalRecord) GetAuthority() string {
@@ -8274,7 +8364,7 @@ type Operand struct {
 
 func (x *Operand) Reset() {
 	*x = Operand{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8286,7 +8376,7 @@ func (x *Operand) String() string {
 func (*Operand) ProtoMessage() {}
 
 func (x *Operand) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[91]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8299,7 +8389,7 @@ func (x *Operand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operand.ProtoReflect.Descriptor instead.
 func (*Operand) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{91}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *Operand) GetS() string {
@@ -8368,7 +8458,7 @@ type PartyDetails struct {
 
 func (x *PartyDetails) Reset() {
 	*x = PartyDetails{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8380,7 +8470,7 @@ func (x *PartyDetails) String() string {
 func (*PartyDetails) ProtoMessage() {}
 
 func (x *PartyDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[92]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8393,7 +8483,7 @@ func (x *PartyDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyDetails.ProtoReflect.Descriptor instead.
 func (*PartyDetails) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{92}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *PartyDetails) GetOrganisationId() string {
@@ -8468,7 +8558,7 @@ type PartyRef struct {
 
 func (x *PartyRef) Reset() {
 	*x = PartyRef{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8480,7 +8570,7 @@ func (x *PartyRef) String() string {
 func (*PartyRef) ProtoMessage() {}
 
 func (x *PartyRef) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[93]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8493,7 +8583,7 @@ func (x *PartyRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyRef.ProtoReflect.Descriptor instead.
 func (*PartyRef) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{93}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *PartyRef) GetOrganisationId() string {
@@ -8515,7 +8605,7 @@ type Producer struct {
 
 func (x *Producer) Reset() {
 	*x = Producer{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8527,7 +8617,7 @@ func (x *Producer) String() string {
 func (*Producer) ProtoMessage() {}
 
 func (x *Producer) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[94]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8540,7 +8630,7 @@ func (x *Producer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Producer.ProtoReflect.Descriptor instead.
 func (*Producer) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{94}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *Producer) GetNummer() *Text {
@@ -8577,7 +8667,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8589,7 +8679,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[95]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8602,7 +8692,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{95}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *Provider) GetId() string {
@@ -8636,7 +8726,7 @@ type Quantity struct {
 
 func (x *Quantity) Reset() {
 	*x = Quantity{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8648,7 +8738,7 @@ func (x *Quantity) String() string {
 func (*Quantity) ProtoMessage() {}
 
 func (x *Quantity) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[96]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8661,7 +8751,7 @@ func (x *Quantity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quantity.ProtoReflect.Descriptor instead.
 func (*Quantity) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{96}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *Quantity) GetTonnes() *Decimal {
@@ -8692,7 +8782,7 @@ type QueryParameter struct {
 
 func (x *QueryParameter) Reset() {
 	*x = QueryParameter{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8704,7 +8794,7 @@ func (x *QueryParameter) String() string {
 func (*QueryParameter) ProtoMessage() {}
 
 func (x *QueryParameter) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[97]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8717,7 +8807,7 @@ func (x *QueryParameter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryParameter.ProtoReflect.Descriptor instead.
 func (*QueryParameter) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{97}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *QueryParameter) GetMask() string {
@@ -8766,7 +8856,7 @@ type ReceiptCertificate struct {
 
 func (x *ReceiptCertificate) Reset() {
 	*x = ReceiptCertificate{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8778,7 +8868,7 @@ func (x *ReceiptCertificate) String() string {
 func (*ReceiptCertificate) ProtoMessage() {}
 
 func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[98]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8791,7 +8881,7 @@ func (x *ReceiptCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptCertificate.ProtoReflect.Descriptor instead.
 func (*ReceiptCertificate) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{98}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *ReceiptCertificate) GetReceivedOn() string {
@@ -8822,7 +8912,7 @@ type ReceptionRecord struct {
 
 func (x *ReceptionRecord) Reset() {
 	*x = ReceptionRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8834,7 +8924,7 @@ func (x *ReceptionRecord) String() string {
 func (*ReceptionRecord) ProtoMessage() {}
 
 func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[99]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8847,7 +8937,7 @@ func (x *ReceptionRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceptionRecord.ProtoReflect.Descriptor instead.
 func (*ReceptionRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{99}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *ReceptionRecord) GetReceivedOn() string {
@@ -8903,7 +8993,7 @@ type Receptions struct {
 
 func (x *Receptions) Reset() {
 	*x = Receptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8915,7 +9005,7 @@ func (x *Receptions) String() string {
 func (*Receptions) ProtoMessage() {}
 
 func (x *Receptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[100]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8928,7 +9018,7 @@ func (x *Receptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receptions.ProtoReflect.Descriptor instead.
 func (*Receptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *Receptions) GetConsignee() *ReceptionRecord {
@@ -8960,7 +9050,7 @@ type RejectedPartArrangement struct {
 
 func (x *RejectedPartArrangement) Reset() {
 	*x = RejectedPartArrangement{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8972,7 +9062,7 @@ func (x *RejectedPartArrangement) String() string {
 func (*RejectedPartArrangement) ProtoMessage() {}
 
 func (x *RejectedPartArrangement) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[101]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8985,7 +9075,7 @@ func (x *RejectedPartArrangement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartArrangement.ProtoReflect.Descriptor instead.
 func (*RejectedPartArrangement) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *RejectedPartArrangement) GetArrangement() RejectedPartArrangementType {
@@ -9035,7 +9125,7 @@ type RejectedPartRecord struct {
 
 func (x *RejectedPartRecord) Reset() {
 	*x = RejectedPartRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9047,7 +9137,7 @@ func (x *RejectedPartRecord) String() string {
 func (*RejectedPartRecord) ProtoMessage() {}
 
 func (x *RejectedPartRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[102]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9060,7 +9150,7 @@ func (x *RejectedPartRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartRecord.ProtoReflect.Descriptor instead.
 func (*RejectedPartRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *RejectedPartRecord) GetQuantity() *Quantity {
@@ -9144,7 +9234,7 @@ type RejectedPartResolution struct {
 
 func (x *RejectedPartResolution) Reset() {
 	*x = RejectedPartResolution{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9156,7 +9246,7 @@ func (x *RejectedPartResolution) String() string {
 func (*RejectedPartResolution) ProtoMessage() {}
 
 func (x *RejectedPartResolution) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[103]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9169,7 +9259,7 @@ func (x *RejectedPartResolution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectedPartResolution.ProtoReflect.Descriptor instead.
 func (*RejectedPartResolution) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *RejectedPartResolution) GetResolvedOn() string {
@@ -9197,7 +9287,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9209,7 +9299,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[104]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9222,7 +9312,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *Reply) GetAt() *timestamppb.Timestamp {
@@ -9257,7 +9347,7 @@ type ReplyToRequestForChange struct {
 
 func (x *ReplyToRequestForChange) Reset() {
 	*x = ReplyToRequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9269,7 +9359,7 @@ func (x *ReplyToRequestForChange) String() string {
 func (*ReplyToRequestForChange) ProtoMessage() {}
 
 func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[105]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9282,7 +9372,7 @@ func (x *ReplyToRequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestForChange.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *ReplyToRequestForChange) GetResult() ChangeResult {
@@ -9317,7 +9407,7 @@ type ReplyToRequestInformation struct {
 
 func (x *ReplyToRequestInformation) Reset() {
 	*x = ReplyToRequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9329,7 +9419,7 @@ func (x *ReplyToRequestInformation) String() string {
 func (*ReplyToRequestInformation) ProtoMessage() {}
 
 func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[106]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9342,7 +9432,7 @@ func (x *ReplyToRequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplyToRequestInformation.ProtoReflect.Descriptor instead.
 func (*ReplyToRequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *ReplyToRequestInformation) GetAnswers() []string {
@@ -9372,7 +9462,7 @@ type RequestForChange struct {
 
 func (x *RequestForChange) Reset() {
 	*x = RequestForChange{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9384,7 +9474,7 @@ func (x *RequestForChange) String() string {
 func (*RequestForChange) ProtoMessage() {}
 
 func (x *RequestForChange) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[107]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9397,7 +9487,7 @@ func (x *RequestForChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestForChange.ProtoReflect.Descriptor instead.
 func (*RequestForChange) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *RequestForChange) GetProposed() *NotificationContent {
@@ -9430,7 +9520,7 @@ type RequestInformation struct {
 
 func (x *RequestInformation) Reset() {
 	*x = RequestInformation{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9442,7 +9532,7 @@ func (x *RequestInformation) String() string {
 func (*RequestInformation) ProtoMessage() {}
 
 func (x *RequestInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[108]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9455,7 +9545,7 @@ func (x *RequestInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestInformation.ProtoReflect.Descriptor instead.
 func (*RequestInformation) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *RequestInformation) GetQuestions() []string {
@@ -9481,7 +9571,7 @@ type ResetCounts struct {
 
 func (x *ResetCounts) Reset() {
 	*x = ResetCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9493,7 +9583,7 @@ func (x *ResetCounts) String() string {
 func (*ResetCounts) ProtoMessage() {}
 
 func (x *ResetCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[109]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9506,7 +9596,7 @@ func (x *ResetCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetCounts.ProtoReflect.Descriptor instead.
 func (*ResetCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *ResetCounts) GetDocuments() int32 {
@@ -9550,7 +9640,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9562,7 +9652,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[110]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9575,7 +9665,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *Route) GetTransitCountries() []string {
@@ -9615,7 +9705,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9627,7 +9717,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[111]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9640,7 +9730,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -9711,7 +9801,7 @@ type ShipmentMetadata struct {
 
 func (x *ShipmentMetadata) Reset() {
 	*x = ShipmentMetadata{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9723,7 +9813,7 @@ func (x *ShipmentMetadata) String() string {
 func (*ShipmentMetadata) ProtoMessage() {}
 
 func (x *ShipmentMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[112]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9736,7 +9826,7 @@ func (x *ShipmentMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentMetadata.ProtoReflect.Descriptor instead.
 func (*ShipmentMetadata) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{112}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *ShipmentMetadata) GetAddresses() map[string]string {
@@ -9772,7 +9862,7 @@ type ShipmentPeriod struct {
 
 func (x *ShipmentPeriod) Reset() {
 	*x = ShipmentPeriod{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9784,7 +9874,7 @@ func (x *ShipmentPeriod) String() string {
 func (*ShipmentPeriod) ProtoMessage() {}
 
 func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[113]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9797,7 +9887,7 @@ func (x *ShipmentPeriod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShipmentPeriod.ProtoReflect.Descriptor instead.
 func (*ShipmentPeriod) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{113}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *ShipmentPeriod) GetFirstDeparture() string {
@@ -9826,7 +9916,7 @@ type Signal struct {
 
 func (x *Signal) Reset() {
 	*x = Signal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9838,7 +9928,7 @@ func (x *Signal) String() string {
 func (*Signal) ProtoMessage() {}
 
 func (x *Signal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[114]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9851,7 +9941,7 @@ func (x *Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Signal.ProtoReflect.Descriptor instead.
 func (*Signal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{114}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *Signal) GetType() MovementSignalType {
@@ -9886,7 +9976,7 @@ type SignatureInfo struct {
 
 func (x *SignatureInfo) Reset() {
 	*x = SignatureInfo{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9898,7 +9988,7 @@ func (x *SignatureInfo) String() string {
 func (*SignatureInfo) ProtoMessage() {}
 
 func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[115]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -9911,7 +10001,7 @@ func (x *SignatureInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignatureInfo.ProtoReflect.Descriptor instead.
 func (*SignatureInfo) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{115}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *SignatureInfo) GetLayerIndex() int32 {
@@ -9980,7 +10070,7 @@ type SignaturePosition struct {
 
 func (x *SignaturePosition) Reset() {
 	*x = SignaturePosition{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -9992,7 +10082,7 @@ func (x *SignaturePosition) String() string {
 func (*SignaturePosition) ProtoMessage() {}
 
 func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[116]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10005,7 +10095,7 @@ func (x *SignaturePosition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignaturePosition.ProtoReflect.Descriptor instead.
 func (*SignaturePosition) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{116}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *SignaturePosition) GetId() string {
@@ -10078,7 +10168,7 @@ type SigningProcess struct {
 
 func (x *SigningProcess) Reset() {
 	*x = SigningProcess{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10090,7 +10180,7 @@ func (x *SigningProcess) String() string {
 func (*SigningProcess) ProtoMessage() {}
 
 func (x *SigningProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[117]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10103,7 +10193,7 @@ func (x *SigningProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningProcess.ProtoReflect.Descriptor instead.
 func (*SigningProcess) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{117}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *SigningProcess) GetId() string {
@@ -10204,7 +10294,7 @@ type SigningRequester struct {
 
 func (x *SigningRequester) Reset() {
 	*x = SigningRequester{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10216,7 +10306,7 @@ func (x *SigningRequester) String() string {
 func (*SigningRequester) ProtoMessage() {}
 
 func (x *SigningRequester) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[118]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10229,7 +10319,7 @@ func (x *SigningRequester) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningRequester.ProtoReflect.Descriptor instead.
 func (*SigningRequester) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{118}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *SigningRequester) GetUsername() string {
@@ -10263,7 +10353,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10275,7 +10365,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[119]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10288,7 +10378,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{119}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *Sort) GetPath() string {
@@ -10314,7 +10404,7 @@ type StoredDocID struct {
 
 func (x *StoredDocID) Reset() {
 	*x = StoredDocID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10326,7 +10416,7 @@ func (x *StoredDocID) String() string {
 func (*StoredDocID) ProtoMessage() {}
 
 func (x *StoredDocID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[120]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10339,7 +10429,7 @@ func (x *StoredDocID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredDocID.ProtoReflect.Descriptor instead.
 func (*StoredDocID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{120}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *StoredDocID) GetId() string {
@@ -10362,7 +10452,7 @@ type SummaryCount struct {
 
 func (x *SummaryCount) Reset() {
 	*x = SummaryCount{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10374,7 +10464,7 @@ func (x *SummaryCount) String() string {
 func (*SummaryCount) ProtoMessage() {}
 
 func (x *SummaryCount) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[121]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10387,7 +10477,7 @@ func (x *SummaryCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryCount.ProtoReflect.Descriptor instead.
 func (*SummaryCount) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{121}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *SummaryCount) GetRule() string {
@@ -10434,7 +10524,7 @@ type SweepCounts struct {
 
 func (x *SweepCounts) Reset() {
 	*x = SweepCounts{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10446,7 +10536,7 @@ func (x *SweepCounts) String() string {
 func (*SweepCounts) ProtoMessage() {}
 
 func (x *SweepCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[122]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10459,7 +10549,7 @@ func (x *SweepCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepCounts.ProtoReflect.Descriptor instead.
 func (*SweepCounts) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{122}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *SweepCounts) GetDueSoon() int32 {
@@ -10508,7 +10598,7 @@ type Template struct {
 
 func (x *Template) Reset() {
 	*x = Template{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10520,7 +10610,7 @@ func (x *Template) String() string {
 func (*Template) ProtoMessage() {}
 
 func (x *Template) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[123]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10533,7 +10623,7 @@ func (x *Template) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Template.ProtoReflect.Descriptor instead.
 func (*Template) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{123}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
 }
 
 func (x *Template) GetSequenceNumber() int32 {
@@ -10580,7 +10670,7 @@ type TemplateID struct {
 
 func (x *TemplateID) Reset() {
 	*x = TemplateID{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10592,7 +10682,7 @@ func (x *TemplateID) String() string {
 func (*TemplateID) ProtoMessage() {}
 
 func (x *TemplateID) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[124]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10605,7 +10695,7 @@ func (x *TemplateID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateID.ProtoReflect.Descriptor instead.
 func (*TemplateID) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{124}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *TemplateID) GetId() string {
@@ -10625,7 +10715,7 @@ type Text struct {
 
 func (x *Text) Reset() {
 	*x = Text{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10637,7 +10727,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[125]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10650,7 +10740,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{125}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
 }
 
 func (x *Text) GetValue() string {
@@ -10688,7 +10778,7 @@ type TransferEntry struct {
 
 func (x *TransferEntry) Reset() {
 	*x = TransferEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10700,7 +10790,7 @@ func (x *TransferEntry) String() string {
 func (*TransferEntry) ProtoMessage() {}
 
 func (x *TransferEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[126]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10713,7 +10803,7 @@ func (x *TransferEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferEntry.ProtoReflect.Descriptor instead.
 func (*TransferEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{126}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
 }
 
 func (x *TransferEntry) GetTransferId() string {
@@ -10793,7 +10883,7 @@ type TransferRecipient struct {
 
 func (x *TransferRecipient) Reset() {
 	*x = TransferRecipient{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10805,7 +10895,7 @@ func (x *TransferRecipient) String() string {
 func (*TransferRecipient) ProtoMessage() {}
 
 func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[127]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10818,7 +10908,7 @@ func (x *TransferRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferRecipient.ProtoReflect.Descriptor instead.
 func (*TransferRecipient) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{127}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
 }
 
 func (x *TransferRecipient) GetOrganisationId() string {
@@ -10866,7 +10956,7 @@ type TransportDocumentEntry struct {
 
 func (x *TransportDocumentEntry) Reset() {
 	*x = TransportDocumentEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10878,7 +10968,7 @@ func (x *TransportDocumentEntry) String() string {
 func (*TransportDocumentEntry) ProtoMessage() {}
 
 func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[128]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10891,7 +10981,7 @@ func (x *TransportDocumentEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportDocumentEntry.ProtoReflect.Descriptor instead.
 func (*TransportDocumentEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{128}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
 }
 
 func (x *TransportDocumentEntry) GetDoc() *DocRow {
@@ -10924,7 +11014,7 @@ type TransportTemplateEntry struct {
 
 func (x *TransportTemplateEntry) Reset() {
 	*x = TransportTemplateEntry{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -10936,7 +11026,7 @@ func (x *TransportTemplateEntry) String() string {
 func (*TransportTemplateEntry) ProtoMessage() {}
 
 func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[129]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -10949,7 +11039,7 @@ func (x *TransportTemplateEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportTemplateEntry.ProtoReflect.Descriptor instead.
 func (*TransportTemplateEntry) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{129}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{130}
 }
 
 func (x *TransportTemplateEntry) GetTemplateId() *TemplateID {
@@ -11005,7 +11095,7 @@ type Uns struct {
 
 func (x *Uns) Reset() {
 	*x = Uns{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11017,7 +11107,7 @@ func (x *Uns) String() string {
 func (*Uns) ProtoMessage() {}
 
 func (x *Uns) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[130]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11030,7 +11120,7 @@ func (x *Uns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uns.ProtoReflect.Descriptor instead.
 func (*Uns) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{130}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{131}
 }
 
 func (x *Uns) GetNummer() *Text {
@@ -11113,7 +11203,7 @@ type UsernameCredentials struct {
 
 func (x *UsernameCredentials) Reset() {
 	*x = UsernameCredentials{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11125,7 +11215,7 @@ func (x *UsernameCredentials) String() string {
 func (*UsernameCredentials) ProtoMessage() {}
 
 func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[131]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11138,7 +11228,7 @@ func (x *UsernameCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameCredentials.ProtoReflect.Descriptor instead.
 func (*UsernameCredentials) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{131}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{132}
 }
 
 func (x *UsernameCredentials) GetUsername() string {
@@ -11167,7 +11257,7 @@ type WasteClassification struct {
 
 func (x *WasteClassification) Reset() {
 	*x = WasteClassification{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11179,7 +11269,7 @@ func (x *WasteClassification) String() string {
 func (*WasteClassification) ProtoMessage() {}
 
 func (x *WasteClassification) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[132]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11192,7 +11282,7 @@ func (x *WasteClassification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WasteClassification.ProtoReflect.Descriptor instead.
 func (*WasteClassification) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{132}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{133}
 }
 
 func (x *WasteClassification) GetList() string {
@@ -11235,7 +11325,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11247,7 +11337,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[133]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11260,7 +11350,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{133}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{134}
 }
 
 func (x *WebhookDelivery) GetEventId() string {
@@ -11369,7 +11459,7 @@ type WebhookEndpoint struct {
 
 func (x *WebhookEndpoint) Reset() {
 	*x = WebhookEndpoint{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11381,7 +11471,7 @@ func (x *WebhookEndpoint) String() string {
 func (*WebhookEndpoint) ProtoMessage() {}
 
 func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[134]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11394,7 +11484,7 @@ func (x *WebhookEndpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookEndpoint.ProtoReflect.Descriptor instead.
 func (*WebhookEndpoint) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{134}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{135}
 }
 
 func (x *WebhookEndpoint) GetEndpointId() string {
@@ -11477,7 +11567,7 @@ type Withdrawal struct {
 
 func (x *Withdrawal) Reset() {
 	*x = Withdrawal{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11489,7 +11579,7 @@ func (x *Withdrawal) String() string {
 func (*Withdrawal) ProtoMessage() {}
 
 func (x *Withdrawal) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[135]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11502,7 +11592,7 @@ func (x *Withdrawal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Withdrawal.ProtoReflect.Descriptor instead.
 func (*Withdrawal) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{135}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{136}
 }
 
 func (x *Withdrawal) GetReason() string {
@@ -11523,7 +11613,7 @@ type WithdrawalRecord struct {
 
 func (x *WithdrawalRecord) Reset() {
 	*x = WithdrawalRecord{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11535,7 +11625,7 @@ func (x *WithdrawalRecord) String() string {
 func (*WithdrawalRecord) ProtoMessage() {}
 
 func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[136]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11548,7 +11638,7 @@ func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
 func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{136}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{137}
 }
 
 func (x *WithdrawalRecord) GetOrganisationId() string {
@@ -11586,7 +11676,7 @@ type XMLOptions struct {
 
 func (x *XMLOptions) Reset() {
 	*x = XMLOptions{}
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[138]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -11598,7 +11688,7 @@ func (x *XMLOptions) String() string {
 func (*XMLOptions) ProtoMessage() {}
 
 func (x *XMLOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_wasteflow_types_v1_types_proto_msgTypes[137]
+	mi := &file_wasteflow_types_v1_types_proto_msgTypes[138]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -11611,7 +11701,7 @@ func (x *XMLOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XMLOptions.ProtoReflect.Descriptor instead.
 func (*XMLOptions) Descriptor() ([]byte, []int) {
-	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{137}
+	return file_wasteflow_types_v1_types_proto_rawDescGZIP(), []int{138}
 }
 
 func (x *XMLOptions) GetValidation() Validation {
@@ -11940,12 +12030,22 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\vvalid_until\x18\a \x01(\tR\n" +
 	"validUntil\x12\x14\n" +
 	"\x05tacit\x18\b \x01(\bR\x05tacit\x126\n" +
-	"\x17extends_shipment_period\x18\t \x01(\bR\x15extendsShipmentPeriod\"\x8f\x01\n" +
+	"\x17extends_shipment_period\x18\t \x01(\bR\x15extendsShipmentPeriod\"\xc3\x01\n" +
+	"\x0fDirectoryDIWASS\x12\x1f\n" +
+	"\voperator_id\x18\x01 \x01(\tR\n" +
+	"operatorId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1e\n" +
+	"\n" +
+	"identifier\x18\x03 \x01(\tR\n" +
+	"identifier\x12\x16\n" +
+	"\x06linked\x18\x04 \x01(\bR\x06linked\x12?\n" +
+	"\rregistered_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fregisteredAt\"\xcc\x01\n" +
 	"\x15DirectoryOrganisation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x16\n" +
 	"\x06region\x18\x03 \x01(\tR\x06region\x12:\n" +
-	"\adetails\x18\x04 \x01(\v2 .wasteflow.types.v1.PartyDetailsR\adetails\"\x17\n" +
+	"\adetails\x18\x04 \x01(\v2 .wasteflow.types.v1.PartyDetailsR\adetails\x12;\n" +
+	"\x06diwass\x18\x05 \x01(\v2#.wasteflow.types.v1.DirectoryDIWASSR\x06diwass\"\x17\n" +
 	"\x05DocID\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\xb4\x02\n" +
 	"\x06DocRow\x12@\n" +
@@ -12750,7 +12850,7 @@ func file_wasteflow_types_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_wasteflow_types_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 14)
-var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 142)
+var file_wasteflow_types_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 143)
 var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(ChangeResult)(0),                         // 0: wasteflow.types.v1.ChangeResult
 	(CredentialType)(0),                       // 1: wasteflow.types.v1.CredentialType
@@ -12809,409 +12909,412 @@ var file_wasteflow_types_v1_types_proto_goTypes = []any{
 	(*Decimal)(nil),                           // 54: wasteflow.types.v1.Decimal
 	(*Decision)(nil),                          // 55: wasteflow.types.v1.Decision
 	(*DecisionRecord)(nil),                    // 56: wasteflow.types.v1.DecisionRecord
-	(*DirectoryOrganisation)(nil),             // 57: wasteflow.types.v1.DirectoryOrganisation
-	(*DocID)(nil),                             // 58: wasteflow.types.v1.DocID
-	(*DocRow)(nil),                            // 59: wasteflow.types.v1.DocRow
-	(*DocumentListEntry)(nil),                 // 60: wasteflow.types.v1.DocumentListEntry
-	(*ExportProgress)(nil),                    // 61: wasteflow.types.v1.ExportProgress
-	(*FacilityCompletion)(nil),                // 62: wasteflow.types.v1.FacilityCompletion
-	(*FacilityCompletionArticle15)(nil),       // 63: wasteflow.types.v1.FacilityCompletionArticle15
-	(*FacilityReception)(nil),                 // 64: wasteflow.types.v1.FacilityReception
-	(*FieldMeta)(nil),                         // 65: wasteflow.types.v1.FieldMeta
-	(*FieldValue)(nil),                        // 66: wasteflow.types.v1.FieldValue
-	(*FileAreaDocumentEntry)(nil),             // 67: wasteflow.types.v1.FileAreaDocumentEntry
-	(*FileEntry)(nil),                         // 68: wasteflow.types.v1.FileEntry
-	(*Filter)(nil),                            // 69: wasteflow.types.v1.Filter
-	(*FollowUpIntent)(nil),                    // 70: wasteflow.types.v1.FollowUpIntent
-	(*Group)(nil),                             // 71: wasteflow.types.v1.Group
-	(*Guarantee)(nil),                         // 72: wasteflow.types.v1.Guarantee
-	(*GuaranteeApproval)(nil),                 // 73: wasteflow.types.v1.GuaranteeApproval
-	(*GuaranteeRecord)(nil),                   // 74: wasteflow.types.v1.GuaranteeRecord
-	(*HandlersDocument)(nil),                  // 75: wasteflow.types.v1.HandlersDocument
-	(*HistoryEntry)(nil),                      // 76: wasteflow.types.v1.HistoryEntry
-	(*InboxEntry)(nil),                        // 77: wasteflow.types.v1.InboxEntry
-	(*InformationRequestRecord)(nil),          // 78: wasteflow.types.v1.InformationRequestRecord
-	(*InspectionLinkInfo)(nil),                // 79: wasteflow.types.v1.InspectionLinkInfo
-	(*InspectionUse)(nil),                     // 80: wasteflow.types.v1.InspectionUse
-	(*LayerFields)(nil),                       // 81: wasteflow.types.v1.LayerFields
-	(*LayerInfo)(nil),                         // 82: wasteflow.types.v1.LayerInfo
-	(*LegRecord)(nil),                         // 83: wasteflow.types.v1.LegRecord
-	(*MailPreferences)(nil),                   // 84: wasteflow.types.v1.MailPreferences
-	(*Meta)(nil),                              // 85: wasteflow.types.v1.Meta
-	(*MovementAcknowledgementRecord)(nil),     // 86: wasteflow.types.v1.MovementAcknowledgementRecord
-	(*MovementCarrier)(nil),                   // 87: wasteflow.types.v1.MovementCarrier
-	(*MovementCompletionRecord)(nil),          // 88: wasteflow.types.v1.MovementCompletionRecord
-	(*MovementCorrectionRecord)(nil),          // 89: wasteflow.types.v1.MovementCorrectionRecord
-	(*MovementDocument)(nil),                  // 90: wasteflow.types.v1.MovementDocument
-	(*MovementEntry)(nil),                     // 91: wasteflow.types.v1.MovementEntry
-	(*MovementSignalRecord)(nil),              // 92: wasteflow.types.v1.MovementSignalRecord
-	(*MovementTakeBack)(nil),                  // 93: wasteflow.types.v1.MovementTakeBack
-	(*MovementTakeBackRecord)(nil),            // 94: wasteflow.types.v1.MovementTakeBackRecord
-	(*Movements)(nil),                         // 95: wasteflow.types.v1.Movements
-	(*NextDeadline)(nil),                      // 96: wasteflow.types.v1.NextDeadline
-	(*Notification)(nil),                      // 97: wasteflow.types.v1.Notification
-	(*NotificationAcknowledgementRecord)(nil), // 98: wasteflow.types.v1.NotificationAcknowledgementRecord
-	(*NotificationContent)(nil),               // 99: wasteflow.types.v1.NotificationContent
-	(*NotificationCorrectionRecord)(nil),      // 100: wasteflow.types.v1.NotificationCorrectionRecord
-	(*NotificationDocument)(nil),              // 101: wasteflow.types.v1.NotificationDocument
-	(*NotificationFacility)(nil),              // 102: wasteflow.types.v1.NotificationFacility
-	(*NotificationSignal)(nil),                // 103: wasteflow.types.v1.NotificationSignal
-	(*NotificationSignalRecord)(nil),          // 104: wasteflow.types.v1.NotificationSignalRecord
-	(*Operand)(nil),                           // 105: wasteflow.types.v1.Operand
-	(*PartyDetails)(nil),                      // 106: wasteflow.types.v1.PartyDetails
-	(*PartyRef)(nil),                          // 107: wasteflow.types.v1.PartyRef
-	(*Producer)(nil),                          // 108: wasteflow.types.v1.Producer
-	(*Provider)(nil),                          // 109: wasteflow.types.v1.Provider
-	(*Quantity)(nil),                          // 110: wasteflow.types.v1.Quantity
-	(*QueryParameter)(nil),                    // 111: wasteflow.types.v1.QueryParameter
-	(*ReceiptCertificate)(nil),                // 112: wasteflow.types.v1.ReceiptCertificate
-	(*ReceptionRecord)(nil),                   // 113: wasteflow.types.v1.ReceptionRecord
-	(*Receptions)(nil),                        // 114: wasteflow.types.v1.Receptions
-	(*RejectedPartArrangement)(nil),           // 115: wasteflow.types.v1.RejectedPartArrangement
-	(*RejectedPartRecord)(nil),                // 116: wasteflow.types.v1.RejectedPartRecord
-	(*RejectedPartResolution)(nil),            // 117: wasteflow.types.v1.RejectedPartResolution
-	(*Reply)(nil),                             // 118: wasteflow.types.v1.Reply
-	(*ReplyToRequestForChange)(nil),           // 119: wasteflow.types.v1.ReplyToRequestForChange
-	(*ReplyToRequestInformation)(nil),         // 120: wasteflow.types.v1.ReplyToRequestInformation
-	(*RequestForChange)(nil),                  // 121: wasteflow.types.v1.RequestForChange
-	(*RequestInformation)(nil),                // 122: wasteflow.types.v1.RequestInformation
-	(*ResetCounts)(nil),                       // 123: wasteflow.types.v1.ResetCounts
-	(*Route)(nil),                             // 124: wasteflow.types.v1.Route
-	(*SessionInfo)(nil),                       // 125: wasteflow.types.v1.SessionInfo
-	(*ShipmentMetadata)(nil),                  // 126: wasteflow.types.v1.ShipmentMetadata
-	(*ShipmentPeriod)(nil),                    // 127: wasteflow.types.v1.ShipmentPeriod
-	(*Signal)(nil),                            // 128: wasteflow.types.v1.Signal
-	(*SignatureInfo)(nil),                     // 129: wasteflow.types.v1.SignatureInfo
-	(*SignaturePosition)(nil),                 // 130: wasteflow.types.v1.SignaturePosition
-	(*SigningProcess)(nil),                    // 131: wasteflow.types.v1.SigningProcess
-	(*SigningRequester)(nil),                  // 132: wasteflow.types.v1.SigningRequester
-	(*Sort)(nil),                              // 133: wasteflow.types.v1.Sort
-	(*StoredDocID)(nil),                       // 134: wasteflow.types.v1.StoredDocID
-	(*SummaryCount)(nil),                      // 135: wasteflow.types.v1.SummaryCount
-	(*SweepCounts)(nil),                       // 136: wasteflow.types.v1.SweepCounts
-	(*Template)(nil),                          // 137: wasteflow.types.v1.Template
-	(*TemplateID)(nil),                        // 138: wasteflow.types.v1.TemplateID
-	(*Text)(nil),                              // 139: wasteflow.types.v1.Text
-	(*TransferEntry)(nil),                     // 140: wasteflow.types.v1.TransferEntry
-	(*TransferRecipient)(nil),                 // 141: wasteflow.types.v1.TransferRecipient
-	(*TransportDocumentEntry)(nil),            // 142: wasteflow.types.v1.TransportDocumentEntry
-	(*TransportTemplateEntry)(nil),            // 143: wasteflow.types.v1.TransportTemplateEntry
-	(*Uns)(nil),                               // 144: wasteflow.types.v1.Uns
-	(*UsernameCredentials)(nil),               // 145: wasteflow.types.v1.UsernameCredentials
-	(*WasteClassification)(nil),               // 146: wasteflow.types.v1.WasteClassification
-	(*WebhookDelivery)(nil),                   // 147: wasteflow.types.v1.WebhookDelivery
-	(*WebhookEndpoint)(nil),                   // 148: wasteflow.types.v1.WebhookEndpoint
-	(*Withdrawal)(nil),                        // 149: wasteflow.types.v1.Withdrawal
-	(*WithdrawalRecord)(nil),                  // 150: wasteflow.types.v1.WithdrawalRecord
-	(*XMLOptions)(nil),                        // 151: wasteflow.types.v1.XMLOptions
-	nil,                                       // 152: wasteflow.types.v1.Annex7Metadata.AddressesEntry
-	nil,                                       // 153: wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
-	nil,                                       // 154: wasteflow.types.v1.ShipmentMetadata.AddressesEntry
-	nil,                                       // 155: wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
-	(*timestamppb.Timestamp)(nil),             // 156: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                    // 157: google.protobuf.Value
+	(*DirectoryDIWASS)(nil),                   // 57: wasteflow.types.v1.DirectoryDIWASS
+	(*DirectoryOrganisation)(nil),             // 58: wasteflow.types.v1.DirectoryOrganisation
+	(*DocID)(nil),                             // 59: wasteflow.types.v1.DocID
+	(*DocRow)(nil),                            // 60: wasteflow.types.v1.DocRow
+	(*DocumentListEntry)(nil),                 // 61: wasteflow.types.v1.DocumentListEntry
+	(*ExportProgress)(nil),                    // 62: wasteflow.types.v1.ExportProgress
+	(*FacilityCompletion)(nil),                // 63: wasteflow.types.v1.FacilityCompletion
+	(*FacilityCompletionArticle15)(nil),       // 64: wasteflow.types.v1.FacilityCompletionArticle15
+	(*FacilityReception)(nil),                 // 65: wasteflow.types.v1.FacilityReception
+	(*FieldMeta)(nil),                         // 66: wasteflow.types.v1.FieldMeta
+	(*FieldValue)(nil),                        // 67: wasteflow.types.v1.FieldValue
+	(*FileAreaDocumentEntry)(nil),             // 68: wasteflow.types.v1.FileAreaDocumentEntry
+	(*FileEntry)(nil),                         // 69: wasteflow.types.v1.FileEntry
+	(*Filter)(nil),                            // 70: wasteflow.types.v1.Filter
+	(*FollowUpIntent)(nil),                    // 71: wasteflow.types.v1.FollowUpIntent
+	(*Group)(nil),                             // 72: wasteflow.types.v1.Group
+	(*Guarantee)(nil),                         // 73: wasteflow.types.v1.Guarantee
+	(*GuaranteeApproval)(nil),                 // 74: wasteflow.types.v1.GuaranteeApproval
+	(*GuaranteeRecord)(nil),                   // 75: wasteflow.types.v1.GuaranteeRecord
+	(*HandlersDocument)(nil),                  // 76: wasteflow.types.v1.HandlersDocument
+	(*HistoryEntry)(nil),                      // 77: wasteflow.types.v1.HistoryEntry
+	(*InboxEntry)(nil),                        // 78: wasteflow.types.v1.InboxEntry
+	(*InformationRequestRecord)(nil),          // 79: wasteflow.types.v1.InformationRequestRecord
+	(*InspectionLinkInfo)(nil),                // 80: wasteflow.types.v1.InspectionLinkInfo
+	(*InspectionUse)(nil),                     // 81: wasteflow.types.v1.InspectionUse
+	(*LayerFields)(nil),                       // 82: wasteflow.types.v1.LayerFields
+	(*LayerInfo)(nil),                         // 83: wasteflow.types.v1.LayerInfo
+	(*LegRecord)(nil),                         // 84: wasteflow.types.v1.LegRecord
+	(*MailPreferences)(nil),                   // 85: wasteflow.types.v1.MailPreferences
+	(*Meta)(nil),                              // 86: wasteflow.types.v1.Meta
+	(*MovementAcknowledgementRecord)(nil),     // 87: wasteflow.types.v1.MovementAcknowledgementRecord
+	(*MovementCarrier)(nil),                   // 88: wasteflow.types.v1.MovementCarrier
+	(*MovementCompletionRecord)(nil),          // 89: wasteflow.types.v1.MovementCompletionRecord
+	(*MovementCorrectionRecord)(nil),          // 90: wasteflow.types.v1.MovementCorrectionRecord
+	(*MovementDocument)(nil),                  // 91: wasteflow.types.v1.MovementDocument
+	(*MovementEntry)(nil),                     // 92: wasteflow.types.v1.MovementEntry
+	(*MovementSignalRecord)(nil),              // 93: wasteflow.types.v1.MovementSignalRecord
+	(*MovementTakeBack)(nil),                  // 94: wasteflow.types.v1.MovementTakeBack
+	(*MovementTakeBackRecord)(nil),            // 95: wasteflow.types.v1.MovementTakeBackRecord
+	(*Movements)(nil),                         // 96: wasteflow.types.v1.Movements
+	(*NextDeadline)(nil),                      // 97: wasteflow.types.v1.NextDeadline
+	(*Notification)(nil),                      // 98: wasteflow.types.v1.Notification
+	(*NotificationAcknowledgementRecord)(nil), // 99: wasteflow.types.v1.NotificationAcknowledgementRecord
+	(*NotificationContent)(nil),               // 100: wasteflow.types.v1.NotificationContent
+	(*NotificationCorrectionRecord)(nil),      // 101: wasteflow.types.v1.NotificationCorrectionRecord
+	(*NotificationDocument)(nil),              // 102: wasteflow.types.v1.NotificationDocument
+	(*NotificationFacility)(nil),              // 103: wasteflow.types.v1.NotificationFacility
+	(*NotificationSignal)(nil),                // 104: wasteflow.types.v1.NotificationSignal
+	(*NotificationSignalRecord)(nil),          // 105: wasteflow.types.v1.NotificationSignalRecord
+	(*Operand)(nil),                           // 106: wasteflow.types.v1.Operand
+	(*PartyDetails)(nil),                      // 107: wasteflow.types.v1.PartyDetails
+	(*PartyRef)(nil),                          // 108: wasteflow.types.v1.PartyRef
+	(*Producer)(nil),                          // 109: wasteflow.types.v1.Producer
+	(*Provider)(nil),                          // 110: wasteflow.types.v1.Provider
+	(*Quantity)(nil),                          // 111: wasteflow.types.v1.Quantity
+	(*QueryParameter)(nil),                    // 112: wasteflow.types.v1.QueryParameter
+	(*ReceiptCertificate)(nil),                // 113: wasteflow.types.v1.ReceiptCertificate
+	(*ReceptionRecord)(nil),                   // 114: wasteflow.types.v1.ReceptionRecord
+	(*Receptions)(nil),                        // 115: wasteflow.types.v1.Receptions
+	(*RejectedPartArrangement)(nil),           // 116: wasteflow.types.v1.RejectedPartArrangement
+	(*RejectedPartRecord)(nil),                // 117: wasteflow.types.v1.RejectedPartRecord
+	(*RejectedPartResolution)(nil),            // 118: wasteflow.types.v1.RejectedPartResolution
+	(*Reply)(nil),                             // 119: wasteflow.types.v1.Reply
+	(*ReplyToRequestForChange)(nil),           // 120: wasteflow.types.v1.ReplyToRequestForChange
+	(*ReplyToRequestInformation)(nil),         // 121: wasteflow.types.v1.ReplyToRequestInformation
+	(*RequestForChange)(nil),                  // 122: wasteflow.types.v1.RequestForChange
+	(*RequestInformation)(nil),                // 123: wasteflow.types.v1.RequestInformation
+	(*ResetCounts)(nil),                       // 124: wasteflow.types.v1.ResetCounts
+	(*Route)(nil),                             // 125: wasteflow.types.v1.Route
+	(*SessionInfo)(nil),                       // 126: wasteflow.types.v1.SessionInfo
+	(*ShipmentMetadata)(nil),                  // 127: wasteflow.types.v1.ShipmentMetadata
+	(*ShipmentPeriod)(nil),                    // 128: wasteflow.types.v1.ShipmentPeriod
+	(*Signal)(nil),                            // 129: wasteflow.types.v1.Signal
+	(*SignatureInfo)(nil),                     // 130: wasteflow.types.v1.SignatureInfo
+	(*SignaturePosition)(nil),                 // 131: wasteflow.types.v1.SignaturePosition
+	(*SigningProcess)(nil),                    // 132: wasteflow.types.v1.SigningProcess
+	(*SigningRequester)(nil),                  // 133: wasteflow.types.v1.SigningRequester
+	(*Sort)(nil),                              // 134: wasteflow.types.v1.Sort
+	(*StoredDocID)(nil),                       // 135: wasteflow.types.v1.StoredDocID
+	(*SummaryCount)(nil),                      // 136: wasteflow.types.v1.SummaryCount
+	(*SweepCounts)(nil),                       // 137: wasteflow.types.v1.SweepCounts
+	(*Template)(nil),                          // 138: wasteflow.types.v1.Template
+	(*TemplateID)(nil),                        // 139: wasteflow.types.v1.TemplateID
+	(*Text)(nil),                              // 140: wasteflow.types.v1.Text
+	(*TransferEntry)(nil),                     // 141: wasteflow.types.v1.TransferEntry
+	(*TransferRecipient)(nil),                 // 142: wasteflow.types.v1.TransferRecipient
+	(*TransportDocumentEntry)(nil),            // 143: wasteflow.types.v1.TransportDocumentEntry
+	(*TransportTemplateEntry)(nil),            // 144: wasteflow.types.v1.TransportTemplateEntry
+	(*Uns)(nil),                               // 145: wasteflow.types.v1.Uns
+	(*UsernameCredentials)(nil),               // 146: wasteflow.types.v1.UsernameCredentials
+	(*WasteClassification)(nil),               // 147: wasteflow.types.v1.WasteClassification
+	(*WebhookDelivery)(nil),                   // 148: wasteflow.types.v1.WebhookDelivery
+	(*WebhookEndpoint)(nil),                   // 149: wasteflow.types.v1.WebhookEndpoint
+	(*Withdrawal)(nil),                        // 150: wasteflow.types.v1.Withdrawal
+	(*WithdrawalRecord)(nil),                  // 151: wasteflow.types.v1.WithdrawalRecord
+	(*XMLOptions)(nil),                        // 152: wasteflow.types.v1.XMLOptions
+	nil,                                       // 153: wasteflow.types.v1.Annex7Metadata.AddressesEntry
+	nil,                                       // 154: wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
+	nil,                                       // 155: wasteflow.types.v1.ShipmentMetadata.AddressesEntry
+	nil,                                       // 156: wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
+	(*timestamppb.Timestamp)(nil),             // 157: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                    // 158: google.protobuf.Value
 }
 var file_wasteflow_types_v1_types_proto_depIdxs = []int32{
 	54,  // 0: wasteflow.types.v1.Amount.value:type_name -> wasteflow.types.v1.Decimal
-	65,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
-	156, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
-	107, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
-	107, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
-	110, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	66,  // 1: wasteflow.types.v1.Amount.meta:type_name -> wasteflow.types.v1.FieldMeta
+	157, // 2: wasteflow.types.v1.Annex7CompletionRecord.at:type_name -> google.protobuf.Timestamp
+	108, // 3: wasteflow.types.v1.Annex7Content.arranger:type_name -> wasteflow.types.v1.PartyRef
+	108, // 4: wasteflow.types.v1.Annex7Content.consignee:type_name -> wasteflow.types.v1.PartyRef
+	111, // 5: wasteflow.types.v1.Annex7Content.actual_quantity:type_name -> wasteflow.types.v1.Quantity
 	17,  // 6: wasteflow.types.v1.Annex7Content.carriers:type_name -> wasteflow.types.v1.Annex7Carrier
-	107, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
+	108, // 7: wasteflow.types.v1.Annex7Content.producers:type_name -> wasteflow.types.v1.PartyRef
 	22,  // 8: wasteflow.types.v1.Annex7Content.facility:type_name -> wasteflow.types.v1.Annex7Facility
-	146, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	147, // 9: wasteflow.types.v1.Annex7Content.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
 	45,  // 10: wasteflow.types.v1.Annex7Content.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	156, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 11: wasteflow.types.v1.Annex7CorrectionRecord.at:type_name -> google.protobuf.Timestamp
 	19,  // 12: wasteflow.types.v1.Annex7CorrectionRecord.previous:type_name -> wasteflow.types.v1.Annex7Content
 	19,  // 13: wasteflow.types.v1.Annex7Document.annex7:type_name -> wasteflow.types.v1.Annex7Content
-	156, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
+	157, // 14: wasteflow.types.v1.Annex7Document.announced_at:type_name -> google.protobuf.Timestamp
 	20,  // 15: wasteflow.types.v1.Annex7Document.corrections:type_name -> wasteflow.types.v1.Annex7CorrectionRecord
 	35,  // 16: wasteflow.types.v1.Annex7Document.carrier_transfers:type_name -> wasteflow.types.v1.CarrierTransferRecord
 	39,  // 17: wasteflow.types.v1.Annex7Document.certificates:type_name -> wasteflow.types.v1.Certificates
 	25,  // 18: wasteflow.types.v1.Annex7Document.take_backs:type_name -> wasteflow.types.v1.Annex7TakeBackRecord
 	23,  // 19: wasteflow.types.v1.Annex7Document.metadata:type_name -> wasteflow.types.v1.Annex7Metadata
-	150, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	151, // 20: wasteflow.types.v1.Annex7Document.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
 	53,  // 21: wasteflow.types.v1.Annex7Document.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	156, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
-	156, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
-	106, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	157, // 22: wasteflow.types.v1.Annex7Document.created_at:type_name -> google.protobuf.Timestamp
+	157, // 23: wasteflow.types.v1.Annex7Document.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 24: wasteflow.types.v1.Annex7Document.party_details:type_name -> wasteflow.types.v1.PartyDetails
 	34,  // 25: wasteflow.types.v1.Annex7Document.carrier_transfer:type_name -> wasteflow.types.v1.CarrierTransfer
-	112, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
-	112, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	113, // 26: wasteflow.types.v1.Annex7Document.consignee_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
+	113, // 27: wasteflow.types.v1.Annex7Document.facility_certificate:type_name -> wasteflow.types.v1.ReceiptCertificate
 	37,  // 28: wasteflow.types.v1.Annex7Document.certificate_of_completion:type_name -> wasteflow.types.v1.CertificateOfCompletion
 	24,  // 29: wasteflow.types.v1.Annex7Document.take_back:type_name -> wasteflow.types.v1.Annex7TakeBack
-	149, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	150, // 30: wasteflow.types.v1.Annex7Document.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
 	50,  // 31: wasteflow.types.v1.Annex7Document.diwass_resubmission:type_name -> wasteflow.types.v1.DIWASSResubmission
 	49,  // 32: wasteflow.types.v1.Annex7Document.diwass_resolution:type_name -> wasteflow.types.v1.DIWASSResolution
-	152, // 33: wasteflow.types.v1.Annex7Metadata.addresses:type_name -> wasteflow.types.v1.Annex7Metadata.AddressesEntry
-	153, // 34: wasteflow.types.v1.Annex7Metadata.additional_data:type_name -> wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
+	153, // 33: wasteflow.types.v1.Annex7Metadata.addresses:type_name -> wasteflow.types.v1.Annex7Metadata.AddressesEntry
+	154, // 34: wasteflow.types.v1.Annex7Metadata.additional_data:type_name -> wasteflow.types.v1.Annex7Metadata.AdditionalDataEntry
 	27,  // 35: wasteflow.types.v1.Annex7Metadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
 	47,  // 36: wasteflow.types.v1.Annex7Metadata.diwass:type_name -> wasteflow.types.v1.DIWASSExchange
-	156, // 37: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 38: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
-	156, // 39: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
-	139, // 40: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
-	139, // 41: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
-	139, // 42: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	139, // 43: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	157, // 37: wasteflow.types.v1.Annex7TakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 38: wasteflow.types.v1.Annex7TakeBackRecord.completed_at:type_name -> google.protobuf.Timestamp
+	157, // 39: wasteflow.types.v1.Article15Record.at:type_name -> google.protobuf.Timestamp
+	140, // 40: wasteflow.types.v1.Bgs.nummer:type_name -> wasteflow.types.v1.Text
+	140, // 41: wasteflow.types.v1.Bgs.pruefziffer:type_name -> wasteflow.types.v1.Text
+	140, // 42: wasteflow.types.v1.Bgs.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	140, // 43: wasteflow.types.v1.Bgs.abfallschluessel:type_name -> wasteflow.types.v1.Text
 	16,  // 44: wasteflow.types.v1.Bgs.menge:type_name -> wasteflow.types.v1.Amount
-	108, // 45: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
+	109, // 45: wasteflow.types.v1.Bgs.erzeuger:type_name -> wasteflow.types.v1.Producer
 	29,  // 46: wasteflow.types.v1.Bgs.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
 	31,  // 47: wasteflow.types.v1.Bgs.zwischenlager:type_name -> wasteflow.types.v1.BmuFacility
 	31,  // 48: wasteflow.types.v1.Bgs.entsorger:type_name -> wasteflow.types.v1.BmuFacility
 	51,  // 49: wasteflow.types.v1.Bgs.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	139, // 50: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
-	139, // 51: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
-	139, // 52: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
-	139, // 53: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
-	139, // 54: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
+	140, // 50: wasteflow.types.v1.Bgs.uns_nrn:type_name -> wasteflow.types.v1.Text
+	140, // 51: wasteflow.types.v1.Bgs.vermerke:type_name -> wasteflow.types.v1.Text
+	140, // 52: wasteflow.types.v1.BmuCarrier.nummer:type_name -> wasteflow.types.v1.Text
+	140, // 53: wasteflow.types.v1.BmuCarrier.name:type_name -> wasteflow.types.v1.Text
+	140, // 54: wasteflow.types.v1.BmuCarrier.kennzeichen:type_name -> wasteflow.types.v1.Text
 	51,  // 55: wasteflow.types.v1.BmuCarrier.uebernahme_datum:type_name -> wasteflow.types.v1.Date
 	28,  // 56: wasteflow.types.v1.BmuDocument.bgs:type_name -> wasteflow.types.v1.Bgs
-	144, // 57: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
-	85,  // 58: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
-	139, // 59: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
-	139, // 60: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
+	145, // 57: wasteflow.types.v1.BmuDocument.uns:type_name -> wasteflow.types.v1.Uns
+	86,  // 58: wasteflow.types.v1.BmuDocument.meta:type_name -> wasteflow.types.v1.Meta
+	140, // 59: wasteflow.types.v1.BmuFacility.nummer:type_name -> wasteflow.types.v1.Text
+	140, // 60: wasteflow.types.v1.BmuFacility.name:type_name -> wasteflow.types.v1.Text
 	51,  // 61: wasteflow.types.v1.BmuFacility.annahme_datum:type_name -> wasteflow.types.v1.Date
-	156, // 62: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
-	110, // 63: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	156, // 64: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 62: wasteflow.types.v1.CarrierTransferRecord.at:type_name -> google.protobuf.Timestamp
+	111, // 63: wasteflow.types.v1.CertificateRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	157, // 64: wasteflow.types.v1.CertificateRecord.at:type_name -> google.protobuf.Timestamp
 	38,  // 65: wasteflow.types.v1.Certificates.consignee:type_name -> wasteflow.types.v1.CertificateRecord
 	38,  // 66: wasteflow.types.v1.Certificates.facility:type_name -> wasteflow.types.v1.CertificateRecord
 	18,  // 67: wasteflow.types.v1.Certificates.completion:type_name -> wasteflow.types.v1.Annex7CompletionRecord
-	156, // 68: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
+	157, // 68: wasteflow.types.v1.ChangeReply.at:type_name -> google.protobuf.Timestamp
 	0,   // 69: wasteflow.types.v1.ChangeReply.result:type_name -> wasteflow.types.v1.ChangeResult
-	156, // 70: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
-	99,  // 71: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	157, // 70: wasteflow.types.v1.ChangeRequestRecord.at:type_name -> google.protobuf.Timestamp
+	100, // 71: wasteflow.types.v1.ChangeRequestRecord.proposed:type_name -> wasteflow.types.v1.NotificationContent
 	41,  // 72: wasteflow.types.v1.ChangeRequestRecord.replies:type_name -> wasteflow.types.v1.ChangeReply
-	156, // 73: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
-	99,  // 74: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
-	156, // 75: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
-	156, // 76: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	107, // 77: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
-	107, // 78: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
-	107, // 79: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
-	110, // 80: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	156, // 81: wasteflow.types.v1.DIWASSExchange.sent_at:type_name -> google.protobuf.Timestamp
+	157, // 73: wasteflow.types.v1.ChangeRequestRecord.closed_at:type_name -> google.protobuf.Timestamp
+	100, // 74: wasteflow.types.v1.ChangeRequestRecord.replaced:type_name -> wasteflow.types.v1.NotificationContent
+	157, // 75: wasteflow.types.v1.ClientIdInfo.created_at:type_name -> google.protobuf.Timestamp
+	157, // 76: wasteflow.types.v1.ClientIdInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	108, // 77: wasteflow.types.v1.CompetentAuthorities.dispatch:type_name -> wasteflow.types.v1.PartyRef
+	108, // 78: wasteflow.types.v1.CompetentAuthorities.destination:type_name -> wasteflow.types.v1.PartyRef
+	108, // 79: wasteflow.types.v1.CompetentAuthorities.transit:type_name -> wasteflow.types.v1.PartyRef
+	111, // 80: wasteflow.types.v1.ConsigneeReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	157, // 81: wasteflow.types.v1.DIWASSExchange.sent_at:type_name -> google.protobuf.Timestamp
 	48,  // 82: wasteflow.types.v1.DIWASSExchange.not_sent:type_name -> wasteflow.types.v1.DIWASSNotSent
-	156, // 83: wasteflow.types.v1.DIWASSNotSent.at:type_name -> google.protobuf.Timestamp
-	65,  // 84: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
-	156, // 85: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
-	156, // 86: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
-	156, // 87: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
-	156, // 88: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
-	156, // 89: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
-	156, // 90: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
-	156, // 91: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
+	157, // 83: wasteflow.types.v1.DIWASSNotSent.at:type_name -> google.protobuf.Timestamp
+	66,  // 84: wasteflow.types.v1.Date.meta:type_name -> wasteflow.types.v1.FieldMeta
+	157, // 85: wasteflow.types.v1.DeadlineEntry.started_at:type_name -> google.protobuf.Timestamp
+	157, // 86: wasteflow.types.v1.DeadlineEntry.due_at:type_name -> google.protobuf.Timestamp
+	157, // 87: wasteflow.types.v1.DeadlineEntry.suspended_since:type_name -> google.protobuf.Timestamp
+	157, // 88: wasteflow.types.v1.DeadlineEntry.closed_at:type_name -> google.protobuf.Timestamp
+	157, // 89: wasteflow.types.v1.DeadlineInfo.started_at:type_name -> google.protobuf.Timestamp
+	157, // 90: wasteflow.types.v1.DeadlineInfo.due_at:type_name -> google.protobuf.Timestamp
+	157, // 91: wasteflow.types.v1.DeadlineInfo.suspended_since:type_name -> google.protobuf.Timestamp
 	2,   // 92: wasteflow.types.v1.Decision.type:type_name -> wasteflow.types.v1.DecisionType
-	156, // 93: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 93: wasteflow.types.v1.DecisionRecord.at:type_name -> google.protobuf.Timestamp
 	2,   // 94: wasteflow.types.v1.DecisionRecord.type:type_name -> wasteflow.types.v1.DecisionType
-	106, // 95: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
-	134, // 96: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
-	156, // 97: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
-	156, // 98: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
-	156, // 99: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
-	156, // 100: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
-	70,  // 101: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
-	96,  // 102: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
-	110, // 103: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
-	110, // 104: wasteflow.types.v1.FacilityReception.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
-	59,  // 105: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	156, // 106: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
-	156, // 107: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
-	156, // 108: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
-	9,   // 109: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
-	105, // 110: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
-	156, // 111: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 112: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	156, // 113: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
-	156, // 114: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
-	5,   // 115: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
-	54,  // 116: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
-	72,  // 117: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	156, // 118: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 119: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
-	101, // 120: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
-	21,  // 121: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
-	90,  // 122: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
-	156, // 123: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	59,  // 124: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	156, // 125: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
-	156, // 126: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
-	118, // 127: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
-	156, // 128: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
-	156, // 129: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
-	156, // 130: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
-	80,  // 131: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
-	156, // 132: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
-	66,  // 133: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
-	6,   // 134: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
-	12,  // 135: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
-	156, // 136: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
-	82,  // 137: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
-	129, // 138: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
-	130, // 139: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
-	156, // 140: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 141: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 142: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	137, // 143: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
-	137, // 144: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
-	89,  // 145: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
-	86,  // 146: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
-	83,  // 147: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
-	114, // 148: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
-	88,  // 149: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
-	92,  // 150: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
-	94,  // 151: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
-	116, // 152: wasteflow.types.v1.MovementDocument.rejected_part:type_name -> wasteflow.types.v1.RejectedPartRecord
-	126, // 153: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
-	53,  // 154: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	156, // 155: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
-	156, // 156: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
-	106, // 157: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	14,  // 158: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	36,  // 159: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
-	46,  // 160: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
-	64,  // 161: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
-	62,  // 162: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
-	128, // 163: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
-	93,  // 164: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
-	115, // 165: wasteflow.types.v1.MovementDocument.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
-	117, // 166: wasteflow.types.v1.MovementDocument.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
-	110, // 167: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	110, // 168: wasteflow.types.v1.MovementEntry.refused_quantity:type_name -> wasteflow.types.v1.Quantity
-	7,   // 169: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
-	156, // 170: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 171: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
-	156, // 172: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
-	110, // 173: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
-	110, // 174: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
-	110, // 175: wasteflow.types.v1.Movements.quantity_refused:type_name -> wasteflow.types.v1.Quantity
-	91,  // 176: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
-	156, // 177: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
-	4,   // 178: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
-	157, // 179: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
-	156, // 180: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	156, // 181: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
-	107, // 182: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
-	107, // 183: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
-	110, // 184: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
-	127, // 185: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
-	107, // 186: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
-	107, // 187: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
-	102, // 188: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
-	146, // 189: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
-	45,  // 190: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
-	124, // 191: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
-	156, // 192: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
-	99,  // 193: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
-	156, // 194: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
-	156, // 195: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
-	99,  // 196: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
-	99,  // 197: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
-	100, // 198: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
-	98,  // 199: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
-	78,  // 200: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
-	56,  // 201: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
-	42,  // 202: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
-	104, // 203: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
-	126, // 204: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
-	95,  // 205: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
-	26,  // 206: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
-	150, // 207: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
-	74,  // 208: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
-	53,  // 209: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
-	156, // 210: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
-	156, // 211: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
-	106, // 212: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
-	14,  // 213: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
-	122, // 214: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
-	120, // 215: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
-	55,  // 216: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
-	121, // 217: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
-	119, // 218: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
-	103, // 219: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
-	63,  // 220: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
-	149, // 221: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
-	72,  // 222: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
-	73,  // 223: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
-	8,   // 224: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	156, // 225: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
-	8,   // 226: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
-	54,  // 227: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
-	15,  // 228: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
-	139, // 229: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
-	139, // 230: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
-	139, // 231: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
-	54,  // 232: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
-	54,  // 233: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
-	69,  // 234: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
-	133, // 235: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
-	110, // 236: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
-	110, // 237: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	110, // 238: wasteflow.types.v1.ReceptionRecord.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
-	156, // 239: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
-	113, // 240: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
-	113, // 241: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
-	11,  // 242: wasteflow.types.v1.RejectedPartArrangement.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
-	110, // 243: wasteflow.types.v1.RejectedPartRecord.quantity:type_name -> wasteflow.types.v1.Quantity
-	11,  // 244: wasteflow.types.v1.RejectedPartRecord.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
-	156, // 245: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
-	0,   // 246: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
-	99,  // 247: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
-	156, // 248: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	156, // 249: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
-	156, // 250: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 251: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
-	154, // 252: wasteflow.types.v1.ShipmentMetadata.addresses:type_name -> wasteflow.types.v1.ShipmentMetadata.AddressesEntry
-	155, // 253: wasteflow.types.v1.ShipmentMetadata.additional_data:type_name -> wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
-	27,  // 254: wasteflow.types.v1.ShipmentMetadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
-	7,   // 255: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
-	6,   // 256: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
-	12,  // 257: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
-	132, // 258: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
-	156, // 259: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
-	156, // 260: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
-	156, // 261: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
-	156, // 262: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
-	3,   // 263: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
-	110, // 264: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
-	87,  // 265: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
-	65,  // 266: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
-	134, // 267: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
-	156, // 268: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
-	141, // 269: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
-	59,  // 270: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
-	138, // 271: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
-	139, // 272: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
-	139, // 273: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
-	139, // 274: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
-	139, // 275: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
-	16,  // 276: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
-	108, // 277: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
-	29,  // 278: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
-	31,  // 279: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
-	51,  // 280: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
-	139, // 281: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
-	156, // 282: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	156, // 283: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	156, // 284: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	156, // 285: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 286: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
-	156, // 287: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
-	156, // 288: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
-	156, // 289: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	156, // 290: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	156, // 291: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
-	13,  // 292: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
-	10,  // 293: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
-	12,  // 294: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
-	295, // [295:295] is the sub-list for method output_type
-	295, // [295:295] is the sub-list for method input_type
-	295, // [295:295] is the sub-list for extension type_name
-	295, // [295:295] is the sub-list for extension extendee
-	0,   // [0:295] is the sub-list for field type_name
+	157, // 95: wasteflow.types.v1.DirectoryDIWASS.registered_at:type_name -> google.protobuf.Timestamp
+	107, // 96: wasteflow.types.v1.DirectoryOrganisation.details:type_name -> wasteflow.types.v1.PartyDetails
+	57,  // 97: wasteflow.types.v1.DirectoryOrganisation.diwass:type_name -> wasteflow.types.v1.DirectoryDIWASS
+	135, // 98: wasteflow.types.v1.DocRow.document_id:type_name -> wasteflow.types.v1.StoredDocID
+	157, // 99: wasteflow.types.v1.DocRow.created_at:type_name -> google.protobuf.Timestamp
+	157, // 100: wasteflow.types.v1.DocRow.updated_at:type_name -> google.protobuf.Timestamp
+	157, // 101: wasteflow.types.v1.DocumentListEntry.created_at:type_name -> google.protobuf.Timestamp
+	157, // 102: wasteflow.types.v1.DocumentListEntry.updated_at:type_name -> google.protobuf.Timestamp
+	71,  // 103: wasteflow.types.v1.DocumentListEntry.follow_up_intents:type_name -> wasteflow.types.v1.FollowUpIntent
+	97,  // 104: wasteflow.types.v1.DocumentListEntry.next_deadline:type_name -> wasteflow.types.v1.NextDeadline
+	111, // 105: wasteflow.types.v1.FacilityReception.quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 106: wasteflow.types.v1.FacilityReception.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	60,  // 107: wasteflow.types.v1.FileAreaDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	157, // 108: wasteflow.types.v1.FileAreaDocumentEntry.added_at:type_name -> google.protobuf.Timestamp
+	157, // 109: wasteflow.types.v1.FileEntry.created_at:type_name -> google.protobuf.Timestamp
+	157, // 110: wasteflow.types.v1.FileEntry.updated_at:type_name -> google.protobuf.Timestamp
+	9,   // 111: wasteflow.types.v1.Filter.op:type_name -> wasteflow.types.v1.Op
+	106, // 112: wasteflow.types.v1.Filter.operands:type_name -> wasteflow.types.v1.Operand
+	157, // 113: wasteflow.types.v1.FollowUpIntent.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 114: wasteflow.types.v1.Group.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	157, // 115: wasteflow.types.v1.Group.created_at:type_name -> google.protobuf.Timestamp
+	157, // 116: wasteflow.types.v1.Group.last_login_at:type_name -> google.protobuf.Timestamp
+	5,   // 117: wasteflow.types.v1.Guarantee.kind:type_name -> wasteflow.types.v1.GuaranteeKind
+	54,  // 118: wasteflow.types.v1.Guarantee.amount:type_name -> wasteflow.types.v1.Decimal
+	73,  // 119: wasteflow.types.v1.GuaranteeRecord.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	157, // 120: wasteflow.types.v1.GuaranteeRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 121: wasteflow.types.v1.GuaranteeRecord.approved_at:type_name -> google.protobuf.Timestamp
+	102, // 122: wasteflow.types.v1.HandlersDocument.notification:type_name -> wasteflow.types.v1.NotificationDocument
+	21,  // 123: wasteflow.types.v1.HandlersDocument.annex7:type_name -> wasteflow.types.v1.Annex7Document
+	91,  // 124: wasteflow.types.v1.HandlersDocument.movement:type_name -> wasteflow.types.v1.MovementDocument
+	157, // 125: wasteflow.types.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	60,  // 126: wasteflow.types.v1.InboxEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	157, // 127: wasteflow.types.v1.InboxEntry.received_at:type_name -> google.protobuf.Timestamp
+	157, // 128: wasteflow.types.v1.InformationRequestRecord.at:type_name -> google.protobuf.Timestamp
+	119, // 129: wasteflow.types.v1.InformationRequestRecord.replies:type_name -> wasteflow.types.v1.Reply
+	157, // 130: wasteflow.types.v1.InspectionLinkInfo.created_at:type_name -> google.protobuf.Timestamp
+	157, // 131: wasteflow.types.v1.InspectionLinkInfo.expires_at:type_name -> google.protobuf.Timestamp
+	157, // 132: wasteflow.types.v1.InspectionLinkInfo.revoked_at:type_name -> google.protobuf.Timestamp
+	81,  // 133: wasteflow.types.v1.InspectionLinkInfo.recent_uses:type_name -> wasteflow.types.v1.InspectionUse
+	157, // 134: wasteflow.types.v1.InspectionUse.at:type_name -> google.protobuf.Timestamp
+	67,  // 135: wasteflow.types.v1.LayerFields.fields:type_name -> wasteflow.types.v1.FieldValue
+	6,   // 136: wasteflow.types.v1.LayerInfo.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 137: wasteflow.types.v1.LayerInfo.atb_rolle:type_name -> wasteflow.types.v1.Role
+	157, // 138: wasteflow.types.v1.LegRecord.at:type_name -> google.protobuf.Timestamp
+	83,  // 139: wasteflow.types.v1.Meta.layers:type_name -> wasteflow.types.v1.LayerInfo
+	130, // 140: wasteflow.types.v1.Meta.signatures:type_name -> wasteflow.types.v1.SignatureInfo
+	131, // 141: wasteflow.types.v1.Meta.signature_positions:type_name -> wasteflow.types.v1.SignaturePosition
+	157, // 142: wasteflow.types.v1.MovementAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 143: wasteflow.types.v1.MovementCompletionRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 144: wasteflow.types.v1.MovementCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	138, // 145: wasteflow.types.v1.MovementCorrectionRecord.previous:type_name -> wasteflow.types.v1.Template
+	138, // 146: wasteflow.types.v1.MovementDocument.movement_template:type_name -> wasteflow.types.v1.Template
+	90,  // 147: wasteflow.types.v1.MovementDocument.corrections:type_name -> wasteflow.types.v1.MovementCorrectionRecord
+	87,  // 148: wasteflow.types.v1.MovementDocument.acknowledgements:type_name -> wasteflow.types.v1.MovementAcknowledgementRecord
+	84,  // 149: wasteflow.types.v1.MovementDocument.legs:type_name -> wasteflow.types.v1.LegRecord
+	115, // 150: wasteflow.types.v1.MovementDocument.receptions:type_name -> wasteflow.types.v1.Receptions
+	89,  // 151: wasteflow.types.v1.MovementDocument.completion:type_name -> wasteflow.types.v1.MovementCompletionRecord
+	93,  // 152: wasteflow.types.v1.MovementDocument.signals:type_name -> wasteflow.types.v1.MovementSignalRecord
+	95,  // 153: wasteflow.types.v1.MovementDocument.take_back_order:type_name -> wasteflow.types.v1.MovementTakeBackRecord
+	117, // 154: wasteflow.types.v1.MovementDocument.rejected_part:type_name -> wasteflow.types.v1.RejectedPartRecord
+	127, // 155: wasteflow.types.v1.MovementDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
+	53,  // 156: wasteflow.types.v1.MovementDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	157, // 157: wasteflow.types.v1.MovementDocument.created_at:type_name -> google.protobuf.Timestamp
+	157, // 158: wasteflow.types.v1.MovementDocument.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 159: wasteflow.types.v1.MovementDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 160: wasteflow.types.v1.MovementDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	36,  // 161: wasteflow.types.v1.MovementDocument.carrier_transport:type_name -> wasteflow.types.v1.CarrierTransport
+	46,  // 162: wasteflow.types.v1.MovementDocument.consignee_reception:type_name -> wasteflow.types.v1.ConsigneeReception
+	65,  // 163: wasteflow.types.v1.MovementDocument.facility_reception:type_name -> wasteflow.types.v1.FacilityReception
+	63,  // 164: wasteflow.types.v1.MovementDocument.facility_completion:type_name -> wasteflow.types.v1.FacilityCompletion
+	129, // 165: wasteflow.types.v1.MovementDocument.movement_signal:type_name -> wasteflow.types.v1.Signal
+	94,  // 166: wasteflow.types.v1.MovementDocument.take_back:type_name -> wasteflow.types.v1.MovementTakeBack
+	116, // 167: wasteflow.types.v1.MovementDocument.rejected_part_arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangement
+	118, // 168: wasteflow.types.v1.MovementDocument.rejected_part_resolution:type_name -> wasteflow.types.v1.RejectedPartResolution
+	111, // 169: wasteflow.types.v1.MovementEntry.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 170: wasteflow.types.v1.MovementEntry.refused_quantity:type_name -> wasteflow.types.v1.Quantity
+	7,   // 171: wasteflow.types.v1.MovementSignalRecord.type:type_name -> wasteflow.types.v1.MovementSignalType
+	157, // 172: wasteflow.types.v1.MovementSignalRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 173: wasteflow.types.v1.MovementTakeBackRecord.at:type_name -> google.protobuf.Timestamp
+	157, // 174: wasteflow.types.v1.MovementTakeBackRecord.returned_at:type_name -> google.protobuf.Timestamp
+	111, // 175: wasteflow.types.v1.Movements.quantity_used:type_name -> wasteflow.types.v1.Quantity
+	111, // 176: wasteflow.types.v1.Movements.quantity_left:type_name -> wasteflow.types.v1.Quantity
+	111, // 177: wasteflow.types.v1.Movements.quantity_refused:type_name -> wasteflow.types.v1.Quantity
+	92,  // 178: wasteflow.types.v1.Movements.entries:type_name -> wasteflow.types.v1.MovementEntry
+	157, // 179: wasteflow.types.v1.NextDeadline.due_at:type_name -> google.protobuf.Timestamp
+	4,   // 180: wasteflow.types.v1.Notification.kind:type_name -> wasteflow.types.v1.EventKind
+	158, // 181: wasteflow.types.v1.Notification.payload:type_name -> google.protobuf.Value
+	157, // 182: wasteflow.types.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
+	157, // 183: wasteflow.types.v1.NotificationAcknowledgementRecord.at:type_name -> google.protobuf.Timestamp
+	108, // 184: wasteflow.types.v1.NotificationContent.notifier:type_name -> wasteflow.types.v1.PartyRef
+	108, // 185: wasteflow.types.v1.NotificationContent.consignee:type_name -> wasteflow.types.v1.PartyRef
+	111, // 186: wasteflow.types.v1.NotificationContent.total_quantity:type_name -> wasteflow.types.v1.Quantity
+	128, // 187: wasteflow.types.v1.NotificationContent.shipment_period:type_name -> wasteflow.types.v1.ShipmentPeriod
+	108, // 188: wasteflow.types.v1.NotificationContent.carriers:type_name -> wasteflow.types.v1.PartyRef
+	108, // 189: wasteflow.types.v1.NotificationContent.producers:type_name -> wasteflow.types.v1.PartyRef
+	103, // 190: wasteflow.types.v1.NotificationContent.facility:type_name -> wasteflow.types.v1.NotificationFacility
+	147, // 191: wasteflow.types.v1.NotificationContent.waste_classifications:type_name -> wasteflow.types.v1.WasteClassification
+	45,  // 192: wasteflow.types.v1.NotificationContent.competent_authorities:type_name -> wasteflow.types.v1.CompetentAuthorities
+	125, // 193: wasteflow.types.v1.NotificationContent.route:type_name -> wasteflow.types.v1.Route
+	157, // 194: wasteflow.types.v1.NotificationCorrectionRecord.at:type_name -> google.protobuf.Timestamp
+	100, // 195: wasteflow.types.v1.NotificationCorrectionRecord.content:type_name -> wasteflow.types.v1.NotificationContent
+	157, // 196: wasteflow.types.v1.NotificationCorrectionRecord.accepted_at:type_name -> google.protobuf.Timestamp
+	157, // 197: wasteflow.types.v1.NotificationCorrectionRecord.superseded_at:type_name -> google.protobuf.Timestamp
+	100, // 198: wasteflow.types.v1.NotificationDocument.notification:type_name -> wasteflow.types.v1.NotificationContent
+	100, // 199: wasteflow.types.v1.NotificationDocument.proposed_terms:type_name -> wasteflow.types.v1.NotificationContent
+	101, // 200: wasteflow.types.v1.NotificationDocument.corrections:type_name -> wasteflow.types.v1.NotificationCorrectionRecord
+	99,  // 201: wasteflow.types.v1.NotificationDocument.acknowledgements:type_name -> wasteflow.types.v1.NotificationAcknowledgementRecord
+	79,  // 202: wasteflow.types.v1.NotificationDocument.information_requests:type_name -> wasteflow.types.v1.InformationRequestRecord
+	56,  // 203: wasteflow.types.v1.NotificationDocument.decisions:type_name -> wasteflow.types.v1.DecisionRecord
+	42,  // 204: wasteflow.types.v1.NotificationDocument.change_requests:type_name -> wasteflow.types.v1.ChangeRequestRecord
+	105, // 205: wasteflow.types.v1.NotificationDocument.signals:type_name -> wasteflow.types.v1.NotificationSignalRecord
+	127, // 206: wasteflow.types.v1.NotificationDocument.metadata:type_name -> wasteflow.types.v1.ShipmentMetadata
+	96,  // 207: wasteflow.types.v1.NotificationDocument.movements:type_name -> wasteflow.types.v1.Movements
+	26,  // 208: wasteflow.types.v1.NotificationDocument.article15_completion:type_name -> wasteflow.types.v1.Article15Record
+	151, // 209: wasteflow.types.v1.NotificationDocument.withdrawn:type_name -> wasteflow.types.v1.WithdrawalRecord
+	75,  // 210: wasteflow.types.v1.NotificationDocument.guarantees:type_name -> wasteflow.types.v1.GuaranteeRecord
+	53,  // 211: wasteflow.types.v1.NotificationDocument.deadlines:type_name -> wasteflow.types.v1.DeadlineInfo
+	157, // 212: wasteflow.types.v1.NotificationDocument.created_at:type_name -> google.protobuf.Timestamp
+	157, // 213: wasteflow.types.v1.NotificationDocument.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 214: wasteflow.types.v1.NotificationDocument.party_details:type_name -> wasteflow.types.v1.PartyDetails
+	14,  // 215: wasteflow.types.v1.NotificationDocument.acknowledgement:type_name -> wasteflow.types.v1.Acknowledgement
+	123, // 216: wasteflow.types.v1.NotificationDocument.request_information:type_name -> wasteflow.types.v1.RequestInformation
+	121, // 217: wasteflow.types.v1.NotificationDocument.reply_to_request_information:type_name -> wasteflow.types.v1.ReplyToRequestInformation
+	55,  // 218: wasteflow.types.v1.NotificationDocument.decision:type_name -> wasteflow.types.v1.Decision
+	122, // 219: wasteflow.types.v1.NotificationDocument.request_for_change:type_name -> wasteflow.types.v1.RequestForChange
+	120, // 220: wasteflow.types.v1.NotificationDocument.reply_to_request_for_change:type_name -> wasteflow.types.v1.ReplyToRequestForChange
+	104, // 221: wasteflow.types.v1.NotificationDocument.notification_signal:type_name -> wasteflow.types.v1.NotificationSignal
+	64,  // 222: wasteflow.types.v1.NotificationDocument.facility_completion_article15:type_name -> wasteflow.types.v1.FacilityCompletionArticle15
+	150, // 223: wasteflow.types.v1.NotificationDocument.withdrawal:type_name -> wasteflow.types.v1.Withdrawal
+	73,  // 224: wasteflow.types.v1.NotificationDocument.guarantee:type_name -> wasteflow.types.v1.Guarantee
+	74,  // 225: wasteflow.types.v1.NotificationDocument.guarantee_approval:type_name -> wasteflow.types.v1.GuaranteeApproval
+	8,   // 226: wasteflow.types.v1.NotificationSignal.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	157, // 227: wasteflow.types.v1.NotificationSignalRecord.at:type_name -> google.protobuf.Timestamp
+	8,   // 228: wasteflow.types.v1.NotificationSignalRecord.type:type_name -> wasteflow.types.v1.NotificationSignalType
+	54,  // 229: wasteflow.types.v1.Operand.n:type_name -> wasteflow.types.v1.Decimal
+	15,  // 230: wasteflow.types.v1.PartyDetails.address:type_name -> wasteflow.types.v1.Address
+	140, // 231: wasteflow.types.v1.Producer.nummer:type_name -> wasteflow.types.v1.Text
+	140, // 232: wasteflow.types.v1.Producer.name:type_name -> wasteflow.types.v1.Text
+	140, // 233: wasteflow.types.v1.Producer.anschrift:type_name -> wasteflow.types.v1.Text
+	54,  // 234: wasteflow.types.v1.Quantity.tonnes:type_name -> wasteflow.types.v1.Decimal
+	54,  // 235: wasteflow.types.v1.Quantity.cubic_metres:type_name -> wasteflow.types.v1.Decimal
+	70,  // 236: wasteflow.types.v1.QueryParameter.filter:type_name -> wasteflow.types.v1.Filter
+	134, // 237: wasteflow.types.v1.QueryParameter.sort:type_name -> wasteflow.types.v1.Sort
+	111, // 238: wasteflow.types.v1.ReceiptCertificate.quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 239: wasteflow.types.v1.ReceptionRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	111, // 240: wasteflow.types.v1.ReceptionRecord.rejected_quantity:type_name -> wasteflow.types.v1.Quantity
+	157, // 241: wasteflow.types.v1.ReceptionRecord.at:type_name -> google.protobuf.Timestamp
+	114, // 242: wasteflow.types.v1.Receptions.consignee:type_name -> wasteflow.types.v1.ReceptionRecord
+	114, // 243: wasteflow.types.v1.Receptions.facility:type_name -> wasteflow.types.v1.ReceptionRecord
+	11,  // 244: wasteflow.types.v1.RejectedPartArrangement.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	111, // 245: wasteflow.types.v1.RejectedPartRecord.quantity:type_name -> wasteflow.types.v1.Quantity
+	11,  // 246: wasteflow.types.v1.RejectedPartRecord.arrangement:type_name -> wasteflow.types.v1.RejectedPartArrangementType
+	157, // 247: wasteflow.types.v1.Reply.at:type_name -> google.protobuf.Timestamp
+	0,   // 248: wasteflow.types.v1.ReplyToRequestForChange.result:type_name -> wasteflow.types.v1.ChangeResult
+	100, // 249: wasteflow.types.v1.RequestForChange.proposed:type_name -> wasteflow.types.v1.NotificationContent
+	157, // 250: wasteflow.types.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	157, // 251: wasteflow.types.v1.SessionInfo.last_used_at:type_name -> google.protobuf.Timestamp
+	157, // 252: wasteflow.types.v1.SessionInfo.expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 253: wasteflow.types.v1.SessionInfo.credential_type:type_name -> wasteflow.types.v1.CredentialType
+	155, // 254: wasteflow.types.v1.ShipmentMetadata.addresses:type_name -> wasteflow.types.v1.ShipmentMetadata.AddressesEntry
+	156, // 255: wasteflow.types.v1.ShipmentMetadata.additional_data:type_name -> wasteflow.types.v1.ShipmentMetadata.AdditionalDataEntry
+	27,  // 256: wasteflow.types.v1.ShipmentMetadata.file_attachments:type_name -> wasteflow.types.v1.Attachment
+	7,   // 257: wasteflow.types.v1.Signal.type:type_name -> wasteflow.types.v1.MovementSignalType
+	6,   // 258: wasteflow.types.v1.SignaturePosition.layer_type:type_name -> wasteflow.types.v1.LayerType
+	12,  // 259: wasteflow.types.v1.SignaturePosition.atb_rolle:type_name -> wasteflow.types.v1.Role
+	133, // 260: wasteflow.types.v1.SigningProcess.requested_by:type_name -> wasteflow.types.v1.SigningRequester
+	157, // 261: wasteflow.types.v1.SigningProcess.created_at:type_name -> google.protobuf.Timestamp
+	157, // 262: wasteflow.types.v1.SigningProcess.expires_at:type_name -> google.protobuf.Timestamp
+	157, // 263: wasteflow.types.v1.SigningProcess.opened_at:type_name -> google.protobuf.Timestamp
+	157, // 264: wasteflow.types.v1.SigningProcess.completed_at:type_name -> google.protobuf.Timestamp
+	3,   // 265: wasteflow.types.v1.Sort.direction:type_name -> wasteflow.types.v1.Direction
+	111, // 266: wasteflow.types.v1.Template.actual_quantity:type_name -> wasteflow.types.v1.Quantity
+	88,  // 267: wasteflow.types.v1.Template.carriers:type_name -> wasteflow.types.v1.MovementCarrier
+	66,  // 268: wasteflow.types.v1.Text.meta:type_name -> wasteflow.types.v1.FieldMeta
+	135, // 269: wasteflow.types.v1.TransferEntry.doc_id:type_name -> wasteflow.types.v1.StoredDocID
+	157, // 270: wasteflow.types.v1.TransferEntry.created_at:type_name -> google.protobuf.Timestamp
+	142, // 271: wasteflow.types.v1.TransferEntry.recipients:type_name -> wasteflow.types.v1.TransferRecipient
+	60,  // 272: wasteflow.types.v1.TransportDocumentEntry.doc:type_name -> wasteflow.types.v1.DocRow
+	139, // 273: wasteflow.types.v1.TransportTemplateEntry.template_id:type_name -> wasteflow.types.v1.TemplateID
+	140, // 274: wasteflow.types.v1.Uns.nummer:type_name -> wasteflow.types.v1.Text
+	140, // 275: wasteflow.types.v1.Uns.pruefziffer:type_name -> wasteflow.types.v1.Text
+	140, // 276: wasteflow.types.v1.Uns.nachweisnummer:type_name -> wasteflow.types.v1.Text
+	140, // 277: wasteflow.types.v1.Uns.abfallschluessel:type_name -> wasteflow.types.v1.Text
+	16,  // 278: wasteflow.types.v1.Uns.menge:type_name -> wasteflow.types.v1.Amount
+	109, // 279: wasteflow.types.v1.Uns.erzeuger:type_name -> wasteflow.types.v1.Producer
+	29,  // 280: wasteflow.types.v1.Uns.befoerderer:type_name -> wasteflow.types.v1.BmuCarrier
+	31,  // 281: wasteflow.types.v1.Uns.entsorger:type_name -> wasteflow.types.v1.BmuFacility
+	51,  // 282: wasteflow.types.v1.Uns.uebergabe_datum:type_name -> wasteflow.types.v1.Date
+	140, // 283: wasteflow.types.v1.Uns.vermerke:type_name -> wasteflow.types.v1.Text
+	157, // 284: wasteflow.types.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	157, // 285: wasteflow.types.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	157, // 286: wasteflow.types.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	157, // 287: wasteflow.types.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 288: wasteflow.types.v1.WebhookEndpoint.event_kinds:type_name -> wasteflow.types.v1.EventKind
+	157, // 289: wasteflow.types.v1.WebhookEndpoint.failing_since:type_name -> google.protobuf.Timestamp
+	157, // 290: wasteflow.types.v1.WebhookEndpoint.previous_secret_until:type_name -> google.protobuf.Timestamp
+	157, // 291: wasteflow.types.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	157, // 292: wasteflow.types.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	157, // 293: wasteflow.types.v1.WithdrawalRecord.at:type_name -> google.protobuf.Timestamp
+	13,  // 294: wasteflow.types.v1.XMLOptions.validation:type_name -> wasteflow.types.v1.Validation
+	10,  // 295: wasteflow.types.v1.XMLOptions.pruefziffer:type_name -> wasteflow.types.v1.Pruefziffer
+	12,  // 296: wasteflow.types.v1.XMLOptions.atb_rolle:type_name -> wasteflow.types.v1.Role
+	297, // [297:297] is the sub-list for method output_type
+	297, // [297:297] is the sub-list for method input_type
+	297, // [297:297] is the sub-list for extension type_name
+	297, // [297:297] is the sub-list for extension extendee
+	0,   // [0:297] is the sub-list for field type_name
 }
 
 func init() { file_wasteflow_types_v1_types_proto_init() }
@@ -13221,14 +13324,14 @@ func file_wasteflow_types_v1_types_proto_init() {
 	}
 	file_wasteflow_types_v1_types_proto_msgTypes[38].OneofWrappers = []any{}
 	file_wasteflow_types_v1_types_proto_msgTypes[39].OneofWrappers = []any{}
-	file_wasteflow_types_v1_types_proto_msgTypes[91].OneofWrappers = []any{}
+	file_wasteflow_types_v1_types_proto_msgTypes[92].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wasteflow_types_v1_types_proto_rawDesc), len(file_wasteflow_types_v1_types_proto_rawDesc)),
 			NumEnums:      14,
-			NumMessages:   142,
+			NumMessages:   143,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
