@@ -92,6 +92,12 @@ func TestDIWASSExchangeInTheConsoleInChromium(t *testing.T) {
 	wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
 	run(`document.getElementById('username').value = 'alice'; document.getElementById('password').value = ` + jsString(passwords["alice"]) + `; document.getElementById('login').click()`)
 	wait("alice's work queue", `!document.getElementById('list-view').hidden && document.querySelector('#list tbody tr') !== null`)
+	// The rejected document waits in the arranger's work queue with what to do.
+	row := `document.querySelector('#list tbody tr[data-id="` + rejected + `"]')`
+	if r := wait("the rejected document in the work queue", `(r => r && r.innerText)(`+row+`)`); !strings.Contains(r, "Send to DIWASS again") {
+		t.Errorf("the work queue's row reads %q", r)
+	}
+	v.views(t, "diwass-work-queue", `!document.getElementById('list-view').hidden && `+row+` !== null`)
 
 	// Rejected: the state in words, DIWASS's fault, the action to send it again.
 	open(rejected, rejectedNo, "REJECTED")
