@@ -60,17 +60,7 @@ func TestPagesCountDaysOnTheProviderClockInChromium(t *testing.T) {
 	}
 	wantDays, wantWorking := plural(days, "day")+" late", plural(working, "working day")+" late"
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatal(err)
-	}
+	bctx := consoleBrowser(t, exe, 90*time.Second)
 	var mu sync.Mutex
 	var exceptions []string
 	cctx, stop := context.WithCancel(bctx)

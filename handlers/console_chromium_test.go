@@ -38,17 +38,7 @@ func TestConsoleInChromium(t *testing.T) {
 	d := startDocs(t, dbtest.SQLite(t))
 	d.workJobs(t) // the register export
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
-	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatal(err)
-	}
+	bctx := consoleBrowser(t, exe, 300*time.Second)
 	v := watchView(t, bctx) // what a person sees, checked on each view
 	v.strict(t, d.url)
 	var mu sync.Mutex

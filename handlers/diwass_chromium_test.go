@@ -41,17 +41,7 @@ func TestDIWASSExchangeInTheConsoleInChromium(t *testing.T) {
 	rejected, rejectedNo := announced()
 	d.diwassState(t, rejected, "REJECTED")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatal(err)
-	}
+	bctx := consoleBrowser(t, exe, 3*time.Minute)
 	v := watchView(t, bctx)
 	v.strict(t, d.url)
 	wait := func(step, expr string) string {

@@ -545,3 +545,22 @@ func TestDeadlinePageInChromium(t *testing.T) {
 		t.Fatalf("the page broke its Content-Security-Policy: %q", v)
 	}
 }
+
+// consoleBrowser starts a headless Chromium as the console's tests use it
+// (English, 1280 × 900, a profile of its own) and returns its context,
+// which ends after limit; the browser stops when the test ends.
+func consoleBrowser(t *testing.T, exe string, limit time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatal(err)
+	}
+	return bctx
+}

@@ -42,7 +42,7 @@ func TestDIWASSSubmissionSurvivesKill(t *testing.T) {
 		// A kill during a call leaves its job running: the next process
 		// rescues it after WASTEFLOW_JOB_RESCUE_AFTER.
 		env := append(demoEnv(t, bin, db), "WASTEFLOW_LOG_LEVEL=info", "WASTEFLOW_ADDR=127.0.0.1:0", "WASTEFLOW_JOB_POLL=100ms",
-			"WASTEFLOW_JOB_TIMEOUT=5s", "WASTEFLOW_JOB_RESCUE_AFTER=8s", "WASTEFLOW_DIWASS_TIMEOUT=4s",
+			"WASTEFLOW_JOB_TIMEOUT=3s", "WASTEFLOW_JOB_RESCUE_AFTER=4s", "WASTEFLOW_DIWASS_TIMEOUT=2s",
 			"WASTEFLOW_DIWASS_ANNEX7_URL="+url+"/annex7", "WASTEFLOW_DIWASS_OPERATORS_URL="+url+"/operators", "WASTEFLOW_DIWASS_PING_URL="+url+"/ping",
 			"WASTEFLOW_DIWASS_CLIENT_ID=wasteflow-test", "WASTEFLOW_DIWASS_RESPONSIBLE_AUTHORITY=DE002")
 		gdb := dbtest.Open(t, db)

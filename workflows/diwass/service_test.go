@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -244,4 +247,128 @@ func history(t *testing.T, r *documents.Runner, as context.Context, id string) [
 		out = append(out, row.Intent+": "+row.Detail)
 	}
 	return out
+}
+
+// The exchange holds whatever happened to the document meanwhile (every
+// order of events), on both databases: announced while DIWASS cannot be
+// reached, corrected while the submission waits (the correction goes with
+// it: nothing is listed as not sent), then carried, received and
+// completed before DIWASS is back; DIWASS's number then lands on the
+// COMPLETED document, which keeps its state, and the trail replays.
+func TestDIWASSOutcomeAfterTheShipmentEnded(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db := dbtest.Open(t, cfg)
+		db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P", Settings: "{}"})
+		for _, o := range []models.Organisation{
+			{ProviderID: "p", ID: "acme", Kind: "company", Country: "DE", Region: "BY", Name: "ACME", EORI: "DE123456789012345"},
+			{ProviderID: "p", ID: "recyc", Kind: "company", Country: "NL", Name: "Recycling", VAT: "NL001234567B01"},
+			{ProviderID: "p", ID: "truck", Kind: "company", Country: "DE", Name: "Truck", EORI: "DE234567890123456"},
+			{ProviderID: "p", ID: "de", Kind: "authority", Country: "DE", Region: "BY", Name: "LfU"},
+			{ProviderID: "p", ID: "nl", Kind: "authority", Country: "NL", Name: "ILT"},
+		} {
+			if err := db.Create(&o).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var clock atomic.Pointer[time.Time]
+		at := func(s string) {
+			d, _ := time.Parse(time.RFC3339, s)
+			clock.Store(&d)
+		}
+		at("2026-12-01T09:00:00Z")
+		r, err := documents.New(db, func() time.Time { return *clock.Load() }, kinds.All()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// DIWASS's address, nothing listening yet.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 10 * time.Second, RescueAfter: 20 * time.Second},
+			slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := models.NewDIWASSStore(db)
+		c := client("http://" + addr)
+		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Acts: r, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
+		svc.Register(queue)
+		r.AfterAct = append(r.AfterAct, svc.OnAct)
+		r.Server = map[string]int{shipment.SettingDIWASS: 1}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if err := queue.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer queue.Stop(context.Background())
+
+		as := func(org string) context.Context {
+			return reqctx.With(context.Background(), &reqctx.Info{RequestID: "t", Metadata: map[string][]string{},
+				Principal: &reqctx.Principal{AccountID: 1, ProviderID: "p", OrganisationID: org}})
+		}
+		fire := func(org, id, intent string, in any) {
+			t.Helper()
+			if _, berrs, err := r.Fire(as(org), documents.Target{ID: id}, []string{intent}, in); err != nil || len(berrs) > 0 {
+				t.Fatalf("%s: %v %v", intent, err, berrs)
+			}
+		}
+		ref := func(id string) shipment.PartyRef { return shipment.PartyRef{OrganisationID: id} }
+		twelve, thirteen := decimal.Decimal{Units: 12}, decimal.Decimal{Units: 13}
+		content := a.Content{Arranger: ref("acme"), Consignee: ref("recyc"), Facility: a.Facility{OrganisationID: "recyc"}, Producers: []shipment.PartyRef{ref("acme")},
+			Carriers:             []a.Carrier{{OrganisationID: "truck", MeansOfTransport: "ROAD"}},
+			CompetentAuthorities: shipment.CompetentAuthorities{Dispatch: ref("de"), Destination: ref("nl")},
+			WasteClassifications: []shipment.WasteClassification{{List: "BASEL_ANNEX_IX", Code: "B3011"}}, UsualDescription: "PET flakes", RecoveryCode: "R3",
+			ActualQuantity: shipment.Quantity{Tonnes: &twelve}, ActualDateOfShipment: "2026-12-04"}
+		v, berrs, err := r.Create(as("acme"), annex7.Kind, &annex7.CreateInput{Content: content})
+		if err != nil || len(berrs) > 0 {
+			t.Fatalf("create: %v %v", err, berrs)
+		}
+		id := v.Doc.ID
+		fire("acme", id, annex7.IntentSubmission, &content)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if x := exchange(t, r, as("acme"), id); x.State == "PENDING" && x.Attempts == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no failed attempt")
+			}
+		}
+		// While it waits: corrected, carried, received, completed.
+		content.ActualQuantity.Tonnes = &thirteen
+		fire("acme", id, annex7.IntentCorrection, &content)
+		at("2026-12-04T10:00:00Z")
+		fire("truck", id, annex7.IntentCarrierTransfer, &a.CarrierTransfer{TransferDate: "2026-12-04"})
+		fire("recyc", id, annex7.IntentFacilityCertificate, &a.ReceiptCertificate{ReceivedOn: "2026-12-04", Quantity: shipment.Quantity{Tonnes: &thirteen}})
+		fire("recyc", id, annex7.IntentCertificateOfCompletion, &a.CertificateOfCompletion{CompletedOn: "2026-12-04"})
+		// DIWASS back: the next attempt sends the document as it stands.
+		fake := diwassfake.New()
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			t.Skipf("DIWASS's port was taken meanwhile: %v", err)
+		}
+		srv := &http.Server{Handler: fake}
+		go srv.Serve(ln)
+		defer srv.Close()
+		var x shipment.DIWASSExchange
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if x = exchange(t, r, as("acme"), id); x.State == "SENT" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not sent once DIWASS was back: %+v", x)
+			}
+		}
+		got, err := r.Get(as("acme"), id)
+		if err != nil || got.Doc.State != "COMPLETED" || len(x.NotSent) != 0 || x.Attempts != 2 {
+			t.Fatalf("after DIWASS's number: %s, %+v (%v)", got.Doc.State, x, err)
+		}
+		if docs := fake.Documents(); len(docs) != 1 || docs[0].Mass == nil || docs[0].Mass.Value != "13" {
+			t.Fatalf("DIWASS holds %+v, want the corrected 13 t", docs)
+		}
+		if res, err := r.Replay(ctx); err != nil || len(res.Divergences) > 0 {
+			t.Fatalf("the replay: %+v %v", res, err)
+		}
+	})
 }
