@@ -35,18 +35,7 @@ type pageTab struct {
 // with the test, failing it on a broken Content-Security-Policy.
 func openTab(t *testing.T, timeout time.Duration) *pageTab {
 	t.Helper()
-	exe := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("lang", "en-GB"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatal(err)
-	}
+	bctx := consoleBrowser(t, chromium(t), timeout)
 	p := &pageTab{t: t, ctx: bctx}
 	p.v = watchView(t, bctx)
 	wctx, stop := context.WithCancel(bctx)

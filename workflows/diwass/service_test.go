@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
@@ -39,43 +41,12 @@ import (
 // replays to the documents. Both databases.
 func TestAnnouncedAnnex7GoesToDIWASS(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
-		db := dbtest.Open(t, cfg)
-		db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P", Settings: "{}"})
-		for _, o := range []models.Organisation{
-			{ProviderID: "p", ID: "acme", Kind: "company", Country: "DE", Region: "BY", Name: "ACME", ContactPerson: "Anna Huber", EORI: "DE123456789012345"},
-			{ProviderID: "p", ID: "recyc", Kind: "company", Country: "NL", Name: "Recycling", VAT: "NL001234567B01"},
-			{ProviderID: "p", ID: "truck", Kind: "company", Country: "DE", Name: "Truck", EORI: "DE234567890123456"},
-			{ProviderID: "p", ID: "de", Kind: "authority", Country: "DE", Region: "BY", Name: "LfU"},
-			{ProviderID: "p", ID: "nl", Kind: "authority", Country: "NL", Name: "ILT"},
-		} {
-			if err := db.Create(&o).Error; err != nil {
-				t.Fatal(err)
-			}
-		}
 		now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-		r, err := documents.New(db, func() time.Time { return now }, kinds.All()...)
-		if err != nil {
-			t.Fatal(err)
-		}
 		fake, url := startFake(t)
-		queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 10 * time.Second, RescueAfter: 20 * time.Second},
-			slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := models.NewDIWASSStore(db)
 		c := client(url)
 		c.Timeout = time.Second
-		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Acts: r, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
-		svc.Register(queue)
-		r.AfterAct = append(r.AfterAct, svc.OnAct)
-		r.Server = map[string]int{shipment.SettingDIWASS: 1}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		if err := queue.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		defer queue.Stop(context.Background())
+		db, r, store := connected(t, cfg, func() time.Time { return now }, c)
+		ctx := context.Background()
 
 		as := reqctx.With(context.Background(), &reqctx.Info{RequestID: "t", Metadata: map[string][]string{},
 			Principal: &reqctx.Principal{AccountID: 1, ProviderID: "p", OrganisationID: "acme"}})
@@ -257,29 +228,12 @@ func history(t *testing.T, r *documents.Runner, as context.Context, id string) [
 // COMPLETED document, which keeps its state, and the trail replays.
 func TestDIWASSOutcomeAfterTheShipmentEnded(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
-		db := dbtest.Open(t, cfg)
-		db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P", Settings: "{}"})
-		for _, o := range []models.Organisation{
-			{ProviderID: "p", ID: "acme", Kind: "company", Country: "DE", Region: "BY", Name: "ACME", EORI: "DE123456789012345"},
-			{ProviderID: "p", ID: "recyc", Kind: "company", Country: "NL", Name: "Recycling", VAT: "NL001234567B01"},
-			{ProviderID: "p", ID: "truck", Kind: "company", Country: "DE", Name: "Truck", EORI: "DE234567890123456"},
-			{ProviderID: "p", ID: "de", Kind: "authority", Country: "DE", Region: "BY", Name: "LfU"},
-			{ProviderID: "p", ID: "nl", Kind: "authority", Country: "NL", Name: "ILT"},
-		} {
-			if err := db.Create(&o).Error; err != nil {
-				t.Fatal(err)
-			}
-		}
 		var clock atomic.Pointer[time.Time]
 		at := func(s string) {
 			d, _ := time.Parse(time.RFC3339, s)
 			clock.Store(&d)
 		}
 		at("2026-12-01T09:00:00Z")
-		r, err := documents.New(db, func() time.Time { return *clock.Load() }, kinds.All()...)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// DIWASS's address, nothing listening yet.
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -287,23 +241,8 @@ func TestDIWASSOutcomeAfterTheShipmentEnded(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 10 * time.Second, RescueAfter: 20 * time.Second},
-			slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		store := models.NewDIWASSStore(db)
-		c := client("http://" + addr)
-		svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Acts: r, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
-		svc.Register(queue)
-		r.AfterAct = append(r.AfterAct, svc.OnAct)
-		r.Server = map[string]int{shipment.SettingDIWASS: 1}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		if err := queue.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		defer queue.Stop(context.Background())
+		_, r, _ := connected(t, cfg, func() time.Time { return *clock.Load() }, client("http://"+addr))
+		ctx := context.Background()
 
 		as := func(org string) context.Context {
 			return reqctx.With(context.Background(), &reqctx.Info{RequestID: "t", Metadata: map[string][]string{},
@@ -371,4 +310,46 @@ func TestDIWASSOutcomeAfterTheShipmentEnded(t *testing.T) {
 			t.Fatalf("the replay: %+v %v", res, err)
 		}
 	})
+}
+
+// connected is a database with a provider, its companies and authorities,
+// and a runner connected to DIWASS through c as serve connects it: the
+// submission worker on a running job queue, the announcement's hook, the
+// server's connection recorded with the acts.
+func connected(t *testing.T, cfg configs.Database, now func() time.Time, c *diwass.Client) (*gorm.DB, *documents.Runner, *models.DIWASSStore) {
+	t.Helper()
+	db := dbtest.Open(t, cfg)
+	db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P", Settings: "{}"})
+	for _, o := range []models.Organisation{
+		{ProviderID: "p", ID: "acme", Kind: "company", Country: "DE", Region: "BY", Name: "ACME", ContactPerson: "Anna Huber", EORI: "DE123456789012345"},
+		{ProviderID: "p", ID: "recyc", Kind: "company", Country: "NL", Name: "Recycling", VAT: "NL001234567B01"},
+		{ProviderID: "p", ID: "truck", Kind: "company", Country: "DE", Name: "Truck", EORI: "DE234567890123456"},
+		{ProviderID: "p", ID: "de", Kind: "authority", Country: "DE", Region: "BY", Name: "LfU"},
+		{ProviderID: "p", ID: "nl", Kind: "authority", Country: "NL", Name: "ILT"},
+	} {
+		if err := db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := documents.New(db, now, kinds.All()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 10 * time.Second, RescueAfter: 20 * time.Second},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := models.NewDIWASSStore(db)
+	svc := &diwass.Service{Store: store, Jobs: queue, Client: c, Acts: r, Registrar: &diwass.Registrar{Client: c, Store: store, Authority: "DE002"}}
+	svc.Register(queue)
+	r.AfterAct = append(r.AfterAct, svc.OnAct)
+	r.Server = map[string]int{shipment.SettingDIWASS: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := queue.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { queue.Stop(context.Background()) })
+	return db, r, store
 }
