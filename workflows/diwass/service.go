@@ -76,10 +76,23 @@ func (s *Service) submitter() *Submitter {
 // exchange is not PENDING: it cannot be, short of a hand-made row) keeps
 // it as it is, and the submission alone records the outcome.
 func (s *Service) record(ctx context.Context, sub *models.DIWASSSubmission) error {
-	_, err := s.Acts.FireSystem(ctx, sub.DocumentID, annex7.IntentDIWASSExchange, shipment.DIWASSOutcome{State: sub.State,
-		DocumentNumber: sub.DocumentNumber, Error: sub.LastError, Attempts: sub.Attempts, SentAt: sub.SentAt, Corrections: sub.Corrections})
-	var se *status.Error
-	if errors.As(err, &se) && se.Code == status.FailedPrecondition {
+	outcome := shipment.DIWASSOutcome{State: sub.State, DocumentNumber: sub.DocumentNumber, Error: sub.LastError, Attempts: sub.Attempts,
+		SentAt: sub.SentAt, Corrections: sub.Corrections}
+	// The outcome exists only here until it is written: a database that
+	// fails for a moment is tried again (a job run that ended with it
+	// unwritten would leave the submission SENDING, read as UNCERTAIN by
+	// the next run, DIWASS's number lost).
+	var err error
+	for try, wait := 0, 200*time.Millisecond; try < 6; try, wait = try+1, wait*2 {
+		if _, err = s.Acts.FireSystem(ctx, sub.DocumentID, annex7.IntentDIWASSExchange, outcome); err == nil || isRefused(err) {
+			break
+		}
+		if s.Log != nil {
+			s.Log.Warn("diwass: recording an outcome failed, trying again", "document", sub.DocumentID, "state", sub.State, "error", err)
+		}
+		time.Sleep(wait)
+	}
+	if isRefused(err) {
 		if s.Log != nil {
 			s.Log.Warn("diwass: the document does not record the outcome", "document", sub.DocumentID, "state", sub.State, "error", err)
 		}
@@ -101,11 +114,13 @@ func (s *Service) OnAct(ctx context.Context, act documents.Act) error {
 	if d == nil || d.DIWASS == nil {
 		return nil
 	}
-	x, id := d.DIWASS, act.Doc.ID
-	sub := &models.DIWASSSubmission{DocumentID: id, State: x.State, DocumentNumber: x.DocumentNumber, LastError: x.LastError, SentAt: x.SentAt, UpdatedAt: act.Doc.UpdatedAt}
+	// The submission row is the job's: real time (a sandbox's test clock
+	// moves the documents' time, not the queue's).
+	x, id, now := d.DIWASS, act.Doc.ID, s.now().UTC().Truncate(time.Microsecond)
+	sub := &models.DIWASSSubmission{DocumentID: id, State: x.State, DocumentNumber: x.DocumentNumber, LastError: x.LastError, SentAt: x.SentAt, UpdatedAt: now}
 	switch act.Intent {
 	case annex7.IntentSubmission:
-		if err := s.Store.Enqueue(ctx, models.DIWASSSubmission{DocumentID: id, ProviderID: act.Doc.ProviderID, CreatedAt: act.Doc.UpdatedAt}); err != nil {
+		if err := s.Store.Enqueue(ctx, models.DIWASSSubmission{DocumentID: id, ProviderID: act.Doc.ProviderID, CreatedAt: now}); err != nil {
 			return err
 		}
 	case annex7.IntentDIWASSExchange:
@@ -191,4 +206,11 @@ func (s *Service) build(ctx context.Context, sub *models.DIWASSSubmission) (*Cre
 		in.TakeBackOf = sub.DocumentNumber
 	}
 	return BuildAnnex7(in)
+}
+
+// isRefused: the document does not permit the act (its exchange is not
+// PENDING).
+func isRefused(err error) bool {
+	var se *status.Error
+	return errors.As(err, &se) && se.Code == status.FailedPrecondition
 }
