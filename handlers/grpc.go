@@ -271,9 +271,29 @@ func (g *grpcFace) addPrefix(prefix string, h http.Handler) { g.mux[prefix] = h 
 // isGRPC tells a gRPC or gRPC-Web call from a REST request: by its media
 // type (application/grpc, application/grpc+proto, application/grpc-web,
 // application/grpc-web-text, ...). REST takes application/json.
+// isGRPC: a call of an RPC protocol, not REST: gRPC and gRPC-Web
+// (application/grpc…), the Connect protocol's streams
+// (application/connect+…), and its unary calls: binary
+// (application/proto) or JSON with the protocol's version header (a REST
+// body is JSON without it).
 func isGRPC(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	return r.Method == http.MethodPost && strings.HasPrefix(ct, "application/grpc")
+	if r.Method != http.MethodPost {
+		return false
+	}
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	switch {
+	case strings.HasPrefix(ct, "application/grpc"), strings.HasPrefix(ct, "application/connect+"), ct == "application/proto":
+		return true
+	}
+	return r.Header.Get("Connect-Protocol-Version") != ""
+}
+
+// connectUnary: a unary call of the Connect protocol, whose body is the
+// message itself (no length prefix).
+func connectUnary(r *http.Request) bool {
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return !strings.HasPrefix(ct, "application/grpc") && !strings.HasPrefix(ct, "application/connect+")
 }
 
 func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {

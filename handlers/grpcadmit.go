@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -98,10 +99,23 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 		return
 	}
 	// gRPC and gRPC-Web bodies are length-prefixed messages; what does not
-	// start with a whole prefix is left to connect-go to refuse.
+	// start with a whole prefix is left to connect-go to refuse. A unary
+	// Connect body is the message alone: its length is the request's
+	// (the admitted limit when it does not say), held to the same rules.
 	var prefix [5]byte
-	n, err := io.ReadFull(r.Body, prefix[:])
-	body := io.MultiReader(bytes.NewReader(prefix[:n]), r.Body)
+	var body io.Reader = r.Body
+	if connectUnary(r) {
+		size := r.ContentLength
+		if size < 0 || size > adm.limit {
+			size = min(max(size, adm.limit), math.MaxUint32)
+		}
+		binary.BigEndian.PutUint32(prefix[1:], uint32(size))
+		err = nil
+	} else {
+		var n int
+		n, err = io.ReadFull(r.Body, prefix[:])
+		body = io.MultiReader(bytes.NewReader(prefix[:n]), r.Body)
+	}
 	if err == nil {
 		release, err := g.messageSize(ctx, prefix, adm)
 		if err != nil {
