@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,9 +150,6 @@ func (s *Server) entry(c *gin.Context) {
 			}
 			renderError(c, status.Wrap(fmt.Errorf("panic: %v", p), status.Internal, "internal error"))
 		}
-		if a, _ := c.Request.Context().Value(admissionKey{}).(*admission); a != nil && a.quiet {
-			return // the call's own pass logs and counts it
-		}
 		op := info.Operation
 		if op == "" {
 			op = "unmatched" // one label for every unknown path keeps the metric bounded
@@ -169,10 +164,7 @@ func (s *Server) entry(c *gin.Context) {
 		if c.Writer.Status() >= 500 && code != status.Unimplemented {
 			level = slog.LevelError
 		}
-		transport := "rest"
-		if fromGRPC(c.Request.Context()) {
-			transport = "grpc"
-		}
+		transport := "rest" // the RPC face logs its calls itself (Server.logCall)
 		// The route's pattern, not the path sent: a path may carry a
 		// credential (/inspect/{token}) or anything a caller typed.
 		path := c.FullPath()
@@ -186,20 +178,17 @@ func (s *Server) entry(c *gin.Context) {
 	c.Next()
 }
 
-// handle serves one operation: body limit, provider, token, decode, call,
-// encode. Cheap checks come before reading the body.
+// handle serves one operation over REST: admission from the headers,
+// the body read under the admitted limit (a large one in a slot), invoke,
+// the answer or the gateway's error written.
 func (s *Server) handle(op Operation) gin.HandlerFunc {
 	name := op.FullName()
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
-		if op.NoREST() && !fromGRPC(ctx) {
-			s.noRoute(c) // a stream, or section 8: no REST route
-			return
-		}
 		info := reqctx.From(ctx)
 		info.Operation = name
 		info.Logger = info.Logger.With("operation", name)
-		if t := s.cfg.RequestTimeout; t > 0 && !op.Streaming() {
+		if t := s.cfg.RequestTimeout; t > 0 {
 			// a database that does not answer (a network swallowing its
 			// packets, a pooler whose server is gone) ends as a 503
 			var cancel context.CancelFunc
@@ -207,38 +196,18 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			defer cancel()
 			c.Request = c.Request.WithContext(ctx)
 		}
-
-		adm, _ := ctx.Value(admissionKey{}).(*admission)
-		if adm != nil && adm.err != nil { // the gRPC face refused the message it was about to read
-			renderError(c, adm.err)
+		limit, err := s.admit(c, op, info)
+		if err != nil {
+			renderError(c, err)
 			return
-		}
-		var limit int64
-		if adm != nil && adm.admitted { // the gRPC face had the call admitted before it read the message
-			info.ProviderID, info.Principal, limit = adm.providerID, adm.principal, adm.limit
-		} else {
-			var err error
-			if limit, err = s.admit(c, op, info); err != nil {
-				renderError(c, err)
-				return
-			}
-			if adm != nil || op.Streaming() { // admission only: the gRPC face reads the message (or runs the stream) next
-				if adm != nil {
-					adm.admitted, adm.providerID, adm.principal, adm.limit = true, info.ProviderID, info.Principal, limit
-					adm.quiet = !op.Streaming() // the call's own pass has the log line; a stream's admission is its line
-				}
-				c.Data(http.StatusOK, "application/json", []byte("{}"))
-				return
-			}
 		}
 		var decode func(any) error
 		var rawBody []byte
-		if op.Verb == http.MethodGet && !fromGRPC(ctx) {
+		if op.Verb == http.MethodGet {
 			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
 		} else {
-			// Bodies over 1 MiB (or of unknown length) are read a few at once
-			// (a gRPC message took its slot before the face read it).
-			if adm == nil && (c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody) {
+			// Bodies over 1 MiB (or of unknown length) are read a few at once.
+			if c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody {
 				release, err := s.largeBodySlot(ctx)
 				if err != nil {
 					renderError(c, err)
@@ -254,42 +223,34 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			rawBody = body
 			decode = func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
 		}
-		if key := c.GetHeader(idempotencyHeader); key != "" && op.idempotent() {
-			s.idempotently(c, op, key, rawBody, decode)
-			return
-		}
-		if op.download != nil {
-			name, write, err := op.download(ctx, decode)
-			if err != nil {
-				renderError(c, err)
-				return
-			}
-			c.Header("Content-Type", op.ContentType)
-			if name != "" {
-				c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
-			}
-			c.Status(http.StatusOK)
-			if err := write(c.Writer); err != nil {
-				info.Logger.Error("download interrupted", "error", err)
-			}
-			return
-		}
-		resp, err := op.call(ctx, decode)
+		a, err := s.invoke(ctx, &op, decode, rawBody, c.GetHeader(idempotencyHeader))
 		if err != nil {
 			renderError(c, err)
 			return
 		}
-		if sink, ok := ctx.Value(sinkKey{}).(*grpcSink); ok { // the gRPC face writes the answer itself
-			sink.value = resp
+		for k, vs := range a.header {
+			c.Header(k, vs[0])
+		}
+		switch {
+		case a.file != nil:
+			c.Header("Content-Type", a.file.contentType)
+			if a.file.name != "" {
+				c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.file.name}))
+			}
 			c.Status(http.StatusOK)
-			return
+			if err := a.file.write(c.Writer); err != nil {
+				info.Logger.Error("download interrupted", "error", err)
+			}
+		case a.json != nil:
+			c.Data(http.StatusOK, "application/json", a.json)
+		default:
+			out, err := codec.Marshal(a.value)
+			if err != nil {
+				renderError(c, fmt.Errorf("encode %s response: %w", name, err))
+				return
+			}
+			c.Data(http.StatusOK, "application/json", out)
 		}
-		out, err := codec.Marshal(resp)
-		if err != nil {
-			renderError(c, fmt.Errorf("encode %s response: %w", name, err))
-			return
-		}
-		c.Data(http.StatusOK, "application/json", out)
 	}
 }
 
@@ -300,47 +261,12 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 // body limit, or WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a
 // valid token (no token: no reason for a large body).
 func (s *Server) admit(c *gin.Context, op Operation, info *reqctx.Info) (int64, error) {
-	ctx := c.Request.Context()
-	limit := s.cfg.BodyLimit
-	if op.Security == NoToken {
-		limit = s.unauthenticatedLimit()
+	adm, err := s.admission(c.Request.Context(), &op, c.Request.Header, c.Request.ContentLength, headerBytes(c.Request))
+	if err != nil {
+		return 0, err
 	}
-	if op.Streaming() { // a stream's request is small: it never takes a large-body slot (for the stream's life)
-		limit = min(limit, largeBody)
-	}
-	if c.Request.ContentLength > limit {
-		return 0, tooLarge(limit)
-	}
-	if size := headerBytes(c.Request); size > maxHeaderBytes {
-		e := status.New(status.ResourceExhausted, "request headers of %d bytes, more than the %d allowed", size, maxHeaderBytes)
-		e.HTTP = http.StatusRequestHeaderFieldsTooLarge
-		return 0, e
-	}
-	if !op.NoProvider {
-		pid, err := s.checkProvider(ctx, c.GetHeader("provider_id"))
-		if err != nil {
-			return 0, err
-		}
-		info.ProviderID = pid
-	}
-	authz := c.GetHeader("Authorization")
-	if op.Security != NoToken && (op.Security != OptionalAccessToken || authz != "") {
-		p, err := s.authenticate(ctx, op, info.ProviderID, authz)
-		if err != nil {
-			return 0, err
-		}
-		info.Principal = p
-		if err := checkAccess(&op, p); err != nil {
-			return 0, err
-		}
-	}
-	if info.Principal == nil { // a password change without a token, say
-		limit = s.unauthenticatedLimit()
-		if c.Request.ContentLength > limit {
-			return 0, tooLarge(limit)
-		}
-	}
-	return limit, nil
+	info.ProviderID, info.Principal = adm.providerID, adm.principal
+	return adm.limit, nil
 }
 
 // unauthenticatedLimit is the most a call without a valid token may send.
@@ -351,24 +277,15 @@ func (s *Server) unauthenticatedLimit() int64 {
 	return s.cfg.BodyLimit
 }
 
-// admission carries the gateway's admission of a gRPC call between the
-// passes of the call through the gateway (Server.dispatch): the gRPC face
-// asks for it before it reads the call's message (only: the gateway stops
-// after admitting, filling in who calls and the most the message may be),
-// reads at most that, and sends the call with it (admitted: the gateway
-// takes provider and principal from it instead of admitting again), or
-// with the error that refused the message (err: the gateway answers it,
-// so that it is logged and counted as every answer is).
+// admission is a call's admission (Server.admission): who calls and the
+// most the call may send, decided from its headers before its message is
+// read, on every face.
 type admission struct {
 	admitted   bool
-	quiet      bool // an admission pass that the call's own pass follows: no log line of its own
 	providerID string
 	principal  *reqctx.Principal
 	limit      int64
-	err        error
 }
-
-type admissionKey struct{}
 
 // unreadBody is the error of a body (or a gRPC message) that could not be
 // read whole: too large, not sent within the read timeout
@@ -576,60 +493,6 @@ func (op Operation) idempotent() bool {
 		}
 	}
 	return false
-}
-
-// idempotently runs a mutation with an Idempotency-Key in one transaction
-// with the key: the first request with a key claims it, runs, and records
-// its answer in the transaction of its effect; a later one with the same
-// key and the same request gets that answer again (Idempotent-Replay:
-// true); the same key with another request is refused (409, code 6). A
-// request that fails records nothing (nothing happened), so its retry runs
-// again. Keys are scoped to the caller's provider, organisation and session
-// (or group) and kept for WASTEFLOW_IDEMPOTENCY_RETENTION.
-func (s *Server) idempotently(c *gin.Context, op Operation, key string, body []byte, decode func(any) error) {
-	ctx := c.Request.Context()
-	info := reqctx.From(ctx)
-	if len(key) > 200 {
-		renderError(c, status.Invalid(idempotencyHeader, "at most 200 characters"))
-		return
-	}
-	// A key is the caller's own: its organisation's, and within it the
-	// session's (a login and the tokens refreshed from it) or the group's,
-	// so another account or session reusing a key never receives an answer
-	// that was not its own (an access token, a secret shown once).
-	org, scoped := "", key
-	if p := info.Principal; p != nil {
-		org, scoped = p.OrganisationID, p.Subject+"/"+p.SessionID+"/"+key
-	}
-	sum := sha256.Sum256(append([]byte(op.FullName()+"\n"), body...))
-	hash := hex.EncodeToString(sum[:])
-	now := time.Now().UTC()
-	replay, out, err := models.RunIdempotent(ctx, s.db, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: scoped,
-		Operation: op.FullName(), RequestHash: hash, CreatedAt: now}, s.cfg.IdempotencyRetention,
-		func(ctx context.Context) ([]byte, error) {
-			resp, err := op.call(ctx, decode)
-			if err != nil {
-				return nil, err
-			}
-			return codec.Marshal(resp)
-		})
-	switch {
-	case replay != nil:
-		switch {
-		case replay.RequestHash != hash:
-			renderError(c, status.New(status.AlreadyExists, "Idempotency-Key %q was used for another request (%s) within its retention: use a new key", key, replay.Operation).
-				WithDetails(status.Info("IDEMPOTENCY_KEY_REUSED", map[string]string{"operation": replay.Operation})))
-		case replay.Status == 0:
-			renderError(c, status.New(status.Aborted, "a request with Idempotency-Key %q is still running", key))
-		default:
-			c.Header("Idempotent-Replay", "true")
-			c.Data(replay.Status, "application/json", replay.Body)
-		}
-	case err != nil:
-		renderError(c, err)
-	default:
-		c.Data(http.StatusOK, "application/json", out)
-	}
 }
 
 // linkBase is the address a link to this server starts with when it

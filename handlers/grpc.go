@@ -1,19 +1,12 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"net/url"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,11 +24,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
-	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	protofiles "github.com/wasteflow/wasteflow/proto"
+	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
 // The gRPC face: every operation of the committed .proto files (proto/,
@@ -75,12 +67,6 @@ var compiledProto = sync.OnceValues(func() ([]protoreflect.FileDescriptor, error
 	}
 	return CompileProto(context.Background(), files)
 })
-
-// viaGRPC marks a request the gRPC face made: its GET operations take the
-// request as a JSON body, and the log line says how the call came.
-type viaGRPCKey struct{}
-
-func fromGRPC(ctx context.Context) bool { return ctx.Value(viaGRPCKey{}) != nil }
 
 func (s *Server) newGRPCFace() (*grpcFace, error) {
 	fds, err := compiledProto()
@@ -227,28 +213,44 @@ func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.Me
 	if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
+	// The operations a stream is made of run as calls of their own (each
+	// admitted with the stream's metadata: a token that expired ends the
+	// stream), with Go values in and out.
 	call := func(ctx context.Context, method string, in, out any) error {
 		target := g.ops[method]
 		if target == nil {
 			return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s is not served here", method))
 		}
-		b, err := codec.Marshal(in)
+		start := time.Now()
+		ctx, info := g.s.rpcContext(ctx, target, header.Clone(), peer, nil)
+		adm, err := g.s.admission(ctx, target, header, 0, rpcHeaderBytes(target, header))
 		if err != nil {
-			return err
+			return g.fail(ctx, info, target, err, start)
 		}
-		rec := g.s.dispatch(ctx, target, header, peer, b, nil, nil)
-		if rec.status != http.StatusOK {
-			return rec.grpcError()
+		info.ProviderID, info.Principal = adm.providerID, adm.principal
+		a, err := g.s.invoke(ctx, target, func(v any) error { return decodeErr(requireFields(assign(v, in), v)) }, nil, "")
+		if err == nil {
+			if a.json != nil {
+				err = codec.Unmarshal(a.json, out)
+			} else {
+				err = assign(out, a.value)
+			}
 		}
-		return codec.Unmarshal(rec.body.Bytes(), out)
+		if err != nil {
+			return g.fail(ctx, info, target, err, start)
+		}
+		g.s.logCall(ctx, info, "grpc", target.Verb, target.Path(), http.StatusOK, status.OK, time.Since(start))
+		return nil
 	}
+	// Each message the stream sends is written straight to the wire, as a
+	// unary answer is, and read into the rpc's message.
 	sendValue := func(v any) error {
-		b, err := codec.Marshal(v)
+		b, err := g.encode(op, md.Output(), v)
 		if err != nil {
-			return err
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("a message does not fit %s: %w", md.Output().FullName(), err))
 		}
 		m := dynamicpb.NewMessage(md.Output())
-		if err := protojson.Unmarshal(b, m); err != nil {
+		if err := proto.Unmarshal(b, m); err != nil {
 			return connect.NewError(connect.CodeInternal, fmt.Errorf("a message does not fit %s: %w", md.Output().FullName(), err))
 		}
 		return send(m)
@@ -334,35 +336,77 @@ func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(c
 	}
 }
 
-// call runs a unary operation for either gRPC server: body (the request
-// as JSON) through the gateway, with the call's admission (g.admit), the
-// answer as a wireMessage with the answer's headers, or a connect error
-// (code, message, details, metadata).
-func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (*wireMessage, http.Header, error) {
-	rec := g.s.dispatch(ctx, op, header, peer, body, &grpcSink{}, adm)
-	if rec.overflow {
-		return nil, nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the response is larger than %d bytes", MaxResponseBytes))
-	}
-	if rec.status != http.StatusOK {
-		return nil, nil, rec.grpcError()
-	}
-	out := &wireMessage{md: md.Output()}
-	switch {
-	case rec.sink.value != nil: // the answer's Go value, written straight to the wire
-		bin, err := g.encode(op, md.Output(), rec.sink.value)
-		if err != nil {
-			reqID := rec.header.Get(requestIDHeader)
-			g.s.log.Error("a gRPC answer could not be encoded", "operation", op.FullName(), "request_id", reqID, "error", err)
-			return nil, nil, connect.NewError(connect.CodeInternal, fmt.Errorf("internal error; quote request id %s when reporting it", reqID))
+// call runs an admitted unary call for either RPC server: body (the
+// request as JSON) decoded as a REST body is, invoke, the answer as a
+// wireMessage with the answer's headers, or the connect error (code,
+// message, details, metadata); logged and counted as a REST request is.
+func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (out *wireMessage, answer http.Header, err error) {
+	start := time.Now()
+	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
+	code, httpStatus := status.OK, http.StatusOK
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler { //nolint:errorlint // sentinel identity is the contract
+				panic(p)
+			}
+			out, answer = nil, nil
+			err = g.fail(ctx, info, op, status.Wrap(fmt.Errorf("panic: %v", p), status.Internal, "internal error"), start)
+			return
 		}
-		out.bin, out.value = bin, rec.sink.value
-	case op.download != nil && op.Response == nil:
-		out.dyn = dynamicpb.NewMessage(md.Output())
-		fileMessage(out.dyn, rec)
-	default: // a replayed answer, a streamed JSON: the REST JSON, read by protojson when binary is asked for
-		out.json = rec.body.Bytes()
+		if err == nil {
+			g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), httpStatus, code, time.Since(start))
+		}
+	}()
+	if t := g.s.cfg.RequestTimeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
 	}
-	return out, rec.header, nil
+	decode := func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
+	a, err := g.s.invoke(ctx, op, decode, body, header.Get(idempotencyHeader))
+	if err != nil {
+		return nil, nil, g.fail(ctx, info, op, err, start)
+	}
+	answer = http.Header{requestIDHeader: {info.RequestID}}
+	for k, vs := range a.header {
+		answer[k] = vs
+	}
+	out = &wireMessage{md: md.Output()}
+	switch {
+	case a.file != nil && op.Response != nil: // an answer written as JSON (StreamJSON): read by protojson when binary is asked for
+		data, err := a.file.bytes(2 * MaxResponseBytes)
+		if err != nil {
+			return nil, nil, g.fail(ctx, info, op, g.tooLarge(err), start)
+		}
+		out.json = data
+	case a.file != nil: // a file: the rpc's data, file_name, content_type
+		data, err := a.file.bytes(MaxResponseBytes)
+		if err != nil {
+			return nil, nil, g.fail(ctx, info, op, g.tooLarge(err), start)
+		}
+		out.dyn = dynamicpb.NewMessage(md.Output())
+		fileMessage(out.dyn, a.file, data)
+	case a.json != nil: // a replayed answer: the REST JSON, read by protojson when binary is asked for
+		if len(a.json) > 2*MaxResponseBytes {
+			return nil, nil, g.fail(ctx, info, op, g.tooLarge(errTooLargeForRPC), start)
+		}
+		out.json = a.json
+	default: // the answer's Go value, written straight to the wire
+		bin, err := g.encode(op, md.Output(), a.value)
+		if err != nil {
+			return nil, nil, g.fail(ctx, info, op, fmt.Errorf("a gRPC answer could not be encoded: %w", err), start)
+		}
+		out.bin, out.value = bin, a.value
+	}
+	return out, answer, nil
+}
+
+// tooLarge refuses an answer larger than an RPC answer may be.
+func (g *grpcFace) tooLarge(err error) error {
+	if errors.Is(err, errTooLargeForRPC) {
+		return status.New(status.ResourceExhausted, "the response is larger than %d bytes", MaxResponseBytes)
+	}
+	return err
 }
 
 // encode writes value (a pointer to the operation's response struct) as
@@ -499,22 +543,6 @@ func copyAnswerHeaders(dst, src http.Header) {
 	}
 }
 
-// grpcSink receives the Go value of a dispatched operation's answer, so
-// that the gRPC face writes it without the JSON detour.
-type grpcSink struct{ value any }
-
-type sinkKey struct{}
-
-// fileMessage fills a download's answer: data, file_name, content_type.
-func fileMessage(out *dynamicpb.Message, rec *recorder) {
-	fields := out.Descriptor().Fields()
-	out.Set(fields.ByName("data"), protoreflect.ValueOfBytes(rec.body.Bytes()))
-	out.Set(fields.ByName("content_type"), protoreflect.ValueOfString(rec.header.Get("Content-Type")))
-	if _, params, err := mime.ParseMediaType(rec.header.Get("Content-Disposition")); err == nil && params["filename"] != "" {
-		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(params["filename"]))
-	}
-}
-
 // grpcHopHeaders are the gRPC transport's own headers: they do not become
 // the operation's metadata.
 func grpcHopHeader(k string) bool {
@@ -525,46 +553,6 @@ func grpcHopHeader(k string) bool {
 	k = strings.ToLower(k)
 	return k == "content-type" || k == "te" || k == "content-length" || strings.HasPrefix(k, "grpc-") || strings.HasPrefix(k, "connect-") ||
 		k == "x-grpc-web" || k == "x-user-agent"
-}
-
-// dispatch runs op through the gateway pipeline (gin's route of the
-// operation, with every middleware a REST request meets) with body as its
-// JSON and md as its headers, and records the answer.
-//
-// With a sink the answer's Go value goes there instead of being encoded
-// as JSON (the gRPC face writes it to the wire); without, the recorder
-// holds the JSON. adm is the call's admission (see admission): nil has
-// the gateway admit the call itself.
-func (s *Server) dispatch(ctx context.Context, op *Operation, md http.Header, remote string, body []byte, sink *grpcSink, adm *admission) *recorder {
-	rec := &recorder{header: http.Header{}, status: http.StatusOK, limit: 2 * MaxResponseBytes, sink: sink}
-	ctx = context.WithValue(context.WithValue(ctx, viaGRPCKey{}, true), admissionKey{}, adm)
-	if sink != nil {
-		ctx = context.WithValue(ctx, sinkKey{}, sink)
-	} else {
-		rec.sink = &grpcSink{}
-	}
-	path := op.Path()
-	r := (&http.Request{
-		Method: op.Verb, URL: &url.URL{Path: path}, RequestURI: path,
-		Proto: "HTTP/2.0", ProtoMajor: 2, Header: make(http.Header, len(md)+1),
-		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
-		RemoteAddr: remote,
-	}).WithContext(ctx)
-	// the address the client called, as a REST request carries it (links
-	// the server hands out, such as an inspection link, are made from it)
-	o := originOf(ctx)
-	r.Host = o.host
-	if o.tls {
-		r.TLS = &tls.ConnectionState{HandshakeComplete: true}
-	}
-	for k, vs := range md {
-		if !grpcHopHeader(k) {
-			r.Header[k] = vs
-		}
-	}
-	r.Header["Content-Type"] = []string{"application/json"}
-	s.engine.ServeHTTP(rec, r)
-	return rec
 }
 
 // originKey carries the host and transport a gRPC-over-HTTP call came in
@@ -592,66 +580,6 @@ func originOf(ctx context.Context) callOrigin {
 		o.tls = true
 	}
 	return o
-}
-
-// recorder is the ResponseWriter of a dispatched call.
-type recorder struct {
-	sink     *grpcSink
-	header   http.Header
-	status   int
-	wrote    bool
-	body     bytes.Buffer
-	limit    int
-	overflow bool
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	if r.body.Len()+len(b) > r.limit {
-		r.overflow = true
-		return 0, errors.New("response too large for gRPC")
-	}
-	return r.body.Write(b)
-}
-
-// grpcError turns the gateway's error answer into the gRPC status: the
-// code as it is, the message, the details as google.protobuf.Any (a
-// Retry-After becomes a google.rpc.RetryInfo), the request id as metadata.
-func (r *recorder) grpcError() error {
-	var eb struct {
-		Code    int               `json:"code"`
-		Message string            `json:"message"`
-		Details []json.RawMessage `json:"details"`
-	}
-	if err := json.Unmarshal(r.body.Bytes(), &eb); err != nil || eb.Code <= 0 || eb.Code > 16 {
-		eb.Code, eb.Message = int(connect.CodeInternal), fmt.Sprintf("internal error (HTTP %d); quote request id %s when reporting it", r.status, r.header.Get(requestIDHeader))
-		eb.Details = nil
-	}
-	ce := connect.NewError(connect.Code(eb.Code), errors.New(eb.Message))
-	for _, d := range eb.Details {
-		var a anypb.Any
-		if err := protojson.Unmarshal(d, &a); err != nil {
-			continue // a detail of a type this server has no descriptor for
-		}
-		if detail, err := connect.NewErrorDetail(&a); err == nil {
-			ce.AddDetail(detail)
-		}
-	}
-	if secs, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil && secs >= 0 {
-		if detail, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)}); err == nil {
-			ce.AddDetail(detail)
-		}
-	}
-	copyAnswerHeaders(ce.Meta(), r.header)
-	return ce
 }
 
 // healthChecker answers grpc.health.v1 as /readyz does: SERVING when the
@@ -686,4 +614,29 @@ func HTTPProtocols() *http.Protocols {
 	p.SetHTTP2(true)
 	p.SetUnencryptedHTTP2(true)
 	return p
+}
+
+// assign sets dst to src's value: pointers to the same type (the Go
+// values a stream passes its inner calls), else through the codec.
+func assign(dst, src any) error {
+	dv, sv := reflect.ValueOf(dst), reflect.ValueOf(src)
+	if dv.Kind() == reflect.Pointer && sv.Kind() == reflect.Pointer && dv.Type() == sv.Type() && !sv.IsNil() {
+		dv.Elem().Set(sv.Elem())
+		return nil
+	}
+	b, err := codec.Marshal(src)
+	if err != nil {
+		return err
+	}
+	return codec.Unmarshal(b, dst)
+}
+
+// fileMessage fills a download's answer: data, file_name, content_type.
+func fileMessage(out *dynamicpb.Message, f *fileAnswer, data []byte) {
+	fields := out.Descriptor().Fields()
+	out.Set(fields.ByName("data"), protoreflect.ValueOfBytes(data))
+	out.Set(fields.ByName("content_type"), protoreflect.ValueOfString(f.contentType))
+	if f.name != "" {
+		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(f.name))
+	}
 }

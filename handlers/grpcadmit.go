@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/mem"
 	grpcstatus "google.golang.org/grpc/status"
 
+	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
@@ -31,27 +32,50 @@ import (
 // (receive) or by connect-go (serveCall), and the call dispatched with
 // its admission.
 
-// admit asks the gateway to admit op's call from its headers: a pass
-// through the gateway that stops after admitting (logged only when it
-// refuses, or for a stream, whose line it is). The answer, or the
-// refusal as a connect error, comes back; the call's later passes carry
-// the request id the admission gave it.
+// admit admits op's call from its metadata (Server.admission), before
+// its message is read. A refusal is logged and counted as every answer
+// is, and comes back as the connect error; a stream's admission is its
+// log line. The request id it gives the call goes into header for the
+// call's later steps.
 func (g *grpcFace) admit(ctx context.Context, op *Operation, header http.Header, peer string) (*admission, error) {
-	probe := &admission{}
-	rec := g.s.dispatch(ctx, op, header, peer, nil, nil, probe)
-	if rec.status != http.StatusOK || !probe.admitted {
-		return nil, rec.grpcError()
+	start := time.Now()
+	ctx, info := g.s.rpcContext(ctx, op, header, peer, nil)
+	adm, err := g.s.admission(ctx, op, header, 0, rpcHeaderBytes(op, header))
+	if err != nil {
+		return nil, g.fail(ctx, info, op, err, start)
 	}
-	if id := rec.header.Get(requestIDHeader); id != "" {
-		header.Set(requestIDHeader, id)
+	if op.Streaming() {
+		info.ProviderID, info.Principal = adm.providerID, adm.principal
+		g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), http.StatusOK, status.OK, time.Since(start))
 	}
-	return &admission{admitted: true, providerID: probe.providerID, principal: probe.principal, limit: probe.limit}, nil
+	return adm, nil
 }
 
 // refuse answers an admitted call whose message was refused (too large,
-// no large-body slot) through the gateway, which logs and counts it.
-func (g *grpcFace) refuse(ctx context.Context, op *Operation, header http.Header, peer string, err error) error {
-	return g.s.dispatch(ctx, op, header, peer, nil, nil, &admission{err: err}).grpcError()
+// no large-body slot, too slow), logged and counted as every answer is.
+func (g *grpcFace) refuse(ctx context.Context, op *Operation, header http.Header, peer string, adm *admission, err error) error {
+	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
+	return g.fail(ctx, info, op, err, time.Now())
+}
+
+// fail is a call's error as its face answers it (rpcError), logged and
+// counted.
+func (g *grpcFace) fail(ctx context.Context, info *reqctx.Info, op *Operation, err error, start time.Time) error {
+	ce, se := rpcError(ctx, err)
+	g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), se.HTTPStatus(), se.Code, time.Since(start))
+	return ce
+}
+
+// rpcHeaderBytes is the size of a call's metadata as headerBytes counts a
+// REST request's.
+func rpcHeaderBytes(op *Operation, h http.Header) int {
+	n := len(op.Path())
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
 }
 
 // messageSize checks a message's length prefix against the admitted limit
@@ -119,7 +143,7 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 	if err == nil {
 		release, err := g.messageSize(ctx, prefix, adm)
 		if err != nil {
-			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, err))
+			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, err))
 			return
 		}
 		defer release()
@@ -135,7 +159,7 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 		// would be.
 		msg, err := io.ReadAll(r.Body)
 		if err != nil {
-			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, g.s.unreadBody(err, adm.limit)))
+			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, g.s.unreadBody(err, adm.limit)))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(msg))

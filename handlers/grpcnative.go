@@ -122,7 +122,7 @@ func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor)
 		}
 		in, release, err := g.receive(ctx, adm)
 		if gatewayRefusal(err) {
-			return nil, nativeError(ctx, g.refuse(ctx, op, header, remote, err))
+			return nil, nativeError(ctx, g.refuse(ctx, op, header, remote, adm, err))
 		}
 		if err != nil {
 			return nil, err
@@ -154,7 +154,7 @@ func (g *grpcFace) nativeStream(op *Operation, md protoreflect.MethodDescriptor)
 		}
 		in, release, err := g.receive(ctx, adm)
 		if gatewayRefusal(err) {
-			return nativeError(ctx, g.refuse(ctx, op, header, remote, err))
+			return nativeError(ctx, g.refuse(ctx, op, header, remote, adm, err))
 		}
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync"
@@ -75,15 +76,17 @@ type Deps struct {
 
 // Server is the HTTP handler of wasteflow.
 type Server struct {
-	cfg       *configs.Config
-	db        *models.DB
-	log       *slog.Logger
-	auth      Authenticator
-	authSvc   *auth.Service
-	docs      *documents.Runner
-	bmu       *bmu.Service
-	transport *transport.Service
-	signer    *signer.Service
+	// trustedProxies are WASTEFLOW_TRUSTED_PROXIES (gin holds REST's).
+	trustedProxies []netip.Prefix
+	cfg            *configs.Config
+	db             *models.DB
+	log            *slog.Logger
+	auth           Authenticator
+	authSvc        *auth.Service
+	docs           *documents.Runner
+	bmu            *bmu.Service
+	transport      *transport.Service
+	signer         *signer.Service
 	// largeBodies holds a slot per large body being read.
 	largeBodies chan struct{}
 	reports     *reports.Service
@@ -242,11 +245,16 @@ func New(d Deps) (*Server, error) {
 	if err := e.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("WASTEFLOW_TRUSTED_PROXIES: %w", err)
 	}
+	if s.trustedProxies, err = trustedPrefixes(s.cfg.TrustedProxies); err != nil { // the RPC face's (clientIP)
+		return nil, fmt.Errorf("WASTEFLOW_TRUSTED_PROXIES: %w", err)
+	}
 	e.Use(s.entry, securityHeaders)
 	e.NoRoute(s.noRoute)
 	e.NoMethod(s.noMethod)
 	for _, op := range s.ops {
-		e.Handle(op.Verb, op.Path(), s.handle(op)) // REST answers a gRPC-only one as a path it cannot route
+		if !op.NoREST() { // a stream, or section 8's gRPC-only ones: REST answers them 404, as any path it cannot route
+			e.Handle(op.Verb, op.Path(), s.handle(op))
+		}
 	}
 	for _, p := range s.plains {
 		e.GET(p.Path, s.plain(p))

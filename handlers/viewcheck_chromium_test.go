@@ -201,7 +201,8 @@ func (w *viewWatch) views(t *testing.T, name, ready string) {
 				t.Fatal(err)
 			}
 			c, cancel := context.WithTimeout(w.ctx, 20*time.Second)
-			_, err := chromedp.Run(c, chromedp.Poll[any](fmt.Sprintf(`document.documentElement.lang === %s && innerWidth === %d && (%s)`, jsString(lang), width, ready),
+			// the language's re-render done (a form closes and reopens in it)
+			_, err := chromedp.Run(c, chromedp.Poll[any](fmt.Sprintf(`document.documentElement.lang === %s && innerWidth === %d && !document.body.hasAttribute('data-rendering') && (%s)`, jsString(lang), width, ready),
 				chromedp.WithPollingInterval(50*time.Millisecond)))
 			cancel()
 			if err != nil {

@@ -1445,10 +1445,13 @@
       if (!refreshToken && sessionNote) { show('login-view'); saySessionNote(); return; } // why the session ended stays, in the new language
       // an open form stays open with what was typed, in the new words
       const open = action && $('action-fields').firstElementChild ? { intent: action.intent, create: action.create, values: collect($('action-fields').firstElementChild, []) } : null;
+      // data-rendering: the page is being drawn again in the new words (a
+      // form closes and reopens meanwhile); scripts driving it wait
+      document.body.setAttribute('data-rendering', '');
       route().then(() => {
         if (open && open.create && action && action.create === open.create) return fillAgain(open.values);
         if (open && !open.create && current) return openAction(open.intent, open.values);
-      }).catch(report);
+      }).catch(report).finally(() => document.body.removeAttribute('data-rendering'));
     });
     $('filters').addEventListener('submit', (ev) => {
       ev.preventDefault();
