@@ -258,6 +258,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		Signer:    &signer.Service{Store: models.NewSignerStore(db), BMU: bmuSvc, Keys: signKeys, Now: clk.Now, Poll: 20 * time.Millisecond, Wake: signWake},
 		Reports:   &reports.Service{Store: models.NewReportStore(db), Now: clk.Now, Clocks: notes.Clocks},
 		Events:    &events.Service{Store: models.NewEventStore(db), Poll: 20 * time.Millisecond, Wake: evWake}}
+	deps = withOracle(deps)
 	srv, err := handlers.New(deps)
 	if err != nil {
 		t.Fatal(err)

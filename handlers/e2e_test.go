@@ -144,7 +144,7 @@ func newServer(t testing.TB, dbcfg configs.Database) *env {
 	}
 	cfg.Database = dbcfg
 	cfg.UnauthenticatedBodyLimit = cfg.BodyLimit // the echo operations take no token: they test the gateway's own limit
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Extra: testOperations()})
+	srv, err := handlers.New(withOracle(handlers.Deps{Config: cfg, DB: db, Extra: testOperations()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +654,7 @@ func TestReadyzWithoutMigrations(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = models.Close(db) })
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db})
+	srv, err := handlers.New(withOracle(handlers.Deps{Config: cfg, DB: db}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,13 @@ import (
 	"testing"
 
 	"github.com/alexedwards/argon2id"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -20,14 +25,14 @@ import (
 // hash's cost (workflows/credentials tests the production parameters,
 // which the PHC strings carry, so a stored hash verifies either way).
 //
-// Every gRPC answer is also checked against the JSON detour's (CheckWire),
+// Every gRPC answer is also checked against the JSON detour's (wireOracle),
 // every stored aggregate's decoding against encoding/json's (CheckDecode).
 //
 // The load benchmark (WASTEFLOW_BENCH) measures the server as it runs:
 // production hashing (its login figure is the argon2id cost), no check.
 func TestMain(m *testing.M) {
 	bench := os.Getenv("WASTEFLOW_BENCH") != ""
-	handlers.CheckWire = !bench
+	checkWire = !bench
 	documents.CheckDecode = !bench
 	if !bench {
 		credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
@@ -40,4 +45,39 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// checkWire: the test servers inject wireOracle (not when the load
+// benchmark measures the server as it runs).
+var checkWire bool
+
+// wireOracle is Deps.WireCheck for the tests: the answer written straight
+// from its Go value (wire.go) must be the message the JSON detour gives
+// (the REST answer read by protojson into a dynamic message).
+func wireOracle(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error {
+	js, err := codec.Marshal(value)
+	if err != nil {
+		return err
+	}
+	want, got := dynamicpb.NewMessage(md), dynamicpb.NewMessage(md)
+	if err := protojson.Unmarshal(js, want); err != nil {
+		return fmt.Errorf("%s: the JSON detour: %w", op, err)
+	}
+	if err := proto.Unmarshal(wire, got); err != nil {
+		return fmt.Errorf("%s: the direct encoding does not parse: %w", op, err)
+	}
+	if !proto.Equal(want, got) {
+		wj, _ := protojson.Marshal(want)
+		gj, _ := protojson.Marshal(got)
+		return fmt.Errorf("%s: the direct encoding differs from the JSON detour:\nwant %s\ngot  %s", op, wj, gj)
+	}
+	return nil
+}
+
+// withOracle is deps with the test servers' oracle, when they check.
+func withOracle(deps handlers.Deps) handlers.Deps {
+	if checkWire {
+		deps.WireCheck = wireOracle
+	}
+	return deps
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	core "github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api"
 )
@@ -21,10 +20,10 @@ import (
 // sides. That is latency one call at a time; under load, where a
 // connection's calls share writes, gRPC's rate equals REST's (TestLoad).
 func BenchmarkCallOverhead(b *testing.B) {
+	check := checkWire
+	checkWire = false // the server as it runs
+	defer func() { checkWire = check }()
 	d := startDocs(b, dbtest.SQLite(b))
-	check := handlers.CheckWire
-	handlers.CheckWire = false // the server as it runs
-	defer func() { handlers.CheckWire = check }()
 	get := func(b *testing.B, c *http.Client, major int) {
 		for b.Loop() {
 			r, err := c.Get(d.url + "/svc.core.v1.api.DiscoveryApi/ListProvider")

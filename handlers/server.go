@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -72,12 +73,18 @@ type Deps struct {
 	// Extra operations are served beside the table's; tests use them to
 	// exercise the gateway with shapes no production operation has yet.
 	Extra []Operation
+	// WireCheck, optional, is shown every answer the RPC face writes
+	// straight from its Go value (wire.go) before it leaves: an oracle a
+	// test server injects (the JSON detour's message must be the same);
+	// its error fails the call.
+	WireCheck func(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error
 }
 
 // Server is the HTTP handler of wasteflow.
 type Server struct {
 	// trustedProxies are WASTEFLOW_TRUSTED_PROXIES (gin holds REST's).
 	trustedProxies []netip.Prefix
+	wireCheck      func(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error
 	cfg            *configs.Config
 	db             *models.DB
 	log            *slog.Logger
@@ -177,7 +184,7 @@ func New(d Deps) (*Server, error) {
 	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
-	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
+	s := &Server{wireCheck: d.WireCheck, streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
 		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, mail: d.Mail, diwass: d.DIWASS, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}

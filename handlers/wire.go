@@ -23,12 +23,8 @@ import (
 // kinds of the committed descriptors. The JSON detour (the REST answer
 // read by protojson into a dynamic message, then marshalled) costs as
 // much as the operation itself; the detour stays for what has no Go value
-// at hand (a replayed Idempotency-Key answer, a file) and as the oracle of
-// the tests (CheckWire).
-
-// CheckWire makes every direct encoding be compared with the JSON
-// detour's; a difference fails the call. Tests set it.
-var CheckWire bool
+// at hand (a replayed Idempotency-Key answer, a file) and as the tests'
+// oracle (Deps.WireCheck).
 
 type wireField struct {
 	num      protowire.Number
