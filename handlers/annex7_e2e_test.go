@@ -412,6 +412,7 @@ func TestIntentWithoutRouteStopsTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checked(runner)
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	_, err = handlers.New(handlers.Deps{Config: cfg, DB: db, Documents: runner})
 	if err == nil || !strings.Contains(err.Error(), "ANNEX_VII intent CARRIER_TRANSFER: operation "+co+"SetAnnex7Handover is not served") {

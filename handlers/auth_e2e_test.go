@@ -226,6 +226,7 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		t.Fatal(err)
 	}
 	notes.Clocks = wclock.New(db, environment)
+	checked(notes)
 	cfg.UIAppToken = appUI
 	trust := &wbmu.Trust{Now: clk.Now}
 	cd, _ := rbmu.CheckDigitMethod(rbmu.DefaultCheckDigit)

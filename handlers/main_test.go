@@ -1,8 +1,10 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,14 +28,14 @@ import (
 // which the PHC strings carry, so a stored hash verifies either way).
 //
 // Every gRPC answer is also checked against the JSON detour's (wireOracle),
-// every stored aggregate's decoding against encoding/json's (CheckDecode).
+// every stored aggregate's decoding against encoding/json's (decodeOracle):
+// the test servers inject both (withOracle, checked).
 //
 // The load benchmark (WASTEFLOW_BENCH) measures the server as it runs:
 // production hashing (its login figure is the argon2id cost), no check.
 func TestMain(m *testing.M) {
 	bench := os.Getenv("WASTEFLOW_BENCH") != ""
 	checkWire = !bench
-	documents.CheckDecode = !bench
 	if !bench {
 		credentials.PasswordParams = &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 	}
@@ -80,4 +82,22 @@ func withOracle(deps handlers.Deps) handlers.Deps {
 		deps.WireCheck = wireOracle
 	}
 	return deps
+}
+
+// decodeOracle is the runners' decoding check for the tests: encoding/json,
+// which wrote a stored aggregate, reads it as the faster decoder did.
+func decodeOracle(kind string, raw []byte, data any) error {
+	want := reflect.New(reflect.TypeOf(data).Elem()).Interface()
+	if err := json.Unmarshal(raw, want); err != nil || !reflect.DeepEqual(want, data) {
+		return fmt.Errorf("%s aggregate: encoding/json/v2 reads it otherwise than v1 (v1's error: %v)", kind, err)
+	}
+	return nil
+}
+
+// checked is r with the tests' decoding check, when they check.
+func checked(r *documents.Runner) *documents.Runner {
+	if checkWire {
+		r.Kinds.CheckDecoding(decodeOracle)
+	}
+	return r
 }

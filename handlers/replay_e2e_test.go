@@ -29,6 +29,7 @@ func TestTrailReplaysToTheDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checked(r)
 		ctx := context.Background()
 		replay := func() documents.ReplayResult {
 			t.Helper()

@@ -24,6 +24,7 @@ func replayEverything(t testing.TB, db *gorm.DB) {
 		t.Errorf("replay: %v", err)
 		return
 	}
+	checked(r)
 	res, err := r.Replay(context.Background())
 	if err != nil {
 		t.Errorf("replay: %v", err)

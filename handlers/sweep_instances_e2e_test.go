@@ -35,6 +35,7 @@ func TestSweepOnceAcrossInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checked(r)
 		r.Clocks = wclock.New(db, "development")
 		instances[i] = r
 	}
@@ -120,6 +121,7 @@ func TestStartUpTasksOnSeveralInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checked(r)
 		r.Clocks = wclock.New(db, "development")
 		wg.Add(1)
 		go func() {
