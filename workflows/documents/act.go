@@ -225,7 +225,7 @@ func step(ctx context.Context, k *Kind, doc *models.Document, ev *engine.Eval, d
 		if err != nil {
 			return nil, err
 		}
-		engine.NoteUndeclared(k.Def.Kind, in, berrs)
+		k.undeclared(in, berrs)
 		if dir.err != nil {
 			return nil, dir.err
 		}
@@ -245,7 +245,7 @@ func step(ctx context.Context, k *Kind, doc *models.Document, ev *engine.Eval, d
 		return nil, err
 	}
 	if berrs := historyFull(ev.Caller, ev.Data, lengths); len(berrs) > 0 {
-		engine.NoteUndeclared(k.Def.Kind, in, berrs)
+		k.undeclared(in, berrs)
 		res.berrs = berrs
 		return res, nil
 	}
@@ -277,7 +277,7 @@ func createStep(k *Kind, ev *engine.Eval, dir *directory) ([]engine.BusinessErro
 		if err != nil {
 			return nil, err
 		}
-		engine.NoteUndeclared(k.Def.Kind, in, berrs)
+		k.undeclared(in, berrs)
 		if len(berrs) > 0 {
 			return berrs, dir.err
 		}

@@ -8,9 +8,11 @@ package documents
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -24,6 +26,11 @@ type Kind struct {
 	Def *engine.Definition
 	// decodeCheck, set by Registry.CheckDecoding, checks each decoding.
 	decodeCheck func(kind string, raw []byte, data any) error
+	// onUndeclared, set by Registry.OnUndeclared, is told of a business
+	// error code an intent reported without declaring it; nil: a warning
+	// in the log, once per intent and code (noted).
+	onUndeclared func(kind, intent, code string)
+	noted        sync.Map
 	// IDPrefix starts every id of the kind ("ntf_").
 	IDPrefix string
 	// NumberPrefix names the sequence a new document's human number is
@@ -190,6 +197,28 @@ func (k *Kind) decode(raw string) (any, error) {
 // decodeOptions: names match as encoding/json matches them (exact first,
 // then ignoring case).
 var decodeOptions = jsonv2.MatchCaseInsensitiveNames(true)
+
+// OnUndeclared tells fn of every business error code an intent of the
+// kinds reports without declaring it in its Errors (the reference would
+// not list the operation under it): the tests fail on one.
+func (r *Registry) OnUndeclared(fn func(kind, intent, code string)) {
+	for _, k := range r.kinds {
+		k.onUndeclared = fn
+	}
+}
+
+// undeclared tells of the codes of berrs intent in does not declare.
+func (k *Kind) undeclared(in *engine.Intent, berrs []engine.BusinessError) {
+	for _, code := range engine.UndeclaredCodes(in, berrs) {
+		if k.onUndeclared != nil {
+			k.onUndeclared(k.Def.Kind, in.Name, code)
+			continue
+		}
+		if _, seen := k.noted.LoadOrStore(in.Name+" "+code, struct{}{}); !seen {
+			slog.Warn("business error code not declared by its intent", "kind", k.Def.Kind, "intent", in.Name, "code", code)
+		}
+	}
+}
 
 // CheckDecoding shows every stored aggregate the kinds decode (by
 // go-json-experiment/json, the encoding/json/v2 to be, twice as fast as

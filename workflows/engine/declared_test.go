@@ -5,13 +5,15 @@ import (
 	"testing"
 )
 
-// A code an intent reports without declaring it is recorded once; a
-// declared one is not.
-func TestNoteUndeclared(t *testing.T) {
+// A code an intent reports without declaring it is named once; a declared
+// one is not.
+func TestUndeclaredCodes(t *testing.T) {
 	in := &Intent{Name: "TEST_INTENT", Errors: []string{"DECLARED"}}
-	NoteUndeclared("TEST_KIND", in, []BusinessError{{Code: "DECLARED"}, {Code: "SURPRISE"}, {Code: "SURPRISE"}})
-	got := slices.DeleteFunc(Undeclared(), func(s string) bool { return s[:9] != "TEST_KIND" })
-	if !slices.Equal(got, []string{"TEST_KIND TEST_INTENT SURPRISE"}) {
+	got := UndeclaredCodes(in, []BusinessError{{Code: "DECLARED"}, {Code: "SURPRISE"}, {Code: "SURPRISE"}})
+	if !slices.Equal(got, []string{"SURPRISE"}) {
 		t.Fatalf("undeclared: %v", got)
+	}
+	if got := UndeclaredCodes(in, nil); got != nil {
+		t.Fatalf("none reported: %v", got)
 	}
 }
