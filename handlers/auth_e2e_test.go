@@ -188,6 +188,9 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 	db := dbtest.Open(t, dbcfg)
 	ring, _ := credentials.NewKeyring(bytes.Repeat([]byte{9}, 32))
 	hasher := credentials.NewHasher(runtime.NumCPU()) // the default of WASTEFLOW_PASSWORD_HASH_CONCURRENCY
+	if hashCheaply {
+		hasher.WithParams(cheapHashes)
+	}
 	f, err := bootstrap.Parse(strings.NewReader(strings.ReplaceAll(authFixture, "environment: development", "environment: "+environment)))
 	if err != nil {
 		t.Fatal(err)

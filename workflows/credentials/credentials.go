@@ -21,14 +21,18 @@ import (
 	"github.com/alexedwards/argon2id"
 )
 
-// PasswordParams are OWASP's argon2id minimum: 19 MiB, 2 passes, 1 lane.
-var PasswordParams = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+// PasswordParams are OWASP's argon2id minimum: 19 MiB, 2 passes, 1 lane
+// (a copy: what a Hasher uses is its own).
+func PasswordParams() argon2id.Params {
+	return argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+}
 
 // Hasher hashes and verifies passwords with a cap on how many run at once,
 // so a burst of logins cannot take all memory (each hash holds 19 MiB).
 type Hasher struct {
 	slots    chan struct{}
 	verified atomic.Int64
+	params   argon2id.Params
 }
 
 // ErrBusy means every hashing slot stayed taken while the caller waited.
@@ -39,7 +43,15 @@ func NewHasher(concurrent int) *Hasher {
 	if concurrent < 1 {
 		concurrent = 1
 	}
-	return &Hasher{slots: make(chan struct{}, concurrent)}
+	return &Hasher{slots: make(chan struct{}, concurrent), params: PasswordParams()}
+}
+
+// WithParams is h hashing new passwords with p instead of OWASP's minimum
+// (a hash carries its parameters, so every hash verifies either way).
+// Tests use it for speed: what they check is not the hash's cost.
+func (h *Hasher) WithParams(p argon2id.Params) *Hasher {
+	h.params = p
+	return h
 }
 
 func (h *Hasher) acquire(ctx context.Context) error {
@@ -62,7 +74,7 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 		return "", err
 	}
 	defer h.release()
-	return argon2id.CreateHash(password, PasswordParams)
+	return argon2id.CreateHash(password, &h.params)
 }
 
 // Verify reports whether password matches the PHC string hash.

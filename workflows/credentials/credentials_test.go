@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/alexedwards/argon2id"
+
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 )
 
@@ -88,5 +90,30 @@ func TestKeyringMACs(t *testing.T) {
 	}
 	if _, err := credentials.LoadKeyring(t.TempDir()+"/missing", false); err == nil {
 		t.Fatal("missing key file accepted without create")
+	}
+}
+
+// A Hasher hashes with OWASP's minimum unless it is given other
+// parameters (its own, not the process's); a hash carries its parameters,
+// so each verifies whatever hashed it.
+func TestHasherParamsAreItsOwn(t *testing.T) {
+	ctx := context.Background()
+	cheap := credentials.NewHasher(1).WithParams(argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32})
+	usual := credentials.NewHasher(1)
+	a, err := cheap.Hash(ctx, "a-password-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := usual.Hash(ctx, "a-password-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a, "m=64,t=1,p=1") || !strings.Contains(b, "m=19456,t=2,p=1") {
+		t.Fatalf("the parameters: %s, %s", a, b)
+	}
+	for _, h := range []string{a, b} {
+		if ok, err := usual.Verify(ctx, "a-password-1", h); err != nil || !ok {
+			t.Fatalf("%s does not verify: %v", h, err)
+		}
 	}
 }
