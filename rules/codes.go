@@ -9,7 +9,7 @@ import (
 )
 
 // BusinessErrorCode is a business rejection's code and when it is raised
-// (public contract: names in domain/workflows.md section 7 and beyond),
+// (public contract: docs/reference/business-errors.md lists them, generated from here),
 // and what a person filling a form reads: Words, in English and German
 // (the label list "businessError"; the error's message adds the details
 // in English).

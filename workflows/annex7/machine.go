@@ -55,7 +55,8 @@ type (
 	intent[I any] = engine.IntentOf[a.Annex7, I] // an intent taking a block of type I
 )
 
-// declaration is the Annex VII machine (domain/workflows.md section 4).
+// declaration is the Annex VII machine (docs/reference/workflows.md is
+// generated from it).
 var declaration = &engine.Declaration[a.Annex7]{
 	Kind:    Kind,
 	Labels:  words,

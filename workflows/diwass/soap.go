@@ -1,9 +1,8 @@
 // Package diwass speaks to DIWASS, the Commission's Digital Waste Shipment
 // System, over the part of its SOAP interface that is known from the spec
-// pack's own samples (docs/diwass.md, ../shared/domain/diwass.md): the
-// ping (WasteV1, IamAliveRequest), the operator directory
-// (OperatorDirectoryServiceV2) and, later, the Annex VII service
-// (WasteAnnex7V1). SOAP 1.1 over HTTP(S), text/xml, one endpoint per WSDL
+// pack's own samples (docs/diwass.md says what is known and from where):
+// the ping (WasteV1, IamAliveRequest), the operator directory
+// (OperatorDirectoryServiceV2) and the Annex VII service (WasteAnnex7V1). SOAP 1.1 over HTTP(S), text/xml, one endpoint per WSDL
 // service, the operation the first child of the Body.
 //
 // What a call's failure means for a request that must never be sent twice

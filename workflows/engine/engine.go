@@ -174,8 +174,8 @@ const (
 
 var effectOps = []string{Start, Stop, Suspend, Resume, Restart, Cancel, Lapse}
 
-// Rule is a deadline rule (domain/workflows.md section 6), declared with
-// the machine.
+// Rule is a deadline rule, declared with the machine (each kind's are in
+// docs/reference/workflows.md, their legal bases in docs/compliance.md).
 type Rule struct {
 	Name       string
 	LegalBasis string

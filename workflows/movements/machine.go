@@ -64,7 +64,8 @@ type (
 	intent[I any] = engine.IntentOf[m.Movement, I] // an intent taking a block of type I
 )
 
-// declaration is the movement machine (domain/workflows.md section 5).
+// declaration is the movement machine (docs/reference/workflows.md is
+// generated from it).
 var declaration = &engine.Declaration[m.Movement]{
 	Kind:    Kind,
 	Labels:  words,

@@ -112,7 +112,8 @@ type (
 	intent[I any] = engine.IntentOf[n.Notification, I] // an intent taking a block of type I
 )
 
-// declaration is the notification machine (domain/workflows.md section 3).
+// declaration is the notification machine (docs/reference/workflows.md
+// is generated from it).
 var declaration = &engine.Declaration[n.Notification]{
 	Kind:   Kind,
 	Labels: words,
