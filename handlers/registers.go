@@ -26,7 +26,7 @@ import (
 type ExportRegisterRequest struct {
 	From     string   `json:"from" doc:"first day (YYYY-MM-DD) on which the documents were created; default: from the start" label:"From|Von" help:"The first day; empty for from the start.|Der erste Tag; leer für von Anfang an."`
 	To       string   `json:"to" doc:"last day, included; default: today" label:"To|Bis" help:"The last day, included; empty for today.|Der letzte Tag, einschließlich; leer für heute."`
-	Kinds    []string `json:"kinds" doc:"NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)" label:"Kinds of document|Dokumentarten" help:"Empty for all.|Leer für alle." codeList:"documentKind"`
+	Kinds    []string `json:"kinds" doc:"kinds of document (as ListDocuments names them: NOTIFICATION, ANNEX_VII, MOVEMENT) and of BMU note (BGS, UNS); default: all" label:"Kinds of document|Dokumentarten" help:"Empty for all.|Leer für alle." codeList:"documentKind"`
 	Format   string   `json:"format" doc:"CSV (RFC 4180, the default) or XLSX" label:"File format|Dateiformat" help:"CSV or XLSX.|CSV oder XLSX."`
 	Language string   `json:"language" doc:"en (the default) or de: the columns' headers" label:"Language of the headers|Sprache der Spaltenüberschriften" help:"English or German.|Englisch oder Deutsch."`
 }

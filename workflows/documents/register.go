@@ -24,7 +24,9 @@ type RegisterRequest struct {
 	Parent       any // the parent's aggregate (nil for a kind without parent)
 	ParentNumber string
 	// Children are the documents under this one, each with its summary
-	// as data (what a parent reads of its children).
+	// as data (what a parent reads of its children); a child kind without
+	// a summary gives its id, kind, state and number alone (a register
+	// page does not read children's data).
 	Children []engine.Related
 	// Lang is the register's language ("en" or "de"): the words of its
 	// values.
@@ -147,12 +149,19 @@ func (r *Runner) RegisterLines(ctx context.Context, q RegisterQuery, lang string
 			}
 		}
 		if kids := page.Children[d.ID]; len(kids) > 0 {
-			cs, err := r.children(kids, nil)
-			if err != nil {
-				return nil, time.Time{}, "", err
-			}
-			for _, c := range cs {
-				req.Children = append(req.Children, c.Related)
+			for i := range kids {
+				c := &kids[i]
+				ck, ok := r.Kinds.Kind(c.Kind)
+				if !ok {
+					continue
+				}
+				rel := &engine.Related{ID: c.ID, Kind: c.Kind, State: c.State, Number: c.Number}
+				if ck.summarised() && c.Summary != "" { // the page reads children's summaries, not their data
+					if rel.Data, err = ck.familyOf(c); err != nil {
+						return nil, time.Time{}, "", fmt.Errorf("document %s: stored data: %w", c.ID, err)
+					}
+				}
+				req.Children = append(req.Children, *rel)
 			}
 		}
 		row := k.Register(req, data)

@@ -10,11 +10,13 @@ package kinds_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,6 +35,7 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 	"github.com/wasteflow/wasteflow/workflows/kinds"
+	"github.com/wasteflow/wasteflow/workflows/registers"
 	"github.com/wasteflow/wasteflow/workflows/reports"
 	"github.com/wasteflow/wasteflow/workflows/tokens"
 )
@@ -164,6 +167,10 @@ func inspectionKind() *documents.Kind {
 		Document: func(v *documents.View, d *inspection) *InspectionDocument {
 			return &InspectionDocument{Header: v.Header(), Trailer: v.Trailer(), Site: d.Site, VisitOn: d.VisitOn, Findings: d.Findings, FindingCount: len(v.Children)}
 		},
+		// Its row in the parties' registers: the operator's site, the visit.
+		Register: func(_ *documents.RegisterRequest, d *inspection) documents.RegisterRow {
+			return documents.RegisterRow{Notifier: d.Inspector, Facility: d.Site.Operator, ShipmentFrom: d.VisitOn}
+		},
 		// Step 4, the face.
 		Face: &documents.Face{Noun: "inspections", ContainerDoc: "set for an inspection",
 			Create: documents.OperationDecl{Operation: co + "CreateInspection", Summary: "Open an inspection",
@@ -242,7 +249,19 @@ func startServer(t *testing.T, dbcfg configs.Database) string {
 	runner.Clocks = wclock.New(db, "development")
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database, cfg.Environment = dbcfg, "development"
-	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: runner,
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := &registers.Service{Store: models.NewExportStore(db), Docs: runner, Jobs: queue, Now: now}
+	regs.Register(queue)
+	qctx, stop := context.WithCancel(context.Background())
+	if err := queue.Start(qctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(); queue.Stop(context.Background()) })
+	srv, err := handlers.New(handlers.Deps{Config: cfg, DB: db, Auth: svc, JWKS: keys.JWKS(), Documents: runner, Registers: regs,
 		Reports: &reports.Service{Store: models.NewReportStore(db), Now: now, Clocks: runner.Clocks}})
 	if err != nil {
 		t.Fatal(err)
@@ -416,6 +435,21 @@ func TestAFourthKindNeedsOnlyItsDeclaration(t *testing.T) {
 		}
 		if st, m := alice.try(co+"CreateFinding", map[string]any{"inspectionId": id, "text": "late"}); st != http.StatusBadRequest {
 			t.Fatalf("a finding of a closed inspection: HTTP %d %v", st, m)
+		}
+
+		// The register: a kind of its own, by default and when asked for.
+		for _, kinds := range [][]string{nil, {"INSPECTION"}} {
+			exp := alice.call(co+"ExportRegister", map[string]any{"from": "2026-12-01", "to": "2026-12-31", "kinds": kinds})
+			var got map[string]any
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				if got = alice.call(co+"GetRegisterExport", map[string]any{"exportId": exp["exportId"]}); got["state"] == "DONE" || time.Now().After(deadline) {
+					break
+				}
+			}
+			file, _ := base64.StdEncoding.DecodeString(fmt.Sprint(got["document"]))
+			if got["state"] != "DONE" || !bytes.Contains(file, []byte("INS-DE-2026-000001,")) || !bytes.Contains(file, []byte("2026-12-02")) {
+				t.Fatalf("the register with kinds %v: %v %v\n%s", kinds, got["state"], got["error"], file)
+			}
 		}
 	})
 }

@@ -51,8 +51,21 @@ const (
 	phaseDone      = "DONE"
 )
 
-// Kinds a register may hold: the workflow documents and the BMU notes.
-var Kinds = []string{"NOTIFICATION", "ANNEX_VII", "MOVEMENT", "BGS", "UNS"}
+// noteKinds are the BMU notes a register holds beside the documents.
+var noteKinds = []string{"BGS", "UNS"}
+
+// Kinds a register may hold: the registry's kinds that lay out a register
+// row (documents.Kind.Register), in the registry's order, then the BMU
+// notes.
+func (s *Service) Kinds() []string {
+	var out []string
+	for _, k := range s.Docs.Kinds.Kinds() {
+		if k.Register != nil {
+			out = append(out, k.Name())
+		}
+	}
+	return append(out, noteKinds...)
+}
 
 // Service runs register exports.
 type Service struct {
@@ -97,13 +110,14 @@ func (s *Service) Start(ctx context.Context, provider, org, account string, r Re
 	if to.Before(from) {
 		return nil, status.Invalid("to", "before from")
 	}
+	all := s.Kinds()
 	kinds := r.Kinds
 	if len(kinds) == 0 {
-		kinds = Kinds
+		kinds = all
 	}
 	for i, k := range kinds {
-		if !slices.Contains(Kinds, k) {
-			return nil, status.Invalid(fmt.Sprintf("kinds[%d]", i), "one of "+strings.Join(Kinds, ", "))
+		if !slices.Contains(all, k) {
+			return nil, status.Invalid(fmt.Sprintf("kinds[%d]", i), "one of "+strings.Join(all, ", "))
 		}
 	}
 	format := strings.ToUpper(cmp.Or(r.Format, "CSV"))
@@ -326,11 +340,10 @@ func (s *Service) begin(ctx context.Context, e *models.RegisterExport) error {
 
 func split(kinds string) (docs, notes []string) {
 	for _, k := range strings.Split(kinds, ",") {
-		switch k {
-		case "BGS", "UNS":
+		switch {
+		case slices.Contains(noteKinds, k):
 			notes = append(notes, k)
-		case "":
-		default:
+		case k != "":
 			docs = append(docs, k)
 		}
 	}

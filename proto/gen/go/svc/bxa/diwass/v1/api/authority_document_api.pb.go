@@ -1906,7 +1906,7 @@ type AuthorityDocumentApiExportRegisterRequest struct {
 	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
 	// last day, included; default: today
 	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
-	// NOTIFICATION, ANNEX_VII, MOVEMENT, BGS, UNS (default: all)
+	// kinds of document (as ListDocuments names them: NOTIFICATION, ANNEX_VII, MOVEMENT) and of BMU note (BGS, UNS); default: all
 	Kinds []string `protobuf:"bytes,3,rep,name=kinds,proto3" json:"kinds,omitempty"`
 	// CSV (RFC 4180, the default) or XLSX
 	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
