@@ -10,9 +10,9 @@ package kinds_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
