@@ -207,7 +207,11 @@ func TestConsoleInChromium(t *testing.T) {
 	// A draft may be withdrawn: its form (a block of the retrieval
 	// document, as WITHDRAWAL goes through SetByIntent) asks for a reason.
 	act("WITHDRAWAL")
-	wait("the withdrawal's reason", `document.querySelector('#action [data-path="withdrawal.reason"]') !== null`)
+	// the reason is optional: not marked required (a form read from the
+	// retrieval document marks what a request must carry, x-input-required)
+	if r := wait("the withdrawal's reason", `(e => e && String(e.getAttribute('aria-required')))(document.querySelector('#action [data-path="withdrawal.reason"]'))`); r == "true" {
+		t.Error("the withdrawal's optional reason is marked required")
+	}
 	eval("cancel", `document.getElementById('action-cancel').click()`)
 	act("SUBMISSION")
 	submit()
@@ -298,6 +302,10 @@ func TestConsoleInChromium(t *testing.T) {
 	set("guarantee.validFrom", "2026-11-01")
 	set("guarantee.validUntil", "2027-12-31")
 	v.views(t, "guarantee-form", `!document.getElementById('action').hidden && document.querySelector('#action [data-path="guarantee.guarantor"]') !== null`)
+	// every field of a guarantee is needed, and marked so
+	if n := wait("the guarantee's required fields", `document.querySelectorAll('#action [aria-required="true"]').length`); n != "7" {
+		t.Errorf("%s of the guarantee's 7 fields marked required", n)
+	}
 	submit()
 	state("ACKNOWLEDGED")
 	wait("the guarantee submitted", `document.querySelector('#content [data-section="guarantees"]') !== null`)

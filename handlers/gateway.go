@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -85,31 +84,16 @@ type errorBody struct {
 
 // renderError is the one place an error becomes a response.
 func renderError(c *gin.Context, err error) {
-	se := status.From(err)
-	if (se.Code == status.Internal || se.Code == status.Unknown) && models.IsUnavailable(err) {
-		// The database's failure, not the request's: the client may retry.
-		reqctx.From(c.Request.Context()).Logger.Warn("database unavailable", "error", err)
-		se = status.Wrap(err, status.Unavailable, "the database is not reachable right now; retry the request").RetryAfter(time.Second)
-	}
-	info := reqctx.From(c.Request.Context())
-	msg := se.Message
-	if se.Code == status.Internal || se.Code == status.Unknown || se.Code == status.DataLoss {
-		// The cause stays in the log; the client gets something to quote.
-		info.Logger.Error("internal error", "error", err)
-		msg = fmt.Sprintf("internal error; quote request id %s when reporting it", info.RequestID)
+	se, msg, header := failure(c.Request.Context(), err)
+	for k, vs := range header {
+		if k == "Retry-After" && c.Writer.Header().Get(k) != "" {
+			continue // said already
+		}
+		c.Header(k, vs[0])
 	}
 	details := se.Details
 	if details == nil {
 		details = []any{}
-	}
-	if se.Code == status.Unauthenticated {
-		c.Header("WWW-Authenticate", `Bearer realm="wasteflow"`)
-	}
-	for k, v := range se.Headers {
-		c.Header(k, v)
-	}
-	if st := se.HTTPStatus(); (st == http.StatusServiceUnavailable || st == http.StatusGatewayTimeout) && c.Writer.Header().Get("Retry-After") == "" {
-		c.Header("Retry-After", "1") // every 503 and 504 says when to try again
 	}
 	c.Set(ctxKeyCode, se.Code)
 	body, mErr := json.Marshal(errorBody{Code: int(se.Code), Message: msg, Details: details})
@@ -150,30 +134,13 @@ func (s *Server) entry(c *gin.Context) {
 			}
 			renderError(c, status.Wrap(fmt.Errorf("panic: %v", p), status.Internal, "internal error"))
 		}
-		op := info.Operation
-		if op == "" {
-			op = "unmatched" // one label for every unknown path keeps the metric bounded
-		}
 		code := status.OK
 		if v, ok := c.Get(ctxKeyCode); ok {
 			code = v.(status.Code)
 		}
-		elapsed := time.Since(start)
-		s.metrics.observe(op, code, c.Writer.Status(), elapsed)
-		level := slog.LevelInfo
-		if c.Writer.Status() >= 500 && code != status.Unimplemented {
-			level = slog.LevelError
-		}
-		transport := "rest" // the RPC face logs its calls itself (Server.logCall)
 		// The route's pattern, not the path sent: a path may carry a
 		// credential (/inspect/{token}) or anything a caller typed.
-		path := c.FullPath()
-		if path == "" {
-			path = "unmatched"
-		}
-		base.Log(c.Request.Context(), level, "request",
-			"operation", op, "transport", transport, "provider", info.ProviderID, "method", c.Request.Method, "path", path,
-			"status", c.Writer.Status(), "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
+		s.logCall(c.Request.Context(), info, "rest", c.Request.Method, c.FullPath(), c.Writer.Status(), code, time.Since(start))
 	}()
 	c.Next()
 }
@@ -285,6 +252,9 @@ type admission struct {
 	providerID string
 	principal  *reqctx.Principal
 	limit      int64
+	// info is an RPC call's request context made when it was admitted
+	// (grpcFace.admit), which the call's later steps go on with.
+	info *reqctx.Info
 }
 
 // unreadBody is the error of a body (or a gRPC message) that could not be

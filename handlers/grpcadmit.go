@@ -44,8 +44,9 @@ func (g *grpcFace) admit(ctx context.Context, op *Operation, header http.Header,
 	if err != nil {
 		return nil, g.fail(ctx, info, op, err, start)
 	}
+	info.ProviderID, info.Principal = adm.providerID, adm.principal
+	adm.info = info
 	if op.Streaming() {
-		info.ProviderID, info.Principal = adm.providerID, adm.principal
 		g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), http.StatusOK, status.OK, time.Since(start))
 	}
 	return adm, nil

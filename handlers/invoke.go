@@ -240,6 +240,9 @@ func rpcError(ctx context.Context, err error) (*connect.Error, *status.Error) {
 // proxy's forwarded one, as for REST), the address the client called,
 // and a logger naming both. The call's admission fills in who calls.
 func (s *Server) rpcContext(ctx context.Context, op *Operation, header http.Header, peer string, adm *admission) (context.Context, *reqctx.Info) {
+	if adm != nil && adm.info != nil && adm.info.Operation == op.FullName() { // made when the call was admitted
+		return reqctx.With(ctx, adm.info), adm.info
+	}
 	id := requestID(header.Get(requestIDHeader))
 	header.Set(requestIDHeader, id)
 	md := make(http.Header, len(header))
@@ -264,7 +267,7 @@ func (s *Server) rpcContext(ctx context.Context, op *Operation, header http.Head
 	}
 	info := &reqctx.Info{RequestID: id, Metadata: metadataOf(md), ClientIP: ip, UserAgent: header.Get("User-Agent"),
 		BaseURL: scheme + "://" + host, Operation: op.FullName()}
-	info.Logger = s.log.With("request_id", id).With("operation", op.FullName())
+	info.Logger = s.log.With("request_id", id, "operation", op.FullName())
 	if adm != nil {
 		info.ProviderID, info.Principal = adm.providerID, adm.principal
 	}
@@ -314,9 +317,9 @@ func (s *Server) trusted(a netip.Addr) bool {
 }
 
 // logCall writes a call's access log line and counts it, for every face:
-// the operation, the face, the provider, the route (its pattern, never
-// the path sent: a path may carry a credential or anything a caller
-// typed), the status and the code.
+// the request id, the operation, the face, the provider, the route (its
+// pattern, never the path sent: a path may carry a credential or anything
+// a caller typed), the status and the code.
 func (s *Server) logCall(ctx context.Context, info *reqctx.Info, transport, method, path string, httpStatus int, code status.Code, elapsed time.Duration) {
 	op := info.Operation
 	if op == "" {
@@ -330,8 +333,8 @@ func (s *Server) logCall(ctx context.Context, info *reqctx.Info, transport, meth
 	if path == "" {
 		path = "unmatched"
 	}
-	info.Logger.Log(ctx, level, "request", "transport", transport, "provider", info.ProviderID, "method", method, "path", path,
-		"status", httpStatus, "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
+	s.log.Log(ctx, level, "request", "request_id", info.RequestID, "operation", op, "transport", transport, "provider", info.ProviderID,
+		"method", method, "path", path, "status", httpStatus, "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
 }
 
 // bytes reads a file answer into the bytes an RPC answer carries, at

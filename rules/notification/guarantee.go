@@ -58,13 +58,13 @@ func (GuaranteeKind) EnumLabels() []labels.Text {
 // Guarantee is the block of GUARANTEE: the guarantee or insurance the
 // notifier submits.
 type Guarantee struct {
-	Kind       GuaranteeKind `json:"kind" label:"Kind|Art" codeList:"GuaranteeKind"`
-	Amount     Decimal       `json:"amount" label:"Amount covered|Gedeckter Betrag" help:"The sum the guarantee or insurance covers.|Die Summe, die die Sicherheit oder Versicherung deckt."`
-	Currency   string        `json:"currency" maxLength:"3" doc:"ISO 4217 code (EUR)" label:"Currency|Währung" help:"Three letters, such as EUR.|Drei Buchstaben, etwa EUR."`
-	Guarantor  string        `json:"guarantor" maxLength:"300" label:"Guarantor or insurer|Bürge oder Versicherer" help:"The bank or insurer that gives it.|Die Bank oder Versicherung, die sie stellt."`
-	Reference  string        `json:"reference" maxLength:"100" label:"Guarantee or policy number|Nummer der Bürgschaft oder Police"`
-	ValidFrom  string        `json:"validFrom" maxLength:"64" doc:"YYYY-MM-DD" label:"Valid from|Gültig ab"`
-	ValidUntil string        `json:"validUntil" maxLength:"64" doc:"YYYY-MM-DD" label:"Valid until|Gültig bis"`
+	Kind       GuaranteeKind `json:"kind" required:"true" label:"Kind|Art" codeList:"GuaranteeKind"`
+	Amount     Decimal       `json:"amount" required:"true" label:"Amount covered|Gedeckter Betrag" help:"The sum the guarantee or insurance covers.|Die Summe, die die Sicherheit oder Versicherung deckt."`
+	Currency   string        `json:"currency" required:"true" maxLength:"3" doc:"ISO 4217 code (EUR)" label:"Currency|Währung" help:"Three letters, such as EUR.|Drei Buchstaben, etwa EUR."`
+	Guarantor  string        `json:"guarantor" required:"true" maxLength:"300" label:"Guarantor or insurer|Bürge oder Versicherer" help:"The bank or insurer that gives it.|Die Bank oder Versicherung, die sie stellt."`
+	Reference  string        `json:"reference" required:"true" maxLength:"100" label:"Guarantee or policy number|Nummer der Bürgschaft oder Police"`
+	ValidFrom  string        `json:"validFrom" required:"true" maxLength:"64" doc:"YYYY-MM-DD" label:"Valid from|Gültig ab"`
+	ValidUntil string        `json:"validUntil" required:"true" maxLength:"64" doc:"YYYY-MM-DD" label:"Valid until|Gültig bis"`
 }
 
 // GuaranteeApproval is the block of GUARANTEE_APPROVAL.
