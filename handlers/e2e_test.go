@@ -144,7 +144,7 @@ func newServer(t testing.TB, dbcfg configs.Database) *env {
 	}
 	cfg.Database = dbcfg
 	cfg.UnauthenticatedBodyLimit = cfg.BodyLimit // the echo operations take no token: they test the gateway's own limit
-	srv, err := handlers.New(withOracle(handlers.Deps{Config: cfg, DB: db, Extra: testOperations()}))
+	srv, err := handlers.NewWithOperations(withOracle(handlers.Deps{Config: cfg, DB: db}), testOperations()...)
 	if err != nil {
 		t.Fatal(err)
 	}

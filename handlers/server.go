@@ -70,9 +70,6 @@ type Deps struct {
 	DIWASS func() any
 	// Version is the build's version string, shown in /healthz.
 	Version string
-	// Extra operations are served beside the table's; tests use them to
-	// exercise the gateway with shapes no production operation has yet.
-	Extra []Operation
 	// WireCheck, optional, is shown every answer the RPC face writes
 	// straight from its Go value (wire.go) before it leaves: an oracle a
 	// test server injects (the JSON detour's message must be the same);
@@ -180,7 +177,12 @@ func openapiKey(ops []Operation, plains []PlainPath, cfg *configs.Config, kinds 
 }
 
 // New builds the server and everything derived from the operation table.
-func New(d Deps) (*Server, error) {
+func New(d Deps) (*Server, error) { return newServer(d, nil) }
+
+// newServer is New serving extra operations beside the table's: the
+// tests' (export_test.go) exercise the gateway with shapes no production
+// operation has.
+func newServer(d Deps, extra []Operation) (*Server, error) {
 	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
@@ -214,7 +216,7 @@ func New(d Deps) (*Server, error) {
 		hubs["signing"] = d.Signer.Wake
 	}
 	s.metrics = newMetrics(d.DB, sessions, hubs)
-	s.ops = append(s.operations(), d.Extra...)
+	s.ops = append(s.operations(), extra...)
 	var kinds []*documents.Kind
 	if d.Documents != nil {
 		kinds = d.Documents.Kinds.Kinds()
