@@ -269,7 +269,7 @@ func (s *Server) containers() *containerTypes {
 	var fields []reflect.StructField
 	for _, k := range s.docs.Kinds.Kinds() {
 		tag := `json:"` + k.ContainerKey + `"`
-		if l, ok := labels.Code(labels.ListDocumentKind, k.Name()); ok {
+		if l, ok := labels.Code(labels.ListDocumentKind, k.Name()); ok && !l.Empty() {
 			tag += ` label:` + strconv.Quote(l.EN+"|"+l.DE)
 		}
 		if k.Face != nil && k.Face.ContainerDoc != "" {

@@ -91,6 +91,7 @@ func (l *labelsFile) serve(c *gin.Context) {
 
 // machineLabels is the labels member of /workflows/<kind>.json.
 type machineLabels struct {
+	Kind    labels.Text            `json:"kind"`
 	States  map[string]labels.Text `json:"states"`
 	Intents map[string]labels.Text `json:"intents"`
 	Roles   map[string]labels.Text `json:"roles"`
@@ -103,5 +104,5 @@ func labelsOf(d *engine.Definition) machineLabels {
 		}
 		return m
 	}
-	return machineLabels{States: or(d.Labels.States), Intents: or(d.Labels.Intents), Roles: or(d.Labels.Roles)}
+	return machineLabels{Kind: d.Labels.Kind, States: or(d.Labels.States), Intents: or(d.Labels.Intents), Roles: or(d.Labels.Roles)}
 }

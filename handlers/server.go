@@ -21,6 +21,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -426,6 +427,15 @@ func (s *Server) plainPaths() []PlainPath {
 				CSP:         cspStyledForm, handler: confirm, post: confirm, PostSummary: "Confirm the address"})
 	}
 	paths = append(paths, s.docPaths()...)
+	if s.docs != nil {
+		index := kindsJSON(s.docs.Kinds.Kinds())
+		paths = append(paths, PlainPath{Path: "/workflows.json", Summary: "The document kinds this server runs", ContentType: "application/json",
+			Description: "One entry per kind, in the registry's order: kind, label ({\"en\", \"de\"}), machine (its /workflows/<kind>.json), " +
+				"parent (the kind it is created under, \"\" for none) and, for a kind a company creates on its own, create: the operation, " +
+				"the request's block that holds the content, and the roles the creating organisation takes. A client that lists or creates " +
+				"documents by kind (the console) reads the kinds here, so a kind the server adds needs no change to it.",
+			handler: func(c *gin.Context) { c.Data(http.StatusOK, "application/json", index) }})
+	}
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)
 		dot, mmd := m.Dot(), m.Mermaid()
@@ -434,7 +444,7 @@ func (s *Server) plainPaths() []PlainPath {
 				Description: "Derived from the machine's declaration: states, intents, guards, system triggers.",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
 			PlainPath{Path: "/workflows/" + kind + ".json", Summary: "The " + kind + " state machine (JSON)", ContentType: "application/json",
-				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's; labels: the words for people of the states, intents and roles ({\"NAME\": {\"en\", \"de\"}}).",
+				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's; labels: the words for people of the kind ({\"en\", \"de\"}) and of its states, intents and roles ({\"NAME\": {\"en\", \"de\"}}).",
 				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", machineJSON(m.Def)) }},
 			PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
 				Description: "Derived from the machine's declaration.",
@@ -491,6 +501,42 @@ func (s *Server) ready(ctx context.Context) (int64, error) {
 		return current, status.New(status.Unavailable, "database schema at version %d, this build needs %d: run `wasteflow migrate`", current, target)
 	}
 	return current, nil
+}
+
+// kindsJSON is /workflows.json: the kinds, their words, and how a
+// document of each is created.
+func kindsJSON(kinds []*documents.Kind) []byte {
+	type create struct {
+		Operation string   `json:"operation"`
+		Block     string   `json:"block"`
+		Roles     []string `json:"roles"`
+	}
+	type kind struct {
+		Kind    string      `json:"kind"`
+		Label   labels.Text `json:"label"`
+		Machine string      `json:"machine"`
+		Parent  string      `json:"parent"`
+		Create  *create     `json:"create,omitempty"`
+	}
+	out := struct {
+		Kinds []kind `json:"kinds"`
+	}{Kinds: []kind{}}
+	for _, k := range kinds {
+		e := kind{Kind: k.Name(), Label: k.Def.Labels.Kind, Machine: "/workflows/" + engine.ListKind(k.Name()) + ".json"}
+		if k.Parent != nil {
+			e.Parent = k.Parent.Kind
+		} else if k.Face != nil && k.Def.Create != nil {
+			for _, f := range k.Face.Create.Fields {
+				if f.Required {
+					e.Create = &create{Operation: k.Face.Create.Operation, Block: f.JSON, Roles: k.Def.Create.Roles}
+					break
+				}
+			}
+		}
+		out.Kinds = append(out.Kinds, e)
+	}
+	b, _ := json.Marshal(out)
+	return b
 }
 
 // machineJSON describes a state machine for clients that draw it (the

@@ -229,12 +229,25 @@ func errorsPage(kinds []*documents.Kind) string {
 			}
 		}
 	}
+	listed := map[string]bool{}
 	for _, c := range rules.BusinessErrors {
+		listed[c.Code] = true
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", c.Code, c.When)
 		if r := raisedBy[c.Code]; len(r) > 0 {
 			fmt.Fprintf(&b, "Raised by: %s.\n\n", strings.Join(r, ", "))
 		} else {
 			b.WriteString("Raised by no operation of this version.\n\n")
+		}
+	}
+	// A kind may declare codes of its own that the catalogue does not
+	// describe: listed after it, in the kinds' order, so none is missing.
+	for _, k := range kinds {
+		for _, c := range k.Codes {
+			if listed[c] {
+				continue
+			}
+			listed[c] = true
+			fmt.Fprintf(&b, "### %s\n\nA rule of the kind %s (not described in the catalogue `rules.BusinessErrors`).\n\nRaised by: %s.\n\n", c, k.Name(), strings.Join(raisedBy[c], ", "))
 		}
 	}
 	b.WriteString("## Transport errors\n\n")
@@ -250,7 +263,7 @@ func errorsPage(kinds []*documents.Kind) string {
 func workflowsPage(kinds []*documents.Kind) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("# Workflows\n\n")
-	fmt.Fprintf(&b, generatedNote, "the workflow declarations (workflows/notifications, workflows/annex7, workflows/movements)")
+	fmt.Fprintf(&b, generatedNote, "the workflow declarations (each kind's package under workflows/, registered in workflows/kinds)")
 	b.WriteString("Each document kind is a state machine declared as data and run by one engine. The **follow-up intents** of a " +
 		"document are the intents its state permits (guards included) to the caller's role; a UI offers them, and " +
 		"`SetByIntent` or the intent's own operation executes one. A *system* intent is fired by the deadline sweep or by " +

@@ -19,7 +19,11 @@
     revoke: CORE + 'AuthApi/RevokeRefreshToken',
     providers: CORE + 'DiscoveryApi/ListProvider',
   };
-  const KINDS = ['NOTIFICATION', 'ANNEX_VII', 'MOVEMENT'];
+  // The kinds the server runs, in its order, from GET /workflows.json
+  // (loadKinds): the kind filter, a kind's words and what a company may
+  // create come from there, so a kind the server adds needs no edit here.
+  const KINDS = [];
+  const KIND = {}; // kind → {kind, label, machine, parent, create}
   const PAGE = 25;
   const $ = (id) => document.getElementById(id);
 
@@ -93,7 +97,6 @@
     },
   };
   const DE = {
-    kinds: { NOTIFICATION: 'Notifizierung', ANNEX_VII: 'Anhang-VII-Dokument', MOVEMENT: 'Begleitformular' },
     states: {
       DRAFT: 'Entwurf', SUBMITTED: 'Eingereicht', ACKNOWLEDGED: 'Eingangsbestätigt', INFORMATION_REQUESTED: 'Informationen angefordert',
       CONSENTED: 'Zugestimmt', CHANGE_REQUESTED: 'Änderung beantragt', OBJECTED: 'Einwand erhoben', EXPIRED: 'Zustimmung abgelaufen',
@@ -215,7 +218,7 @@
   const roleLabel = (s) => machineWord('roles', 'role', s) || listWord('role', s) || fallback('roles', s);
   const ruleLabel = (s) => listWord('DeadlineRule', s) || listWord('rule', s) || fallback('rules', s);
   const deadlineStateLabel = (s) => listWord('DeadlineState', s) || fallback('states', s);
-  const kindLabel = (s) => listWord('kind', s) || (lang === 'de' ? DE.kinds[s] : { NOTIFICATION: 'Notification', ANNEX_VII: 'Annex VII document', MOVEMENT: 'Movement document' }[s]) || words(s);
+  const kindLabel = (s) => pick(KIND[s] && KIND[s].label) || listWord('documentKind', s) || words(s);
   const fieldLabel = (k) => (lang === 'de' ? DE.fields[k] : EN.fields[k]) || words(k);
   // propLabel: a property's label from its schema (x-labels, title), else
   // from its name.
@@ -493,6 +496,7 @@
       if (hash.startsWith(a.getAttribute('href'))) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     });
     try {
+      await loadKinds();
       if (hash.startsWith('#/doc/')) await showDocument(decodeURIComponent(hash.slice(6)));
       else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
@@ -504,9 +508,18 @@
   // --- Lists -----------------------------------------------------------------
   let listMode = 'queue';
   let pageStart = 0;
+  async function loadKinds() {
+    if (KINDS.length) return;
+    const r = await fetch('/workflows.json');
+    if (!r.ok) throw fail({ status: r.status, data: {} });
+    for (const k of (await r.json()).kinds) {
+      if (!KIND[k.kind]) KINDS.push(k.kind);
+      KIND[k.kind] = k;
+    }
+  }
   async function machine(kind) {
     if (!machines[kind]) {
-      const r = await fetch('/workflows/' + kind.toLowerCase() + '.json');
+      const r = await fetch((KIND[kind] && KIND[kind].machine) || '/workflows/' + kind.toLowerCase() + '.json');
       if (!r.ok) throw fail({ status: r.status, data: {} });
       machines[kind] = await r.json();
     }
@@ -533,7 +546,7 @@
     await fillStates();
     $('filter-state').value = filters.state;
     $('sort').value = filters.sort || (mode === 'queue' ? 'next_deadline.due_at:ASC' : 'updated_at:DESC');
-    $('new-buttons').replaceChildren(...(me.kind === 'company' ? Object.keys(CREATES).map((k) =>
+    $('new-buttons').replaceChildren(...(me.kind === 'company' ? KINDS.filter((k) => KIND[k].create).map((k) =>
       el('a', { href: '#/new/' + k, class: 'kern-btn kern-btn--secondary', 'data-new': k }, el('span', { class: 'kern-label', text: t('new') + ': ' + kindLabel(k) }))) : []));
     const filter = [];
     if (filters.kind) filter.push({ path: 'kind', op: 'EQUAL', operands: [{ s: filters.kind }] });
@@ -1038,15 +1051,13 @@
   }
 
   // --- A new document ----------------------------------------------------------
-  // What a company creates from the console: a notification or an Annex VII
-  // document, as a draft (the kind's create operation, its block's form);
-  // filing it is then the draft's SUBMISSION.
-  const CREATES = {
-    NOTIFICATION: { operation: DIWASS + 'CompanyDocumentApi/CreateSubmission', block: 'notification', role: 'notifier' },
-    ANNEX_VII: { operation: DIWASS + 'CompanyDocumentApi/CreateAnnex7', block: 'annex7', role: 'arranger' },
-  };
+  // What a company creates from the console: a document of a kind that
+  // /workflows.json gives a create (the kind's create operation, the form of
+  // its content block), as a draft; filing it is then the draft's
+  // SUBMISSION. The creating organisation's role, where the block has a
+  // field of that name (notifier, arranger), is filled with the caller's.
   async function showNew(kind) {
-    const c = CREATES[kind];
+    const c = KIND[kind] && KIND[kind].create;
     if (!c) throw problem(t('notFoundTitle'), '', 'warning');
     show('new-view');
     $('new-title').textContent = t('new') + ': ' + kindLabel(kind);
@@ -1055,7 +1066,7 @@
     const schema = await schemaOf(c.operation, c.block);
     action = { create: kind, intent: 'CREATE', block: c.block, operation: c.operation, schema };
     $('action-title').textContent = kindLabel(kind);
-    $('action-fields').replaceChildren(field(schema, c.block, c.block, { [c.role]: { organisationId: me.org } }, true));
+    $('action-fields').replaceChildren(field(schema, c.block, c.block, Object.fromEntries(c.roles.map((r) => [r.toLowerCase(), { organisationId: me.org }])), true));
     $('action-hint').hidden = !$('action-fields').querySelector('[aria-required="true"]');
     $('action-errors').hidden = true;
     $('stale').hidden = true;

@@ -114,10 +114,7 @@
       COMPLETION_CERTIFICATE_DUE: ['Completion certificate due', 'Bescheinigung über den Abschluss fällig'],
       TAKE_BACK_DUE: ['Take back due', 'Rücknahme fällig'],
     },
-    kinds: {
-      NOTIFICATION: ['Notification', 'Notifizierung'], ANNEX_VII: ['Annex VII document', 'Anhang-VII-Dokument'],
-      MOVEMENT: ['Movement document', 'Begleitformular'],
-    },
+    kinds: {}, // a kind's words are the server's (the list documentKind of /labels.json): each kind declares them
     roles: {
       NOTIFIER: ['Notifier', 'Notifizierende Person'], CONSIGNEE: ['Consignee', 'Empfänger'], FACILITY: ['Facility', 'Anlage'],
       PRODUCER: ['Producer', 'Erzeuger'], CARRIER: ['Carrier', 'Beförderer'], ARRANGER: ['Person who arranges the shipment', 'Veranlasser der Verbringung'],
@@ -433,7 +430,7 @@
       link.dataset.documentId = e.documentId;
       link.title = t('showDocument', { no: e.documentNumber });
       const cells = [
-        el('td', [link, el('small', code('kinds', e.kind), 'kind')], 'number'),
+        el('td', [link, el('small', code('kinds', e.kind, 'documentKind'), 'kind')], 'number'),
         el('td', [el('span', code('rules', e.rule), 'rule-name'), el('small', basis(e.legalBasis), 'basis')], 'rule'),
         el('td', [el('span', e.party, 'org'), el('small', code('roles', e.partyRole, 'role'))], 'party'),
         el('td', [due, zoneNote(e)], 'due'),

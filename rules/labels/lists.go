@@ -53,13 +53,11 @@ var DeadlineStates = map[string]Text{
 	"LAPSED":    {"Lapsed", "Abgelaufen"},
 }
 
-// DocumentKinds are the kinds of document.
+// DocumentKinds are the kinds of BMU note; a document kind adds its own
+// name when its machine is built (engine.Labels.Kind).
 var DocumentKinds = map[string]Text{
-	"NOTIFICATION": {"Notification", "Notifizierung"},
-	"ANNEX_VII":    {"Annex VII document", "Anhang-VII-Dokument"},
-	"MOVEMENT":     {"Movement", "Verbringung"},
-	"BGS":          {"Consignment note", "Begleitschein"},
-	"UNS":          {"Acceptance note", "Übernahmeschein"},
+	"BGS": {"Consignment note", "Begleitschein"},
+	"UNS": {"Acceptance note", "Übernahmeschein"},
 }
 
 // WasteClassificationLists are the code lists of waste codes.

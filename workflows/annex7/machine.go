@@ -346,6 +346,7 @@ var (
 // words are the Annex VII document's states, intents and roles as a
 // person reads them.
 var words = engine.Labels{
+	Kind: labels.Text{EN: "Annex VII document", DE: "Anhang-VII-Dokument"},
 	States: map[string]labels.Text{
 		a.Draft:               {EN: "Draft", DE: "Entwurf"},
 		a.Announced:           {EN: "Announced", DE: "Angekündigt"},

@@ -301,6 +301,8 @@ type Definition struct {
 // state/<kind>, intent/<kind> and role (kind as in /workflows/<kind>.json:
 // the lower-case Kind).
 type Labels struct {
+	// Kind is the kind's own name (the list documentKind).
+	Kind                   labels.Text
 	States, Intents, Roles map[string]labels.Text
 	// Rules are the deadline rules' words (the list deadlineRule).
 	Rules map[string]labels.Text
@@ -311,7 +313,7 @@ type Labels struct {
 func ListKind(kind string) string { return strings.ToLower(kind) }
 
 // Unlabelled lists what def declares without a label in both languages:
-// "state X", "intent Y", "role Z". Empty for a fully labelled kind.
+// "kind K", "state X", "intent Y", "role Z". Empty for a fully labelled kind.
 func Unlabelled(def *Definition) []string {
 	var out []string
 	check := func(what string, m map[string]labels.Text, name string) {
@@ -319,6 +321,7 @@ func Unlabelled(def *Definition) []string {
 			out = append(out, what+" "+name)
 		}
 	}
+	check("kind", map[string]labels.Text{def.Kind: def.Labels.Kind}, def.Kind)
 	for _, st := range def.States {
 		check("state", def.Labels.States, st)
 	}
@@ -352,6 +355,9 @@ func registerLabels(def *Definition) {
 	for _, k := range names {
 		labels.Register(labels.State(k), def.Labels.States)
 		labels.Register(labels.Intent(k), def.Labels.Intents)
+	}
+	if !def.Labels.Kind.Empty() {
+		labels.Register(labels.ListDocumentKind, map[string]labels.Text{def.Kind: def.Labels.Kind})
 	}
 	labels.Register(labels.ListRole, def.Labels.Roles)
 	labels.Register(labels.ListDeadlineRule, def.Labels.Rules)

@@ -17,10 +17,11 @@ func TestUnlabelled(t *testing.T) {
 			Intents: map[string]labels.Text{"GO": {EN: "Go", DE: "Los"}},
 		}}
 	got := Unlabelled(def)
-	want := []string{"state B", "rule GO_DUE", "intent CREATE", "role OWNER"}
+	want := []string{"kind TEST", "state B", "rule GO_DUE", "intent CREATE", "role OWNER"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Unlabelled = %v, want %v", got, want)
 	}
+	def.Labels.Kind = labels.Text{EN: "Test", DE: "Test"}
 	def.Labels.States["B"] = labels.Text{EN: "B", DE: "B"}
 	def.Labels.Intents["CREATE"] = labels.Text{EN: "Create", DE: "Anlegen"}
 	def.Labels.Roles = map[string]labels.Text{"OWNER": {EN: "Owner", DE: "Inhaber"}}

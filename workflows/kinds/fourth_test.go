@@ -27,6 +27,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/rules/shipment"
 	"github.com/wasteflow/wasteflow/workflows/auth"
 	"github.com/wasteflow/wasteflow/workflows/bootstrap"
@@ -88,6 +89,7 @@ const (
 // Step 2, the machine.
 var inspectionMachine = &engine.Declaration[inspection]{
 	Kind: "INSPECTION", States: []string{"OPEN", "CLOSED"}, Initial: "OPEN", Final: []string{"CLOSED"},
+	Labels: engine.Labels{Kind: labels.Text{EN: "Site inspection", DE: "Vor-Ort-Kontrolle"}},
 	Create: engine.IntentOf[inspection, newInspection]{Name: "CREATE", Operation: co + "CreateInspection", Roles: []string{inspector}, Errors: []string{siteMissing},
 		Validate: func(ev *engine.On[inspection], in *newInspection) ([]engine.BusinessError, error) {
 			if strings.TrimSpace(in.Site.Name) == "" {
@@ -128,6 +130,7 @@ var inspectionMachine = &engine.Declaration[inspection]{
 
 var findingMachine = &engine.Declaration[finding]{
 	Kind: "FINDING", States: []string{"RECORDED"}, Initial: "RECORDED", Final: []string{"RECORDED"},
+	Labels: engine.Labels{Kind: labels.Text{EN: "Finding", DE: "Feststellung"}},
 	Create: engine.IntentOf[finding, newFinding]{Name: "CREATE", Operation: co + "CreateFinding", Roles: []string{inspector},
 		Apply: func(ev *engine.On[finding], in *newFinding) error {
 			parent, _ := engine.DataOf[*inspection](ev.Parent)
@@ -249,6 +252,7 @@ func startServer(t *testing.T, dbcfg configs.Database) string {
 	runner.Clocks = wclock.New(db, "development")
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database, cfg.Environment = dbcfg, "development"
+	cfg.UIAppToken = "app-token-ui-0123456789abcdef" // the console logs in with it
 	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second},
 		slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -447,7 +451,8 @@ func TestAFourthKindNeedsOnlyItsDeclaration(t *testing.T) {
 				}
 			}
 			file, _ := base64.StdEncoding.DecodeString(fmt.Sprint(got["document"]))
-			if got["state"] != "DONE" || !bytes.Contains(file, []byte("INS-DE-2026-000001,")) || !bytes.Contains(file, []byte("2026-12-02")) {
+			if got["state"] != "DONE" || !bytes.Contains(file, []byte("INS-DE-2026-000001,")) || !bytes.Contains(file, []byte("2026-12-02")) ||
+				!bytes.Contains(file, []byte(",Site inspection,")) { // the kind's own words
 				t.Fatalf("the register with kinds %v: %v %v\n%s", kinds, got["state"], got["error"], file)
 			}
 		}

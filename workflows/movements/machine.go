@@ -470,6 +470,7 @@ var (
 // words are the movement's states, intents and roles as a person reads
 // them.
 var words = engine.Labels{
+	Kind: labels.Text{EN: "Movement", DE: "Verbringung"},
 	States: map[string]labels.Text{
 		m.Submitted:           {EN: "Submitted", DE: "Eingereicht"},
 		m.Acknowledged:        {EN: "Acknowledged", DE: "Eingang bestätigt"},

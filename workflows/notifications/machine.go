@@ -683,6 +683,7 @@ var (
 // words are the notification's states, intents and roles as a person
 // reads them.
 var words = engine.Labels{
+	Kind: labels.Text{EN: "Notification", DE: "Notifizierung"},
 	States: map[string]labels.Text{
 		n.Draft:                {EN: "Draft", DE: "Entwurf"},
 		n.Submitted:            {EN: "Submitted", DE: "Eingereicht"},
