@@ -167,22 +167,18 @@ func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (any, e
 	if r.Intent == "" {
 		return nil, status.Invalid("intent", "required")
 	}
-	kind, raw, field, err := s.pickDocument(r.Document)
+	kind, doc, field, err := s.pickDocument(r.Document)
 	if err != nil {
+		var ce *codec.Error
+		if errors.As(err, &ce) {
+			return nil, status.Invalid(strings.TrimSuffix("document."+ce.Field, "."), ce.Reason)
+		}
 		return nil, err
 	}
 	in, ok := kind.Machine().Intent(r.Intent)
 	if !ok || in.System || in.Block == "" {
 		return nil, status.New(status.FailedPrecondition, "intent %q is not one of your follow-up intents", r.Intent).
 			WithDetails(status.Info("INTENT_NOT_PERMITTED", map[string]string{"intent": r.Intent}))
-	}
-	doc := reflect.New(kind.DocumentType).Interface()
-	if err := codec.Unmarshal(raw, doc); err != nil {
-		var ce *codec.Error
-		if errors.As(err, &ce) {
-			return nil, status.Invalid(strings.TrimSuffix(field+"."+ce.Field, "."), ce.Reason)
-		}
-		return nil, err
 	}
 	id, version := docIdentity(doc)
 	if id == "" {
@@ -204,47 +200,58 @@ func (s *Server) setByIntent(ctx context.Context, r *SetByIntentRequest) (any, e
 	return s.contain(s.containers().byIntent, v, berrs, err)
 }
 
-// pickDocument finds the kind of a SetByIntent document: a container (one
-// field set, named by a kind's container key) or a kind's bare document
-// (its id at the top, its kind in "kind").
-func (s *Server) pickDocument(raw json.RawMessage) (*documents.Kind, []byte, string, error) {
-	var top map[string]json.RawMessage
+// pickDocument finds the kind of a SetByIntent document and decodes it
+// into the kind's document type, reading it once: a container (one field
+// set, named by a kind's container key) or a kind's bare document (its id
+// at the top, its kind in "kind"). field is the document's path in the
+// request; a *codec.Error names its field below "document".
+func (s *Server) pickDocument(raw json.RawMessage) (*documents.Kind, any, string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil, "", status.Invalid("document", "required")
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, nil, "", status.Invalid("document", "an object is required")
-	}
-	if _, bare := top["id"]; bare {
-		var kind string
-		_ = json.Unmarshal(top["kind"], &kind)
-		if k, ok := s.docs.Kinds.Kind(kind); ok && !k.NotByIntent {
-			return k, raw, "document", nil
-		}
-		return nil, nil, "", s.notByIntent("document.kind", kind)
-	}
 	var found *documents.Kind
-	var sub []byte
-	for key, v := range top {
-		if string(v) == "null" {
-			continue
+	var doc any
+	errBare := errors.New("bare")
+	err := codec.UnmarshalMember(raw, func(key string) (any, error) {
+		if key == "id" {
+			return nil, errBare
 		}
 		k, ok := s.docs.Kinds.ByContainerKey(key)
 		if !ok {
-			continue // unknown fields are ignored
+			return nil, nil // unknown fields are ignored
 		}
 		if k.NotByIntent {
-			return nil, nil, "", s.notByIntent("document."+key, k.Name())
+			return nil, s.notByIntent("document."+key, k.Name())
 		}
 		if found != nil {
-			return nil, nil, "", status.Invalid("document", "exactly one sub-document must be set, not "+found.ContainerKey+" and "+key)
+			return nil, status.Invalid("document", "exactly one sub-document must be set, not "+found.ContainerKey+" and "+key)
 		}
-		found, sub = k, v
-	}
-	if found == nil {
+		found, doc = k, reflect.New(k.DocumentType).Interface()
+		return doc, nil
+	})
+	switch {
+	case errors.Is(err, errBare): // a bare document (the retrieval document leads with its id): its kind says which
+		var kind string
+		_ = json.Unmarshal(codec.Member(raw, "kind"), &kind)
+		k, ok := s.docs.Kinds.Kind(kind)
+		if !ok || k.NotByIntent {
+			return nil, nil, "", s.notByIntent("document.kind", kind)
+		}
+		doc = reflect.New(k.DocumentType).Interface()
+		if err := codec.Unmarshal(raw, doc); err != nil {
+			return nil, nil, "", err
+		}
+		return k, doc, "document", nil
+	case err != nil:
+		var ce *codec.Error
+		if errors.As(err, &ce) && ce.Field == "" {
+			return nil, nil, "", status.Invalid("document", "an object is required")
+		}
+		return nil, nil, "", err
+	case found == nil:
 		return nil, nil, "", status.Invalid("document", "no sub-document is set: send the document GetDocument returned")
 	}
-	return found, sub, "document." + found.ContainerKey, nil
+	return found, doc, "document." + found.ContainerKey, nil
 }
 
 func (s *Server) notByIntent(field, kind string) error {

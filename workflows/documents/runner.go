@@ -164,6 +164,10 @@ type View struct {
 	places map[string]calendar.Place
 	// parties are the parties' details the document shows (viewParties).
 	parties []shipment.PartyDetails
+	// offered are the caller's follow-up intents as the act that made the
+	// view listed them (its list entry), so they are computed once per
+	// request; nil: followUp asks the machine.
+	offered []string
 }
 
 // Child is a document under a parent.
@@ -735,11 +739,20 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 	if err != nil {
 		return err
 	}
-	ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: now, Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
-		Parent: v.parent, Children: relatedOf(v.Children)}
-	intents, err := v.Kind.Machine().FollowUp(ctx, ev)
-	if err != nil {
-		return err
+	var intents []*engine.Intent
+	if v.offered != nil {
+		m := v.Kind.Machine()
+		for _, name := range v.offered {
+			if in, ok := m.Intent(name); ok {
+				intents = append(intents, in)
+			}
+		}
+	} else {
+		ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: now, Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
+			Parent: v.parent, Children: relatedOf(v.Children)}
+		if intents, err = v.Kind.Machine().FollowUp(ctx, ev); err != nil {
+			return err
+		}
 	}
 	var orgs []string
 	for _, d := range v.Deadlines {
@@ -810,7 +823,7 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 	var berrs []engine.BusinessError
 	err := r.Store.Update(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		view, berrs, err = r.fireIn(ctx, tx, c, provider, t, intents, input, time.Time{})
+		view, berrs, err = r.fireIn(ctx, tx, order{caller: c, provider: provider, target: t, intents: intents, input: input})
 		return err
 	})
 	if err != nil {
@@ -834,195 +847,298 @@ func historyFull(c engine.Caller, data any, before map[string]int) []engine.Busi
 	return engine.HistoryFull(data, before)
 }
 
-// fireIn runs one intent inside tx (which the sweep and chained intents
-// share) at now (zero: the provider's time). Business errors come back
-// with a nil error: nothing was written. The document is read with its
-// family in one go, locked (its parent first, as on create), and
-// everything the intent changes is written by one Commit.
-func (r *Runner) fireIn(ctx context.Context, tx Tx, c engine.Caller, provider string, t Target, intents []string, input any, now time.Time) (*View, []engine.BusinessError, error) {
-	k, loaded, data, err := r.load(tx, t, provider, c, true, r.Kinds.mayBeChild(t.Kinds))
-	if err != nil {
-		return nil, nil, err
+// order is what fireIn is asked to do: the first of intents the
+// document's state permits, by caller, on the target, with input, at now
+// (zero: the provider's time). after names the act whose chain it is
+// ("" for the act asked for).
+type order struct {
+	caller   engine.Caller
+	provider string
+	target   Target
+	intents  []string
+	input    any
+	now      time.Time
+	after    string
+}
+
+// act is one intent on one document inside a transaction, as its steps
+// pass it on: what check read and decided, what apply did.
+type act struct {
+	k             *Kind
+	loaded        *models.LoadedDocument
+	doc           *models.Document
+	m             *engine.Machine
+	ev            *engine.Eval
+	intent        string
+	children      []Child // a parent's intents do not change its children: read once
+	fx            *facts
+	dir           *directory
+	partiesBefore []models.DocumentParty
+	res           *stepResult
+}
+
+// fireIn runs the order inside tx (which the sweep shares), in the three
+// steps docs/ARCHITECTURE.md's hops 3 to 5 describe: check (load the
+// document with its family, locked, parent first, and let the machine
+// say whether the intent may fire), apply (the rules, on the engine alone:
+// business errors come back with a nil error and nothing is written) and
+// record (everything the intent changed, in one Commit). The chains the
+// act starts (Intent.Then) are orders too, run after it in the same
+// transaction, depth first; a chain the machine refuses fires nothing.
+func (r *Runner) fireIn(ctx context.Context, tx Tx, o order) (*View, []engine.BusinessError, error) {
+	var first *View
+	var firstErrs []engine.BusinessError
+	todo := []order{o}
+	for len(todo) > 0 {
+		o := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		view, berrs, chains, err := r.fireOne(ctx, tx, o)
+		if o.after != "" {
+			if err != nil && !isRefusal(err) {
+				return nil, nil, fmt.Errorf("%s on %s after %s: %w", o.intents[0], o.target.ID, o.after, err)
+			}
+		} else {
+			if err != nil {
+				return nil, nil, err
+			}
+			first, firstErrs = view, berrs
+		}
+		for i := len(chains) - 1; i >= 0; i-- { // depth first, in the declared order
+			todo = append(todo, chains[i])
+		}
 	}
-	doc, deadlines := &loaded.Doc, loaded.Deadlines
+	return first, firstErrs, nil
+}
+
+// fireOne is one order's three steps; chains are the orders its act starts.
+func (r *Runner) fireOne(ctx context.Context, tx Tx, o order) (*View, []engine.BusinessError, []order, error) {
+	a, err := r.check(ctx, tx, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := r.apply(ctx, tx, a); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(a.res.berrs) > 0 {
+		unchanged, err := a.k.decode(a.doc.Data) // Apply may have changed data: the answer shows the document as stored
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		view := &View{Kind: a.k, Doc: *a.doc, Data: unchanged, Deadlines: a.loaded.Deadlines, parent: a.ev.Parent}
+		withChildren(view, a.children)
+		return view, a.res.berrs, nil, nil
+	}
+	return r.record(ctx, tx, a, o)
+}
+
+// check is hop 3: the document and its family, loaded and locked; the
+// version the caller read; the Eval; the intent the state permits; the
+// machine's check (state, guards, roles).
+func (r *Runner) check(ctx context.Context, tx Tx, o order) (*act, error) {
+	c, t := o.caller, o.target
+	k, loaded, data, err := r.load(tx, t, o.provider, c, true, r.Kinds.mayBeChild(t.Kinds))
+	if err != nil {
+		return nil, err
+	}
+	doc, now := &loaded.Doc, o.now
 	if now.IsZero() {
 		if now, err = r.now(ctx, doc.ProviderID); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	now = micro(now) // the sweep's time too: the act's is its audit row's
 	if t.Version != nil && *t.Version != doc.Version {
-		return nil, nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", t.ID, doc.Version, *t.Version).
+		return nil, status.New(status.Aborted, "document %s is at version %d, not %d: reload it and try again", t.ID, doc.Version, *t.Version).
 			WithDetails(status.Info("VERSION_MISMATCH", map[string]string{"currentVersion": fmt.Sprint(doc.Version)}))
 	}
 	if !c.System {
 		c.Roles = k.RolesOf(data, c.Org)
 	}
-	m := k.Machine()
-	ev := &engine.Eval{DocID: doc.ID, Number: doc.Number, State: doc.State, Data: data, Caller: c, Now: now, Input: input, Deadlines: views(deadlines), CreatedAt: doc.CreatedAt}
+	a := &act{k: k, loaded: loaded, doc: doc, m: k.Machine(),
+		ev: &engine.Eval{DocID: doc.ID, Number: doc.Number, State: doc.State, Data: data, Caller: c, Now: now, Input: o.input, Deadlines: views(loaded.Deadlines), CreatedAt: doc.CreatedAt}}
 	if k.Parent != nil && loaded.Parent != nil { // before the guards, which may ask the parent's state
-		if err := r.parentOf(k, loaded, ev); err != nil {
-			return nil, nil, err
+		if err := r.parentOf(k, loaded, a.ev); err != nil {
+			return nil, err
 		}
 	}
-	var children []Child // a parent's intents do not change its children: read once, before the guards that count them
-	if doc.Children > 0 {
-		if children, err = r.children(loaded.Children, loaded.Visible); err != nil {
-			return nil, nil, err
+	if doc.Children > 0 { // before the guards that count them
+		if a.children, err = r.children(loaded.Children, loaded.Visible); err != nil {
+			return nil, err
 		}
-		ev.Children = relatedOf(children)
+		a.ev.Children = relatedOf(a.children)
 	}
-	intent := intents[0]
-	if len(intents) > 1 { // the first the state permits
-		permitted, err := m.Permitted(ctx, ev)
+	a.intent = o.intents[0]
+	if len(o.intents) > 1 { // the first the state permits
+		permitted, err := a.m.Permitted(ctx, a.ev)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		for _, name := range intents {
+		for _, name := range o.intents {
 			if slices.Contains(permitted, name) {
-				intent = name
+				a.intent = name
 				break
 			}
 		}
 	}
-	if in, ok := m.Intent(intent); ok && in.Creates != "" {
-		return nil, nil, status.New(status.FailedPrecondition, "intent %s creates a %s: call %s", intent, in.Creates, in.Operation)
+	if in, ok := a.m.Intent(a.intent); ok && in.Creates != "" {
+		return nil, status.New(status.FailedPrecondition, "intent %s creates a %s: call %s", a.intent, in.Creates, in.Operation)
 	}
-	if err := m.Check(ctx, ev, intent); err != nil {
-		return nil, nil, r.refusal(ctx, m, err, ev, intent)
+	if err := a.m.Check(ctx, a.ev, a.intent); err != nil {
+		return nil, r.refusal(ctx, a.m, err, a.ev, a.intent)
 	}
-	fx, err := newFacts(input, r.warnDays())
+	return a, nil
+}
+
+// apply is hop 4: the facts the act will record (the directory, the
+// settings, the documents its references name) and the act on the engine
+// alone (step), which the replay runs too.
+func (r *Runner) apply(ctx context.Context, tx Tx, a *act) error {
+	fx, err := newFacts(a.ev.Input, r.warnDays())
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	fx.Siblings, fx.Children = len(ev.Siblings), len(ev.Children)
-	if ev.Parent != nil {
-		fx.ParentSeq = loaded.Parent.AuditSeq
+	fx.Siblings, fx.Children = len(a.ev.Siblings), len(a.ev.Children)
+	if a.ev.Parent != nil {
+		fx.ParentSeq = a.loaded.Parent.AuditSeq
 	}
-	dir := r.newDirectory(tx, doc.ProviderID, append(partyOrgs(k.Parties(data)), c.Org)...)
-	dir.rec = fx
-	ev.Dir, ev.Setting = dir.lookup, dir.setting
-	if err := r.related(tx, k, ev, doc.ProviderID); err != nil {
-		return nil, nil, err
+	a.fx = fx
+	a.dir = r.newDirectory(tx, a.doc.ProviderID, append(partyOrgs(a.k.Parties(a.ev.Data)), a.ev.Caller.Org)...)
+	a.dir.rec = fx
+	a.ev.Dir, a.ev.Setting = a.dir.lookup, a.dir.setting
+	if err := r.related(tx, a.k, a.ev, a.doc.ProviderID); err != nil {
+		return err
 	}
-	if err := fx.related(ev); err != nil {
-		return nil, nil, err
+	if err := fx.related(a.ev); err != nil {
+		return err
 	}
-	partiesBefore := partyRows(doc.ID, k.Visible(doc.State, data))
-	res, err := step(ctx, k, doc, ev, deadlines, dir, intent, r.warnDays())
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(res.berrs) > 0 {
-		unchanged, err := k.decode(doc.Data) // Apply may have changed data: the answer shows the document as stored
-		if err != nil {
-			return nil, nil, err
-		}
-		view := &View{Kind: k, Doc: *doc, Data: unchanged, Deadlines: deadlines, parent: ev.Parent}
-		withChildren(view, children)
-		return view, res.berrs, nil
-	}
-	in, from, f := res.in, res.from, res.f
+	a.partiesBefore = partyRows(a.doc.ID, a.k.Visible(a.doc.State, a.ev.Data))
+	a.res, err = step(ctx, a.k, a.doc, a.ev, a.loaded.Deadlines, a.dir, a.intent, r.warnDays())
+	return err
+}
+
+// record is hop 5: the audit row in the hash chain with the act's facts,
+// the events for every party that sees the document, its list entries
+// (and its children's or parent's, whose intents may have changed), all in
+// one Commit; then the act's AfterAct and the chains it starts.
+func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []engine.BusinessError, []order, error) {
+	k, doc, ev, c, now := a.k, a.doc, a.ev, a.ev.Caller, a.ev.Now
+	in, from, f := a.res.in, a.res.from, a.res.f
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	context, err := fx.seal(raw, f.deadlines)
+	context, err := a.fx.seal(raw, f.deadlines)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: intent,
+	row := models.AuditEvent{DocumentID: doc.ID, FromState: from, ToState: ev.State, Intent: a.intent,
 		Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note, Context: context}
 	audit.Link(&row, doc.AuditSeq, doc.AuditHash)
 	parties := k.Visible(ev.State, ev.Data) // who sees it now: told of the change, listed
-	if from != ev.State {
-		var orgs []string
-		for _, p := range parties {
-			if p.Org == "" || slices.Contains(orgs, p.Org) {
-				continue
-			}
-			orgs = append(orgs, p.Org)
-			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: EventStateChanged, DocumentID: doc.ID,
-				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, row.Seq, p.Org), CreatedAt: now}, eventkinds.DocumentStateChanged{
-				DocumentNumber: doc.Number, DocumentKind: doc.Kind, From: from, To: ev.State, Intent: intent, Actor: c.Actor}); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	for i, e := range ev.Events {
-		var orgs []string
-		for _, p := range parties {
-			if p.Org == "" || slices.Contains(orgs, p.Org) {
-				continue
-			}
-			orgs = append(orgs, p.Org)
-			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: p.Org, Kind: e.Kind, DocumentID: doc.ID,
-				DedupKey: fmt.Sprintf("%s:%d:%s:%d", doc.ID, row.Seq, p.Org, i), CreatedAt: now}, e.Payload); err != nil {
-				return nil, nil, err
-			}
-		}
+	if err := tell(f, doc, parties, from, ev, a.intent, row.Seq, now); err != nil {
+		return nil, nil, nil, err
 	}
 	summary, err := k.summary(ev.Data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
 	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
 	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var related []models.EntryIntents
-	if from != ev.State && len(children) > 0 { // the children's guards read their parent's state: they are read whole
+	if from != ev.State && len(a.children) > 0 { // the children's guards read their parent's state: they are read whole
 		docs, err := tx.Children(doc.ID)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		whole, err := r.wholeChildren(docs)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if related, err = r.childIntents(ctx, doc, ev.State, whole, now); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if ev.Parent != nil { // and the parent's guards count its children
 		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: k.family(ev.Data)}
 		rows, err := r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		related = append(related, rows...)
 	}
 	rows := partyRows(doc.ID, parties)
-	if ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Parties: rows, PartiesChanged: !slices.Equal(rows, partiesBefore),
+	if ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Parties: rows, PartiesChanged: !slices.Equal(rows, a.partiesBefore),
 		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related}); err != nil || !ok {
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		// Only reachable without row locks (SQLite serialises writers instead).
-		return nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", t.ID)
+		return nil, nil, nil, status.New(status.Aborted, "document %s changed meanwhile: reload it and try again", o.target.ID)
 	}
-	if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: intent, Doc: &after, Data: ev.Data}); err != nil {
-		return nil, nil, err
+	if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: a.intent, Doc: &after, Data: ev.Data}); err != nil {
+		return nil, nil, nil, err
 	}
+	var chains []order
 	for _, chain := range in.Then {
 		if !k.Def.Holds(chain.When, ev) {
 			continue
 		}
-		id := k.Def.Refs[chain.Ref](ev)
-		if id == "" {
-			continue
-		}
-		sys := engine.Caller{Actor: engine.System, System: true}
-		if _, _, err := r.fireIn(ctx, tx, sys, "", Target{ID: id}, []string{chain.Intent}, engine.Chained{DocID: doc.ID, Number: doc.Number}, now); err != nil && !isRefusal(err) {
-			return nil, nil, fmt.Errorf("%s on %s after %s: %w", chain.Intent, id, intent, err)
+		if id := k.Def.Refs[chain.Ref](ev); id != "" {
+			chains = append(chains, order{caller: engine.Caller{Actor: engine.System, System: true}, target: Target{ID: id}, intents: []string{chain.Intent},
+				input: engine.Chained{DocID: doc.ID, Number: doc.Number}, now: now, after: a.intent})
 		}
 	}
 	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent}
-	withChildren(view, children)
-	return view, nil, nil
+	withChildren(view, a.children)
+	for _, e := range entries { // the caller's follow-up intents, as its list entry has them
+		if e.OrganisationID == c.Org && !c.System {
+			view.offered = offered(e.Intents)
+		}
+	}
+	return view, nil, chains, nil
+}
+
+// tell adds the act's events to f's outbox: a change of state, and what
+// the act's Apply announced (ev.Events), for every party that sees the
+// document now, once per organisation.
+func tell(f *firing, doc *models.Document, parties []engine.Party, from string, ev *engine.Eval, intent string, seq int64, now time.Time) error {
+	var orgs []string
+	for _, p := range parties {
+		if p.Org != "" && !slices.Contains(orgs, p.Org) {
+			orgs = append(orgs, p.Org)
+		}
+	}
+	if from != ev.State {
+		for _, org := range orgs {
+			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: org, Kind: EventStateChanged, DocumentID: doc.ID,
+				DedupKey: fmt.Sprintf("%s:%d:%s", doc.ID, seq, org), CreatedAt: now}, eventkinds.DocumentStateChanged{
+				DocumentNumber: doc.Number, DocumentKind: doc.Kind, From: from, To: ev.State, Intent: intent, Actor: ev.Caller.Actor}); err != nil {
+				return err
+			}
+		}
+	}
+	for i, e := range ev.Events {
+		for _, org := range orgs {
+			if err := f.out.add(models.Event{ProviderID: doc.ProviderID, OrganisationID: org, Kind: e.Kind, DocumentID: doc.ID,
+				DedupKey: fmt.Sprintf("%s:%d:%s:%d", doc.ID, seq, org, i), CreatedAt: now}, e.Payload); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// offered reads a list entry's intents ("A,B") back.
+func offered(intents string) []string {
+	if intents == "" {
+		return []string{}
+	}
+	return strings.Split(intents, ",")
 }
 
 // withChildren shows children, marked for the caller, in v.

@@ -307,7 +307,7 @@ func (r *Runner) expire(ctx context.Context, tx Tx, doc *models.Document, d *mod
 		return false, nil
 	}
 	sys := engine.Caller{Actor: engine.System, System: true}
-	_, _, err := r.fireIn(ctx, tx, sys, doc.ProviderID, Target{ID: doc.ID}, []string{rule.OnExpiry}, engine.Party{Org: d.PartyOrg, Role: d.PartyRole}, now)
+	_, _, err := r.fireIn(ctx, tx, order{caller: sys, provider: doc.ProviderID, target: Target{ID: doc.ID}, intents: []string{rule.OnExpiry}, input: engine.Party{Org: d.PartyOrg, Role: d.PartyRole}, now: now})
 	if isRefusal(err) {
 		return false, nil
 	}
