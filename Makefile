@@ -104,6 +104,7 @@ bench:
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestStoreAtScale$$' -count=1 -timeout 15m -v ./handlers/
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestDocumentListsAtScale$$' -count=1 -timeout 15m -v ./handlers/
 	WASTEFLOW_BENCH=1 $(GO) test -run '^TestRegisterExportAtScale$$' -count=1 -timeout 15m -v ./handlers/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestGetDocumentEncodingCost$$' -count=1 -timeout 15m -v ./handlers/
 
 # The crash suite (PostgreSQL: WASTEFLOW_TEST_DATABASE_URL, and the right to
 # restart the local cluster with pg_ctlcluster): a server process under
