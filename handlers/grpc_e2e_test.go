@@ -42,7 +42,9 @@ import (
 func serveH2C(t testing.TB, srv *handlers.Server) *httptest.Server {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config.Protocols = handlers.HTTPProtocols()
-	hs.Listener = srv.Listen(hs.Listener)
+	if os.Getenv("WASTEFLOW_BENCH_GRPC") != "connect" { // connect: the bench's comparison, native gRPC through net/http and connect-go
+		hs.Listener = srv.Listen(hs.Listener)
+	}
 	hs.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
