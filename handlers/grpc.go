@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -144,7 +143,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 			}
 		}
 	}
-	listed := append(append([]string(nil), g.services...), grpchealth.HealthV1ServiceName)
+	listed := append(append([]string(nil), g.services...), healthService)
 	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return listed }), grpcreflect.WithDescriptorResolver(files))
 	// Reflection and health take no token: their messages are held to
 	// what a call without one may send.
@@ -153,8 +152,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		path, handler := h(reflector, unauthenticated)
 		g.addPrefix(path, handler)
 	}
-	path, handler := grpchealth.NewHandler(healthChecker{s}, unauthenticated)
-	g.addPrefix(path, handler)
+	g.addPrefix("/"+healthService+"/", health{s}.handler(unauthenticated))
 	g.files = files
 	return g, nil
 }
@@ -538,20 +536,6 @@ type callOrigin struct {
 func originOf(ctx context.Context) callOrigin {
 	o, _ := ctx.Value(originKey{}).(callOrigin)
 	return o
-}
-
-// healthChecker answers grpc.health.v1 as /readyz does: SERVING when the
-// database answers and the schema is current.
-type healthChecker struct{ s *Server }
-
-func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
-	if req.Service != "" && !h.s.servesService(req.Service) {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
-	}
-	if _, err := h.s.ready(ctx); err != nil {
-		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
-	}
-	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 }
 
 func (s *Server) servesService(name string) bool {
