@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,11 @@ func TestAFourthKindInTheConsoleInChromium(t *testing.T) {
 	}
 	eval("new inspection", `document.querySelector('#new-buttons a[data-new="INSPECTION"]').click()`)
 	wait("its form", `!document.getElementById('new-view').hidden && document.querySelector('#action [data-path="inspection.name"]') !== null`)
+	if dir := os.Getenv("WASTEFLOW_VIEW_SHOTS"); dir != "" { // to look at: the form of the fourth kind
+		if png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(filepath.Join(os.TempDir(), "fourth-kind-new.png"), png, 0o644)
+		}
+	}
 	eval("fill it", `document.querySelector('#action [data-path="inspection.name"]').value = 'Hafen 3';
 		document.querySelector('#action [data-path="inspection.operatorOrganisationId"]').value = 'recyc'`)
 	eval("submit", `document.getElementById('action-submit').click()`)
