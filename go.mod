@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	codeberg.org/go-pdf/fpdf v0.12.0
 	connectrpc.com/connect v1.21.1
+	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/alexedwards/argon2id v1.0.0

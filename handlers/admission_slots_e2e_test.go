@@ -209,6 +209,7 @@ func (d *docEnv) withReadTimeout(t *testing.T, timeout time.Duration) string {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config.Protocols = handlers.HTTPProtocols()
 	hs.Config.ReadTimeout = timeout
+	hs.Listener = srv.Listen(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

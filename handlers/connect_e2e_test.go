@@ -29,17 +29,15 @@ func TestEveryRPCProtocolAnswersAsREST(t *testing.T) {
 		id := d.ok(t, "alice", co+"CreateAnnex7", map[string]any{"annex7": announcement()})["id"].(string)
 		rest, _ := d.annex7(t, "alice", id)
 		token := d.token(t, "alice")
-		// The HTTP/2 protocols share one cleartext connection: one server
-		// (net/http and connect-go) answers every call on it, whatever the
-		// first was (before, a connection whose first call was native gRPC
-		// went to grpc-go for good, and a Connect call on it got 415).
+		// Each protocol's client has connections of its own: the server
+		// hands a cleartext HTTP/2 connection whose first call is native
+		// gRPC to grpc-go for good (handlers/listen.go).
 		transport := func(http2 bool) *http.Transport {
 			var p http.Protocols
 			p.SetHTTP1(!http2)
 			p.SetUnencryptedHTTP2(http2)
 			return &http.Transport{Protocols: &p}
 		}
-		h2 := transport(true)
 		for _, p := range []struct {
 			name  string
 			http2 bool
@@ -53,10 +51,7 @@ func TestEveryRPCProtocolAnswersAsREST(t *testing.T) {
 			{"Connect JSON over HTTP/2", true, []connect.ClientOption{connect.WithProtoJSON()}},
 		} {
 			t.Run(p.name, func(t *testing.T) {
-				tr := transport(false)
-				if p.http2 {
-					tr = h2
-				}
+				tr := transport(p.http2)
 				var protos []string // what each answer came over
 				hc := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
 					resp, err := tr.RoundTrip(r)

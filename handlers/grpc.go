@@ -12,9 +12,13 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -27,16 +31,17 @@ import (
 )
 
 // The gRPC face: every operation of the committed .proto files (proto/,
-// derived from the operation table) as a method of native gRPC, gRPC-Web
-// and the Connect protocol on the server's own port, served by connect-go
-// beside gin, one net/http server for all. A call is a transport, not a
-// second implementation: it is admitted from its metadata before its
-// message is read (grpcadmit.go), its message becomes the request the
-// operation takes (request.go), and it runs through the same invoke as a
-// REST request (invoke.go); the answer's Go value is written to the wire
-// (wire.go), an error becomes the gRPC status with its google.rpc details.
-// So both faces have one semantics and one table of codes
-// (status.HTTPStatus maps them for REST; gRPC carries them as they are).
+// derived from the operation table) as a native gRPC and a gRPC-Web method
+// on the server's own port, served by connect-go beside gin. A call is a
+// transport, not a second implementation: its message becomes the
+// operation's JSON (protojson, which the codec reads exactly as the REST
+// face's JSON) and goes through the same gateway pipeline as a REST
+// request (limits, provider_id, the three authentication stages, scopes,
+// Idempotency-Key, decoding, the operation, error rendering); the answer's
+// JSON becomes the response message, an error's {code, message, details}
+// the gRPC status with its google.rpc details. So both faces have one
+// semantics and one table of codes (status.HTTPStatus maps them for REST;
+// gRPC carries them as they are).
 
 // MaxResponseBytes bounds a gRPC response message (the interface's 50 MB
 // of Protobuf per response).
@@ -50,6 +55,8 @@ type grpcFace struct {
 	services []string
 	ops      map[string]*Operation // by "<package>.<Service>/<Method>"
 	files    *protoregistry.Files  // the descriptors reflection serves
+	native   []*grpc.ServiceDesc   // the services as grpc-go's server registers them
+	server   *grpc.Server          // grpc-go, for cleartext HTTP/2 (listen.go)
 }
 
 // compiledProto compiles the committed .proto files once per process.
@@ -112,6 +119,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		for i := 0; i < fd.Services().Len(); i++ {
 			sd := fd.Services().Get(i)
 			served := false
+			native := &grpc.ServiceDesc{ServiceName: string(sd.FullName()), HandlerType: (*any)(nil), Metadata: fd.Path()}
 			for j := 0; j < sd.Methods().Len(); j++ {
 				md := sd.Methods().Get(j)
 				op := byName[string(sd.FullName())+"/"+string(md.Name())]
@@ -136,14 +144,20 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 					cc.small = handler(small)
 				}
 				g.calls[procedure] = cc
+				if op.Streaming() {
+					native.Streams = append(native.Streams, g.nativeStream(op, md))
+				} else {
+					native.Methods = append(native.Methods, g.nativeMethod(op, md))
+				}
 				served = true
 			}
 			if served {
 				g.services = append(g.services, string(sd.FullName()))
+				g.native = append(g.native, native)
 			}
 		}
 	}
-	listed := append(append([]string(nil), g.services...), healthService)
+	listed := append(append([]string(nil), g.services...), grpchealth.HealthV1ServiceName)
 	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return listed }), grpcreflect.WithDescriptorResolver(files))
 	// Reflection and health take no token: their messages are held to
 	// what a call without one may send.
@@ -152,8 +166,10 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		path, handler := h(reflector, unauthenticated)
 		g.addPrefix(path, handler)
 	}
-	g.addPrefix("/"+healthService+"/", health{s}.handler(unauthenticated))
+	path, handler := grpchealth.NewHandler(healthChecker{s}, unauthenticated)
+	g.addPrefix(path, handler)
 	g.files = files
+	g.server = g.newNativeServer()
 	return g, nil
 }
 
@@ -532,10 +548,34 @@ type callOrigin struct {
 	tls  bool
 }
 
-// originOf is where a gRPC call came in, as ServeHTTP noted it.
+// originOf is where a gRPC call came in: what ServeHTTP noted, or, for
+// the native server, the :authority pseudo-header and the peer's TLS.
 func originOf(ctx context.Context) callOrigin {
-	o, _ := ctx.Value(originKey{}).(callOrigin)
+	if o, ok := ctx.Value(originKey{}).(callOrigin); ok {
+		return o
+	}
+	var o callOrigin
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if a := md.Get(":authority"); len(a) > 0 {
+			o.host = a[0]
+		}
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.AuthInfo != nil {
+		o.tls = true
+	}
 	return o
+}
+
+// healthChecker answers grpc.health.v1 as /readyz does: SERVING when the
+// database answers and the schema is current.
+type healthChecker struct{ s *Server }
+
+func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
+	st, err := nativeHealth(h).status(ctx, req.Service) // one rule for both servers
+	if err != nil {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
+	}
+	return &grpchealth.CheckResponse{Status: grpchealth.Status(st)}, nil // the same numbers as grpc.health.v1's enum
 }
 
 func (s *Server) servesService(name string) bool {
@@ -583,12 +623,4 @@ func fileMessage(out *dynamicpb.Message, f *fileAnswer, data []byte) {
 	if f.name != "" {
 		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(f.name))
 	}
-}
-
-// Shutdown ends the gRPC face's streams with UNAVAILABLE (their clients
-// resume elsewhere), so that net/http's Shutdown, called beside it, finds
-// every connection idle once the unary calls in flight have finished.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.StopStreams()
-	return ctx.Err()
 }

@@ -37,11 +37,14 @@ import (
 )
 
 // serveH2C serves srv over loopback as wasteflow serve does: HTTP/1.1 and
-// HTTP/2 in cleartext on one port; the test's end shuts the gRPC face's
-// streams down.
+// HTTP/2 in cleartext on one port, native gRPC connections on the gRPC
+// face's grpc-go server (Server.Listen), which the test's end shuts down.
 func serveH2C(t testing.TB, srv *handlers.Server) *httptest.Server {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config.Protocols = handlers.HTTPProtocols()
+	if os.Getenv("WASTEFLOW_BENCH_GRPC") != "connect" { // connect: the bench's comparison, native gRPC through net/http and connect-go
+		hs.Listener = srv.Listen(hs.Listener)
+	}
 	hs.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

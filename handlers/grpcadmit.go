@@ -4,10 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math"
 	"net/http"
+	"sync"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
+	grpcstatus "google.golang.org/grpc/status"
 
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -144,20 +151,19 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 	}
 	// the message, and the prefix of a second one connect-go refuses
 	r.Body = http.MaxBytesReader(w, readCloser{body, r.Body}, adm.limit+2*int64(len(prefix)))
-	// The message is read whole, to the end of the client's side, under
-	// the server's read timeout (net/http's ReadTimeout) before connect-go
-	// sees it: a message trickled in, or a client that never ends its
-	// side, is refused as a REST body would be (DEADLINE_EXCEEDED naming
-	// WASTEFLOW_READ_TIMEOUT), and its large-body slot goes back. A
-	// stream's request (at most 1 MiB, no slot: Server.admit) likewise;
-	// only then are the timeouts lifted for the stream's life.
-	msg, err := io.ReadAll(r.Body)
-	if err != nil {
-		refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, g.s.unreadBody(err, adm.limit)))
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(msg))
 	if cc.op.Streaming() {
+		// A stream's request (at most 1 MiB, no slot: Server.admit) is
+		// read whole, to the end of the client's side, under the server's
+		// read timeout as a unary call's message is; only then are the
+		// timeouts lifted for the stream's life. A request trickled in, or
+		// a client that never ends its side, is refused as a REST body
+		// would be.
+		msg, err := io.ReadAll(r.Body)
+		if err != nil {
+			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, g.s.unreadBody(err, adm.limit)))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(msg))
 		streaming(w)
 	}
 	h := cc.full
@@ -170,4 +176,153 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// transportStream is how grpc-go's transport stream (which
+// grpc.ServerTransportStreamFromContext gives a method's handler) reads a
+// call's message: its length prefix apart from its body, which is what
+// lets the face refuse a message by its length before reading it (grpc-go
+// itself knows one limit per server: grpc.MaxRecvMsgSize, here the
+// unauthenticated limit, for reflection and health).
+type transportStream interface {
+	ReadMessageHeader(header []byte) error
+	Read(n int) (mem.BufferSlice, error)
+}
+
+// receive reads an admitted native call's one request message, held to
+// the admitted limit before its body is read, and within the server's read
+// timeout (WASTEFLOW_READ_TIMEOUT, REST's http.Server.ReadTimeout): grpc-go
+// has no read deadline of its own and keepalive keeps a connection, so a
+// call that announced a large message and stalls (or never ends its side)
+// would hold its large-body slot for ever. When the timeout passes, the
+// slot goes back at once and the call is refused (DEADLINE_EXCEEDED, as
+// REST's 408); the read left behind ends when grpc-go ends the call's
+// stream. A refusal of the gateway's (a *status.Error: too large, no slot,
+// too slow) goes back through the gateway (g.refuse); anything else is the
+// transport's, a gRPC status already. The release returned gives the slot
+// back; it and the timeout give it back once between them.
+func (g *grpcFace) receive(ctx context.Context, adm *admission) (rawRequest, func(), error) {
+	ts, ok := grpc.ServerTransportStreamFromContext(ctx).(transportStream)
+	if !ok { // a grpc-go whose transport reads otherwise: refuse rather than read unbounded
+		return nil, nil, grpcstatus.Error(codes.Internal, "the gRPC transport cannot read a message's length first")
+	}
+	timeout := g.s.cfg.ReadTimeout
+	slot := &heldSlot{}
+	if timeout <= 0 { // no read timeout, as net/http's
+		in, err := g.readMessage(ctx, ts, adm, slot)
+		if err != nil {
+			slot.drop()
+			return nil, nil, err
+		}
+		return in, slot.drop, nil
+	}
+	type read struct {
+		in  rawRequest
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		in, err := g.readMessage(ctx, ts, adm, slot)
+		done <- read{in, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			slot.drop()
+			return nil, nil, r.err
+		}
+		return r.in, slot.drop, nil
+	case <-t.C:
+		slot.drop()
+		return nil, nil, g.s.readTimedOut()
+	}
+}
+
+// readMessage reads the message for receive: its length prefix, held to
+// the admitted limit (and a large-body slot, kept in slot), its body, then
+// the end of the client's side.
+func (g *grpcFace) readMessage(ctx context.Context, ts transportStream, adm *admission, slot *heldSlot) (rawRequest, error) {
+	var prefix [5]byte
+	if err := ts.ReadMessageHeader(prefix[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, grpcstatus.Error(codes.Internal, "cardinality violation: received no request message from non-client-streaming RPC")
+		}
+		return nil, transportError(err)
+	}
+	if prefix[0] != 0 { // no decompressor is installed: grpc-go refused a grpc-encoding already
+		return nil, grpcstatus.Error(codes.Internal, "grpc: compressed flag set with identity or empty encoding")
+	}
+	release, err := g.messageSize(ctx, prefix, adm)
+	if err != nil {
+		return nil, err
+	}
+	if !slot.hold(release) {
+		return nil, grpcstatus.Error(codes.DeadlineExceeded, "the message was not read in time") // receive answered already
+	}
+	data, err := ts.Read(int(binary.BigEndian.Uint32(prefix[1:])))
+	if err != nil {
+		return nil, transportError(err)
+	}
+	in := rawRequest(data.Materialize())
+	data.Free()
+	// one message, then the end of the client's side (as grpc-go checks)
+	if err := ts.ReadMessageHeader(prefix[:]); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = grpcstatus.Error(codes.Internal, "cardinality violation: received multiple request messages for non-client-streaming RPC")
+		}
+		return nil, transportError(err)
+	}
+	return in, nil
+}
+
+// heldSlot is a call's large-body slot (if it took one), given back once:
+// by whichever of the call and its read timeout comes first.
+type heldSlot struct {
+	mu      sync.Mutex
+	release func()
+	dropped bool
+}
+
+// hold keeps release; false (and the slot given back) when the slot was
+// dropped already.
+func (h *heldSlot) hold(release func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dropped {
+		release()
+		return false
+	}
+	h.release = release
+	return true
+}
+
+// drop gives the slot back, if one is held, and ends holding.
+func (h *heldSlot) drop() {
+	h.mu.Lock()
+	release := h.release
+	h.release, h.dropped = nil, true
+	h.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// transportError is a read's error as the call's status.
+func transportError(err error) error {
+	if _, ok := grpcstatus.FromError(err); ok {
+		return err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return grpcstatus.Error(codes.Internal, io.ErrUnexpectedEOF.Error())
+	}
+	return grpcstatus.Error(codes.Unavailable, err.Error())
+}
+
+// gatewayRefusal tells the gateway's refusal of a message from the
+// transport's errors.
+func gatewayRefusal(err error) bool {
+	var se *status.Error
+	return errors.As(err, &se)
 }

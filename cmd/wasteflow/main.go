@@ -628,7 +628,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 			errc <- srv.ServeTLS(ln, cfg.TLSCertFile, cfg.TLSKeyFile)
 			return
 		}
-		errc <- srv.Serve(ln)
+		errc <- srv.Serve(h.Listen(ln)) // native gRPC connections go to the gRPC face's own server
 	}()
 	var sched *schedulers.Scheduler
 	if withScheduler {
