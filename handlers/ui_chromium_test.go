@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasteflow/wasteflow/handlers/uitest"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -27,22 +28,8 @@ import (
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
-// chromium finds the browser. Without one the test is skipped, except on CI
-// (env CI set), where a missing browser is a failure.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if fi, err := os.Stat("/usr/bin/chromium"); err == nil && !fi.IsDir() {
-		return "/usr/bin/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found (/usr/bin/chromium or chromium in PATH)")
-	}
-	t.Skip("chromium not found (/usr/bin/chromium or chromium in PATH); the deadline page is not tested")
-	return ""
-}
+// chromium finds the browser (uitest.Chromium).
+func chromium(t *testing.T) string { t.Helper(); return uitest.Chromium(t) }
 
 // jsString quotes s for a JavaScript expression.
 func jsString(s string) string {

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasteflow/wasteflow/handlers/uitest"
 
 	"github.com/chromedp/chromedp"
 
@@ -23,7 +24,7 @@ import (
 // in the list under its name. The console reads the kinds from
 // /workflows.json, which the test reads too.
 func TestAFourthKindInTheConsoleInChromium(t *testing.T) {
-	exe := chromium(t)
+	exe := uitest.Chromium(t)
 	url := startServer(t, dbtest.SQLite(t))
 
 	var index struct {
@@ -128,21 +129,4 @@ func TestAFourthKindInTheConsoleInChromium(t *testing.T) {
 	if title != "Site inspection INS-DE-2026-000001" {
 		t.Errorf("the document's title: %q", title)
 	}
-}
-
-// chromium finds the browser. Without one the test is skipped, except on CI
-// (env CI set), where a missing browser is a failure.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if fi, err := os.Stat("/usr/bin/chromium"); err == nil && !fi.IsDir() {
-		return "/usr/bin/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found (/usr/bin/chromium or chromium in PATH)")
-	}
-	t.Skip("chromium not found (/usr/bin/chromium or chromium in PATH)")
-	return ""
 }
