@@ -3,6 +3,7 @@ package handlers
 import (
 	"strings"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -53,7 +54,7 @@ var serviceAccess = map[string]struct {
 
 // withAccess fills in the scope and organisation kind of every operation
 // that takes an access token (what an operation declares itself stays).
-func withAccess(ops []Operation) []Operation {
+func withAccess(ops []api.Operation) []api.Operation {
 	for i := range ops {
 		op := &ops[i]
 		if unscoped[op.FullName()] && op.Scope != "" {
@@ -62,7 +63,7 @@ func withAccess(ops []Operation) []Operation {
 			// are read from the table).
 			panic("handlers: " + op.FullName() + " needs no scope but declares " + op.Scope)
 		}
-		if op.Security != AccessToken || unscoped[op.FullName()] {
+		if op.Security != api.AccessToken || unscoped[op.FullName()] {
 			continue
 		}
 		a, ok := serviceAccess[op.Package+"."+op.Service]
@@ -97,7 +98,7 @@ func isRead(method string) bool {
 }
 
 // checkAccess applies the rule to the authenticated principal p.
-func checkAccess(op *Operation, p *reqctx.Principal) error {
+func checkAccess(op *api.Operation, p *reqctx.Principal) error {
 	if op.Org != "" && p.GroupID == "" && p.OrganisationKind != op.Org {
 		msg, other := "%s is for companies; your organisation is an authority: use %s", "AuthorityDocumentApi"
 		if op.Org == orgAuthority {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
-	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/rules"
 )
@@ -55,7 +55,7 @@ func TestEveryOperationAdmitsByTheRule(t *testing.T) {
 		tried := 0
 		conn := dialGRPC(t, d.url)
 		for _, op := range d.srv.Operations() {
-			if op.Security != handlers.AccessToken {
+			if op.Security != api.AccessToken {
 				continue
 			}
 			unscoped := slices.Contains(ownSession, op.FullName())

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/rules/labels"
 
 	"github.com/wasteflow/wasteflow/models"
@@ -17,12 +18,12 @@ import (
 // tokenAuth adapts the auth workflow to the gateway's Authenticator.
 type tokenAuth struct{ svc *auth.Service }
 
-func (a tokenAuth) Authenticate(ctx context.Context, kind Security, provider, token string) (*reqctx.Principal, error) {
+func (a tokenAuth) Authenticate(ctx context.Context, kind api.Security, provider, token string) (*reqctx.Principal, error) {
 	k := tokens.Access
 	switch kind {
-	case RefreshToken:
+	case api.RefreshToken:
 		k = tokens.Refresh
-	case GroupToken:
+	case api.GroupToken:
 		k = tokens.Group
 	}
 	return a.svc.Authenticate(ctx, k, provider, token)
@@ -33,50 +34,50 @@ const pkgNotifier = "svc.namespaced_notifier.v1.api"
 const tokenLifetimes = "Access tokens live 5 minutes and refresh tokens 30 days by default " +
 	"(WASTEFLOW_ACCESS_TOKEN_TTL, WASTEFLOW_REFRESH_TOKEN_TTL); tokens are EdDSA-signed JWTs whose public keys are at /.well-known/jwks.json."
 
-func (s *Server) authOperations() []Operation {
+func (s *Server) authOperations() []api.Operation {
 	if s.authSvc == nil {
 		return nil
 	}
-	core := func(method, verb string, sec Security, scope, summary, desc string) Operation {
-		return Operation{Package: pkgCore, Service: "AuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
+	core := func(method, verb string, sec api.Security, scope, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgCore, Service: "AuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
 	}
-	notifier := func(method, verb string, sec Security, scope, summary, desc string) Operation {
-		return Operation{Package: pkgNotifier, Service: "RegisteredGroupAuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
+	notifier := func(method, verb string, sec api.Security, scope, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgNotifier, Service: "RegisteredGroupAuthApi", Method: method, Verb: verb, Security: sec, Scope: scope, Summary: summary, Description: desc}
 	}
-	return []Operation{
-		Unary(core("IssueRefreshToken", http.MethodPost, NoToken, "", "Log in: credentials and app token for a refresh token",
+	return []api.Operation{
+		api.Unary(core("IssueRefreshToken", http.MethodPost, api.NoToken, "", "Log in: credentials and app token for a refresh token",
 			"Send usernameCredentials or clientIdCredentials, plus the appToken of the application. Starts a session (a refresh-token family) "+
 				"whose scopes are the application's scopes intersected with the account's. Wrong credentials, unknown user and unknown app token "+
 				"all answer 401 with one message. Repeated failures per account and per client address answer 429 with Retry-After until the "+
 				"failure window ends (throttling, never a lockout). "+tokenLifetimes), s.issueRefreshToken),
-		Unary(core("RequestAccess", http.MethodPost, RefreshToken, "", "Exchange a refresh token for an access token and the next refresh token",
+		api.Unary(core("RequestAccess", http.MethodPost, api.RefreshToken, "", "Exchange a refresh token for an access token and the next refresh token",
 			"The presented refresh token is consumed at once (rotation); keep the new one. Presenting a consumed refresh token revokes the whole "+
 				"session (reuse detection), so two concurrent calls with one token invalidate each other: refresh in one place. "+tokenLifetimes), s.requestAccess),
-		Unary(core("ChangePassword", http.MethodPost, OptionalAccessToken, "", "Change a password, authenticated by the current credentials",
+		api.Unary(core("ChangePassword", http.MethodPost, api.OptionalAccessToken, "", "Change a password, authenticated by the current credentials",
 			"Needs no access token to change your own password. To change another account's password of your organisation, add targetUsername "+
 				"and send your access token with the scope usermgt. New passwords need at least 12 characters and must not be the username. "+
 				"Every session of the changed account is revoked. Failures count towards the login throttle of the account."), s.changePassword),
-		Unary(core("IssueClientId", http.MethodPost, AccessToken, "usermgt", "Create a client id and secret for machine logins",
+		api.Unary(core("IssueClientId", http.MethodPost, api.AccessToken, "usermgt", "Create a client id and secret for machine logins",
 			"The client secret is shown in this response only; it is stored as an HMAC. Log in with clientIdCredentials."), s.issueClientID),
-		Unary(core("ListClientIds", http.MethodGet, AccessToken, "usermgt", "The calling account's active client ids",
+		api.Unary(core("ListClientIds", http.MethodGet, api.AccessToken, "usermgt", "The calling account's active client ids",
 			"Never includes a secret."), s.listClientIDs),
-		Unary(core("RevokeClientId", http.MethodPost, AccessToken, "usermgt", "Revoke a client id of the calling account",
+		api.Unary(core("RevokeClientId", http.MethodPost, api.AccessToken, "usermgt", "Revoke a client id of the calling account",
 			"Sessions logged in with it end at once."), s.revokeClientID),
-		Unary(core("ListSessions", http.MethodGet, AccessToken, "usermgt", "The calling account's active sessions",
+		api.Unary(core("ListSessions", http.MethodGet, api.AccessToken, "usermgt", "The calling account's active sessions",
 			"A session is a refresh-token family started by one login."), s.listSessions),
-		Unary(core("RevokeRefreshToken", http.MethodPost, AccessToken, "", "End a session of the calling account",
+		api.Unary(core("RevokeRefreshToken", http.MethodPost, api.AccessToken, "", "End a session of the calling account",
 			"Name the session by sessionId (from ListSessions) or by one of its refresh tokens. Its refresh and access tokens stop working at once."), s.revokeRefreshToken),
 
-		Unary(notifier("RegisterGroup", http.MethodPost, AccessToken, "usermgt", "Register a notifier group for your organisation",
+		api.Unary(notifier("RegisterGroup", http.MethodPost, api.AccessToken, "usermgt", "Register a notifier group for your organisation",
 			"A group is how an integration receives notifications (document state changes, inbox entries, deadlines) without a user account. "+
 				"The groupSecret is shown in this response only. Names are unique per organisation."), s.registerGroup),
-		Unary(notifier("ListGroups", http.MethodGet, AccessToken, "usermgt", "The notifier groups of your organisation", "Never includes a secret."), s.listGroups),
-		Unary(notifier("Login", http.MethodPost, NoToken, "", "Exchange a group id and secret for a group token",
+		api.Unary(notifier("ListGroups", http.MethodGet, api.AccessToken, "usermgt", "The notifier groups of your organisation", "Never includes a secret."), s.listGroups),
+		api.Unary(notifier("Login", http.MethodPost, api.NoToken, "", "Exchange a group id and secret for a group token",
 			"Group tokens live 15 minutes by default (WASTEFLOW_GROUP_TOKEN_TTL) and are accepted only by notifier operations. "+
 				"Failures are throttled like user logins."), s.groupLogin),
-		Unary(notifier("GetGroup", http.MethodGet, GroupToken, "", "The group of the presented group token",
+		api.Unary(notifier("GetGroup", http.MethodGet, api.GroupToken, "", "The group of the presented group token",
 			"Lets an integration check its token and registration."), s.getGroup),
-		Unary(notifier("UnregisterGroup", http.MethodPost, AccessToken, "usermgt", "Remove a notifier group of your organisation",
+		api.Unary(notifier("UnregisterGroup", http.MethodPost, api.AccessToken, "usermgt", "Remove a notifier group of your organisation",
 			"Its group tokens stop working on their next use."), s.unregisterGroup),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/workflows/bmu"
 	"github.com/wasteflow/wasteflow/workflows/printing"
@@ -90,22 +91,22 @@ func bmuResult[T ~struct {
 	return &T{Document: *r.Document, DocXML: r.XML}, nil
 }
 
-func (s *Server) bmuOperations() []Operation {
+func (s *Server) bmuOperations() []api.Operation {
 	if s.bmu == nil {
 		return nil
 	}
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgBMU, Service: "BmuDocumentApi", Method: method, Summary: summary, Description: desc + bmuOurs}
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgBMU, Service: "BmuDocumentApi", Method: method, Summary: summary, Description: desc + bmuOurs}
 	}
-	return []Operation{
-		Unary(op("CreateDocument", "Create a consignment note (BGS) or acceptance note (UNS)",
+	return []api.Operation{
+		api.Unary(op("CreateDocument", "Create a consignment note (BGS) or acceptance note (UNS)",
 			"Builds the base layer for xmlOptions.atbRolle (ERZ when not set for a BGS; an UNS needs ERZ, BEF or ENT, else CANCELLED even with VALIDATION_NONE), "+
 				"or with vorlageLayer a template layer. Validation is full without options: an incomplete or wrong note fails with CANCELLED (code 1, HTTP 499) "+
 				"and a google.rpc.BadRequest listing every missing or wrong field; VALIDATION_NONE turns it off."),
 			func(_ context.Context, r *CreateDocumentRequest) (*CreateDocumentResponse, error) {
 				return bmuResult[CreateDocumentResponse](s.bmu.Create(&r.Document, r.VorlageLayer, r.XMLOptions))
 			}),
-		Unary(op("CreateDocumentFromTemplate", "Create a note from a template",
+		api.Unary(op("CreateDocumentFromTemplate", "Create a note from a template",
 			"templateXml is a note whose top layer is a template (VORLAGE): the new note's base layer, for the template's role (ERZ when it names none), "+
 				"holds the template's fields. A template exported from your store (DocumentTemplateApi/ExportTransportTemplate, its root carries templateId) "+
 				"gives the note the next number of its block and its check digit, atomically: a used-up block is 400, code 9. It is checked for types only; "+
@@ -113,21 +114,21 @@ func (s *Server) bmuOperations() []Operation {
 			func(ctx context.Context, r *CreateDocumentFromTemplateRequest) (*CreateDocumentFromTemplateResponse, error) {
 				return bmuResult[CreateDocumentFromTemplateResponse](s.bmu.CreateFromTemplate(ctx, r.TemplateXML))
 			}),
-		Unary(op("UpdateDocument", "Write fields into the note's top layer",
+		api.Unary(op("UpdateDocument", "Write fields into the note's top layer",
 			"Only fields with meta.inLayer true are written, into the top layer, which must be unsigned (400, code 9: add a layer first); a field without the "+
 				"marker is ignored and the call still succeeds; fields not sent stay; a non-empty list sets the list's length. Options apply to this call only; "+
 				"without them validation is full (CANCELLED with every violation)."),
 			func(_ context.Context, r *UpdateDocumentRequest) (*UpdateDocumentResponse, error) {
 				return bmuResult[UpdateDocumentResponse](s.bmu.Update(r.DocXML, &r.Document, r.XMLOptions))
 			}),
-		Unary(op("AddLayer", "Put a new layer on top of a consignment note",
+		api.Unary(op("AddLayer", "Put a new layer on top of a consignment note",
 			"Layers come in the order of their types' values (VORLAGE, ERZEUGER, BEFOERDERER, ENTSORGER, BEHOERDE, ERGAENZUNG, ZWISCHENLAGER); only BEFOERDERER "+
 				"and ERGAENZUNG repeat; a wrong order is 400, code 9, naming the types that may follow. Works on a signed note. ERGAENZUNG needs xmlOptions.atbRolle. "+
 				"Without xmlOptions the note is not validated. On an acceptance note (UNS): CANCELLED for every layer type."),
 			func(_ context.Context, r *AddLayerRequest) (*AddLayerResponse, error) {
 				return bmuResult[AddLayerResponse](s.bmu.AddLayer(r.DocXML, r.LayerType, r.XMLOptions))
 			}),
-		Unary(op("PrintDocument", "A note as a PDF: its fields, its layers, who signed which and whether each signature verifies",
+		api.Unary(op("PrintDocument", "A note as a PDF: its fields, its layers, who signed which and whether each signature verifies",
 			"The note as it stands (each field from the newest layer that sets it), then each layer, innermost first, with the fields it sets, "+
 				"its signer, signing time and whether each signature verifies (the rule of GetDocument: the covered content unchanged and the "+
 				"certificate trusted here). German (language de) or English titles; the content prints as recorded. The layout is our design: "+
@@ -147,7 +148,7 @@ func (s *Server) bmuOperations() []Operation {
 				}
 				return &PrintBmuDocumentResponse{Document: pdf, FileName: fileNameUnsafe.ReplaceAllString(strings.TrimSuffix(p.FileName, ".pdf"), "_") + ".pdf"}, nil
 			}),
-		Unary(op("GetDocument", "Read a note: its fields, layers, checked signatures and signature positions",
+		api.Unary(op("GetDocument", "Read a note: its fields, layers, checked signatures and signature positions",
 			"Each field's value comes from the newest layer that sets it; meta.inLayer says whether the top layer sets it. A signature is valid only when what "+
 				"it covers is unchanged (a layer's signature covers it and every layer inside it) and its certificate is trusted here (WASTEFLOW_BMU_TRUSTED_CERTS)."),
 			func(_ context.Context, r *GetBmuDocumentRequest) (*GetBmuDocumentResponse, error) {
@@ -157,7 +158,7 @@ func (s *Server) bmuOperations() []Operation {
 				}
 				return &GetBmuDocumentResponse{Document: *d}, nil
 			}),
-		Unary(op("GetValidSignaturePositions", "The open signature positions of the note's current layer",
+		api.Unary(op("GetValidSignaturePositions", "The open signature positions of the note's current layer",
 			"Each open position twice: without envelope (a signature of the layer, covering every layer inside it) and with envelope (a signature of the "+
 				"whole document, which seals it: no layer or field can follow). A signed top layer, a template layer or a sealed note has none."),
 			func(_ context.Context, r *GetValidSignaturePositionsRequest) (*GetValidSignaturePositionsResponse, error) {

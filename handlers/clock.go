@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/workflows/clock"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -160,7 +161,7 @@ func (s *Server) resetTestClock(ctx context.Context, r *ResetTestClockRequest) (
 		Deleted: ResetCounts{Documents: int32(n.Documents), Deadlines: int32(n.Deadlines), Events: int32(n.Events), AuditRows: int32(n.AuditRows)}}, nil
 }
 
-func (s *Server) clockOperations() []Operation {
+func (s *Server) clockOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
@@ -171,17 +172,17 @@ func (s *Server) clockOperations() []Operation {
 		"Everything that reads the provider's today follows it: content rules (dates in the past or future, prior notice, consent validity), deadlines and " +
 		"their working days, the deadline sweep, reports and the times of documents and events. Token lifetimes, login throttling and " +
 		"Idempotency-Key retention stay on real time."
-	return []Operation{
-		Unary(Operation{Package: pkgCore, Service: svc, Method: "GetTestClock", Scope: "usermgt",
+	return []api.Operation{
+		api.Unary(api.Operation{Package: pkgCore, Service: svc, Method: "GetTestClock", Scope: "usermgt",
 			Summary: "Your provider's test clock", Description: "The provider's current time and how far its clock runs ahead of real time." + sandbox}, s.getTestClock),
-		Unary(Operation{Package: pkgCore, Service: svc, Method: "AdvanceTestClock", Scope: "usermgt",
+		api.Unary(api.Operation{Package: pkgCore, Service: svc, Method: "AdvanceTestClock", Scope: "usermgt",
 			Summary: "Move your provider's test clock forward",
 			Description: "Moves the clock to `to` or by `days`, records who moved it from when to when, and sweeps the provider's deadlines up to the new time " +
 				"before it answers, each change as of its own time: a transit authority's silence becomes tacit consent when its period ends, a consent " +
 				"expires at its end, deadlines become due soon and overdue, and what they fire starts its own periods then. A time not after the clock's is " +
 				"400, code 3 (retry an advance with to: a second call with the same to is refused instead of advancing twice), and so is a time more than " +
 				"10 years after real time, naming to or days." + sandbox}, s.advanceTestClock),
-		Unary(Operation{Package: pkgCore, Service: svc, Method: "ResetTestClock", Scope: "usermgt",
+		api.Unary(api.Operation{Package: pkgCore, Service: svc, Method: "ResetTestClock", Scope: "usermgt",
 			Summary: "Set your provider's test clock back to real time, deleting its documents",
 			Description: "The sandbox's way back, from a clock moved too far included: sets the clock back to real time and deletes, in one transaction, " +
 				"every document of the provider (notifications, Annex VII documents, movements) with their parties, deadlines, audit trails, events " +

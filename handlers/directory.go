@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -68,17 +69,17 @@ func directoryEntry(o *models.Organisation, links map[string]models.DIWASSOperat
 	return e
 }
 
-func (s *Server) directoryOperations() []Operation {
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgCore, Service: "DirectoryApi", Method: method, Verb: http.MethodGet, Security: AccessToken, Summary: summary, Description: desc + " Our design."}
+func (s *Server) directoryOperations() []api.Operation {
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgCore, Service: "DirectoryApi", Method: method, Verb: http.MethodGet, Security: api.AccessToken, Summary: summary, Description: desc + " Our design."}
 	}
-	return []Operation{
-		Unary(op("ListOrganisation", "The organisations of your provider, with the details the forms ask of a party",
+	return []api.Operation{
+		api.Unary(op("ListOrganisation", "The organisations of your provider, with the details the forms ask of a party",
 			"Every organisation of the provider (companies and authorities) by id, with its kind, region and party details: registration number, "+
 				"name, address, contact person, telephone, e-mail, EORI and VAT identifiers, as `wasteflow admin apply` declared them. "+
 				"Filter by kind and country; page with pageSize (default 100, at most 500) and pageToken. A filed document shows its parties as "+
 				"they were when it was filed (its partyDetails); this is the directory as it is now."), s.listOrganisation),
-		Unary(op("GetOrganisation", "One organisation of your provider, with its party details",
+		api.Unary(op("GetOrganisation", "One organisation of your provider, with its party details",
 			"As ListOrganisation, for one organisation; an unknown id is 404, code 5."), s.getOrganisation),
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -98,7 +99,7 @@ type SubmitAcknowledgementRequest struct {
 // submitAcknowledgement answers an acknowledgement of either kind: its
 // response, SubmitAcknowledgementResponse, carries the notification in
 // document or the movement in movement (the kinds' retrieval documents).
-func (s *Server) submitAcknowledgement(o Operation) Operation {
+func (s *Server) submitAcknowledgement(o api.Operation) api.Operation {
 	kind := func(name string) *documents.Kind {
 		k, ok := s.docs.Kinds.Kind(name)
 		if !ok {
@@ -112,7 +113,7 @@ func (s *Server) submitAcknowledgement(o Operation) Operation {
 		reflect.StructField{Name: "Movement", Type: reflect.PointerTo(documentType(mvt)), Tag: `json:"movement" doc:"the movement acknowledged; null for a notification" label:"Movement|Verbringung"`},
 		reflect.StructField{Name: "FollowUpIntents", Type: reflect.TypeFor[[]FollowUpIntent](), Tag: followUpTag},
 		reflect.StructField{Name: "BusinessErrors", Type: reflect.TypeFor[[]BusinessError](), Tag: businessErrorsTag})
-	return Made(o, reflect.TypeFor[SubmitAcknowledgementRequest](), resp, func(ctx context.Context, req reflect.Value) (any, error) {
+	return api.Made(o, reflect.TypeFor[SubmitAcknowledgementRequest](), resp, func(ctx context.Context, req reflect.Value) (any, error) {
 		r := req.Addr().Interface().(*SubmitAcknowledgementRequest)
 		if err := needDocument(r.DocumentID); err != nil {
 			return nil, err
@@ -278,7 +279,7 @@ func docIdentity(doc any) (string, *int64) {
 	return id, &version
 }
 
-func (s *Server) sharedDocumentOperations() []Operation {
+func (s *Server) sharedDocumentOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
@@ -286,8 +287,8 @@ func (s *Server) sharedDocumentOperations() []Operation {
 	for _, k := range s.docs.Kinds.Kinds() {
 		kinds = append(kinds, k.ContainerKey)
 	}
-	op := func(service, method, summary, desc string) Operation {
-		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
+	op := func(service, method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
 	}
 	const co, au = "CompanyDocumentApi", "AuthorityDocumentApi"
 	byIntent := "Runs the intent's operation with the block the intent names (followUpIntents[].block) taken from the document, exactly as if that operation " +
@@ -302,17 +303,17 @@ func (s *Server) sharedDocumentOperations() []Operation {
 	}
 	deprecatedGet += "."
 	c := s.containers()
-	byIntentOp := func(o Operation) Operation {
-		return Made(o, reflect.TypeFor[SetByIntentRequest](), c.byIntent, func(ctx context.Context, r reflect.Value) (any, error) {
+	byIntentOp := func(o api.Operation) api.Operation {
+		return api.Made(o, reflect.TypeFor[SetByIntentRequest](), c.byIntent, func(ctx context.Context, r reflect.Value) (any, error) {
 			return s.setByIntent(ctx, r.Addr().Interface().(*SetByIntentRequest))
 		})
 	}
-	getOp := func(o Operation) Operation {
-		return Made(o, reflect.TypeFor[GetDocumentRequest](), c.get, func(ctx context.Context, r reflect.Value) (any, error) {
+	getOp := func(o api.Operation) api.Operation {
+		return api.Made(o, reflect.TypeFor[GetDocumentRequest](), c.get, func(ctx context.Context, r reflect.Value) (any, error) {
 			return s.getDocument(ctx, r.Addr().Interface().(*GetDocumentRequest))
 		})
 	}
-	return []Operation{
+	return []api.Operation{
 		s.submitAcknowledgement(op(au, "SubmitAcknowledgement", "Acknowledge receipt of a notification or a movement document (ACKNOWLEDGEMENT)",
 			"A notification: authority of destination only. Not consent. Stops ACKNOWLEDGEMENT_DUE and starts DECISION_DUE (30 days, Art. 9(1)) for every concerned authority. "+
 				"In ACKNOWLEDGED it accepts a pending correction and restarts the decision periods. A movement (its id says so): any concerned authority, "+
@@ -327,13 +328,13 @@ func (s *Server) sharedDocumentOperations() []Operation {
 	}
 }
 
-func deprecated(o Operation) Operation { o.Deprecated = true; return o }
+func deprecated(o api.Operation) api.Operation { o.Deprecated = true; return o }
 
 // checkIntentRoutes ties every intent's operation to a served route, and
 // each operation of a kind's face to the intents it fires: a declaration
 // naming an operation the server does not serve, or a face operation
 // firing an intent that names another, stops it.
-func checkIntentRoutes(kinds []*documents.Kind, ops []Operation) error {
+func checkIntentRoutes(kinds []*documents.Kind, ops []api.Operation) error {
 	served := map[string]bool{}
 	for _, o := range ops {
 		served[o.Path()] = true

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"google.golang.org/grpc"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -85,13 +87,13 @@ func fail(_ context.Context, req *FailRequest) (*Empty, error) {
 	return nil, status.New(status.Code(req.Code), "failed with %d", req.Code)
 }
 
-func testOperations() []handlers.Operation {
+func testOperations() []api.Operation {
 	const pkg = "svc.test.v1.api"
-	return []handlers.Operation{
-		handlers.Unary(handlers.Operation{Package: pkg, Service: "EchoApi", Method: "Echo", Security: handlers.NoToken, Summary: "echo"}, echo),
-		handlers.Unary(handlers.Operation{Package: pkg, Service: "EchoApi", Method: "EchoGet", Verb: http.MethodGet, Security: handlers.NoToken, Summary: "echo"}, echo),
-		handlers.Unary(handlers.Operation{Package: pkg, Service: "EchoApi", Method: "Fail", Security: handlers.NoToken, Summary: "fail"}, fail),
-		handlers.Unary(handlers.Operation{Package: pkg, Service: "EchoApi", Method: "Protected", Summary: "needs a token"}, echo),
+	return []api.Operation{
+		api.Unary(api.Operation{Package: pkg, Service: "EchoApi", Method: "Echo", Security: api.NoToken, Summary: "echo"}, echo),
+		api.Unary(api.Operation{Package: pkg, Service: "EchoApi", Method: "EchoGet", Verb: http.MethodGet, Security: api.NoToken, Summary: "echo"}, echo),
+		api.Unary(api.Operation{Package: pkg, Service: "EchoApi", Method: "Fail", Security: api.NoToken, Summary: "fail"}, fail),
+		api.Unary(api.Operation{Package: pkg, Service: "EchoApi", Method: "Protected", Summary: "needs a token"}, echo),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/workflows/events"
 )
 
@@ -36,15 +37,15 @@ type AckNotificationsRequest struct {
 
 type AckNotificationsResponse struct{}
 
-func (s *Server) eventOperations() []Operation {
+func (s *Server) eventOperations() []api.Operation {
 	if s.events == nil {
 		return nil
 	}
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgNotifier, Service: "NotificationApi", Method: method, Verb: http.MethodPost, Security: GroupToken, Summary: summary, Description: desc}
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgNotifier, Service: "NotificationApi", Method: method, Verb: http.MethodPost, Security: api.GroupToken, Summary: summary, Description: desc}
 	}
-	return []Operation{
-		Unary(op("ListNotifications", "Read the group's notifications by cursor (long-poll)",
+	return []api.Operation{
+		api.Unary(op("ListNotifications", "Read the group's notifications by cursor (long-poll)",
 			"Events of the group's organisation of the kinds it registered for: DOCUMENT_STATE_CHANGED, INBOX_ENTRY_ADDED, DEADLINE_DUE_SOON, "+
 				"DEADLINE_OVERDUE, DEADLINE_MET_LATE, WEBHOOK_ENDPOINT_DISABLED (the same events come as webhooks: WebhookApi). Each event exists once; read it again until acknowledged. The REST path is unary: waitSeconds bounds a long poll."),
 			func(ctx context.Context, r *ListNotificationsRequest) (*ListNotificationsResponse, error) {
@@ -59,7 +60,7 @@ func (s *Server) eventOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("AckNotifications", "Acknowledge notifications up to a cursor",
+		api.Unary(op("AckNotifications", "Acknowledge notifications up to a cursor",
 			"Later ListNotifications calls without a cursor start after it. A cursor past the latest event is refused (400, code 3, naming cursor): it was never handed out, and acknowledging it would pass over every event to come."),
 			func(ctx context.Context, r *AckNotificationsRequest) (*AckNotificationsResponse, error) {
 				return &AckNotificationsResponse{}, s.events.Ack(ctx, r.Cursor)

@@ -5,13 +5,14 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
 // NewWithOperations is New serving the test's operations beside the
 // table's. It is compiled into the tests only: production code has no way
 // to add an operation.
-func NewWithOperations(d Deps, extra ...Operation) (*Server, error) { return newServer(d, extra) }
+func NewWithOperations(d Deps, extra ...api.Operation) (*Server, error) { return newServer(d, extra) }
 
 // GetDocumentAnswer reads the REST answer of op's GetDocument (the JSON a
 // client got) back into the Go value the operation answers, with the

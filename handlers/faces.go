@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -38,11 +39,11 @@ type DocumentRef struct {
 
 // kindOperations are the operations of every kind with a face, kind by
 // kind: create, Get, then the intent operations.
-func (s *Server) kindOperations() []Operation {
+func (s *Server) kindOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
-	var ops []Operation
+	var ops []api.Operation
 	for _, k := range s.docs.Kinds.Kinds() {
 		if k.Face == nil {
 			continue
@@ -80,15 +81,15 @@ func faceMismatches(k *documents.Kind) []string {
 
 // declared is the operation a declaration names by its path
 // (/<package>.<Service>/<Method>).
-func declared(o documents.OperationDecl) Operation {
+func declared(o documents.OperationDecl) api.Operation {
 	svc, method, _ := strings.Cut(strings.TrimPrefix(o.Operation, "/"), "/")
 	dot := strings.LastIndex(svc, ".")
-	return Operation{Package: svc[:dot], Service: svc[dot+1:], Method: method, Summary: o.Summary, Description: o.Description}
+	return api.Operation{Package: svc[:dot], Service: svc[dot+1:], Method: method, Summary: o.Summary, Description: o.Description}
 }
 
 // createOperation creates a document of k: the request's fields are the
 // face's, each filling its field of the create input.
-func (s *Server) createOperation(k *documents.Kind) Operation {
+func (s *Server) createOperation(k *documents.Kind) api.Operation {
 	o := k.Face.Create
 	input := reflect.TypeOf(k.Def.Create.Input()).Elem()
 	var fields []reflect.StructField
@@ -111,7 +112,7 @@ func (s *Server) createOperation(k *documents.Kind) Operation {
 	resp := answerType(o.ResponseName(), documentField(k))
 	op := declared(o)
 	op.Description += intentsDescription
-	return Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
+	return api.Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		in := reflect.ValueOf(k.Def.Create.Input())
 		for i, f := range o.Fields {
 			v, dst := r.Field(i), in.Elem().FieldByName(f.Input)
@@ -128,18 +129,18 @@ func (s *Server) createOperation(k *documents.Kind) Operation {
 }
 
 // getOperation reads one document of k.
-func (s *Server) getOperation(k *documents.Kind) Operation {
+func (s *Server) getOperation(k *documents.Kind) api.Operation {
 	o := k.Face.Get
 	req := madeStruct(o.RequestName(), reflect.StructField{Name: "DocumentID", Type: reflect.TypeFor[string](), Tag: `json:"documentId" required:"true" label:"Document|Dokument"`})
 	resp := answerType(o.ResponseName(), documentField(k))
-	return Made(declared(o), req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
+	return api.Made(declared(o), req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		return answer(resp)(s.get(ctx, k.Name(), r.Field(0).String()))
 	})
 }
 
 // intentOperation fires the first of o's intents the document's state
 // permits, with the block the intents take.
-func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) Operation {
+func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) api.Operation {
 	in, _ := k.Machine().Intent(o.Fires[0]) // the registry checked the intents
 	req := madeStruct(o.RequestName(),
 		reflect.StructField{Name: "DocumentRef", Type: reflect.TypeFor[DocumentRef](), Tag: `json:",inline"`},
@@ -147,7 +148,7 @@ func (s *Server) intentOperation(k *documents.Kind, o documents.OperationDecl) O
 	resp := answerType(o.ResponseName(), documentField(k))
 	op := declared(o)
 	op.Description += intentsDescription + versionDescription
-	return Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
+	return api.Made(op, req, resp, func(ctx context.Context, r reflect.Value) (any, error) {
 		ref := r.Field(0).Interface().(DocumentRef)
 		return answer(resp)(s.fireBlock(ctx, k.Name(), ref.DocumentID, ref.Version, r.Field(1).Addr().Interface(), o.Fires...))
 	})

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/transport"
@@ -186,12 +187,12 @@ func (s *Server) fileOf(ctx context.Context, f *models.File) (FileEntry, error) 
 	return fileRow(rows[0]), nil
 }
 
-func (s *Server) fileAreaOperations() []Operation {
+func (s *Server) fileAreaOperations() []api.Operation {
 	if s.transport == nil {
 		return nil
 	}
-	op := func(service, method, summary, desc string) Operation {
-		return Operation{Package: pkgCore, Service: service, Method: method, Verb: http.MethodPost, GRPCOnly: true, Summary: summary,
+	op := func(service, method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgCore, Service: service, Method: method, Verb: http.MethodPost, GRPCOnly: true, Summary: summary,
 			Description: desc + " No REST route (section 8): native gRPC and gRPC-Web only; our design."}
 	}
 	const doc, query = "DocumentApi", "QueryApi"
@@ -202,8 +203,8 @@ func (s *Server) fileAreaOperations() []Operation {
 		e, err := s.fileOf(ctx, f)
 		return &FileResponse{File: e}, err
 	}
-	return []Operation{
-		Unary(op(doc, "ImportTransportDocumentFromInbox", "Take an inbox entry's version into your store",
+	return []api.Operation{
+		api.Unary(op(doc, "ImportTransportDocumentFromInbox", "Take an inbox entry's version into your store",
 			"The version the entry delivered becomes a document of your store (a new version of a number you have), as ImportTransportDocument "+
 				"would store it, without distributing or reporting it unless asked; the entry is marked read and taken. An entry is taken once: "+
 				"again answers 409, code 6, with ErrorInfo INBOX_ENTRY_TAKEN naming the document and version it became."),
@@ -219,7 +220,7 @@ func (s *Server) fileAreaOperations() []Operation {
 					DeliveredTo: nonNil(res.DeliveredTo), UnknownNumbers: nonNil(res.UnknownNumbers), Dekadenmeldung: res.Reported,
 					ReportedTo: nonNil(res.ReportedTo), Note: res.ReportNote}}, nil
 			}),
-		Unary(op(doc, "ImportDocumentToFileAreaFromInbox", "Take an inbox entry into your store and put it in a file",
+		api.Unary(op(doc, "ImportDocumentToFileAreaFromInbox", "Take an inbox entry into your store and put it in a file",
 			"As ImportTransportDocumentFromInbox (an entry taken already is not taken again: its document is filed), then the document goes "+
 				"into fileId, a file of yours, or into a new file named after the note's number with the sender as reference."),
 			func(ctx context.Context, r *ImportDocumentToFileAreaFromInboxRequest) (*ImportDocumentToFileAreaFromInboxResponse, error) {
@@ -231,7 +232,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				e, err := s.fileOf(ctx, f)
 				return &ImportDocumentToFileAreaFromInboxResponse{DocID: StoredDocID{ID: res.Document.ID}, Number: res.Document.Number, Version: res.Document.Version, File: e}, err
 			}),
-		Unary(op(doc, "CreateNewFile", "Open a file in your file area",
+		api.Unary(op(doc, "CreateNewFile", "Open a file in your file area",
 			"A file groups documents of your store under a name and a reference (a case, a contract, a disposal route); GrantAccessToFile "+
 				"shares it. documentIds not in your store are 400, code 3, naming the entry."),
 			func(ctx context.Context, r *CreateNewFileRequest) (*CreateNewFileResponse, error) {
@@ -239,7 +240,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				resp, err := fileResp(ctx, f, err)
 				return (*CreateNewFileResponse)(resp), err
 			}),
-		Unary(op(doc, "GrantAccessToFile", "Share a file of yours with another organisation",
+		api.Unary(op(doc, "GrantAccessToFile", "Share a file of yours with another organisation",
 			"The organisation then lists the file (ListFiles), its documents (ListFileAreaDocuments) and exports them (ExportCurrentDocument); "+
 				"it cannot change the file. Only the owner grants; a second grant changes nothing."),
 			func(ctx context.Context, r *GrantAccessToFileRequest) (*GrantAccessToFileResponse, error) {
@@ -247,14 +248,14 @@ func (s *Server) fileAreaOperations() []Operation {
 				resp, err := fileResp(ctx, f, err)
 				return (*GrantAccessToFileResponse)(resp), err
 			}),
-		Unary(op(doc, "MergeFiles", "Merge files of yours into one",
+		api.Unary(op(doc, "MergeFiles", "Merge files of yours into one",
 			"The documents and grants of fileIds move into fileId; the merged files are gone from the lists. All must be yours."),
 			func(ctx context.Context, r *MergeFilesRequest) (*MergeFilesResponse, error) {
 				f, err := s.transport.MergeFiles(ctx, r.FileID, r.FileIDs)
 				resp, err := fileResp(ctx, f, err)
 				return (*MergeFilesResponse)(resp), err
 			}),
-		Unary(op(doc, "FindFilesToDocument", "The files that hold a document",
+		api.Unary(op(doc, "FindFilesToDocument", "The files that hold a document",
 			"Of the files you own or were granted."),
 			func(ctx context.Context, r *FindFilesToDocumentRequest) (*FindFilesToDocumentResponse, error) {
 				rows, err := s.transport.FilesOfDocument(ctx, r.DocID.ID)
@@ -267,7 +268,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op(doc, "SendDocument", "Send a document to organisations you name",
+		api.Unary(op(doc, "SendDocument", "Send a document to organisations you name",
 			"Its current version goes to each recipient's inbox (kind SENDING, an INBOX_ENTRY_ADDED event each), as one transfer: "+
 				"GetTransferDetails follows it."),
 			func(ctx context.Context, r *SendDocumentRequest) (*SendDocumentResponse, error) {
@@ -277,7 +278,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				}
 				return &SendDocumentResponse{Transfer: transferEntry(d)}, nil
 			}),
-		Unary(op(doc, "DeliverDocument", "Deliver a document to the parties it names",
+		api.Unary(op(doc, "DeliverDocument", "Deliver a document to the parties it names",
 			"Its current version goes to the inbox of each organisation holding an official number in it (what ImportTransportDocument's "+
 				"distribute does): for a version stored without distribution, or a party registered since. One transfer; nobody to deliver "+
 				"to is 400, code 9."),
@@ -288,7 +289,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				}
 				return &DeliverDocumentResponse{Transfer: transferEntry(d), UnknownNumbers: nonNil(unknown)}, nil
 			}),
-		Unary(op(doc, "GetTransferDetails", "Where a transfer's copies stand",
+		api.Unary(op(doc, "GetTransferDetails", "Where a transfer's copies stand",
 			"For the sender every recipient's entry (read, removed, taken into their store); for a recipient its own."),
 			func(ctx context.Context, r *GetTransferDetailsRequest) (*GetTransferDetailsResponse, error) {
 				d, err := s.transport.TransferDetails(ctx, r.TransferID)
@@ -297,7 +298,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				}
 				return &GetTransferDetailsResponse{Transfer: transferEntry(d)}, nil
 			}),
-		Unary(op(query, "ListFiles", "The files of your file area and those shared with you", qpar.Describe(transport.FileSchema)),
+		api.Unary(op(query, "ListFiles", "The files of your file area and those shared with you", qpar.Describe(transport.FileSchema)),
 			func(ctx context.Context, r *ListFilesRequest) (*ListFilesResponse, error) {
 				rows, total, err := s.transport.ListFiles(ctx, &r.Qpar)
 				if err != nil {
@@ -309,7 +310,7 @@ func (s *Server) fileAreaOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op(query, "ListFileAreaDocuments", "The documents of a file", qpar.Describe(transport.FileDocumentSchema)),
+		api.Unary(op(query, "ListFileAreaDocuments", "The documents of a file", qpar.Describe(transport.FileDocumentSchema)),
 			func(ctx context.Context, r *ListFileAreaDocumentsRequest) (*ListFileAreaDocumentsResponse, error) {
 				rows, total, err := s.transport.ListFileDocuments(ctx, r.FileID, &r.Qpar)
 				if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/echo"
@@ -30,14 +31,14 @@ import (
 // Authenticator validates bearer tokens. The gateway calls it for every
 // operation that takes a token and puts the principal into the context.
 type Authenticator interface {
-	Authenticate(ctx context.Context, kind Security, providerID, token string) (*reqctx.Principal, error)
+	Authenticate(ctx context.Context, kind api.Security, providerID, token string) (*reqctx.Principal, error)
 }
 
 // refuseTokens is the authenticator until token validation is configured:
 // it fails closed.
 type refuseTokens struct{}
 
-func (refuseTokens) Authenticate(context.Context, Security, string, string) (*reqctx.Principal, error) {
+func (refuseTokens) Authenticate(context.Context, api.Security, string, string) (*reqctx.Principal, error) {
 	return nil, status.New(status.Unauthenticated, "token validation is not configured on this server")
 }
 
@@ -148,7 +149,7 @@ func (s *Server) entry(c *gin.Context) {
 // handle serves one operation over REST: admission from the headers,
 // the body read under the admitted limit (a large one in a slot), invoke,
 // the answer or the gateway's error written.
-func (s *Server) handle(op Operation) gin.HandlerFunc {
+func (s *Server) handle(op api.Operation) gin.HandlerFunc {
 	name := op.FullName()
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
@@ -190,7 +191,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 			rawBody = body
 			decode = func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
 		}
-		a, err := s.invoke(ctx, &op, decode, rawBody, c.GetHeader(idempotencyHeader))
+		a, err := s.invoke(ctx, &op, decode, rawBody, c.GetHeader(api.IdempotencyHeader))
 		if err != nil {
 			renderError(c, err)
 			return
@@ -227,7 +228,7 @@ func (s *Server) handle(op Operation) gin.HandlerFunc {
 // and kind of organisation. It answers the most the call may send: the
 // body limit, or WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a
 // valid token (no token: no reason for a large body).
-func (s *Server) admit(c *gin.Context, op Operation, info *reqctx.Info) (int64, error) {
+func (s *Server) admit(c *gin.Context, op api.Operation, info *reqctx.Info) (int64, error) {
 	adm, err := s.admission(c.Request.Context(), &op, c.Request.Header, c.Request.ContentLength, headerBytes(c.Request))
 	if err != nil {
 		return 0, err
@@ -336,7 +337,7 @@ func (s *Server) checkProvider(ctx context.Context, id string) (string, error) {
 	return p.ID, nil
 }
 
-func (s *Server) authenticate(ctx context.Context, op Operation, providerID, header string) (*reqctx.Principal, error) {
+func (s *Server) authenticate(ctx context.Context, op api.Operation, providerID, header string) (*reqctx.Principal, error) {
 	scheme, token, ok := strings.Cut(header, " ")
 	if header == "" {
 		return nil, status.New(status.Unauthenticated, "this operation needs an Authorization: Bearer token")
@@ -346,8 +347,8 @@ func (s *Server) authenticate(ctx context.Context, op Operation, providerID, hea
 		return nil, status.New(status.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")
 	}
 	kind := op.Security
-	if kind == OptionalAccessToken {
-		kind = AccessToken
+	if kind == api.OptionalAccessToken {
+		kind = api.AccessToken
 	}
 	if len(token) > maxTokenLength {
 		return nil, status.New(status.Unauthenticated, "invalid token: too long")
@@ -440,29 +441,6 @@ func (s *Server) largeBodySlot(ctx context.Context) (func(), error) {
 	case <-ctx.Done():
 		return nil, status.New(status.Unavailable, "the request ended while waiting to be read")
 	}
-}
-
-// idempotencyHeader names a mutation so that a retry has one effect.
-const idempotencyHeader = "Idempotency-Key"
-
-// mutationPrefixes are the method names of operations that change state.
-var mutationPrefixes = []string{"Create", "Set", "Submit", "Reply", "Import", "Add", "Update", "Remove", "Cancel", "Sign", "Decline",
-	"Request", "Issue", "Revoke", "Register", "Unregister", "Ack", "Send", "Deliver", "Grant", "Merge"}
-
-// idempotent reports whether the operation takes an Idempotency-Key: every
-// POST that changes state, but the logins (IssueRefreshToken, the group's
-// Login, ChangePassword), whose failed attempts must count whatever
-// becomes of the request (a retried login makes its own session).
-func (op Operation) idempotent() bool {
-	if op.Verb != http.MethodPost || op.download != nil || op.Method == "IssueRefreshToken" || op.Method == "ChangePassword" {
-		return false
-	}
-	for _, p := range mutationPrefixes {
-		if strings.HasPrefix(op.Method, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // linkBase is the address a link to this server starts with when it

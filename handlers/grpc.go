@@ -25,7 +25,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 	protofiles "github.com/wasteflow/wasteflow/proto"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -53,19 +55,19 @@ type grpcFace struct {
 	calls    map[string]*connectCall // the operations' procedures, admitted before connect-go reads their message
 	errs     *connect.ErrorWriter
 	services []string
-	ops      map[string]*Operation // by "<package>.<Service>/<Method>"
-	files    *protoregistry.Files  // the descriptors reflection serves
-	native   []*grpc.ServiceDesc   // the services as grpc-go's server registers them
-	server   *grpc.Server          // grpc-go, for cleartext HTTP/2 (listen.go)
+	ops      map[string]*api.Operation // by "<package>.<Service>/<Method>"
+	files    *protoregistry.Files      // the descriptors reflection serves
+	native   []*grpc.ServiceDesc       // the services as grpc-go's server registers them
+	server   *grpc.Server              // grpc-go, for cleartext HTTP/2 (listen.go)
 }
 
 // compiledProto compiles the committed .proto files once per process.
 var compiledProto = sync.OnceValues(func() ([]protoreflect.FileDescriptor, error) {
-	files, err := ReadProtoFiles(protofiles.Files, ".")
+	files, err := contract.ReadProtoFiles(protofiles.Files, ".")
 	if err != nil {
 		return nil, err
 	}
-	return CompileProto(context.Background(), files)
+	return contract.CompileProto(context.Background(), files)
 })
 
 func (s *Server) newGRPCFace() (*grpcFace, error) {
@@ -73,7 +75,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the committed .proto files: %w", err)
 	}
-	byName := map[string]*Operation{}
+	byName := map[string]*api.Operation{}
 	for i := range s.ops {
 		op := &s.ops[i]
 		byName[op.Package+"."+op.Service+"/"+op.Method] = op
@@ -140,7 +142,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 					return connect.NewUnaryHandler(procedure, g.unary(op, md), append(o, connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
 				}
 				cc := &connectCall{op: op, full: handler(s.cfg.BodyLimit)}
-				if small := s.unauthenticatedLimit(); small < s.cfg.BodyLimit && (op.Security == NoToken || op.Security == OptionalAccessToken) {
+				if small := s.unauthenticatedLimit(); small < s.cfg.BodyLimit && (op.Security == api.NoToken || op.Security == api.OptionalAccessToken) {
 					cc.small = handler(small)
 				}
 				g.calls[procedure] = cc
@@ -183,7 +185,7 @@ func streaming(w http.ResponseWriter) {
 }
 
 // serverStream serves a streaming operation over connect-go.
-func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
+func (g *grpcFace) serverStream(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message], st *connect.ServerStream[dynamicpb.Message]) error {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
@@ -199,7 +201,7 @@ func (g *grpcFace) serverStream(op *Operation, md protoreflect.MethodDescriptor)
 // Caller that runs the operations it is made of through the gateway with
 // the stream's metadata, each message it sends rendered by the codec and
 // read into the rpc's response message. Errors are connect errors.
-func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
+func (g *grpcFace) stream(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { // the server shutting down ends the stream; the client resumes elsewhere
@@ -255,7 +257,7 @@ func (g *grpcFace) stream(ctx context.Context, op *Operation, md protoreflect.Me
 		}
 		return send(m)
 	}
-	err := op.stream(ctx, in.Elem(), call, sendValue)
+	err := op.Stream(ctx, in.Elem(), call, sendValue)
 	select {
 	case <-g.s.streamsDone:
 		return connect.NewError(connect.CodeUnavailable, errors.New("the server is shutting down: reconnect (and resume from the last cursor received)"))
@@ -318,7 +320,7 @@ func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // unary serves one operation as a unary method over connect-go.
-func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
+func (g *grpcFace) unary(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
@@ -340,7 +342,7 @@ func (g *grpcFace) unary(op *Operation, md protoreflect.MethodDescriptor) func(c
 // request as JSON) decoded as a REST body is, invoke, the answer as a
 // wireMessage with the answer's headers, or the connect error (code,
 // message, details, metadata); logged and counted as a REST request is.
-func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (out *wireMessage, answer http.Header, err error) {
+func (g *grpcFace) call(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (out *wireMessage, answer http.Header, err error) {
 	start := time.Now()
 	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
 	code, httpStatus := status.OK, http.StatusOK
@@ -363,7 +365,7 @@ func (g *grpcFace) call(ctx context.Context, op *Operation, md protoreflect.Meth
 		defer cancel()
 	}
 	decode := func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
-	a, err := g.s.invoke(ctx, op, decode, body, header.Get(idempotencyHeader))
+	a, err := g.s.invoke(ctx, op, decode, body, header.Get(api.IdempotencyHeader))
 	if err != nil {
 		return nil, nil, g.fail(ctx, info, op, err, start)
 	}
@@ -411,7 +413,7 @@ func (g *grpcFace) tooLarge(err error) error {
 
 // encode writes value (a pointer to the operation's response struct) as
 // message md (wire.go), shown to the server's WireCheck when it has one.
-func (g *grpcFace) encode(op *Operation, md protoreflect.MessageDescriptor, value any) ([]byte, error) {
+func (g *grpcFace) encode(op *api.Operation, md protoreflect.MessageDescriptor, value any) ([]byte, error) {
 	v := reflect.ValueOf(value)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%s answered %T, not a pointer to a struct", op.FullName(), value)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/mem"
 	grpcstatus "google.golang.org/grpc/status"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
@@ -37,7 +38,7 @@ import (
 // is, and comes back as the connect error; a stream's admission is its
 // log line. The request id it gives the call goes into header for the
 // call's later steps.
-func (g *grpcFace) admit(ctx context.Context, op *Operation, header http.Header, peer string) (*admission, error) {
+func (g *grpcFace) admit(ctx context.Context, op *api.Operation, header http.Header, peer string) (*admission, error) {
 	start := time.Now()
 	ctx, info := g.s.rpcContext(ctx, op, header, peer, nil)
 	adm, err := g.s.admission(ctx, op, header, 0, rpcHeaderBytes(op, header))
@@ -54,14 +55,14 @@ func (g *grpcFace) admit(ctx context.Context, op *Operation, header http.Header,
 
 // refuse answers an admitted call whose message was refused (too large,
 // no large-body slot, too slow), logged and counted as every answer is.
-func (g *grpcFace) refuse(ctx context.Context, op *Operation, header http.Header, peer string, adm *admission, err error) error {
+func (g *grpcFace) refuse(ctx context.Context, op *api.Operation, header http.Header, peer string, adm *admission, err error) error {
 	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
 	return g.fail(ctx, info, op, err, time.Now())
 }
 
 // fail is a call's error as its face answers it (rpcError), logged and
 // counted.
-func (g *grpcFace) fail(ctx context.Context, info *reqctx.Info, op *Operation, err error, start time.Time) error {
+func (g *grpcFace) fail(ctx context.Context, info *reqctx.Info, op *api.Operation, err error, start time.Time) error {
 	ce, se := rpcError(ctx, err)
 	g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), se.HTTPStatus(), se.Code, time.Since(start))
 	return ce
@@ -69,7 +70,7 @@ func (g *grpcFace) fail(ctx context.Context, info *reqctx.Info, op *Operation, e
 
 // rpcHeaderBytes is the size of a call's metadata as headerBytes counts a
 // REST request's.
-func rpcHeaderBytes(op *Operation, h http.Header) int {
+func rpcHeaderBytes(op *api.Operation, h http.Header) int {
 	n := len(op.Path())
 	for k, vs := range h {
 		for _, v := range vs {
@@ -101,7 +102,7 @@ type admittedKey struct{}
 // gRPC over TLS): its handler, and one whose read limit is the
 // unauthenticated one for operations that may be called without a token.
 type connectCall struct {
-	op    *Operation
+	op    *api.Operation
 	full  http.Handler
 	small http.Handler
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -111,7 +112,7 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 }
 
 // nativeMethod is one operation as a grpc-go unary method.
-func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor) grpc.MethodDesc {
+func (g *grpcFace) nativeMethod(op *api.Operation, md protoreflect.MethodDescriptor) grpc.MethodDesc {
 	// grpc-go reads a unary call's message when the handler decodes it
 	// (dec); the handler reads it itself (receive), once admitted.
 	return grpc.MethodDesc{MethodName: string(md.Name()), Handler: func(_ any, ctx context.Context, _ func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
@@ -144,7 +145,7 @@ func (g *grpcFace) nativeMethod(op *Operation, md protoreflect.MethodDescriptor)
 }
 
 // nativeStream is one streaming operation as a grpc-go server stream.
-func (g *grpcFace) nativeStream(op *Operation, md protoreflect.MethodDescriptor) grpc.StreamDesc {
+func (g *grpcFace) nativeStream(op *api.Operation, md protoreflect.MethodDescriptor) grpc.StreamDesc {
 	return grpc.StreamDesc{StreamName: string(md.Name()), ServerStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
 		ctx := st.Context()
 		header, remote := incoming(ctx)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
 )
@@ -92,7 +93,7 @@ func (s *Server) documentHistory(ctx context.Context, r *GetDocumentHistoryReque
 	return out, nil
 }
 
-func (s *Server) historyOperations() []Operation {
+func (s *Server) historyOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
@@ -100,10 +101,10 @@ func (s *Server) historyOperations() []Operation {
 		"(chain.verified; chain.head is the hash a printed copy quotes). Only the document's parties (the rule of GetDocument: anyone else " +
 		"gets the 404 of a missing document); a draft only for its author. Usernames are shown for the caller's own organisation only; other " +
 		"rows name the organisation. Our design: the interface names no history."
-	return []Operation{
-		Unary(Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "GetDocumentHistory", Summary: "A document's history (audit trail), its chain checked",
+	return []api.Operation{
+		api.Unary(api.Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "GetDocumentHistory", Summary: "A document's history (audit trail), its chain checked",
 			Description: desc + " Company accounts (an authority gets 403, code 7)."}, s.documentHistory),
-		Unary(Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "GetDocumentHistory", Summary: "A document's history (audit trail), its chain checked",
+		api.Unary(api.Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "GetDocumentHistory", Summary: "A document's history (audit trail), its chain checked",
 			Description: desc + " Authority accounts (a company gets 403, code 7)."}, s.documentHistory),
 	}
 }

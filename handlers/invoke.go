@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/workflows/reqctx"
@@ -42,9 +43,9 @@ import (
 // answers who calls and the most the call may send: the body limit, or
 // WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a valid token
 // (no token: no reason for a large body).
-func (s *Server) admission(ctx context.Context, op *Operation, h http.Header, length int64, headerSize int) (*admission, error) {
+func (s *Server) admission(ctx context.Context, op *api.Operation, h http.Header, length int64, headerSize int) (*admission, error) {
 	limit := s.cfg.BodyLimit
-	if op.Security == NoToken {
+	if op.Security == api.NoToken {
 		limit = s.unauthenticatedLimit()
 	}
 	if op.Streaming() { // a stream's request is small: it never takes a large-body slot (for the stream's life)
@@ -67,7 +68,7 @@ func (s *Server) admission(ctx context.Context, op *Operation, h http.Header, le
 		adm.providerID = pid
 	}
 	authz := h.Get("Authorization")
-	if op.Security != NoToken && (op.Security != OptionalAccessToken || authz != "") {
+	if op.Security != api.NoToken && (op.Security != api.OptionalAccessToken || authz != "") {
 		p, err := s.authenticate(ctx, *op, adm.providerID, authz)
 		if err != nil {
 			return nil, err
@@ -107,18 +108,18 @@ type fileAnswer struct {
 // with the admission): the message through decode (body is its bytes as
 // JSON, for an Idempotency-Key's hash), the operation, once per key. It
 // never writes a response.
-func (s *Server) invoke(ctx context.Context, op *Operation, decode func(any) error, body []byte, key string) (*invoked, error) {
-	if key != "" && op.idempotent() {
+func (s *Server) invoke(ctx context.Context, op *api.Operation, decode func(any) error, body []byte, key string) (*invoked, error) {
+	if key != "" && op.Idempotent() {
 		return s.idempotently(ctx, op, key, body, decode)
 	}
-	if op.download != nil {
-		name, write, err := op.download(ctx, decode)
+	if op.IsDownload() {
+		name, write, err := op.Fetch(ctx, decode)
 		if err != nil {
 			return nil, err
 		}
 		return &invoked{file: &fileAnswer{name: name, contentType: op.ContentType, write: write}}, nil
 	}
-	v, err := op.call(ctx, decode)
+	v, err := op.Call(ctx, decode)
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +134,10 @@ func (s *Server) invoke(ctx context.Context, op *Operation, decode func(any) err
 // request that fails records nothing (nothing happened), so its retry runs
 // again. Keys are scoped to the caller's provider, organisation and session
 // (or group) and kept for WASTEFLOW_IDEMPOTENCY_RETENTION.
-func (s *Server) idempotently(ctx context.Context, op *Operation, key string, body []byte, decode func(any) error) (*invoked, error) {
+func (s *Server) idempotently(ctx context.Context, op *api.Operation, key string, body []byte, decode func(any) error) (*invoked, error) {
 	info := reqctx.From(ctx)
 	if len(key) > 200 {
-		return nil, status.Invalid(idempotencyHeader, "at most 200 characters")
+		return nil, status.Invalid(api.IdempotencyHeader, "at most 200 characters")
 	}
 	// A key is the caller's own: its organisation's, and within it the
 	// session's (a login and the tokens refreshed from it) or the group's,
@@ -152,7 +153,7 @@ func (s *Server) idempotently(ctx context.Context, op *Operation, key string, bo
 	replay, out, err := models.RunIdempotent(ctx, s.db, &models.IdempotencyKey{ProviderID: info.ProviderID, OrganisationID: org, Key: scoped,
 		Operation: op.FullName(), RequestHash: hash, CreatedAt: now}, s.cfg.IdempotencyRetention,
 		func(ctx context.Context) ([]byte, error) {
-			resp, err := op.call(ctx, decode)
+			resp, err := op.Call(ctx, decode)
 			if err != nil {
 				return nil, err
 			}
@@ -239,7 +240,7 @@ func rpcError(ctx context.Context, err error) (*connect.Error, *status.Error) {
 // for the passes after), metadata, the caller's address (a trusted
 // proxy's forwarded one, as for REST), the address the client called,
 // and a logger naming both. The call's admission fills in who calls.
-func (s *Server) rpcContext(ctx context.Context, op *Operation, header http.Header, peer string, adm *admission) (context.Context, *reqctx.Info) {
+func (s *Server) rpcContext(ctx context.Context, op *api.Operation, header http.Header, peer string, adm *admission) (context.Context, *reqctx.Info) {
 	if adm != nil && adm.info != nil && adm.info.Operation == op.FullName() { // made when the call was admitted
 		return reqctx.With(ctx, adm.info), adm.info
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 	"github.com/wasteflow/wasteflow/rules/labels"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
@@ -20,7 +22,7 @@ import (
 // (DecisionType, NotificationSignalType): the names clients see in the
 // .proto files and, without the package qualifier, in the OpenAPI
 // components.
-func registerEnumLabels(ops []Operation) error {
+func registerEnumLabels(ops []api.Operation) error {
 	var roots []reflect.Type
 	for _, op := range ops {
 		roots = append(roots, op.Request)
@@ -44,7 +46,7 @@ func registerEnumLabels(ops []Operation) error {
 			for i, n := range d.EnumNames {
 				m[n] = d.EnumLabels[i]
 			}
-			labels.Register(protoName(names.ComponentName(d.Type), d.Type), m)
+			labels.Register(contract.ProtoName(names.ComponentName(d.Type), d.Type), m)
 		}
 		walk(d.Elem)
 		for _, f := range d.Fields {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	a7 "github.com/wasteflow/wasteflow/rules/annex7"
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -113,7 +114,7 @@ func clearUnmasked(v any, keep map[string]bool) {
 	}
 }
 
-func (s *Server) listOperations() []Operation {
+func (s *Server) listOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
@@ -126,10 +127,10 @@ func (s *Server) listOperations() []Operation {
 			"next_deadline.due_at, actionable; kinds and states are taken in any case; an unknown path is 400, code 3, naming it. " +
 			"Default order: updated_at descending (work queue: next_deadline.due_at ascending, documents without a deadline last)."
 	}
-	return []Operation{
-		Unary(Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "ListDocuments", Summary: "Your organisation's documents, or your work queue",
+	return []api.Operation{
+		api.Unary(api.Operation{Package: pkgDiwass, Service: "CompanyDocumentApi", Method: "ListDocuments", Summary: "Your organisation's documents, or your work queue",
 			Description: desc("as a company (an authority account gets 403, code 7: authorities use AuthorityDocumentApi/ListDocuments).")}, s.listDocuments),
-		Unary(Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "ListDocuments", Summary: "The documents your authority is concerned with, or your work queue",
+		api.Unary(api.Operation{Package: pkgDiwass, Service: "AuthorityDocumentApi", Method: "ListDocuments", Summary: "The documents your authority is concerned with, or your work queue",
 			Description: desc("as a competent authority (a company account gets 403, code 7).")}, s.listDocuments),
 	}
 }

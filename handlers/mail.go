@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/workflows/mail"
 )
 
@@ -44,15 +45,15 @@ func mailView(p *mail.Preferences) MailPreferences {
 		DigestTime: p.DigestTime, TimeZone: p.TimeZone}
 }
 
-func (s *Server) mailOperations() []Operation {
+func (s *Server) mailOperations() []api.Operation {
 	if s.mail == nil {
 		return nil
 	}
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgCore, Service: "MailPreferencesApi", Method: method, Verb: http.MethodPost, Security: AccessToken, Summary: summary, Description: desc}
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgCore, Service: "MailPreferencesApi", Method: method, Verb: http.MethodPost, Security: api.AccessToken, Summary: summary, Description: desc}
 	}
-	return []Operation{
-		Unary(op("GetMailPreferences", "Your choice of reminder mails", "All off until you set them."),
+	return []api.Operation{
+		api.Unary(op("GetMailPreferences", "Your choice of reminder mails", "All off until you set them."),
 			func(ctx context.Context, _ *GetMailPreferencesRequest) (*MailPreferencesResponse, error) {
 				p, err := s.mail.Get(ctx)
 				if err != nil {
@@ -60,7 +61,7 @@ func (s *Server) mailOperations() []Operation {
 				}
 				return &MailPreferencesResponse{Preferences: mailView(p)}, nil
 			}),
-		Unary(op("SetMailPreferences", "Choose which reminder mails you get",
+		api.Unary(op("SetMailPreferences", "Choose which reminder mails you get",
 			"Each mail comes once per time limit (or day, for the digest), in plain text and HTML, with the document's number and kind, "+
 				"what is due, by when in the acting party's zone, the legal basis and a link to the document in the console. Every mail "+
 				"carries a one-click unsubscribe link (List-Unsubscribe-Post, RFC 8058). Deadlines that opened or fell overdue before "+

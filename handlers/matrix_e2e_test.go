@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -97,7 +97,7 @@ func TestRefusalMatrix(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
-	send := func(op handlers.Operation, provider, token, docID string) (int, map[string]any, string) {
+	send := func(op api.Operation, provider, token, docID string) (int, map[string]any, string) {
 		body := []byte("{}")
 		u := d.url + op.Path()
 		if hasDocumentID(op.Request) {
@@ -134,7 +134,7 @@ func TestRefusalMatrix(t *testing.T) {
 	before := counts()
 	cells, documentCells := 0, 0
 	for _, op := range d.srv.Operations() {
-		if op.NoREST() || op.Security == handlers.NoToken || op.Security == handlers.OptionalAccessToken {
+		if op.NoREST() || op.Security == api.NoToken || op.Security == api.OptionalAccessToken {
 			continue
 		}
 		type caller struct {
@@ -143,7 +143,7 @@ func TestRefusalMatrix(t *testing.T) {
 		}
 		var callers []caller
 		switch op.Security {
-		case handlers.AccessToken:
+		case api.AccessToken:
 			callers = []caller{{"no token", "dev-1", "", 401}, {"a forged token", "dev-1", "not.a.token", 401}, {"an expired token", "dev-1", expired, 401},
 				{"a revoked session's token", "dev-1", revoked, 401}, {"a refresh token", "dev-1", aliceRefresh, 401}, {"a group token", "dev-1", group, 401},
 				{"another provider's token", "dev-1", other, 401}, {"a provider of another environment", "test-9", alice, 501}}
@@ -156,9 +156,9 @@ func TestRefusalMatrix(t *testing.T) {
 			if op.Scope == "usermgt" {
 				callers = append(callers, caller{"a token without usermgt", "dev-1", bob, 403})
 			}
-		case handlers.GroupToken:
+		case api.GroupToken:
 			callers = []caller{{"no token", "dev-1", "", 401}, {"a forged token", "dev-1", "not.a.token", 401}, {"an access token", "dev-1", alice, 401}}
-		case handlers.RefreshToken:
+		case api.RefreshToken:
 			callers = []caller{{"no token", "dev-1", "", 401}, {"an access token", "dev-1", alice, 401}, {"a group token", "dev-1", group, 401}}
 		}
 		for _, c := range callers {
@@ -170,7 +170,7 @@ func TestRefusalMatrix(t *testing.T) {
 		}
 		// A non-party learns nothing: the answer is a missing document's
 		// (404; a report filtered on the document: the same empty one).
-		if hasDocumentID(op.Request) && op.Security == handlers.AccessToken && op.Org != "authority" && op.Scope != "usermgt" {
+		if hasDocumentID(op.Request) && op.Security == api.AccessToken && op.Org != "authority" && op.Scope != "usermgt" {
 			documentCells++
 			st, _, raw := send(op, "dev-1", eve, id)
 			missing := "ntf_" + strings.Repeat("0", len(id)-4)
@@ -192,7 +192,7 @@ func TestRefusalMatrix(t *testing.T) {
 	// fresh tokens: some operations end the session they are called with.
 	allowed := 0
 	for _, op := range d.srv.Operations() {
-		if op.NoREST() || op.Security == handlers.NoToken {
+		if op.NoREST() || op.Security == api.NoToken {
 			continue
 		}
 		user, pw := "alice", "alice-password-1" // a company with usermgt, notifier of the document
@@ -202,9 +202,9 @@ func TestRefusalMatrix(t *testing.T) {
 		access, refresh := login("dev-1", user, pw)
 		token := access
 		switch op.Security {
-		case handlers.RefreshToken:
+		case api.RefreshToken:
 			token = refresh
-		case handlers.GroupToken:
+		case api.GroupToken:
 			_, lg, _ := d.post(t, grp+"Login", hdr("dev-1", ""), map[string]any{"groupId": g["groupId"], "groupSecret": g["groupSecret"]})
 			token = lg["groupToken"].(string)
 		}

@@ -3,6 +3,8 @@ package handlers
 import (
 	"net/http"
 	"slices"
+
+	"github.com/wasteflow/wasteflow/handlers/api"
 )
 
 // Packages of the interface.
@@ -12,11 +14,11 @@ const (
 
 // operations is the operation table: every REST operation, declared once.
 // Later services append their own declarations here.
-func (s *Server) operations() []Operation {
-	return withAccess(append([]Operation{
-		Unary(Operation{
+func (s *Server) operations() []api.Operation {
+	return withAccess(append([]api.Operation{
+		api.Unary(api.Operation{
 			Package: pkgCore, Service: "DiscoveryApi", Method: "ListProvider", Verb: http.MethodGet,
-			Security: NoToken, NoProvider: true,
+			Security: api.NoToken, NoProvider: true,
 			Summary: "Provider directory: every provider of every environment",
 			Description: "Lists all providers with their id, name and environment, whatever the environment of this host " +
 				"(the directory is the same everywhere). Needs neither a token nor the provider_id header. " +

@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/documents"
@@ -246,7 +247,7 @@ func linkState(l *models.InspectionLink, now time.Time) string {
 	return "VALID"
 }
 
-func (s *Server) printOperations() []Operation {
+func (s *Server) printOperations() []api.Operation {
 	if s.docs == nil {
 		return nil
 	}
@@ -268,20 +269,20 @@ func (s *Server) printOperations() []Operation {
 	revokeDesc := "Revokes every inspection link of the document that your organisation printed and that is still valid: from now on they " +
 		"answer 404, like any absent page (a lost paper copy, a link sent to the wrong person); printing again makes a new link. Another " +
 		"party's links stay valid (revoked counts only yours; that party revokes its own). Only the document's parties. Our design."
-	op := func(service, method, summary, desc string) Operation {
-		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
+	op := func(service, method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc}
 	}
-	read := func(o Operation) Operation { o.Scope = rules.ScopeDocumentsRead; return o }
-	var ops []Operation
+	read := func(o api.Operation) api.Operation { o.Scope = rules.ScopeDocumentsRead; return o }
+	var ops []api.Operation
 	for _, svc := range []string{co, au} {
 		who := " Company accounts (an authority gets 403, code 7)."
 		if svc == au {
 			who = " Authority accounts (a company gets 403, code 7)."
 		}
 		ops = append(ops,
-			Unary(read(op(svc, "PrintDocument", "A document as its official form (PDF), with an inspection link", printDesc+who)), s.printDocument),
-			Unary(read(op(svc, "ListInspectionLinks", "A document's inspection links and their uses", linksDesc+who)), s.listInspectionLinks),
-			Unary[InspectionLinksRequest, RevokeInspectionLinksResponse](op(svc, "RevokeInspectionLinks", "Revoke a document's inspection links", revokeDesc+who), s.revokeInspectionLinks),
+			api.Unary(read(op(svc, "PrintDocument", "A document as its official form (PDF), with an inspection link", printDesc+who)), s.printDocument),
+			api.Unary(read(op(svc, "ListInspectionLinks", "A document's inspection links and their uses", linksDesc+who)), s.listInspectionLinks),
+			api.Unary[InspectionLinksRequest, RevokeInspectionLinksResponse](op(svc, "RevokeInspectionLinks", "Revoke a document's inspection links", revokeDesc+who), s.revokeInspectionLinks),
 		)
 	}
 	return ops

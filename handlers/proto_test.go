@@ -12,8 +12,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 )
 
 type protoColour int32
@@ -50,8 +51,8 @@ type protoV2 struct { // Old is gone, New is new, the order changed
 	Count int32  `json:"count"`
 }
 
-func protoOp(req any) handlers.Operation {
-	return handlers.Made(handlers.Operation{Package: "svc.test.v1.api", Service: "ShapeApi", Method: "Shape", Summary: "shapes"},
+func protoOp(req any) api.Operation {
+	return api.Made(api.Operation{Package: "svc.test.v1.api", Service: "ShapeApi", Method: "Shape", Summary: "shapes"},
 		reflect.TypeOf(req), reflect.TypeOf(req), func(ctx context.Context, r reflect.Value) (any, error) { return r.Addr().Interface(), nil })
 }
 
@@ -60,7 +61,7 @@ func protoOp(req any) handlers.Operation {
 // is reserved (number and name) so that no later field takes it.
 func TestBuildProtoKeepsFieldNumbers(t *testing.T) {
 	ctx := context.Background()
-	first, err := handlers.BuildProto(ctx, []handlers.Operation{protoOp(protoV1{})}, nil)
+	first, err := contract.BuildProto(ctx, []api.Operation{protoOp(protoV1{})}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +80,10 @@ func TestBuildProtoKeepsFieldNumbers(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, src)
 		}
 	}
-	if _, err := handlers.CompileProto(ctx, first); err != nil {
+	if _, err := contract.CompileProto(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	second, err := handlers.BuildProto(ctx, []handlers.Operation{protoOp(protoV2{})}, first)
+	second, err := contract.BuildProto(ctx, []api.Operation{protoOp(protoV2{})}, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestBuildProtoKeepsFieldNumbers(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, src)
 		}
 	}
-	third, err := handlers.BuildProto(ctx, []handlers.Operation{protoOp(protoV1{})}, second)
+	third, err := contract.BuildProto(ctx, []api.Operation{protoOp(protoV1{})}, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +107,11 @@ func TestBuildProtoKeepsFieldNumbers(t *testing.T) {
 // speak the same JSON.
 func TestProtoJSONIsTheCodecsJSON(t *testing.T) {
 	ctx := context.Background()
-	files, err := handlers.BuildProto(ctx, []handlers.Operation{protoOp(protoV1{})}, nil)
+	files, err := contract.BuildProto(ctx, []api.Operation{protoOp(protoV1{})}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fds, err := handlers.CompileProto(ctx, files)
+	fds, err := contract.CompileProto(ctx, files)
 	if err != nil {
 		t.Fatal(err)
 	}

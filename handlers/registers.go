@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
@@ -130,7 +131,7 @@ func (s *Server) cancelRegisterExport(ctx context.Context, r *RegisterExportRequ
 	return s.exportView(e), nil
 }
 
-func (s *Server) registerOperations() []Operation {
+func (s *Server) registerOperations() []api.Operation {
 	if s.registers == nil {
 		return nil
 	}
@@ -146,10 +147,10 @@ func (s *Server) registerOperations() []Operation {
 	getDesc := "An export's state and progress; when DONE, the file in document (base64). Only the organisation that asked for it (any " +
 		"other gets 404, code 5). Our design."
 	cancelDesc := "Stops a QUEUED or RUNNING export: it ends CANCELLED and its rows are deleted; a finished export is answered as it is. Our design."
-	op := func(service, method, summary, desc string) Operation {
-		return Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc, Scope: rules.ScopeDocumentsRead}
+	op := func(service, method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgDiwass, Service: service, Method: method, Summary: summary, Description: desc, Scope: rules.ScopeDocumentsRead}
 	}
-	var ops []Operation
+	var ops []api.Operation
 	for _, svc := range []string{"CompanyDocumentApi", "AuthorityDocumentApi"} {
 		who := " Company accounts (an authority gets 403, code 7)."
 		if svc == "AuthorityDocumentApi" {
@@ -158,9 +159,9 @@ func (s *Server) registerOperations() []Operation {
 		get := op(svc, "GetRegisterExport", "An export's progress and, when done, its file", getDesc+who)
 		get.Verb = http.MethodPost
 		ops = append(ops,
-			Unary(op(svc, "ExportRegister", "Export the register (CSV or XLSX) as a background job", exportDesc+who), s.exportRegister),
-			StreamJSON[RegisterExportRequest, GetRegisterExportResponse](get, s.getRegisterExport),
-			Unary(op(svc, "CancelRegisterExport", "Cancel an export", cancelDesc+who), s.cancelRegisterExport),
+			api.Unary(op(svc, "ExportRegister", "Export the register (CSV or XLSX) as a background job", exportDesc+who), s.exportRegister),
+			api.StreamJSON[RegisterExportRequest, GetRegisterExportResponse](get, s.getRegisterExport),
+			api.Unary(op(svc, "CancelRegisterExport", "Cancel an export", cancelDesc+who), s.cancelRegisterExport),
 		)
 	}
 	return ops

@@ -1,9 +1,7 @@
 package handlers
 
 import (
-	"context"
 	"errors"
-	"io"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/rules/echo"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -26,22 +25,10 @@ import (
 // and the message. Only on such an answer does it read the request again,
 // into a probe that keeps both spellings apart.
 
-// asSent wraps o's handler: its INVALID_ARGUMENT errors name fields as sent.
-func asSent(o Operation) Operation {
+// asSent wraps o's Get: its INVALID_ARGUMENT errors name fields as sent.
+func asSent(o api.Operation) api.Operation {
 	p := newSpellingProbe(o.Request, o.Verb == http.MethodGet)
-	if call := o.call; call != nil {
-		o.call = func(ctx context.Context, decode func(any) error) (any, error) {
-			resp, err := call(ctx, decode)
-			return resp, p.respell(decode, err)
-		}
-	}
-	if download := o.download; download != nil {
-		o.download = func(ctx context.Context, decode func(any) error) (string, func(io.Writer) error, error) {
-			name, write, err := download(ctx, decode)
-			return name, write, p.respell(decode, err)
-		}
-	}
-	return o
+	return api.MapErrors(o, p.respell)
 }
 
 // spellingProbe decodes a request into a struct with one field per

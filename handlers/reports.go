@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/rules/calendar"
 	"github.com/wasteflow/wasteflow/rules/csvsafe"
@@ -175,15 +176,15 @@ func viewer(ctx context.Context) (reports.Viewer, error) {
 	return reports.Viewer{ProviderID: p.ProviderID, OrganisationID: p.OrganisationID}, nil
 }
 
-func (s *Server) reportOperations() []Operation {
+func (s *Server) reportOperations() []api.Operation {
 	if s.reports == nil {
 		return nil
 	}
-	op := func(method, verb, summary, desc string) Operation {
-		return Operation{Package: pkgCore, Service: "DeadlineReportApi", Method: method, Verb: verb, Summary: summary, Description: desc}
+	op := func(method, verb, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgCore, Service: "DeadlineReportApi", Method: method, Verb: verb, Summary: summary, Description: desc}
 	}
-	return []Operation{
-		asSent(Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
+	return []api.Operation{
+		asSent(api.Unary(op("ListDeadlines", http.MethodPost, "Deadlines of the documents your organisation is a party to",
 			"Filter, sort and page with qpar. "+qpar.Describe(s.reports.Schema())+" The path authority (EQUAL or IN_LIST) keeps documents that concern those competent authorities. "+
 				"The path urgency is 0 for OVERDUE, 1 for DUE_SOON and 2 for any other state: sort by urgency, then due_at, for what needs acting on first (the deadline page's default)."),
 			func(ctx context.Context, r *ListDeadlinesRequest) (*ListDeadlinesResponse, error) {
@@ -205,7 +206,7 @@ func (s *Server) reportOperations() []Operation {
 				}
 				return out, nil
 			})),
-		asSent(Unary(op("GetDeadlineSummary", http.MethodPost, "Deadline counts by rule and state and by authority",
+		asSent(api.Unary(op("GetDeadlineSummary", http.MethodPost, "Deadline counts by rule and state and by authority",
 			"For deadlines started in [from, to) (to after from); asOf a past date shows what was running then."),
 			func(ctx context.Context, r *GetDeadlineSummaryRequest) (*GetDeadlineSummaryResponse, error) {
 				v, err := viewer(ctx)
@@ -239,7 +240,7 @@ func (s *Server) reportOperations() []Operation {
 				}
 				return out, nil
 			})),
-		asSent(Download(op("ExportDeadlines", http.MethodGet, "The deadline report as CSV",
+		asSent(api.Download(op("ExportDeadlines", http.MethodGet, "The deadline report as CSV",
 			"A header row, then one row per deadline in due order, streamed. Takes the same filters as simple query parameters (repeat a key for several values)."),
 			"text/csv; charset=utf-8",
 			func(ctx context.Context, r *ExportDeadlinesRequest) (string, func(io.Writer) error, error) {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
@@ -31,7 +32,7 @@ func requestJSON(md protoreflect.MessageDescriptor, b []byte) ([]byte, error) {
 // through the gateway and after its admission, naming the field. For
 // other requests body is returned as it is: protobuf's rule keeps
 // unknown fields, and the gateway's ignores them.
-func withUnknownFields(op *Operation, md protoreflect.MessageDescriptor, body, b []byte) []byte {
+func withUnknownFields(op *api.Operation, md protoreflect.MessageDescriptor, body, b []byte) []byte {
 	if op.Request == nil || !codec.IsStrict(op.Request) {
 		return body
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -13,12 +12,16 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/labels"
@@ -101,11 +104,11 @@ type Server struct {
 	webhooks    *webhooks.Service
 	mail        *mail.Service
 	machines    []*engine.Machine
-	plains      []PlainPath
+	plains      []api.PlainPath
 	jwks        []byte
 	version     string
 	metrics     *metrics
-	ops         []Operation
+	ops         []api.Operation
 	engine      *gin.Engine
 	grpc        *grpcFace
 	// streamsDone closes when the server shuts down: streams end with
@@ -135,7 +138,7 @@ func (s *Server) renderOpenAPI() {
 	e := s.openapiEntry
 	e.render.Do(func() {
 		var err error
-		if e.yaml, err = MarshalYAML(e.doc); err != nil {
+		if e.yaml, err = contract.MarshalYAML(e.doc); err != nil {
 			s.log.Error("render the OpenAPI description as YAML", "error", err)
 		}
 		if e.json, err = json.Marshal(e.doc); err != nil {
@@ -160,16 +163,16 @@ type openapiEntry struct {
 var openapiBuilt sync.Map // openapiKey -> *openapiEntry
 
 // openapiKey is everything BuildOpenAPI and describeDomain read.
-func openapiKey(ops []Operation, plains []PlainPath, cfg *configs.Config, kinds []*documents.Kind) string {
+func openapiKey(ops []api.Operation, plains []api.PlainPath, cfg *configs.Config, kinds []*documents.Kind) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d\n", cfg.BodyLimit)
 	for _, o := range ops {
 		fmt.Fprintf(&b, "%s|%s|%s|%s|%s|%d|%v|%s|%s|%s|%s|%v|%v|%v|%s|%v|%v|%v\n", o.Package, o.Service, o.Method, o.Verb, o.Scope, o.Security,
 			o.NoProvider, o.Org, o.Summary, o.Description, o.ContentType, o.Deprecated, o.GRPCOnly, o.Request, o.Request, o.Response,
-			o.download != nil, o.stream != nil)
+			o.IsDownload(), o.Streaming())
 	}
 	for _, p := range plains {
-		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%v|%s|%v\n", p.Path, p.Summary, p.Description, p.ContentType, p.Also, p.Query, p.PostSummary, p.post != nil)
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%v|%s|%v\n", p.Path, p.Summary, p.Description, p.ContentType, p.Also, p.Query, p.PostSummary, p.Post != nil)
 	}
 	for _, k := range kinds {
 		b.WriteString(k.Machine().Mermaid())
@@ -183,7 +186,7 @@ func New(d Deps) (*Server, error) { return newServer(d, nil) }
 // newServer is New serving extra operations beside the table's: the
 // tests' (export_test.go) exercise the gateway with shapes no production
 // operation has.
-func newServer(d Deps, extra []Operation) (*Server, error) {
+func newServer(d Deps, extra []api.Operation) (*Server, error) {
 	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
@@ -232,7 +235,7 @@ func newServer(d Deps, extra []Operation) (*Server, error) {
 	v, _ := openapiBuilt.LoadOrStore(openapiKey(s.ops, s.plains, s.cfg, kinds), &openapiEntry{})
 	s.openapiEntry = v.(*openapiEntry)
 	s.openapiEntry.build.Do(func() {
-		doc, err := BuildOpenAPI(s.ops, s.plains, s.cfg)
+		doc, err := contract.BuildOpenAPI(s.ops, s.plains, s.cfg)
 		if err != nil {
 			s.openapiEntry.err = fmt.Errorf("derive OpenAPI description: %w", err)
 			return
@@ -268,8 +271,8 @@ func newServer(d Deps, extra []Operation) (*Server, error) {
 	}
 	for _, p := range s.plains {
 		e.GET(p.Path, s.plain(p))
-		if p.post != nil {
-			e.POST(p.Path, s.plain(PlainPath{Path: p.Path, CSP: p.CSP, handler: p.post}))
+		if p.Post != nil {
+			e.POST(p.Path, s.plain(api.PlainPath{Path: p.Path, CSP: p.CSP, Get: p.Post}))
 		}
 	}
 	s.engine = e
@@ -295,7 +298,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
 
 // Operations returns the operation table.
-func (s *Server) Operations() []Operation { return s.ops }
+func (s *Server) Operations() []api.Operation { return s.ops }
 
 // Route is one method and path the server answers.
 type Route struct{ Method, Path string }
@@ -312,7 +315,7 @@ func (s *Server) Routes() []Route {
 	var out []Route
 	for _, r := range s.engine.Routes() {
 		if !grpcOnly[r.Path] {
-			out = append(out, Route{r.Method, openAPIPath(r.Path)})
+			out = append(out, Route{r.Method, contract.OpenAPIPath(r.Path)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -324,73 +327,44 @@ func (s *Server) Routes() []Route {
 	return out
 }
 
-// openAPIPath writes gin's path parameters (:token) as OpenAPI's ({token}).
-func openAPIPath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, seg := range segs {
-		if name, ok := strings.CutPrefix(seg, ":"); ok {
-			segs[i] = "{" + name + "}"
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-// PlainPath is an endpoint beside the API operations: no provider_id, no
-// token, GET only. It appears in the OpenAPI description too.
-type PlainPath struct {
-	Path, Summary, Description string
-	ContentType                string // application/json when empty
-	// Also are the other media types it may answer with.
-	Also []string
-	// Query are its optional query parameters: name, description.
-	Query [][2]string
-	// CSP is the Content-Security-Policy of its HTML answers (cspDefault
-	// when empty; see pages.go).
-	CSP     string
-	handler gin.HandlerFunc
-	// post, when set, answers POST too (PostSummary says what it does).
-	post        gin.HandlerFunc
-	PostSummary string
-}
-
 // plainPaths lists the operational endpoints and the workflow diagrams.
-func (s *Server) plainPaths() []PlainPath {
-	paths := []PlainPath{
+func (s *Server) plainPaths() []api.PlainPath {
+	paths := []api.PlainPath{
 		{Path: "/", Summary: "Where to begin",
 			Description: "A browser (Accept naming text/html) is redirected (302) to the console at /ui. Any other client gets 200 with " +
 				"links to this description (/openapi.yaml, /openapi.json), the documentation (/docs), the console and the health checks.",
-			handler: s.root},
+			Get: s.root},
 		{Path: "/healthz", Summary: "Liveness", Description: "200 while the process is up; it checks nothing else.",
-			handler: func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version}) }},
+			Get: func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.version}) }},
 		{Path: "/readyz", Summary: "Readiness", Description: "200 when the database answers and every migration is applied; 503 (code 14) otherwise. With DIWASS configured, diwass says what its last ping found (UP, DOWN, UNKNOWN): DIWASS down does not make the server unready, as the job queue holds the submissions.",
-			handler: s.readyz},
+			Get: s.readyz},
 		{Path: "/bmu/eanv.xsd", Summary: "The XML schema of transport documents (our format)", ContentType: "application/xml",
 			Description: "Our design of the consignment and acceptance notes' XML (namespace urn:wasteflow:eanv:1) until the official BMU schema is available.",
-			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/xml", bmu.XSD) }},
+			Get:         func(c *gin.Context) { c.Data(http.StatusOK, "application/xml", bmu.XSD) }},
 		{Path: "/openapi.yaml", Summary: "This OpenAPI description", ContentType: "application/yaml",
 			Description: "Generated from the server's operation table.",
-			handler:     func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/yaml", s.openapi) }},
+			Get:         func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/yaml", s.openapi) }},
 		{Path: "/openapi.json", Summary: "This OpenAPI description, as JSON", ContentType: "application/json",
 			Description: "The same document as /openapi.yaml, for clients without a YAML parser (the console reads the intents' block schemas from it).",
-			handler:     func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
+			Get:         func(c *gin.Context) { s.renderOpenAPI(); c.Data(http.StatusOK, "application/json", s.openapiJSON) }},
 		{Path: "/labels.json", Summary: "The words for codes, in English and German",
 			Description: "Every code list a person sees, as {\"lists\": {\"<list>\": {\"<code>\": {\"en\", \"de\"}}}}: operation (R1–R13, D1–D15), " +
 				"wasteCode/<list> (the wording of the waste code lists), wasteClassificationList, meansOfTransport, packagingType, country, " +
 				"state/<kind>, intent/<kind>, role, and one list per enum by its proto name (DecisionType, ...). The x-code-list of a schema " +
 				"property names the list its values come from. Public and cacheable (ETag, If-None-Match answers 304).",
-			handler: s.labels.serve},
+			Get: s.labels.serve},
 		{Path: "/.well-known/jwks.json", Summary: "Token verification keys",
 			Description: "The public keys (JWK Set, Ed25519) that verify wasteflow's tokens; several during a key rotation.",
-			handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
+			Get:         func(c *gin.Context) { c.Data(http.StatusOK, "application/json", s.jwks) }},
 	}
 	for _, pg := range ui.Pages() {
 		pg := pg
-		paths = append(paths, PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the pages for people: the console, the deadline page, the signing page (plain HTML, CSS and scripts, embedded).",
-			ContentType: pg.ContentType, CSP: cspScripted, handler: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
+		paths = append(paths, api.PlainPath{Path: pg.Path, Summary: pg.Summary, Description: "Part of the pages for people: the console, the deadline page, the signing page (plain HTML, CSS and scripts, embedded).",
+			ContentType: pg.ContentType, CSP: cspScripted, Get: func(c *gin.Context) { c.Data(http.StatusOK, pg.ContentType, pg.Body) }})
 	}
-	paths = append(paths, PlainPath{Path: "/ui/config.json", Summary: "Settings of the pages for people (the console, the deadline page, the signing page)",
+	paths = append(paths, api.PlainPath{Path: "/ui/config.json", Summary: "Settings of the pages for people (the console, the deadline page, the signing page)",
 		Description: "The environment, the app token the page logs in with (WASTEFLOW_UI_APP_TOKEN; a browser app's token is public) and the providers it is valid for.",
-		handler: func(c *gin.Context) {
+		Get: func(c *gin.Context) {
 			providers := []string{}
 			if s.authSvc != nil {
 				var err error
@@ -402,7 +376,7 @@ func (s *Server) plainPaths() []PlainPath {
 			c.JSON(http.StatusOK, gin.H{"environment": s.cfg.Environment, "appToken": s.cfg.UIAppToken, "providers": providers})
 		}})
 	if s.docs != nil {
-		paths = append(paths, PlainPath{Path: "/inspect/:token", Summary: "A printed document's current state, for an inspector (no login)",
+		paths = append(paths, api.PlainPath{Path: "/inspect/:token", Summary: "A printed document's current state, for an inspector (no login)",
 			ContentType: "text/html", Also: []string{"application/pdf"},
 			Query: [][2]string{{"format", "pdf or html: overrides Accept"}, {"lang", "en or de: overrides Accept-Language"}},
 			Description: "The link of a printed document's QR code (PrintDocument's inspectionLink; our design). Without login, it shows the " +
@@ -411,56 +385,56 @@ func (s *Server) plainPaths() []PlainPath {
 				"recorded after the print is shown. Every read is kept (time, client address) for the document's parties " +
 				"(ListInspectionLinks). An unknown, expired or revoked token is answered as any absent page (404, code 5) and writes " +
 				"nothing; more than WASTEFLOW_INSPECTION_PER_MINUTE reads a minute from one address get 429 (code 8) with Retry-After.",
-			CSP: cspInspection, handler: s.inspect})
+			CSP: cspInspection, Get: s.inspect})
 	}
 	if s.mail != nil {
 		unsubscribe, confirm := s.mailLink("unsubscribe"), s.mailLink("confirm")
 		paths = append(paths,
-			PlainPath{Path: "/mail/unsubscribe", Summary: "A reminder mail's unsubscribe link (no login)", ContentType: "text/html",
+			api.PlainPath{Path: "/mail/unsubscribe", Summary: "A reminder mail's unsubscribe link (no login)", ContentType: "text/html",
 				Query: [][2]string{{"t", "the token of the mail's link"}},
 				Description: "GET shows a page asking to confirm; POST (its button, or RFC 8058's one-click POST with the body " +
 					"List-Unsubscribe=One-Click) switches every reminder mail of the account off. An invalid or used token gets 404.",
-				CSP: cspStyledForm, handler: unsubscribe, post: unsubscribe, PostSummary: "Unsubscribe (one click, RFC 8058)"},
-			PlainPath{Path: "/mail/confirm", Summary: "A confirmation mail's link (no login)", ContentType: "text/html",
+				CSP: cspStyledForm, Get: unsubscribe, Post: unsubscribe, PostSummary: "Unsubscribe (one click, RFC 8058)"},
+			api.PlainPath{Path: "/mail/confirm", Summary: "A confirmation mail's link (no login)", ContentType: "text/html",
 				Query:       [][2]string{{"t", "the token of the mail's link"}},
 				Description: "GET shows a page asking to confirm; POST (its button) confirms the address the account set. An invalid token, or one of an address the account no longer has, gets 404.",
-				CSP:         cspStyledForm, handler: confirm, post: confirm, PostSummary: "Confirm the address"})
+				CSP:         cspStyledForm, Get: confirm, Post: confirm, PostSummary: "Confirm the address"})
 	}
 	paths = append(paths, s.docPaths()...)
 	if s.docs != nil {
 		index := kindsJSON(s.docs.Kinds.Kinds())
-		paths = append(paths, PlainPath{Path: "/workflows.json", Summary: "The document kinds this server runs", ContentType: "application/json",
+		paths = append(paths, api.PlainPath{Path: "/workflows.json", Summary: "The document kinds this server runs", ContentType: "application/json",
 			Description: "One entry per kind, in the registry's order: kind, label ({\"en\", \"de\"}), machine (its /workflows/<kind>.json), " +
 				"parent (the kind it is created under, \"\" for none) and, for a kind a company creates on its own, create: the operation, " +
 				"the request's block that holds the content, and the roles the creating organisation takes. A client that lists or creates " +
 				"documents by kind (the console) reads the kinds here, so a kind the server adds needs no change to it.",
-			handler: func(c *gin.Context) { c.Data(http.StatusOK, "application/json", index) }})
+			Get: func(c *gin.Context) { c.Data(http.StatusOK, "application/json", index) }})
 	}
 	for _, m := range s.machines {
 		kind := strings.ToLower(m.Def.Kind)
 		dot, mmd := m.Dot(), m.Mermaid()
 		paths = append(paths,
-			PlainPath{Path: "/workflows/" + kind + ".dot", Summary: "The " + kind + " state machine (Graphviz)", ContentType: "text/vnd.graphviz",
+			api.PlainPath{Path: "/workflows/" + kind + ".dot", Summary: "The " + kind + " state machine (Graphviz)", ContentType: "text/vnd.graphviz",
 				Description: "Derived from the machine's declaration: states, intents, guards, system triggers.",
-				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
-			PlainPath{Path: "/workflows/" + kind + ".json", Summary: "The " + kind + " state machine (JSON)", ContentType: "application/json",
+				Get:         func(c *gin.Context) { c.Data(http.StatusOK, "text/vnd.graphviz", []byte(dot)) }},
+			api.PlainPath{Path: "/workflows/" + kind + ".json", Summary: "The " + kind + " state machine (JSON)", ContentType: "application/json",
 				Description: "Derived from the machine's declaration: states (initial, final), and one transition per intent, source and target, with its guard; system intents are the scheduler's; labels: the words for people of the kind ({\"en\", \"de\"}) and of its states, intents and roles ({\"NAME\": {\"en\", \"de\"}}).",
-				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "application/json", machineJSON(m.Def)) }},
-			PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
+				Get:         func(c *gin.Context) { c.Data(http.StatusOK, "application/json", machineJSON(m.Def)) }},
+			api.PlainPath{Path: "/workflows/" + kind + ".mmd", Summary: "The " + kind + " state machine (Mermaid)", ContentType: "text/plain",
 				Description: "Derived from the machine's declaration.",
-				handler:     func(c *gin.Context) { c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(mmd)) }},
+				Get:         func(c *gin.Context) { c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(mmd)) }},
 		)
 	}
 	return paths
 }
 
-func (s *Server) plain(p PlainPath) gin.HandlerFunc {
+func (s *Server) plain(p api.PlainPath) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		reqctx.From(c.Request.Context()).Operation = p.Path
 		if p.CSP != "" {
 			c.Set(ctxKeyCSP, p.CSP)
 		}
-		p.handler(c)
+		p.Get(c)
 	}
 }
 

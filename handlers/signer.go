@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/signer"
 	"github.com/wasteflow/wasteflow/workflows/status"
@@ -137,15 +138,15 @@ func signerResult[T ~struct {
 	return &T{Process: r.Process}, nil
 }
 
-func (s *Server) signerOperations() []Operation {
+func (s *Server) signerOperations() []api.Operation {
 	if s.signer == nil {
 		return nil
 	}
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgSigner, Service: "SigningProcessApi", Method: method, Verb: http.MethodPost, Summary: summary, Description: desc + signerDesign}
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgSigner, Service: "SigningProcessApi", Method: method, Verb: http.MethodPost, Summary: summary, Description: desc + signerDesign}
 	}
-	return []Operation{
-		Unary(op("CreateSigningProcess", "Ask a person to sign a document",
+	return []api.Operation{
+		api.Unary(op("CreateSigningProcess", "Ask a person to sign a document",
 			"Creates a process with the current XML for one named person, who signs through the signing page at signingUrl. Who may be asked: "+
 				signer.AskRule+"; for any other XML, only a person of your own organisation. Anyone else is refused with 403, code 7 "+
 				"(google.rpc.ErrorInfo reason SIGNER_NOT_PERMITTED, metadata signer and position), and no process is created; an unknown "+
@@ -153,21 +154,21 @@ func (s *Server) signerOperations() []Operation {
 			func(ctx context.Context, r *CreateSigningProcessRequest) (*CreateSigningProcessResponse, error) {
 				return signerResult[CreateSigningProcessResponse](s.processResponse(s.signer.Create(ctx, r.Document, r.Position, r.Signer, time.Duration(r.ExpiresInSeconds)*time.Second)))
 			}),
-		Unary(op("GetSigningProcess", "Read a signing process", "For the organisation that created it and for its signer; requestedBy and createdAt say who asked and when."),
+		api.Unary(op("GetSigningProcess", "Read a signing process", "For the organisation that created it and for its signer; requestedBy and createdAt say who asked and when."),
 			func(ctx context.Context, r *SigningProcessRequest) (*GetSigningProcessResponse, error) {
 				return signerResult[GetSigningProcessResponse](s.processResponse(s.signer.Get(ctx, r.ProcessID)))
 			}),
-		Unary(op("WaitSigningProcess", "Wait for a signing process to end (long poll)",
+		api.Unary(op("WaitSigningProcess", "Wait for a signing process to end (long poll)",
 			"Answers as soon as the process is SIGNED, DECLINED, EXPIRED or CANCELLED, or after waitSeconds (at most 30) with its current state."),
 			func(ctx context.Context, r *WaitSigningProcessRequest) (*WaitSigningProcessResponse, error) {
 				wait := time.Duration(min(max(r.WaitSeconds, 0), 30)) * time.Second
 				return signerResult[WaitSigningProcessResponse](s.processResponse(s.signer.Wait(ctx, r.ProcessID, wait)))
 			}),
-		Unary(op("CancelSigningProcess", "Withdraw a signing process", "Only the organisation that created it; a process that ended stays as it is (400, code 9)."),
+		api.Unary(op("CancelSigningProcess", "Withdraw a signing process", "Only the organisation that created it; a process that ended stays as it is (400, code 9)."),
 			func(ctx context.Context, r *SigningProcessRequest) (*CancelSigningProcessResponse, error) {
 				return signerResult[CancelSigningProcessResponse](s.processResponse(s.signer.Cancel(ctx, r.ProcessID)))
 			}),
-		Unary(op("ListSigningProcesses", "Signing processes: those that have not ended, or as the filter selects",
+		api.Unary(op("ListSigningProcesses", "Signing processes: those that have not ended, or as the filter selects",
 			"Those your organisation created and those you are to sign, each with who asked (requestedBy) and when (createdAt). Without a filter on "+
 				"`state` the list keeps the processes that have not ended (CREATED, OPENED), as before; a filter on `state` selects among all of them, "+
 				"ended ones included (e.g. `{\"path\":\"state\",\"op\":\"IN_LIST\",\"operands\":[{\"s\":\"SIGNED\"},{\"s\":\"DECLINED\"}]}`; "+
@@ -187,7 +188,7 @@ func (s *Server) signerOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("OpenSigningProcess", "What the signer is asked to sign (the signing page)",
+		api.Unary(op("OpenSigningProcess", "What the signer is asked to sign (the signing page)",
 			"Only the signer; marks the process OPENED. A BMU note comes as its layers with the fields each sets, and what the signature covers."),
 			func(ctx context.Context, r *SigningProcessRequest) (*OpenSigningProcessResponse, error) {
 				sp, prep, err := s.signer.Open(ctx, r.ProcessID)
@@ -214,11 +215,11 @@ func (s *Server) signerOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("SignSigningProcess", "Sign (the signing page)", "Only the signer, while the process is CREATED or OPENED and not expired."),
+		api.Unary(op("SignSigningProcess", "Sign (the signing page)", "Only the signer, while the process is CREATED or OPENED and not expired."),
 			func(ctx context.Context, r *SigningProcessRequest) (*SignSigningProcessResponse, error) {
 				return signerResult[SignSigningProcessResponse](s.processResponse(s.signer.Sign(ctx, r.ProcessID)))
 			}),
-		Unary(op("DeclineSigningProcess", "Decline to sign (the signing page)", "Only the signer; the reason reaches the caller."),
+		api.Unary(op("DeclineSigningProcess", "Decline to sign (the signing page)", "Only the signer; the reason reaches the caller."),
 			func(ctx context.Context, r *DeclineSigningProcessRequest) (*DeclineSigningProcessResponse, error) {
 				return signerResult[DeclineSigningProcessResponse](s.processResponse(s.signer.Decline(ctx, r.ProcessID, r.Reason)))
 			}),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/status"
 	"github.com/wasteflow/wasteflow/workflows/transport"
@@ -322,16 +323,16 @@ func streamBytes(key string, data []byte) func(io.Writer) error {
 	}
 }
 
-func (s *Server) storeOperations() []Operation {
+func (s *Server) storeOperations() []api.Operation {
 	if s.transport == nil {
 		return nil
 	}
-	op := func(pkg, service, method, verb, summary, desc string) Operation {
-		return Operation{Package: pkg, Service: service, Method: method, Verb: verb, Summary: summary, Description: desc}
+	op := func(pkg, service, method, verb, summary, desc string) api.Operation {
+		return api.Operation{Package: pkg, Service: service, Method: method, Verb: verb, Summary: summary, Description: desc}
 	}
 	const doc, query = "DocumentApi", "QueryApi"
-	return []Operation{
-		Unary(op(pkgCore, doc, "ImportTransportDocument", http.MethodPost, "Store a note's XML in your store (a new version for a number you have)",
+	return []api.Operation{
+		api.Unary(op(pkgCore, doc, "ImportTransportDocument", http.MethodPost, "Store a note's XML in your store (a new version for a number you have)",
 			"Stores the whole XML with all layers. The note number is the transport identifier: the same number again is a new version of that "+
 				"document, otherwise a new document. distribute (true when omitted) delivers the version to the inbox of every other party, found from "+
 				"the official numbers in the note (numbers nobody here holds are listed in unknownNumbers); only a party (an organisation holding one of "+
@@ -351,7 +352,7 @@ func (s *Server) storeOperations() []Operation {
 					Cancelled: d.Cancelled, DeliveredTo: nonNil(res.DeliveredTo), UnknownNumbers: nonNil(res.UnknownNumbers), Dekadenmeldung: res.Reported,
 					ReportedTo: nonNil(res.ReportedTo), Note: res.ReportNote}, nil
 			}),
-		StreamJSON[ExportCurrentDocumentRequest, ExportCurrentDocumentResponse](op(pkgCore, doc, "ExportCurrentDocument", http.MethodGet,
+		api.StreamJSON[ExportCurrentDocumentRequest, ExportCurrentDocumentResponse](op(pkgCore, doc, "ExportCurrentDocument", http.MethodGet,
 			"The XML of a stored note's newest version, or of an inbox entry's version",
 			"docId.id names a document of your store or an entry of your inbox; anything else answers 404. The answer is streamed (up to 50 MB) "+
 				"and accepted by BmuDocumentApi as docXml."),
@@ -362,38 +363,38 @@ func (s *Server) storeOperations() []Operation {
 				}
 				return streamBytes("document", x), nil
 			}),
-		Unary(op(pkgCore, doc, "ListInbox", http.MethodPost, "Your inbox (our design: the rows of QueryApi/ListInboxDocuments)",
+		api.Unary(op(pkgCore, doc, "ListInbox", http.MethodPost, "Your inbox (our design: the rows of QueryApi/ListInboxDocuments)",
 			"Removed entries appear only when the filter asks for removed. "+qpar.Describe(transport.InboxSchema)),
 			func(ctx context.Context, r *ListInboxRequest) (*ListInboxDocumentsResponse, error) {
 				return s.listInbox(ctx, &r.Qpar)
 			}),
-		Unary(op(pkgCore, doc, "SetInboxDocumentsRead", http.MethodPost, "Mark inbox entries read or unread (our design)",
+		api.Unary(op(pkgCore, doc, "SetInboxDocumentsRead", http.MethodPost, "Mark inbox entries read or unread (our design)",
 			"ids of your inbox's entries; read true when omitted. Ids not in your inbox are listed in unknown."),
 			func(ctx context.Context, r *SetInboxDocumentsReadRequest) (*SetInboxDocumentsReadResponse, error) {
 				n, unknown, err := s.transport.MarkInbox(ctx, r.IDs, "read", orTrue(r.Read))
 				return &SetInboxDocumentsReadResponse{Changed: n, Unknown: nonNil(unknown)}, err
 			}),
-		Unary(op(pkgCore, doc, "RemoveDocumentsFromInbox", http.MethodPost, "Remove entries from your inbox (our design)",
+		api.Unary(op(pkgCore, doc, "RemoveDocumentsFromInbox", http.MethodPost, "Remove entries from your inbox (our design)",
 			"The entries leave the inbox's lists (a filter on removed shows them); the stored notes are not touched."),
 			func(ctx context.Context, r *InboxIDsRequest) (*RemoveDocumentsFromInboxResponse, error) {
 				n, unknown, err := s.transport.MarkInbox(ctx, r.IDs, "removed", true)
 				return &RemoveDocumentsFromInboxResponse{Changed: n, Unknown: nonNil(unknown)}, err
 			}),
-		Unary(op(pkgCore, query, "ListTransportDocuments", http.MethodPost, "Your stored notes", qpar.Describe(transport.StoreSchema)+
+		api.Unary(op(pkgCore, query, "ListTransportDocuments", http.MethodPost, "Your stored notes", qpar.Describe(transport.StoreSchema)+
 			" The mask selects among "+strings.Join(storeMask, ", ")+"; fields it leaves out are empty."),
 			func(ctx context.Context, r *ListTransportDocumentsRequest) (*ListTransportDocumentsResponse, error) {
 				return s.listStore(ctx, &r.Qpar)
 			}),
-		Unary(op(pkgCore, query, "ListInboxDocuments", http.MethodPost, "Your inbox's entries", qpar.Describe(transport.InboxSchema)),
+		api.Unary(op(pkgCore, query, "ListInboxDocuments", http.MethodPost, "Your inbox's entries", qpar.Describe(transport.InboxSchema)),
 			func(ctx context.Context, r *ListInboxDocumentsRequest) (*ListInboxDocumentsResponse, error) {
 				return s.listInbox(ctx, &r.Qpar)
 			}),
-		Unary(op(pkgCore, query, "ListTransportTemplates", http.MethodPost, "Your organisation's transport templates", qpar.Describe(transport.TemplateSchema)+
+		api.Unary(op(pkgCore, query, "ListTransportTemplates", http.MethodPost, "Your organisation's transport templates", qpar.Describe(transport.TemplateSchema)+
 			" The mask selects among "+strings.Join(templateMask, ", ")+"."),
 			func(ctx context.Context, r *ListTransportTemplatesRequest) (*ListTransportTemplatesResponse, error) {
 				return s.listTemplates(ctx, &r.Qpar)
 			}),
-		StreamJSON[ExportTransportTemplateRequest, ExportTransportTemplateResponse](op(pkgCore, "DocumentTemplateApi", "ExportTransportTemplate", http.MethodGet,
+		api.StreamJSON[ExportTransportTemplateRequest, ExportTransportTemplateResponse](op(pkgCore, "DocumentTemplateApi", "ExportTransportTemplate", http.MethodGet,
 			"A transport template's XML", "templateId.id of your organisation's template; its root carries templateId, so CreateDocumentFromTemplate "+
 				"consumes a number of its block."),
 			func(ctx context.Context, r *ExportTransportTemplateRequest) (func(io.Writer) error, error) {
@@ -403,12 +404,12 @@ func (s *Server) storeOperations() []Operation {
 				}
 				return streamBytes("document", x), nil
 			}),
-		Unary(op(pkgPreview, "PreviewApi", "ListTransportDocument", http.MethodGet, "Your stored notes (preview list)",
+		api.Unary(op(pkgPreview, "PreviewApi", "ListTransportDocument", http.MethodGet, "Your stored notes (preview list)",
 			"qpar.mask, qpar.pageStart and qpar.pageSize in the query string; newest first."),
 			func(ctx context.Context, r *PreviewListRequest) (*ListTransportDocumentsResponse, error) {
 				return s.listStore(ctx, &qpar.QueryParameter{Mask: r.Qpar.Mask, PageStart: r.Qpar.PageStart, PageSize: r.Qpar.PageSize})
 			}),
-		Unary(op(pkgPreview, "PreviewApi", "ListTransportTemplates", http.MethodGet, "Your transport templates (preview list)",
+		api.Unary(op(pkgPreview, "PreviewApi", "ListTransportTemplates", http.MethodGet, "Your transport templates (preview list)",
 			"qpar.mask, qpar.pageStart and qpar.pageSize in the query string."),
 			func(ctx context.Context, r *PreviewListRequest) (*ListTransportTemplatesResponse, error) {
 				return s.listTemplates(ctx, &qpar.QueryParameter{Mask: r.Qpar.Mask, PageStart: r.Qpar.PageStart, PageSize: r.Qpar.PageSize})

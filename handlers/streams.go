@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
@@ -28,16 +29,16 @@ type WatchDocumentRequest struct {
 // streamPoll is how long one ListNotifications of a stream waits.
 const streamPoll = 25 * time.Second
 
-func (s *Server) streamOperations() []Operation {
-	var ops []Operation
+func (s *Server) streamOperations() []api.Operation {
+	var ops []api.Operation
 	if s.events != nil {
-		ops = append(ops, ServerStream(Operation{Package: pkgNotifier, Service: "NotificationApi", Method: "StreamNotifications", Security: GroupToken,
+		ops = append(ops, api.ServerStream(api.Operation{Package: pkgNotifier, Service: "NotificationApi", Method: "StreamNotifications", Security: api.GroupToken,
 			Summary: "The group's notifications as they happen (server stream)",
 			Description: "Every event ListNotifications would return, in order, as soon as it exists; each carries its cursor. To resume after a " +
 				"broken connection or a restart of the server, pass the cursor of the last event received: the stream goes on after it, so no " +
 				"event is lost or repeated (events are stored, not held by an instance). The stream does not acknowledge: AckNotifications does. " +
 				"Each poll re-checks the group token: when it expires the stream ends with UNAUTHENTICATED; log in and resume."},
-			func(ctx context.Context, r *StreamNotificationsRequest, call Caller, send func(*Notification) error) error {
+			func(ctx context.Context, r *StreamNotificationsRequest, call api.Caller, send func(*Notification) error) error {
 				cursor := r.Cursor
 				for {
 					var out ListNotificationsResponse
@@ -61,14 +62,14 @@ func (s *Server) streamOperations() []Operation {
 		c := s.containers()
 		for _, svc := range []string{"CompanyDocumentApi", "AuthorityDocumentApi"} {
 			get := pkgDiwass + "." + svc + "/GetDocument"
-			ops = append(ops, MadeStream(Operation{Package: pkgDiwass, Service: svc, Method: "WatchDocument",
+			ops = append(ops, api.MadeStream(api.Operation{Package: pkgDiwass, Service: svc, Method: "WatchDocument",
 				Summary: "A document's changes as they happen (server stream), for UIs",
 				Description: "Sends the document as " + svc + "/GetDocument answers it (the container, with the caller's follow-up intents and " +
 					"deadlines) at once, then again whenever that answer changes: a new state or version, other follow-up intents, a deadline met " +
 					"or overdue. It reads the document every WASTEFLOW_WATCH_INTERVAL (1 s), on whichever instance serves the stream, with the " +
 					"caller's token: when the token expires the stream ends with UNAUTHENTICATED."},
 				reflect.TypeFor[WatchDocumentRequest](), c.get,
-				func(ctx context.Context, req reflect.Value, call Caller, send func(any) error) error {
+				func(ctx context.Context, req reflect.Value, call api.Caller, send func(any) error) error {
 					r := req.Addr().Interface().(*WatchDocumentRequest)
 					var last []byte
 					for {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/qpar"
 	"github.com/wasteflow/wasteflow/workflows/webhooks"
@@ -125,16 +126,16 @@ type SendTestWebhookResponse struct {
 var sampleBody, _ = json.Marshal(map[string]any{"type": "DOCUMENT_STATE_CHANGED", "timestamp": "2026-12-01T09:00:00Z",
 	"data": map[string]any{"cursor": "42", "kind": "DOCUMENT_STATE_CHANGED", "documentId": "…", "deadlineId": "", "payload": map[string]any{}, "createdAt": "2026-12-01T09:00:00Z"}})
 
-func (s *Server) webhookOperations() []Operation {
+func (s *Server) webhookOperations() []api.Operation {
 	if s.webhooks == nil {
 		return nil
 	}
 	w := s.webhooks
-	op := func(method, summary, desc string) Operation {
-		return Operation{Package: pkgNotifier, Service: "WebhookApi", Method: method, Verb: http.MethodPost, Security: GroupToken, Summary: summary, Description: desc}
+	op := func(method, summary, desc string) api.Operation {
+		return api.Operation{Package: pkgNotifier, Service: "WebhookApi", Method: method, Verb: http.MethodPost, Security: api.GroupToken, Summary: summary, Description: desc}
 	}
-	return []Operation{
-		Unary(op("CreateWebhookEndpoint", "Register an endpoint that receives the organisation's events",
+	return []api.Operation{
+		api.Unary(op("CreateWebhookEndpoint", "Register an endpoint that receives the organisation's events",
 			"Each event of the endpoint's kinds is POSTed to it as JSON "+string(sampleBody)+" (data is the event as ListNotifications shows it), "+
 				"signed to the Standard Webhooks specification: headers webhook-id (the event's id, the same on every retry), webhook-timestamp "+
 				"(Unix seconds of the attempt) and webhook-signature (v1, and the base64 HMAC-SHA256 of id.timestamp.body under the secret). "+
@@ -148,7 +149,7 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return &CreateWebhookEndpointResponse{Endpoint: endpointOf(e), Secret: secret}, nil
 			}),
-		Unary(op("ListWebhookEndpoints", "The group's webhook endpoints", "A group sees only the endpoints it registered."),
+		api.Unary(op("ListWebhookEndpoints", "The group's webhook endpoints", "A group sees only the endpoints it registered."),
 			func(ctx context.Context, _ *ListWebhookEndpointsRequest) (*ListWebhookEndpointsResponse, error) {
 				list, err := w.List(ctx)
 				if err != nil {
@@ -160,7 +161,7 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("UpdateWebhookEndpoint", "Change an endpoint's URL, kinds, description, or enable or disable it",
+		api.Unary(op("UpdateWebhookEndpoint", "Change an endpoint's URL, kinds, description, or enable or disable it",
 			"Fields left out are unchanged. Enabling a disabled endpoint sends what waited, from where it stopped."),
 			func(ctx context.Context, r *UpdateWebhookEndpointRequest) (*WebhookEndpointResponse, error) {
 				u := webhooks.Update{URL: r.URL, Enabled: r.Enabled, Description: r.Description}
@@ -173,11 +174,11 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return &WebhookEndpointResponse{Endpoint: endpointOf(e)}, nil
 			}),
-		Unary(op("DeleteWebhookEndpoint", "Delete an endpoint and its deliveries", "Its pending deliveries are dropped."),
+		api.Unary(op("DeleteWebhookEndpoint", "Delete an endpoint and its deliveries", "Its pending deliveries are dropped."),
 			func(ctx context.Context, r *WebhookEndpointRequest) (*DeleteWebhookEndpointResponse, error) {
 				return &DeleteWebhookEndpointResponse{}, w.Delete(ctx, r.EndpointID)
 			}),
-		Unary(op("RotateWebhookSecret", "Give an endpoint a new signing secret",
+		api.Unary(op("RotateWebhookSecret", "Give an endpoint a new signing secret",
 			"For 24 hours every message carries two signatures, one with each secret, so a receiver switches without losing a delivery."),
 			func(ctx context.Context, r *WebhookEndpointRequest) (*RotateWebhookSecretResponse, error) {
 				e, secret, err := w.Rotate(ctx, r.EndpointID)
@@ -186,7 +187,7 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return &RotateWebhookSecretResponse{Endpoint: endpointOf(e), Secret: secret}, nil
 			}),
-		Unary(op("ListWebhookDeliveries", "An endpoint's deliveries and their attempts",
+		api.Unary(op("ListWebhookDeliveries", "An endpoint's deliveries and their attempts",
 			"Newest first unless qpar sorts otherwise. "+qpar.Describe(webhooks.DeliverySchema)),
 			func(ctx context.Context, r *ListWebhookDeliveriesRequest) (*ListWebhookDeliveriesResponse, error) {
 				list, total, err := w.Deliveries(ctx, r.EndpointID, &r.Qpar)
@@ -199,7 +200,7 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("RedeliverWebhook", "Send an event again",
+		api.Unary(op("RedeliverWebhook", "Send an event again",
 			"A delivery waiting for a retry is tried now; a delivered or failed one starts its retries again, with the same webhook-id."),
 			func(ctx context.Context, r *RedeliverWebhookRequest) (*WebhookDeliveriesResponse, error) {
 				list, err := w.Redeliver(ctx, r.EventID, r.EndpointID)
@@ -212,7 +213,7 @@ func (s *Server) webhookOperations() []Operation {
 				}
 				return out, nil
 			}),
-		Unary(op("SendTestWebhook", "Send a test message to an endpoint now",
+		api.Unary(op("SendTestWebhook", "Send a test message to an endpoint now",
 			"One attempt, signed like every message, of type WEBHOOK_TEST; the answer says how it went. It is not retried and does not count towards disabling the endpoint."),
 			func(ctx context.Context, r *WebhookEndpointRequest) (*SendTestWebhookResponse, error) {
 				d, err := w.SendTest(ctx, r.EndpointID)

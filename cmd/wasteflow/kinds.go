@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/wasteflow/wasteflow/models"
 	"time"
+
+	"github.com/wasteflow/wasteflow/models"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/workflows/clock"

@@ -23,6 +23,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 	"github.com/wasteflow/wasteflow/models"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -194,14 +195,14 @@ func openapiCmd(ctx context.Context, cfg *configs.Config, stdout io.Writer) erro
 }
 
 // protoCmd writes the .proto files of the gRPC face into dir, keeping the
-// field numbers of the files already there (see handlers.BuildProto).
+// field numbers of the files already there (see contract.BuildProto).
 func protoCmd(ctx context.Context, cfg *configs.Config, dir string, stdout io.Writer) error {
-	committed, err := handlers.ReadProtoFiles(os.DirFS(dir), ".")
+	committed, err := contract.ReadProtoFiles(os.DirFS(dir), ".")
 	if err != nil {
 		return err
 	}
 	return offlineServer(ctx, cfg, func(h *handlers.Server) error {
-		files, err := handlers.BuildProto(ctx, h.Operations(), committed)
+		files, err := contract.BuildProto(ctx, h.Operations(), committed)
 		if err != nil {
 			return err
 		}

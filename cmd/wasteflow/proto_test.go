@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/contract"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	protofiles "github.com/wasteflow/wasteflow/proto"
 )
@@ -19,7 +20,7 @@ import (
 // not regenerated (make proto) fails here, so the REST routes, the OpenAPI
 // description and the gRPC services cannot drift apart.
 func TestProtoFilesAreCurrent(t *testing.T) {
-	committed, err := handlers.ReadProtoFiles(protofiles.Files, ".")
+	committed, err := contract.ReadProtoFiles(protofiles.Files, ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestProtoFilesAreCurrent(t *testing.T) {
 	}
 	var files map[string][]byte
 	err = offlineServer(context.Background(), cfg, func(h *handlers.Server) error {
-		files, err = handlers.BuildProto(context.Background(), h.Operations(), committed)
+		files, err = contract.BuildProto(context.Background(), h.Operations(), committed)
 		return err
 	})
 	if err != nil {

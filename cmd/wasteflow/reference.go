@@ -16,6 +16,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/docs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/documents"
 	"github.com/wasteflow/wasteflow/workflows/engine"
@@ -66,7 +67,7 @@ func docsCmd(ctx context.Context, cfg *configs.Config, dir string, stdout io.Wri
 
 // referencePages makes every page of docs/reference, by file name.
 func referencePages(ctx context.Context, cfg *configs.Config) (map[string][]byte, error) {
-	var ops []handlers.Operation
+	var ops []api.Operation
 	err := offlineServer(ctx, cfg, func(h *handlers.Server) error {
 		ops = h.Operations()
 		return nil
@@ -121,19 +122,19 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "\n", "<br>")
 }
 
-var securityNames = map[handlers.Security]string{
-	handlers.AccessToken:         "access token",
-	handlers.RefreshToken:        "refresh token",
-	handlers.NoToken:             "none",
-	handlers.OptionalAccessToken: "access token (optional)",
-	handlers.GroupToken:          "group token",
+var securityNames = map[api.Security]string{
+	api.AccessToken:         "access token",
+	api.RefreshToken:        "refresh token",
+	api.NoToken:             "none",
+	api.OptionalAccessToken: "access token (optional)",
+	api.GroupToken:          "group token",
 }
 
-func operationsPage(ops []handlers.Operation) string {
+func operationsPage(ops []api.Operation) string {
 	var b strings.Builder
 	b.WriteString("# Operations\n\n")
 	fmt.Fprintf(&b, generatedNote, "the operation table (handlers/operations.go and the handlers it names)")
-	services := map[string][]handlers.Operation{}
+	services := map[string][]api.Operation{}
 	var names []string
 	rest := 0
 	for _, o := range ops {

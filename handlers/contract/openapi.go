@@ -1,4 +1,11 @@
-package handlers
+// Package contract derives wasteflow's published contract from the
+// operation table (package api) and the codec's analysis of the request
+// and response types: the OpenAPI description (BuildOpenAPI) and the
+// .proto files of the RPC face (BuildProto, with the committed field
+// numbers kept). The server serves what it builds; wasteflow proto and
+// make proto write the files. What is derived from one declaration
+// cannot disagree with it.
+package contract
 
 import (
 	"context"
@@ -17,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/rules"
 )
@@ -41,7 +49,7 @@ The REST face follows grpc-gateway v2 with its default marshaler:
 
 // BuildOpenAPI derives the OpenAPI 3.0.3 description from the operation
 // table and the request and response types.
-func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*openapi3.T, error) {
+func BuildOpenAPI(ops []api.Operation, plains []api.PlainPath, cfg *configs.Config) (*openapi3.T, error) {
 	doc := &openapi3.T{
 		OpenAPI: "3.0.3",
 		Info: &openapi3.Info{
@@ -112,7 +120,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 	// responses use has its response form under its name (codec.
 	// ResponseSchemaRef). So requests stay lenient and responses strict,
 	// without a second set of Go types.
-	ops = slices.DeleteFunc(slices.Clone(ops), func(op Operation) bool { return op.NoREST() }) // streams and section 8: gRPC only
+	ops = slices.DeleteFunc(slices.Clone(ops), func(op api.Operation) bool { return op.NoREST() }) // streams and section 8: gRPC only
 	var reqRoots, respRoots []reflect.Type
 	for _, op := range ops {
 		reqRoots = append(reqRoots, op.Request)
@@ -148,19 +156,19 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			o.Extensions["x-scope"] = op.Scope
 		}
 		switch op.Security {
-		case NoToken:
+		case api.NoToken:
 			o.Security = &openapi3.SecurityRequirements{}
-		case RefreshToken:
+		case api.RefreshToken:
 			o.Security = &openapi3.SecurityRequirements{{"RefreshToken": []string{}}}
-		case GroupToken:
+		case api.GroupToken:
 			o.Security = &openapi3.SecurityRequirements{{"GroupToken": []string{}}}
-		case OptionalAccessToken:
+		case api.OptionalAccessToken:
 			o.Security = &openapi3.SecurityRequirements{{}, {"AccessToken": []string{}}}
 		}
 		if !op.NoProvider {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/ProviderId"})
 		}
-		if op.idempotent() {
+		if op.Idempotent() {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/IdempotencyKey"})
 		}
 		reqRef, err := compNames.SchemaRef(op.Request, comps)
@@ -178,13 +186,13 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 				WithDescription("An empty body is an empty request.").
 				WithJSONSchemaRef(reqRef)}
 		}
-		if op.download != nil && op.Response != nil { // a JSON answer written as a stream
+		if op.IsDownload() && op.Response != nil { // a JSON answer written as a stream
 			respRef, err := compNames.ResponseSchemaRef(op.Response, comps)
 			if err != nil {
 				return nil, fmt.Errorf("%s response: %w", op.FullName(), err)
 			}
 			o.Responses.Set("200", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("OK (streamed)").WithJSONSchemaRef(respRef)})
-		} else if op.download != nil {
+		} else if op.IsDownload() {
 			ct := op.ContentType
 			if mt, _, err := mime.ParseMediaType(ct); err == nil {
 				ct = mt
@@ -226,7 +234,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 		if strings.Contains(p.Path, "/:") { // a token or page that is not there
 			o.Responses.Set("404", errResponse)
 		}
-		path := openAPIPath(p.Path)
+		path := OpenAPIPath(p.Path)
 		for _, seg := range strings.Split(p.Path, "/") {
 			if name, ok := strings.CutPrefix(seg, ":"); ok { // gin's parameter
 				o.OperationID = strings.Replace(o.OperationID, seg, name, 1)
@@ -237,7 +245,7 @@ func BuildOpenAPI(ops []Operation, plains []PlainPath, cfg *configs.Config) (*op
 			o.AddParameter(openapi3.NewQueryParameter(q[0]).WithDescription(q[1]).WithSchema(openapi3.NewStringSchema()))
 		}
 		doc.AddOperation(path, http.MethodGet, o)
-		if p.post != nil {
+		if p.Post != nil {
 			post := *o
 			post.OperationID, post.Summary = o.OperationID+"_post", p.PostSummary
 			post.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithDescription("a form: the token t (or in the query), or List-Unsubscribe=One-Click").
@@ -460,4 +468,15 @@ func accessTokenDescription() string {
 	b.WriteString("\n\nThe document faces serve one kind of organisation each (x-organisation-kind): CompanyDocumentApi companies, " +
 		"AuthorityDocumentApi authorities. A token without the scope, or of the other kind of organisation, gets 403, code 7.")
 	return b.String()
+}
+
+// OpenAPIPath writes gin's path parameters (:token) as OpenAPI's ({token}).
+func OpenAPIPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if name, ok := strings.CutPrefix(seg, ":"); ok {
+			segs[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(segs, "/")
 }

@@ -1,4 +1,4 @@
-package handlers
+package contract
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 )
 
@@ -203,7 +204,7 @@ type protoGen struct {
 // BuildProto derives the .proto files (path -> content) of the operations,
 // keeping the field numbers of committed (the files as committed under
 // proto/, path -> content; empty for a first generation).
-func BuildProto(ctx context.Context, ops []Operation, committed map[string][]byte) (map[string][]byte, error) {
+func BuildProto(ctx context.Context, ops []api.Operation, committed map[string][]byte) (map[string][]byte, error) {
 	cn, err := readCommitted(ctx, committed)
 	if err != nil {
 		return nil, err
@@ -285,7 +286,7 @@ func BuildProto(ctx context.Context, ops []Operation, committed map[string][]byt
 	return out, nil
 }
 
-func rpcComment(op Operation) string {
+func rpcComment(op api.Operation) string {
 	var sb strings.Builder
 	sb.WriteString(op.Summary)
 	if op.Description != "" {
@@ -303,13 +304,13 @@ func rpcComment(op Operation) string {
 		}
 	}
 	switch op.Security {
-	case NoToken:
+	case api.NoToken:
 		sb.WriteString("\nAuthorization: none")
-	case RefreshToken:
+	case api.RefreshToken:
 		sb.WriteString("\nAuthorization: Bearer <refresh token>")
-	case GroupToken:
+	case api.GroupToken:
 		sb.WriteString("\nAuthorization: Bearer <group token>")
-	case OptionalAccessToken:
+	case api.OptionalAccessToken:
 		sb.WriteString("\nAuthorization: Bearer <access token> when acting for another account, none otherwise")
 	default:
 		sb.WriteString("\nAuthorization: Bearer <access token>")
@@ -320,7 +321,7 @@ func rpcComment(op Operation) string {
 	if op.Org != "" {
 		sb.WriteString("; " + op.Org + " accounts only")
 	}
-	if op.idempotent() && !op.Streaming() {
+	if op.Idempotent() && !op.Streaming() {
 		sb.WriteString("\nIdempotency-Key: optional metadata that makes a retry safe")
 	}
 	if op.Deprecated {
@@ -517,7 +518,7 @@ func (g *protoGen) named(d *codec.Desc) (string, error) {
 	if n, ok := g.byType[d.Type]; ok {
 		return n, nil
 	}
-	name := protoName(g.names.ComponentName(d.Type), d.Type)
+	name := ProtoName(g.names.ComponentName(d.Type), d.Type)
 	if other, dup := g.owner[name]; dup {
 		return "", fmt.Errorf("proto: %v and %v would both be message %s", other, d.Type, name)
 	}
@@ -546,10 +547,10 @@ func (g *protoGen) named(d *codec.Desc) (string, error) {
 	return name, nil
 }
 
-// protoName makes a component name a proto message name: "pkg.Name"
+// ProtoName makes a component name a proto message name: "pkg.Name"
 // becomes PkgName; a generic instantiation ("Page[path/pkg.Entry]") is
 // named by its base name and its type arguments' names (PageEntry).
-func protoName(component string, t reflect.Type) string {
+func ProtoName(component string, t reflect.Type) string {
 	parts := []string{component}
 	if strings.Contains(t.Name(), "[") {
 		base := codec.BaseName(t)

@@ -1,14 +1,19 @@
-// Package handlers is wasteflow's REST face: the grpc-gateway wire contract
-// (paths, errors, JSON, headers, limits) in one place, an operation table
-// from which routes and the OpenAPI description are derived, and the thin
-// handlers that decode, call a workflow and encode.
-package handlers
+// Package api declares what an operation of wasteflow's interface is: its
+// name, credentials, scope, words and types, and the function that
+// answers it. The operation table (package handlers) is made of these;
+// the faces that serve it (REST, the RPC face) and the contract derived
+// from it (package contract: the OpenAPI description, the .proto files)
+// read them, so none of them needs another to know an operation.
+package api
 
 import (
 	"context"
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
+
+	"github.com/gin-gonic/gin"
 )
 
 // Security says which credential an operation takes in Authorization.
@@ -64,6 +69,86 @@ type Operation struct {
 // through the gateway, with the credentials and metadata of the call that
 // streams: every check a client's own call meets applies.
 type Caller func(ctx context.Context, method string, req, resp any) error
+
+// Call answers a unary operation that is not a download: decode fills
+// the request.
+func (o *Operation) Call(ctx context.Context, decode func(any) error) (any, error) {
+	return o.call(ctx, decode)
+}
+
+// IsDownload tells an operation whose answer is a file (Download,
+// StreamJSON).
+func (o *Operation) IsDownload() bool { return o.download != nil }
+
+// Fetch answers a download: the file's name and the function that writes
+// it.
+func (o *Operation) Fetch(ctx context.Context, decode func(any) error) (filename string, write func(io.Writer) error, err error) {
+	return o.download(ctx, decode)
+}
+
+// Stream runs a server stream with its request (addressable).
+func (o *Operation) Stream(ctx context.Context, req reflect.Value, call Caller, send func(any) error) error {
+	return o.stream(ctx, req, call, send)
+}
+
+// MapErrors is o with each error its Call or Fetch returns passed through
+// f, which may read the request again with decode.
+func MapErrors(o Operation, f func(decode func(any) error, err error) error) Operation {
+	if call := o.call; call != nil {
+		o.call = func(ctx context.Context, decode func(any) error) (any, error) {
+			resp, err := call(ctx, decode)
+			return resp, f(decode, err)
+		}
+	}
+	if download := o.download; download != nil {
+		o.download = func(ctx context.Context, decode func(any) error) (string, func(io.Writer) error, error) {
+			name, write, err := download(ctx, decode)
+			return name, write, f(decode, err)
+		}
+	}
+	return o
+}
+
+// IdempotencyHeader names a mutation so that a retry has one effect.
+const IdempotencyHeader = "Idempotency-Key"
+
+// mutationPrefixes are the method names of operations that change state.
+var mutationPrefixes = []string{"Create", "Set", "Submit", "Reply", "Import", "Add", "Update", "Remove", "Cancel", "Sign", "Decline",
+	"Request", "Issue", "Revoke", "Register", "Unregister", "Ack", "Send", "Deliver", "Grant", "Merge"}
+
+// Idempotent reports whether the operation takes an Idempotency-Key: every
+// POST that changes state, but the logins (IssueRefreshToken, the group's
+// Login, ChangePassword), whose failed attempts must count whatever
+// becomes of the request (a retried login makes its own session).
+func (o *Operation) Idempotent() bool {
+	if o.Verb != http.MethodPost || o.download != nil || o.Method == "IssueRefreshToken" || o.Method == "ChangePassword" {
+		return false
+	}
+	for _, p := range mutationPrefixes {
+		if strings.HasPrefix(o.Method, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// PlainPath is an endpoint beside the API operations: no provider_id, no
+// token, GET only. It appears in the OpenAPI description too.
+type PlainPath struct {
+	Path, Summary, Description string
+	ContentType                string // application/json when empty
+	// Also are the other media types it may answer with.
+	Also []string
+	// Query are its optional query parameters: name, description.
+	Query [][2]string
+	// CSP is the Content-Security-Policy of its HTML answers (cspDefault
+	// when empty; see handlers/pages.go).
+	CSP string
+	Get gin.HandlerFunc
+	// Post, when set, answers POST too (PostSummary says what it does).
+	Post        gin.HandlerFunc
+	PostSummary string
+}
 
 // Streaming tells a server stream (no REST route).
 func (o *Operation) Streaming() bool { return o.stream != nil }
