@@ -6,7 +6,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 BUF       := tools/buf/node_modules/.bin/buf
 
-.PHONY: all build run test test-race test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean kern
+.PHONY: all build run test vet test-race test-short lint openapi-lint proto proto-check docs contract bench bench-load stress fmt clean kern
 
 all: build
 
@@ -23,7 +23,9 @@ run: build
 # Storage and end-to-end tests also run on PostgreSQL when
 # WASTEFLOW_TEST_DATABASE_URL is set (.ci/run sets it; under CI it is required).
 #
-# make test runs in three passes to stay within 10 minutes on 2 cores:
+# make test runs three passes at once to stay within 10 minutes on 2
+# cores (the end-to-end tests mostly wait: on servers, browsers, Node and
+# timers, so the passes share the cores well):
 #   1. every package but the two end-to-end ones under the race detector;
 #   2. the end-to-end packages (handlers, cmd/wasteflow: real servers,
 #      Chromium, Prism, the walk-throughs) without it, every test;
@@ -31,16 +33,26 @@ run: build
 #      concurrent clients on PostgreSQL, kills and faults, parallel
 #      attempts, idempotency) again under the race detector: RACE_E2E
 #      names them.
+# Each pass writes its output to bin/test-<pass>.log, shown when it ends;
+# make test fails if any pass does. Every test makes its own database
+# (SQLite file or PostgreSQL schema), so the passes do not meet.
 # make test-race runs everything under the race detector (about twice as long).
 E2E_PKGS  := ./handlers/ ./cmd/wasteflow/
 UNIT_PKGS  = $(shell $(GO) list ./... | grep -v -E '/(handlers|cmd/wasteflow)$$')
 RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Parallel|Idempoten
 
-test: openapi-lint proto-check
+test:
+	$(MAKE) --no-print-directory -j3 openapi-lint proto-check vet
+	@mkdir -p bin; rm -f bin/test-*.rc; \
+	pass() { name=$$1; shift; ( "$$@" > bin/test-$$name.log 2>&1; echo $$? > bin/test-$$name.rc; \
+		echo "=== make test: the $$name pass ended, exit $$(cat bin/test-$$name.rc):"; cat bin/test-$$name.log ) & }; \
+	pass unit $(GO) test -race -count=1 -parallel 4 -timeout 15m $(UNIT_PKGS); \
+	pass e2e $(GO) test -count=1 -parallel 6 -timeout 15m $(E2E_PKGS); \
+	pass e2e-race $(GO) test -race -count=1 -parallel 4 -timeout 15m -run '$(RACE_E2E)' $(E2E_PKGS); \
+	wait; for p in unit e2e e2e-race; do test "$$(cat bin/test-$$p.rc)" = 0 || { echo "make test: the $$p pass failed (bin/test-$$p.log)"; exit 1; }; done
+
+vet:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -parallel 4 -timeout 15m $(UNIT_PKGS)
-	$(GO) test -count=1 -parallel 6 -timeout 15m $(E2E_PKGS)
-	$(GO) test -race -count=1 -parallel 4 -timeout 15m -run '$(RACE_E2E)' $(E2E_PKGS)
 
 test-race:
 	$(GO) test -race -count=1 -parallel 4 -timeout 30m ./...

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -207,7 +208,7 @@ func (d *docEnv) withReadTimeout(t *testing.T, timeout time.Duration) string {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(srv)
-	hs.Config.Protocols = handlers.HTTPProtocols()
+	hs.Config.Protocols = rpc.HTTPProtocols()
 	hs.Config.ReadTimeout = timeout
 	hs.Listener = srv.Listen(hs.Listener)
 	hs.Start()

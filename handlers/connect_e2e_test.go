@@ -31,7 +31,7 @@ func TestEveryRPCProtocolAnswersAsREST(t *testing.T) {
 		token := d.token(t, "alice")
 		// Each protocol's client has connections of its own: the server
 		// hands a cleartext HTTP/2 connection whose first call is native
-		// gRPC to grpc-go for good (handlers/listen.go).
+		// gRPC to grpc-go for good (handlers/rpc/listen.go).
 		transport := func(http2 bool) *http.Transport {
 			var p http.Protocols
 			p.SetHTTP1(!http2)

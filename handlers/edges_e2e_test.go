@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/wasteflow/wasteflow/configs"
-	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	diwass "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api"
 )
@@ -196,7 +196,7 @@ func printLinkOverGRPC(t *testing.T, d *docEnv, id, host string) string {
 	t.Helper()
 	u, _ := url.Parse(d.url)
 	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithAuthority(host),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(handlers.MaxResponseBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(rpc.MaxResponseBytes)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
@@ -23,18 +24,9 @@ func (s *Server) GetDocumentAnswer(op string, answer []byte) (any, protoreflect.
 	if err := codec.Unmarshal(answer, v); err != nil {
 		return nil, nil, err
 	}
-	d, err := s.grpc.files.FindDescriptorByName(protoreflect.FullName(op))
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(op)) // the generated client's, compiled from the same files
 	if err != nil {
 		return nil, nil, err
 	}
 	return v, d.(protoreflect.MethodDescriptor).Output(), nil
-}
-
-// EncodeWire is the RPC face's direct encoding of an answer (wire.go).
-func EncodeWire(value any, md protoreflect.MessageDescriptor) ([]byte, error) {
-	plan, err := planFor(reflect.TypeOf(value).Elem(), md)
-	if err != nil {
-		return nil, err
-	}
-	return plan.encode(reflect.ValueOf(value).Elem())
 }

@@ -15,10 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
@@ -42,39 +40,8 @@ func (refuseTokens) Authenticate(context.Context, api.Security, string, string) 
 	return nil, status.New(status.Unauthenticated, "token validation is not configured on this server")
 }
 
-// deniedHeaders are not forwarded as metadata (grpc-gateway's list);
-// every header starting with "accept" is dropped too.
-var deniedHeaders = map[string]bool{
-	"connection": true, "host": true, "content-length": true, "content-type": true, "te": true,
-	"transfer-encoding": true, "upgrade": true, "proxy-connection": true, "user-agent": true,
-	"grpc-encoding": true, "grpc-accept-encoding": true, "grpc-timeout": true,
-}
-
-func metadataOf(h http.Header) map[string][]string {
-	md := make(map[string][]string, len(h))
-	for k, v := range h {
-		k = strings.ToLower(k)
-		if deniedHeaders[k] || strings.HasPrefix(k, "accept") {
-			continue
-		}
-		md[k] = append(md[k], v...)
-	}
-	return md
-}
-
-const requestIDHeader = "X-Request-Id"
-
 // maxTokenLength bounds the work spent on a bearer token before parsing.
 const maxTokenLength = 8192
-
-// requestID echoes a sane incoming id and generates one otherwise; an id
-// becomes part of every log line, so it must not smuggle control characters.
-func requestID(in string) string {
-	if in != "" && len(in) <= 128 && strings.IndexFunc(in, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsPrint(r) }) < 0 {
-		return in
-	}
-	return uuid.NewString()
-}
 
 // errorBody is the gateway's error shape.
 type errorBody struct {
@@ -114,13 +81,13 @@ const (
 // logger, panic recovery, the access log line and the metrics.
 func (s *Server) entry(c *gin.Context) {
 	start := time.Now()
-	id := requestID(c.GetHeader(requestIDHeader))
-	c.Header(requestIDHeader, id)
+	id := api.RequestID(c.GetHeader(api.RequestIDHeader))
+	c.Header(api.RequestIDHeader, id)
 	base := s.log.With("request_id", id)
 	clientIP := c.ClientIP()
 	info := &reqctx.Info{
 		RequestID: id,
-		Metadata:  metadataOf(c.Request.Header),
+		Metadata:  api.Metadata(c.Request.Header),
 		ClientIP:  clientIP,
 		UserAgent: c.Request.UserAgent(),
 		BaseURL:   baseURL(c, clientIP),
@@ -141,7 +108,7 @@ func (s *Server) entry(c *gin.Context) {
 		}
 		// The route's pattern, not the path sent: a path may carry a
 		// credential (/inspect/{token}) or anything a caller typed.
-		s.logCall(c.Request.Context(), info, "rest", c.Request.Method, c.FullPath(), c.Writer.Status(), code, time.Since(start))
+		s.LogCall(c.Request.Context(), info, "rest", c.Request.Method, c.FullPath(), c.Writer.Status(), code, time.Since(start))
 	}()
 	c.Next()
 }
@@ -172,11 +139,11 @@ func (s *Server) handle(op api.Operation) gin.HandlerFunc {
 		var decode func(any) error
 		var rawBody []byte
 		if op.Verb == http.MethodGet {
-			decode = func(v any) error { return decodeErr(requireFields(codec.UnmarshalQuery(c.Request.URL.Query(), v), v)) }
+			decode = func(v any) error { return api.Decode(codec.UnmarshalQuery(c.Request.URL.Query(), v), v) }
 		} else {
 			// Bodies over 1 MiB (or of unknown length) are read a few at once.
-			if c.Request.ContentLength < 0 || c.Request.ContentLength > largeBody {
-				release, err := s.largeBodySlot(ctx)
+			if c.Request.ContentLength < 0 || c.Request.ContentLength > api.LargeBody {
+				release, err := s.LargeBodySlot(ctx)
 				if err != nil {
 					renderError(c, err)
 					return
@@ -185,34 +152,34 @@ func (s *Server) handle(op api.Operation) gin.HandlerFunc {
 			}
 			body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 			if err != nil {
-				renderError(c, s.unreadBody(err, limit))
+				renderError(c, s.UnreadBody(err, limit))
 				return
 			}
 			rawBody = body
-			decode = func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
+			decode = func(v any) error { return api.Decode(codec.Unmarshal(body, v), v) }
 		}
-		a, err := s.invoke(ctx, &op, decode, rawBody, c.GetHeader(api.IdempotencyHeader))
+		a, err := s.Invoke(ctx, &op, decode, rawBody, c.GetHeader(api.IdempotencyHeader))
 		if err != nil {
 			renderError(c, err)
 			return
 		}
-		for k, vs := range a.header {
+		for k, vs := range a.Header {
 			c.Header(k, vs[0])
 		}
 		switch {
-		case a.file != nil:
-			c.Header("Content-Type", a.file.contentType)
-			if a.file.name != "" {
-				c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.file.name}))
+		case a.File != nil:
+			c.Header("Content-Type", a.File.ContentType)
+			if a.File.Name != "" {
+				c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.File.Name}))
 			}
 			c.Status(http.StatusOK)
-			if err := a.file.write(c.Writer); err != nil {
+			if err := a.File.Write(c.Writer); err != nil {
 				info.Logger.Error("download interrupted", "error", err)
 			}
-		case a.json != nil:
-			c.Data(http.StatusOK, "application/json", a.json)
+		case a.JSON != nil:
+			c.Data(http.StatusOK, "application/json", a.JSON)
 		default:
-			out, err := codec.Marshal(a.value)
+			out, err := codec.Marshal(a.Value)
 			if err != nil {
 				renderError(c, fmt.Errorf("encode %s response: %w", name, err))
 				return
@@ -229,46 +196,33 @@ func (s *Server) handle(op api.Operation) gin.HandlerFunc {
 // body limit, or WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a
 // valid token (no token: no reason for a large body).
 func (s *Server) admit(c *gin.Context, op api.Operation, info *reqctx.Info) (int64, error) {
-	adm, err := s.admission(c.Request.Context(), &op, c.Request.Header, c.Request.ContentLength, headerBytes(c.Request))
+	adm, err := s.Admit(c.Request.Context(), &op, c.Request.Header, c.Request.ContentLength, headerBytes(c.Request))
 	if err != nil {
 		return 0, err
 	}
-	info.ProviderID, info.Principal = adm.providerID, adm.principal
-	return adm.limit, nil
+	info.ProviderID, info.Principal = adm.ProviderID, adm.Principal
+	return adm.Limit, nil
 }
 
 // unauthenticatedLimit is the most a call without a valid token may send.
-func (s *Server) unauthenticatedLimit() int64 {
+func (s *Server) UnauthenticatedLimit() int64 {
 	if n := s.cfg.UnauthenticatedBodyLimit; n > 0 {
 		return min(n, s.cfg.BodyLimit)
 	}
 	return s.cfg.BodyLimit
 }
 
-// admission is a call's admission (Server.admission): who calls and the
-// most the call may send, decided from its headers before its message is
-// read, on every face.
-type admission struct {
-	admitted   bool
-	providerID string
-	principal  *reqctx.Principal
-	limit      int64
-	// info is an RPC call's request context made when it was admitted
-	// (grpcFace.admit), which the call's later steps go on with.
-	info *reqctx.Info
-}
-
 // unreadBody is the error of a body (or a gRPC message) that could not be
 // read whole: too large, not sent within the read timeout
 // (WASTEFLOW_READ_TIMEOUT: net/http's ReadTimeout, and the gRPC face's
-// for a message, see grpcFace.receive), or cut off.
-func (s *Server) unreadBody(err error, limit int64) *status.Error {
+// for a message, see rpc.Face.receive), or cut off.
+func (s *Server) UnreadBody(err error, limit int64) *status.Error {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return tooLarge(limit)
+		return api.TooLarge(limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return s.readTimedOut()
+		return s.ReadTimedOut()
 	}
 	return status.Wrap(err, status.InvalidArgument, "could not read the request body")
 }
@@ -276,40 +230,10 @@ func (s *Server) unreadBody(err error, limit int64) *status.Error {
 // readTimedOut refuses a request whose body did not arrive within the read
 // timeout: DEADLINE_EXCEEDED, over HTTP 408 (the client was slow, not a
 // server behind this one).
-func (s *Server) readTimedOut() *status.Error {
+func (s *Server) ReadTimedOut() *status.Error {
 	e := status.New(status.DeadlineExceeded, "the request was not read within %s (WASTEFLOW_READ_TIMEOUT)", s.cfg.ReadTimeout)
 	e.HTTP = http.StatusRequestTimeout
 	return e
-}
-
-func tooLarge(limit int64) *status.Error {
-	e := status.New(status.ResourceExhausted, "request body larger than %d bytes", limit)
-	e.HTTP = http.StatusRequestEntityTooLarge
-	return e
-}
-
-// requireFields checks the fields a request type marks required (the
-// description lists them) once it decoded.
-func requireFields(err error, v any) error {
-	if err != nil {
-		return err
-	}
-	return codec.CheckRequired(v)
-}
-
-func decodeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ce *codec.Error
-	if errors.As(err, &ce) {
-		if ce.Field == "" {
-			return status.New(status.InvalidArgument, "malformed request: %s", ce.Reason).
-				WithDetails(status.BadRequestOf(status.FieldViolation{Field: "", Description: ce.Reason}))
-		}
-		return status.Invalid(ce.Field, ce.Reason)
-	}
-	return err
 }
 
 // checkProvider answers like the facade does when it cannot route a call:
@@ -413,9 +337,6 @@ func (c *providerCache) get(ctx context.Context, db *models.DB, id string) (*mod
 // reads up to 4 MiB so that what lies between gets the error shape).
 const maxHeaderBytes = 1 << 20
 
-// largeBody is the size from which a body needs a slot to be read.
-const largeBody = 1 << 20
-
 func headerBytes(r *http.Request) int {
 	n := len(r.RequestURI)
 	for k, vs := range r.Header {
@@ -427,7 +348,7 @@ func headerBytes(r *http.Request) int {
 }
 
 // largeBodySlot waits up to 2 s for one of the large-body slots.
-func (s *Server) largeBodySlot(ctx context.Context) (func(), error) {
+func (s *Server) LargeBodySlot(ctx context.Context) (func(), error) {
 	if s.largeBodies == nil {
 		return func() {}, nil
 	}

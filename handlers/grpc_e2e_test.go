@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/workflows/status"
 
 	// The Go client generated from proto/ (make proto): its messages
@@ -41,7 +42,7 @@ import (
 // face's grpc-go server (Server.Listen), which the test's end shuts down.
 func serveH2C(t testing.TB, srv *handlers.Server) *httptest.Server {
 	hs := httptest.NewUnstartedServer(srv)
-	hs.Config.Protocols = handlers.HTTPProtocols()
+	hs.Config.Protocols = rpc.HTTPProtocols()
 	if os.Getenv("WASTEFLOW_BENCH_GRPC") != "connect" { // connect: the bench's comparison, native gRPC through net/http and connect-go
 		hs.Listener = srv.Listen(hs.Listener)
 	}
@@ -70,7 +71,7 @@ func dialGRPC(t testing.TB, base string) *grpc.ClientConn {
 		t.Fatal(err)
 	}
 	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(handlers.MaxResponseBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(rpc.MaxResponseBytes)))
 	if err != nil {
 		t.Fatal(err)
 	}

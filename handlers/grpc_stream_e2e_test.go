@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	diwass "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api"
 	notifier "github.com/wasteflow/wasteflow/proto/gen/go/svc/namespaced_notifier/v1/api"
@@ -75,7 +76,7 @@ func TestNotificationStreamResumesAcrossInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		hs2 := httptest.NewUnstartedServer(srv2)
-		hs2.Config.Protocols = handlers.HTTPProtocols()
+		hs2.Config.Protocols = rpc.HTTPProtocols()
 		hs2.Config.WriteTimeout = time.Second // as WASTEFLOW_WRITE_TIMEOUT: a stream outlives it
 		hs2.Start()
 		defer hs2.Close()

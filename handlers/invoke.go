@@ -1,27 +1,16 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"strings"
 	"time"
-
-	"connectrpc.com/connect"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
@@ -34,7 +23,7 @@ import (
 // headers before its message is read (admission), then invoked with its
 // message (invoke), which answers a Go value, a recorded answer's JSON or
 // a file, or a *status.Error. REST (Server.handle) and the RPC face
-// (grpcFace.call) are adapters around the two: they read the message
+// (rpc.Face.call) are adapters around the two: they read the message
 // under the admitted limit and write the answer in their own shape.
 
 // admission admits op's call from its headers alone: the announced
@@ -43,72 +32,56 @@ import (
 // answers who calls and the most the call may send: the body limit, or
 // WASTEFLOW_UNAUTHENTICATED_BODY_LIMIT for a call without a valid token
 // (no token: no reason for a large body).
-func (s *Server) admission(ctx context.Context, op *api.Operation, h http.Header, length int64, headerSize int) (*admission, error) {
+func (s *Server) Admit(ctx context.Context, op *api.Operation, h http.Header, length int64, headerSize int) (*api.Admission, error) {
 	limit := s.cfg.BodyLimit
 	if op.Security == api.NoToken {
-		limit = s.unauthenticatedLimit()
+		limit = s.UnauthenticatedLimit()
 	}
 	if op.Streaming() { // a stream's request is small: it never takes a large-body slot (for the stream's life)
-		limit = min(limit, largeBody)
+		limit = min(limit, api.LargeBody)
 	}
 	if length > limit {
-		return nil, tooLarge(limit)
+		return nil, api.TooLarge(limit)
 	}
 	if headerSize > maxHeaderBytes {
 		e := status.New(status.ResourceExhausted, "request headers of %d bytes, more than the %d allowed", headerSize, maxHeaderBytes)
 		e.HTTP = http.StatusRequestHeaderFieldsTooLarge
 		return nil, e
 	}
-	adm := &admission{admitted: true}
+	adm := &api.Admission{}
 	if !op.NoProvider {
 		pid, err := s.checkProvider(ctx, h.Get("provider_id"))
 		if err != nil {
 			return nil, err
 		}
-		adm.providerID = pid
+		adm.ProviderID = pid
 	}
 	authz := h.Get("Authorization")
 	if op.Security != api.NoToken && (op.Security != api.OptionalAccessToken || authz != "") {
-		p, err := s.authenticate(ctx, *op, adm.providerID, authz)
+		p, err := s.authenticate(ctx, *op, adm.ProviderID, authz)
 		if err != nil {
 			return nil, err
 		}
 		if err := checkAccess(op, p); err != nil {
 			return nil, err
 		}
-		adm.principal = p
+		adm.Principal = p
 	}
-	if adm.principal == nil { // a password change without a token, say
-		limit = s.unauthenticatedLimit()
+	if adm.Principal == nil { // a password change without a token, say
+		limit = s.UnauthenticatedLimit()
 		if length > limit {
-			return nil, tooLarge(limit)
+			return nil, api.TooLarge(limit)
 		}
 	}
-	adm.limit = limit
+	adm.Limit = limit
 	return adm, nil
-}
-
-// invoked is what an invoked operation answers: its Go value, or the
-// JSON of an answer recorded before (an idempotent replay), or a file;
-// with the headers that go with it.
-type invoked struct {
-	value  any
-	json   []byte
-	file   *fileAnswer
-	header http.Header
-}
-
-// fileAnswer is a download: its name, media type and bytes.
-type fileAnswer struct {
-	name, contentType string
-	write             func(io.Writer) error
 }
 
 // invoke runs an admitted call of op (ctx carries its reqctx.Info, filled
 // with the admission): the message through decode (body is its bytes as
 // JSON, for an Idempotency-Key's hash), the operation, once per key. It
 // never writes a response.
-func (s *Server) invoke(ctx context.Context, op *api.Operation, decode func(any) error, body []byte, key string) (*invoked, error) {
+func (s *Server) Invoke(ctx context.Context, op *api.Operation, decode func(any) error, body []byte, key string) (*api.Answer, error) {
 	if key != "" && op.Idempotent() {
 		return s.idempotently(ctx, op, key, body, decode)
 	}
@@ -117,13 +90,13 @@ func (s *Server) invoke(ctx context.Context, op *api.Operation, decode func(any)
 		if err != nil {
 			return nil, err
 		}
-		return &invoked{file: &fileAnswer{name: name, contentType: op.ContentType, write: write}}, nil
+		return &api.Answer{File: &api.File{Name: name, ContentType: op.ContentType, Write: write}}, nil
 	}
 	v, err := op.Call(ctx, decode)
 	if err != nil {
 		return nil, err
 	}
-	return &invoked{value: v}, nil
+	return &api.Answer{Value: v}, nil
 }
 
 // idempotently runs a mutation with an Idempotency-Key in one transaction
@@ -134,7 +107,7 @@ func (s *Server) invoke(ctx context.Context, op *api.Operation, decode func(any)
 // request that fails records nothing (nothing happened), so its retry runs
 // again. Keys are scoped to the caller's provider, organisation and session
 // (or group) and kept for WASTEFLOW_IDEMPOTENCY_RETENTION.
-func (s *Server) idempotently(ctx context.Context, op *api.Operation, key string, body []byte, decode func(any) error) (*invoked, error) {
+func (s *Server) idempotently(ctx context.Context, op *api.Operation, key string, body []byte, decode func(any) error) (*api.Answer, error) {
 	info := reqctx.From(ctx)
 	if len(key) > 200 {
 		return nil, status.Invalid(api.IdempotencyHeader, "at most 200 characters")
@@ -168,11 +141,11 @@ func (s *Server) idempotently(ctx context.Context, op *api.Operation, key string
 		case replay.Status == 0:
 			return nil, status.New(status.Aborted, "a request with Idempotency-Key %q is still running", key)
 		}
-		return &invoked{json: replay.Body, header: http.Header{"Idempotent-Replay": {"true"}}}, nil
+		return &api.Answer{JSON: replay.Body, Header: http.Header{"Idempotent-Replay": {"true"}}}, nil
 	case err != nil:
 		return nil, err
 	}
-	return &invoked{json: out}, nil
+	return &api.Answer{JSON: out}, nil
 }
 
 // failure is an error as every face answers it: its status (a database
@@ -206,80 +179,11 @@ func failure(ctx context.Context, err error) (se *status.Error, msg string, head
 	return se, msg, header
 }
 
-// rpcError is an error as an RPC face answers it, in one step: the code,
-// the message, the details as google.rpc messages (a Retry-After becomes
-// a google.rpc.RetryInfo), the request id and answer headers as metadata.
-func rpcError(ctx context.Context, err error) (*connect.Error, *status.Error) {
-	se, msg, header := failure(ctx, err)
-	ce := connect.NewError(connect.Code(se.Code), errors.New(msg))
-	for _, d := range se.Details {
-		raw, err := json.Marshal(d)
-		if err != nil {
-			continue
-		}
-		var a anypb.Any
-		if err := protojson.Unmarshal(raw, &a); err != nil {
-			continue // a detail of a type this server has no descriptor for
-		}
-		if detail, err := connect.NewErrorDetail(&a); err == nil {
-			ce.AddDetail(detail)
-		}
-	}
-	if secs, err := strconv.Atoi(header.Get("Retry-After")); err == nil && secs >= 0 {
-		if detail, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)}); err == nil {
-			ce.AddDetail(detail)
-		}
-	}
-	header.Set(requestIDHeader, reqctx.From(ctx).RequestID)
-	copyAnswerHeaders(ce.Meta(), header)
-	return ce, se
-}
-
-// rpcContext is an RPC call's request context, as entry makes a REST
-// request's: its request id (the client's, or a new one, set in header
-// for the passes after), metadata, the caller's address (a trusted
-// proxy's forwarded one, as for REST), the address the client called,
-// and a logger naming both. The call's admission fills in who calls.
-func (s *Server) rpcContext(ctx context.Context, op *api.Operation, header http.Header, peer string, adm *admission) (context.Context, *reqctx.Info) {
-	if adm != nil && adm.info != nil && adm.info.Operation == op.FullName() { // made when the call was admitted
-		return reqctx.With(ctx, adm.info), adm.info
-	}
-	id := requestID(header.Get(requestIDHeader))
-	header.Set(requestIDHeader, id)
-	md := make(http.Header, len(header))
-	for k, vs := range header {
-		if !grpcHopHeader(k) {
-			md[k] = vs
-		}
-	}
-	ip, proxied := s.clientIP(peer, header)
-	o := originOf(ctx)
-	scheme, host := "http", o.host
-	if o.tls {
-		scheme = "https"
-	}
-	if proxied {
-		if p := strings.ToLower(header.Get("X-Forwarded-Proto")); p == "https" || p == "http" {
-			scheme = p
-		}
-		if h := header.Get("X-Forwarded-Host"); h != "" && !strings.ContainsAny(h, "/@ ,") {
-			host = h
-		}
-	}
-	info := &reqctx.Info{RequestID: id, Metadata: metadataOf(md), ClientIP: ip, UserAgent: header.Get("User-Agent"),
-		BaseURL: scheme + "://" + host, Operation: op.FullName()}
-	info.Logger = s.log.With("request_id", id, "operation", op.FullName())
-	if adm != nil {
-		info.ProviderID, info.Principal = adm.providerID, adm.principal
-	}
-	return reqctx.With(ctx, info), info
-}
-
 // clientIP is the caller's address as gin reads a REST request's: the
 // peer's, or, when the peer is a trusted proxy (WASTEFLOW_TRUSTED_PROXIES),
 // the last address of X-Forwarded-For that is not one (else X-Real-IP);
 // proxied says it came from a proxy.
-func (s *Server) clientIP(peer string, h http.Header) (ip string, proxied bool) {
+func (s *Server) ClientIP(peer string, h http.Header) (ip string, proxied bool) {
 	host, _, err := net.SplitHostPort(strings.TrimSpace(peer))
 	if err != nil {
 		host = peer
@@ -321,7 +225,7 @@ func (s *Server) trusted(a netip.Addr) bool {
 // the request id, the operation, the face, the provider, the route (its
 // pattern, never the path sent: a path may carry a credential or anything
 // a caller typed), the status and the code.
-func (s *Server) logCall(ctx context.Context, info *reqctx.Info, transport, method, path string, httpStatus int, code status.Code, elapsed time.Duration) {
+func (s *Server) LogCall(ctx context.Context, info *reqctx.Info, transport, method, path string, httpStatus int, code status.Code, elapsed time.Duration) {
 	op := info.Operation
 	if op == "" {
 		op = "unmatched" // one label for every unknown path keeps the metric bounded
@@ -337,32 +241,6 @@ func (s *Server) logCall(ctx context.Context, info *reqctx.Info, transport, meth
 	s.log.Log(ctx, level, "request", "request_id", info.RequestID, "operation", op, "transport", transport, "provider", info.ProviderID,
 		"method", method, "path", path, "status", httpStatus, "code", code.String(), "duration_ms", float64(elapsed.Microseconds())/1000)
 }
-
-// bytes reads a file answer into the bytes an RPC answer carries, at
-// most limit of them.
-func (f *fileAnswer) bytes(limit int) ([]byte, error) {
-	var b bytes.Buffer
-	w := &limitedWriter{w: &b, left: limit}
-	if err := f.write(w); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-type limitedWriter struct {
-	w    io.Writer
-	left int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if len(p) > l.left {
-		return 0, errTooLargeForRPC
-	}
-	l.left -= len(p)
-	return l.w.Write(p)
-}
-
-var errTooLargeForRPC = errors.New("the response is too large for an RPC answer")
 
 // trustedPrefixes reads WASTEFLOW_TRUSTED_PROXIES as gin does: addresses
 // and CIDR prefixes.

@@ -59,12 +59,12 @@ func (w *pageHeaders) protect() {
 	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		return
 	}
-	if h.Get("Content-api.Security-Policy") == "" {
+	if h.Get("Content-Security-Policy") == "" {
 		csp := cspDefault
 		if v, ok := w.c.Get(ctxKeyCSP); ok {
 			csp = v.(string)
 		}
-		h.Set("Content-api.Security-Policy", csp)
+		h.Set("Content-Security-Policy", csp)
 	}
 	h.Set("X-Frame-Options", "DENY") // for browsers without frame-ancestors
 	if h.Get("Referrer-Policy") == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"sort"
@@ -22,6 +23,7 @@ import (
 	"github.com/wasteflow/wasteflow/handlers/api"
 	"github.com/wasteflow/wasteflow/handlers/codec"
 	"github.com/wasteflow/wasteflow/handlers/contract"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/handlers/ui"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules/labels"
@@ -85,7 +87,6 @@ type Deps struct {
 type Server struct {
 	// trustedProxies are WASTEFLOW_TRUSTED_PROXIES (gin holds REST's).
 	trustedProxies []netip.Prefix
-	wireCheck      func(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error
 	cfg            *configs.Config
 	db             *models.DB
 	log            *slog.Logger
@@ -110,7 +111,7 @@ type Server struct {
 	metrics     *metrics
 	ops         []api.Operation
 	engine      *gin.Engine
-	grpc        *grpcFace
+	grpc        *rpc.Face
 	// streamsDone closes when the server shuts down: streams end with
 	// UNAVAILABLE so that clients resume elsewhere (StopStreams).
 	streamsDone chan struct{}
@@ -190,7 +191,7 @@ func newServer(d Deps, extra []api.Operation) (*Server, error) {
 	if d.Reports != nil && d.Reports.Kinds == nil && d.Documents != nil {
 		d.Reports.Kinds = d.Documents.Kinds.Kinds() // the reports know the kinds the server runs
 	}
-	s := &Server{wireCheck: d.WireCheck, streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
+	s := &Server{streamsDone: make(chan struct{}), cfg: d.Config, db: d.DB, log: d.Log, authSvc: d.Auth, docs: d.Documents, bmu: d.BMU, transport: d.Transport, signer: d.Signer,
 		largeBodies: make(chan struct{}, max(d.Config.LargeBodySlots, 1)), reports: d.Reports, events: d.Events, registers: d.Registers, webhooks: d.Webhooks, mail: d.Mail, diwass: d.DIWASS, jwks: d.JWKS, version: d.Version}
 	s.inspectLimit.perMin = max(d.Config.Inspection.PerMinute, 1)
 	s.auth = refuseTokens{}
@@ -276,7 +277,7 @@ func newServer(d Deps, extra []api.Operation) (*Server, error) {
 		}
 	}
 	s.engine = e
-	if s.grpc, err = s.newGRPCFace(); err != nil {
+	if s.grpc, err = rpc.New(s, d.WireCheck); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -285,7 +286,7 @@ func newServer(d Deps, extra []api.Operation) (*Server, error) {
 // ServeHTTP implements http.Handler: gRPC and gRPC-Web calls go to the
 // gRPC face, everything else to gin.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isGRPC(r) {
+	if rpc.IsRPC(r) {
 		s.grpc.ServeHTTP(w, r)
 		return
 	}
@@ -297,8 +298,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // RegisterOnShutdown.
 func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
 
+// Listen is the listener to give net/http's server (whose handler is s):
+// it yields the connections net/http serves and hands native gRPC ones
+// to the RPC face's grpc-go server (rpc.Face.Listen).
+func (s *Server) Listen(ln net.Listener) net.Listener { return s.grpc.Listen(ln) }
+
+// Shutdown ends the RPC face: streams end with UNAVAILABLE, unary calls
+// in flight finish unless ctx ends first (rpc.Face.Shutdown).
+func (s *Server) Shutdown(ctx context.Context) error { return s.grpc.Shutdown(ctx) }
+
+// What the RPC face needs of the server (rpc.Core) beside Admit, Invoke,
+// LogCall and the limits.
+
+// Config is the server's configuration.
+func (s *Server) Config() *configs.Config { return s.cfg }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// Failure is an error as every face answers it (failure).
+func (s *Server) Failure(ctx context.Context, err error) (*status.Error, string, http.Header) {
+	return failure(ctx, err)
+}
+
+// StreamsDone closes when the server shuts down (StopStreams).
+func (s *Server) StreamsDone() <-chan struct{} { return s.streamsDone }
+
+// Ready answers nil when the database answers and the schema is current
+// (as /readyz and grpc.health.v1 report).
+func (s *Server) Ready(ctx context.Context) error {
+	_, err := s.ready(ctx)
+	return err
+}
+
 // Operations returns the operation table.
 func (s *Server) Operations() []api.Operation { return s.ops }
+
+var _ rpc.Core = (*Server)(nil)
 
 // Route is one method and path the server answers.
 type Route struct{ Method, Path string }

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/handlers/codec"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	diwass "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/diwass/v1/api"
 )
@@ -39,7 +39,7 @@ func TestGetDocumentEncodingCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire, err := handlers.EncodeWire(value, md)
+	wire, err := rpc.Encode(value, md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestGetDocumentEncodingCost(t *testing.T) {
 		_, err := client.GetDocument(ctx, &diwass.AuthorityDocumentApiGetDocumentRequest{DocumentId: id})
 		return err
 	})
-	direct := measure(func() error { _, err := handlers.EncodeWire(value, md); return err })
+	direct := measure(func() error { _, err := rpc.Encode(value, md); return err })
 	detour := measure(func() error {
 		js, err := codec.Marshal(value)
 		if err != nil {

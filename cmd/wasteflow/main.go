@@ -24,6 +24,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/handlers/contract"
+	"github.com/wasteflow/wasteflow/handlers/rpc"
 	"github.com/wasteflow/wasteflow/models"
 	rbmu "github.com/wasteflow/wasteflow/rules/bmu"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -601,7 +602,7 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		MaxHeaderBytes:    4 << 20, // the gateway refuses more than 1 MiB with the error shape
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		Protocols:         handlers.HTTPProtocols(), // REST on HTTP/1.1 and HTTP/2, gRPC on HTTP/2 (h2c in cleartext)
+		Protocols:         rpc.HTTPProtocols(), // REST on HTTP/1.1 and HTTP/2, gRPC on HTTP/2 (h2c in cleartext)
 	}
 	srv.RegisterOnShutdown(h.StopStreams) // gRPC streams end; their clients resume elsewhere
 	ln, err := net.Listen("tcp", cfg.Addr)

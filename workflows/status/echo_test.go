@@ -95,7 +95,7 @@ func serversOwnWords(rel string) bool {
 		return true // the command line and the configuration: an operator's values
 	}
 	switch rel {
-	case "handlers/codec/schema.go", "handlers/codec/limits.go", "handlers/codec/marshal.go", "handlers/contract/proto.go", "handlers/wire.go",
+	case "handlers/codec/schema.go", "handlers/codec/limits.go", "handlers/codec/marshal.go", "handlers/contract/proto.go", "handlers/rpc/wire.go",
 		"workflows/documents/declare.go", "workflows/documents/registry.go", "workflows/documents/face.go", "workflows/engine/engine.go",
 		"models/qpar/apply.go", "models/store.go": // the declarations of types, kinds and lists, checked at start
 		return true

@@ -1,4 +1,4 @@
-package handlers
+package rpc
 
 import (
 	"context"
@@ -79,14 +79,14 @@ var _ encoding.CodecV2 = nativeCodec{}
 const streamWorkers = 64
 
 // newNativeServer builds the grpc-go server of the face.
-func (g *grpcFace) newNativeServer() *grpc.Server {
-	cfg := g.s.cfg
+func (g *Face) newNativeServer() *grpc.Server {
+	cfg := g.core.Config()
 	gs := grpc.NewServer(
 		grpc.ForceServerCodecV2(nativeCodec{}),
 		// The operations read their messages themselves, held to the
 		// limit their call was admitted with (receive); grpc-go's one
 		// limit is for what takes no token: reflection and health.
-		grpc.MaxRecvMsgSize(int(g.s.unauthenticatedLimit())),
+		grpc.MaxRecvMsgSize(int(g.core.UnauthenticatedLimit())),
 		grpc.MaxSendMsgSize(MaxResponseBytes),
 		grpc.MaxHeaderListSize(4<<20), // as net/http's MaxHeaderBytes; the gateway refuses more than 1 MiB with the error shape
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: cfg.IdleTimeout}),
@@ -104,7 +104,7 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 	for _, svc := range g.native {
 		gs.RegisterService(svc, nil)
 	}
-	healthpb.RegisterHealthServer(gs, nativeHealth{g.s})
+	healthpb.RegisterHealthServer(gs, nativeHealth{g})
 	opts := reflection.ServerOptions{Services: gs, DescriptorResolver: g.files}
 	reflectionv1.RegisterServerReflectionServer(gs, reflection.NewServerV1(opts))
 	reflectionv1alpha.RegisterServerReflectionServer(gs, reflection.NewServer(opts))
@@ -112,7 +112,7 @@ func (g *grpcFace) newNativeServer() *grpc.Server {
 }
 
 // nativeMethod is one operation as a grpc-go unary method.
-func (g *grpcFace) nativeMethod(op *api.Operation, md protoreflect.MethodDescriptor) grpc.MethodDesc {
+func (g *Face) nativeMethod(op *api.Operation, md protoreflect.MethodDescriptor) grpc.MethodDesc {
 	// grpc-go reads a unary call's message when the handler decodes it
 	// (dec); the handler reads it itself (receive), once admitted.
 	return grpc.MethodDesc{MethodName: string(md.Name()), Handler: func(_ any, ctx context.Context, _ func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
@@ -145,7 +145,7 @@ func (g *grpcFace) nativeMethod(op *api.Operation, md protoreflect.MethodDescrip
 }
 
 // nativeStream is one streaming operation as a grpc-go server stream.
-func (g *grpcFace) nativeStream(op *api.Operation, md protoreflect.MethodDescriptor) grpc.StreamDesc {
+func (g *Face) nativeStream(op *api.Operation, md protoreflect.MethodDescriptor) grpc.StreamDesc {
 	return grpc.StreamDesc{StreamName: string(md.Name()), ServerStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
 		ctx := st.Context()
 		header, remote := incoming(ctx)
@@ -228,14 +228,14 @@ func nativeError(ctx context.Context, err error) error {
 
 // nativeHealth answers grpc.health.v1 as /readyz does.
 type nativeHealth struct {
-	s *Server
+	g *Face
 }
 
 func (h nativeHealth) status(ctx context.Context, service string) (healthpb.HealthCheckResponse_ServingStatus, error) {
-	if service != "" && !h.s.servesService(service) {
+	if service != "" && !h.g.serves(service) {
 		return healthpb.HealthCheckResponse_SERVICE_UNKNOWN, grpcstatus.Errorf(codes.NotFound, "unknown service %s", service)
 	}
-	if _, err := h.s.ready(ctx); err != nil {
+	if err := h.g.core.Ready(ctx); err != nil {
 		return healthpb.HealthCheckResponse_NOT_SERVING, nil
 	}
 	return healthpb.HealthCheckResponse_SERVING, nil
@@ -252,7 +252,7 @@ func (h nativeHealth) Check(ctx context.Context, req *healthpb.HealthCheckReques
 func (h nativeHealth) List(ctx context.Context, _ *healthpb.HealthListRequest) (*healthpb.HealthListResponse, error) {
 	s, _ := h.status(ctx, "")
 	out := &healthpb.HealthListResponse{Statuses: map[string]*healthpb.HealthCheckResponse{"": {Status: s}}}
-	for _, name := range h.s.grpc.services {
+	for _, name := range h.g.services {
 		out.Statuses[name] = &healthpb.HealthCheckResponse{Status: s}
 	}
 	return out, nil
@@ -279,19 +279,19 @@ func (h nativeHealth) Watch(req *healthpb.HealthCheckRequest, st grpc.ServerStre
 		case <-tick.C:
 		case <-st.Context().Done():
 			return nil
-		case <-h.s.streamsDone:
+		case <-h.g.core.StreamsDone():
 			return grpcstatus.Error(codes.Unavailable, "the server is shutting down")
 		}
 	}
 }
 
-// Listen is the listener to give net/http's server (whose handler is s):
+// Listen is the listener to give net/http's server (whose handler is the server):
 // it yields the connections net/http serves and hands native gRPC ones
 // (cleartext HTTP/2 whose first request is gRPC) to the grpc-go server.
 // Shutdown ends the latter's calls.
-func (s *Server) Listen(ln net.Listener) net.Listener {
-	split := newSplitListener(ln, s.cfg.ReadHeaderTimeout)
-	go func() { _ = s.grpc.server.Serve(split.grpc) }()
+func (g *Face) Listen(ln net.Listener) net.Listener {
+	split := newSplitListener(ln, g.core.Config().ReadHeaderTimeout)
+	go func() { _ = g.server.Serve(split.grpc) }()
 	return split
 }
 
@@ -299,18 +299,18 @@ func (s *Server) Listen(ln net.Listener) net.Listener {
 // clients resume elsewhere), unary calls in flight finish unless ctx
 // ends first (then they are cut, and Shutdown says so). net/http's server
 // is shut down beside it.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.StopStreams()
+func (g *Face) Shutdown(ctx context.Context) error {
+	g.core.StopStreams()
 	done := make(chan struct{})
 	go func() {
-		s.grpc.server.GracefulStop()
+		g.server.GracefulStop()
 		close(done)
 	}()
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		s.grpc.server.Stop()
+		g.server.Stop()
 		<-done
 		return fmt.Errorf("gRPC calls in flight: %w", ctx.Err())
 	}

@@ -1,4 +1,4 @@
-package handlers
+package rpc
 
 import (
 	"encoding/binary"
@@ -64,6 +64,20 @@ type planKey struct {
 var wirePlans sync.Map // planKey -> *wirePlan
 
 // planFor is the plan of Go struct type t as message md.
+// Encode writes value (a pointer to a response struct) as message md,
+// as the face writes an answer.
+func Encode(value any, md protoreflect.MessageDescriptor) ([]byte, error) {
+	v := reflect.ValueOf(value)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("rpc: Encode takes a pointer to a struct, not %T", value)
+	}
+	plan, err := planFor(v.Elem().Type(), md)
+	if err != nil {
+		return nil, err
+	}
+	return plan.encode(v.Elem())
+}
+
 func planFor(t reflect.Type, md protoreflect.MessageDescriptor) (*wirePlan, error) {
 	key := planKey{t, md.FullName()}
 	if p, ok := wirePlans.Load(key); ok {

@@ -1,4 +1,4 @@
-package handlers
+package rpc
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 
 // requestJSON is a native gRPC request's bytes as the JSON the codec reads
 // (exactly as a REST body): a dynamic message of the rpc's request, in
-// protojson's mapping, the way connect-go's handlers take (grpcFace.unary).
+// protojson's mapping, the way connect-go's handlers take (Face.unary).
 func requestJSON(md protoreflect.MessageDescriptor, b []byte) ([]byte, error) {
 	m := dynamicpb.NewMessage(md)
 	if err := proto.Unmarshal(b, m); err != nil {

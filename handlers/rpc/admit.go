@@ -1,4 +1,4 @@
-package handlers
+package rpc
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 
 // Admission before the message: a gRPC call is admitted from its headers
 // (metadata) before a byte of its message is read, as a REST request is
-// from its headers (Server.admit: provider, token, scope and kind of
+// from its headers (Server.Admit: provider, token, scope and kind of
 // organisation, and the most the call may send: the body limit, or the
 // unauthenticated limit without a valid token). Then the message's 5-byte
 // length prefix is read alone: a message over the admitted limit is
@@ -33,38 +33,38 @@ import (
 // (receive) or by connect-go (serveCall), and the call dispatched with
 // its admission.
 
-// admit admits op's call from its metadata (Server.admission), before
+// admit admits op's call from its metadata (Server.Admit), before
 // its message is read. A refusal is logged and counted as every answer
 // is, and comes back as the connect error; a stream's admission is its
 // log line. The request id it gives the call goes into header for the
 // call's later steps.
-func (g *grpcFace) admit(ctx context.Context, op *api.Operation, header http.Header, peer string) (*admission, error) {
+func (g *Face) admit(ctx context.Context, op *api.Operation, header http.Header, peer string) (*api.Admission, error) {
 	start := time.Now()
-	ctx, info := g.s.rpcContext(ctx, op, header, peer, nil)
-	adm, err := g.s.admission(ctx, op, header, 0, rpcHeaderBytes(op, header))
+	ctx, info := g.callContext(ctx, op, header, peer, nil)
+	adm, err := g.core.Admit(ctx, op, header, 0, rpcHeaderBytes(op, header))
 	if err != nil {
 		return nil, g.fail(ctx, info, op, err, start)
 	}
-	info.ProviderID, info.Principal = adm.providerID, adm.principal
-	adm.info = info
+	info.ProviderID, info.Principal = adm.ProviderID, adm.Principal
+	adm.Info = info
 	if op.Streaming() {
-		g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), http.StatusOK, status.OK, time.Since(start))
+		g.core.LogCall(ctx, info, "grpc", op.Verb, op.Path(), http.StatusOK, status.OK, time.Since(start))
 	}
 	return adm, nil
 }
 
 // refuse answers an admitted call whose message was refused (too large,
 // no large-body slot, too slow), logged and counted as every answer is.
-func (g *grpcFace) refuse(ctx context.Context, op *api.Operation, header http.Header, peer string, adm *admission, err error) error {
-	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
+func (g *Face) refuse(ctx context.Context, op *api.Operation, header http.Header, peer string, adm *api.Admission, err error) error {
+	ctx, info := g.callContext(ctx, op, header, peer, adm)
 	return g.fail(ctx, info, op, err, time.Now())
 }
 
 // fail is a call's error as its face answers it (rpcError), logged and
 // counted.
-func (g *grpcFace) fail(ctx context.Context, info *reqctx.Info, op *api.Operation, err error, start time.Time) error {
-	ce, se := rpcError(ctx, err)
-	g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), se.HTTPStatus(), se.Code, time.Since(start))
+func (g *Face) fail(ctx context.Context, info *reqctx.Info, op *api.Operation, err error, start time.Time) error {
+	ce, se := g.rpcError(ctx, err)
+	g.core.LogCall(ctx, info, "grpc", op.Verb, op.Path(), se.HTTPStatus(), se.Code, time.Since(start))
 	return ce
 }
 
@@ -83,13 +83,13 @@ func rpcHeaderBytes(op *api.Operation, h http.Header) int {
 // messageSize checks a message's length prefix against the admitted limit
 // and takes a large-body slot for a message over 1 MiB; the gateway's
 // error (*status.Error) when it is refused.
-func (g *grpcFace) messageSize(ctx context.Context, prefix [5]byte, adm *admission) (release func(), err error) {
+func (g *Face) messageSize(ctx context.Context, prefix [5]byte, adm *api.Admission) (release func(), err error) {
 	n := int64(binary.BigEndian.Uint32(prefix[1:]))
-	if n > adm.limit {
-		return nil, tooLarge(adm.limit)
+	if n > adm.Limit {
+		return nil, api.TooLarge(adm.Limit)
 	}
-	if n > largeBody {
-		return g.s.largeBodySlot(ctx)
+	if n > api.LargeBody {
+		return g.core.LargeBodySlot(ctx)
 	}
 	return func() {}, nil
 }
@@ -111,7 +111,7 @@ type connectCall struct {
 // from the headers, the message's length prefix against the admitted
 // limit (and a large-body slot), the body held to that limit, then the
 // handler made for it.
-func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connectCall) {
+func (g *Face) serveCall(w http.ResponseWriter, r *http.Request, cc *connectCall) {
 	ctx := r.Context()
 	refuse := func(err error) {
 		if r.ProtoMajor == 1 {
@@ -132,8 +132,8 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 	var body io.Reader = r.Body
 	if connectUnary(r) {
 		size := r.ContentLength
-		if size < 0 || size > adm.limit {
-			size = min(max(size, adm.limit), math.MaxUint32)
+		if size < 0 || size > adm.Limit {
+			size = min(max(size, adm.Limit), math.MaxUint32)
 		}
 		binary.BigEndian.PutUint32(prefix[1:], uint32(size))
 		err = nil
@@ -151,9 +151,9 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 		defer release()
 	}
 	// the message, and the prefix of a second one connect-go refuses
-	r.Body = http.MaxBytesReader(w, readCloser{body, r.Body}, adm.limit+2*int64(len(prefix)))
+	r.Body = http.MaxBytesReader(w, readCloser{body, r.Body}, adm.Limit+2*int64(len(prefix)))
 	if cc.op.Streaming() {
-		// A stream's request (at most 1 MiB, no slot: Server.admit) is
+		// A stream's request (at most 1 MiB, no slot: Server.Admit) is
 		// read whole, to the end of the client's side, under the server's
 		// read timeout as a unary call's message is; only then are the
 		// timeouts lifted for the stream's life. A request trickled in, or
@@ -161,14 +161,14 @@ func (g *grpcFace) serveCall(w http.ResponseWriter, r *http.Request, cc *connect
 		// would be.
 		msg, err := io.ReadAll(r.Body)
 		if err != nil {
-			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, g.s.unreadBody(err, adm.limit)))
+			refuse(g.refuse(ctx, cc.op, r.Header, r.RemoteAddr, adm, g.core.UnreadBody(err, adm.Limit)))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(msg))
 		streaming(w)
 	}
 	h := cc.full
-	if cc.small != nil && adm.limit < g.s.cfg.BodyLimit {
+	if cc.small != nil && adm.Limit < g.core.Config().BodyLimit {
 		h = cc.small
 	}
 	h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, admittedKey{}, adm)))
@@ -202,12 +202,12 @@ type transportStream interface {
 // too slow) goes back through the gateway (g.refuse); anything else is the
 // transport's, a gRPC status already. The release returned gives the slot
 // back; it and the timeout give it back once between them.
-func (g *grpcFace) receive(ctx context.Context, adm *admission) (rawRequest, func(), error) {
+func (g *Face) receive(ctx context.Context, adm *api.Admission) (rawRequest, func(), error) {
 	ts, ok := grpc.ServerTransportStreamFromContext(ctx).(transportStream)
 	if !ok { // a grpc-go whose transport reads otherwise: refuse rather than read unbounded
 		return nil, nil, grpcstatus.Error(codes.Internal, "the gRPC transport cannot read a message's length first")
 	}
-	timeout := g.s.cfg.ReadTimeout
+	timeout := g.core.Config().ReadTimeout
 	slot := &heldSlot{}
 	if timeout <= 0 { // no read timeout, as net/http's
 		in, err := g.readMessage(ctx, ts, adm, slot)
@@ -237,14 +237,14 @@ func (g *grpcFace) receive(ctx context.Context, adm *admission) (rawRequest, fun
 		return r.in, slot.drop, nil
 	case <-t.C:
 		slot.drop()
-		return nil, nil, g.s.readTimedOut()
+		return nil, nil, g.core.ReadTimedOut()
 	}
 }
 
 // readMessage reads the message for receive: its length prefix, held to
 // the admitted limit (and a large-body slot, kept in slot), its body, then
 // the end of the client's side.
-func (g *grpcFace) readMessage(ctx context.Context, ts transportStream, adm *admission, slot *heldSlot) (rawRequest, error) {
+func (g *Face) readMessage(ctx context.Context, ts transportStream, adm *api.Admission, slot *heldSlot) (rawRequest, error) {
 	var prefix [5]byte
 	if err := ts.ReadMessageHeader(prefix[:]); err != nil {
 		if errors.Is(err, io.EOF) {

@@ -1,4 +1,4 @@
-package handlers
+package rpc
 
 import (
 	"context"
@@ -32,33 +32,30 @@ import (
 	"github.com/wasteflow/wasteflow/workflows/status"
 )
 
-// The gRPC face: every operation of the committed .proto files (proto/,
-// derived from the operation table) as a native gRPC and a gRPC-Web method
-// on the server's own port, served by connect-go beside gin. A call is a
-// transport, not a second implementation: its message becomes the
-// operation's JSON (protojson, which the codec reads exactly as the REST
-// face's JSON) and goes through the same gateway pipeline as a REST
-// request (limits, provider_id, the three authentication stages, scopes,
-// Idempotency-Key, decoding, the operation, error rendering); the answer's
-// JSON becomes the response message, an error's {code, message, details}
-// the gRPC status with its google.rpc details. So both faces have one
-// semantics and one table of codes (status.HTTPStatus maps them for REST;
-// gRPC carries them as they are).
+// The face compiles the committed .proto files (what clients generate
+// from is what it speaks), registers every method whose operation the
+// server runs with connect-go (gRPC over TLS, gRPC-Web, Connect) and with
+// grpc-go (native gRPC in cleartext), beside reflection and
+// grpc.health.v1.
 
 // MaxResponseBytes bounds a gRPC response message (the interface's 50 MB
 // of Protobuf per response).
 const MaxResponseBytes = 50 << 20
 
-type grpcFace struct {
-	s        *Server
-	mux      map[string]http.Handler // procedure ("/pkg.Service/Method") -> handler
-	calls    map[string]*connectCall // the operations' procedures, admitted before connect-go reads their message
-	errs     *connect.ErrorWriter
-	services []string
-	ops      map[string]*api.Operation // by "<package>.<Service>/<Method>"
-	files    *protoregistry.Files      // the descriptors reflection serves
-	native   []*grpc.ServiceDesc       // the services as grpc-go's server registers them
-	server   *grpc.Server              // grpc-go, for cleartext HTTP/2 (listen.go)
+// Face is the RPC face of a server (its Core): every operation of the
+// committed .proto files over native gRPC, gRPC-Web and the Connect
+// protocol.
+type Face struct {
+	core      Core
+	wireCheck func(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error
+	mux       map[string]http.Handler // procedure ("/pkg.Service/Method") -> handler
+	calls     map[string]*connectCall // the operations' procedures, admitted before connect-go reads their message
+	errs      *connect.ErrorWriter
+	services  []string
+	ops       map[string]*api.Operation // by "<package>.<Service>/<Method>"
+	files     *protoregistry.Files      // the descriptors reflection serves
+	native    []*grpc.ServiceDesc       // the services as grpc-go's server registers them
+	server    *grpc.Server              // grpc-go, for cleartext HTTP/2 (listen.go)
 }
 
 // compiledProto compiles the committed .proto files once per process.
@@ -70,18 +67,22 @@ var compiledProto = sync.OnceValues(func() ([]protoreflect.FileDescriptor, error
 	return contract.CompileProto(context.Background(), files)
 })
 
-func (s *Server) newGRPCFace() (*grpcFace, error) {
+// New is the RPC face of core. wireCheck, when not nil, is shown every
+// answer the face writes (a test's oracle).
+func New(core Core, wireCheck func(op string, md protoreflect.MessageDescriptor, value any, wire []byte) error) (*Face, error) {
+	ops := core.Operations()
+	cfg := core.Config()
 	fds, err := compiledProto()
 	if err != nil {
 		return nil, fmt.Errorf("the committed .proto files: %w", err)
 	}
 	byName := map[string]*api.Operation{}
-	for i := range s.ops {
-		op := &s.ops[i]
+	for i := range ops {
+		op := &ops[i]
 		byName[op.Package+"."+op.Service+"/"+op.Method] = op
 	}
 	files := new(protoregistry.Files)
-	g := &grpcFace{s: s, mux: map[string]http.Handler{}, calls: map[string]*connectCall{}, errs: connect.NewErrorWriter(), ops: byName}
+	g := &Face{core: core, wireCheck: wireCheck, mux: map[string]http.Handler{}, calls: map[string]*connectCall{}, errs: connect.NewErrorWriter(), ops: byName}
 	var register func(fd protoreflect.FileDescriptor) error
 	register = func(fd protoreflect.FileDescriptor) error {
 		if _, err := files.FindFileByPath(fd.Path()); err == nil {
@@ -95,7 +96,7 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 		return files.RegisterFile(fd)
 	}
 	opts := []connect.HandlerOption{
-		connect.WithReadMaxBytes(int(s.cfg.BodyLimit)),
+		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
 		connect.WithSendMaxBytes(MaxResponseBytes),
 		connect.WithRequestInitializer(func(spec connect.Spec, msg any) error {
 			md, ok := spec.Schema.(protoreflect.MethodDescriptor)
@@ -132,8 +133,8 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 				// one handler per limit a call may be admitted with (the
 				// limit bounds a compressed message once decompressed)
 				handler := func(limit int64) http.Handler {
-					if op.Streaming() { // a stream's request is small (Server.admit)
-						limit = min(limit, largeBody)
+					if op.Streaming() { // a stream's request is small (Server.Admit)
+						limit = min(limit, api.LargeBody)
 					}
 					o := slices.Concat(opts, []connect.HandlerOption{connect.WithSchema(md), connect.WithReadMaxBytes(int(limit))})
 					if op.Streaming() { // serveCall lifts the timeouts once the request is in
@@ -141,8 +142,8 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 					}
 					return connect.NewUnaryHandler(procedure, g.unary(op, md), append(o, connect.WithCodec(wireCodec{}), connect.WithCodec(wireJSONCodec{}))...)
 				}
-				cc := &connectCall{op: op, full: handler(s.cfg.BodyLimit)}
-				if small := s.unauthenticatedLimit(); small < s.cfg.BodyLimit && (op.Security == api.NoToken || op.Security == api.OptionalAccessToken) {
+				cc := &connectCall{op: op, full: handler(cfg.BodyLimit)}
+				if small := core.UnauthenticatedLimit(); small < cfg.BodyLimit && (op.Security == api.NoToken || op.Security == api.OptionalAccessToken) {
 					cc.small = handler(small)
 				}
 				g.calls[procedure] = cc
@@ -163,12 +164,12 @@ func (s *Server) newGRPCFace() (*grpcFace, error) {
 	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return listed }), grpcreflect.WithDescriptorResolver(files))
 	// Reflection and health take no token: their messages are held to
 	// what a call without one may send.
-	unauthenticated := connect.WithReadMaxBytes(int(s.unauthenticatedLimit()))
+	unauthenticated := connect.WithReadMaxBytes(int(core.UnauthenticatedLimit()))
 	for _, h := range []func(*grpcreflect.Reflector, ...connect.HandlerOption) (string, http.Handler){grpcreflect.NewHandlerV1, grpcreflect.NewHandlerV1Alpha} {
 		path, handler := h(reflector, unauthenticated)
 		g.addPrefix(path, handler)
 	}
-	path, handler := grpchealth.NewHandler(healthChecker{s}, unauthenticated)
+	path, handler := grpchealth.NewHandler(healthChecker{g}, unauthenticated)
 	g.addPrefix(path, handler)
 	g.files = files
 	g.server = g.newNativeServer()
@@ -185,7 +186,7 @@ func streaming(w http.ResponseWriter) {
 }
 
 // serverStream serves a streaming operation over connect-go.
-func (g *grpcFace) serverStream(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
+func (g *Face) serverStream(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message], *connect.ServerStream[dynamicpb.Message]) error {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message], st *connect.ServerStream[dynamicpb.Message]) error {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
@@ -201,18 +202,18 @@ func (g *grpcFace) serverStream(op *api.Operation, md protoreflect.MethodDescrip
 // Caller that runs the operations it is made of through the gateway with
 // the stream's metadata, each message it sends rendered by the codec and
 // read into the rpc's response message. Errors are connect errors.
-func (g *grpcFace) stream(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
+func (g *Face) stream(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, send func(proto.Message) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { // the server shutting down ends the stream; the client resumes elsewhere
 		select {
-		case <-g.s.streamsDone:
+		case <-g.core.StreamsDone():
 		case <-ctx.Done():
 		}
 		stop()
 	}()
 	in := reflect.New(op.Request)
-	if err := decodeErr(requireFields(codec.Unmarshal(body, in.Interface()), in.Interface())); err != nil {
+	if err := api.Decode(codec.Unmarshal(body, in.Interface()), in.Interface()); err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	// The operations a stream is made of run as calls of their own (each
@@ -224,24 +225,24 @@ func (g *grpcFace) stream(ctx context.Context, op *api.Operation, md protoreflec
 			return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s is not served here", method))
 		}
 		start := time.Now()
-		ctx, info := g.s.rpcContext(ctx, target, header.Clone(), peer, nil)
-		adm, err := g.s.admission(ctx, target, header, 0, rpcHeaderBytes(target, header))
+		ctx, info := g.callContext(ctx, target, header.Clone(), peer, nil)
+		adm, err := g.core.Admit(ctx, target, header, 0, rpcHeaderBytes(target, header))
 		if err != nil {
 			return g.fail(ctx, info, target, err, start)
 		}
-		info.ProviderID, info.Principal = adm.providerID, adm.principal
-		a, err := g.s.invoke(ctx, target, func(v any) error { return decodeErr(requireFields(assign(v, in), v)) }, nil, "")
+		info.ProviderID, info.Principal = adm.ProviderID, adm.Principal
+		a, err := g.core.Invoke(ctx, target, func(v any) error { return api.Decode(assign(v, in), v) }, nil, "")
 		if err == nil {
-			if a.json != nil {
-				err = codec.Unmarshal(a.json, out)
+			if a.JSON != nil {
+				err = codec.Unmarshal(a.JSON, out)
 			} else {
-				err = assign(out, a.value)
+				err = assign(out, a.Value)
 			}
 		}
 		if err != nil {
 			return g.fail(ctx, info, target, err, start)
 		}
-		g.s.logCall(ctx, info, "grpc", target.Verb, target.Path(), http.StatusOK, status.OK, time.Since(start))
+		g.core.LogCall(ctx, info, "grpc", target.Verb, target.Path(), http.StatusOK, status.OK, time.Since(start))
 		return nil
 	}
 	// Each message the stream sends is written straight to the wire, as a
@@ -259,7 +260,7 @@ func (g *grpcFace) stream(ctx context.Context, op *api.Operation, md protoreflec
 	}
 	err := op.Stream(ctx, in.Elem(), call, sendValue)
 	select {
-	case <-g.s.streamsDone:
+	case <-g.core.StreamsDone():
 		return connect.NewError(connect.CodeUnavailable, errors.New("the server is shutting down: reconnect (and resume from the last cursor received)"))
 	default:
 	}
@@ -270,17 +271,14 @@ func (g *grpcFace) stream(ctx context.Context, op *api.Operation, md protoreflec
 }
 
 // addPrefix registers a handler of a whole service (path "/pkg.Service/").
-func (g *grpcFace) addPrefix(prefix string, h http.Handler) { g.mux[prefix] = h }
+func (g *Face) addPrefix(prefix string, h http.Handler) { g.mux[prefix] = h }
 
-// isGRPC tells a gRPC or gRPC-Web call from a REST request: by its media
-// type (application/grpc, application/grpc+proto, application/grpc-web,
-// application/grpc-web-text, ...). REST takes application/json.
-// isGRPC: a call of an RPC protocol, not REST: gRPC and gRPC-Web
+// IsRPC tells a call of an RPC protocol, not REST: gRPC and gRPC-Web
 // (application/grpc…), the Connect protocol's streams
 // (application/connect+…), and its unary calls: binary
 // (application/proto) or JSON with the protocol's version header (a REST
 // body is JSON without it).
-func isGRPC(r *http.Request) bool {
+func IsRPC(r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return false
 	}
@@ -300,7 +298,7 @@ func connectUnary(r *http.Request) bool {
 	return !strings.HasPrefix(ct, "application/grpc") && !strings.HasPrefix(ct, "application/connect+")
 }
 
-func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *Face) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), originKey{}, callOrigin{host: r.Host, tls: r.TLS != nil}))
 	if cc, ok := g.calls[r.URL.Path]; ok {
 		g.serveCall(w, r, cc)
@@ -320,14 +318,14 @@ func (g *grpcFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // unary serves one operation as a unary method over connect-go.
-func (g *grpcFace) unary(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
+func (g *Face) unary(op *api.Operation, md protoreflect.MethodDescriptor) func(context.Context, *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 	return func(ctx context.Context, req *connect.Request[dynamicpb.Message]) (*connect.Response[wireMessage], error) {
 		body, err := protojson.Marshal(req.Msg)
 		if err != nil {
 			return nil, connect.NewError(connect.CodeInvalidArgument, err)
 		}
 		body = withUnknownFields(op, md.Input(), body, req.Msg.GetUnknown())
-		adm, _ := ctx.Value(admittedKey{}).(*admission) // serveCall's
+		adm, _ := ctx.Value(admittedKey{}).(*api.Admission) // serveCall's
 		out, answer, err := g.call(ctx, op, md, req.Header(), req.Peer().Addr, body, adm)
 		if err != nil {
 			return nil, err
@@ -342,9 +340,9 @@ func (g *grpcFace) unary(op *api.Operation, md protoreflect.MethodDescriptor) fu
 // request as JSON) decoded as a REST body is, invoke, the answer as a
 // wireMessage with the answer's headers, or the connect error (code,
 // message, details, metadata); logged and counted as a REST request is.
-func (g *grpcFace) call(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *admission) (out *wireMessage, answer http.Header, err error) {
+func (g *Face) call(ctx context.Context, op *api.Operation, md protoreflect.MethodDescriptor, header http.Header, peer string, body []byte, adm *api.Admission) (out *wireMessage, answer http.Header, err error) {
 	start := time.Now()
-	ctx, info := g.s.rpcContext(ctx, op, header, peer, adm)
+	ctx, info := g.callContext(ctx, op, header, peer, adm)
 	code, httpStatus := status.OK, http.StatusOK
 	defer func() {
 		if p := recover(); p != nil {
@@ -356,56 +354,56 @@ func (g *grpcFace) call(ctx context.Context, op *api.Operation, md protoreflect.
 			return
 		}
 		if err == nil {
-			g.s.logCall(ctx, info, "grpc", op.Verb, op.Path(), httpStatus, code, time.Since(start))
+			g.core.LogCall(ctx, info, "grpc", op.Verb, op.Path(), httpStatus, code, time.Since(start))
 		}
 	}()
-	if t := g.s.cfg.RequestTimeout; t > 0 {
+	if t := g.core.Config().RequestTimeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
 	}
-	decode := func(v any) error { return decodeErr(requireFields(codec.Unmarshal(body, v), v)) }
-	a, err := g.s.invoke(ctx, op, decode, body, header.Get(api.IdempotencyHeader))
+	decode := func(v any) error { return api.Decode(codec.Unmarshal(body, v), v) }
+	a, err := g.core.Invoke(ctx, op, decode, body, header.Get(api.IdempotencyHeader))
 	if err != nil {
 		return nil, nil, g.fail(ctx, info, op, err, start)
 	}
-	answer = http.Header{requestIDHeader: {info.RequestID}}
-	for k, vs := range a.header {
+	answer = http.Header{api.RequestIDHeader: {info.RequestID}}
+	for k, vs := range a.Header {
 		answer[k] = vs
 	}
 	out = &wireMessage{md: md.Output()}
 	switch {
-	case a.file != nil && op.Response != nil: // an answer written as JSON (StreamJSON): read by protojson when binary is asked for
-		data, err := a.file.bytes(2 * MaxResponseBytes)
+	case a.File != nil && op.Response != nil: // an answer written as JSON (StreamJSON): read by protojson when binary is asked for
+		data, err := a.File.Bytes(2 * MaxResponseBytes)
 		if err != nil {
 			return nil, nil, g.fail(ctx, info, op, g.tooLarge(err), start)
 		}
 		out.json = data
-	case a.file != nil: // a file: the rpc's data, file_name, content_type
-		data, err := a.file.bytes(MaxResponseBytes)
+	case a.File != nil: // a file: the rpc's data, file_name, content_type
+		data, err := a.File.Bytes(MaxResponseBytes)
 		if err != nil {
 			return nil, nil, g.fail(ctx, info, op, g.tooLarge(err), start)
 		}
 		out.dyn = dynamicpb.NewMessage(md.Output())
-		fileMessage(out.dyn, a.file, data)
-	case a.json != nil: // a replayed answer: the REST JSON, read by protojson when binary is asked for
-		if len(a.json) > 2*MaxResponseBytes {
-			return nil, nil, g.fail(ctx, info, op, g.tooLarge(errTooLargeForRPC), start)
+		fileMessage(out.dyn, a.File, data)
+	case a.JSON != nil: // a replayed answer: the REST JSON, read by protojson when binary is asked for
+		if len(a.JSON) > 2*MaxResponseBytes {
+			return nil, nil, g.fail(ctx, info, op, g.tooLarge(api.ErrTooLarge), start)
 		}
-		out.json = a.json
+		out.json = a.JSON
 	default: // the answer's Go value, written straight to the wire
-		bin, err := g.encode(op, md.Output(), a.value)
+		bin, err := g.encode(op, md.Output(), a.Value)
 		if err != nil {
 			return nil, nil, g.fail(ctx, info, op, fmt.Errorf("a gRPC answer could not be encoded: %w", err), start)
 		}
-		out.bin, out.value = bin, a.value
+		out.bin, out.value = bin, a.Value
 	}
 	return out, answer, nil
 }
 
 // tooLarge refuses an answer larger than an RPC answer may be.
-func (g *grpcFace) tooLarge(err error) error {
-	if errors.Is(err, errTooLargeForRPC) {
+func (g *Face) tooLarge(err error) error {
+	if errors.Is(err, api.ErrTooLarge) {
 		return status.New(status.ResourceExhausted, "the response is larger than %d bytes", MaxResponseBytes)
 	}
 	return err
@@ -413,7 +411,7 @@ func (g *grpcFace) tooLarge(err error) error {
 
 // encode writes value (a pointer to the operation's response struct) as
 // message md (wire.go), shown to the server's WireCheck when it has one.
-func (g *grpcFace) encode(op *api.Operation, md protoreflect.MessageDescriptor, value any) ([]byte, error) {
+func (g *Face) encode(op *api.Operation, md protoreflect.MessageDescriptor, value any) ([]byte, error) {
 	v := reflect.ValueOf(value)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%s answered %T, not a pointer to a struct", op.FullName(), value)
@@ -423,8 +421,8 @@ func (g *grpcFace) encode(op *api.Operation, md protoreflect.MessageDescriptor, 
 		return nil, err
 	}
 	b, err := plan.encode(v.Elem())
-	if err == nil && g.s.wireCheck != nil {
-		err = g.s.wireCheck(op.FullName(), md, value, b)
+	if err == nil && g.wireCheck != nil {
+		err = g.wireCheck(op.FullName(), md, value, b)
 	}
 	return b, err
 }
@@ -519,7 +517,7 @@ func (wireJSONCodec) Unmarshal(b []byte, m any) error {
 
 // answerHeaders are the REST answer's headers a gRPC client gets as
 // response metadata.
-var answerHeaders = []string{requestIDHeader, "Idempotent-Replay", "Retry-After"}
+var answerHeaders = []string{api.RequestIDHeader, "Idempotent-Replay", "Retry-After"}
 
 func copyAnswerHeaders(dst, src http.Header) {
 	for _, h := range answerHeaders {
@@ -570,7 +568,7 @@ func originOf(ctx context.Context) callOrigin {
 
 // healthChecker answers grpc.health.v1 as /readyz does: SERVING when the
 // database answers and the schema is current.
-type healthChecker struct{ s *Server }
+type healthChecker struct{ g *Face }
 
 func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
 	st, err := nativeHealth(h).status(ctx, req.Service) // one rule for both servers
@@ -580,11 +578,9 @@ func (h healthChecker) Check(ctx context.Context, req *grpchealth.CheckRequest) 
 	return &grpchealth.CheckResponse{Status: grpchealth.Status(st)}, nil // the same numbers as grpc.health.v1's enum
 }
 
-func (s *Server) servesService(name string) bool {
-	if s.grpc == nil {
-		return false
-	}
-	for _, n := range s.grpc.services {
+// serves tells a service the face serves.
+func (g *Face) serves(name string) bool {
+	for _, n := range g.services {
 		if n == name {
 			return true
 		}
@@ -618,11 +614,11 @@ func assign(dst, src any) error {
 }
 
 // fileMessage fills a download's answer: data, file_name, content_type.
-func fileMessage(out *dynamicpb.Message, f *fileAnswer, data []byte) {
+func fileMessage(out *dynamicpb.Message, f *api.File, data []byte) {
 	fields := out.Descriptor().Fields()
 	out.Set(fields.ByName("data"), protoreflect.ValueOfBytes(data))
-	out.Set(fields.ByName("content_type"), protoreflect.ValueOfString(f.contentType))
-	if f.name != "" {
-		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(f.name))
+	out.Set(fields.ByName("content_type"), protoreflect.ValueOfString(f.ContentType))
+	if f.Name != "" {
+		out.Set(fields.ByName("file_name"), protoreflect.ValueOfString(f.Name))
 	}
 }
