@@ -96,7 +96,9 @@ func TestTestClockBoundsAndReset(t *testing.T) {
 		}
 		d.notes.Clocks.Forget("dev-1")
 		doc := d.submitted(t)
-		_, m, _ := d.post(t, ntf+"ListNotifications", hdr("dev-1", gt), map[string]any{})
+		// The document's events are listed once sequenced (see
+		// DraftsArePrivate): a long poll waits for them.
+		_, m, _ := d.post(t, ntf+"ListNotifications", hdr("dev-1", gt), map[string]any{"waitSeconds": 15})
 		cursor := m["nextCursor"].(string)
 		if len(m["notifications"].([]any)) == 0 {
 			t.Fatal("no events of the document")

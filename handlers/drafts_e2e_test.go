@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
@@ -83,7 +84,15 @@ func TestDraftsArePrivate(t *testing.T) {
 		changed := content()
 		changed["numberOfShipments"] = 4
 		d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": ntfID, "notification": changed})
-		if n := events(nlGroup, ntfID); n != 1 {
+		// An event is listed once the sequencer has given it its position:
+		// at once unless a transaction that began before it is still
+		// running somewhere on the database (then up to a second, or
+		// later under load), so the count is read until it shows.
+		n := events(nlGroup, ntfID)
+		for deadline := time.Now().Add(15 * time.Second); n == 0 && time.Now().Before(deadline); n = events(nlGroup, ntfID) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if n != 1 {
 			t.Fatalf("the destination authority got %d events of the filing, want 1", n)
 		}
 		d.read(t, "noor", au+"GetDocument", ntfID)
