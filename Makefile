@@ -26,9 +26,11 @@ run: build
 # make test runs three passes at once to stay within 10 minutes on 2
 # cores (the end-to-end tests mostly wait: on servers, browsers, Node and
 # timers, so the passes share the cores well):
-#   1. every package but the two end-to-end ones under the race detector;
-#   2. the end-to-end packages (handlers, cmd/wasteflow: real servers,
-#      Chromium, Prism, the walk-throughs) without it, every test;
+#   1. every package but the end-to-end ones under the race detector;
+#   2. the end-to-end packages (tests: the suite of every workflow through
+#      the faces; handlers: the gateway's own; cmd/wasteflow: the binary
+#      and the walk-throughs; real servers, Chromium, Prism) without it,
+#      every test;
 #   3. the end-to-end tests that run things at once (several instances,
 #      concurrent clients on PostgreSQL, kills and faults, parallel
 #      attempts, idempotency) again under the race detector: RACE_E2E
@@ -37,8 +39,8 @@ run: build
 # make test fails if any pass does. Every test makes its own database
 # (SQLite file or PostgreSQL schema), so the passes do not meet.
 # make test-race runs everything under the race detector (about twice as long).
-E2E_PKGS  := ./handlers/ ./cmd/wasteflow/
-UNIT_PKGS  = $(shell $(GO) list ./... | grep -v -E '/(handlers|cmd/wasteflow)$$')
+E2E_PKGS  := ./tests/ ./handlers/ ./cmd/wasteflow/
+UNIT_PKGS  = $(shell $(GO) list ./... | grep -v -E '/(tests|handlers|cmd/wasteflow)$$')
 RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Parallel|Idempoten
 
 test:
@@ -56,7 +58,7 @@ vet:
 
 test-race:
 	$(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
-	$(GO) test -count=1 -run '^TestIntentMatrix$$' ./handlers/
+	$(GO) test -count=1 -run '^TestIntentMatrix$$' ./tests/
 
 lint: openapi-lint proto-check
 	$(GO) vet ./...
@@ -105,18 +107,18 @@ proto-check: build
 # (tools/prism): any violation of the description fails. make test runs
 # the same tests with the rest.
 contract:
-	$(GO) test -count=1 -v -run '^(TestContractThroughPrism|TestPrismHarnessCatchesViolations)$$' ./handlers/
+	$(GO) test -count=1 -v -run '^(TestContractThroughPrism|TestPrismHarnessCatchesViolations)$$' ./tests/
 
 # Go benchmarks, then the load benchmark: every figure over real HTTP beside
 # its raw baseline, on SQLite and (with WASTEFLOW_TEST_DATABASE_URL) on
 # PostgreSQL; WASTEFLOW_BENCH_SECONDS sets each run's length (default 5).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestStoreAtScale$$' -count=1 -timeout 15m -v ./handlers/
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestDocumentListsAtScale$$' -count=1 -timeout 15m -v ./handlers/
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestRegisterExportAtScale$$' -count=1 -timeout 15m -v ./handlers/
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestGetDocumentEncodingCost$$' -count=1 -timeout 15m -v ./handlers/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./tests/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestStoreAtScale$$' -count=1 -timeout 15m -v ./tests/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestDocumentListsAtScale$$' -count=1 -timeout 15m -v ./tests/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestRegisterExportAtScale$$' -count=1 -timeout 15m -v ./tests/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestGetDocumentEncodingCost$$' -count=1 -timeout 15m -v ./tests/
 
 # The crash suite (PostgreSQL: WASTEFLOW_TEST_DATABASE_URL, and the right to
 # restart the local cluster with pg_ctlcluster): a server process under
@@ -141,9 +143,9 @@ stress:
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestDatabaseFaultsSuite$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestWebhooksSurviveKills$$' -count=1 -v -timeout 10m ./cmd/wasteflow/
 	WASTEFLOW_SOAK=1 $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 20m ./cmd/wasteflow/
-	WASTEFLOW_VIEWS_ALL=1 $(GO) test -run 'InChromium$$' -count=1 -timeout 15m ./handlers/
+	WASTEFLOW_VIEWS_ALL=1 $(GO) test -run 'InChromium$$' -count=1 -timeout 15m ./tests/
 	WASTEFLOW_MODEL_SECONDS=$(MODEL_SECONDS) $(GO) test -run '^TestModelGeneratedOrders(Annex7)?$$' -count=1 -v -timeout 60m ./workflows/notifications/
-	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./handlers/
+	WASTEFLOW_STRESS=1 $(GO) test -run '^TestIdleWaitsCostNothing$$' -count=1 -v -timeout 5m ./tests/
 	WASTEFLOW_STRESS=1 $(GO) test -run '^TestLoginTimingTellsNoUsername$$' -count=1 -v -timeout 5m ./cmd/wasteflow/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./workflows/bmu/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime 60s ./handlers/codec/
@@ -151,7 +153,7 @@ stress:
 
 # The load benchmark alone.
 bench-load:
-	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./handlers/
+	WASTEFLOW_BENCH=1 $(GO) test -run '^TestLoad$$' -count=1 -timeout 15m -v ./tests/
 
 # Vendor the KERN UX design system again (handlers/ui/kern, embedded).
 kern:

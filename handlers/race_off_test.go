@@ -1,5 +1,0 @@
-//go:build !race
-
-package handlers_test
-
-const raceDetector = false

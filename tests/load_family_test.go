@@ -1,0 +1,70 @@
+package tests
+
+import "fmt"
+
+// familySize is how many movements the large notification of the family
+// figure has (a general notification of regular shipments).
+const familySize = 1000
+
+// family: the same operations under a notification with 1,000 movements
+// and under one with a single movement, 8 clients. Figure "family/get":
+// the notification's GetDocument (it counts its movements and lists them);
+// "family/transition": a movement's template corrected (its rules count
+// every other movement under the notification). The baseline column is
+// the rate under the small notification, so the ratio is large ÷ small.
+func (b *loadBench) family(clients int) []figure {
+	content := func() map[string]any {
+		c := shippable(familySize + clients)
+		c["totalQuantity"] = map[string]any{"tonnes": map[string]any{"units": "1000000"}}
+		return c
+	}
+	small, large := b.d.consented(b.t, content()), b.d.consented(b.t, content())
+	create := func(nid string) (string, float64) {
+		mv := b.d.ok(b.t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 1)})
+		return mv["id"].(string), mv["movementTemplate"].(map[string]any)["sequenceNumber"].(float64)
+	}
+	for range familySize - clients {
+		create(large)
+	}
+	type movement struct {
+		id  string
+		seq float64
+	}
+	mine := map[string][]movement{}
+	for _, nid := range []string{small, large} {
+		for range clients {
+			id, seq := create(nid)
+			mine[nid] = append(mine[nid], movement{id, seq})
+		}
+	}
+	var ids []string
+	for _, nid := range []string{small, large} {
+		for _, mv := range mine[nid] {
+			ids = append(ids, mv.id)
+		}
+	}
+	vers := b.versionsOf(ids)
+	alice := b.d.token(b.t, "alice")
+	get := func(nid string) func(c, i int) error {
+		body := []byte(fmt.Sprintf(`{"documentId":%q}`, nid))
+		return func(c, i int) error { return b.post(co+"GetDocument", alice, body) }
+	}
+	correct := func(nid string) func(c, i int) error {
+		return func(c, i int) error {
+			mv := mine[nid][c]
+			return vers.moved(mv.id, func(v int64) error {
+				body := fmt.Sprintf(`{"documentId":%q,"version":"%d","movementTemplate":{"sequenceNumber":%v,"actualDateOfShipment":"2026-12-07","actualQuantity":{"tonnes":{"units":"%d"}},`+
+					`"packagingTypes":["DRUM"],"carriers":[{"organisationId":"truck","meansOfTransport":"ROAD"}]}}`, mv.id, v, mv.seq, 1+i%2)
+				return b.post(co+"SetMovementTemplate", alice, []byte(body))
+			})
+		}
+	}
+	largeGet, largeGetP99 := b.run(clients, get(large))
+	smallGet, _ := b.run(clients, get(small))
+	largeMove, largeMoveP99 := b.run(clients, correct(large))
+	smallMove, _ := b.run(clients, correct(small))
+	return []figure{
+		{name: "family/get", db: b.db, clients: clients, server: largeGet, baseline: smallGet, p99: largeGetP99},
+		{name: "family/transition", db: b.db, clients: clients, server: largeMove, baseline: smallMove, p99: largeMoveP99},
+	}
+}
