@@ -78,7 +78,13 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	}
 	_, lg, _ := d.post(t, grp+"Login", hdr("dev-1", ""), map[string]any{"groupId": g["groupId"], "groupSecret": g["groupSecret"]})
 	group := lg["groupToken"].(string)
-	_, first, _ := faulty.post(t, ntf+"ListNotifications", hdr("dev-1", group), map[string]any{})
+	// The submission's event, read once it is listed (a long poll: it gets
+	// its position once the transactions before it ended), so that the
+	// polls below start after it.
+	_, first, _ := faulty.post(t, ntf+"ListNotifications", hdr("dev-1", group), map[string]any{"waitSeconds": 15})
+	if n, _ := first["notifications"].([]any); len(n) == 0 {
+		t.Fatalf("the submission's event is not listed: %v", first)
+	}
 	cursor := first["nextCursor"]
 	poll := func(wait int) (int, http.Header, []byte, time.Duration) {
 		began := time.Now()
