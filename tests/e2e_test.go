@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -119,7 +120,7 @@ func (e *env) do(t *testing.T, c call) (int, http.Header, []byte) {
 	if c.body != nil && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := callClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", c.method, c.path, err)
 	}
@@ -135,6 +136,12 @@ func (e *env) do(t *testing.T, c call) (int, http.Header, []byte) {
 	}
 	return resp.StatusCode, resp.Header, out
 }
+
+// callClient sends env's calls: a call that gets no answer (a server, or
+// Prism in front of it, that hangs) fails its test after two minutes, more
+// than the longest long poll (30 s), instead of holding the package until
+// its timeout.
+var callClient = &http.Client{Timeout: 2 * time.Minute}
 
 func decode(t *testing.T, b []byte) map[string]any {
 	t.Helper()
