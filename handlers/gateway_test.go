@@ -508,18 +508,6 @@ func (e *env) openapiYAML() []byte {
 	return raw
 }
 
-func (e *env) openapi() *openapi3.T {
-	e.t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromData(e.openapiYAML())
-	if err != nil {
-		e.t.Fatalf("load /openapi.yaml: %v", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		e.t.Fatalf("/openapi.yaml is not valid: %v", err)
-	}
-	return doc
-}
-
 func init() {
 	// The diagrams are plain text of a type kin-openapi does not know.
 	for _, ct := range []string{"text/vnd.graphviz", "text/html", "text/css", "text/javascript", "text/csv"} {

@@ -176,8 +176,6 @@ func wantError(t *testing.T, httpStatus int, code int, gotStatus int, body []byt
 	return m
 }
 
-var dev = map[string]string{"provider_id": "dev-1"}
-
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	e := start(t, dbtest.SQLite(t))
 	doc := e.openapi()
