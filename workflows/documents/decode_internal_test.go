@@ -38,7 +38,7 @@ type decodeData struct {
 // UTF-8) encoding/json reads.
 func TestStoredAggregatesReadAsEncodingJSONReadsThem(t *testing.T) {
 	k := &Kind{Def: nil, NewData: func() any { return new(decodeData) }}
-	// the oracle the handlers' tests inject too: encoding/json, which wrote
+	// the oracle the end-to-end tests (tests/) inject too: encoding/json, which wrote
 	// the aggregate, reads the same
 	k.decodeCheck = func(kind string, raw []byte, data any) error {
 		want := k.NewData()
