@@ -122,7 +122,7 @@ func Open(t testing.TB, cfg configs.Database) *gorm.DB {
 
 // AtEnd, when a test package sets it, checks every database Open gave
 // out when its test ends, before it is closed (the end-to-end suite, tests/,
-// replay every document's trail: issue 46.2). A test that changes stored
+// replays every document's trail: issue 46.2). A test that changes stored
 // rows behind the server's back on purpose says so with SkipAtEnd.
 var AtEnd func(t testing.TB, db *gorm.DB)
 
