@@ -204,7 +204,7 @@ func (s *Server) admit(c *gin.Context, op api.Operation, info *reqctx.Info) (int
 	return adm.Limit, nil
 }
 
-// unauthenticatedLimit is the most a call without a valid token may send.
+// UnauthenticatedLimit is the most a call without a valid token may send.
 func (s *Server) UnauthenticatedLimit() int64 {
 	if n := s.cfg.UnauthenticatedBodyLimit; n > 0 {
 		return min(n, s.cfg.BodyLimit)
@@ -212,7 +212,7 @@ func (s *Server) UnauthenticatedLimit() int64 {
 	return s.cfg.BodyLimit
 }
 
-// unreadBody is the error of a body (or a gRPC message) that could not be
+// UnreadBody is the error of a body (or a gRPC message) that could not be
 // read whole: too large, not sent within the read timeout
 // (WASTEFLOW_READ_TIMEOUT: net/http's ReadTimeout, and the gRPC face's
 // for a message, see rpc.Face.receive), or cut off.
@@ -227,7 +227,7 @@ func (s *Server) UnreadBody(err error, limit int64) *status.Error {
 	return status.Wrap(err, status.InvalidArgument, "could not read the request body")
 }
 
-// readTimedOut refuses a request whose body did not arrive within the read
+// ReadTimedOut refuses a request whose body did not arrive within the read
 // timeout: DEADLINE_EXCEEDED, over HTTP 408 (the client was slow, not a
 // server behind this one).
 func (s *Server) ReadTimedOut() *status.Error {
@@ -347,7 +347,7 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
-// largeBodySlot waits up to 2 s for one of the large-body slots.
+// LargeBodySlot waits up to 2 s for one of the large-body slots.
 func (s *Server) LargeBodySlot(ctx context.Context) (func(), error) {
 	if s.largeBodies == nil {
 		return func() {}, nil

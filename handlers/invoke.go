@@ -26,7 +26,7 @@ import (
 // (rpc.Face.call) are adapters around the two: they read the message
 // under the admitted limit and write the answer in their own shape.
 
-// admission admits op's call from its headers alone: the announced
+// Admit admits op's call from its headers alone: the announced
 // length of its message, the headers' size, the provider, the token (the
 // three authentication stages), scope and kind of organisation. It
 // answers who calls and the most the call may send: the body limit, or
@@ -77,7 +77,7 @@ func (s *Server) Admit(ctx context.Context, op *api.Operation, h http.Header, le
 	return adm, nil
 }
 
-// invoke runs an admitted call of op (ctx carries its reqctx.Info, filled
+// Invoke runs an admitted call of op (ctx carries its reqctx.Info, filled
 // with the admission): the message through decode (body is its bytes as
 // JSON, for an Idempotency-Key's hash), the operation, once per key. It
 // never writes a response.
@@ -179,7 +179,7 @@ func failure(ctx context.Context, err error) (se *status.Error, msg string, head
 	return se, msg, header
 }
 
-// clientIP is the caller's address as gin reads a REST request's: the
+// ClientIP is the caller's address as gin reads a REST request's: the
 // peer's, or, when the peer is a trusted proxy (WASTEFLOW_TRUSTED_PROXIES),
 // the last address of X-Forwarded-For that is not one (else X-Real-IP);
 // proxied says it came from a proxy.
@@ -221,7 +221,7 @@ func (s *Server) trusted(a netip.Addr) bool {
 	return false
 }
 
-// logCall writes a call's access log line and counts it, for every face:
+// LogCall writes a call's access log line and counts it, for every face:
 // the request id, the operation, the face, the provider, the route (its
 // pattern, never the path sent: a path may carry a credential or anything
 // a caller typed), the status and the code.

@@ -48,7 +48,7 @@ func (g *Face) rpcError(ctx context.Context, err error) (*connect.Error, *status
 	return ce, se
 }
 
-// rpcContext is an RPC call's request context, as entry makes a REST
+// callContext is an RPC call's request context, as entry makes a REST
 // request's: its request id (the client's, or a new one, set in header
 // for the passes after), metadata, the caller's address (a trusted
 // proxy's forwarded one, as for REST), the address the client called,
