@@ -319,7 +319,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
 	{"WASTEFLOW_DB_CONN_MAX_IDLE_TIME", "5m", "database pool: close a connection unused for longer (a quiet server gives its connections back)", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxIdleTime })},
-	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, one LISTEN connection per instance hears what every instance changes: sessions of access tokens kept in memory, long polls and waits woken, new events given their positions (off: no LISTEN; a session's row read on every request, waits poll every 250 ms, events positioned by the reads; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
+	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, one LISTEN connection per instance hears what every instance changes: sessions of access tokens kept in memory, long polls and waits woken, new events given their positions and fanned out to webhooks; a second one (River's) wakes the job queue (off: no LISTEN; a session's row read on every request, waits poll every 250 ms, events positioned by the reads, the job queue and the webhook dispatcher poll every WASTEFLOW_JOB_POLL and WASTEFLOW_WEBHOOK_POLL; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
 		switch v {
 		case "on":
 			c.Database.SessionCache = true
@@ -483,7 +483,7 @@ var Settings = []Setting{
 	{"WASTEFLOW_EXPORT_RETENTION", "168h", "how long a register export (its file) is kept after it was requested; then it is deleted", durationSetter(func(c *Config) *time.Duration { return &c.ExportRetention })},
 	{"WASTEFLOW_EXPORT_PAGE_SIZE", "500", "documents a register export reads and writes in one transaction (one chunk of rows)", intSetter(func(c *Config) *int { return &c.ExportPageSize })},
 	{"WASTEFLOW_JOB_WORKERS", "2", "jobs of the durable job queue (register exports) this instance works at once", intSetter(func(c *Config) *int { return &c.Jobs.Workers })},
-	{"WASTEFLOW_JOB_POLL", "1s", "how often an idle instance looks for queued jobs", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Poll })},
+	{"WASTEFLOW_JOB_POLL", "1s", "how often an idle instance looks for queued jobs when it does not listen (SQLite, or WASTEFLOW_SESSION_CACHE=off); listening on PostgreSQL, a new job wakes the queue at once and it looks on its own every 10 s (or this, if longer)", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Poll })},
 	{"WASTEFLOW_JOB_TIMEOUT", "5m", "the longest one run of a job may take (a register export runs in slices of seconds; assembling an XLSX is one run)", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.Timeout })},
 	{"WASTEFLOW_JOB_RESCUE_AFTER", "6m", "a job still marked running this long after it started (its instance died) is worked again; more than WASTEFLOW_JOB_TIMEOUT", durationSetter(func(c *Config) *time.Duration { return &c.Jobs.RescueAfter })},
 	{"WASTEFLOW_WEBHOOK_RETRIES", "5s,5m,30m,2h,5h,10h,10h,10h,10h,10h,10h", "the waits before each retry of a failed webhook delivery (each varied by up to a tenth); after the last the delivery is FAILED", func(c *Config, v string) error {
@@ -499,7 +499,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_WEBHOOK_DISABLE_AFTER", "72h", "a webhook endpoint whose every attempt failed for this long is disabled (its organisation gets WEBHOOK_ENDPOINT_DISABLED)", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.DisableAfter })},
 	{"WASTEFLOW_WEBHOOK_TIMEOUT", "10s", "how long a webhook receiver has to answer 2xx", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Timeout })},
-	{"WASTEFLOW_WEBHOOK_POLL", "1s", "how often an instance turns new events into webhook deliveries", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Poll })},
+	{"WASTEFLOW_WEBHOOK_POLL", "1s", "how often an instance turns new events into webhook deliveries when it does not listen (SQLite, or WASTEFLOW_SESSION_CACHE=off); listening on PostgreSQL, new events wake it at once and it looks on its own every 30 s (or this, if longer)", durationSetter(func(c *Config) *time.Duration { return &c.Webhooks.Poll })},
 	{"WASTEFLOW_WEBHOOK_WORKERS", "8", "webhook attempts this instance makes at once (their own queue: a slow receiver does not hold up register exports)", intSetter(func(c *Config) *int { return &c.Webhooks.Workers })},
 	{"WASTEFLOW_SMTP_HOST", "", "the mail server reminder mails leave by; empty: this server sends no mail (and SetMailPreferences refuses an address)", func(c *Config, v string) error {
 		if v != "" && !hostName.MatchString(v) {

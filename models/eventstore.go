@@ -161,8 +161,9 @@ const EventsAddedChannel = "wasteflow_events_added"
 // Sequencer gives positions to new events on PostgreSQL (SequenceEvents)
 // when told that some were added (a Feed of EventsAddedChannel), again
 // soon while some are left (another instance sequencing, or their
-// transactions behind a running one), and every few seconds in case a
-// notification was lost. Every instance runs one; they take turns.
+// transactions behind a running one), and every 30 s in case a
+// notification was lost (the events' trigger notifies at every commit
+// that adds some; SetLive wakes it when the listener comes back). Every instance runs one; they take turns.
 type Sequencer struct {
 	db   *gorm.DB
 	kick chan struct{}
@@ -194,7 +195,7 @@ func (s *Sequencer) wake() {
 // sequencerSafety is how often a sequencer looks without being told;
 // sequencerRound bounds one round's work.
 const (
-	sequencerSafety = 5 * time.Second
+	sequencerSafety = 30 * time.Second
 	sequencerRound  = 10 * time.Second
 )
 

@@ -48,6 +48,24 @@ type Feed interface {
 	SetLive(live bool)
 }
 
+// Feeds is a Feed that passes each notification, and each SetLive, to
+// every one of its feeds in turn.
+type Feeds []Feed
+
+// Notify implements Feed.
+func (fs Feeds) Notify(payload string) {
+	for _, f := range fs {
+		f.Notify(payload)
+	}
+}
+
+// SetLive implements Feed.
+func (fs Feeds) SetLive(live bool) {
+	for _, f := range fs {
+		f.SetLive(live)
+	}
+}
+
 // SessionFeed receives the changes of session rows: Evict with a changed
 // session's id, SetLive as Feed's.
 type SessionFeed interface {

@@ -262,6 +262,19 @@ func (s *WebhookStore) DueRetries(ctx context.Context, now time.Time, limit int)
 	return out, err
 }
 
+// NextRetry is when the earliest pending delivery's next attempt is due
+// (zero: none is waiting).
+func (s *WebhookStore) NextRetry(ctx context.Context) (time.Time, error) {
+	var list []WebhookDelivery
+	err := s.db.WithContext(ctx).Select("id", "next_attempt_at").
+		Where("state = ? AND job_id IS NOT NULL AND next_attempt_at IS NOT NULL", DeliveryPending).
+		Order("next_attempt_at").Limit(1).Find(&list).Error
+	if err != nil || len(list) == 0 {
+		return time.Time{}, err
+	}
+	return *list[0].NextAttemptAt, nil
+}
+
 // Started clears the next attempt's time of delivery id once its job job
 // was made available (the attempt is now).
 func (s *WebhookStore) Started(ctx context.Context, id, job int64) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
+	"github.com/wasteflow/wasteflow/workflows/wake"
 	"github.com/wasteflow/wasteflow/workflows/webhooks"
 )
 
@@ -587,6 +588,74 @@ func TestWebhooksOnceAcrossInstances(t *testing.T) {
 	if len(ms) != want || len(ids) != want {
 		t.Fatalf("%d events: %d messages of %d ids", want, len(ms), len(ids))
 	}
+}
+
+// TestWebhooksWokenByNotifications: on PostgreSQL an instance that
+// listens (as `wasteflow serve` does) delivers without polling. Its
+// dispatcher and job queue are set to poll once an hour; the events'
+// trigger wakes the sequencer, the sequencer's notification wakes the
+// dispatcher, and River's insert notification wakes the queue. The first
+// attempt fails (the receiver is down); the retry, due 50 ms later, comes
+// from the dispatcher's timer for the next due retry, not from a poll: both
+// arrive within seconds, where a poll would take an hour (or the safety
+// poll's 30 s).
+func TestWebhooksWokenByNotifications(t *testing.T) {
+	parallel(t)
+	dbcfg := dbtest.Postgres(t)
+	d := startDocs(t, dbcfg)
+	cfg := d.hooks.Config
+	cfg.Poll = time.Hour
+	queue, err := models.NewJobQueue(d.db, models.JobConfig{Workers: 2, Poll: time.Hour, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
+		Queues: map[string]int{webhooks.Queue: 4}, ListenDSN: dbcfg.DSN}, testLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := &webhooks.Service{Store: models.NewWebhookStore(d.db), Groups: models.NewEventStore(d.db), Jobs: queue, Keyring: d.hooks.Keyring,
+		Guard: d.hooks.Guard, Kinds: d.hooks.Kinds, Config: cfg, Log: testLog()}
+	hooks.Init()
+	hooks.Register(queue)
+	if err := queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	seq := models.NewSequencer(d.db, testLog())
+	live := &wake.Hub{}
+	listen(t, dbcfg, map[string]models.Feed{models.EventChannel: models.Feeds{live, hooks}, models.EventsAddedChannel: seq}, live.Live)
+	done := make(chan struct{}, 2)
+	go func() { defer func() { done <- struct{}{} }(); hooks.Run(ctx) }()
+	go func() { defer func() { done <- struct{}{} }(); seq.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		_ = queue.Stop(sctx)
+	})
+
+	gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
+	rcv := newReceiver(t)
+	rcv.up.Store(false)
+	created := d.hook(t, gt, "CreateWebhookEndpoint", map[string]any{"url": rcv.srv.URL, "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+	rcv.setSecrets(created["secret"].(string))
+	began := time.Now()
+	id := d.submitted(t)
+	const within = 5 * time.Second
+	for !slices.ContainsFunc(rcv.messages(), func(m message) bool { return m.doc == id }) {
+		if time.Since(began) > within {
+			t.Fatalf("no attempt within %s of the filing: the dispatcher or the queue was not woken", within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	first := time.Since(began)
+	rcv.up.Store(true)
+	for !slices.ContainsFunc(rcv.messages(), func(m message) bool { return m.doc == id && m.accepted }) {
+		if time.Since(began) > 2*within {
+			t.Fatalf("the retry did not come within %s of the first attempt", within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("first attempt %s after the filing, the retry %s after it", first.Round(time.Millisecond), (time.Since(began) - first).Round(time.Millisecond))
 }
 
 // TestWebhookProductionRefusesLoopback: in production only https URLs of

@@ -551,6 +551,14 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 		sequencer = models.NewSequencer(db, log) // new events get their positions in their streams
 		feeds[models.EventChannel], feeds[models.SigningChannel], feeds[models.EventsAddedChannel] = evs.Wake, signing.Wake, sequencer
 	}
+	regs, queue, err := newRegisters(db, cfg, docs, transport, log)
+	if err != nil {
+		return err
+	}
+	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
+	if sequencer != nil { // new events' positions wake the dispatcher too
+		feeds[models.EventChannel] = models.Feeds{evs.Wake, hooks}
+	}
 	if len(feeds) > 0 {
 		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopFeed() // after the shutdown: requests in flight keep their cache
@@ -559,11 +567,6 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 			go sequencer.Run(feedCtx)
 		}
 	}
-	regs, queue, err := newRegisters(db, cfg, docs, transport, log)
-	if err != nil {
-		return err
-	}
-	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
 	mails := newMail(db, cfg, authSvc.Keyring, queue, docs, log)
 	health, err := connectDIWASS(db, cfg, queue, docs, log)
 	if err != nil {
@@ -726,8 +729,12 @@ func serveMetrics(cfg *configs.Config, h *handlers.Server, log *slog.Logger) (*h
 // newRegisters makes the register exports' service and the job queue
 // that works them.
 func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
-	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
-		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers, mail.Queue: 2}}, log)
+	jc := models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
+		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers, mail.Queue: 2}}
+	if cfg.Database.SessionCache && models.IsPostgres(db) { // off: no LISTEN (a pooler in transaction mode); the queue polls
+		jc.ListenDSN = cfg.Database.DSN
+	}
+	queue, err := models.NewJobQueue(db, jc, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -91,6 +91,35 @@ func Postgres(t testing.TB) configs.Database {
 	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
 }
 
+// PostgresDatabase creates a database of its own on the test server (a
+// measure of a whole database, as pg_stat_database's, sees no other
+// test's work) and returns its configuration. It is dropped afterwards.
+func PostgresDatabase(t testing.TB) configs.Database {
+	t.Helper()
+	base := PostgresURL(t)
+	buf := make([]byte, 6)
+	_, _ = rand.Read(buf)
+	name := "d_" + hex.EncodeToString(buf)
+	admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
+	db, err := models.Open(context.Background(), admin, quiet())
+	if err != nil {
+		t.Fatalf("connect to test PostgreSQL: %v", err)
+	}
+	if err := db.Exec("CREATE DATABASE " + name).Error; err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = db.Exec("DROP DATABASE " + name + " WITH (FORCE)").Error
+		_ = models.Close(db)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	u.Path = "/" + name
+	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
+}
+
 // Open connects to cfg, migrates, and closes the pool when the test ends.
 // A new SQLite file starts as a copy of one migrated once per test process
 // (the same schema, made by the same migrations; the pure-Go SQLite runs

@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -80,10 +81,17 @@ type Config struct {
 	Overlap time.Duration
 	// Timeout bounds an attempt: a 2xx answer within it is a delivery.
 	Timeout time.Duration
-	// Poll is how often the dispatcher looks for new events; Repair how
+	// Poll is how often the dispatcher looks for new events while it is not
+	// told of them (Service.SetLive); told, it looks when woken, when a
+	// retry is due, and every Safety (or Poll, if longer). Repair is how
 	// often it looks for pending deliveries whose job ended without them.
 	Poll, Repair time.Duration
 }
+
+// Safety is how often a dispatcher told of new events (models.EventChannel
+// through the instance's listening connection) looks on its own, in case
+// a notification was lost.
+const Safety = 30 * time.Second
 
 // Service manages a group's endpoints and delivers their events.
 type Service struct {
@@ -103,6 +111,30 @@ type Service struct {
 	Now    func() time.Time
 
 	client *http.Client
+	kick   chan struct{} // wakes Run
+	live   atomic.Bool   // new events are announced (SetLive)
+}
+
+// Notify implements models.Feed for models.EventChannel: events got
+// their positions, so the dispatcher looks at once.
+func (s *Service) Notify(string) { s.wake() }
+
+// SetLive implements models.Feed: while the listener is live the
+// dispatcher waits to be told; while it is not, it polls every Poll. Either
+// way it looks at once (what happened meanwhile was not announced).
+func (s *Service) SetLive(live bool) {
+	s.live.Store(live)
+	s.wake()
+}
+
+func (s *Service) wake() {
+	if s.kick == nil {
+		return
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default: // woken already
+	}
 }
 
 // providerNow is provider's time for an event.
@@ -147,6 +179,7 @@ func (s *Service) Init() {
 		s.Guard = &Guard{}
 	}
 	s.client = s.Guard.Client(c.Timeout)
+	s.kick = make(chan struct{}, 1)
 }
 
 // Register adds the attempt worker to the job queue.
@@ -761,6 +794,12 @@ func (s *Service) attempt(ctx context.Context, id, job int64) error {
 	if ctx.Err() != nil { // the instance stops: the job runs again elsewhere
 		return ctx.Err()
 	}
+	retried := false
+	defer func() {
+		if retried { // committed: the dispatcher makes it available when due
+			s.wake()
+		}
+	}()
 	return s.Store.Tx(ctx, func(ctx context.Context) error {
 		e, err := s.Store.Endpoint(ctx, "", d.EndpointID, true) // serialised with the dispatcher and other attempts
 		if errors.Is(err, models.ErrNotFound) {
@@ -804,6 +843,7 @@ func (s *Service) attempt(ctx context.Context, id, job int64) error {
 				if err := s.queue(ctx, d.ID, at); err != nil {
 					return err
 				}
+				retried = true
 			}
 			if now.Sub(*e.FailingSince) >= s.Config.DisableAfter {
 				return s.disable(ctx, e, now)
@@ -838,41 +878,69 @@ func (s *Service) disable(ctx context.Context, e *models.WebhookEndpoint, now ti
 }
 
 // Run fans new events out into deliveries until ctx ends; every instance
-// runs one (each endpoint is fanned out under its row's lock).
+// runs one (each endpoint is fanned out under its row's lock). It looks
+// when woken (new events, SetLive, a retry this instance scheduled), when
+// the next retry is due, and otherwise every Poll (not told of events) or
+// Safety (told).
 func (s *Service) Run(ctx context.Context) {
-	t := time.NewTicker(s.Config.Poll)
-	defer t.Stop()
 	var repaired time.Time
 	for {
-		if any, err := s.Store.AnyEnabled(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Warn("webhooks: reading the endpoints failed; retrying", "error", err)
-		} else if any {
-			if _, err := s.FanOut(ctx); err != nil && ctx.Err() == nil {
-				s.Log.Warn("webhook fan-out failed; retrying", "error", err)
-			}
-			if err := s.wakeDue(ctx); err != nil && ctx.Err() == nil {
-				s.Log.Warn("webhook retries: making due attempts available failed", "error", err)
-			}
-			if time.Since(repaired) > s.Config.Repair {
-				repaired = time.Now()
-				if err := s.repair(ctx); err != nil && ctx.Err() == nil {
-					s.Log.Warn("webhooks: requeueing stranded deliveries failed", "error", err)
-				}
+		next := s.round(ctx, &repaired)
+		wait := s.Config.Poll
+		if s.live.Load() {
+			wait = max(wait, Safety)
+			if !next.IsZero() {
+				wait = max(min(wait, time.Until(next)), 0)
 			}
 		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return
-		case <-t.C:
+		case <-s.kick:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 
-// wakeDue makes the jobs of retries that fell due available now: the job
-// queue's own scheduler moves a scheduled job only every 5 s (on its
-// leader), which would stretch the short first retries. An attempt's job
-// checks that it is still its delivery's job, so a second instance doing
-// the same, or the job queue's scheduler, runs nothing twice.
+// round fans out, makes the due retries available and now and then
+// repairs; next is when the next retry is due (zero: none, or not asked
+// because the dispatcher polls anyway).
+func (s *Service) round(ctx context.Context, repaired *time.Time) (next time.Time) {
+	any, err := s.Store.AnyEnabled(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Log.Warn("webhooks: reading the endpoints failed; retrying", "error", err)
+		}
+		return time.Time{}
+	}
+	if !any {
+		return time.Time{}
+	}
+	if _, err := s.FanOut(ctx); err != nil && ctx.Err() == nil {
+		s.Log.Warn("webhook fan-out failed; retrying", "error", err)
+	}
+	if err := s.wakeDue(ctx); err != nil && ctx.Err() == nil {
+		s.Log.Warn("webhook retries: making due attempts available failed", "error", err)
+	}
+	if time.Since(*repaired) > s.Config.Repair {
+		*repaired = time.Now()
+		if err := s.repair(ctx); err != nil && ctx.Err() == nil {
+			s.Log.Warn("webhooks: requeueing stranded deliveries failed", "error", err)
+		}
+	}
+	if s.live.Load() {
+		at, err := s.Store.NextRetry(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.Log.Warn("webhook retries: reading the next one failed", "error", err)
+		}
+		return at
+	}
+	return time.Time{}
+}
+
 func (s *Service) wakeDue(ctx context.Context) error {
 	due, err := s.Store.DueRetries(ctx, time.Now(), 100)
 	if err != nil {
