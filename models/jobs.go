@@ -15,6 +15,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -223,7 +224,11 @@ func (q *JobQueue) InsertTx(ctx context.Context, args river.JobArgs, opts *river
 // queue is available (as River announces an insert: the same channel and
 // payload, so PostgreSQL sends one of the two within a transaction).
 func (q *JobQueue) announce(ctx context.Context, exec riverdriver.Executor, queue string) error {
-	return exec.NotifyMany(ctx, &riverdriver.NotifyManyParams{Topic: riverInsertTopic, Payload: []string{fmt.Sprintf(`{"queue": %q}`, queue)}})
+	name, err := json.Marshal(queue)
+	if err != nil {
+		return err
+	}
+	return exec.NotifyMany(ctx, &riverdriver.NotifyManyParams{Topic: riverInsertTopic, Payload: []string{`{"queue": ` + string(name) + `}`}})
 }
 
 // Cancel asks for job id to stop: a queued job never runs; a running one

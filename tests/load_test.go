@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,9 @@ func TestLoad(t *testing.T) {
 		if f.rest > 0 {
 			fmt.Fprintf(&out, " rest=%.0f over_rest=%.3f", f.rest, f.server/f.rest)
 		}
+		if q := f.queue; q != nil {
+			fmt.Fprintf(&out, " pool_wait_ms_per_op=%.2f pool_waits_per_op=%.2f gc_cpu_share=%.2f", q.waitMsPerOp, q.waitedPerOp, q.gcShare)
+		}
 		out.WriteString("\n")
 	}
 	for _, h := range heap {
@@ -141,6 +145,32 @@ type figure struct {
 	floor, floorP99 float64
 	// rest is the same operation's rate over REST, beside a gRPC figure.
 	rest float64
+	// queue is where the server's requests waited (REST and gRPC runs
+	// together), where measured.
+	queue *queueing
+}
+
+// queueing is where a run's requests waited: for a connection of the
+// server's pool (database/sql's count and time of waits, per operation),
+// and the garbage collector's share of the process's CPU (the process
+// holds the clients too).
+type queueing struct{ waitMsPerOp, waitedPerOp, gcShare float64 }
+
+// queued runs run and says how its ops operations queued.
+func (b *loadBench) queued(run func() (ops float64)) *queueing {
+	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(samples)
+	gc0, all0 := samples[0].Value.Float64(), samples[1].Value.Float64()
+	before := b.sql.Stats()
+	ops := run()
+	after := b.sql.Stats()
+	metrics.Read(samples)
+	q := &queueing{gcShare: (samples[0].Value.Float64() - gc0) / max(samples[1].Value.Float64()-all0, 1e-9)}
+	if ops > 0 {
+		q.waitMsPerOp = float64((after.WaitDuration - before.WaitDuration).Microseconds()) / 1000 / ops
+		q.waitedPerOp = float64(after.WaitCount-before.WaitCount) / ops
+	}
+	return q
 }
 
 type loadBench struct {
@@ -342,10 +372,14 @@ func (b *loadBench) transitions(clients int) []figure {
 	// Client c moves its documents one after the other through a request
 	// and its reply: operation i is step i%2 on its document (i/2)%mine.
 	mine := len(docs) / clients
-	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
-		id := docs[c+clients*((i/2)%mine)]
-		return vers.moved(id, func(v int64) error { return b.post(paths[i%2], tokens[i%2], fmt.Appendf(nil, formats[i%2], id, v)) })
-	}, b.grpcTransitions(clients))
+	var server, p99, grpcServer, grpcP99 float64
+	queue := b.queued(func() float64 {
+		server, p99, grpcServer, grpcP99 = b.versus(clients, func(c, i int) error {
+			id := docs[c+clients*((i/2)%mine)]
+			return vers.moved(id, func(v int64) error { return b.post(paths[i%2], tokens[i%2], fmt.Appendf(nil, formats[i%2], id, v)) })
+		}, b.grpcTransitions(clients))
+		return (server + grpcServer) * b.dur.Seconds() / 2
+	})
 	var sample string // the baseline writes a document as large as the server's
 	if err := b.sql.QueryRow(b.q(`SELECT data FROM documents WHERE id = ?`), docs[0]).Scan(&sample); err != nil {
 		b.t.Fatal(err)
@@ -393,8 +427,8 @@ func (b *loadBench) transitions(clients int) []figure {
 		}
 		return tx.Commit()
 	})
-	return []figure{{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99},
-		{name: "transition/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99}}
+	return []figure{{name: "transition", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99, queue: queue},
+		{name: "transition/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99, queue: queue}}
 }
 
 // getDocument: authority GetDocument of 16 notifications with a typical
@@ -409,9 +443,13 @@ func (b *loadBench) getDocument(clients int) []figure {
 		b.read = append(b.read, id)
 	}
 	tok := b.d.token(b.t, "noor")
-	server, p99, grpcServer, grpcP99 := b.versus(clients, func(c, i int) error {
-		return b.post(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
-	}, b.grpcGetDocument())
+	var server, p99, grpcServer, grpcP99 float64
+	queue := b.queued(func() float64 {
+		server, p99, grpcServer, grpcP99 = b.versus(clients, func(c, i int) error {
+			return b.post(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
+		}, b.grpcGetDocument())
+		return (server + grpcServer) * b.dur.Seconds() / 2
+	})
 	b.floor.answer["getdocument"] = b.answerSize(au+"GetDocument", tok, []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[0])))
 	floorRate, floorP99 := b.run(clients, func(c, i int) error {
 		return b.floorPost(b.floor, "/getdocument", []byte(fmt.Sprintf(`{"documentId":%q}`, b.read[(c+i)%len(b.read)])))
@@ -421,8 +459,8 @@ func (b *loadBench) getDocument(clients int) []figure {
 		var data string
 		return b.sql.QueryRow(sel, b.read[(c+i)%len(b.read)]).Scan(&data)
 	})
-	return []figure{{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99},
-		{name: "getdocument/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99}}
+	return []figure{{name: "getdocument", db: b.db, clients: clients, server: server, baseline: baseline, p99: p99, floor: floorRate, floorP99: floorP99, queue: queue},
+		{name: "getdocument/grpc", db: b.db, clients: clients, server: grpcServer, baseline: baseline, p99: grpcP99, rest: server, floor: floorRate, floorP99: floorP99, queue: queue}}
 }
 
 // requestAccess: each client rotates its own refresh-token chain.
