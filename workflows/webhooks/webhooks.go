@@ -93,6 +93,11 @@ type Config struct {
 // a notification was lost.
 const Safety = 30 * time.Second
 
+// minRound is the least time between two rounds of a dispatcher told of
+// new events: under load the sequencer announces many times a second, and
+// a round each time would read the endpoints each time.
+const minRound = 100 * time.Millisecond
+
 // Service manages a group's endpoints and delivers their events.
 type Service struct {
 	Store   *models.WebhookStore
@@ -883,8 +888,18 @@ func (s *Service) disable(ctx context.Context, e *models.WebhookEndpoint, now ti
 // the next retry is due, and otherwise every Poll (not told of events) or
 // Safety (told).
 func (s *Service) Run(ctx context.Context) {
-	var repaired time.Time
+	var repaired, last time.Time
 	for {
+		if gap := time.Until(last.Add(minRound)); gap > 0 && s.live.Load() {
+			// Woken again within minRound (events announced one after
+			// another under load): the events of that time go in one round.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		last = time.Now()
 		next := s.round(ctx, &repaired)
 		wait := s.Config.Poll
 		if s.live.Load() {
