@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -59,27 +60,7 @@ func PostgresURL(t testing.TB) string {
 // configuration whose connections use it. The schema is dropped afterwards.
 func Postgres(t testing.TB) configs.Database {
 	t.Helper()
-	base := PostgresURL(t)
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	schema := "t_" + hex.EncodeToString(buf)
-
-	admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
-	db, err := models.Open(context.Background(), admin, quiet())
-	if err != nil {
-		t.Fatalf("connect to test PostgreSQL: %v", err)
-	}
-	if err := db.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = db.Exec("DROP SCHEMA " + schema + " CASCADE").Error
-		_ = models.Close(db)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", EnvURL, err)
-	}
+	schema, u := fresh(t, "t_", "CREATE SCHEMA %s", "DROP SCHEMA %s CASCADE")
 	q := u.Query()
 	q.Set("search_path", schema)
 	// A test's commits need not wait for the disk: a crash loses a test
@@ -96,28 +77,37 @@ func Postgres(t testing.TB) configs.Database {
 // test's work) and returns its configuration. It is dropped afterwards.
 func PostgresDatabase(t testing.TB) configs.Database {
 	t.Helper()
+	name, u := fresh(t, "d_", "CREATE DATABASE %s", "DROP DATABASE %s WITH (FORCE)")
+	u.Path = "/" + name
+	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
+}
+
+// fresh makes a new object named prefix and 12 random hex digits on the
+// test server with create (its name for %s), drops it with drop when the
+// test ends, and returns the name and the server's URL.
+func fresh(t testing.TB, prefix, create, drop string) (string, *url.URL) {
+	t.Helper()
 	base := PostgresURL(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
 	buf := make([]byte, 6)
 	_, _ = rand.Read(buf)
-	name := "d_" + hex.EncodeToString(buf)
+	name := prefix + hex.EncodeToString(buf)
 	admin := configs.Database{URL: base, Driver: "postgres", DSN: base, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Hour}
 	db, err := models.Open(context.Background(), admin, quiet())
 	if err != nil {
 		t.Fatalf("connect to test PostgreSQL: %v", err)
 	}
-	if err := db.Exec("CREATE DATABASE " + name).Error; err != nil {
-		t.Fatalf("create database: %v", err)
+	if err := db.Exec(fmt.Sprintf(create, name)).Error; err != nil {
+		t.Fatalf("%s: %v", create, err)
 	}
 	t.Cleanup(func() {
-		_ = db.Exec("DROP DATABASE " + name + " WITH (FORCE)").Error
+		_ = db.Exec(fmt.Sprintf(drop, name)).Error
 		_ = models.Close(db)
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s: %v", EnvURL, err)
-	}
-	u.Path = "/" + name
-	return configs.Database{URL: u.String(), Driver: "postgres", DSN: u.String(), MaxOpenConns: 20, MaxIdleConns: 20, ConnMaxLifetime: time.Hour}
+	return name, u
 }
 
 // Open connects to cfg, migrates, and closes the pool when the test ends.
