@@ -547,28 +547,7 @@ func TestWebhooksOnceAcrossInstances(t *testing.T) {
 	parallel(t)
 	d := startDocs(t, dbtest.Postgres(t))
 	d.runWebhooks(t)
-	queue, err := models.NewJobQueue(d.db, models.JobConfig{Workers: 2, Poll: 50 * time.Millisecond, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
-		Queues: map[string]int{webhooks.Queue: 4}}, testLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := &webhooks.Service{Store: models.NewWebhookStore(d.db), Groups: models.NewEventStore(d.db), Jobs: queue, Keyring: d.hooks.Keyring,
-		Guard: d.hooks.Guard, Kinds: d.hooks.Kinds, Config: d.hooks.Config}
-	other.Init()
-	other.Register(queue)
-	if err := queue.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); other.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		_ = queue.Stop(sctx)
-	})
+	d.dispatcher(t, models.JobConfig{Poll: 50 * time.Millisecond}, d.hooks.Config)
 
 	gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
 	rcv := newReceiver(t)
@@ -592,9 +571,9 @@ func TestWebhooksOnceAcrossInstances(t *testing.T) {
 
 // TestWebhooksWokenByNotifications: on PostgreSQL an instance that
 // listens (as `wasteflow serve` does) delivers without polling. Its
-// dispatcher and job queue are set to poll once an hour; the events'
-// trigger wakes the sequencer, the sequencer's notification wakes the
-// dispatcher, and River's insert notification wakes the queue. The first
+// dispatcher and job queue are set to poll once an hour; the sequencer's
+// notification wakes the dispatcher, and River's insert notification
+// wakes the queue. The first
 // attempt fails (the receiver is down); the retry, due 50 ms later, comes
 // from the dispatcher's timer for the next due retry, not from a poll: both
 // arrive within seconds, where a poll would take an hour (or the safety
@@ -605,33 +584,11 @@ func TestWebhooksWokenByNotifications(t *testing.T) {
 	d := startDocs(t, dbcfg)
 	cfg := d.hooks.Config
 	cfg.Poll = time.Hour
-	queue, err := models.NewJobQueue(d.db, models.JobConfig{Workers: 2, Poll: time.Hour, JobTimeout: 20 * time.Second, RescueAfter: 30 * time.Second,
-		Queues: map[string]int{webhooks.Queue: 4}, ListenDSN: dbcfg.DSN}, testLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooks := &webhooks.Service{Store: models.NewWebhookStore(d.db), Groups: models.NewEventStore(d.db), Jobs: queue, Keyring: d.hooks.Keyring,
-		Guard: d.hooks.Guard, Kinds: d.hooks.Kinds, Config: cfg, Log: testLog()}
-	hooks.Init()
-	hooks.Register(queue)
-	if err := queue.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	seq := models.NewSequencer(d.db, testLog())
+	hooks := d.dispatcher(t, models.JobConfig{Poll: time.Hour, ListenDSN: dbcfg.DSN}, cfg)
+	// startDocs's sequencer (PostgreSQL) positions the events and announces
+	// them; this instance's listening connection hears it.
 	live := &wake.Hub{}
-	listen(t, dbcfg, map[string]models.Feed{models.EventChannel: models.Feeds{live, hooks}, models.EventsAddedChannel: seq}, live.Live)
-	done := make(chan struct{}, 2)
-	go func() { defer func() { done <- struct{}{} }(); hooks.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); seq.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		<-done
-		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		_ = queue.Stop(sctx)
-	})
+	listen(t, dbcfg, map[string]models.Feed{models.EventChannel: models.Feeds{live, hooks}}, live.Live)
 
 	gt := d.hookGroup(t, "alice", "DOCUMENT_STATE_CHANGED")
 	rcv := newReceiver(t)
@@ -656,6 +613,36 @@ func TestWebhooksWokenByNotifications(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("first attempt %s after the filing, the retry %s after it", first.Round(time.Millisecond), (time.Since(began) - first).Round(time.Millisecond))
+}
+
+// dispatcher starts a second instance's webhook side on d's database
+// until the test ends: a job queue (jc's Poll and ListenDSN; two workers,
+// four for webhooks) working attempts, and a dispatcher with cfg.
+func (d *docEnv) dispatcher(t *testing.T, jc models.JobConfig, cfg webhooks.Config) *webhooks.Service {
+	t.Helper()
+	jc.Workers, jc.JobTimeout, jc.RescueAfter, jc.Queues = 2, 20*time.Second, 30*time.Second, map[string]int{webhooks.Queue: 4}
+	queue, err := models.NewJobQueue(d.db, jc, testLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := &webhooks.Service{Store: models.NewWebhookStore(d.db), Groups: models.NewEventStore(d.db), Jobs: queue, Keyring: d.hooks.Keyring,
+		Guard: d.hooks.Guard, Kinds: d.hooks.Kinds, Config: cfg, Log: testLog()}
+	hooks.Init()
+	hooks.Register(queue)
+	if err := queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); hooks.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		_ = queue.Stop(sctx)
+	})
+	return hooks
 }
 
 // TestWebhookProductionRefusesLoopback: in production only https URLs of

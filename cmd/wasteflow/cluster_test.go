@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,13 +36,8 @@ func TestClusterSuite(t *testing.T) {
 		t.Fatal("the cluster suite needs HAProxy (Debian: apt-get install haproxy; .ci/run installs it)")
 	}
 	bin, db, env := stressSetup(t)
-	free := func() string {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		return ln.Addr().String()
-	}
-	addrs := []string{free(), free(), free()}
-	front := free()
+	addrs := []string{freeAddr(), freeAddr(), freeAddr()}
+	front := freeAddr()
 	base := "http://" + front
 
 	var mu sync.Mutex

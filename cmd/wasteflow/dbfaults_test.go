@@ -47,14 +47,9 @@ func TestDatabaseFaultsSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal("the database faults suite needs HAProxy (Debian: apt-get install haproxy; .ci/run installs it)")
 	}
-	free := func() string {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		return ln.Addr().String()
-	}
 	port := func(addr string) string { _, p, _ := net.SplitHostPort(addr); return p }
 	pg := newPGCluster(t)
-	ports := [2]string{port(free()), port(free())}
+	ports := [2]string{port(freeAddr()), port(freeAddr())}
 	pg.start(ports[0])
 
 	proxy := toxiproxy.NewProxy(toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop()),
@@ -71,7 +66,7 @@ func TestDatabaseFaultsSuite(t *testing.T) {
 	env = append(env, "WASTEFLOW_REQUEST_TIMEOUT="+requestTimeout.String(), "WASTEFLOW_SWEEP_SCHEDULE=@every 2s",
 		"WASTEFLOW_DB_MAX_OPEN_CONNS="+strconv.Itoa(poolSize))
 
-	addrs := []string{free(), free()}
+	addrs := []string{freeAddr(), freeAddr()}
 	procs := make([]*exec.Cmd, len(addrs))
 	for i, a := range addrs {
 		procs[i] = &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: append(env, "WASTEFLOW_ADDR="+a)}
@@ -86,7 +81,7 @@ func TestDatabaseFaultsSuite(t *testing.T) {
 			_ = p.Wait()
 		}
 	}()
-	front := free()
+	front := freeAddr()
 	startHAProxy(t, haproxy, front, addrs, "inter 500ms fall 2 rise 1")
 	waitHealthy("http://"+front, 10*time.Second)
 

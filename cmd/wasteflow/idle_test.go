@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,14 +48,9 @@ func TestIdleCostsNothing(t *testing.T) {
 	const groups, waiters = 50, 1000
 	db := dbtest.PostgresDatabase(t)
 	bin, env := stressSetupOn(t, db)
-	free := func() string {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		return ln.Addr().String()
-	}
-	addr, metrics := free(), free()
+	addr, metricsAddr := freeAddr(), freeAddr()
 	base := "http://" + addr
-	cmd := &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: append(env, "WASTEFLOW_ADDR="+addr, "WASTEFLOW_METRICS_ADDR="+metrics)}
+	cmd := &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: append(env, "WASTEFLOW_ADDR="+addr, "WASTEFLOW_METRICS_ADDR="+metricsAddr)}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +150,9 @@ func TestIdleCostsNothing(t *testing.T) {
 			}
 		}()
 	}
-	for deadline := time.Now().Add(20 * time.Second); caughtUp.Load() < waiters || waitingNow(t, metrics) < waiters; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); caughtUp.Load() < waiters || waitingNow(t, metricsAddr) < waiters; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) || failures.Load() > 0 {
-			t.Fatalf("%d of %d waits started in %s", waitingNow(t, metrics), waiters, time.Since(began).Round(time.Millisecond))
+			t.Fatalf("%d of %d waits started in %s", waitingNow(t, metricsAddr), waiters, time.Since(began).Round(time.Millisecond))
 		}
 	}
 	started := time.Since(began)
@@ -188,18 +179,5 @@ func TestIdleCostsNothing(t *testing.T) {
 // waitingNow is the wasteflow_waiters{kind="events"} gauge of the server
 // whose metrics are at addr.
 func waitingNow(t *testing.T, addr string) int {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), `wasteflow_waiters{kind="events"} `); ok {
-			n, _ := strconv.ParseFloat(v, 64)
-			return int(n)
-		}
-	}
-	return 0
+	return int(metrics(t, "http://"+addr)[`wasteflow_waiters{kind="events"}`])
 }

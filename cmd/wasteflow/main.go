@@ -271,7 +271,7 @@ func offlineServer(ctx context.Context, cfg *configs.Config, fn func(*handlers.S
 	if err != nil {
 		return err
 	}
-	regs, queue, err := newRegisters(db, &c, docs, transport, quiet)
+	regs, queue, err := newRegisters(db, &c, "", docs, transport, quiet)
 	if err != nil {
 		return err
 	}
@@ -512,9 +512,13 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	}
 	// On PostgreSQL one listening connection hears what other instances
 	// (and this one) change: sessions for the session cache, new events
-	// and signing processes' states for the waits (started below).
+	// and signing processes' states for the waits (started below); River
+	// listens on one of its own for new jobs. Off (a pooler in
+	// transaction mode): no LISTEN; sessions are read, waits and the
+	// queues poll, reads sequence the events.
+	listening := cfg.Database.SessionCache && models.IsPostgres(db)
 	feeds := map[string]models.Feed{}
-	if cfg.Database.SessionCache && models.IsPostgres(db) {
+	if listening {
 		authSvc.Sessions = auth.NewSessionCache(sessionCacheSize)
 		feeds[models.SessionChannel] = models.Sessions(authSvc.Sessions)
 	}
@@ -544,20 +548,22 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if err != nil {
 		return err
 	}
-	evs := &events.Service{Store: models.NewEventStore(db)}
-	var sequencer *models.Sequencer
-	if cfg.Database.SessionCache && models.IsPostgres(db) { // off: no LISTEN (a pooler in transaction mode); waits poll, reads sequence
-		evs.Wake, signing.Wake = &wake.Hub{}, &wake.Hub{}
-		sequencer = models.NewSequencer(db, log) // new events get their positions in their streams
-		feeds[models.EventChannel], feeds[models.SigningChannel], feeds[models.EventsAddedChannel] = evs.Wake, signing.Wake, sequencer
+	listenDSN := ""
+	if listening {
+		listenDSN = cfg.Database.DSN
 	}
-	regs, queue, err := newRegisters(db, cfg, docs, transport, log)
+	regs, queue, err := newRegisters(db, cfg, listenDSN, docs, transport, log)
 	if err != nil {
 		return err
 	}
 	hooks := newWebhooks(db, cfg, authSvc.Keyring, queue, docs, log)
-	if sequencer != nil { // new events' positions wake the dispatcher too
-		feeds[models.EventChannel] = models.Feeds{evs.Wake, hooks}
+	evs := &events.Service{Store: models.NewEventStore(db)}
+	var sequencer *models.Sequencer
+	if listening {
+		evs.Wake, signing.Wake = &wake.Hub{}, &wake.Hub{}
+		sequencer = models.NewSequencer(db, log) // new events get their positions in their streams
+		// new events' positions wake the waits and the webhook dispatcher
+		feeds[models.EventChannel], feeds[models.SigningChannel], feeds[models.EventsAddedChannel] = models.Feeds{evs.Wake, hooks}, signing.Wake, sequencer
 	}
 	if len(feeds) > 0 {
 		feedCtx, stopFeed := context.WithCancel(context.WithoutCancel(ctx))
@@ -727,14 +733,10 @@ func serveMetrics(cfg *configs.Config, h *handlers.Server, log *slog.Logger) (*h
 }
 
 // newRegisters makes the register exports' service and the job queue
-// that works them.
-func newRegisters(db *models.DB, cfg *configs.Config, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
-	jc := models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
-		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers, mail.Queue: 2}}
-	if cfg.Database.SessionCache && models.IsPostgres(db) { // off: no LISTEN (a pooler in transaction mode); the queue polls
-		jc.ListenDSN = cfg.Database.DSN
-	}
-	queue, err := models.NewJobQueue(db, jc, log)
+// that works them (listening on listenDSN when set: models.JobConfig).
+func newRegisters(db *models.DB, cfg *configs.Config, listenDSN string, docs *documents.Runner, notes *bmu.Service, log *slog.Logger) (*registers.Service, *models.JobQueue, error) {
+	queue, err := models.NewJobQueue(db, models.JobConfig{Workers: cfg.Jobs.Workers, Poll: cfg.Jobs.Poll, JobTimeout: cfg.Jobs.Timeout, RescueAfter: cfg.Jobs.RescueAfter,
+		Queues: map[string]int{webhooks.Queue: cfg.Webhooks.Workers, mail.Queue: 2}, ListenDSN: listenDSN}, log)
 	if err != nil {
 		return nil, nil, err
 	}

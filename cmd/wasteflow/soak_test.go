@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,13 +40,8 @@ func TestSoak(t *testing.T) {
 		duration = time.Duration(s) * time.Second
 	}
 	bin, _, env := stressSetup(t)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
+	addr, metricsAddr := freeAddr(), freeAddr()
 	base := "http://" + addr
-	ln, _ = net.Listen("tcp", "127.0.0.1:0")
-	metricsAddr := ln.Addr().String()
-	ln.Close()
 	env = append(env, "WASTEFLOW_ADDR="+addr, "WASTEFLOW_METRICS_ADDR="+metricsAddr)
 	var stderr bytes.Buffer
 	proc := &exec.Cmd{Path: bin, Args: []string{bin, "serve"}, Env: env, Stderr: &stderr}
@@ -298,7 +292,8 @@ func rssMB(t *testing.T, pid int) float64 {
 	return 0
 }
 
-// metrics reads the unlabelled gauges of the server's /metrics (base is
+// metrics reads the series of the server's /metrics by name, labels
+// included (`wasteflow_waiters{kind="events"}`; base is
 // WASTEFLOW_METRICS_ADDR's).
 func metrics(t *testing.T, base string) map[string]float64 {
 	resp, err := http.Get(base + "/metrics")
@@ -312,7 +307,8 @@ func metrics(t *testing.T, base string) map[string]float64 {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		if name, v, ok := strings.Cut(line, " "); ok && !strings.Contains(name, "{") {
+		if i := strings.LastIndexByte(line, ' '); i > 0 {
+			name, v := line[:i], line[i+1:]
 			out[name], _ = strconv.ParseFloat(v, 64)
 		}
 	}

@@ -35,9 +35,7 @@ func TestCrashSuite(t *testing.T) {
 		t.Skip("the crash suite runs with WASTEFLOW_STRESS=1 (make stress)")
 	}
 	bin, db, env := stressSetup(t)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr()
 	base := "http://" + addr
 	env = append(env, "WASTEFLOW_ADDR="+addr)
 
@@ -98,6 +96,14 @@ func stressSetupOn(t *testing.T, db configs.Database) (bin string, env []string)
 	t.Helper()
 	bin = buildBinary(t)
 	return bin, demoEnv(t, bin, db)
+}
+
+// freeAddr is a loopback address with a port free when asked (for a
+// server process the test starts next).
+func freeAddr() string {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // buildBinary builds the server once per test process (the tests that

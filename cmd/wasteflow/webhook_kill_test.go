@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,9 +316,7 @@ func TestWebhooksSurviveKills(t *testing.T) {
 		waitHealthy("http://"+addrs[i], 10*time.Second)
 	}
 	for i := range addrs {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		addrs[i] = ln.Addr().String()
-		ln.Close()
+		addrs[i] = freeAddr()
 		start(i)
 	}
 	defer func() {
