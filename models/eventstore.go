@@ -197,6 +197,11 @@ func (s *Sequencer) wake() {
 const (
 	sequencerSafety = 30 * time.Second
 	sequencerRound  = 10 * time.Second
+	// sequencerBehind bounds the back-off while events wait behind a
+	// running transaction (of any database of the cluster: a snapshot's
+	// xmin is the cluster's). Only while some wait: four index probes a
+	// second at most.
+	sequencerBehind = 250 * time.Millisecond
 )
 
 // Run sequences until ctx ends.
@@ -229,7 +234,9 @@ func (s *Sequencer) Run(ctx context.Context) {
 			retry = 0
 			s.wake() // progress: at once again
 		case more: // behind a running transaction or another sequencer
-			retry = min(max(2*retry, 5*time.Millisecond), time.Second)
+			// at most sequencerBehind apart: an event waits for the
+			// transaction before it, not for a long back-off after it
+			retry = min(max(2*retry, 5*time.Millisecond), sequencerBehind)
 		default:
 			retry = 0
 		}

@@ -16,9 +16,15 @@ import (
 // a signing process, held by a second instance whose waits would read the
 // database only once a minute while its feed is down (and every
 // wake.Safety while it listens), answer within a second of a change made
-// through the first instance: the change's NOTIFY wakes them. While they
-// wait, the second instance's metrics count them.
+// through the first instance (three under the race detector, whose pass
+// shares the cluster with every other package's tests: their
+// transactions hold new events back): the change's NOTIFY wakes them.
+// While they wait, the second instance's metrics count them.
 func TestWaitsAreWokenAcrossInstances(t *testing.T) {
+	soon := time.Second
+	if raceDetector {
+		soon = 3 * time.Second
+	}
 	dbcfg := dbtest.Postgres(t)
 	d := startDocs(t, dbcfg)
 	evHub, signHub := &wake.Hub{}, &wake.Hub{}
@@ -68,7 +74,7 @@ func TestWaitsAreWokenAcrossInstances(t *testing.T) {
 		if evs, _ := a.m["notifications"].([]any); len(evs) == 0 {
 			t.Fatalf("the long poll answered without the event: %v", a.m)
 		}
-		if took := a.at.Sub(changed); took > time.Second {
+		if took := a.at.Sub(changed); took > soon {
 			t.Fatalf("the long poll on the other instance answered %s after the change", took)
 		}
 	case <-time.After(15 * time.Second):
@@ -92,7 +98,7 @@ func TestWaitsAreWokenAcrossInstances(t *testing.T) {
 		if p := process(a.m); p["state"] != "CANCELLED" {
 			t.Fatalf("the wait answered %v", p)
 		}
-		if took := a.at.Sub(changed); took > time.Second {
+		if took := a.at.Sub(changed); took > soon {
 			t.Fatalf("the wait on the other instance answered %s after the cancellation", took)
 		}
 	case <-time.After(15 * time.Second):
