@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -91,6 +92,32 @@ func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string,
 	if err := db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&pending).Error; err != nil || !pending {
 		return nil, false, err
 	}
+	return sequencePending(ctx, db, wait)
+}
+
+// sequenceStatement positions a batch, announces each organisation once
+// (pg_notify, delivered at commit) and says whether events are left
+// without a position, in one round trip: the organisations come back as
+// rows, the last one (k NULL) carries more. more looks for events left
+// unpositioned in the statement's own snapshot, where the rows it
+// positions still read NULL: it leaves those out by id. Events committed
+// after the snapshot was taken announce themselves (their trigger's
+// notification wakes the sequencer again).
+const sequenceStatement = `WITH s AS (
+    SELECT id, nextval('event_positions') AS position FROM (
+        SELECT id FROM events WHERE position IS NULL AND xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?) o
+), u AS (
+    UPDATE events e SET position = s.position FROM s WHERE e.id = s.id RETURNING e.provider_id || ':' || e.organisation_id AS k
+), ks AS (
+    SELECT DISTINCT k FROM u
+)
+SELECT k, pg_notify(?, k) IS NULL AS sent FROM ks
+UNION ALL
+SELECT NULL, EXISTS (SELECT 1 FROM events WHERE position IS NULL AND id NOT IN (SELECT id FROM s))`
+
+// sequencePending is SequenceEvents once events are known to wait (the
+// events trigger said so): no probe first.
+func sequencePending(ctx context.Context, db *gorm.DB, wait bool) (keys []string, more bool, err error) {
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if wait {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(" + sequenceLock + ")").Error; err != nil {
@@ -103,21 +130,26 @@ func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string,
 				return err
 			}
 		}
-		if err := tx.Raw(`WITH s AS (
-    SELECT id, nextval('event_positions') AS position FROM (
-        SELECT id FROM events WHERE position IS NULL AND xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?) o
-), u AS (
-    UPDATE events e SET position = s.position FROM s WHERE e.id = s.id RETURNING e.provider_id || ':' || e.organisation_id AS k
-)
-SELECT DISTINCT k FROM u`, sequenceBatch).Scan(&keys).Error; err != nil {
+		// the statement after the lock: its snapshot sees what the
+		// sequencer before this one positioned
+		rows, err := tx.Raw(sequenceStatement, sequenceBatch, EventChannel).Rows()
+		if err != nil {
 			return err
 		}
-		for _, k := range keys { // delivered at commit, to every instance's waiters of k
-			if err := tx.Exec("SELECT pg_notify(?, ?)", EventChannel, k).Error; err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			var k *string
+			var flag bool
+			if err := rows.Scan(&k, &flag); err != nil {
 				return err
 			}
+			if k == nil {
+				more = flag
+			} else {
+				keys = append(keys, *k)
+			}
 		}
-		return tx.Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&more).Error
+		return rows.Err()
 	})
 	return keys, more, err
 }
@@ -167,6 +199,9 @@ const EventsAddedChannel = "wasteflow_events_added"
 type Sequencer struct {
 	db   *gorm.DB
 	kick chan struct{}
+	// told: the events trigger said events wait since the last round, so
+	// the round needs no probe first
+	told atomic.Bool
 	log  *slog.Logger
 }
 
@@ -179,7 +214,10 @@ func NewSequencer(db *gorm.DB, log *slog.Logger) *Sequencer {
 }
 
 // Notify implements Feed: events were added.
-func (s *Sequencer) Notify(string) { s.wake() }
+func (s *Sequencer) Notify(string) {
+	s.told.Store(true)
+	s.wake()
+}
 
 // SetLive implements Feed: whatever was added while the listener was
 // down is sequenced now.
@@ -224,7 +262,11 @@ func (s *Sequencer) Run(ctx context.Context) {
 		// bounded: a connection whose packets vanish (a pooler whose
 		// server is gone) must not hold the sequencer past a round
 		round, cancel := context.WithTimeout(ctx, sequencerRound)
-		keys, more, err := SequenceEvents(round, s.db, false)
+		seq := SequenceEvents // a safety round, or the listener back: look first
+		if s.told.Swap(false) || retry > 0 {
+			seq = sequencePending // told, or some were left: no probe
+		}
+		keys, more, err := seq(round, s.db, false)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -232,6 +274,7 @@ func (s *Sequencer) Run(ctx context.Context) {
 			retry = min(max(2*retry, 50*time.Millisecond), time.Second)
 		case more && len(keys) > 0:
 			retry = 0
+			s.told.Store(true)
 			s.wake() // progress: at once again
 		case more: // behind a running transaction or another sequencer
 			// at most sequencerBehind apart: an event waits for the

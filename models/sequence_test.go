@@ -47,8 +47,17 @@ func TestEventPositionsFollowCommits(t *testing.T) {
 	if got := read(); len(got) != 0 {
 		t.Fatalf("while the earlier event's transaction runs a reader sees %v: its cursor would pass the earlier one", got)
 	}
+	if keys, more, err := models.SequenceEvents(ctx, db, false); err != nil || len(keys) != 0 || !more {
+		t.Fatalf("sequencing behind the running transaction: %v, more %v, %v; want none and more", keys, more, err)
+	}
 	if err := early.Commit().Error; err != nil {
 		t.Fatal(err)
+	}
+	// The round positions both, announces their organisation once, and
+	// says none is left (its own statement's snapshot still reads the two
+	// without a position).
+	if keys, more, err := models.SequenceEvents(ctx, db, false); err != nil || fmt.Sprint(keys) != "[p:o]" || more {
+		t.Fatalf("sequencing after the commit: %v, more %v, %v; want [p:o] and no more", keys, more, err)
 	}
 	if got := read(); fmt.Sprint(got) != "[k1 k2]" {
 		t.Fatalf("after both committed: %v, want [k1 k2]", got)

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -9,31 +10,60 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/audit"
+	"github.com/wasteflow/wasteflow/workflows/notifications"
 )
 
 // The floor: the least an HTTP service can do for the same request, a
-// net/http handler over the same database pool (pgx), that decodes the
-// same request JSON, runs the raw baseline's statements and encodes an
-// answer as large as the server's, driven by the same load generator over
-// loopback. Server ÷ floor is what the framework costs (routing, the token
-// and its session, the workflow engine, the audit chain, the codec).
+// net/http handler over the same database pool that decodes the same
+// request JSON, runs the same statements as the server (the store's own
+// Load and Commit: the lock, the read of the document with its deadlines,
+// one write of the document, its audit row, deadlines, events and list
+// entries, as many rows of each as the server's act writes; the bench
+// measures them on a sample document first) and writes an answer as large
+// as the server's, driven by the same load generator over loopback. What
+// it leaves out is what the framework adds: routing, the token and its
+// session, the workflow engine (decoding the aggregate, the machine, the
+// rules, the follow-up intents), the audit chain's facts, the codec, and
+// the event sequencer's round after each commit. The raw baseline (raw/s)
+// is the bare statements without HTTP (lock, update, append an audit row
+// to tables of its own).
 
 type floor struct {
-	srv  *httptest.Server
-	sql  *sql.DB
-	q    func(string) string
-	lock string
+	srv   *httptest.Server
+	sql   *sql.DB
+	store *models.DocumentStore
+	q     func(string) string
 	// sizes of the server's answers, which the floor's match
 	answer map[string]int
+	// steps are what the server's two acts wrote (floorStep), by the
+	// request's block: "request" and "reply"
+	steps map[string]*floorStep
+	// reader is the organisation GetDocument reads as
+	reader string
+	seq    atomic.Int64
+}
+
+// floorStep is what one of the server's acts wrote on a sample document,
+// read back after it ran: the floor's act writes as much.
+type floorStep struct {
+	state, intent, actorOrg string
+	data, context           string            // the aggregate and the audit row's facts after it
+	added                   []models.Deadline // the deadlines it opened
+	changed                 int               // the deadlines it changed
+	events                  []models.Event
+	entries                 []models.DocumentEntry
 }
 
 func (b *loadBench) newFloor() *floor {
-	lock := " FOR UPDATE"
-	if b.db != "postgres" {
-		lock = ""
+	f := &floor{sql: b.sql, store: models.NewDocumentStore(b.d.db), q: b.q, answer: map[string]int{}, steps: map[string]*floorStep{}}
+	if err := b.d.db.Model(&models.Account{}).Where("provider_id = 'dev-1' AND username = 'noor'").Pluck("organisation_id", &f.reader).Error; err != nil || f.reader == "" {
+		b.t.Fatalf("noor's organisation: %v", err)
 	}
-	f := &floor{sql: b.sql, q: b.q, lock: lock, answer: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /transition", f.transition)
 	mux.HandleFunc("POST /getdocument", f.getDocument)
@@ -71,57 +101,141 @@ func (f *floor) write(w http.ResponseWriter, figure, data string) {
 	_, _ = w.Write(out)
 }
 
-// transition: the raw baseline's transaction on the request's document
-// in the bench's table (lock, update, append an audit row).
+// transition: the server's statements for the act the request names, on
+// the request's document: lock and read it (Load), then one Commit of the
+// new state and version, the next audit row in its chain, the deadlines,
+// events and list entries the server's act wrote.
 func (f *floor) transition(w http.ResponseWriter, r *http.Request) {
 	req, ok := f.read(w, r)
 	if !ok {
 		return
 	}
-	state, intent := "ACKNOWLEDGED", "SET_REPLY_TO_REQUEST_INFORMATION"
+	st := f.steps["reply"]
 	if req.RequestInformation != nil {
-		state, intent = "INFORMATION_REQUESTED", "SET_REQUEST_INFORMATION"
+		st = f.steps["request"]
 	}
-	tx, err := f.sql.BeginTx(r.Context(), nil)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	defer tx.Rollback()
-	var version int64
 	var data string
-	if err := tx.QueryRow(f.q(`SELECT version, data FROM bench_docs WHERE id = ?`+f.lock), req.DocumentID).Scan(&version, &data); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
-	if _, err := tx.Exec(f.q(`UPDATE bench_docs SET state = ?, version = ?, data = ?, updated_at = ? WHERE id = ?`), state, version+1, data, now, req.DocumentID); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if _, err := tx.Exec(f.q(`INSERT INTO bench_audit VALUES (?, ?, ?, ?)`), req.DocumentID, version+1, intent, now); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if err := tx.Commit(); err != nil {
+	err := f.store.Update(r.Context(), func(ctx context.Context, tx *models.DocumentTx) error {
+		loaded, err := tx.Load(models.DocumentQuery{ID: req.DocumentID, Provider: "dev-1", Kinds: []string{notifications.Kind}, Party: st.actorOrg, Lock: true, Root: true})
+		if err != nil {
+			return err
+		}
+		now, doc, n := time.Now().UTC().Truncate(time.Microsecond), loaded.Doc, f.seq.Add(1)
+		row := models.AuditEvent{DocumentID: doc.ID, FromState: doc.State, ToState: st.state, Intent: st.intent, Actor: "floor", ActorOrg: st.actorOrg,
+			At: now, RequestID: "floor", Context: st.context}
+		audit.Link(&row, doc.AuditSeq, doc.AuditHash)
+		after := doc
+		after.State, after.Version, after.UpdatedAt, after.Data, after.AuditSeq, after.AuditHash = st.state, doc.Version+1, now, st.data, row.Seq, row.Hash
+		var deadlines []models.Deadline
+		for i, d := range st.added {
+			d.ID, d.DocumentID, d.StartedAt, d.UpdatedAt = fmt.Sprintf("dl_floor_%d_%d", n, i), doc.ID, now, now
+			deadlines = append(deadlines, d)
+		}
+		for _, d := range loaded.Deadlines[max(len(loaded.Deadlines)-st.changed, 0):] {
+			d.UpdatedAt = now
+			deadlines = append(deadlines, d)
+		}
+		events := make([]models.Event, len(st.events))
+		for i, e := range st.events {
+			e.ID, e.DocumentID, e.DedupKey, e.CreatedAt, e.Position = 0, doc.ID, fmt.Sprintf("floor-%d-%d", n, i), now, nil
+			events[i] = e
+		}
+		entries := make([]models.DocumentEntry, len(st.entries))
+		for i, e := range st.entries {
+			e.DocumentID, e.Number, e.State, e.Version, e.UpdatedAt, e.CreatedAt = doc.ID, doc.Number, st.state, after.Version, now, doc.CreatedAt
+			entries[i] = e
+		}
+		ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Deadlines: deadlines, Events: events, Entries: entries})
+		if err == nil && !ok {
+			err = fmt.Errorf("document %s changed meanwhile", doc.ID)
+		}
+		data = after.Data
+		return err
+	})
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	f.write(w, "transition", data)
 }
 
-// getDocument: the one select by key.
+// learn runs the server's two acts on sample (ACKNOWLEDGED: the request,
+// then the reply) and keeps what each wrote (floorStep).
+func (b *loadBench) learn(f *floor, sample string) {
+	if len(f.steps) == 2 {
+		return
+	}
+	db := b.d.db
+	for _, step := range []struct{ name, user, path, body string }{
+		{"request", "noor", au + "SetRequestInformation", `"requestInformation":{"questions":["the analysis, please"]}`},
+		{"reply", "alice", co + "SetReplyToRequestInformation", `"replyToRequestInformation":{"answers":["attached"],"complete":true}`},
+	} {
+		var before []models.Deadline
+		var lastEvent int64
+		db.Where("document_id = ?", sample).Find(&before)
+		db.Model(&models.Event{}).Where("document_id = ?", sample).Select("COALESCE(MAX(id), 0)").Scan(&lastEvent)
+		var version int64
+		db.Model(&models.Document{}).Where("id = ?", sample).Pluck("version", &version)
+		b.d.ok(b.t, step.user, step.path, json.RawMessage(fmt.Sprintf(`{"documentId":%q,"version":"%d",%s}`, sample, version, step.body)))
+		var doc models.Document
+		var row models.AuditEvent
+		if err := db.Where("id = ?", sample).Take(&doc).Error; err != nil {
+			b.t.Fatal(err)
+		}
+		if err := db.Where("document_id = ? AND seq = ?", sample, doc.AuditSeq).Take(&row).Error; err != nil {
+			b.t.Fatal(err)
+		}
+		st := &floorStep{state: doc.State, intent: row.Intent, actorOrg: row.ActorOrg, data: doc.Data, context: row.Context}
+		var after []models.Deadline
+		db.Where("document_id = ?", sample).Find(&after)
+		old := map[string]bool{}
+		for _, d := range before {
+			old[d.ID] = true
+		}
+		for _, d := range after {
+			switch {
+			case !old[d.ID]:
+				st.added = append(st.added, d)
+			case d.UpdatedAt.Equal(row.At):
+				st.changed++
+			}
+		}
+		db.Where("document_id = ? AND id > ?", sample, lastEvent).Find(&st.events)
+		db.Where("document_id = ?", sample).Find(&st.entries)
+		if len(st.events) == 0 || len(st.entries) == 0 || len(st.added)+st.changed == 0 {
+			b.t.Fatalf("the server's %s wrote %d events, %d entries, %d deadlines: the floor would write less than it", step.name, len(st.events), len(st.entries), len(st.added)+st.changed)
+		}
+		f.steps[step.name] = st
+	}
+}
+
+// forget deletes the floor's documents (their trails are the floor's
+// rows, not acts: the suite's replay of every trail at the end would
+// find them wrong), with everything that names them.
+func (b *loadBench) forget(ids []string) {
+	for _, table := range []string{"inspection_uses", "inspection_links", "document_entries", "document_parties", "deadlines", "events", "audit_events", "documents"} {
+		col := "document_id"
+		if table == "documents" {
+			col = "id"
+		}
+		if err := b.d.db.Exec("DELETE FROM "+table+" WHERE "+col+" IN ?", ids).Error; err != nil {
+			b.t.Fatalf("forget the floor's documents: %s: %v", table, err)
+		}
+	}
+}
+
+// getDocument: the server's read (Load, without a lock), as the reader.
 func (f *floor) getDocument(w http.ResponseWriter, r *http.Request) {
 	req, ok := f.read(w, r)
 	if !ok {
 		return
 	}
-	var data string
-	if err := f.sql.QueryRowContext(r.Context(), f.q(`SELECT data FROM documents WHERE id = ?`), req.DocumentID).Scan(&data); err != nil {
+	loaded, err := f.store.Reads(r.Context()).Load(models.DocumentQuery{ID: req.DocumentID, Provider: "dev-1", Party: f.reader})
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	f.write(w, "getdocument", data)
+	f.write(w, "getdocument", loaded.Doc.Data)
 }
 
 // access: the rotation's statements (consume the refresh token the

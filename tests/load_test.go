@@ -391,14 +391,17 @@ func (b *loadBench) transitions(clients int) []figure {
 		b.exec(b.q(`INSERT INTO bench_docs VALUES (?, 'ACKNOWLEDGED', 1, ?, '') ON CONFLICT (id) DO NOTHING`), fmt.Sprintf("bench-%d", c), sample)
 	}
 	b.floor.answer["transition"] = int(b.lastAnswer.Load())
-	floorBodies := make([][2][]byte, clients)
-	for c := range floorBodies {
-		floorBodies[c] = [2][]byte{
-			[]byte(fmt.Sprintf(`{"documentId":"bench-%d","requestInformation":{"questions":["the analysis, please"]}}`, c)),
-			[]byte(fmt.Sprintf(`{"documentId":"bench-%d","replyToRequestInformation":{"answers":["attached"],"complete":true}}`, c)),
-		}
-	}
-	floorRate, floorP99 := b.run(clients, func(c, i int) error { return b.floorPost(b.floor, "/transition", floorBodies[c][i%2]) })
+	// The floor moves notifications of its own through the same two acts,
+	// rotating over as many as the server's clients do, with the
+	// statements the server's acts ran on a sample (learn).
+	floorDocs := b.freshDocs(len(docs) + 1)
+	b.learn(b.floor, floorDocs[len(docs)])
+	floorFormats := [2]string{`{"documentId":%q,"requestInformation":{"questions":["the analysis, please"]}}`,
+		`{"documentId":%q,"replyToRequestInformation":{"answers":["attached"],"complete":true}}`}
+	floorRate, floorP99 := b.run(clients, func(c, i int) error {
+		return b.floorPost(b.floor, "/transition", fmt.Appendf(nil, floorFormats[i%2], floorDocs[c+clients*((i/2)%mine)]))
+	})
+	b.forget(floorDocs)
 	lock := " FOR UPDATE"
 	if b.db != "postgres" {
 		lock = ""
