@@ -309,7 +309,7 @@ var Settings = []Setting{
 		}
 		return nil
 	}},
-	{"WASTEFLOW_DB_MAX_OPEN_CONNS", "20", "database pool: open connections (at least 2)", intSetter(func(c *Config) *int { return &c.Database.MaxOpenConns })},
+	{"WASTEFLOW_DB_MAX_OPEN_CONNS", "20", "database pool: open connections (at least 2); on PostgreSQL three quarters of them run transactions at once, in line", intSetter(func(c *Config) *int { return &c.Database.MaxOpenConns })},
 	{"WASTEFLOW_DB_MAX_IDLE_CONNS", "open", "database pool: idle connections kept; open: as many as WASTEFLOW_DB_MAX_OPEN_CONNS (fewer, and a busy server closes and reopens connections all the time, a PostgreSQL backend started for each)", func(c *Config, v string) error {
 		if v == "open" {
 			c.Database.MaxIdleConns = 0 // set from the open connections below

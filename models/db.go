@@ -72,7 +72,7 @@ func Open(ctx context.Context, cfg configs.Database, log *slog.Logger) (*gorm.DB
 			return nil, fmt.Errorf("database URL: %w", err)
 		}
 		pc.DialFunc = dialDatabase
-		dialector = postgres.New(postgres.Config{Conn: stdlib.OpenDB(*pc)})
+		dialector = postgres.New(postgres.Config{Conn: newFIFOPool(stdlib.OpenDB(*pc), txSlots(cfg.MaxOpenConns))})
 	case "sqlite":
 		if dir := filepath.Dir(cfg.DSN); dir != "" {
 			if err := os.MkdirAll(dir, 0o750); err != nil {

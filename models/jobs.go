@@ -200,8 +200,14 @@ func (q *JobQueue) InsertTx(ctx context.Context, args river.JobArgs, opts *river
 		return 0, err
 	}
 	tx := Conn(ctx, q.db)
-	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
-	if !ok {
+	var sqlTx *sql.Tx
+	switch c := tx.Statement.ConnPool.(type) {
+	case *sql.Tx:
+		sqlTx = c
+	case interface{ SQLTx() *sql.Tx }: // in line for a slot (fifopool.go)
+		sqlTx = c.SQLTx()
+	}
+	if sqlTx == nil {
 		return 0, fmt.Errorf("jobs: %T is not a database/sql transaction", tx.Statement.ConnPool)
 	}
 	res, err := q.client.InsertTx(ctx, sqlTx, args, opts)

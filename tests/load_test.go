@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 	"github.com/wasteflow/wasteflow/workflows/credentials"
 )
@@ -125,7 +126,8 @@ func TestLoad(t *testing.T) {
 			fmt.Fprintf(&out, " rest=%.0f over_rest=%.3f", f.rest, f.server/f.rest)
 		}
 		if q := f.queue; q != nil {
-			fmt.Fprintf(&out, " pool_wait_ms_per_op=%.2f pool_waits_per_op=%.2f gc_cpu_share=%.2f", q.waitMsPerOp, q.waitedPerOp, q.gcShare)
+			fmt.Fprintf(&out, " pool_wait_ms_per_op=%.2f pool_waits_per_op=%.2f tx_wait_ms_per_op=%.2f tx_waits_per_op=%.2f gc_cpu_share=%.2f",
+				q.waitMsPerOp, q.waitedPerOp, q.txWaitMsPerOp, q.txWaitedPerOp, q.gcShare)
 		}
 		out.WriteString("\n")
 	}
@@ -152,9 +154,10 @@ type figure struct {
 
 // queueing is where a run's requests waited: for a connection of the
 // server's pool (database/sql's count and time of waits, per operation),
+// in line for a transaction's slot (models.TransactionWaits),
 // and the garbage collector's share of the process's CPU (the process
 // holds the clients too).
-type queueing struct{ waitMsPerOp, waitedPerOp, gcShare float64 }
+type queueing struct{ waitMsPerOp, waitedPerOp, txWaitMsPerOp, txWaitedPerOp, gcShare float64 }
 
 // queued runs run and says how its ops operations queued.
 func (b *loadBench) queued(run func() (ops float64)) *queueing {
@@ -162,13 +165,17 @@ func (b *loadBench) queued(run func() (ops float64)) *queueing {
 	metrics.Read(samples)
 	gc0, all0 := samples[0].Value.Float64(), samples[1].Value.Float64()
 	before := b.sql.Stats()
+	txWaits0, txWaited0, _ := models.TransactionWaits(b.d.db)
 	ops := run()
 	after := b.sql.Stats()
+	txWaits, txWaited, _ := models.TransactionWaits(b.d.db)
 	metrics.Read(samples)
 	q := &queueing{gcShare: (samples[0].Value.Float64() - gc0) / max(samples[1].Value.Float64()-all0, 1e-9)}
 	if ops > 0 {
 		q.waitMsPerOp = float64((after.WaitDuration - before.WaitDuration).Microseconds()) / 1000 / ops
 		q.waitedPerOp = float64(after.WaitCount-before.WaitCount) / ops
+		q.txWaitMsPerOp = float64((txWaited - txWaited0).Microseconds()) / 1000 / ops
+		q.txWaitedPerOp = float64(txWaits-txWaits0) / ops
 	}
 	return q
 }
