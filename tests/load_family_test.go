@@ -7,7 +7,7 @@ import "fmt"
 const familySize = 1000
 
 // family: the same operations under a notification with 1,000 movements
-// and under one with a single movement, 8 clients. Figure "family/get":
+// and under one with 8 (one per client), 8 clients. Figure "family/get":
 // the notification's GetDocument (it counts its movements and lists them);
 // "family/transition": a movement's template corrected (its rules count
 // every other movement under the notification). The baseline column is
@@ -18,23 +18,36 @@ func (b *loadBench) family(clients int) []figure {
 		c["totalQuantity"] = map[string]any{"tonnes": map[string]any{"units": "1000000"}}
 		return c
 	}
-	small, large := b.d.consented(b.t, content()), b.d.consented(b.t, content())
+	// A movement keeps at most 100 corrections (its history's maxItems),
+	// so each client corrects spread movements of its own in turn: under
+	// the large notification, and under as many small notifications of
+	// clients movements each (small is the first of them).
+	const spread = 8
+	large := b.d.consented(b.t, content())
+	var smalls []string
+	for range spread {
+		smalls = append(smalls, b.d.consented(b.t, content()))
+	}
+	small := smalls[0]
 	create := func(nid string) (string, float64) {
 		mv := b.d.ok(b.t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 1)})
 		return mv["id"].(string), mv["movementTemplate"].(map[string]any)["sequenceNumber"].(float64)
 	}
-	for range familySize - clients {
+	for range familySize - clients*spread {
 		create(large)
 	}
 	type movement struct {
 		id  string
 		seq float64
 	}
+	// mine[side][c*spread+k]: client c's k-th movement
 	mine := map[string][]movement{}
-	for _, nid := range []string{small, large} {
-		for range clients {
-			id, seq := create(nid)
-			mine[nid] = append(mine[nid], movement{id, seq})
+	for range clients {
+		for k := range spread {
+			id, seq := create(smalls[k])
+			mine[small] = append(mine[small], movement{id, seq})
+			id, seq = create(large)
+			mine[large] = append(mine[large], movement{id, seq})
 		}
 	}
 	var ids []string
@@ -51,10 +64,10 @@ func (b *loadBench) family(clients int) []figure {
 	}
 	correct := func(nid string) func(c, i int) error {
 		return func(c, i int) error {
-			mv := mine[nid][c]
+			mv := mine[nid][c*spread+i%spread]
 			return vers.moved(mv.id, func(v int64) error {
 				body := fmt.Sprintf(`{"documentId":%q,"version":"%d","movementTemplate":{"sequenceNumber":%v,"actualDateOfShipment":"2026-12-07","actualQuantity":{"tonnes":{"units":"%d"}},`+
-					`"packagingTypes":["DRUM"],"carriers":[{"organisationId":"truck","meansOfTransport":"ROAD"}]}}`, mv.id, v, mv.seq, 1+i%2)
+					`"packagingTypes":["DRUM"],"carriers":[{"organisationId":"truck","meansOfTransport":"ROAD"}]}}`, mv.id, v, mv.seq, 1+(i/spread)%2) // each visit of a movement changes its quantity
 				return b.post(co+"SetMovementTemplate", alice, []byte(body))
 			})
 		}

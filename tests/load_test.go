@@ -294,6 +294,9 @@ func (b *loadBench) post(path, token string, body []byte) error {
 	resp.Body.Close()
 	b.lastAnswer.Store(int64(len(raw)))
 	if resp.StatusCode != 200 || bytes.Contains(raw, []byte(`"businessErrors":[{`)) {
+		if i := bytes.Index(raw, []byte(`"businessErrors":[{`)); i > 0 {
+			raw = raw[i:] // what went wrong, not the document
+		}
 		return fmt.Errorf("%s: %d %.300s", path, resp.StatusCode, raw)
 	}
 	return nil
