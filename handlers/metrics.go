@@ -71,14 +71,18 @@ func newMetrics(db *models.DB, sessions *auth.SessionCache, hubs map[string]*wak
 	if sqlDB, err := db.DB(); err == nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(sqlDB, "wasteflow"))
 	}
-	if _, _, ok := models.TransactionWaits(db); ok {
+	if _, ok := models.TransactionLine(db); ok {
+		line := func() models.Line { l, _ := models.TransactionLine(db); return l }
 		m.registry.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_db_transactions_waiting",
+				Help: "Transactions waiting in line for a slot of the pool now (PostgreSQL: three quarters of WASTEFLOW_DB_MAX_OPEN_CONNS run at once)."},
+				func() float64 { return float64(line().Waiting) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_db_transaction_waits_total",
-				Help: "Transactions that waited in line for a slot of the pool (PostgreSQL: three quarters of WASTEFLOW_DB_MAX_OPEN_CONNS run at once)."},
-				func() float64 { n, _, _ := models.TransactionWaits(db); return float64(n) }),
+				Help: "Transactions that waited in line for a slot of the pool."},
+				func() float64 { return float64(line().Waits) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_db_transaction_wait_seconds_total",
 				Help: "Time transactions waited in line for a slot of the pool, in all."},
-				func() float64 { _, d, _ := models.TransactionWaits(db); return d.Seconds() }))
+				func() float64 { return line().Waited.Seconds() }))
 	}
 	m.registry.MustRegister(newGauges(db))
 	return m

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -79,22 +78,6 @@ var sequenceLock = schemaLock("sequencer")
 // sequenceBatch bounds the events one sequencing positions.
 const sequenceBatch = 10_000
 
-// SequenceEvents gives positions, in id order, to the events of every
-// transaction that ended before the oldest one still running began, one
-// sequencer at a time across instances (an advisory lock: with wait it
-// waits for a running one, else it leaves the work to it), and announces
-// their organisations on EventChannel at commit. keys are those
-// organisations ("provider:organisation"); more reports events left
-// without a position (their transactions still running, or behind one).
-// PostgreSQL only; nothing to do costs one index probe.
-func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string, more bool, err error) {
-	var pending bool
-	if err := db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&pending).Error; err != nil || !pending {
-		return nil, false, err
-	}
-	return sequencePending(ctx, db, wait)
-}
-
 // sequenceStatement positions a batch, announces each organisation once
 // (pg_notify, delivered at commit) and says whether events are left
 // without a position, in one round trip: the organisations come back as
@@ -115,9 +98,19 @@ SELECT k, pg_notify(?, k) IS NULL AS sent FROM ks
 UNION ALL
 SELECT NULL, EXISTS (SELECT 1 FROM events WHERE position IS NULL AND id NOT IN (SELECT id FROM s))`
 
-// sequencePending is SequenceEvents once events are known to wait (the
-// events trigger said so): no probe first.
-func sequencePending(ctx context.Context, db *gorm.DB, wait bool) (keys []string, more bool, err error) {
+// SequenceEvents gives positions, in id order, to the events of every
+// transaction that ended before the oldest one still running began, one
+// sequencer at a time across instances (an advisory lock: with wait it
+// waits for a running one, else it leaves the work to it), and announces
+// their organisations on EventChannel at commit. keys are those
+// organisations ("provider:organisation"); more reports events left
+// without a position (their transactions still running, or behind one).
+// PostgreSQL only; nothing to do costs one index probe.
+func SequenceEvents(ctx context.Context, db *gorm.DB, wait bool) (keys []string, more bool, err error) {
+	var pending bool
+	if err := db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM events WHERE position IS NULL)").Scan(&pending).Error; err != nil || !pending {
+		return nil, false, err
+	}
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if wait {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(" + sequenceLock + ")").Error; err != nil {
@@ -199,9 +192,6 @@ const EventsAddedChannel = "wasteflow_events_added"
 type Sequencer struct {
 	db   *gorm.DB
 	kick chan struct{}
-	// told: the events trigger said events wait since the last round, so
-	// the round needs no probe first
-	told atomic.Bool
 	log  *slog.Logger
 }
 
@@ -214,10 +204,7 @@ func NewSequencer(db *gorm.DB, log *slog.Logger) *Sequencer {
 }
 
 // Notify implements Feed: events were added.
-func (s *Sequencer) Notify(string) {
-	s.told.Store(true)
-	s.wake()
-}
+func (s *Sequencer) Notify(string) { s.wake() }
 
 // SetLive implements Feed: whatever was added while the listener was
 // down is sequenced now.
@@ -237,8 +224,8 @@ const (
 	sequencerRound  = 10 * time.Second
 	// sequencerBehind bounds the back-off while events wait behind a
 	// running transaction (of any database of the cluster: a snapshot's
-	// xmin is the cluster's). Only while some wait: four index probes a
-	// second at most.
+	// xmin is the cluster's). Only while some wait: four rounds a second
+	// at most.
 	sequencerBehind = 250 * time.Millisecond
 )
 
@@ -262,11 +249,7 @@ func (s *Sequencer) Run(ctx context.Context) {
 		// bounded: a connection whose packets vanish (a pooler whose
 		// server is gone) must not hold the sequencer past a round
 		round, cancel := context.WithTimeout(ctx, sequencerRound)
-		seq := SequenceEvents // a safety round, or the listener back: look first
-		if s.told.Swap(false) || retry > 0 {
-			seq = sequencePending // told, or some were left: no probe
-		}
-		keys, more, err := seq(round, s.db, false)
+		keys, more, err := SequenceEvents(round, s.db, false)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -274,7 +257,6 @@ func (s *Sequencer) Run(ctx context.Context) {
 			retry = min(max(2*retry, 50*time.Millisecond), time.Second)
 		case more && len(keys) > 0:
 			retry = 0
-			s.told.Store(true)
 			s.wake() // progress: at once again
 		case more: // behind a running transaction or another sequencer
 			// at most sequencerBehind apart: an event waits for the

@@ -7,5 +7,5 @@ var SequenceLock = sequenceLock
 // NewFIFOPool and TxSlots, for the test of the transactions' line.
 var NewFIFOPool, TxSlots = newFIFOPool, txSlots
 
-// Waits is how many transactions waited in line on p.
-func (p *fifoPool) Waits() int64 { return p.waits.Load() }
+// Line is p's line (TransactionLine of a pool the test made).
+func (p *fifoPool) Line() Line { return p.line() }

@@ -28,9 +28,10 @@ import (
 type fifoPool struct {
 	*sql.DB
 	slots chan struct{}
-	// waits and waited count the transactions that found no slot free and
-	// the time they waited (TransactionWaits)
-	waits, waited atomic.Int64
+	// waiting counts the transactions in line now; waits and waited
+	// those that found no slot free and the time they waited, since it
+	// opened (TransactionLine)
+	waiting, waits, waited atomic.Int64
 }
 
 // newFIFOPool is db with transactions admitted first come, first served,
@@ -44,15 +45,26 @@ func newFIFOPool(db *sql.DB, size int) *fifoPool {
 // outside transactions.
 func txSlots(open int) int { return max(open-max(open/4, 1), 1) }
 
-// TransactionWaits is how many transactions on db waited in line for a
-// slot and for how long in all, since it opened; ok is false where they
-// do not wait in line (SQLite: its writers wait at the write gate).
-func TransactionWaits(db *gorm.DB) (count int64, total time.Duration, ok bool) {
+// Line is what a pool's transactions waited in line (TransactionLine):
+// how many wait now, how many waited since the pool opened, and for how
+// long in all.
+type Line struct {
+	Waiting, Waits int64
+	Waited         time.Duration
+}
+
+// TransactionLine is the line of db's transactions; ok is false where
+// they do not wait in line (SQLite: its writers wait at the write gate).
+func TransactionLine(db *gorm.DB) (l Line, ok bool) {
 	p, ok := db.Config.ConnPool.(*fifoPool)
 	if !ok {
-		return 0, 0, false
+		return Line{}, false
 	}
-	return p.waits.Load(), time.Duration(p.waited.Load()), true
+	return p.line(), true
+}
+
+func (p *fifoPool) line() Line {
+	return Line{Waiting: p.waiting.Load(), Waits: p.waits.Load(), Waited: time.Duration(p.waited.Load())}
 }
 
 // GetDBConn is the pool itself (gorm's DB()).
@@ -65,9 +77,12 @@ func (p *fifoPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnP
 	case p.slots <- struct{}{}:
 	default: // in line
 		start := time.Now()
+		p.waiting.Add(1)
 		select {
 		case p.slots <- struct{}{}:
+			p.waiting.Add(-1)
 		case <-ctx.Done():
+			p.waiting.Add(-1)
 			return nil, ctx.Err()
 		}
 		p.waits.Add(1)

@@ -64,7 +64,12 @@ func TestTransactionsWaitInLine(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-		time.Sleep(20 * time.Millisecond) // each in line before the next comes
+		for deadline := time.Now().Add(10 * time.Second); pool.Line().Waiting != int64(i+1); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) { // each in line before the next comes
+				t.Fatalf("transaction %d not in line: %+v", i, pool.Line())
+			}
+		}
+		time.Sleep(2 * time.Millisecond) // counted a moment before it blocks on the line's channel
 	}
 	// A waiter whose context ends gives up and takes no slot.
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -79,10 +84,10 @@ func TestTransactionsWaitInLine(t *testing.T) {
 	if fmt.Sprint(order) != "[0 1 2 3 4 5 6 7]" {
 		t.Fatalf("the waiting transactions began in the order %v, not the order they came", order)
 	}
-	if n := pool.Waits(); n != 8 { // the one that gave up is not counted
-		t.Fatalf("%d waits counted, want 8", n)
+	if l := pool.Line(); l.Waits != 8 || l.Waiting != 0 || l.Waited <= 0 { // the one that gave up is not counted
+		t.Fatalf("after the line: %+v, want 8 waits, none waiting", l)
 	}
-	if _, _, ok := models.TransactionWaits(db); !ok {
+	if _, ok := models.TransactionLine(db); !ok {
 		t.Fatal("the server's pool does not count its transactions' waits")
 	}
 	// A transaction whose context ends gives its slot back.

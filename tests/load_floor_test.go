@@ -166,28 +166,30 @@ func (b *loadBench) learn(f *floor, sample string) {
 		return
 	}
 	db := b.d.db
+	must := func(err error) {
+		if err != nil {
+			b.t.Helper()
+			b.t.Fatalf("learn the server's acts: %v", err)
+		}
+	}
 	for _, step := range []struct{ name, user, path, body string }{
 		{"request", "noor", au + "SetRequestInformation", `"requestInformation":{"questions":["the analysis, please"]}`},
 		{"reply", "alice", co + "SetReplyToRequestInformation", `"replyToRequestInformation":{"answers":["attached"],"complete":true}`},
 	} {
 		var before []models.Deadline
 		var lastEvent int64
-		db.Where("document_id = ?", sample).Find(&before)
-		db.Model(&models.Event{}).Where("document_id = ?", sample).Select("COALESCE(MAX(id), 0)").Scan(&lastEvent)
+		must(db.Where("document_id = ?", sample).Find(&before).Error)
+		must(db.Model(&models.Event{}).Where("document_id = ?", sample).Select("COALESCE(MAX(id), 0)").Scan(&lastEvent).Error)
 		var version int64
-		db.Model(&models.Document{}).Where("id = ?", sample).Pluck("version", &version)
+		must(db.Model(&models.Document{}).Where("id = ?", sample).Pluck("version", &version).Error)
 		b.d.ok(b.t, step.user, step.path, json.RawMessage(fmt.Sprintf(`{"documentId":%q,"version":"%d",%s}`, sample, version, step.body)))
 		var doc models.Document
 		var row models.AuditEvent
-		if err := db.Where("id = ?", sample).Take(&doc).Error; err != nil {
-			b.t.Fatal(err)
-		}
-		if err := db.Where("document_id = ? AND seq = ?", sample, doc.AuditSeq).Take(&row).Error; err != nil {
-			b.t.Fatal(err)
-		}
+		must(db.Where("id = ?", sample).Take(&doc).Error)
+		must(db.Where("document_id = ? AND seq = ?", sample, doc.AuditSeq).Take(&row).Error)
 		st := &floorStep{state: doc.State, intent: row.Intent, actorOrg: row.ActorOrg, data: doc.Data, context: row.Context}
 		var after []models.Deadline
-		db.Where("document_id = ?", sample).Find(&after)
+		must(db.Where("document_id = ?", sample).Find(&after).Error)
 		old := map[string]bool{}
 		for _, d := range before {
 			old[d.ID] = true
@@ -200,8 +202,8 @@ func (b *loadBench) learn(f *floor, sample string) {
 				st.changed++
 			}
 		}
-		db.Where("document_id = ? AND id > ?", sample, lastEvent).Find(&st.events)
-		db.Where("document_id = ?", sample).Find(&st.entries)
+		must(db.Where("document_id = ? AND id > ?", sample, lastEvent).Find(&st.events).Error)
+		must(db.Where("document_id = ?", sample).Find(&st.entries).Error)
 		if len(st.events) == 0 || len(st.entries) == 0 || len(st.added)+st.changed == 0 {
 			b.t.Fatalf("the server's %s wrote %d events, %d entries, %d deadlines: the floor would write less than it", step.name, len(st.events), len(st.entries), len(st.added)+st.changed)
 		}

@@ -154,7 +154,7 @@ type figure struct {
 
 // queueing is where a run's requests waited: for a connection of the
 // server's pool (database/sql's count and time of waits, per operation),
-// in line for a transaction's slot (models.TransactionWaits),
+// in line for a transaction's slot (models.TransactionLine),
 // and the garbage collector's share of the process's CPU (the process
 // holds the clients too).
 type queueing struct{ waitMsPerOp, waitedPerOp, txWaitMsPerOp, txWaitedPerOp, gcShare float64 }
@@ -165,17 +165,17 @@ func (b *loadBench) queued(run func() (ops float64)) *queueing {
 	metrics.Read(samples)
 	gc0, all0 := samples[0].Value.Float64(), samples[1].Value.Float64()
 	before := b.sql.Stats()
-	txWaits0, txWaited0, _ := models.TransactionWaits(b.d.db)
+	line0, _ := models.TransactionLine(b.d.db)
 	ops := run()
 	after := b.sql.Stats()
-	txWaits, txWaited, _ := models.TransactionWaits(b.d.db)
+	line, _ := models.TransactionLine(b.d.db)
 	metrics.Read(samples)
 	q := &queueing{gcShare: (samples[0].Value.Float64() - gc0) / max(samples[1].Value.Float64()-all0, 1e-9)}
 	if ops > 0 {
 		q.waitMsPerOp = float64((after.WaitDuration - before.WaitDuration).Microseconds()) / 1000 / ops
 		q.waitedPerOp = float64(after.WaitCount-before.WaitCount) / ops
-		q.txWaitMsPerOp = float64((txWaited - txWaited0).Microseconds()) / 1000 / ops
-		q.txWaitedPerOp = float64(txWaits-txWaits0) / ops
+		q.txWaitMsPerOp = float64((line.Waited - line0.Waited).Microseconds()) / 1000 / ops
+		q.txWaitedPerOp = float64(line.Waits-line0.Waits) / ops
 	}
 	return q
 }
