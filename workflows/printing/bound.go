@@ -33,17 +33,22 @@ func Bound(f *Form) *Form {
 	out.Number = cut(f.Number, MaxNumber, l)
 	out.AuditHead = cut(f.AuditHead, MaxLabel, l)
 	chars, lines, left := 0, 0, 0
+	full := false // once a row does not fit, the rows after it are left out too: a print has no gaps
 	boundRows := func(rows []Row) []Row {
 		if rows == nil {
 			return nil
 		}
 		kept := make([]Row, 0, len(rows))
 		for _, r := range rows {
-			if chars >= MaxFormChars || lines >= MaxFormLines {
+			full = full || chars >= MaxFormChars || lines >= MaxFormLines
+			var v string
+			if !full {
+				v, full = cutValue(r.Value, min(MaxValue, MaxFormChars-chars), min(MaxLines, MaxFormLines-lines), l)
+			}
+			if full {
 				left++
 				continue
 			}
-			v := cutLines(cut(r.Value, min(MaxValue, MaxFormChars-chars), l), min(MaxLines, MaxFormLines-lines), l)
 			chars += utf8.RuneCountInString(v)
 			lines += strings.Count(v, "\n") + 1
 			kept = append(kept, Row{Label: cut(r.Label, MaxLabel, l), Value: v})
@@ -52,8 +57,14 @@ func Bound(f *Form) *Form {
 	}
 	out.Facts = boundRows(f.Facts)
 	out.Blocks = make([]Block, 0, len(f.Blocks))
+	var note *Block // a bounded form's own note, kept as it is
 	for _, b := range f.Blocks {
-		if chars >= MaxFormChars || lines >= MaxFormLines {
+		if b.omitted {
+			note = &b
+			continue
+		}
+		if full || chars >= MaxFormChars || lines >= MaxFormLines {
+			full = true
 			left += len(b.Rows)
 			continue
 		}
@@ -62,8 +73,11 @@ func Bound(f *Form) *Form {
 		nb.Rows = boundRows(b.Rows)
 		out.Blocks = append(out.Blocks, nb)
 	}
-	if left > 0 {
-		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, Rows: []Row{{Label: l.Omitted, Value: fmt.Sprintf(l.OmittedRows, left, MaxFormChars, MaxFormLines)}}})
+	switch {
+	case left > 0:
+		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, omitted: true, Rows: []Row{{Label: l.Omitted, Value: fmt.Sprintf(l.OmittedRows, left, MaxFormChars, MaxFormLines)}}})
+	case note != nil:
+		out.Blocks = append(out.Blocks, *note)
 	}
 	return &out
 }
@@ -101,18 +115,63 @@ func cut(s string, n int, l Labels) string {
 	return s[:i] + marker
 }
 
-// cutLines is s in at most n lines, the marker on the last.
-func cutLines(s string, n int, l Labels) string {
-	if n < 1 {
-		n = 1
+// cutValue is s in at most maxChars characters and maxLines lines, a
+// marker included that counts what the original held: the lines left out
+// when only lines are cut, else all its characters. full is true when not
+// even a marker fits. A value within both bounds comes back as it is, so
+// a bounded form bounded again is the same form.
+func cutValue(s string, maxChars, maxLines int, l Labels) (v string, full bool) {
+	if maxLines < 1 || maxChars < 1 {
+		return "", true
 	}
-	i := 0
-	for k := 0; k < n; k++ {
+	// end: where the first maxLines lines end; keep: where the first
+	// maxLines-1 end, the last line left for the marker.
+	end, keep := len(s), 0
+	for n, i := 0, 0; ; n++ {
 		j := strings.IndexByte(s[i:], '\n')
 		if j < 0 {
-			return s
+			break
+		}
+		if n+1 == maxLines-1 {
+			keep = i + j
+		}
+		if n+1 == maxLines {
+			end = i + j
+			break
 		}
 		i += j + 1
 	}
-	return s[:i-1] + fmt.Sprintf(l.CutLines, strings.Count(s[i:], "\n")+1)
+	total := -1 // characters, counted once
+	if end == len(s) {
+		if len(s) <= maxChars { // never more characters than bytes
+			return s, false
+		}
+		if total = utf8.RuneCountInString(s); total <= maxChars {
+			return s, false
+		}
+	} else {
+		marker := fmt.Sprintf(l.CutLines, strings.Count(s[end+1:], "\n")+2) // the lines after the first maxLines-1
+		if maxLines == 1 {
+			v = strings.TrimPrefix(marker, "\n")
+		} else {
+			v = s[:keep] + marker
+		}
+		if utf8.RuneCountInString(v) <= maxChars {
+			return v, false
+		}
+	}
+	if total < 0 {
+		total = utf8.RuneCountInString(s)
+	}
+	marker := fmt.Sprintf(l.Cut, total)
+	room := maxChars - utf8.RuneCountInString(marker)
+	if room < 0 {
+		return "", true
+	}
+	i := 0
+	for k := 0; k < room && i < end; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:min(i, end)] + marker, false
 }

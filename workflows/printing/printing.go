@@ -104,6 +104,8 @@ type Block struct {
 	// Place across the page; consecutive Left and Right boxes form a
 	// band, a Left box after a Right one begins the next.
 	Place Place
+
+	omitted bool // Bound's note of the rows it left out
 }
 
 // Row is one field of a block; Value may hold several lines. A row
