@@ -37,7 +37,10 @@ func TestContractThroughPrism(t *testing.T) {
 	t.Parallel()   // its own server and database; waits on I/O, so it runs beside others
 	first := startDocs(t, dbtest.SQLite(t))
 	var upstream atomic.Pointer[url.URL]
-	sw := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+	// The switch has a transport of its own (no other test's idle
+	// connections, no connection kept to a flow's server once it stopped).
+	tr := &http.Transport{DisableKeepAlives: true, ResponseHeaderTimeout: time.Minute}
+	sw := httptest.NewServer(&httputil.ReverseProxy{Transport: tr, Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(upstream.Load())
 		r.Out.Host = r.In.Host
 	}})
@@ -52,7 +55,13 @@ func TestContractThroughPrism(t *testing.T) {
 			u, _ := url.Parse(d.url)
 			upstream.Store(u)
 			from := p.through(t, d.env)
-			t.Cleanup(func() { p.check(t, d.env, from) })
+			t.Cleanup(func() {
+				p.check(t, d.env, from)
+				if t.Failed() { // what Prism said last: a request it did not answer shows here
+					lines := strings.Split(strings.TrimSpace(p.output()), "\n")
+					t.Logf("Prism's log, its last lines:\n%s", strings.Join(lines[max(0, len(lines)-30):], "\n"))
+				}
+			})
 			fn(t, d)
 		})
 	}
