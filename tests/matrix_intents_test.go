@@ -35,11 +35,12 @@ import (
 // reached, or the test fails.
 //
 // It is one sequential walk of thousands of calls: `make test` runs it
-// without the race detector (12 s instead of 150 s).
+// without the race detector (12 s instead of 150 s), beside the others.
 func TestIntentMatrix(t *testing.T) {
 	if raceDetector {
 		t.Skip("sequential; make test runs it without -race")
 	}
+	t.Parallel() // one walk after another, but its own server: it runs beside the other tests
 	d := startDocs(t, dbtest.SQLite(t))
 	users := []string{"alice", "rita", "tom", "sam", "noor", "bernd", "bart"}
 	face := func(user string) string {

@@ -346,6 +346,7 @@ func TestPrismHarnessCatchesViolations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Node.js; skipped in -short mode")
 	}
+	t.Parallel() // it waits on Node.js starting
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch body, _ := io.ReadAll(r.Body); string(body) {
