@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +36,8 @@ import (
 //
 // WASTEFLOW_BENCH=1 runs it; WASTEFLOW_BENCH_SECONDS sets each run's length
 // (default 5); WASTEFLOW_BENCH_DBS (sqlite,postgres) and
-// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login,print) pick some.
+// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login,print) pick some;
+// WASTEFLOW_BENCH_PROFILE (a folder) keeps a CPU profile of each run.
 func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_BENCH") == "" {
 		t.Skip("the load benchmark runs with WASTEFLOW_BENCH=1 (make bench)")
@@ -191,6 +194,7 @@ type loadBench struct {
 	floor  *floor
 	// lastAnswer is the size of the latest answer post read.
 	lastAnswer atomic.Int64
+	profiles   int // runs profiled (WASTEFLOW_BENCH_PROFILE)
 }
 
 func newLoadBench(t *testing.T, name string, cfg configs.Database, dur time.Duration) *loadBench {
@@ -226,6 +230,7 @@ func (b *loadBench) runFor(clients int, d time.Duration, op func(client, i int) 
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	lat := make([][]time.Duration, clients)
+	defer b.profile(clients)()
 	start := time.Now()
 	end := start.Add(d)
 	for c := range clients {
@@ -252,6 +257,38 @@ func (b *loadBench) runFor(clients int, d time.Duration, op func(client, i int) 
 		b.t.Fatal("no operation completed")
 	}
 	return all, elapsed
+}
+
+// profile writes a CPU profile of one run to WASTEFLOW_BENCH_PROFILE (a
+// folder) when it is set, numbered in the order of the runs and named by
+// the line that asked for it: the server is in this process, so the
+// profile is the server's work (with the clients'), not the setup's.
+func (b *loadBench) profile(clients int) func() {
+	dir := os.Getenv("WASTEFLOW_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	b.profiles++
+	at := "run"
+	for skip := 2; skip < 6; skip++ { // the first caller outside run, runFor and versus
+		if _, file, line, ok := runtime.Caller(skip); ok && !strings.HasSuffix(file, "load_test.go") {
+			at = fmt.Sprintf("%s-%d", strings.TrimSuffix(filepath.Base(file), "_test.go"), line)
+			break
+		}
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%02d-%s-%dc.pprof", b.db, b.profiles, at, clients))
+	f, err := os.Create(path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+		b.t.Logf("CPU profile of the run: %s", path)
+	}
 }
 
 // versus runs the same operation over REST and over gRPC in turns, an
