@@ -261,7 +261,7 @@ func (b *loadBench) runFor(clients int, d time.Duration, op func(client, i int) 
 
 // profile writes a CPU profile of one run to WASTEFLOW_BENCH_PROFILE (a
 // folder) when it is set, numbered in the order of the runs and named by
-// the line that asked for it: the server is in this process, so the
+// the figure's function and line that asked for it: the server is in this process, so the
 // profile is the server's work (with the clients'), not the setup's.
 func (b *loadBench) profile(clients int) func() {
 	dir := os.Getenv("WASTEFLOW_BENCH_PROFILE")
@@ -269,10 +269,17 @@ func (b *loadBench) profile(clients int) func() {
 		return func() {}
 	}
 	b.profiles++
-	at := "run"
-	for skip := 2; skip < 6; skip++ { // the first caller outside run, runFor and versus
-		if _, file, line, ok := runtime.Caller(skip); ok && !strings.HasSuffix(file, "load_test.go") {
-			at = fmt.Sprintf("%s-%d", strings.TrimSuffix(filepath.Base(file), "_test.go"), line)
+	at := "run" // the first caller that is not run, runFor or versus: the figure's function and line
+	pcs := make([]uintptr, 8)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		name := f.Function[strings.LastIndex(f.Function, "/")+1:]
+		if !strings.HasPrefix(name, "tests.(*loadBench).run") && !strings.HasPrefix(name, "tests.(*loadBench).versus") {
+			at = fmt.Sprintf("%s-%d", strings.NewReplacer("tests.", "", "(*loadBench).", "", "(", "", ")", "", "*", "").Replace(name), f.Line)
+			break
+		}
+		if !more {
 			break
 		}
 	}
