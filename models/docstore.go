@@ -206,11 +206,13 @@ type LoadedDocument struct {
 	Deadlines []Deadline // oldest first
 	// Parent is the document this one belongs to (nil: none) and, when
 	// asked for, ParentChildren all of the parent's children (this one
-	// too), oldest first.
+	// too), oldest first, as relatives read them (familyColumns: id, kind,
+	// number, state, version, summary or data, creation; the rest blank).
 	Parent         *Document
 	ParentChildren []Document
-	// Children are the documents under this one, oldest first; Visible
-	// says which of them the query's Party is a party to.
+	// Children are the documents under this one, oldest first, as
+	// relatives read them (familyColumns); Visible says which of them the
+	// query's Party is a party to.
 	Children []Document
 	Visible  map[string]bool
 }
@@ -267,8 +269,8 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
 
 // familyColumnsOf are documentColumnsOf as relatives read a document (see
-// familyColumns).
-const familyColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
+// familyColumns): what a relative's rules and list read, the rest blank.
+const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', x.created_at, x.created_at"
 
 // deadlineObject is a deadline row of alias dl as a JSON object (the
 // dialects' functions take the same arguments).
@@ -362,6 +364,9 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
 			out = &LoadedDocument{Doc: d, Deadlines: ds}
+			if d.Children > 0 { // a large family's rows are appended without copying
+				out.Children, out.Visible = make([]Document, 0, d.Children), make(map[string]bool, d.Children)
+			}
 			continue
 		}
 		if out == nil {
@@ -370,6 +375,9 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		switch part {
 		case 1:
 			out.Parent = &d
+			if q.ParentChildren && d.Children > 0 {
+				out.ParentChildren = make([]Document, 0, d.Children)
+			}
 		case 2:
 			out.ParentChildren = append(out.ParentChildren, d)
 		case 3:
