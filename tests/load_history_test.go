@@ -9,6 +9,13 @@ import (
 // history figure have been through (the speed issue's measure).
 const historyLength = 1000
 
+// historyCycle is how many transitions one information request of the
+// long documents takes: the request, replies that do not yet complete it,
+// the complete one. A notification keeps at most 100 requests
+// (HISTORY_FULL), so 1,000 transitions take 50 requests of 20, and the
+// transition run has 50 more to make.
+const historyCycle = 20
+
 // history: the same operations on documents with a long history (1,000
 // transitions: 500 information requests answered) and on fresh ones
 // (acknowledged, one request answered), 8 clients each, one document per
@@ -18,21 +25,23 @@ const historyLength = 1000
 // request and its reply.
 func (b *loadBench) history(clients int) []figure {
 	tok := []string{b.d.token(b.t, "noor"), b.d.token(b.t, "alice")}
-	cycle := func(id string) {
+	cycle := func(id string, transitions int) {
 		b.d.ok(b.t, "noor", au+"SetRequestInformation", map[string]any{"documentId": id, "requestInformation": map[string]any{"questions": []string{"the analysis"}}})
-		b.d.ok(b.t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": true}})
+		for r := 2; r <= transitions; r++ {
+			b.d.ok(b.t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": id, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": r == transitions}})
+		}
 	}
 	fresh, long := b.freshDocs(clients), b.freshDocs(clients)
 	for _, id := range fresh {
-		cycle(id)
+		cycle(id, 2)
 	}
 	var wg sync.WaitGroup
 	for _, id := range long { // one client per document: the documents' locks do not meet
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range historyLength / 2 {
-				cycle(id)
+			for range historyLength / historyCycle {
+				cycle(id, historyCycle)
 			}
 		}()
 	}
@@ -43,7 +52,14 @@ func (b *loadBench) history(clients int) []figure {
 		}
 	}
 	longGet, longGetP99 := b.run(clients, get(long))
+	longAnswer := b.lastAnswer.Load()
 	freshGet, _ := b.run(clients, get(fresh))
+	var deadlines, stored int64
+	if err := b.sql.QueryRow(b.q(`SELECT (SELECT count(*) FROM deadlines WHERE document_id = ?), (SELECT length(CAST(data AS TEXT)) FROM documents WHERE id = ?)`), long[0], long[0]).Scan(&deadlines, &stored); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("history: a long document's GetDocument answer %d KB (a fresh one's %d KB), its stored aggregate %d KB, %d deadline rows",
+		longAnswer>>10, b.lastAnswer.Load()>>10, stored>>10, deadlines)
 	// Transitions add history as they run: the fresh side rotates over a
 	// pool of 128 (tens of transitions each in the run, as the transition
 	// figure), the long side stays on its 8 (a few hundred more each).
