@@ -133,41 +133,11 @@ func FindDocument(tx *gorm.DB, id, provider string, kinds []string, lock bool) (
 	return &doc, nil
 }
 
-// Children lists the documents whose parent is id, oldest first; with
-// summaries, as relatives read them (familyColumns): a child with a
-// summary without its data, and only the columns relatives read.
-func Children(tx *gorm.DB, id string, summaries bool) ([]Document, error) {
+// Children lists the documents whose parent is id, oldest first, whole.
+func Children(tx *gorm.DB, id string) ([]Document, error) {
 	var docs []Document
-	q := tx.Where("parent_id = ?", id).Order("created_at, id")
-	if summaries {
-		q = q.Select(familyColumns)
-	}
-	err := q.Find(&docs).Error
+	err := tx.Where("parent_id = ?", id).Order("created_at, id").Find(&docs).Error
 	return docs, err
-}
-
-// familyColumns are a document's columns as its relatives read it: its
-// id, kind, number, state, version and creation, and its summary (its data
-// only when it has no summary); the other columns are left blank, so that
-// a family of a thousand costs no more than it must to read (a relative's
-// rules and the parent's list read nothing else).
-const familyColumns = "id, '' AS provider_id, kind, number, state, version, CASE WHEN summary = '' THEN CAST(data AS TEXT) ELSE '' END AS data, summary, " +
-	"NULL AS parent_id, 0 AS audit_seq, '' AS audit_hash, 0 AS children, '' AS created_by, created_at, created_at AS updated_at"
-
-// PartyTo lists which of ids org is a party to.
-func PartyTo(tx *gorm.DB, org string, ids []string) (map[string]bool, error) {
-	var rows []string
-	if len(ids) == 0 {
-		return map[string]bool{}, nil
-	}
-	if err := tx.Model(&DocumentParty{}).Distinct("document_id").Where("organisation_id = ? AND document_id IN ?", org, ids).Pluck("document_id", &rows).Error; err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(rows))
-	for _, id := range rows {
-		out[id] = true
-	}
-	return out, nil
 }
 
 // LockDocumentOrSkip locks document id for the sweep: ErrNotFound when it

@@ -209,4 +209,4 @@ func (t *DocumentTx) SetSummary(id string, version int64, summary string) error 
 }
 
 // Children lists the documents under id with their data, oldest first.
-func (t *DocumentTx) Children(id string) ([]Document, error) { return Children(t.db, id, false) }
+func (t *DocumentTx) Children(id string) ([]Document, error) { return Children(t.db, id) }
