@@ -1,9 +1,11 @@
 package codec_test
 
 import (
+	"bytes"
 	"errors"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/handlers/codec"
@@ -69,6 +71,26 @@ func BenchmarkMarshal(b *testing.B) {
 	}
 }
 
+// BenchmarkMarshalLarge: an answer of a thousand entries (a notification
+// listing its movements), where the output buffer's growth shows.
+func BenchmarkMarshalLarge(b *testing.B) {
+	type many struct {
+		Entries []Rich `json:"entries"`
+	}
+	msg := &many{Entries: make([]Rich, 1000)}
+	for i := range msg.Entries {
+		msg.Entries[i] = *sampleRich()
+	}
+	out, _ := codec.Marshal(msg)
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := codec.Marshal(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkUnmarshal(b *testing.B) {
 	body, err := codec.Marshal(sampleRich())
 	if err != nil {
@@ -106,4 +128,49 @@ func FuzzUnmarshalQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Answers encoded at once are each their own bytes: Marshal's buffers are
+// shared between calls, the answers it returns never are.
+func TestMarshalAtOnce(t *testing.T) {
+	type many struct {
+		Entries []Rich `json:"entries"`
+	}
+	msgs := make([]*many, 8)
+	want := make([][]byte, 8)
+	for i := range msgs {
+		msgs[i] = &many{Entries: make([]Rich, i*10)}
+		for j := range msgs[i].Entries {
+			msgs[i].Entries[j] = *sampleRich()
+			msgs[i].Entries[j].S = strings.Repeat("x", i)
+		}
+		var err error
+		if want[i], err = codec.Marshal(msgs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([][][]byte, 8)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 20 {
+				out, err := codec.Marshal(msgs[(g+k)%8])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[g] = append(got[g], out)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got { // checked after all ended: a buffer handed out twice shows here
+		for k, out := range got[g] {
+			if !bytes.Equal(out, want[(g+k)%8]) {
+				t.Fatalf("goroutine %d, answer %d: %d bytes, not the %d expected", g, k, len(out), len(want[(g+k)%8]))
+			}
+		}
+	}
 }

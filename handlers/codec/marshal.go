@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -41,8 +42,27 @@ func Marshal(v any) ([]byte, error) {
 	if ti.kind != kStruct {
 		return nil, fmt.Errorf("codec: Marshal needs a message struct, got %v", rv.Type())
 	}
-	return appendValue(make([]byte, 0, 512), ti, rv, 0)
+	bp := buffers.Get().(*[]byte)
+	b, err := appendValue((*bp)[:0], ti, rv, 0)
+	var out []byte
+	if err == nil {
+		out = bytes.Clone(b) // the answer's own bytes, of its size
+	}
+	if cap(b) <= maxPooled {
+		*bp = b[:0]
+		buffers.Put(bp)
+	}
+	return out, err
 }
+
+// buffers are Marshal's output buffers, kept between calls (as
+// encoding/json keeps its encoder states): a large answer grows its
+// buffer once, not at each call, and the answer is one allocation of its
+// size. A buffer grown past maxPooled by an outsize answer is left to
+// the collector.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooled = 4 << 20
 
 func appendValue(b []byte, ti *typeInfo, v reflect.Value, depth int) ([]byte, error) {
 	switch ti.kind {
