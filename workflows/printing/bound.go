@@ -150,7 +150,11 @@ func cutValue(s string, maxChars, maxLines int, l Labels) (v string, full bool) 
 			return s, false
 		}
 	} else {
-		marker := fmt.Sprintf(l.CutLines, strings.Count(s[end+1:], "\n")+2) // the lines after the first maxLines-1
+		more := strings.Count(s[end+1:], "\n") + 2 // the lines after the first maxLines-1
+		if strings.HasSuffix(s, "\n") {
+			more-- // a last line break ends a line, it begins none a person would count
+		}
+		marker := fmt.Sprintf(l.CutLines, more)
 		if maxLines == 1 {
 			v = strings.TrimPrefix(marker, "\n")
 		} else {

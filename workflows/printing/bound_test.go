@@ -102,7 +102,8 @@ func TestPrintIsBounded(t *testing.T) {
 
 // A bounded form bounded again is the same form, and each cut says what
 // the original held: a print of 100,000 lines said "4684 more lines"
-// (counted after the characters' cut) and, bounded again, "1 more lines".
+// (counted after the characters' cut, for 99,701) and, bounded again,
+// "1 more lines".
 func TestBoundSaysWhatItCut(t *testing.T) {
 	for name, f := range unbounded() {
 		b := printing.Bound(f)
@@ -120,7 +121,7 @@ func TestBoundSaysWhatItCut(t *testing.T) {
 	}{
 		{"300 lines", lines(printing.MaxLines, "a"), lines(printing.MaxLines, "a")},
 		{"301 lines", lines(printing.MaxLines+1, "a"), lines(printing.MaxLines-1, "a") + "\n[…cut: 2 more lines]"},
-		{"100,000 lines", strings.Repeat("a\n", 100_000), lines(printing.MaxLines-1, "a") + "\n[…cut: 99702 more lines]"},
+		{"100,000 lines", strings.Repeat("a\n", 100_000), lines(printing.MaxLines-1, "a") + "\n[…cut: 99701 more lines]"},
 		{"long lines", lines(400, strings.Repeat("b", 99)), strings.Repeat(strings.Repeat("b", 99)+"\n", 99) + strings.Repeat("b", printing.MaxValue-100*99-utf8.RuneCountInString(" […cut: 39999 characters in all]")) + " […cut: 39999 characters in all]"},
 		{"wide", strings.Repeat("ü", printing.MaxValue+1), strings.Repeat("ü", printing.MaxValue-utf8.RuneCountInString(" […cut: 10001 characters in all]")) + " […cut: 10001 characters in all]"},
 		{"just fits", strings.Repeat("ü", printing.MaxValue), strings.Repeat("ü", printing.MaxValue)},
