@@ -1,9 +1,11 @@
 package printing
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // A print's bounds (issue 44.3): whatever a document holds (a field stored
@@ -75,11 +77,18 @@ func Bound(f *Form) *Form {
 	}
 	switch {
 	case left > 0:
-		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, omitted: true, Rows: []Row{{Label: l.Omitted, Value: fmt.Sprintf(l.OmittedRows, left, MaxFormChars, MaxFormLines)}}})
+		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, omitted: true, Rows: []Row{{Label: l.Omitted, Value: l.sprintf(l.OmittedRows, left, MaxFormChars, MaxFormLines)}}})
 	case note != nil:
 		out.Blocks = append(out.Blocks, *note)
 	}
 	return &out
+}
+
+// sprintf is format with its numbers written as l's language groups
+// their digits (20,971,520 in English, 20.971.520 in German): a number on
+// paper is read by a person.
+func (l Labels) sprintf(format string, n ...any) string {
+	return message.NewPrinter(language.Make(l.Lang)).Sprintf(format, n...)
 }
 
 // withDefaults is l with English words for what it lacks.
@@ -105,7 +114,7 @@ func cut(s string, n int, l Labels) string {
 	if total <= n {
 		return s
 	}
-	marker := fmt.Sprintf(l.Cut, total)
+	marker := l.sprintf(l.Cut, total)
 	keep := max(0, n-utf8.RuneCountInString(marker))
 	i := 0
 	for k := 0; k < keep; k++ {
@@ -154,7 +163,7 @@ func cutValue(s string, maxChars, maxLines int, l Labels) (v string, full bool) 
 		if strings.HasSuffix(s, "\n") {
 			more-- // a last line break ends a line, it begins none a person would count
 		}
-		marker := fmt.Sprintf(l.CutLines, more)
+		marker := l.sprintf(l.CutLines, more)
 		if maxLines == 1 {
 			v = strings.TrimPrefix(marker, "\n")
 		} else {
@@ -167,7 +176,7 @@ func cutValue(s string, maxChars, maxLines int, l Labels) (v string, full bool) 
 	if total < 0 {
 		total = utf8.RuneCountInString(s)
 	}
-	marker := fmt.Sprintf(l.Cut, total)
+	marker := l.sprintf(l.Cut, total)
 	room := maxChars - utf8.RuneCountInString(marker)
 	if room < 0 {
 		return "", true

@@ -86,12 +86,12 @@ func TestPrintIsBounded(t *testing.T) {
 		})
 	}
 	b := printing.Bound(&printing.Form{Number: "N-1", Blocks: []printing.Block{{Rows: []printing.Row{{Label: "name", Value: huge}}}}})
-	if v := b.Blocks[0].Rows[0].Value; len([]rune(v)) != printing.MaxValue || !strings.HasSuffix(v, "[…cut: 20971520 characters in all]") {
+	if v := b.Blocks[0].Rows[0].Value; len([]rune(v)) != printing.MaxValue || !strings.HasSuffix(v, "[…cut: 20,971,520 characters in all]") {
 		t.Errorf("a cut value ends %q (%d characters)", v[len(v)-60:], len([]rune(v)))
 	}
 	b = printing.Bound(&printing.Form{Number: "N-1", Labels: printing.German, Blocks: []printing.Block{{Rows: rows}}})
 	last := b.Blocks[len(b.Blocks)-1]
-	if last.Title != "Nicht gedruckt" || !strings.HasPrefix(last.Rows[0].Value, "197000 weitere Felder") {
+	if last.Title != "Nicht gedruckt" || !strings.HasPrefix(last.Rows[0].Value, "197.000 weitere Felder") {
 		t.Errorf("the rows left out: %+v", last)
 	}
 	small := &printing.Form{Title: "T", Number: "N-1", Blocks: []printing.Block{{No: "1", Title: "b", Rows: []printing.Row{{Label: "a", Value: "b\nc"}}}}}
@@ -121,9 +121,9 @@ func TestBoundSaysWhatItCut(t *testing.T) {
 	}{
 		{"300 lines", lines(printing.MaxLines, "a"), lines(printing.MaxLines, "a")},
 		{"301 lines", lines(printing.MaxLines+1, "a"), lines(printing.MaxLines-1, "a") + "\n[…cut: 2 more lines]"},
-		{"100,000 lines", strings.Repeat("a\n", 100_000), lines(printing.MaxLines-1, "a") + "\n[…cut: 99701 more lines]"},
-		{"long lines", lines(400, strings.Repeat("b", 99)), strings.Repeat(strings.Repeat("b", 99)+"\n", 99) + strings.Repeat("b", printing.MaxValue-100*99-utf8.RuneCountInString(" […cut: 39999 characters in all]")) + " […cut: 39999 characters in all]"},
-		{"wide", strings.Repeat("ü", printing.MaxValue+1), strings.Repeat("ü", printing.MaxValue-utf8.RuneCountInString(" […cut: 10001 characters in all]")) + " […cut: 10001 characters in all]"},
+		{"100,000 lines", strings.Repeat("a\n", 100_000), lines(printing.MaxLines-1, "a") + "\n[…cut: 99,701 more lines]"},
+		{"long lines", lines(400, strings.Repeat("b", 99)), strings.Repeat(strings.Repeat("b", 99)+"\n", 99) + strings.Repeat("b", printing.MaxValue-100*99-utf8.RuneCountInString(" […cut: 39,999 characters in all]")) + " […cut: 39,999 characters in all]"},
+		{"wide", strings.Repeat("ü", printing.MaxValue+1), strings.Repeat("ü", printing.MaxValue-utf8.RuneCountInString(" […cut: 10,001 characters in all]")) + " […cut: 10,001 characters in all]"},
 		{"just fits", strings.Repeat("ü", printing.MaxValue), strings.Repeat("ü", printing.MaxValue)},
 	} {
 		got := one(c.value)
