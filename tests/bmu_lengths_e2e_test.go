@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/language"
+	textmessage "golang.org/x/text/message"
 	"google.golang.org/grpc/codes"
 	grpcstatus "google.golang.org/grpc/status"
 
@@ -18,6 +20,7 @@ import (
 	bmuapi "github.com/wasteflow/wasteflow/proto/gen/go/svc/bxa/bmu/v1/api"
 	core "github.com/wasteflow/wasteflow/proto/gen/go/svc/core/v1/api"
 	types "github.com/wasteflow/wasteflow/proto/gen/go/wasteflow/types/v1"
+	"github.com/wasteflow/wasteflow/workflows/printing/printtest"
 )
 
 // measured runs fn and says how long it took, how much the process
@@ -175,8 +178,14 @@ func TestBmuFieldLengths(t *testing.T) {
 		if st != 200 {
 			t.Fatalf("the old row's print: %d %.300s", st, raw)
 		}
-		if pdf := b64(t, pm["document"]); !bytes.HasPrefix(pdf, []byte("%PDF-")) || len(pdf) > 200<<10 {
+		pdf := b64(t, pm["document"])
+		if !bytes.HasPrefix(pdf, []byte("%PDF-")) || len(pdf) > 200<<10 {
 			t.Fatalf("the old row's PDF: %d bytes", len(pdf))
+		}
+		// The German print says in German what it cut, the number as German writes it.
+		_, text := printtest.Text(t, pdf)
+		if want := "[…gekürzt: " + textmessage.NewPrinter(language.German).Sprintf("%d", hugeField()) + " Zeichen insgesamt]"; !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
+			t.Errorf("the German print does not say %q", want)
 		}
 		if took > printBound() || peak > 600<<20 {
 			t.Errorf("printing a note with a %d MB field: %v, a heap of %d MB: not bounded", hugeField()>>20, took, peak>>20)

@@ -198,7 +198,7 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 		sort.Strings(paths)
 		var fields []string
 		for _, p := range paths {
-			fields = append(fields, p+" = "+s.printedValue(n.Type, p, l.Values[p]))
+			fields = append(fields, p+" = "+s.printedValue(n.Type, p, l.Values[p], lang))
 		}
 		b.Rows = append(b.Rows, printing.Row{Label: w("fields"), Value: strings.Join(fields, "\n")})
 		signed := false
@@ -242,7 +242,7 @@ func (s *Service) Print(docXML []byte, lang string) (*Printed, error) {
 // printedValue is a field's value as a layer's block prints it: cut to
 // the field's length (a note stored before lengths were checked may hold
 // more), so that one field cannot crowd out the others of the print.
-func (s *Service) printedValue(docType, path, v string) string {
+func (s *Service) printedValue(docType, path, v, lang string) string {
 	max := bmu.MaxLength(docType, bmu.Pattern(path))
 	if max == 0 || len(v) <= max || utf8.RuneCountInString(v) <= max {
 		return v
@@ -252,7 +252,7 @@ func (s *Service) printedValue(docType, path, v string) string {
 		_, size := utf8.DecodeRuneInString(v[i:])
 		i += size
 	}
-	return v[:i] + fmt.Sprintf(" […cut: %d characters in all]", utf8.RuneCountInString(v))
+	return v[:i] + printing.LabelsOf(lang).CutNote(utf8.RuneCountInString(v))
 }
 
 // NoteSummary is what a register shows of a note (NachwV §§ 23–25): its

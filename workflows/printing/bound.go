@@ -91,6 +91,13 @@ func (l Labels) sprintf(format string, n ...any) string {
 	return message.NewPrinter(language.Make(l.Lang)).Sprintf(format, n...)
 }
 
+// CutNote is the marker a value cut from total characters ends with, in
+// l's words (" […cut: 20,971,520 characters in all]").
+func (l Labels) CutNote(total int) string {
+	d := withDefaults(l)
+	return d.sprintf(d.Cut, total)
+}
+
 // withDefaults is l with English words for what it lacks.
 func withDefaults(l Labels) Labels {
 	if l.Page == "" {
