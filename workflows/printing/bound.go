@@ -77,7 +77,11 @@ func Bound(f *Form) *Form {
 	}
 	switch {
 	case left > 0:
-		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, omitted: true, Rows: []Row{{Label: l.Omitted, Value: l.sprintf(l.OmittedRows, left, MaxFormChars, MaxFormLines)}}})
+		rows := l.OmittedRows
+		if left == 1 {
+			rows = l.OmittedRow
+		}
+		out.Blocks = append(out.Blocks, Block{Title: l.Omitted, omitted: true, Rows: []Row{{Label: l.Omitted, Value: l.sprintf(rows, left, MaxFormChars, MaxFormLines)}}})
 	case note != nil:
 		out.Blocks = append(out.Blocks, *note)
 	}
@@ -103,8 +107,8 @@ func withDefaults(l Labels) Labels {
 	if l.Page == "" {
 		return English
 	}
-	if l.Cut == "" || l.CutLines == "" || l.Omitted == "" || l.OmittedRows == "" {
-		l.Cut, l.CutLines, l.Omitted, l.OmittedRows = English.Cut, English.CutLines, English.Omitted, English.OmittedRows
+	if l.Cut == "" || l.CutLines == "" || l.CutLine == "" || l.Omitted == "" || l.OmittedRows == "" || l.OmittedRow == "" {
+		l.Cut, l.CutLines, l.CutLine, l.Omitted, l.OmittedRows, l.OmittedRow = English.Cut, English.CutLines, English.CutLine, English.Omitted, English.OmittedRows, English.OmittedRow
 	}
 	if l.Cont == "" {
 		l.Cont = English.Cont
@@ -170,7 +174,11 @@ func cutValue(s string, maxChars, maxLines int, l Labels) (v string, full bool) 
 		if strings.HasSuffix(s, "\n") {
 			more-- // a last line break ends a line, it begins none a person would count
 		}
-		marker := l.sprintf(l.CutLines, more)
+		lines := l.CutLines
+		if more == 1 {
+			lines = l.CutLine
+		}
+		marker := l.sprintf(lines, more)
 		if maxLines == 1 {
 			v = strings.TrimPrefix(marker, "\n")
 		} else {

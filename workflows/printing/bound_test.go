@@ -120,6 +120,7 @@ func TestBoundSaysWhatItCut(t *testing.T) {
 		name, value, want string
 	}{
 		{"300 lines", lines(printing.MaxLines, "a"), lines(printing.MaxLines, "a")},
+		{"300 lines and a break", lines(printing.MaxLines, "a") + "\n", lines(printing.MaxLines-1, "a") + "\n[…cut: 1 more line]"},
 		{"301 lines", lines(printing.MaxLines+1, "a"), lines(printing.MaxLines-1, "a") + "\n[…cut: 2 more lines]"},
 		{"100,000 lines", strings.Repeat("a\n", 100_000), lines(printing.MaxLines-1, "a") + "\n[…cut: 99,701 more lines]"},
 		{"long lines", lines(400, strings.Repeat("b", 99)), strings.Repeat(strings.Repeat("b", 99)+"\n", 99) + strings.Repeat("b", printing.MaxValue-100*99-utf8.RuneCountInString(" […cut: 39,999 characters in all]")) + " […cut: 39,999 characters in all]"},
@@ -145,6 +146,10 @@ func TestBoundSaysWhatItCut(t *testing.T) {
 	b := printing.Bound(&printing.Form{Number: "N-1", Blocks: []printing.Block{{Rows: rows}}})
 	if kept := len(b.Blocks[0].Rows); kept != len(rows)-2 || len(b.Blocks) != 2 || !strings.HasPrefix(b.Blocks[1].Rows[0].Value, "2 more rows") {
 		t.Errorf("kept %d of %d rows, then %+v", kept, len(rows), b.Blocks[1:])
+	}
+	b = printing.Bound(&printing.Form{Number: "N-1", Labels: printing.German, Blocks: []printing.Block{{Rows: rows[:len(rows)-1]}}})
+	if v := b.Blocks[len(b.Blocks)-1].Rows[0].Value; !strings.HasPrefix(v, "1 weiteres Feld: ein Ausdruck zeigt höchstens 100.000 Zeichen") {
+		t.Errorf("one row left out: %s", v)
 	}
 }
 

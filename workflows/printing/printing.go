@@ -63,8 +63,8 @@ type Labels struct {
 	// (%d: all its characters), CutLines a value cut after its lines
 	// (%d: the lines left out), Omitted titles the last block and
 	// OmittedRows says how many rows it left out (%d rows, %d characters,
-	// %d lines).
-	Cut, CutLines, Omitted, OmittedRows string
+	// %d lines); CutLine and OmittedRow are the same for a single one.
+	Cut, CutLines, CutLine, Omitted, OmittedRows, OmittedRow string
 	// Lang is the language of dates ("en" or "de").
 	Lang string
 }
@@ -72,11 +72,11 @@ type Labels struct {
 // English and German page furniture.
 var (
 	English = Labels{Page: "page", Of: "of", Printed: "printed", AuditHead: "audit chain head", Inspection: "Inspection (scan or open)", Empty: "—",
-		Cont: "cont.", Cut: " […cut: %d characters in all]", CutLines: "\n[…cut: %d more lines]", Omitted: "Not printed",
-		OmittedRows: "%d more rows: a print shows at most %d characters in %d lines", Lang: "en"}
+		Cont: "cont.", Cut: " […cut: %d characters in all]", CutLines: "\n[…cut: %d more lines]", CutLine: "\n[…cut: %d more line]", Omitted: "Not printed",
+		OmittedRows: "%d more rows: a print shows at most %d characters in %d lines", OmittedRow: "%d more row: a print shows at most %d characters in %d lines", Lang: "en"}
 	German = Labels{Page: "Seite", Of: "von", Printed: "gedruckt", AuditHead: "Kopf der Prüfkette", Inspection: "Kontrolle (scannen oder öffnen)", Empty: "—",
-		Cont: "Forts.", Cut: " […gekürzt: %d Zeichen insgesamt]", CutLines: "\n[…gekürzt: %d weitere Zeilen]", Omitted: "Nicht gedruckt",
-		OmittedRows: "%d weitere Felder: ein Ausdruck zeigt höchstens %d Zeichen in %d Zeilen", Lang: "de"}
+		Cont: "Forts.", Cut: " […gekürzt: %d Zeichen insgesamt]", CutLines: "\n[…gekürzt: %d weitere Zeilen]", CutLine: "\n[…gekürzt: %d weitere Zeile]", Omitted: "Nicht gedruckt",
+		OmittedRows: "%d weitere Felder: ein Ausdruck zeigt höchstens %d Zeichen in %d Zeilen", OmittedRow: "%d weiteres Feld: ein Ausdruck zeigt höchstens %d Zeichen in %d Zeilen", Lang: "de"}
 )
 
 // Place is where a box stands across the page.
