@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -52,6 +54,25 @@ type Service struct {
 	// reads shares one read among the polls that ask for the same events
 	// at the same time (the waiters one notification woke).
 	reads singleflight.Group
+	// latest is the highest position this instance knows some event was
+	// given: positions come from a sequence, which never goes back, so a
+	// cursor at or before it needs no look at the database (notPast).
+	latest atomic.Int64
+	// groups are the groups read, by id: a group's provider, organisation
+	// and event kinds never change once registered, and every use of a
+	// group token checks first that its group is still registered
+	// (auth.Service.Authenticate), so a long poll's return reads them once.
+	groups sync.Map
+}
+
+// known records that position p was given.
+func (s *Service) known(p int64) {
+	for {
+		cur := s.latest.Load()
+		if p <= cur || s.latest.CompareAndSwap(cur, p) {
+			return
+		}
+	}
 }
 
 // Key is the wake key of an organisation's events: what the event
@@ -85,13 +106,14 @@ func parseCursor(c string) (int64, error) {
 // given: it was never handed out, and acknowledging or reading after it
 // would pass over every event until the positions reach it.
 func (s *Service) notPast(ctx context.Context, id int64) error {
-	if id == 0 {
+	if id == 0 || id <= s.latest.Load() {
 		return nil
 	}
 	latest, err := s.Store.LatestPosition(ctx)
 	if err != nil {
 		return err
 	}
+	s.known(latest)
 	if id > latest {
 		return status.Invalid("cursor", "this cursor is past the latest event: pass a cursor ListNotifications returned (or none)")
 	}
@@ -103,6 +125,9 @@ func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 	if p == nil || p.GroupID == "" {
 		return nil, status.New(status.PermissionDenied, "notifications are read with a group token")
 	}
+	if g, ok := s.groups.Load(p.GroupID); ok {
+		return g.(*models.NotifierGroup), nil
+	}
 	g, err := s.Store.Group(ctx, p.GroupID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -110,6 +135,7 @@ func (s *Service) group(ctx context.Context) (*models.NotifierGroup, error) {
 	case err != nil: // the database's failure, not the token's: the client retries with it
 		return nil, err
 	}
+	s.groups.Store(p.GroupID, g)
 	return g, nil
 }
 
@@ -169,7 +195,9 @@ func (s *Service) List(ctx context.Context, cursor string, limit int, wait time.
 			return nil, "", err
 		}
 		if len(list) > 0 {
-			return list, Cursor(Position(&list[len(list)-1])), nil
+			last := Position(&list[len(list)-1])
+			s.known(last)
+			return list, Cursor(last), nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
