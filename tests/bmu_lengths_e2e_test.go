@@ -241,7 +241,7 @@ func TestPrintOfAnOverlongStoredDocumentIsBounded(t *testing.T) {
 			t.Fatalf("the print: %d bytes in %v", len(pdf), took)
 		}
 		st, _, body := inspect(t, m["inspectionLink"].(string), "text/html")
-		if st != 200 || len(body) > 300<<10 || !strings.Contains(string(body), fmt.Sprintf(" […cut: %d", hugeField()/100)) {
+		if st != 200 || len(body) > 300<<10 || !strings.Contains(string(body), textmessage.NewPrinter(language.English).Sprintf(" […cut: %d characters in all]", hugeField())) {
 			t.Fatalf("the inspection page: %d, %d bytes", st, len(body))
 		}
 	})

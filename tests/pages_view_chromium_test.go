@@ -59,8 +59,12 @@ func (p *pageTab) do(step string, actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // wait polls a JavaScript expression until it is truthy and returns it.
+// An expression that throws is not yet true: a page still loading (its
+// lang set, its body not yet parsed) has no element the expression reads;
+// one that throws until the end fails as a timeout, with the page shown.
 func (p *pageTab) wait(step, expr string) string {
 	p.t.Helper()
+	expr = "(() => { try { return (" + expr + "); } catch (e) { return false; } })()"
 	c, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(c, chromedp.Poll[any](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
