@@ -212,6 +212,26 @@ func TestBmuFieldLengths(t *testing.T) {
 	})
 }
 
+// overlong is a submitted notification whose stored row holds a waste code
+// of size characters, put there directly, as no operation takes it.
+func (d *docEnv) overlong(t *testing.T, size int) string {
+	t.Helper()
+	nid := d.submitted(t)
+	var data string
+	if err := d.db.Table("documents").Where("id = ?", nid).Pluck("data", &data).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(data, `"16 02 13*"`) {
+		t.Fatalf("the stored notification: %.500s", data)
+	}
+	data = strings.Replace(data, `"16 02 13*"`, `"`+strings.Repeat("w", size)+`"`, 1)
+	dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
+	if err := d.db.Exec("UPDATE documents SET data = ? WHERE id = ?", data, nid).Error; err != nil {
+		t.Fatal(err)
+	}
+	return nid
+}
+
 // Issue 44.3: a document print is bounded too, whatever the stored
 // document holds: a notification whose row holds an over-long waste code (hugeField) (put
 // there directly, as no operation takes it) prints as a PDF and an
@@ -221,19 +241,7 @@ func TestPrintOfAnOverlongStoredDocumentIsBounded(t *testing.T) {
 	// tests (and their databases' replays at the end) would fill too.
 	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
 		d := startDocs(t, dbcfg)
-		nid := d.submitted(t)
-		var data string
-		if err := d.db.Table("documents").Where("id = ?", nid).Pluck("data", &data).Error; err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(data, `"16 02 13*"`) {
-			t.Fatalf("the stored notification: %.500s", data)
-		}
-		data = strings.Replace(data, `"16 02 13*"`, `"`+strings.Repeat("w", hugeField())+`"`, 1)
-		dbtest.SkipAtEnd(d.db) // a row written behind the server's back: its trail does not replay to it, on purpose
-		if err := d.db.Exec("UPDATE documents SET data = ? WHERE id = ?", data, nid).Error; err != nil {
-			t.Fatal(err)
-		}
+		nid := d.overlong(t, hugeField())
 		var m map[string]any
 		took, alloc, peak := measured(func() { _, m = d.printed(t, "alice", co, nid, "en") })
 		t.Logf("PrintDocument of a notification with a %d MB value: %v, %d MB allocated, heap at most %d MB", hugeField()>>20, took.Round(time.Millisecond), alloc>>20, peak>>20)
