@@ -193,8 +193,12 @@ type DocumentQuery struct {
 	// (PostgreSQL; SQLite serialises writers instead).
 	Lock bool
 	// ParentChildren reads the parent's children too (a child's rules count
-	// its siblings).
-	ParentChildren bool
+	// its siblings); with ParentTallied only when the parent keeps no tally
+	// yet (Document.Tally ""): the tally stands for them.
+	ParentChildren, ParentTallied bool
+	// ChildrenTallied reads the document's own children only when it keeps
+	// no tally yet.
+	ChildrenTallied bool
 	// Root: every kind in Kinds is a kind without a parent, so there is no
 	// parent to lock or read (one lock on the row, a shorter read).
 	Root bool
@@ -238,13 +242,13 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 		if out.Parent, err = FindDocument(t.db, *doc.ParentID, doc.ProviderID, nil, false); err != nil {
 			return nil, err
 		}
-		if q.ParentChildren && out.Parent.Children > 0 {
+		if q.ParentChildren && out.Parent.Children > 0 && (!q.ParentTallied || out.Parent.Tally == "") {
 			if out.ParentChildren, _, err = family(t.db, out.Parent.ID, "", out.Parent.Children); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if doc.Children > 0 {
+	if doc.Children > 0 && (!q.ChildrenTallied || doc.Tally == "") {
 		if out.Children, out.Visible, err = family(t.db, doc.ID, q.Party, doc.Children); err != nil {
 			return nil, err
 		}
@@ -252,14 +256,14 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 	return out, nil
 }
 
-const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.created_by, x.created_at, x.updated_at"
+const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, x.created_by, x.created_at, x.updated_at"
 
 // familyColumnsOf are documentColumnsOf as relatives read a document: its
 // id, kind, number, state, version and creation, and its summary (its data
 // only when it has no summary); the other columns are left blank, so that
 // a family of a thousand costs no more than it must to read (a relative's
 // rules and the parent's list read nothing else).
-const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', x.created_at, x.created_at"
+const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', '', x.created_at, x.created_at"
 
 // family reads the n documents under parent as relatives read them
 // (familyColumnsOf), oldest first, and which of them party is a party to
@@ -282,7 +286,7 @@ func family(tx *gorm.DB, parent, party string, n int64) ([]Document, map[string]
 		var parentID sql.NullString
 		var v bool
 		if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parentID,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &v); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &v); err != nil {
 			return nil, nil, err
 		}
 		docs = append(docs, d)
@@ -351,10 +355,17 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
 	}
 	if q.ParentChildren && !q.Root {
-		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)\n")
+		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)")
+		if q.ParentTallied {
+			s.WriteString(" AND (SELECT tally FROM documents WHERE id = (SELECT parent_id FROM d)) = ''")
+		}
+		s.WriteString("\n")
 	}
-	s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0\n" +
-		"ORDER BY part, created_at, id")
+	s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
+	if q.ChildrenTallied {
+		s.WriteString(" AND (SELECT tally FROM d) = ''")
+	}
+	s.WriteString("\nORDER BY part, created_at, id")
 	if q.Party != "" {
 		args = append(args, q.Party)
 	}
@@ -371,7 +382,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		var deadlines []byte
 		var vis bool
 		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
 			return nil, err
 		}
 		if parent.Valid {
@@ -383,7 +394,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
 			out = &LoadedDocument{Doc: d, Deadlines: ds}
-			if d.Children > 0 { // a large family's rows are appended without copying
+			if d.Children > 0 && (!q.ChildrenTallied || d.Tally == "") { // a large family's rows are appended without copying
 				out.Children, out.Visible = make([]Document, 0, d.Children), make(map[string]bool, d.Children)
 			}
 			continue
@@ -394,7 +405,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		switch part {
 		case 1:
 			out.Parent = &d
-			if q.ParentChildren && d.Children > 0 {
+			if q.ParentChildren && d.Children > 0 && (!q.ParentTallied || d.Tally == "") {
 				out.ParentChildren = make([]Document, 0, d.Children)
 			}
 		case 2:
@@ -447,7 +458,7 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	var parent sql.NullString
 	var deadlines []byte
 	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
 		return nil, nil, err
 	}
 	if parent.Valid {

@@ -26,7 +26,10 @@ type Document struct {
 	AuditSeq  int64
 	AuditHash string
 	// Children counts the documents under this one.
-	Children  int64
+	Children int64
+	// Tally is what the documents under this one add up to (JSON, the
+	// child kind's documents.Tally; "" before it was first counted).
+	Tally     string
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -157,7 +160,7 @@ func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
 	return &doc, nil
 }
 
-const documentColumns = "id, provider_id, kind, number, state, version, data, summary, parent_id, audit_seq, audit_hash, children, created_by, created_at, updated_at"
+const documentColumns = "id, provider_id, kind, number, state, version, data, summary, parent_id, audit_seq, audit_hash, children, tally, created_by, created_at, updated_at"
 
 // LoadDocument reads document id of provider, of one of kinds (any when
 // empty), only when org is one of its parties (org "" skips that check),

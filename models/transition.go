@@ -39,6 +39,9 @@ type Change struct {
 	// Related are other documents' entries whose follow-up intents the
 	// change changed.
 	Related []EntryIntents
+	// ParentTally, when set, is the tally of Doc's parent after the change
+	// (the parent's row is locked by the transaction).
+	ParentTally string
 }
 
 // Commit writes c in tx and reports whether the document was still at the
@@ -56,13 +59,22 @@ func (t *DocumentTx) Commit(c *Change) (bool, error) {
 			return false, err
 		}
 		if d.ParentID != nil {
-			if err := tx.Model(&Document{}).Where("id = ?", *d.ParentID).UpdateColumn("children", gorm.Expr("children + 1")).Error; err != nil {
+			set := map[string]any{"children": gorm.Expr("children + 1")}
+			if c.ParentTally != "" {
+				set["tally"] = c.ParentTally
+			}
+			if err := tx.Model(&Document{}).Where("id = ?", *d.ParentID).UpdateColumns(set).Error; err != nil {
 				return false, err
 			}
 		}
 	} else {
+		if c.ParentTally != "" && d.ParentID != nil {
+			if err := tx.Model(&Document{}).Where("id = ?", *d.ParentID).UpdateColumn("tally", c.ParentTally).Error; err != nil {
+				return false, err
+			}
+		}
 		res := tx.Model(&Document{}).Where("id = ? AND version = ?", d.ID, d.Version-1).
-			Updates(map[string]any{"state": d.State, "data": d.Data, "summary": d.Summary, "version": d.Version, "updated_at": d.UpdatedAt,
+			Updates(map[string]any{"state": d.State, "data": d.Data, "summary": d.Summary, "tally": d.Tally, "version": d.Version, "updated_at": d.UpdatedAt,
 				"audit_seq": d.AuditSeq, "audit_hash": d.AuditHash})
 		if res.Error != nil || res.RowsAffected != 1 {
 			return false, res.Error
@@ -178,18 +190,25 @@ func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
 			return false, err
 		}
 	}
-	if c.Created && d.ParentID != nil {
+	switch {
+	case c.Created && d.ParentID != nil && c.ParentTally != "":
+		ctes = append(ctes, "pc AS (\n    UPDATE documents SET children = children + 1, tally = ? WHERE id = ?\n)")
+		args = append(args, c.ParentTally, *d.ParentID)
+	case c.Created && d.ParentID != nil:
 		ctes = append(ctes, "pc AS (\n    UPDATE documents SET children = children + 1 WHERE id = ?\n)")
 		args = append(args, *d.ParentID)
+	case c.ParentTally != "" && d.ParentID != nil:
+		ctes = append(ctes, "pt AS (\n    UPDATE documents SET tally = ? WHERE id = ?\n)")
+		args = append(args, c.ParentTally, *d.ParentID)
 	}
 	var q string
 	if c.Created {
-		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, d.Data, d.Summary, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
-			d.CreatedBy, d.CreatedAt, d.UpdatedAt)
+			d.Tally, d.CreatedBy, d.CreatedAt, d.UpdatedAt)
 	} else {
-		q = "UPDATE documents SET state = ?, data = ?, summary = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
-		args = append(args, d.State, d.Data, d.Summary, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
+		q = "UPDATE documents SET state = ?, data = ?, summary = ?, tally = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
+		args = append(args, d.State, d.Data, d.Summary, d.Tally, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
 	}
 	res := tx.Exec("WITH "+strings.Join(ctes, ", ")+"\n"+q, args...)
 	if res.Error != nil || res.RowsAffected != 1 {

@@ -80,8 +80,21 @@ func TestTrailReplaysToTheDocument(t *testing.T) {
 		parts("a deadline", "UPDATE deadlines SET suspended_days = suspended_days + 3 WHERE document_id = ? AND rule = 'CONSENT_VALIDITY'", []any{nid},
 			"UPDATE deadlines SET suspended_days = suspended_days - 3 WHERE document_id = ? AND rule = 'CONSENT_VALIDITY'",
 			"document "+nid+" as stored", "CONSENT_VALIDITY", "+3d")
+		// The movements' tally kept wrong beside the notification (it is
+		// derived, not in the trail: the replay counts it afresh).
+		parts("the tally", `UPDATE documents SET tally = REPLACE(tally, '"count":1,', '"count":2,') WHERE id = ?`, []any{nid},
+			`UPDATE documents SET tally = REPLACE(tally, '"count":2,', '"count":1,') WHERE id = ?`,
+			"document "+nid+" as stored", "the tally of the documents under it, kept with it,", `"count":2`)
 		// The movement's create written before the consent it read.
 		parts("the order", "UPDATE audit_events SET pos = -pos WHERE document_id = ? AND seq = 1", []any{mid},
 			"UPDATE audit_events SET pos = -pos WHERE document_id = ? AND seq = 1", "act 1 (CREATE", "parent "+nid)
+		// An act that read a tally kept wrong is named: a second movement
+		// created while the tally counts a movement too many.
+		d.db.Exec(`UPDATE documents SET tally = REPLACE(tally, '"count":1,', '"count":2,') WHERE id = ?`, nid)
+		second := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-09", 5)})["id"].(string)
+		if res := replay(); len(res.Divergences) != 1 || !strings.Contains(res.Divergences[0].String(), "document "+second+", act 1 (") ||
+			!strings.Contains(res.Divergences[0].String(), "the act read the tally of the other documents under its parent") {
+			t.Fatalf("an act that read a tally kept wrong: %v", res.Divergences)
+		}
 	})
 }

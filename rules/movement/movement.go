@@ -437,11 +437,11 @@ func (m *Movement) Snapshot(notificationID string, nf *n.Notification) {
 }
 
 // Under is what a template is checked against: the notification, the
-// other movements under it, and whether this is a new movement or a
+// tally of the other movements under it, and whether this is a new movement or a
 // change of the template whose shipment date was before.
 type Under struct {
 	Notification *n.Notification
-	Others       []Summary
+	Others       n.Tally
 	Dir          shipment.Directory
 	Notifier     calendar.Place
 	Now          time.Time
@@ -460,20 +460,15 @@ func CheckTemplate(t *Template, u Under) []shipment.BusinessError {
 	k := &shipment.Checker{Dir: u.Dir, Complete: true, On: u.Now}
 	const f = "movementTemplate."
 	// Sequence number.
-	used := map[int32]bool{}
-	var highest int32
-	for _, o := range u.Others {
-		used[o.SequenceNumber] = true
-		highest = max(highest, o.SequenceNumber)
-	}
+	highest := u.Others.Highest()
 	switch {
 	case t.SequenceNumber == 0:
 		t.SequenceNumber = highest + 1
-	case t.SequenceNumber < 0 || used[t.SequenceNumber]:
+	case t.SequenceNumber < 0 || u.Others.Uses(t.SequenceNumber):
 		k.Add(ErrSequenceNumber, f+"sequenceNumber", "sequence number %d is taken or not positive; omit it to get the next one (%d)", t.SequenceNumber, highest+1)
 	}
 	// Count: every movement created counts, whatever its state.
-	if u.Create && int32(len(u.Others)) >= c.NumberOfShipments {
+	if u.Create && u.Others.Count >= c.NumberOfShipments {
 		k.Add(n.ErrShipmentCount, f+"sequenceNumber", "the notification allows %d shipments and all of them have been made", c.NumberOfShipments)
 	}
 	// Carriers.
@@ -511,12 +506,7 @@ func checkQuantity(k *shipment.Checker, q shipment.Quantity, u Under) {
 		k.Add(n.ErrQuantity, field, "give the quantity in the notified unit (%s)", unit(total))
 		return
 	}
-	sum := amount(q)
-	for _, o := range u.Others {
-		if oq := o.ActualQuantity; (oq.Tonnes == nil) == (q.Tonnes == nil) {
-			sum = sum.Add(amount(oq))
-		}
-	}
+	sum := amount(q).Add(u.Others.Used(q))
 	if sum.Cmp(amount(total)) > 0 {
 		k.Add(n.ErrQuantityExceeded, field, "all movements together would carry %s %s; the notification allows %s", sum, unit(total), amount(total))
 	}

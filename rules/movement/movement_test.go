@@ -52,7 +52,7 @@ func TestCheckTemplate(t *testing.T) {
 		for _, o := range others {
 			summaries = append(summaries, o.Summary())
 		}
-		return m.Under{Notification: notified(), Others: summaries, Notifier: calendar.Place{Country: "DE", Region: "BY"}, Now: now, Create: true,
+		return m.Under{Notification: notified(), Others: n.TallyOf(summaries...), Notifier: calendar.Place{Country: "DE", Region: "BY"}, Now: now, Create: true,
 			Dir: func(string) (string, bool) { return "company", true }}
 	}
 	for _, tc := range []struct {

@@ -55,14 +55,14 @@ func TestArticle15NeedsCompletedMovements(t *testing.T) {
 
 func TestShipmentLeft(t *testing.T) {
 	c := complete() // 5 shipments, 100 tonnes
-	if ok, why := n.ShipmentLeft(&c, []n.Shipped{shipped{60}, shipped{30}}); !ok || why != "" {
+	if ok, why := n.ShipmentLeft(&c, n.TallyOf(shipped{60}, shipped{30})); !ok || why != "" {
 		t.Fatalf("two of five shipments, 90 of 100 tonnes: %v %q", ok, why)
 	}
-	if ok, why := n.ShipmentLeft(&c, []n.Shipped{shipped{60}, shipped{40}}); ok || !strings.Contains(why, n.ErrQuantityExceeded) {
+	if ok, why := n.ShipmentLeft(&c, n.TallyOf(shipped{60}, shipped{40})); ok || !strings.Contains(why, n.ErrQuantityExceeded) {
 		t.Fatalf("the quantity used up: %v %q", ok, why)
 	}
 	c.NumberOfShipments = 2
-	if ok, why := n.ShipmentLeft(&c, []n.Shipped{shipped{10}, shipped{10}}); ok || !strings.Contains(why, "all 2 notified shipments") {
+	if ok, why := n.ShipmentLeft(&c, n.TallyOf(shipped{10}, shipped{10})); ok || !strings.Contains(why, "all 2 notified shipments") {
 		t.Fatalf("every shipment made: %v %q", ok, why)
 	}
 }

@@ -449,32 +449,19 @@ type Movements struct {
 	Entries         []MovementEntry `json:"entries" doc:"the movements the caller is a party to" label:"Movements|Verbringungen"`
 }
 
-// CountMovements sums the shipments made under c.
-func CountMovements(c *Content, shipped []Shipped) Movements {
-	out := Movements{Count: int32(len(shipped)), Entries: []MovementEntry{}}
+// CountMovements is what the movements t tallies leave of the terms c:
+// the count and the quantities in the notified unit (no entries).
+func CountMovements(c *Content, t Tally) Movements {
+	out := Movements{Count: t.Count, Entries: []MovementEntry{}}
 	out.ShipmentsLeft = max(c.NumberOfShipments-out.Count, 0)
-	var used, refused Decimal
-	inUnit := func(sum *Decimal, q Quantity) {
-		switch {
-		case q.Tonnes != nil && c.TotalQuantity.Tonnes != nil:
-			*sum = sum.Add(*q.Tonnes)
-		case q.CubicMetres != nil && c.TotalQuantity.CubicMetres != nil:
-			*sum = sum.Add(*q.CubicMetres)
-		}
-	}
-	for _, s := range shipped {
-		_, _, q := s.Shipment()
-		inUnit(&used, q)
-		if r, ok := s.(shipment.Refused); ok {
-			inUnit(&refused, r.Refusal())
-		}
-	}
 	neg := func(d Decimal) Decimal { return Decimal{Units: -d.Units, Nanos: -d.Nanos} }
 	switch {
 	case c.TotalQuantity.Tonnes != nil:
+		used, refused := t.Tonnes, t.RefusedTonnes
 		left := c.TotalQuantity.Tonnes.Add(neg(used))
 		out.QuantityUsed, out.QuantityLeft, out.QuantityRefused = Quantity{Tonnes: &used}, Quantity{Tonnes: &left}, Quantity{Tonnes: &refused}
 	case c.TotalQuantity.CubicMetres != nil:
+		used, refused := t.CubicMetres, t.RefusedCubicMetres
 		left := c.TotalQuantity.CubicMetres.Add(neg(used))
 		out.QuantityUsed, out.QuantityLeft, out.QuantityRefused = Quantity{CubicMetres: &used}, Quantity{CubicMetres: &left}, Quantity{CubicMetres: &refused}
 	}
@@ -529,8 +516,8 @@ func CheckArticle15(in *FacilityCompletionArticle15, c *Content, today string, d
 // terms c after the shipments made: a shipment of the notified number and
 // some of the notified quantity left; otherwise why not (the guard of
 // CREATE_MOVEMENT: the intent is offered only when it can pass).
-func ShipmentLeft(c *Content, shipped []Shipped) (bool, string) {
-	m := CountMovements(c, shipped)
+func ShipmentLeft(c *Content, t Tally) (bool, string) {
+	m := CountMovements(c, t)
 	if m.ShipmentsLeft <= 0 {
 		return false, fmt.Sprintf("all %d notified shipments have been made (%s): a further shipment needs a change of the notification (REQUEST_FOR_CHANGE_AFTER_CONSENT)", c.NumberOfShipments, ErrShipmentCount)
 	}
@@ -612,8 +599,8 @@ func ChangedFields(a, b *Content) []string { return shipment.ChangedFields(a, b)
 // CheckChange checks a change request's proposed terms against the terms
 // in force, beyond the checks of a submission: something changes, the
 // notifier and the competent authorities stay (Art. 17(3)), and the totals
-// still cover the movements made (shipped).
-func CheckChange(inForce, proposed *Content, shipped []Shipped) []BusinessError {
+// still cover the movements made (t, the tally of the movements made).
+func CheckChange(inForce, proposed *Content, t Tally) []BusinessError {
 	k := &shipment.Checker{}
 	const f = "requestForChange.proposed."
 	if proposed.Notifier.OrganisationID != inForce.Notifier.OrganisationID {
@@ -628,7 +615,7 @@ func CheckChange(inForce, proposed *Content, shipped []Shipped) []BusinessError 
 	if len(ChangedFields(inForce, proposed)) == 0 {
 		k.Add(ErrChangeEmpty, "requestForChange.proposed", "the proposed terms are the terms in force: change what the request is for")
 	}
-	m := CountMovements(proposed, shipped)
+	m := CountMovements(proposed, t)
 	if m.Count > proposed.NumberOfShipments && proposed.NumberOfShipments > 0 {
 		k.Add(ErrShipmentCount, f+"numberOfShipments", "%d movements were already made under the notification", m.Count)
 	}

@@ -55,6 +55,12 @@ type facts struct {
 	ParentSeq int64 `json:"parentSeq,omitempty"`
 	Siblings  int   `json:"siblings,omitempty"`
 	Children  int   `json:"children,omitempty"`
+	// SiblingsTally and Tally are the tallies the act read (a child: of
+	// its siblings, kept by its parent; a parent: of its children), as
+	// JSON: the replay counts them afresh and names the first act that
+	// read one kept wrong.
+	SiblingsTally json.RawMessage `json:"siblingsTally,omitempty"`
+	Tally         json.RawMessage `json:"tally,omitempty"`
 	// After are digests of the aggregate and the deadlines the act left.
 	After digests `json:"after"`
 }

@@ -25,14 +25,14 @@ import (
 // one per party organisation, with its roles, the intents the machine
 // offers it and the earliest running deadline it must meet; children are
 // the documents under it.
-func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, now time.Time) ([]models.DocumentEntry, error) {
+func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, tally any, now time.Time) ([]models.DocumentEntry, error) {
 	var out []models.DocumentEntry
 	for _, org := range partyOrgs(k.Visible(doc.State, data)) {
 		if org == "" || slices.ContainsFunc(out, func(e models.DocumentEntry) bool { return e.OrganisationID == org }) {
 			continue
 		}
 		roles := k.RolesOf(data, org)
-		intents, err := r.intentsOf(ctx, k, doc, data, deadlines, parent, children, org, roles, now)
+		intents, err := r.intentsOf(ctx, k, doc, data, deadlines, parent, children, tally, org, roles, now)
 		if err != nil {
 			return nil, err
 		}
@@ -49,9 +49,9 @@ func (r *Runner) entries(ctx context.Context, k *Kind, doc *models.Document, dat
 }
 
 // intentsOf lists the intents the machine offers org (in roles) now.
-func (r *Runner) intentsOf(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, org string, roles []string, now time.Time) ([]string, error) {
+func (r *Runner) intentsOf(ctx context.Context, k *Kind, doc *models.Document, data any, deadlines []models.Deadline, parent *engine.Related, children []*engine.Related, tally any, org string, roles []string, now time.Time) ([]string, error) {
 	ev := &engine.Eval{DocID: doc.ID, State: doc.State, Data: data, Caller: engine.Caller{Org: org, Roles: roles}, Now: now,
-		Deadlines: views(deadlines), CreatedAt: doc.CreatedAt, Parent: parent, Children: children}
+		Deadlines: views(deadlines), CreatedAt: doc.CreatedAt, Parent: parent, Children: children, Tally: tally}
 	ins, err := k.Machine().FollowUp(ctx, ev)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (r *Runner) childIntents(ctx context.Context, parent *models.Document, stat
 			if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.DocumentID == c.ID && e.OrganisationID == org }) {
 				continue
 			}
-			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, nil, org, ck.RolesOf(c.Data, org), now)
+			intents, err := r.intentsOf(ctx, ck, doc, c.Data, nil, rel, nil, nil, org, ck.RolesOf(c.Data, org), now)
 			if err != nil {
 				return nil, err
 			}
@@ -104,9 +104,10 @@ func (r *Runner) childIntents(ctx context.Context, parent *models.Document, stat
 
 // parentIntents recomputes the follow-up intents of parent (locked, with
 // its data) after one of its children was created or changed: children
-// are all of them as they are now. Guards of the parent that read
-// deadlines are the system's, whose intents no entry lists.
-func (r *Runner) parentIntents(ctx context.Context, parent *engine.Related, children []*engine.Related, now time.Time) ([]models.EntryIntents, error) {
+// are all of them as they are now, or tally their tally (a parent that
+// keeps one). Guards of the parent that read deadlines are the system's,
+// whose intents no entry lists.
+func (r *Runner) parentIntents(ctx context.Context, parent *engine.Related, children []*engine.Related, tally any, now time.Time) ([]models.EntryIntents, error) {
 	pk, ok := r.Kinds.Kind(parent.Kind)
 	if !ok || parent.Data == nil {
 		return nil, nil
@@ -117,7 +118,7 @@ func (r *Runner) parentIntents(ctx context.Context, parent *engine.Related, chil
 		if org == "" || slices.ContainsFunc(rows, func(e models.EntryIntents) bool { return e.OrganisationID == org }) {
 			continue
 		}
-		intents, err := r.intentsOf(ctx, pk, doc, parent.Data, nil, nil, children, org, pk.RolesOf(parent.Data, org), now)
+		intents, err := r.intentsOf(ctx, pk, doc, parent.Data, nil, nil, children, tally, org, pk.RolesOf(parent.Data, org), now)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +277,13 @@ func (r *Runner) reindex(ctx context.Context, tx Tx, doc *models.Document) error
 	if err != nil {
 		return err
 	}
-	es, err := r.entries(ctx, k, doc, data, loaded.Deadlines, parent, relatedOf(children), now)
+	var tally any
+	if k.tally != nil {
+		if tally, err = r.tallyOf(k, doc, loaded.Children); err != nil {
+			return err
+		}
+	}
+	es, err := r.entries(ctx, k, doc, data, loaded.Deadlines, parent, relatedOf(children), tally, now)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (r *Runner) PrintFor(ctx context.Context, provider, id, lang string) (*Prin
 
 func (r *Runner) print(ctx context.Context, t Target, provider string, c engine.Caller, lang string) (*Printed, error) {
 	tx := r.Store.Reads(ctx)
-	k, loaded, data, err := r.load(tx, t, provider, c, false, false)
+	k, loaded, data, err := r.load(tx, t, provider, c, models.DocumentQuery{})
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (r *Runner) Visible(ctx context.Context, id string) (*models.Document, erro
 	if err != nil {
 		return nil, err
 	}
-	_, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, false, false)
+	_, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{})
 	if err != nil {
 		return nil, err
 	}

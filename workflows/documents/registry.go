@@ -73,6 +73,9 @@ type Kind struct {
 	Register func(p *RegisterRequest, data any) RegisterRow
 
 	machine *engine.Machine
+	// tally is what a parent kind keeps of its children (a child kind's
+	// Parent.Tally; nil: none).
+	tally *Tally
 
 	// HTTP face
 	// Face declares the REST operations of the kind (nil: none).
@@ -99,6 +102,61 @@ type Parent struct {
 	// Summary, optional, is what the parent's and the siblings' rules read
 	// of a child (see SummaryOf); without one they read its aggregate.
 	Summary *Summary
+	// Tally, optional (with a Summary), is what the parent keeps of its
+	// children's summaries (see TallyOf): its rules and its children's
+	// count the children by it, and the runner does not read them.
+	Tally *Tally
+}
+
+// Tally is a child kind's fold of its summaries into a total T that its
+// parent keeps (documents.tally, JSON): each act of a child changes the
+// parent's T by the difference it made (its summary before out, after
+// in), in the transaction that holds the parent's lock, so the cost of a
+// child's act does not grow with its siblings. A parent whose row keeps
+// no tally yet (written before tallies) is counted afresh from its
+// children once, by its next act. The replay counts every tally afresh
+// and checks it against what each act read.
+type Tally struct {
+	new func() any
+	add func(t, summary any, sign int)
+}
+
+// TallyOf declares the tally T of a child kind with summary S: add adds
+// s to t (sign 1) or takes it out (sign -1). Folding the children one by
+// one and keeping t by differences must give the same T (as JSON).
+func TallyOf[T, S any](add func(t *T, s *S, sign int)) *Tally {
+	return &Tally{
+		new: func() any { return new(T) },
+		add: func(t, s any, sign int) {
+			if s, ok := s.(*S); ok {
+				add(t.(*T), s, sign)
+			}
+		},
+	}
+}
+
+// Tallied gives p the tally t.
+func (p *Parent) Tallied(t *Tally) *Parent {
+	p.Tally = t
+	return p
+}
+
+// decode reads a stored tally ("": none yet).
+func (t *Tally) decode(raw string) (any, error) {
+	v := t.new()
+	if err := jsonv2.Unmarshal([]byte(raw), v, decodeOptions); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// count folds children (as relatives read them: their summaries) afresh.
+func (t *Tally) count(children []*engine.Related) any {
+	v := t.new()
+	for _, c := range children {
+		t.add(v, c.Data, 1)
+	}
+	return v
 }
 
 // Summary is a child kind's summary: what its parent and its siblings
@@ -333,6 +391,16 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 				problems = append(problems, fmt.Sprintf("kind %s: parent %s has no intent %s that creates a %s", k.Def.Kind, p.Kind, p.Intent, k.Def.Kind))
 			case in.Operation != k.Def.Create.Operation:
 				problems = append(problems, fmt.Sprintf("kind %s: %s %s names operation %s, the kind is created by %s", k.Def.Kind, p.Kind, p.Intent, in.Operation, k.Def.Create.Operation))
+			}
+			if p.Tally != nil && pk != nil {
+				switch {
+				case p.Summary == nil:
+					problems = append(problems, fmt.Sprintf("kind %s: a tally folds summaries: Parent.Summary is required", k.Def.Kind))
+				case pk.tally != nil:
+					problems = append(problems, fmt.Sprintf("kind %s: parent kind %s keeps the tally of another child kind", k.Def.Kind, p.Kind))
+				default:
+					pk.tally = p.Tally
+				}
 			}
 			for _, rule := range k.Def.Rules {
 				if rule.OnExpiry != "" { // the sweep locks the child alone; an automatic intent would lock the parent after it

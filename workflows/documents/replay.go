@@ -163,7 +163,7 @@ func (rp *replay) act(ctx context.Context, row *models.AuditEvent) *Divergence {
 	}
 	ev := &engine.Eval{DocID: st.doc.ID, Number: st.doc.Number, State: st.doc.State, Data: data, Caller: c, Now: row.At, Input: input, Deadlines: views(st.deadlines), CreatedAt: st.doc.CreatedAt}
 	if fx.ParentSeq > 0 {
-		if d := rp.parent(st.doc.ParentID, st.doc.ID, &fx, ev); d != nil {
+		if d := rp.parent(k, st.doc.ParentID, st.doc.ID, &fx, ev); d != nil {
 			return d
 		}
 	}
@@ -172,6 +172,12 @@ func (rp *replay) act(ctx context.Context, row *models.AuditEvent) *Divergence {
 	}
 	if len(ev.Children) != fx.Children {
 		return parted("the act read %d documents under it, the replay has %d", fx.Children, len(ev.Children))
+	}
+	if k.tally != nil {
+		ev.Tally = k.tally.count(ev.Children)
+		if d := sameTally("its documents", fx.Tally, ev.Tally); d != nil {
+			return d
+		}
 	}
 	if err := m.Check(ctx, ev, row.Intent); err != nil {
 		return parted("the replayed machine does not permit it: %v", err)
@@ -228,7 +234,7 @@ func (rp *replay) create(ctx context.Context, row *models.AuditEvent, fx *facts,
 	var parentID *string
 	if fx.Create.Parent != "" {
 		parentID = &fx.Create.Parent
-		if d := rp.parent(parentID, row.DocumentID, fx, ev); d != nil {
+		if d := rp.parent(k, parentID, row.DocumentID, fx, ev); d != nil {
 			return d
 		}
 	}
@@ -273,7 +279,7 @@ func (rp *replay) create(ctx context.Context, row *models.AuditEvent, fx *facts,
 
 // parent puts the replayed parent of document self into ev, with self's
 // siblings, as the act read them (fx).
-func (rp *replay) parent(id *string, self string, fx *facts, ev *engine.Eval) *Divergence {
+func (rp *replay) parent(k *Kind, id *string, self string, fx *facts, ev *engine.Eval) *Divergence {
 	if id == nil {
 		return parted("the act read a parent, and the document has none")
 	}
@@ -292,6 +298,26 @@ func (rp *replay) parent(id *string, self string, fx *facts, ev *engine.Eval) *D
 	ev.Siblings = familyOf(p.children, self)
 	if len(ev.Siblings) != fx.Siblings {
 		return parted("the act read %d other documents under its parent, the replay has %d", fx.Siblings, len(ev.Siblings))
+	}
+	if k.Parent != nil && k.Parent.Tally != nil && k.Parent.Tally == p.k.tally {
+		ev.SiblingsTally = p.k.tally.count(ev.Siblings)
+		return sameTally("the other documents under its parent", fx.SiblingsTally, ev.SiblingsTally)
+	}
+	return nil
+}
+
+// sameTally: the tally an act read (recorded, JSON; none in a row written
+// before tallies) is the one the replay counts afresh.
+func sameTally(of string, recorded json.RawMessage, counted any) *Divergence {
+	if len(recorded) == 0 {
+		return nil
+	}
+	raw, err := encodeTally(counted)
+	if err != nil {
+		return parted("the replayed tally does not write: %v", err)
+	}
+	if !sameJSON(string(recorded), string(raw)) {
+		return parted("the act read the tally of %s as %.120s, counted afresh it is %.120s", of, recorded, raw)
 	}
 	return nil
 }
@@ -406,6 +432,12 @@ func (rp *replay) compare(fam *models.Family) *Divergence {
 		if d := sameDocument(s, &st.doc); d != nil {
 			d.DocumentID = s.ID
 			return d
+		}
+		if s.Tally != "" && st.k.tally != nil { // kept by differences: it is the count
+			if d := sameTally("the documents under it, kept with it,", json.RawMessage(s.Tally), st.k.tally.count(familyOf(st.children, ""))); d != nil {
+				d.DocumentID = s.ID
+				return d
+			}
 		}
 		var mine []models.Deadline
 		for _, d := range fam.Deadlines {

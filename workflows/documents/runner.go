@@ -154,6 +154,9 @@ type View struct {
 	// first (all of them, for totals); Visible says whether the caller is
 	// a party to each.
 	Children []Child
+	// Tally is what the children add up to (a kind that keeps a tally of
+	// them; nil otherwise).
+	Tally any
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related
@@ -457,19 +460,20 @@ func (r *Runner) Create(ctx context.Context, kind string, input any) (*View, []e
 			Actor: c.Actor, ActorOrg: c.Org, At: now, RequestID: reqctx.From(ctx).RequestID, Detail: ev.Note, Context: context}
 		audit.Link(&row, 0, "")
 		doc.AuditSeq, doc.AuditHash = row.Seq, row.Hash
-		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, nil, now)
+		es, err := r.entries(ctx, k, &doc, ev.Data, nil, ev.Parent, nil, nil, now)
 		if err != nil {
 			return err
 		}
 		var related []models.EntryIntents
+		var parentTally string
 		if ev.Parent != nil { // the parent's guards count its children
 			self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: doc.State, Number: doc.Number, Data: k.family(ev.Data)}
-			if related, err = r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now); err != nil {
+			if related, parentTally, err = r.parentAfter(ctx, k, ev, fx, self, now); err != nil {
 				return err
 			}
 		}
 		if _, err := tx.Commit(&models.Change{Doc: &doc, Created: true, Audit: &row, Parties: partyRows(doc.ID, k.Visible(doc.State, ev.Data)), PartiesChanged: true,
-			Entries: es, Related: related}); err != nil {
+			Entries: es, Related: related, ParentTally: parentTally}); err != nil {
 			return err
 		}
 		if err := r.afterAct(ctx, Act{Kind: k.Def.Kind, Intent: k.Def.Create.Name, Doc: &doc, Data: ev.Data}); err != nil {
@@ -510,7 +514,8 @@ func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eva
 		return status.Invalid("parent", fmt.Sprintf("a %s belongs to a %s: its id is required", k.Def.Kind, k.Parent.Kind))
 	}
 	c := ev.Caller
-	pk, loaded, pdata, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, true, false)
+	tallied := r.tallied(k) // the children are counted by the parent's tally: read only to count them afresh
+	pk, loaded, pdata, err := r.load(tx, Target{ID: id, Kinds: []string{k.Parent.Kind}}, provider, c, models.DocumentQuery{Lock: true, ChildrenTallied: tallied})
 	if err != nil {
 		return err
 	}
@@ -522,16 +527,28 @@ func (r *Runner) underParent(ctx context.Context, tx Tx, k *Kind, ev *engine.Eva
 	if !c.System {
 		c.Roles = pk.RolesOf(pdata, c.Org)
 	}
-	pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(loaded.Deadlines), CreatedAt: pdoc.CreatedAt,
-		Children: relatedOf(children)}
+	pev := &engine.Eval{DocID: pdoc.ID, State: pdoc.State, Data: pdata, Caller: c, Now: ev.Now, Deadlines: views(loaded.Deadlines), CreatedAt: pdoc.CreatedAt}
+	if tallied {
+		if pev.Tally, err = r.tallyOf(pk, pdoc, loaded.Children); err != nil {
+			return err
+		}
+	} else {
+		pev.Children = relatedOf(children)
+	}
 	if err := pk.Machine().Check(ctx, pev, k.Parent.Intent); err != nil {
 		return r.refusal(ctx, pk.Machine(), err, pev, k.Parent.Intent)
 	}
 	ev.Parent = &engine.Related{ID: pdoc.ID, Kind: pdoc.Kind, State: pdoc.State, Number: pdoc.Number, Data: pdata, Parties: pk.Parties(pdata)}
+	fx.ParentSeq = pdoc.AuditSeq
+	if tallied {
+		ev.SiblingsTally, fx.Siblings = pev.Tally, int(pdoc.Children)
+		fx.SiblingsTally, err = encodeTally(pev.Tally)
+		return err
+	}
 	for i := range children {
 		ev.Siblings = append(ev.Siblings, &children[i].Related)
 	}
-	fx.ParentSeq, fx.Siblings = pdoc.AuditSeq, len(ev.Siblings)
+	fx.Siblings = len(ev.Siblings)
 	return nil
 }
 
@@ -548,11 +565,24 @@ func (r *Runner) parentOf(k *Kind, loaded *models.LoadedDocument, ev *engine.Eva
 	if err != nil {
 		return fmt.Errorf("document %s: stored data: %w", p.ID, err)
 	}
+	ev.Parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number, Data: pdata, Parties: pk.Parties(pdata)}
+	if r.tallied(k) { // the siblings are counted by the parent's tally, less this one as it is before the act
+		t, err := r.tallyOf(pk, p, loaded.ParentChildren)
+		if err != nil {
+			return err
+		}
+		self, err := k.familyOf(&loaded.Doc)
+		if err != nil {
+			return fmt.Errorf("document %s: stored data: %w", loaded.Doc.ID, err)
+		}
+		pk.tally.add(t, self, -1)
+		ev.SiblingsTally = t
+		return nil
+	}
 	siblings, err := r.children(loaded.ParentChildren, nil)
 	if err != nil {
 		return err
 	}
-	ev.Parent = &engine.Related{ID: p.ID, Kind: p.Kind, State: p.State, Number: p.Number, Data: pdata, Parties: pk.Parties(pdata)}
 	for i := range siblings {
 		if siblings[i].ID != loaded.Doc.ID {
 			ev.Siblings = append(ev.Siblings, &siblings[i].Related)
@@ -638,17 +668,17 @@ func (r *Runner) related(tx Reader, k *Kind, ev *engine.Eval, provider string) e
 
 // load reads a document the caller may see (of provider; any provider's
 // for the system when provider is ""), with its deadlines, parent and
-// children (and, with family, the parent's children), locked when lock is
-// set. Another provider's or another party's document, or one of a kind
+// children (and the parent's children, locked, ... as q asks: its Lock,
+// ParentChildren, ParentTallied and ChildrenTallied; load fills the rest). Another provider's or another party's document, or one of a kind
 // the operation does not serve, is reported exactly like a missing one.
 // The children are marked by whether the caller is a party to each.
-func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, lock, family bool) (*Kind, *models.LoadedDocument, any, error) {
+func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q models.DocumentQuery) (*Kind, *models.LoadedDocument, any, error) {
 	party := c.Org
 	if c.System {
 		party = ""
 	}
-	loaded, err := tx.Load(models.DocumentQuery{ID: t.ID, Provider: provider, Kinds: t.Kinds, Party: party, Lock: lock, ParentChildren: family,
-		Root: r.roots(t.Kinds)})
+	q.ID, q.Provider, q.Kinds, q.Party, q.Root = t.ID, provider, t.Kinds, party, r.roots(t.Kinds)
+	loaded, err := tx.Load(q)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil, nil, notFound(t.ID)
 	}
@@ -673,11 +703,16 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	if err != nil {
 		return nil, err
 	}
-	k, loaded, data, err := r.load(r.Store.Reads(ctx), Target{ID: id, Kinds: kinds}, p.ProviderID, c, false, false)
+	k, loaded, data, err := r.load(r.Store.Reads(ctx), Target{ID: id, Kinds: kinds}, p.ProviderID, c, models.DocumentQuery{})
 	if err != nil {
 		return nil, err
 	}
 	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines}
+	if k.tally != nil {
+		if view.Tally, err = r.tallyOf(k, &loaded.Doc, loaded.Children); err != nil {
+			return nil, err
+		}
+	}
 	if loaded.Doc.Children > 0 {
 		children, err := r.children(loaded.Children, loaded.Visible)
 		if err != nil {
@@ -711,7 +746,7 @@ func (r *Runner) History(ctx context.Context, id string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, false, false)
+	k, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{})
 	if err != nil {
 		return nil, err
 	}
@@ -749,7 +784,7 @@ func (r *Runner) followUp(ctx context.Context, v *View, c engine.Caller) error {
 		}
 	} else {
 		ev := &engine.Eval{DocID: v.Doc.ID, State: v.Doc.State, Data: v.Data, Caller: c, Now: now, Deadlines: views(v.Deadlines), CreatedAt: v.Doc.CreatedAt,
-			Parent: v.parent, Children: relatedOf(v.Children)}
+			Parent: v.parent, Children: relatedOf(v.Children), Tally: v.Tally}
 		if intents, err = v.Kind.Machine().FollowUp(ctx, ev); err != nil {
 			return err
 		}
@@ -936,7 +971,8 @@ func (r *Runner) fireOne(ctx context.Context, tx Tx, o order) (*View, []engine.B
 // machine's check (state, guards, roles).
 func (r *Runner) check(ctx context.Context, tx Tx, o order) (*act, error) {
 	c, t := o.caller, o.target
-	k, loaded, data, err := r.load(tx, t, o.provider, c, true, r.Kinds.mayBeChild(t.Kinds))
+	k, loaded, data, err := r.load(tx, t, o.provider, c, models.DocumentQuery{Lock: true, ParentChildren: r.Kinds.mayBeChild(t.Kinds),
+		ParentTallied: r.childrenTallied(t.Kinds)})
 	if err != nil {
 		return nil, err
 	}
@@ -966,6 +1002,11 @@ func (r *Runner) check(ctx context.Context, tx Tx, o order) (*act, error) {
 			return nil, err
 		}
 		a.ev.Children = relatedOf(a.children)
+	}
+	if k.tally != nil {
+		if a.ev.Tally, err = r.tallyOf(k, doc, loaded.Children); err != nil {
+			return nil, err
+		}
 	}
 	a.intent = o.intents[0]
 	if len(o.intents) > 1 { // the first the state permits
@@ -1000,6 +1041,15 @@ func (r *Runner) apply(ctx context.Context, tx Tx, a *act) error {
 	fx.Siblings, fx.Children = len(a.ev.Siblings), len(a.ev.Children)
 	if a.ev.Parent != nil {
 		fx.ParentSeq = a.loaded.Parent.AuditSeq
+	}
+	if a.ev.SiblingsTally != nil { // read instead of the siblings: how many there are
+		fx.Siblings = int(a.loaded.Parent.Children) - 1
+		if fx.SiblingsTally, err = encodeTally(a.ev.SiblingsTally); err != nil {
+			return err
+		}
+	}
+	if fx.Tally, err = encodeTally(a.ev.Tally); err != nil {
+		return err
 	}
 	a.fx = fx
 	a.dir = r.newDirectory(tx, a.doc.ProviderID, append(partyOrgs(a.k.Parties(a.ev.Data)), a.ev.Caller.Org)...)
@@ -1045,7 +1095,10 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
 	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
-	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, now)
+	if k.tally != nil && after.Tally == "" { // counted afresh: kept from now on
+		after.Tally = string(a.fx.Tally)
+	}
+	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, ev.Tally, now)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -1063,17 +1116,18 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 			return nil, nil, nil, err
 		}
 	}
+	var parentTally string
 	if ev.Parent != nil { // and the parent's guards count its children
 		self := &engine.Related{ID: doc.ID, Kind: doc.Kind, State: ev.State, Number: doc.Number, Data: k.family(ev.Data)}
-		rows, err := r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), now)
+		rows, t, err := r.parentAfter(ctx, k, ev, a.fx, self, now)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		related = append(related, rows...)
+		related, parentTally = append(related, rows...), t
 	}
 	rows := partyRows(doc.ID, parties)
 	if ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Parties: rows, PartiesChanged: !slices.Equal(rows, a.partiesBefore),
-		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related}); err != nil || !ok {
+		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related, ParentTally: parentTally}); err != nil || !ok {
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -1093,7 +1147,7 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 				input: engine.Chained{DocID: doc.ID, Number: doc.Number}, now: now, after: a.intent})
 		}
 	}
-	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent}
+	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent, Tally: ev.Tally}
 	withChildren(view, a.children)
 	for _, e := range entries { // the caller's follow-up intents, as its list entry has them
 		if e.OrganisationID == c.Org && !c.System {

@@ -76,9 +76,18 @@ type Eval struct {
 	// runner fills both for child kinds before Validate.
 	Parent   *Related
 	Siblings []*Related
+	// SiblingsTally is the tally of the parent's other children (a child
+	// kind that declares one: documents.Parent.Tallied), filled with Parent:
+	// what the child's rules count of its siblings, whose summaries the
+	// runner then does not read (Siblings stays empty).
+	SiblingsTally any
 	// Children are the documents under this one (kinds with child kinds),
 	// filled before Validate.
 	Children []*Related
+	// Tally is the tally of the children (kinds whose child kind declares
+	// one), filled whenever the document is evaluated, Children or not:
+	// guards count the children by it.
+	Tally any
 	// Note, set by Apply, says in words what the intent did beyond its
 	// block (recorded with the audit row).
 	Note string

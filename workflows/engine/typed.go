@@ -179,6 +179,17 @@ func DataOf[T any](r *Related) (T, bool) {
 	return t, ok
 }
 
+// TallyOf is tally (Eval.Tally, Eval.SiblingsTally: a *T) as a T; false
+// when there is none (the runner fills it for every kind that keeps one,
+// so a rule that finds none reports a fault, never counts nothing).
+func TallyOf[T any](tally any) (T, bool) {
+	if t, ok := tally.(*T); ok && t != nil {
+		return *t, true
+	}
+	var zero T
+	return zero, false
+}
+
 // Declaration declares a document kind with aggregate D; Build makes the
 // Definition the machine runs. The fields mean what Definition's mean.
 type Declaration[D any] struct {

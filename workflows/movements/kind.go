@@ -66,7 +66,8 @@ func NewKind() *documents.Kind {
 			func(in *CreateInput) *string { return &in.NotificationID },
 			func(parent string, d *m.Movement) string {
 				return fmt.Sprintf("%s-M%03d", parent, d.Template.SequenceNumber)
-			}).Summarised(documents.SummaryOf(func(d *m.Movement) m.Summary { return d.Summary() })),
+			}).Summarised(documents.SummaryOf(func(d *m.Movement) m.Summary { return d.Summary() })).
+			Tallied(documents.TallyOf(func(t *n.Tally, s *m.Summary, sign int) { t.Add(s, sign) })),
 	}.Kind()
 }
 

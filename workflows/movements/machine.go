@@ -8,6 +8,7 @@
 package movements
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -76,7 +77,11 @@ var declaration = &engine.Declaration[m.Movement]{
 		Operation: company + "CreateMovementTemplate", Roles: []string{n.RoleNotifier},
 		Summary: "announce one shipment under a consented notification (SUBMITTED)",
 		Validate: func(ev *on, in *CreateInput) ([]engine.BusinessError, error) {
-			return m.CheckTemplate(&in.Template, under(ev, true, "")), nil
+			u, err := under(ev, true, "")
+			if err != nil {
+				return nil, err
+			}
+			return m.CheckTemplate(&in.Template, u), nil
 		},
 		Apply: func(ev *on, in *CreateInput) error {
 			d := ev.Doc
@@ -102,7 +107,11 @@ var declaration = &engine.Declaration[m.Movement]{
 				if t.SequenceNumber != d.Template.SequenceNumber {
 					return []engine.BusinessError{{Code: m.ErrSequenceNumber, Field: "movementTemplate.sequenceNumber", Message: "the sequence number is fixed when the movement is created"}}, nil
 				}
-				return append(m.CheckTemplate(t, under(ev, false, d.Template.ActualDateOfShipment)),
+				u, err := under(ev, false, d.Template.ActualDateOfShipment)
+				if err != nil {
+					return nil, err
+				}
+				return append(m.CheckTemplate(t, u),
 					shipment.NothingChanged("movementTemplate", "the template", &d.Template, t)...), nil
 			},
 			Apply: func(ev *on, in *m.Template) error {
@@ -439,17 +448,16 @@ func role(ev *on, r string) []engine.Party {
 	return []engine.Party{{Org: ev.Doc.Org(r), Role: r}}
 }
 
-// under gathers what a template is checked against.
-func under(ev *on, create bool, previousDate string) m.Under {
+// under gathers what a template is checked against: the notification and
+// the tally of the other movements under it (the runner fills both).
+func under(ev *on, create bool, previousDate string) (m.Under, error) {
 	nf := notification(ev)
-	others := make([]m.Summary, 0, len(ev.Siblings))
-	for _, s := range ev.Siblings { // the runner gives a movement's relatives its summary
-		if o, ok := engine.DataOf[*m.Summary](s); ok {
-			others = append(others, *o)
-		}
+	others, ok := engine.TallyOf[n.Tally](ev.SiblingsTally)
+	if !ok {
+		return m.Under{}, errors.New("the other movements under the notification were not counted")
 	}
 	return m.Under{Notification: nf, Others: others, Dir: ev.OrgKind,
-		Notifier: ev.Place(nf.Content.Notifier.OrganisationID), Now: ev.Now, PreviousDate: previousDate, Create: create}
+		Notifier: ev.Place(nf.Content.Notifier.OrganisationID), Now: ev.Now, PreviousDate: previousDate, Create: create}, nil
 }
 
 // receipt: a date that happened, not before the shipment date, and a quantity.

@@ -87,7 +87,11 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 		}
 	}
 	entries := doc.Movements.Entries
-	doc.Movements = n.CountMovements(&d.Content, shipped)
+	t, ok := engine.TallyOf[n.Tally](v.Tally) // the movements' totals, kept beside the notification
+	if !ok {
+		t = n.TallyOf(shipped...)
+	}
+	doc.Movements = n.CountMovements(&d.Content, t)
 	if entries != nil {
 		doc.Movements.Entries = entries
 	}

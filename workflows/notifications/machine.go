@@ -6,6 +6,7 @@
 package notifications
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -483,15 +484,13 @@ var declaration = &engine.Declaration[n.Notification]{
 
 // shipmentLeft: the movements under the notification leave a shipment and
 // some quantity (guard of CREATE_MOVEMENT; the runner gives every
-// evaluation of the notification its children).
+// evaluation of the notification its movements' tally).
 func shipmentLeft(ev *on) (bool, string) {
-	var shipped []n.Shipped
-	for _, c := range ev.Children {
-		if s, ok := engine.DataOf[n.Shipped](c); ok {
-			shipped = append(shipped, s)
-		}
+	t, ok := engine.TallyOf[n.Tally](ev.Tally)
+	if !ok {
+		return false, "the movements under the notification were not counted (a fault of the server: try again, and tell its operators if it persists)"
 	}
-	return n.ShipmentLeft(&ev.Doc.Content, shipped)
+	return n.ShipmentLeft(&ev.Doc.Content, t)
 }
 
 // periodExtended is the audit note of a consent or revalidation that
@@ -592,13 +591,11 @@ func validateChange(ev *on, in *n.RequestForChange) ([]engine.BusinessError, err
 	}
 	berrs := n.ValidateSubmission(p, ev.OrgKind, ev.Now)
 	berrs = append(berrs, n.CheckPlaces(p, ev.Country)...)
-	var shipped []n.Shipped
-	for _, c := range ev.Children {
-		if s, ok := engine.DataOf[n.Shipped](c); ok {
-			shipped = append(shipped, s)
-		}
+	t, ok := engine.TallyOf[n.Tally](ev.Tally)
+	if !ok {
+		return nil, errors.New("the movements under the notification were not counted")
 	}
-	return append(n.Refield(berrs, "requestForChange.proposed."), n.CheckChange(&d.Content, p, shipped)...), nil
+	return append(n.Refield(berrs, "requestForChange.proposed."), n.CheckChange(&d.Content, p, t)...), nil
 }
 
 func validateDecision(ev *on, in *n.Decision) ([]engine.BusinessError, error) {

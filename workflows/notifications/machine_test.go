@@ -122,7 +122,11 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			children = append(children, &engine.Related{Kind: "MOVEMENT", State: movement.Submitted,
 				Data: &movement.Movement{Template: movement.Template{ActualQuantity: n.Quantity{Tonnes: &q}}}})
 		}
-		ev := &engine.Eval{State: state, Data: data, Caller: c, Now: now, Deadlines: dls, Children: children}
+		var tally n.Tally // as the runner keeps it
+		for _, ch := range children {
+			tally.Add(ch.Data.(n.Shipped), 1)
+		}
+		ev := &engine.Eval{State: state, Data: data, Caller: c, Now: now, Deadlines: dls, Children: children, Tally: &tally}
 		if c.System { // an automatic trigger names the party whose deadline ran out
 			ev.Input = engine.Party{Org: "be", Role: n.RoleAuthorityTransit}
 		}
@@ -155,7 +159,7 @@ func TestFollowUpIntentsAreExactlyTheFireableOnes(t *testing.T) {
 			if in.System {
 				input = engine.Party{Org: "be", Role: n.RoleAuthorityTransit}
 			}
-			fe := &engine.Eval{State: state, Data: copyData, Caller: c, Now: now, Deadlines: dls, Input: input, Children: children}
+			fe := &engine.Eval{State: state, Data: copyData, Caller: c, Now: now, Deadlines: dls, Input: input, Children: children, Tally: &tally}
 			if in.Apply != nil {
 				fe.Apply = func() error { return in.Apply(fe) }
 			}

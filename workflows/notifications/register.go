@@ -26,7 +26,7 @@ func register(p *documents.RegisterRequest, d *n.Notification) documents.Registe
 		}
 	}
 	if len(shipped) > 0 {
-		row.Shipped = n.CountMovements(c, shipped).QuantityUsed
+		row.Shipped = n.CountMovements(c, n.TallyOf(shipped...)).QuantityUsed
 	}
 	if len(d.Acknowledgements) > 0 {
 		row.AcknowledgedOn = documents.Day(d.Acknowledgements[0].At)

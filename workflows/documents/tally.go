@@ -1,0 +1,105 @@
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/wasteflow/wasteflow/models"
+	"github.com/wasteflow/wasteflow/workflows/engine"
+)
+
+// tallied reports whether child kind k's parent keeps k's tally.
+func (r *Runner) tallied(k *Kind) bool {
+	if k.Parent == nil || k.Parent.Tally == nil {
+		return false
+	}
+	pk, ok := r.Kinds.Kind(k.Parent.Kind)
+	return ok && pk.tally == k.Parent.Tally
+}
+
+// childrenTallied reports whether every child kind among kinds (any when
+// empty) is tallied by its parent: a child's act of those kinds reads no
+// siblings once its parent keeps a tally.
+func (r *Runner) childrenTallied(kinds []string) bool {
+	for _, k := range r.Kinds.kinds {
+		if k.Parent != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Def.Kind)) && !r.tallied(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// tallyOf is the tally of doc, a document of kind pk (which keeps one):
+// as its row keeps it, or counted afresh from children, its children as
+// relatives read them, when the row keeps none yet (the caller read them
+// for that).
+func (r *Runner) tallyOf(pk *Kind, doc *models.Document, children []models.Document) (any, error) {
+	if doc.Tally != "" {
+		t, err := pk.tally.decode(doc.Tally)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: stored tally: %w", doc.ID, err)
+		}
+		return t, nil
+	}
+	if int64(len(children)) != doc.Children {
+		return nil, fmt.Errorf("document %s: %d children to count, %d read", doc.ID, doc.Children, len(children))
+	}
+	cs, err := r.children(children, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pk.tally.count(relatedOf(cs)), nil
+}
+
+// encodeTally is a tally as its row and an act's facts keep it.
+func encodeTally(t any) (json.RawMessage, error) {
+	if t == nil {
+		return nil, nil
+	}
+	return json.Marshal(t)
+}
+
+// withChild is the tally read (raw, JSON) with child, as relatives read
+// it, added: a parent's tally after its child's act.
+func (t *Tally) withChild(raw json.RawMessage, child any) (any, error) {
+	v, err := t.decode(string(raw))
+	if err != nil {
+		return nil, err
+	}
+	t.add(v, child, 1)
+	return v, nil
+}
+
+// relatedTally is the fold of children, as relatives read them, afresh
+// (the replay's count).
+func relatedTally(t *Tally, children []*engine.Related) any {
+	if t == nil {
+		return nil
+	}
+	return t.count(children)
+}
+
+// parentAfter is what a child's act (or create) leaves of its parent, ev's
+// Parent: the follow-up intents of the parent's entries, which its guards
+// compute over its children, and, when it keeps k's tally, its new tally
+// (the siblings' tally the act read, fx's, with self, the child after the
+// act, added).
+func (r *Runner) parentAfter(ctx context.Context, k *Kind, ev *engine.Eval, fx *facts, self *engine.Related, now time.Time) ([]models.EntryIntents, string, error) {
+	if ev.SiblingsTally == nil {
+		rows, err := r.parentIntents(ctx, ev.Parent, append(slices.Clip(ev.Siblings), self), nil, now)
+		return rows, "", err
+	}
+	t, err := k.Parent.Tally.withChild(fx.SiblingsTally, self.Data)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := encodeTally(t)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := r.parentIntents(ctx, ev.Parent, nil, t, now)
+	return rows, string(raw), err
+}
