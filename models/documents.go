@@ -236,13 +236,31 @@ func (t jsonTime) MarshalJSON() ([]byte, error) { return time.Time(t).MarshalJSO
 
 // OrganisationsByID reads the organisations of provider among ids.
 func OrganisationsByID(tx *gorm.DB, provider string, ids []string) ([]Organisation, error) {
-	var orgs []Organisation
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	err := tx.Where("provider_id = ? AND id IN ?", provider, ids).Find(&orgs).Error
-	return orgs, err
+	// Scanned by hand: an act reads its parties' details anew inside the
+	// document's lock (a correction records them as they are now), so
+	// gorm's reflection per row would be paid while the family waits.
+	rows, err := tx.Raw("SELECT "+organisationColumns+" FROM organisations WHERE provider_id = ? AND id IN ?", provider, ids).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	orgs := make([]Organisation, 0, len(ids))
+	for rows.Next() {
+		var o Organisation
+		if err := rows.Scan(&o.ProviderID, &o.ID, &o.Kind, &o.Name, &o.Country, &o.Region, &o.RegistrationNumber, &o.Street, &o.PostalCode, &o.City,
+			&o.ContactPerson, &o.Telephone, &o.Email, &o.EORI, &o.VAT, &o.CreatedAt, &o.UpdatedAt); err != nil {
+			return nil, err
+		}
+		orgs = append(orgs, o)
+	}
+	return orgs, rows.Err()
 }
+
+// organisationColumns are Organisation's columns in its fields' order.
+const organisationColumns = "provider_id, id, kind, name, country, region, registration_number, street, postal_code, city, contact_person, telephone, email, eori, vat, created_at, updated_at"
 
 // InsertEvents stores events in one statement, skipping those whose dedup
 // key exists.
