@@ -199,6 +199,13 @@ type DocumentQuery struct {
 	// ChildrenTallied reads the document's own children only when it keeps
 	// no tally yet.
 	ChildrenTallied bool
+	// ChildrenLimit, when above 0, reads at most that many of the
+	// children, and only those Party is a party to: the ones in none of
+	// the states ChildrenFinal first, then the latest; LoadedDocument.
+	// ChildrenVisible counts them all (a retrieval document lists a part
+	// of a large family; its tally counts the whole).
+	ChildrenLimit int
+	ChildrenFinal []string
 	// Root: every kind in Kinds is a kind without a parent, so there is no
 	// parent to lock or read (one lock on the row, a shorter read).
 	Root bool
@@ -219,6 +226,9 @@ type LoadedDocument struct {
 	// query's Party is a party to.
 	Children []Document
 	Visible  map[string]bool
+	// ChildrenVisible, with DocumentQuery.ChildrenLimit, counts the
+	// children Party is a party to, read or not.
+	ChildrenVisible int64
 }
 
 // Load reads what every document request needs: the document, its
@@ -248,7 +258,11 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 			}
 		}
 	}
-	if doc.Children > 0 && (!q.ChildrenTallied || doc.Tally == "") {
+	if doc.Children > 0 && q.ChildrenLimit > 0 {
+		if out.Children, out.Visible, out.ChildrenVisible, err = someChildren(t.db, doc.ID, q); err != nil {
+			return nil, err
+		}
+	} else if doc.Children > 0 && (!q.ChildrenTallied || doc.Tally == "") {
 		if out.Children, out.Visible, err = family(t.db, doc.ID, q.Party, doc.Children); err != nil {
 			return nil, err
 		}
@@ -293,6 +307,55 @@ func family(tx *gorm.DB, parent, party string, n int64) ([]Document, map[string]
 		vis[d.ID] = v
 	}
 	return docs, vis, rows.Err()
+}
+
+// someChildren reads q.ChildrenLimit of the documents under parent that
+// q.Party is a party to (DocumentQuery.ChildrenLimit), oldest first, and
+// counts them all: the SQLite side of loadPostgres's parts 3 and 4 under a
+// limit.
+func someChildren(tx *gorm.DB, parent string, q DocumentQuery) ([]Document, map[string]bool, int64, error) {
+	where, args := childrenWhere(q)
+	var count int64
+	if err := tx.Raw("SELECT count(*) FROM documents x WHERE x.parent_id = ?"+where, append([]any{parent}, args...)...).Scan(&count).Error; err != nil {
+		return nil, nil, 0, err
+	}
+	order, oargs := childrenOrder(q)
+	rows, err := tx.Raw("SELECT * FROM (SELECT "+familyColumnsOf+" FROM documents x WHERE x.parent_id = ?"+where+" ORDER BY "+order+" LIMIT ?) AS x ORDER BY x.created_at, x.id",
+		append(append(append([]any{parent}, args...), oargs...), q.ChildrenLimit)...).Rows()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer rows.Close()
+	docs, vis := make([]Document, 0, q.ChildrenLimit), make(map[string]bool, q.ChildrenLimit)
+	for rows.Next() {
+		var d Document
+		var parentID sql.NullString
+		if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parentID,
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt); err != nil {
+			return nil, nil, 0, err
+		}
+		docs = append(docs, d)
+		vis[d.ID] = true
+	}
+	return docs, vis, count, rows.Err()
+}
+
+// childrenWhere is the condition (" AND …", on alias x) on the children
+// q.Party is a party to.
+func childrenWhere(q DocumentQuery) (string, []any) {
+	if q.Party == "" {
+		return "", nil
+	}
+	return " AND EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ?)", []any{q.Party}
+}
+
+// childrenOrder is the order (on alias x) in which ChildrenLimit picks
+// children: those in none of the final states first, then the latest.
+func childrenOrder(q DocumentQuery) (string, []any) {
+	if len(q.ChildrenFinal) == 0 {
+		return "x.created_at DESC, x.id DESC", nil
+	}
+	return "x.state IN ? , x.created_at DESC, x.id DESC", []any{q.ChildrenFinal}
 }
 
 // deadlineObject is a deadline row of alias dl as a JSON object (the
@@ -361,14 +424,24 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 		s.WriteString("\n")
 	}
-	s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
-	if q.ChildrenTallied {
-		s.WriteString(" AND (SELECT tally FROM d) = ''")
+	if q.ChildrenLimit > 0 { // a part of the children the party sees, and their count (in the version column of part 4)
+		cw, cargs := childrenWhere(q)
+		order, oargs := childrenOrder(q)
+		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
+			cw + " ORDER BY " + order + " LIMIT ?)\n" +
+			"UNION ALL SELECT 4, x.id, '', '', '', '', (SELECT count(*) FROM documents x WHERE x.parent_id = (SELECT id FROM d)" + cw + "), '', '', NULL, 0, '', 0, '', '', x.created_at, x.created_at, '[]', TRUE FROM d x\n")
+		args = append(append(append(append(args, cargs...), oargs...), q.ChildrenLimit), cargs...)
+	} else {
+		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
+		if q.ChildrenTallied {
+			s.WriteString(" AND (SELECT tally FROM d) = ''")
+		}
+		s.WriteString("\n")
+		if q.Party != "" {
+			args = append(args, q.Party)
+		}
 	}
-	s.WriteString("\nORDER BY part, created_at, id")
-	if q.Party != "" {
-		args = append(args, q.Party)
-	}
+	s.WriteString("ORDER BY part, created_at, id")
 	rows, err := t.db.Raw(s.String(), args...).Rows()
 	if err != nil {
 		return nil, err
@@ -394,7 +467,9 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
 			out = &LoadedDocument{Doc: d, Deadlines: ds}
-			if d.Children > 0 && (!q.ChildrenTallied || d.Tally == "") { // a large family's rows are appended without copying
+			if n := min(d.Children, int64(max(q.ChildrenLimit, 0))); q.ChildrenLimit > 0 {
+				out.Children, out.Visible = make([]Document, 0, n), make(map[string]bool, n)
+			} else if d.Children > 0 && (!q.ChildrenTallied || d.Tally == "") { // a large family's rows are appended without copying
 				out.Children, out.Visible = make([]Document, 0, d.Children), make(map[string]bool, d.Children)
 			}
 			continue
@@ -416,6 +491,8 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 				out.Visible = map[string]bool{}
 			}
 			out.Visible[d.ID] = vis
+		case 4:
+			out.ChildrenVisible = d.Version
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -165,3 +165,55 @@ func TestTallyHoldsInEveryOrder(t *testing.T) {
 		check("after eight clients at once")
 	})
 }
+
+// A notification's retrieval document lists at most 50 of its movements
+// (issue 49): the ones not completed or taken back first, then the
+// latest, in the order they were created; entriesOmitted counts the rest,
+// which ListDocuments filtered by the notification pages through, and the
+// totals count every movement. 55 movements, the 5 latest taken back: the
+// 50 open ones are listed, the 5 taken back are not.
+func TestNotificationListsAPartOfItsMovements(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.consented(t, shippable(60))
+		var ids []string
+		for range 55 {
+			ids = append(ids, d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 1)})["id"].(string))
+		}
+		d.advanceTo(t, "2026-12-07")
+		for _, id := range ids[50:] {
+			d.ok(t, "tom", co+"SetCarrierTransport", map[string]any{"documentId": id, "carrierTransport": map[string]any{"takenOverOn": "2026-12-07"}})
+			d.ok(t, "rita", co+"SetFacilityReception", map[string]any{"documentId": id, "facilityReception": map[string]any{
+				"receivedOn": "2026-12-07", "rejected": true, "reason": "contaminated", "quantity": map[string]any{"tonnes": map[string]any{"units": "1"}}}})
+			d.ok(t, "bernd", au+"SetMovementTakeBack", map[string]any{"documentId": id, "takeBack": map[string]any{"reason": "refused"}})
+			d.ok(t, "bernd", au+"SubmitMovementSignal", map[string]any{"documentId": id, "movementSignal": map[string]any{"type": "CONFIRM"}})
+		}
+		for _, op := range []string{co + "GetNotification", co + "GetDocument"} {
+			doc, _ := d.read(t, "alice", op, nid)
+			if c, ok := doc["notification"].(map[string]any); ok && doc["movements"] == nil { // GetDocument's container
+				doc = c
+			}
+			movs := doc["movements"].(map[string]any)
+			entries := movs["entries"].([]any)
+			if movs["count"] != float64(55) || movs["entriesOmitted"] != float64(5) || len(entries) != 50 {
+				t.Fatalf("%s: count %v, %d entries, %v omitted", op, movs["count"], len(entries), movs["entriesOmitted"])
+			}
+			open := map[any]bool{} // the test clock stood still: created at one instant, in id order
+			for _, id := range ids[:50] {
+				open[id] = true
+			}
+			for i, e := range entries {
+				if e := e.(map[string]any); !open[e["id"]] || e["state"] != "SUBMITTED" {
+					t.Fatalf("%s: entry %d is %v (%v), not one of the open movements", op, i, e["id"], e["state"])
+				}
+				delete(open, e.(map[string]any)["id"])
+			}
+		}
+		got, _ := d.list(t, "alice", map[string]any{"qpar": map[string]any{"filter": []any{map[string]any{"path": "notification_id", "op": "EQUAL",
+			"operands": []any{map[string]any{"s": nid}}}}, "pageSize": 100}})
+		if len(got) != 55 {
+			t.Fatalf("ListDocuments of the notification's movements: %d", len(got))
+		}
+	})
+}

@@ -50,6 +50,8 @@
       inForce: 'In force', proposed: 'Proposed', field: 'Field', rule: 'Deadline', party: 'Party', due: 'Due', remaining: 'Remaining',
       shipments: 'Shipments', quantity: 'Quantity', shippedOn: 'Shipped on', movement: 'Movement', unit: 'Unit', tonnes: 'tonnes (t)', cubicMetres: 'cubic metres (m³)',
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
+      movementsOmitted: '{listed} of the {all} movements are listed here: those still under way, then the most recent ones.',
+      movementsAll: 'Show all {n} movements', movementsOf: 'Movements of notification {number}', allDocuments: 'Show all documents',
       diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassAttempt1: '1 attempt', systemDIWASS: 'wasteflow, exchanging with DIWASS', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
       badLogin: 'Log-in failed: {msg}', badCredentials: 'The username or the password is not right. Please try again.',
@@ -83,6 +85,8 @@
       inForce: 'Geltend', proposed: 'Beantragt', field: 'Feld', rule: 'Frist', party: 'Beteiligter', due: 'Fällig', remaining: 'Verbleibend',
       shipments: 'Verbringungen', quantity: 'Menge', shippedOn: 'Versandt am', movement: 'Verbringung', unit: 'Einheit', tonnes: 'Tonnen (t)', cubicMetres: 'Kubikmeter (m³)',
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
+      movementsOmitted: 'Hier sind {listed} der {all} Verbringungen aufgeführt: die laufenden, dann die neuesten.',
+      movementsAll: 'Alle {n} Verbringungen anzeigen', movementsOf: 'Verbringungen der Notifizierung {number}', allDocuments: 'Alle Dokumente anzeigen',
       diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassAttempt1: '1 Versuch', systemDIWASS: 'wasteflow beim Austausch mit DIWASS', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
       badLogin: 'Anmeldung fehlgeschlagen: {msg}', badCredentials: 'Benutzername oder Passwort stimmen nicht. Bitte versuchen Sie es erneut.',
@@ -497,6 +501,11 @@
     });
     try {
       await loadKinds();
+      listParent = null;
+      if (hash.startsWith('#/documents?')) { // the movements of one notification
+        const q = new URLSearchParams(hash.slice('#/documents?'.length));
+        if (q.get('notification')) listParent = { id: q.get('notification'), number: q.get('number') || q.get('notification') };
+      }
       if (hash.startsWith('#/doc/')) await showDocument(decodeURIComponent(hash.slice(6)));
       else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
@@ -508,6 +517,8 @@
   // --- Lists -----------------------------------------------------------------
   let listMode = 'queue';
   let pageStart = 0;
+  let listParent = null; // {id, number}: the list shows that notification's movements
+  let listedParent = null;
   async function loadKinds() {
     if (KINDS.length) return;
     const r = await fetch('/workflows.json');
@@ -535,8 +546,14 @@
   }
   async function showList(mode) {
     error('');
-    if (mode !== listMode) pageStart = 0;
+    const parentID = listParent && listParent.id;
+    if (mode !== listMode || parentID !== listedParent) pageStart = 0;
     listMode = mode;
+    listedParent = parentID;
+    $('list-parent').hidden = !listParent;
+    const [before, after] = t('movementsOf').split('{number}');
+    $('list-parent').replaceChildren(...(listParent ? [before, el('a', { href: '#/doc/' + encodeURIComponent(listParent.id), class: 'kern-link', text: listParent.number }), after,
+      '\u00a0· ', el('a', { href: '#/documents', class: 'kern-link', text: t('allDocuments') })] : []));
     show('list-view');
     $('list-title').textContent = t(mode === 'queue' ? 'queueTitle' : 'documentsTitle');
     $('list-caption').textContent = t(mode === 'queue' ? 'queue' : 'documents');
@@ -551,6 +568,7 @@
     const filter = [];
     if (filters.kind) filter.push({ path: 'kind', op: 'EQUAL', operands: [{ s: filters.kind }] });
     if (filters.state) filter.push({ path: 'state', op: 'EQUAL', operands: [{ s: filters.state }] });
+    if (listParent) filter.push({ path: 'notification_id', op: 'EQUAL', operands: [{ s: listParent.id }] });
     const [path, direction] = $('sort').value.split(':');
     const data = await apiOK(face() + 'ListDocuments', { actionable: mode === 'queue', qpar: { filter, sort: [{ path, direction }, { path: 'number', direction: 'ASC' }], pageStart, pageSize: PAGE } });
     const rows = data.entries.map((e) => el('tr', { class: 'kern-table__row', 'data-id': e.documentId, 'data-number': e.number, 'data-state': e.state },
@@ -872,7 +890,13 @@
       shipped: inUnit(mv.quantityUsed), remainder: inUnit(mv.quantityLeft),
     });
     const entries = mv.entries || [];
+    // a large notification lists a part of its movements (at most 50): say
+    // so, and lead to the list of all of them
+    const omitted = Number(mv.entriesOmitted || 0);
+    const all = '#/documents?notification=' + encodeURIComponent(doc.id) + '&number=' + encodeURIComponent(doc.number);
     $('movements').replaceChildren(el('p', { id: 'movements-summary', text: sentence }),
+      ...(omitted ? [el('p', { id: 'movements-omitted' }, t('movementsOmitted', { listed: fmtNumber(entries.length), all: fmtNumber(entries.length + omitted) }), ' ',
+        el('a', { href: all, class: 'kern-link', text: t('movementsAll', { n: fmtNumber(entries.length + omitted) }) }))] : []),
       ...(entries.length ? [table('', [head(t('movement')), head(t('state')), head(t('quantity'))],
         entries.map((e) => el('tr', { class: 'kern-table__row', 'data-id': e.id },
           cell({}, el('a', { href: '#/doc/' + encodeURIComponent(e.id), text: e.number }), el('small', { text: e.actualDateOfShipment ? t('shippedOn') + ' ' + fmtDate(e.actualDateOfShipment) : '' })),

@@ -446,7 +446,10 @@ type Movements struct {
 	QuantityLeft  Quantity `json:"quantityLeft" doc:"totalQuantity minus quantityUsed" label:"Quantity left|Verbleibende Menge"`
 	// QuantityRefused is our design: what the facilities refused.
 	QuantityRefused Quantity        `json:"quantityRefused" doc:"of quantityUsed, what the facilities refused (rejected shipments and refused parts, taken back or recovered elsewhere; our design): it was shipped under the consent, so it stays counted in quantityUsed" label:"Of which refused by the facility|Davon von der Anlage abgelehnt"`
-	Entries         []MovementEntry `json:"entries" doc:"the movements the caller is a party to" label:"Movements|Verbringungen"`
+	Entries         []MovementEntry `json:"entries" maxItems:"50" doc:"the movements the caller is a party to, at most 50 (our design): those not yet completed or taken back first, then the latest; listed by sequence number. entriesOmitted counts the rest: ListDocuments with a filter on notification_id pages through all of them" label:"Movements|Verbringungen"`
+	// EntriesOmitted is our design: how many of the caller's movements
+	// Entries leaves out.
+	EntriesOmitted int32 `json:"entriesOmitted" doc:"how many of the movements the caller is a party to entries leaves out (our design; count covers every movement)" label:"Movements not listed|Nicht aufgeführte Verbringungen"`
 }
 
 // CountMovements is what the movements t tallies leave of the terms c:

@@ -155,8 +155,11 @@ type View struct {
 	// a party to each.
 	Children []Child
 	// Tally is what the children add up to (a kind that keeps a tally of
-	// them; nil otherwise).
-	Tally any
+	// them; nil otherwise); such a kind's Children are the part of them
+	// its retrieval document lists (listed), ChildrenOmitted how many of
+	// the caller's it leaves out.
+	Tally           any
+	ChildrenOmitted int64
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related
@@ -703,12 +706,29 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	if err != nil {
 		return nil, err
 	}
-	k, loaded, data, err := r.load(r.Store.Reads(ctx), Target{ID: id, Kinds: kinds}, p.ProviderID, c, models.DocumentQuery{})
+	reads := r.Store.Reads(ctx)
+	// A kind that keeps its children's tally lists a part of them: the
+	// store reads that part (and counts the rest), unless the document
+	// turns out to be of another kind with children or its row keeps no
+	// tally yet (written before tallies: counted from all of them).
+	var q models.DocumentQuery
+	if final, ok := r.tallyFinals(kinds); ok {
+		q.ChildrenLimit, q.ChildrenFinal = childrenListed, final
+	}
+	k, loaded, data, err := r.load(reads, Target{ID: id, Kinds: kinds}, p.ProviderID, c, q)
 	if err != nil {
 		return nil, err
 	}
+	final, bounded := r.tallyFinal(k)
+	if q.ChildrenLimit > 0 && loaded.Doc.Children > 0 && (!bounded || loaded.Doc.Tally == "") {
+		q = models.DocumentQuery{}
+		if k, loaded, data, err = r.load(reads, Target{ID: id, Kinds: kinds}, p.ProviderID, c, q); err != nil {
+			return nil, err
+		}
+		final, bounded = r.tallyFinal(k)
+	}
 	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines}
-	if k.tally != nil {
+	if bounded {
 		if view.Tally, err = r.tallyOf(k, &loaded.Doc, loaded.Children); err != nil {
 			return nil, err
 		}
@@ -717,6 +737,11 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 		children, err := r.children(loaded.Children, loaded.Visible)
 		if err != nil {
 			return nil, err
+		}
+		if q.ChildrenLimit > 0 {
+			view.ChildrenOmitted = max(loaded.ChildrenVisible-int64(len(children)), 0)
+		} else if bounded {
+			children, view.ChildrenOmitted = listed(children, final)
 		}
 		if len(children) > 0 {
 			view.Children = children
@@ -1148,7 +1173,11 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 		}
 	}
 	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent, Tally: ev.Tally}
-	withChildren(view, a.children)
+	children := a.children
+	if final, bounded := r.tallyFinal(k); bounded {
+		children, view.ChildrenOmitted = listed(children, final)
+	}
+	withChildren(view, children)
 	for _, e := range entries { // the caller's follow-up intents, as its list entry has them
 		if e.OrganisationID == c.Org && !c.System {
 			view.offered = offered(e.Intents)

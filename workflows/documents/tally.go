@@ -103,3 +103,76 @@ func (r *Runner) parentAfter(ctx context.Context, k *Kind, ev *engine.Eval, fx *
 	rows, err := r.parentIntents(ctx, ev.Parent, nil, t, now)
 	return rows, string(raw), err
 }
+
+// childrenListed is how many of its children the retrieval document of a
+// kind that keeps their tally lists (the tally counts them all; a client
+// reads the rest with ListDocuments filtered by the parent).
+const childrenListed = 50
+
+// tallyFinal are the final states of the child kind whose tally kind k
+// keeps; ok is false when k keeps none (its documents list every child).
+func (r *Runner) tallyFinal(k *Kind) ([]string, bool) {
+	if k.tally == nil {
+		return nil, false
+	}
+	for _, ck := range r.Kinds.kinds {
+		if ck.Parent != nil && ck.Parent.Tally == k.tally {
+			return ck.Def.Final, true
+		}
+	}
+	return nil, true
+}
+
+// tallyFinals are the final states of the child kinds whose tallies the
+// kinds (any when empty) keep; ok is false when none of them keeps one.
+func (r *Runner) tallyFinals(kinds []string) ([]string, bool) {
+	var out []string
+	ok := false
+	for _, k := range r.Kinds.kinds {
+		if len(kinds) > 0 && !slices.Contains(kinds, k.Def.Kind) {
+			continue
+		}
+		if final, keeps := r.tallyFinal(k); keeps {
+			ok = true
+			for _, s := range final {
+				if !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out, ok
+}
+
+// listed is what a retrieval document lists of children (all of a
+// parent's, Visible marked), as Get's bounded read picks them: the
+// visible ones, those in no final state first, then the latest, at most
+// childrenListed, oldest first; and how many visible ones it leaves out.
+func listed(children []Child, final []string) ([]Child, int64) {
+	var visible []Child
+	for _, c := range children {
+		if c.Visible {
+			visible = append(visible, c)
+		}
+	}
+	if len(visible) <= childrenListed {
+		return visible, 0
+	}
+	// children come oldest first: the latest open ones, then the latest others
+	picked := make([]bool, len(visible))
+	n := 0
+	for _, open := range []bool{true, false} {
+		for i := len(visible) - 1; i >= 0 && n < childrenListed; i-- {
+			if !picked[i] && slices.Contains(final, visible[i].State) != open {
+				picked[i], n = true, n+1
+			}
+		}
+	}
+	out := make([]Child, 0, childrenListed)
+	for i, c := range visible {
+		if picked[i] {
+			out = append(out, c)
+		}
+	}
+	return out, int64(len(visible) - len(out))
+}

@@ -1,7 +1,9 @@
 package notifications
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
@@ -95,6 +97,8 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 	if entries != nil {
 		doc.Movements.Entries = entries
 	}
+	doc.Movements.EntriesOmitted = int32(v.ChildrenOmitted)
+	slices.SortStableFunc(doc.Movements.Entries, func(a, b n.MovementEntry) int { return cmp.Compare(a.SequenceNumber, b.SequenceNumber) })
 	if cr := d.OpenChangeRequest(); cr != nil {
 		doc.ProposedTerms = cr.Proposed
 	}

@@ -7281,10 +7281,12 @@ type Movements struct {
 	QuantityLeft *Quantity `protobuf:"bytes,4,opt,name=quantity_left,json=quantityLeft,proto3" json:"quantity_left,omitempty"`
 	// of quantityUsed, what the facilities refused (rejected shipments and refused parts, taken back or recovered elsewhere; our design): it was shipped under the consent, so it stays counted in quantityUsed
 	QuantityRefused *Quantity `protobuf:"bytes,6,opt,name=quantity_refused,json=quantityRefused,proto3" json:"quantity_refused,omitempty"`
-	// the movements the caller is a party to
-	Entries       []*MovementEntry `protobuf:"bytes,5,rep,name=entries,proto3" json:"entries,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// the movements the caller is a party to, at most 50 (our design): those not yet completed or taken back first, then the latest; listed by sequence number. entriesOmitted counts the rest: ListDocuments with a filter on notification_id pages through all of them
+	Entries []*MovementEntry `protobuf:"bytes,5,rep,name=entries,proto3" json:"entries,omitempty"`
+	// how many of the movements the caller is a party to entries leaves out (our design; count covers every movement)
+	EntriesOmitted int32 `protobuf:"varint,7,opt,name=entries_omitted,json=entriesOmitted,proto3" json:"entries_omitted,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Movements) Reset() {
@@ -7357,6 +7359,13 @@ func (x *Movements) GetEntries() []*MovementEntry {
 		return x.Entries
 	}
 	return nil
+}
+
+func (x *Movements) GetEntriesOmitted() int32 {
+	if x != nil {
+		return x.EntriesOmitted
+	}
+	return 0
 }
 
 type NextDeadline struct {
@@ -12324,14 +12333,15 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x06due_on\x18\x03 \x01(\tR\x05dueOn\x12*\n" +
 	"\x02at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12;\n" +
 	"\vreturned_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"returnedAt\"\xd4\x02\n" +
+	"returnedAt\"\xfd\x02\n" +
 	"\tMovements\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x05R\x05count\x12%\n" +
 	"\x0eshipments_left\x18\x02 \x01(\x05R\rshipmentsLeft\x12A\n" +
 	"\rquantity_used\x18\x03 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\fquantityUsed\x12A\n" +
 	"\rquantity_left\x18\x04 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\fquantityLeft\x12G\n" +
 	"\x10quantity_refused\x18\x06 \x01(\v2\x1c.wasteflow.types.v1.QuantityR\x0fquantityRefused\x12;\n" +
-	"\aentries\x18\x05 \x03(\v2!.wasteflow.types.v1.MovementEntryR\aentries\"\x8c\x01\n" +
+	"\aentries\x18\x05 \x03(\v2!.wasteflow.types.v1.MovementEntryR\aentries\x12'\n" +
+	"\x0fentries_omitted\x18\a \x01(\x05R\x0eentriesOmitted\"\x8c\x01\n" +
 	"\fNextDeadline\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1f\n" +
 	"\vlegal_basis\x18\x02 \x01(\tR\n" +

@@ -1,0 +1,59 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+// A notification with more movements than its document lists (issue 49)
+// as a person sees it in the console: the movements card says how many
+// are listed and how many are not, in words, and links to all of them;
+// the link opens the list of the notification's movements, which says
+// whose movements it shows and leads back to every document. Both views
+// pass the views' checks at 390 and 1280 px in English and German.
+func TestLargeNotificationViewsInChromium(t *testing.T) {
+	chromium(t)
+	t.Parallel()
+	d := startDocs(t, dbtest.SQLite(t))
+	nid := d.consented(t, shippable(60))
+	for range 53 {
+		d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 1)})
+	}
+	doc, _ := d.get(t, "alice", nid)
+	number := doc["number"].(string)
+
+	p := openTab(t, 150*time.Second)
+	p.v.strict(t, d.url)
+	p.do("open the console", chromedp.Navigate(d.url+"/ui/"))
+	p.wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+	p.do("log in", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), passwords["alice"]), chromedp.Click(chromedp.ID("login")))
+	p.wait("the work queue", `!document.getElementById('list-view').hidden`)
+	p.eval("open the notification", `location.hash = '#/doc/' + `+jsString(nid))
+	ready := `!document.getElementById('doc').hidden && document.getElementById('movements-omitted') !== null && document.querySelectorAll('#movements tbody tr').length === 50`
+	p.wait("the notification", ready)
+	p.v.views(t, "notification-53-movements", ready)
+	if got := p.eval("the order", `[...document.querySelectorAll('#movements tbody tr a')].map(a => a.textContent).join(' ')`); !strings.HasPrefix(got, number+"-M001 "+number+"-M002 ") {
+		t.Errorf("the movements are not listed by their sequence numbers: %.120s", got)
+	}
+	if got := p.eval("the card", `document.getElementById('movements-omitted').innerText`); got != "50 of the 53 movements are listed here: those still under way, then the most recent ones. Show all 53 movements" {
+		t.Errorf("the movements card says %q", got)
+	}
+	p.eval("show all", `document.querySelector('#movements-omitted a').click()`)
+	list := `!document.getElementById('list-view').hidden && !document.getElementById('list-parent').hidden && document.querySelectorAll('#list tbody tr').length > 0 && document.getElementById('page-info').textContent !== ''`
+	p.wait("the list of its movements", list)
+	p.v.views(t, "notification-53-movements-list", list)
+	if got := p.eval("the list", `document.getElementById('list-parent').innerText + ' | ' + document.getElementById('page-info').textContent`); !strings.HasPrefix(got, "Movements of notification "+number+" · Show all documents | ") ||
+		!strings.HasSuffix(got, " 53") {
+		t.Errorf("the list of the movements says %q", got)
+	}
+	if rows := p.eval("the rows", `[...document.querySelectorAll('#list tbody tr')].every(r => r.dataset.number.startsWith(`+jsString(number+"-M")+`))`); rows != "true" {
+		t.Errorf("the list holds other documents than the notification's movements")
+	}
+	p.eval("all documents", `document.querySelector('#list-parent a:last-child').click()`)
+	p.wait("every document: the notification too", `document.getElementById('list-parent').hidden && document.getElementById('page-info').textContent.endsWith(' 54')`)
+}
