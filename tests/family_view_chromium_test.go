@@ -47,7 +47,7 @@ func TestLargeNotificationViewsInChromium(t *testing.T) {
 	list := `!document.getElementById('list-view').hidden && !document.getElementById('list-parent').hidden && document.querySelectorAll('#list tbody tr').length > 0 && document.getElementById('page-info').textContent !== ''`
 	p.wait("the list of its movements", list)
 	p.v.views(t, "notification-53-movements-list", list)
-	if got := p.eval("the list", `document.getElementById('list-parent').innerText + ' | ' + document.getElementById('page-info').textContent`); !strings.HasPrefix(got, "Movements of notification "+number+" · Show all documents | ") ||
+	if got := p.eval("the list", `document.getElementById('list-parent').innerText + ' | ' + document.getElementById('page-info').textContent`); !strings.HasPrefix(got, "Movements of notification "+number+"\u00a0· Show all documents | ") ||
 		!strings.HasSuffix(got, " 53") {
 		t.Errorf("the list of the movements says %q", got)
 	}

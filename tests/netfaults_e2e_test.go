@@ -80,8 +80,11 @@ func TestDatabaseNetworkFaults(t *testing.T) {
 	group := lg["groupToken"].(string)
 	// The submission's event, read once it is listed (a long poll: it gets
 	// its position once the transactions before it ended), so that the
-	// polls below start after it.
-	_, first, _ := faulty.post(t, ntf+"ListNotifications", hdr("dev-1", group), map[string]any{"waitSeconds": 15})
+	// polls below start after it; read from the server without the 3 s
+	// request timeout (under a loaded make test the position once came
+	// later than that, and the faulty server answered 503 before any
+	// fault).
+	_, first, _ := d.post(t, ntf+"ListNotifications", hdr("dev-1", group), map[string]any{"waitSeconds": 15})
 	if n, _ := first["notifications"].([]any); len(n) == 0 {
 		t.Fatalf("the submission's event is not listed: %v", first)
 	}

@@ -526,7 +526,6 @@ func TestTransitionsReadInTheirTransaction(t *testing.T) {
 		crates[i] = w.crate("own", crateData{Owner: "own", Checker: "chk", Limit: 1}).Doc.ID
 		w.must("own", crates[i], "SHUT")
 	}
-	start := time.Now()
 	errs := make(chan error, writers)
 	var wg sync.WaitGroup
 	for i := range writers {
@@ -542,10 +541,11 @@ func TestTransitionsReadInTheirTransaction(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	// The fault this guards against is a deadlock that the write gate
+	// breaks after gateWait with "database is locked": an error here, not
+	// a time (the test asserted 5 s too, which a loaded make test's race
+	// pass passed, 5.95 s, with no wait on the gate).
 	for err := range errs {
 		t.Error(err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("40 transitions took %v", d)
 	}
 }
