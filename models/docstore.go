@@ -279,6 +279,11 @@ const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.ver
 // rules and the parent's list read nothing else).
 const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', '', x.created_at, x.created_at"
 
+// familyColumnsCounted are familyColumnsOf with, in the children column,
+// how many rows the statement found before its LIMIT (a window count: no
+// second scan of the family to count it).
+const familyColumnsCounted = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', count(*) OVER (), '', '', x.created_at, x.created_at"
+
 // family reads the n documents under parent as relatives read them
 // (familyColumnsOf), oldest first, and which of them party is a party to
 // (all of them when party is ""), in one statement scanned row by row:
@@ -424,13 +429,12 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 		s.WriteString("\n")
 	}
-	if q.ChildrenLimit > 0 { // a part of the children the party sees, and their count (in the version column of part 4)
+	if q.ChildrenLimit > 0 { // a part of the children the party sees, with their count in each row's children column
 		cw, cargs := childrenWhere(q)
 		order, oargs := childrenOrder(q)
-		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
-			cw + " ORDER BY " + order + " LIMIT ?)\n" +
-			"UNION ALL SELECT 4, x.id, '', '', '', '', (SELECT count(*) FROM documents x WHERE x.parent_id = (SELECT id FROM d)" + cw + "), '', '', NULL, 0, '', 0, '', '', x.created_at, x.created_at, '[]', TRUE FROM d x\n")
-		args = append(append(append(append(args, cargs...), oargs...), q.ChildrenLimit), cargs...)
+		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
+			cw + " ORDER BY " + order + " LIMIT ?)\n")
+		args = append(append(append(args, cargs...), oargs...), q.ChildrenLimit)
 	} else {
 		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
 		if q.ChildrenTallied {
@@ -486,13 +490,14 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		case 2:
 			out.ParentChildren = append(out.ParentChildren, d)
 		case 3:
+			if q.ChildrenLimit > 0 { // the count of them all, not a child's count
+				out.ChildrenVisible, d.Children = d.Children, 0
+			}
 			out.Children = append(out.Children, d)
 			if out.Visible == nil {
 				out.Visible = map[string]bool{}
 			}
 			out.Visible[d.ID] = vis
-		case 4:
-			out.ChildrenVisible = d.Version
 		}
 	}
 	if err := rows.Err(); err != nil {
