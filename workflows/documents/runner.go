@@ -1073,8 +1073,10 @@ func (r *Runner) apply(ctx context.Context, tx Tx, a *act) error {
 			return err
 		}
 	}
-	if fx.Tally, err = encodeTally(a.ev.Tally); err != nil {
-		return err
+	if a.doc.Children > 0 { // a parent without children reads the empty tally: nothing to record
+		if fx.Tally, err = encodeTally(a.ev.Tally); err != nil {
+			return err
+		}
 	}
 	a.fx = fx
 	a.dir = r.newDirectory(tx, a.doc.ProviderID, append(partyOrgs(a.k.Parties(a.ev.Data)), a.ev.Caller.Org)...)
@@ -1120,7 +1122,7 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
 	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
-	if k.tally != nil && after.Tally == "" { // counted afresh: kept from now on
+	if k.tally != nil && after.Tally == "" && len(a.fx.Tally) > 0 { // counted afresh: kept from now on
 		after.Tally = string(a.fx.Tally)
 	}
 	entries, err := r.entries(ctx, k, &after, ev.Data, f.deadlines, ev.Parent, ev.Children, ev.Tally, now)
