@@ -151,15 +151,13 @@ func TestTallyHoldsInEveryOrder(t *testing.T) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for c := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				id := d.ok(t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-14", 1)})["id"].(string)
 				d.ok(t, "alice", co+"SetMovementTemplate", map[string]any{"documentId": id, "movementTemplate": template("2026-12-15", 1+c%2)})
 				mu.Lock()
 				made, used = append(made, mv{id: id, tonnes: 1 + c%2}), used+1+c%2
 				mu.Unlock()
-			}()
+			})
 		}
 		wg.Wait()
 		check("after eight clients at once")

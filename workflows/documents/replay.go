@@ -175,7 +175,7 @@ func (rp *replay) act(ctx context.Context, row *models.AuditEvent) *Divergence {
 	}
 	if k.tally != nil {
 		ev.Tally = k.tally.count(ev.Children)
-		if d := sameTally("its documents", fx.Tally, ev.Tally); d != nil {
+		if d := sameTally("the documents under it", fx.Tally, ev.Tally); d != nil {
 			return d
 		}
 	}

@@ -151,8 +151,8 @@ type View struct {
 	Deadlines []models.Deadline
 	FollowUp  []FollowUp
 	// Children are the documents of child kinds under this one, oldest
-	// first (all of them, for totals); Visible says whether the caller is
-	// a party to each.
+	// first (all of them, or the part a kind that keeps their tally lists);
+	// Visible says whether the caller is a party to each.
 	Children []Child
 	// Tally is what the children add up to (a kind that keeps a tally of
 	// them; nil otherwise); such a kind's Children are the part of them
@@ -671,8 +671,9 @@ func (r *Runner) related(tx Reader, k *Kind, ev *engine.Eval, provider string) e
 
 // load reads a document the caller may see (of provider; any provider's
 // for the system when provider is ""), with its deadlines, parent and
-// children (and the parent's children, locked, ... as q asks: its Lock,
-// ParentChildren, ParentTallied and ChildrenTallied; load fills the rest). Another provider's or another party's document, or one of a kind
+// children, as q asks for them (its Lock, ParentChildren, ParentTallied,
+// ChildrenTallied, ChildrenLimit and ChildrenFinal; load fills in the
+// rest). Another provider's or another party's document, or one of a kind
 // the operation does not serve, is reported exactly like a missing one.
 // The children are marked by whether the caller is a party to each.
 func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q models.DocumentQuery) (*Kind, *models.LoadedDocument, any, error) {

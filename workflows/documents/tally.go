@@ -73,15 +73,6 @@ func (t *Tally) withChild(raw json.RawMessage, child any) (any, error) {
 	return v, nil
 }
 
-// relatedTally is the fold of children, as relatives read them, afresh
-// (the replay's count).
-func relatedTally(t *Tally, children []*engine.Related) any {
-	if t == nil {
-		return nil
-	}
-	return t.count(children)
-}
-
 // parentAfter is what a child's act (or create) leaves of its parent, ev's
 // Parent: the follow-up intents of the parent's entries, which its guards
 // compute over its children, and, when it keeps k's tally, its new tally
