@@ -213,5 +213,19 @@ func TestNotificationListsAPartOfItsMovements(t *testing.T) {
 		if len(got) != 55 {
 			t.Fatalf("ListDocuments of the notification's movements: %d", len(got))
 		}
+		// The container GetNotification answered, its list cut, goes back
+		// through SetByIntent: the cut list is no order to delete anything
+		// (SetByIntent reads the intent's block alone), and the act's answer
+		// lists the same part.
+		doc, _ := d.get(t, "alice", nid)
+		doc["guarantee"] = map[string]any{"kind": "INSURANCE", "amount": map[string]any{"units": "180000"}, "currency": "EUR",
+			"guarantor": "Allianz Versicherungs-AG", "reference": "P-77-1203", "validFrom": "2026-12-01", "validUntil": "2027-03-31"}
+		after := d.ok(t, "alice", co+"SetByIntent", map[string]any{"document": map[string]any{"notification": doc}, "intent": "GUARANTEE"})["notification"].(map[string]any)
+		if movs := after["movements"].(map[string]any); movs["count"] != float64(55) || movs["entriesOmitted"] != float64(5) || len(movs["entries"].([]any)) != 50 {
+			t.Fatalf("after SetByIntent with the cut container: count %v, %d entries, %v omitted", movs["count"], len(movs["entries"].([]any)), movs["entriesOmitted"])
+		}
+		if kept, counted := d.storedTally(t, nid); kept != counted {
+			t.Fatalf("after SetByIntent: the notification keeps %s, its movements count %s", kept, counted)
+		}
 	})
 }
