@@ -739,7 +739,7 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 		if err != nil {
 			return nil, err
 		}
-		if q.ChildrenLimit > 0 {
+		if loaded.ChildrenBounded {
 			view.ChildrenOmitted = max(loaded.ChildrenVisible-int64(len(children)), 0)
 		} else if bounded {
 			children, view.ChildrenOmitted = listed(children, final)
