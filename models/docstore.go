@@ -199,11 +199,12 @@ type DocumentQuery struct {
 	// ChildrenTallied reads the document's own children only when it keeps
 	// no tally yet.
 	ChildrenTallied bool
-	// ChildrenLimit, when above 0, reads at most that many of the
-	// children, and only those Party is a party to: the ones in none of
-	// the states ChildrenFinal first, then the latest; LoadedDocument.
+	// ChildrenLimit, when above 0, reads on PostgreSQL at most that many
+	// of the children, and only those Party is a party to: the ones in
+	// none of the states ChildrenFinal first, then the latest; LoadedDocument.
 	// ChildrenVisible counts them all (a retrieval document lists a part
-	// of a large family; its tally counts the whole).
+	// of a large family; its tally counts the whole). SQLite reads them all
+	// (LoadedDocument.ChildrenBounded says which happened).
 	ChildrenLimit int
 	ChildrenFinal []string
 	// Root: every kind in Kinds is a kind without a parent, so there is no
@@ -332,7 +333,7 @@ func childrenOrder(q DocumentQuery) (string, []any) {
 	if len(q.ChildrenFinal) == 0 {
 		return "x.created_at DESC, x.id DESC", nil
 	}
-	return "x.state IN ? , x.created_at DESC, x.id DESC", []any{q.ChildrenFinal}
+	return "x.state IN ?, x.created_at DESC, x.id DESC", []any{q.ChildrenFinal}
 }
 
 // deadlineObject is a deadline row of alias dl as a JSON object (the
@@ -443,7 +444,8 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
 			out = &LoadedDocument{Doc: d, Deadlines: ds}
-			if n := min(d.Children, int64(max(q.ChildrenLimit, 0))); q.ChildrenLimit > 0 {
+			if q.ChildrenLimit > 0 {
+				n := min(d.Children, int64(q.ChildrenLimit))
 				out.Children, out.Visible = make([]Document, 0, n), make(map[string]bool, n)
 			} else if d.Children > 0 && (!q.ChildrenTallied || d.Tally == "") { // a large family's rows are appended without copying
 				out.Children, out.Visible = make([]Document, 0, d.Children), make(map[string]bool, d.Children)
