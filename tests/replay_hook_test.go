@@ -3,6 +3,9 @@ package tests
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"gorm.io/gorm"
 
@@ -25,9 +28,19 @@ func replayEverything(t testing.TB, db *gorm.DB) {
 		return
 	}
 	checked(r)
+	start := time.Now()
 	res, err := r.Replay(context.Background())
+	// A connection that times out under the suite's load (twice in CI, at
+	// this replay only, "read tcp …: i/o timeout" with no deadline of
+	// ours: see development.md, "Known flakes") is not the trail's fault:
+	// the pool has dropped it, and the replay runs once more on another.
+	// A divergence is never retried.
+	if err != nil && pgconn.Timeout(err) {
+		t.Logf("replay: %v after %v; once more on another connection", err, time.Since(start).Round(time.Millisecond))
+		res, err = r.Replay(context.Background())
+	}
 	if err != nil {
-		t.Errorf("replay: %v", err)
+		t.Errorf("replay: %v (after %v)", err, time.Since(start).Round(time.Millisecond))
 		return
 	}
 	for _, d := range res.Divergences {
