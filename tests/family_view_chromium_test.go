@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,4 +60,47 @@ func TestLargeNotificationViewsInChromium(t *testing.T) {
 	}
 	p.eval("all documents", `document.querySelector('#list-parent a:last-child').click()`)
 	p.wait("every document: the notification too", `document.getElementById('list-parent').hidden && document.getElementById('page-info').textContent.endsWith(' 54')`)
+}
+
+// A notification with a long history (issue 49.4): its requests for
+// information list the open one and the 10 latest closed, say so, and
+// lead to all of them.
+func TestLongHistoryViewsInChromium(t *testing.T) {
+	chromium(t)
+	t.Parallel()
+	d := startDocs(t, dbtest.SQLite(t))
+	nid := d.submitted(t)
+	d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+	for i := 1; i <= 14; i++ {
+		d.ok(t, "noor", au+"SetRequestInformation", map[string]any{"documentId": nid, "requestInformation": map[string]any{"questions": []string{fmt.Sprint("Question ", i)}}})
+		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"Attached"}, "complete": i < 14}})
+	}
+
+	p := openTab(t, 150*time.Second)
+	p.v.strict(t, d.url)
+	p.do("open the console", chromedp.Navigate(d.url+"/ui/"))
+	p.wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+	p.do("log in", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), passwords["alice"]), chromedp.Click(chromedp.ID("login")))
+	p.wait("the work queue", `!document.getElementById('list-view').hidden`)
+	p.eval("open the notification", `location.hash = '#/doc/' + `+jsString(nid))
+	section := `document.querySelector('[data-section="informationRequests"]')`
+	ready := `!document.getElementById('doc').hidden && ` + section + ` !== null && ` + section + `.querySelector('.exchanges-omitted') !== null`
+	p.wait("the notification", ready)
+	p.v.views(t, "notification-long-history", ready)
+	if got := p.eval("the section", section+`.querySelector('.exchanges-omitted').innerText`); got != "11 of 14 are listed here: the open ones, then the most recent. Show all 14" {
+		t.Errorf("the requests for information say %q", got)
+	}
+	if n := p.eval("no other list cut", `document.querySelectorAll('.exchanges-omitted').length`); n != "1" {
+		t.Errorf("%s lists say they are cut", n)
+	}
+	if got := p.eval("the first listed", section+`.innerText`); !strings.Contains(got, "Question 4") || strings.Contains(got, "Question 3\n") {
+		t.Errorf("the requests listed are not the latest: %.300s", got)
+	}
+	if got := p.eval("numbered as they are", section+`.querySelector('ol').start + ' ' + `+section+`.querySelectorAll(':scope > ol > li').length`); got != "4 11" {
+		t.Errorf("the list is numbered from, and holds: %s", got)
+	}
+	p.eval("show all", section+`.querySelector('.exchanges-omitted a').click()`)
+	whole := `location.hash.endsWith('?history=full') && !document.getElementById('doc').hidden && ` + section + ` !== null && ` + section + `.querySelector('.exchanges-omitted') === null && ` + section + `.innerText.includes('Question 1\n')`
+	p.wait("every request", whole)
+	p.v.views(t, "notification-long-history-full", whole)
 }

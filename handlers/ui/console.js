@@ -51,6 +51,7 @@
       shipments: 'Shipments', quantity: 'Quantity', shippedOn: 'Shipped on', movement: 'Movement', unit: 'Unit', tonnes: 'tonnes (t)', cubicMetres: 'cubic metres (m³)',
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
       movementsOmitted: '{listed} of the {all} movements are listed here: those still under way, then the most recent ones.',
+      exchangesOmitted: '{listed} of {all} are listed here: the open ones, then the most recent.', exchangesAll: 'Show all {n}',
       movementsAll: 'Show all {n} movements', movementsOf: 'Movements of notification {number}', allDocuments: 'Show all documents',
       diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassAttempt1: '1 attempt', systemDIWASS: 'wasteflow, exchanging with DIWASS', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
@@ -86,6 +87,7 @@
       shipments: 'Verbringungen', quantity: 'Menge', shippedOn: 'Versandt am', movement: 'Verbringung', unit: 'Einheit', tonnes: 'Tonnen (t)', cubicMetres: 'Kubikmeter (m³)',
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
       movementsOmitted: 'Hier sind {listed} der {all} Verbringungen aufgeführt: die laufenden, dann die neuesten.',
+      exchangesOmitted: 'Hier sind {listed} von {all} aufgeführt: die offenen, dann die neuesten.', exchangesAll: 'Alle {n} anzeigen',
       movementsAll: 'Alle {n} Verbringungen anzeigen', movementsOf: 'Verbringungen der Notifizierung {number}', allDocuments: 'Alle Dokumente anzeigen',
       diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassAttempt1: '1 Versuch', systemDIWASS: 'wasteflow beim Austausch mit DIWASS', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
@@ -506,7 +508,10 @@
         const q = new URLSearchParams(hash.slice('#/documents?'.length));
         if (q.get('notification')) listParent = { id: q.get('notification'), number: q.get('number') || q.get('notification') };
       }
-      if (hash.startsWith('#/doc/')) await showDocument(decodeURIComponent(hash.slice(6)));
+      if (hash.startsWith('#/doc/')) { // #/doc/<id>, or #/doc/<id>?history=full: every past exchange
+        const [id, query] = hash.slice(6).split('?');
+        await showDocument(decodeURIComponent(id), new URLSearchParams(query || '').get('history') === 'full');
+      }
       else if (hash.startsWith('#/new/')) await showNew(decodeURIComponent(hash.slice(6)));
       else await showList(hash.startsWith('#/documents') ? 'documents' : 'queue');
     } catch (e) {
@@ -667,10 +672,13 @@
   // --- A document ------------------------------------------------------------
   let current = null; // { id, kind, container, doc, intents, schema }
   let docSeq = 0; // a document opened while another loads wins
-  async function showDocument(id) {
+  async function showDocument(id, fullHistory) {
     show('doc');
     const seq = ++docSeq;
-    const r = await api(face() + 'GetDocument', { documentId: id });
+    // a long history's lists carry their open exchanges and the latest
+    // closed ones (exchangesOmitted counts the rest): fullHistory reads
+    // them whole
+    const r = await api(face() + 'GetDocument', fullHistory ? { documentId: id, fullHistory: true } : { documentId: id });
     if (seq !== docSeq) return;
     if (r.status !== 200) {
       $('doc').hidden = true;
@@ -747,7 +755,7 @@
   // The content: the document's own fields, without the blocks that only
   // carry an intent's input (those are the forms) and the ids a person
   // does not read.
-  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails']);
+  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails', 'exchangesOmitted']);
   const PRIMARY = new Set(['SUBMISSION', 'CORRECTION', 'MOVEMENT_TEMPLATE']);
   // legalBasis is a deadline's legal basis in the page's language (the
   // server says it in English: "Art. 9(1) Regulation (EU) 2024/1157")
@@ -762,9 +770,24 @@
       const v = doc[k];
       if (META.has(k) || inputs.has(k) || isEmpty(v)) continue;
       const ps = propOf(sc, k);
-      out.push(el('details', { class: 'section', open: true, 'data-section': k }, el('summary', { text: propLabel(ps, k) }), value(v, ps)));
+      // a list of past exchanges that leaves the older closed ones out
+      // says how many it lists, and leads to all of them
+      const omitted = Number((doc.exchangesOmitted && doc.exchangesOmitted[k]) || 0);
+      const all = Array.isArray(v) ? fmtNumber(v.length + omitted) : '';
+      out.push(el('details', { class: 'section', open: true, 'data-section': k }, el('summary', { text: propLabel(ps, k) }),
+        ...(omitted ? [el('p', { class: 'exchanges-omitted' }, t('exchangesOmitted', { listed: fmtNumber(v.length), all }), ' ',
+          el('a', { href: '#/doc/' + encodeURIComponent(doc.id) + '?history=full', class: 'kern-link', text: t('exchangesAll', { n: all }) }))] : []),
+        numberedFrom(value(v, ps), omitted + 1)));
     }
     $('content').replaceChildren(...out);
+  }
+  // numberedFrom: a list that leaves out the oldest items numbers the
+  // first it shows as what it is (the 4th of 14, not the 1st); the left
+  // out are always the oldest, as only the latest exchange of a list can
+  // be open
+  function numberedFrom(node, start) {
+    if (start > 1 && node.tagName === 'OL') node.setAttribute('start', String(start));
+    return node;
   }
   // orderedKeys: a value's keys in its schema's form order (x-order), else
   // as the server sent them (its declaration order)

@@ -160,6 +160,10 @@ type View struct {
 	// the caller's it leaves out.
 	Tally           any
 	ChildrenOmitted int64
+	// FullHistory: the retrieval document carries its exchange lists
+	// whole, not their open items and the latest closed ones (Latest):
+	// GetDocument's fullHistory.
+	FullHistory bool
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related

@@ -33,7 +33,19 @@ type NotificationDocument struct {
 	Article15Completion *n.Article15Record           `json:"article15Completion" doc:"the pre-consented facility's closure of the dossier (Art. 15), if any"`
 	Withdrawn           *n.WithdrawalRecord          `json:"withdrawn" doc:"the withdrawal of the draft, if withdrawn"`
 	Guarantees          []n.GuaranteeRecord          `json:"guarantees" doc:"the financial guarantees or insurances submitted (Art. 7 Regulation (EU) 2024/1157), oldest first: the last one approved is in force; a movement needs one that covers its date of shipment (GUARANTEE_NOT_VALID)" label:"Financial guarantee or insurance|Sicherheitsleistung oder Versicherung"`
+	ExchangesOmitted    ExchangesOmitted             `json:"exchangesOmitted" doc:"how many closed exchanges each list leaves out: a list carries its open items, then the 10 latest closed ones, oldest first; GetDocument with fullHistory returns every list whole. Our design (issue 49)." label:"Earlier exchanges not listed|Nicht aufgeführte frühere Vorgänge"`
 	documents.Trailer   `json:",inline"`
+}
+
+// ExchangesOmitted counts, for each list of past exchanges that a
+// notification's retrieval document bounds, the closed items it leaves
+// out (documents.Latest): 0 when the list is whole.
+type ExchangesOmitted struct {
+	Corrections         int32 `json:"corrections" label:"Corrections|Korrekturen"`
+	Acknowledgements    int32 `json:"acknowledgements" label:"Acknowledgements|Eingangsbestätigungen"`
+	InformationRequests int32 `json:"informationRequests" label:"Requests for information|Auskunftsersuchen"`
+	ChangeRequests      int32 `json:"changeRequests" label:"Requests for change|Änderungsanträge"`
+	Signals             int32 `json:"signals" label:"Cancellations, closures, revalidations|Widerrufe, Abschlüsse, Verlängerungen"`
 }
 
 // CreateInput is what CreateSubmission takes.
@@ -71,6 +83,14 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 		InformationRequests: d.InformationRequests, Decisions: d.Decisions, ChangeRequests: d.ChangeRequests,
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
 		Article15Completion: d.Article15, Withdrawn: d.Withdrawal, Guarantees: d.Guarantees,
+	}
+	if !v.FullHistory {
+		o := &doc.ExchangesOmitted
+		doc.PendingCorrections, o.Corrections = documents.Latest(d.Corrections, func(c *n.CorrectionRecord) bool { return c.Pending }, documents.ClosedListed)
+		doc.Acknowledgements, o.Acknowledgements = documents.Latest(d.Acknowledgements, documents.AllClosed, documents.ClosedListed)
+		doc.InformationRequests, o.InformationRequests = documents.Latest(d.InformationRequests, func(r *n.InformationRequestRecord) bool { return r.Open }, documents.ClosedListed)
+		doc.ChangeRequests, o.ChangeRequests = documents.Latest(d.ChangeRequests, func(r *n.ChangeRequestRecord) bool { return r.Open }, documents.ClosedListed)
+		doc.Signals, o.Signals = documents.Latest(d.Signals, documents.AllClosed, documents.ClosedListed)
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {

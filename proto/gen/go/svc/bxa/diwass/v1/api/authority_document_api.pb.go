@@ -1251,8 +1251,10 @@ func (x *AuthorityDocumentApiSetByIntentResponse) GetBusinessErrors() []*v1.Busi
 }
 
 type AuthorityDocumentApiGetDocumentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// every past exchange in the document's lists (a notification's corrections, acknowledgements, requests for information and for change, signals), not only the open ones and the 10 latest closed of each (exchangesOmitted counts those left out). Our design (issue 49).
+	FullHistory   bool `protobuf:"varint,2,opt,name=full_history,json=fullHistory,proto3" json:"full_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1292,6 +1294,13 @@ func (x *AuthorityDocumentApiGetDocumentRequest) GetDocumentId() string {
 		return x.DocumentId
 	}
 	return ""
+}
+
+func (x *AuthorityDocumentApiGetDocumentRequest) GetFullHistory() bool {
+	if x != nil {
+		return x.FullHistory
+	}
+	return false
 }
 
 type AuthorityDocumentApiGetDocumentResponse struct {
@@ -2604,10 +2613,11 @@ const file_svc_bxa_diwass_v1_api_authority_document_api_proto_rawDesc = "" +
 	"'AuthorityDocumentApiSetByIntentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +
-	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"I\n" +
+	"\x0fbusiness_errors\x18\x03 \x03(\v2!.wasteflow.types.v1.BusinessErrorR\x0ebusinessErrors\"l\n" +
 	"&AuthorityDocumentApiGetDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
-	"documentId\"\x87\x02\n" +
+	"documentId\x12!\n" +
+	"\ffull_history\x18\x02 \x01(\bR\vfullHistory\"\x87\x02\n" +
 	"'AuthorityDocumentApiGetDocumentResponse\x12@\n" +
 	"\bdocument\x18\x01 \x01(\v2$.wasteflow.types.v1.HandlersDocumentR\bdocument\x12N\n" +
 	"\x11follow_up_intents\x18\x02 \x03(\v2\".wasteflow.types.v1.FollowUpIntentR\x0ffollowUpIntents\x12J\n" +

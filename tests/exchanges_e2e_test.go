@@ -1,0 +1,95 @@
+package tests
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models/dbtest"
+)
+
+// A notification with a long history carries its open exchanges and the
+// 10 latest closed ones of each list, and counts the rest
+// (exchangesOmitted); GetDocument with fullHistory returns every list
+// whole (issue 49.4). Every read and act bounds the lists the same way; a
+// cut container sent back through SetByIntent deletes nothing.
+func TestNotificationListsTheLatestExchanges(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+		ask := func(user, face string, i int) map[string]any {
+			return d.ok(t, user, face+"SetRequestInformation", map[string]any{"documentId": nid, "requestInformation": map[string]any{"questions": []string{fmt.Sprint("question ", i)}}})
+		}
+		reply := func(complete bool) map[string]any {
+			return d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": complete}})
+		}
+		for i := 1; i <= 13; i++ {
+			ask("noor", au, i)
+			reply(true)
+		}
+		ask("noor", au, 14)
+		reply(false) // the 14th stays open
+
+		// requests lists the questions of a document's requests, and
+		// omitted its count of those left out
+		requests := func(doc map[string]any) (qs []string, open []bool, omitted any) {
+			t.Helper()
+			for _, r := range doc["informationRequests"].([]any) {
+				r := r.(map[string]any)
+				qs = append(qs, r["questions"].([]any)[0].(string))
+				open = append(open, r["open"] == true)
+			}
+			o := doc["exchangesOmitted"].(map[string]any)
+			for k, v := range o {
+				if k != "informationRequests" && v != float64(0) {
+					t.Fatalf("exchangesOmitted.%s = %v", k, v)
+				}
+			}
+			return qs, open, o["informationRequests"]
+		}
+		want := func(what string, doc map[string]any, from, to int, omitted float64, lastOpen bool) {
+			t.Helper()
+			qs, open, om := requests(doc)
+			var w []string
+			for i := from; i <= to; i++ {
+				w = append(w, fmt.Sprint("question ", i))
+			}
+			if fmt.Sprint(qs) != fmt.Sprint(w) || om != omitted || open[len(open)-1] != lastOpen {
+				t.Fatalf("%s: requests %v (the last open: %v), %v omitted; want %v, %v omitted", what, qs, open[len(open)-1], om, w, omitted)
+			}
+		}
+		for _, c := range []struct{ user, op string }{{"alice", co + "GetNotification"}, {"alice", co + "GetDocument"}, {"noor", au + "GetDocument"}} {
+			doc, _ := d.read(t, c.user, c.op, nid)
+			if n, ok := doc["notification"].(map[string]any); ok && doc["informationRequests"] == nil { // GetDocument's container
+				doc = n
+			}
+			want(c.user+" "+c.op, doc, 4, 14, 3, true)
+		}
+		full := func(user, face string) map[string]any {
+			st, m, raw := d.call(t, user, face+"GetDocument", map[string]any{"documentId": nid, "fullHistory": true})
+			if st != 200 {
+				t.Fatalf("GetDocument with fullHistory: %d %s", st, raw)
+			}
+			return m["document"].(map[string]any)["notification"].(map[string]any)
+		}
+		want("fullHistory", full("alice", co), 1, 14, 0, true)
+
+		// An act's answer is bounded the same way: the 14th closes, and
+		// the 10 latest closed are 5 to 14.
+		want("the act's answer", reply(true), 5, 14, 4, false)
+
+		// The cut container goes back through SetByIntent: nothing is
+		// deleted, the answer lists the latest part again.
+		doc, _ := d.read(t, "noor", au+"GetDocument", nid)
+		doc = doc["notification"].(map[string]any)
+		doc["requestInformation"] = map[string]any{"questions": []string{"question 15"}}
+		st, m, raw := d.call(t, "noor", au+"SetByIntent", map[string]any{"document": map[string]any{"notification": doc}, "intent": "REQUEST_INFORMATION"})
+		if st != 200 || len(m["businessErrors"].([]any)) != 0 {
+			t.Fatalf("SetByIntent with the cut container: %d %s", st, raw)
+		}
+		want("SetByIntent's answer", m["document"].(map[string]any)["notification"].(map[string]any), 5, 15, 4, true)
+		want("fullHistory after SetByIntent", full("noor", au), 1, 15, 0, true)
+	})
+}
