@@ -148,7 +148,7 @@ const intentsDescription = " Answers the retrieval document with the caller's fo
 type GetDocumentRequest struct {
 	DocumentID string `json:"documentId" required:"true" label:"Document|Dokument"`
 	// FullHistory: see documents.Latest.
-	FullHistory bool `json:"fullHistory" doc:"every past exchange in the document's lists (a notification's corrections, acknowledgements, requests for information and for change, signals), not only the open ones and the 10 latest closed of each (exchangesOmitted counts those left out). Our design (issue 49)." label:"Every past exchange|Alle früheren Vorgänge"`
+	FullHistory bool `json:"fullHistory" doc:"every past exchange in the document's lists (a notification's corrections, acknowledgements, requests for information and for change, signals), not only the open ones and the 10 latest closed of each (exchangesOmitted counts those left out), and every time limit, not only those running or suspended and the 20 that ended latest (deadlinesOmitted). Our design (issue 49)." label:"Every past exchange|Alle früheren Vorgänge"`
 }
 type SetByIntentRequest struct {
 	Document json.RawMessage `json:"document" required:"true" doc:"the document as a retrieval operation returned it, with the intent's block filled in (describeFaces names the operations)" label:"Document|Dokument"`

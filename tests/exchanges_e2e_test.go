@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -91,5 +92,36 @@ func TestNotificationListsTheLatestExchanges(t *testing.T) {
 		}
 		want("SetByIntent's answer", m["document"].(map[string]any)["notification"].(map[string]any), 5, 15, 4, true)
 		want("fullHistory after SetByIntent", full("noor", au), 1, 15, 0, true)
+
+		// The time limits: those running or suspended, then the 20 that
+		// ended latest; fullHistory lists all of them.
+		reply(true)
+		for i := 16; i <= 25; i++ {
+			ask("noor", au, i)
+			reply(true)
+		}
+		all := full("alice", co)
+		var running, ended []any
+		for _, x := range all["deadlines"].([]any) {
+			switch x.(map[string]any)["state"] {
+			case "OPEN", "DUE_SOON", "OVERDUE", "SUSPENDED":
+				running = append(running, x)
+			default:
+				ended = append(ended, x)
+			}
+		}
+		if all["deadlinesOmitted"] != float64(0) || len(ended) <= 20 {
+			t.Fatalf("fullHistory: %d time limits ended, %v omitted", len(ended), all["deadlinesOmitted"])
+		}
+		doc, _ = d.read(t, "alice", co+"GetNotification", nid)
+		listed := doc["deadlines"].([]any)
+		if doc["deadlinesOmitted"] != float64(len(ended)-20) || len(listed) != len(running)+20 {
+			t.Fatalf("GetNotification: %d time limits listed, %v omitted; of %d running and %d ended", len(listed), doc["deadlinesOmitted"], len(running), len(ended))
+		}
+		for _, x := range append(running, ended[len(ended)-20:]...) {
+			if !slices.ContainsFunc(listed, func(y any) bool { return fmt.Sprint(x) == fmt.Sprint(y) }) {
+				t.Fatalf("GetNotification leaves out %v", x)
+			}
+		}
 	})
 }

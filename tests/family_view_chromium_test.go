@@ -2,7 +2,9 @@ package tests
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,17 +65,18 @@ func TestLargeNotificationViewsInChromium(t *testing.T) {
 }
 
 // A notification with a long history (issue 49.4): its requests for
-// information list the open one and the 10 latest closed, say so, and
-// lead to all of them.
+// information list the open one and the 10 latest closed, its time limits
+// those running or suspended and the 20 that ended latest; each says so
+// and leads to all of them.
 func TestLongHistoryViewsInChromium(t *testing.T) {
 	chromium(t)
 	t.Parallel()
 	d := startDocs(t, dbtest.SQLite(t))
 	nid := d.submitted(t)
 	d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
-	for i := 1; i <= 14; i++ {
+	for i := 1; i <= 24; i++ {
 		d.ok(t, "noor", au+"SetRequestInformation", map[string]any{"documentId": nid, "requestInformation": map[string]any{"questions": []string{fmt.Sprint("Question ", i)}}})
-		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"Attached"}, "complete": i < 14}})
+		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"Attached"}, "complete": i < 24}})
 	}
 
 	p := openTab(t, 150*time.Second)
@@ -87,20 +90,34 @@ func TestLongHistoryViewsInChromium(t *testing.T) {
 	ready := `!document.getElementById('doc').hidden && ` + section + ` !== null && ` + section + `.querySelector('.exchanges-omitted') !== null`
 	p.wait("the notification", ready)
 	p.v.views(t, "notification-long-history", ready)
-	if got := p.eval("the section", section+`.querySelector('.exchanges-omitted').innerText`); got != "11 of 14 are listed here: the open ones, then the most recent. Show all 14" {
+	if got := p.eval("the section", section+`.querySelector('.exchanges-omitted').innerText`); got != "11 of 24 are listed here: the open ones, then the most recent. Show all 24" {
 		t.Errorf("the requests for information say %q", got)
 	}
 	if n := p.eval("no other list cut", `document.querySelectorAll('.exchanges-omitted').length`); n != "1" {
 		t.Errorf("%s lists say they are cut", n)
 	}
-	if got := p.eval("the first listed", section+`.innerText`); !strings.Contains(got, "Question 4") || strings.Contains(got, "Question 3\n") {
+	if got := p.eval("the first listed", section+`.innerText`); !strings.Contains(got, "Question 14") || strings.Contains(got, "Question 13\n") {
 		t.Errorf("the requests listed are not the latest: %.300s", got)
 	}
-	if got := p.eval("numbered as they are", section+`.querySelector('ol').start + ' ' + `+section+`.querySelectorAll(':scope > ol > li').length`); got != "4 11" {
+	if got := p.eval("numbered as they are", section+`.querySelector('ol').start + ' ' + `+section+`.querySelectorAll(':scope > ol > li').length`); got != "14 11" {
 		t.Errorf("the list is numbered from, and holds: %s", got)
+	}
+	deadlines := p.eval("the time limits", `document.getElementById('deadlines-omitted').innerText + ' | ' + document.querySelectorAll('#deadlines tbody tr').length`)
+	// the running and suspended ones, and 20 ended: listed as many as said
+	if m := regexp.MustCompile(`^(\d+) of the (\d+) time limits are listed here: those running or suspended, then those that ended most recently\. Show all (\d+) time limits \| (\d+)$`).FindStringSubmatch(deadlines); m == nil ||
+		m[1] != m[4] || m[2] != m[3] || atoi(m[1]) <= 20 || atoi(m[1]) >= atoi(m[2]) {
+		t.Errorf("the time limits say %q", deadlines)
 	}
 	p.eval("show all", section+`.querySelector('.exchanges-omitted a').click()`)
 	whole := `location.hash.endsWith('?history=full') && !document.getElementById('doc').hidden && ` + section + ` !== null && ` + section + `.querySelector('.exchanges-omitted') === null && ` + section + `.innerText.includes('Question 1\n')`
 	p.wait("every request", whole)
 	p.v.views(t, "notification-long-history-full", whole)
+	if n := p.eval("no time limit left out", `document.getElementById('deadlines-omitted') === null && document.querySelectorAll('#deadlines tbody tr').length > 24`); n != "true" {
+		t.Error("with every past exchange, the time limits are not all listed")
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

@@ -52,6 +52,7 @@
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
       movementsOmitted: '{listed} of the {all} movements are listed here: those still under way, then the most recent ones.',
       exchangesOmitted: '{listed} of {all} are listed here: the open ones, then the most recent.', exchangesAll: 'Show all {n}',
+      deadlinesOmitted: '{listed} of the {all} time limits are listed here: those running or suspended, then those that ended most recently.', deadlinesAll: 'Show all {n} time limits',
       movementsAll: 'Show all {n} movements', movementsOf: 'Movements of notification {number}', allDocuments: 'Show all documents',
       diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassAttempt1: '1 attempt', systemDIWASS: 'wasteflow, exchanging with DIWASS', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
       under: 'Under', new: 'New', workingDaysLeft: '{n} working days left', workingDaysLate: '{n} working days late', calendarDays: '{n} calendar days', suspendedWith: 'suspended with {n} days left',
@@ -88,6 +89,7 @@
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
       movementsOmitted: 'Hier sind {listed} der {all} Verbringungen aufgeführt: die laufenden, dann die neuesten.',
       exchangesOmitted: 'Hier sind {listed} von {all} aufgeführt: die offenen, dann die neuesten.', exchangesAll: 'Alle {n} anzeigen',
+      deadlinesOmitted: 'Hier sind {listed} der {all} Fristen aufgeführt: die laufenden und ausgesetzten, dann die zuletzt beendeten.', deadlinesAll: 'Alle {n} Fristen anzeigen',
       movementsAll: 'Alle {n} Verbringungen anzeigen', movementsOf: 'Verbringungen der Notifizierung {number}', allDocuments: 'Alle Dokumente anzeigen',
       diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassAttempt1: '1 Versuch', systemDIWASS: 'wasteflow beim Austausch mit DIWASS', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
       under: 'Zu', new: 'Neu', workingDaysLeft: 'noch {n} Arbeitstage', workingDaysLate: '{n} Arbeitstage überfällig', calendarDays: '{n} Kalendertage', suspendedWith: 'ausgesetzt, {n} Tage verbleibend',
@@ -724,7 +726,7 @@
     renderContent(doc, m);
     renderParties(doc, parent);
     renderMovements(doc);
-    renderDeadlines(doc.deadlines || []);
+    renderDeadlines(doc.deadlines || [], Number(doc.deadlinesOmitted || 0), '#/doc/' + encodeURIComponent(doc.id) + '?history=full');
     drawDiagram(m, doc.state);
     await renderTimeline(id, doc);
   }
@@ -755,7 +757,7 @@
   // The content: the document's own fields, without the blocks that only
   // carry an intent's input (those are the forms) and the ids a person
   // does not read.
-  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails', 'exchangesOmitted']);
+  const META = new Set(['id', 'number', 'kind', 'state', 'version', 'deadlines', 'movements', 'createdAt', 'updatedAt', 'proposedTerms', 'notificationId', 'metadata', 'takeBackOf', 'partyDetails', 'exchangesOmitted', 'deadlinesOmitted']);
   const PRIMARY = new Set(['SUBMISSION', 'CORRECTION', 'MOVEMENT_TEMPLATE']);
   // legalBasis is a deadline's legal basis in the page's language (the
   // server says it in English: "Art. 9(1) Regulation (EU) 2024/1157")
@@ -926,9 +928,13 @@
           cell({}, badge(e.state, stateLabel(e.state, 'MOVEMENT'))),
           cell({ text: quantity(e.actualQuantity || e.quantity || {}) || t('empty') }))))] : []));
   }
-  function renderDeadlines(list) {
-    if (!list.length) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
-    $('deadlines').replaceChildren(table('deadline-table', [head(t('rule')), head(t('state')), head(t('due')), head(t('remaining'))],
+  function renderDeadlines(list, omitted, all) {
+    if (!list.length && !omitted) { $('deadlines').replaceChildren(el('p', { class: 'empty', text: t('none') })); return; }
+    // a long history lists the running time limits and the latest ended
+    // ones: say so, and lead to all of them
+    const n = fmtNumber(list.length + omitted);
+    $('deadlines').replaceChildren(...(omitted ? [el('p', { id: 'deadlines-omitted' }, t('deadlinesOmitted', { listed: fmtNumber(list.length), all: n }), ' ',
+      el('a', { href: all, class: 'kern-link', text: t('deadlinesAll', { n }) }))] : []), table('deadline-table', [head(t('rule')), head(t('state')), head(t('due')), head(t('remaining'))],
       list.map((d) => el('tr', { class: 'kern-table__row', 'data-rule': d.rule, 'data-state': d.state },
         cell({}, ruleLabel(d.rule), d.legalBasis ? el('small', { text: legalBasis(d.legalBasis) }) : null,
           d.party ? el('small', { text: (partyNames[d.party] || d.party) + (d.partyRole ? ' · ' + roleLabel(d.partyRole) : '') }) : null),

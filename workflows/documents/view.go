@@ -25,9 +25,11 @@ type Header struct {
 // Trailer is what every kind's retrieval document shows after its content
 // and history (inlined too).
 type Trailer struct {
-	Deadlines []DeadlineInfo `json:"deadlines" label:"Time limits|Fristen"`
-	CreatedAt time.Time      `json:"createdAt" label:"Created|Angelegt"`
-	UpdatedAt time.Time      `json:"updatedAt" label:"Last changed|Zuletzt geändert"`
+	Deadlines []DeadlineInfo `json:"deadlines" doc:"the time limits running or suspended, then the 20 that ended latest, oldest first (deadlinesOmitted counts the others; GetDocument with fullHistory returns them all)" label:"Time limits|Fristen"`
+	// DeadlinesOmitted: see DeadlinesListed.
+	DeadlinesOmitted int32     `json:"deadlinesOmitted" doc:"how many ended time limits deadlines leaves out (0 with fullHistory). Our design (issue 49)." label:"Earlier time limits not listed|Nicht aufgeführte frühere Fristen"`
+	CreatedAt        time.Time `json:"createdAt" label:"Created|Angelegt"`
+	UpdatedAt        time.Time `json:"updatedAt" label:"Last changed|Zuletzt geändert"`
 	// PartyDetails are the parties as the forms name them: see parties.go.
 	PartyDetails []shipment.PartyDetails `json:"partyDetails" doc:"each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design." label:"Parties|Beteiligte"`
 }
@@ -40,6 +42,10 @@ func (v *View) Header() Header {
 // Trailer of the viewed document.
 func (v *View) Trailer() Trailer {
 	ds := InOrder(v.Deadlines)
+	var omitted int32
+	if !v.FullHistory {
+		ds, omitted = Latest(ds, func(d *models.Deadline) bool { return running(d) || d.State == DeadlineSuspended }, DeadlinesListed)
+	}
 	infos := DeadlineInfos(ds)
 	if !v.now.IsZero() {
 		for i := range infos {
@@ -53,8 +59,13 @@ func (v *View) Trailer() Trailer {
 			infos[i].DaysLeft, infos[i].WorkingDaysLeft = &days, &working
 		}
 	}
-	return Trailer{Deadlines: infos, CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt, PartyDetails: v.parties}
+	return Trailer{Deadlines: infos, DeadlinesOmitted: omitted, CreatedAt: v.Doc.CreatedAt, UpdatedAt: v.Doc.UpdatedAt, PartyDetails: v.parties}
 }
+
+// DeadlinesListed is how many ended time limits a retrieval document
+// lists after those that run or are suspended: a long history's met
+// ones are not what a party acts on (Latest).
+const DeadlinesListed = 20
 
 // DeadlineInfo is a deadline as every retrieval document shows it.
 type DeadlineInfo struct {

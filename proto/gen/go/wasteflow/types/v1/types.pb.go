@@ -1302,10 +1302,13 @@ type Annex7Document struct {
 	TakeBacks        []*Annex7TakeBackRecord   `protobuf:"bytes,11,rep,name=take_backs,json=takeBacks,proto3" json:"take_backs,omitempty"`
 	Metadata         *Annex7Metadata           `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// the withdrawal of the draft, if withdrawn
-	Withdrawn *WithdrawalRecord      `protobuf:"bytes,13,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
-	Deadlines []*DeadlineInfo        `protobuf:"bytes,14,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
-	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Withdrawn *WithdrawalRecord `protobuf:"bytes,13,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
+	// the time limits running or suspended, then the 20 that ended latest, oldest first (deadlinesOmitted counts the others; GetDocument with fullHistory returns them all)
+	Deadlines []*DeadlineInfo `protobuf:"bytes,14,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	// how many ended time limits deadlines leaves out (0 with fullHistory). Our design (issue 49).
+	DeadlinesOmitted int32                  `protobuf:"varint,26,opt,name=deadlines_omitted,json=deadlinesOmitted,proto3" json:"deadlines_omitted,omitempty"`
+	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt        *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design.
 	PartyDetails []*PartyDetails `protobuf:"bytes,23,rep,name=party_details,json=partyDetails,proto3" json:"party_details,omitempty"`
 	// input block of CARRIER_TRANSFER
@@ -1454,6 +1457,13 @@ func (x *Annex7Document) GetDeadlines() []*DeadlineInfo {
 		return x.Deadlines
 	}
 	return nil
+}
+
+func (x *Annex7Document) GetDeadlinesOmitted() int32 {
+	if x != nil {
+		return x.DeadlinesOmitted
+	}
+	return 0
 }
 
 func (x *Annex7Document) GetCreatedAt() *timestamppb.Timestamp {
@@ -6785,11 +6795,14 @@ type MovementDocument struct {
 	Signals       []*MovementSignalRecord   `protobuf:"bytes,14,rep,name=signals,proto3" json:"signals,omitempty"`
 	TakeBackOrder *MovementTakeBackRecord   `protobuf:"bytes,15,opt,name=take_back_order,json=takeBackOrder,proto3" json:"take_back_order,omitempty"`
 	// a part the facility refused and what becomes of it (our design); null when none
-	RejectedPart *RejectedPartRecord    `protobuf:"bytes,30,opt,name=rejected_part,json=rejectedPart,proto3" json:"rejected_part,omitempty"`
-	Metadata     *ShipmentMetadata      `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Deadlines    []*DeadlineInfo        `protobuf:"bytes,17,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
-	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	RejectedPart *RejectedPartRecord `protobuf:"bytes,30,opt,name=rejected_part,json=rejectedPart,proto3" json:"rejected_part,omitempty"`
+	Metadata     *ShipmentMetadata   `protobuf:"bytes,16,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// the time limits running or suspended, then the 20 that ended latest, oldest first (deadlinesOmitted counts the others; GetDocument with fullHistory returns them all)
+	Deadlines []*DeadlineInfo `protobuf:"bytes,17,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	// how many ended time limits deadlines leaves out (0 with fullHistory). Our design (issue 49).
+	DeadlinesOmitted int32                  `protobuf:"varint,31,opt,name=deadlines_omitted,json=deadlinesOmitted,proto3" json:"deadlines_omitted,omitempty"`
+	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt        *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design.
 	PartyDetails []*PartyDetails `protobuf:"bytes,27,rep,name=party_details,json=partyDetails,proto3" json:"party_details,omitempty"`
 	// input block of ACKNOWLEDGEMENT
@@ -6968,6 +6981,13 @@ func (x *MovementDocument) GetDeadlines() []*DeadlineInfo {
 		return x.Deadlines
 	}
 	return nil
+}
+
+func (x *MovementDocument) GetDeadlinesOmitted() int32 {
+	if x != nil {
+		return x.DeadlinesOmitted
+	}
+	return 0
 }
 
 func (x *MovementDocument) GetCreatedAt() *timestamppb.Timestamp {
@@ -7926,8 +7946,11 @@ type NotificationDocument struct {
 	// the financial guarantees or insurances submitted (Art. 7 Regulation (EU) 2024/1157), oldest first: the last one approved is in force; a movement needs one that covers its date of shipment (GUARANTEE_NOT_VALID)
 	Guarantees []*GuaranteeRecord `protobuf:"bytes,35,rep,name=guarantees,proto3" json:"guarantees,omitempty"`
 	// how many closed exchanges each list leaves out: a list carries its open items, then the 10 latest closed ones, oldest first; GetDocument with fullHistory returns every list whole. Our design (issue 49).
-	ExchangesOmitted *ExchangesOmitted      `protobuf:"bytes,36,opt,name=exchanges_omitted,json=exchangesOmitted,proto3" json:"exchanges_omitted,omitempty"`
-	Deadlines        []*DeadlineInfo        `protobuf:"bytes,20,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	ExchangesOmitted *ExchangesOmitted `protobuf:"bytes,36,opt,name=exchanges_omitted,json=exchangesOmitted,proto3" json:"exchanges_omitted,omitempty"`
+	// the time limits running or suspended, then the 20 that ended latest, oldest first (deadlinesOmitted counts the others; GetDocument with fullHistory returns them all)
+	Deadlines []*DeadlineInfo `protobuf:"bytes,20,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	// how many ended time limits deadlines leaves out (0 with fullHistory). Our design (issue 49).
+	DeadlinesOmitted int32                  `protobuf:"varint,37,opt,name=deadlines_omitted,json=deadlinesOmitted,proto3" json:"deadlines_omitted,omitempty"`
 	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt        *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design.
@@ -8140,6 +8163,13 @@ func (x *NotificationDocument) GetDeadlines() []*DeadlineInfo {
 		return x.Deadlines
 	}
 	return nil
+}
+
+func (x *NotificationDocument) GetDeadlinesOmitted() int32 {
+	if x != nil {
+		return x.DeadlinesOmitted
+	}
+	return 0
 }
 
 func (x *NotificationDocument) GetCreatedAt() *timestamppb.Timestamp {
@@ -11859,7 +11889,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"takeBackOf\"\x83\x01\n" +
 	"\x16Annex7CorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12=\n" +
-	"\bprevious\x18\x02 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\bprevious\"\xca\f\n" +
+	"\bprevious\x18\x02 \x01(\v2!.wasteflow.types.v1.Annex7ContentR\bprevious\"\xf7\f\n" +
 	"\x0eAnnex7Document\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -11876,7 +11906,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"take_backs\x18\v \x03(\v2(.wasteflow.types.v1.Annex7TakeBackRecordR\ttakeBacks\x12>\n" +
 	"\bmetadata\x18\f \x01(\v2\".wasteflow.types.v1.Annex7MetadataR\bmetadata\x12B\n" +
 	"\twithdrawn\x18\r \x01(\v2$.wasteflow.types.v1.WithdrawalRecordR\twithdrawn\x12>\n" +
-	"\tdeadlines\x18\x0e \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
+	"\tdeadlines\x18\x0e \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x12+\n" +
+	"\x11deadlines_omitted\x18\x1a \x01(\x05R\x10deadlinesOmitted\x129\n" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
@@ -12363,7 +12394,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\x80\x01\n" +
 	"\x18MovementCorrectionRecord\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x128\n" +
-	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\xb0\x0f\n" +
+	"\bprevious\x18\x02 \x01(\v2\x1c.wasteflow.types.v1.TemplateR\bprevious\"\xdd\x0f\n" +
 	"\x10MovementDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -12387,7 +12418,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\x0ftake_back_order\x18\x0f \x01(\v2*.wasteflow.types.v1.MovementTakeBackRecordR\rtakeBackOrder\x12K\n" +
 	"\rrejected_part\x18\x1e \x01(\v2&.wasteflow.types.v1.RejectedPartRecordR\frejectedPart\x12@\n" +
 	"\bmetadata\x18\x10 \x01(\v2$.wasteflow.types.v1.ShipmentMetadataR\bmetadata\x12>\n" +
-	"\tdeadlines\x18\x11 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
+	"\tdeadlines\x18\x11 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x12+\n" +
+	"\x11deadlines_omitted\x18\x1f \x01(\x05R\x10deadlinesOmitted\x129\n" +
 	"\n" +
 	"created_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
@@ -12476,7 +12508,7 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"\apending\x18\x03 \x01(\bR\apending\x12;\n" +
 	"\vaccepted_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"acceptedAt\x12?\n" +
-	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\xd4\x13\n" +
+	"\rsuperseded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\fsupersededAt\"\x81\x14\n" +
 	"\x14NotificationDocument\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\tR\x06number\x12\x12\n" +
@@ -12502,7 +12534,8 @@ const file_wasteflow_types_v1_types_proto_rawDesc = "" +
 	"guarantees\x18# \x03(\v2#.wasteflow.types.v1.GuaranteeRecordR\n" +
 	"guarantees\x12Q\n" +
 	"\x11exchanges_omitted\x18$ \x01(\v2$.wasteflow.types.v1.ExchangesOmittedR\x10exchangesOmitted\x12>\n" +
-	"\tdeadlines\x18\x14 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x129\n" +
+	"\tdeadlines\x18\x14 \x03(\v2 .wasteflow.types.v1.DeadlineInfoR\tdeadlines\x12+\n" +
+	"\x11deadlines_omitted\x18% \x01(\x05R\x10deadlinesOmitted\x129\n" +
 	"\n" +
 	"created_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +

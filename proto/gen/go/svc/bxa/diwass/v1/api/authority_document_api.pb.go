@@ -1253,7 +1253,7 @@ func (x *AuthorityDocumentApiSetByIntentResponse) GetBusinessErrors() []*v1.Busi
 type AuthorityDocumentApiGetDocumentRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// every past exchange in the document's lists (a notification's corrections, acknowledgements, requests for information and for change, signals), not only the open ones and the 10 latest closed of each (exchangesOmitted counts those left out). Our design (issue 49).
+	// every past exchange in the document's lists (a notification's corrections, acknowledgements, requests for information and for change, signals), not only the open ones and the 10 latest closed of each (exchangesOmitted counts those left out), and every time limit, not only those running or suspended and the 20 that ended latest (deadlinesOmitted). Our design (issue 49).
 	FullHistory   bool `protobuf:"varint,2,opt,name=full_history,json=fullHistory,proto3" json:"full_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
