@@ -115,6 +115,11 @@ func TestLongHistoryViewsInChromium(t *testing.T) {
 	if n := p.eval("no time limit left out", `document.getElementById('deadlines-omitted') === null && document.querySelectorAll('#deadlines tbody tr').length > 24`); n != "true" {
 		t.Error("with every past exchange, the time limits are not all listed")
 	}
+	if got := p.eval("the full view says so", `document.getElementById('history-full').innerText`); got != "Every past exchange and time limit is listed. Show the open and the most recent only" {
+		t.Errorf("the full view says %q", got)
+	}
+	p.eval("back to the latest", `document.querySelector('#history-full a').click()`)
+	p.wait("the latest again", `!location.hash.endsWith('?history=full') && document.getElementById('history-full') === null && `+section+` !== null && `+section+`.querySelector('.exchanges-omitted') !== null`)
 }
 
 func atoi(s string) int {

@@ -52,6 +52,7 @@
       movementsSentence: '{made} of {total} shipments made, {left} left; {shipped} shipped, {remainder} left.',
       movementsOmitted: '{listed} of the {all} movements are listed here: those still under way, then the most recent ones.',
       exchangesOmitted: '{listed} of {all} are listed here: the open ones, then the most recent.', exchangesAll: 'Show all {n}',
+      historyFull: 'Every past exchange and time limit is listed.', historyLatest: 'Show the open and the most recent only',
       deadlinesOmitted: '{listed} of the {all} time limits are listed here: those running or suspended, then those that ended most recently.', deadlinesAll: 'Show all {n} time limits',
       movementsAll: 'Show all {n} movements', movementsOf: 'Movements of notification {number}', allDocuments: 'Show all documents',
       diwassSentAt: 'sent {at}', diwassAttempts: '{n} attempts', diwassAttempt1: '1 attempt', systemDIWASS: 'wasteflow, exchanging with DIWASS', diwassError: 'Why:', diwassNotSent: '{intent} of {at}: not sent to DIWASS (its update operation is not public)',
@@ -89,6 +90,7 @@
       movementsSentence: '{made} von {total} Verbringungen durchgeführt, {left} verbleibend; {shipped} verbracht, {remainder} verbleibend.',
       movementsOmitted: 'Hier sind {listed} der {all} Verbringungen aufgeführt: die laufenden, dann die neuesten.',
       exchangesOmitted: 'Hier sind {listed} von {all} aufgeführt: die offenen, dann die neuesten.', exchangesAll: 'Alle {n} anzeigen',
+      historyFull: 'Alle früheren Vorgänge und Fristen sind aufgeführt.', historyLatest: 'Nur die offenen und die neuesten anzeigen',
       deadlinesOmitted: 'Hier sind {listed} der {all} Fristen aufgeführt: die laufenden und ausgesetzten, dann die zuletzt beendeten.', deadlinesAll: 'Alle {n} Fristen anzeigen',
       movementsAll: 'Alle {n} Verbringungen anzeigen', movementsOf: 'Verbringungen der Notifizierung {number}', allDocuments: 'Alle Dokumente anzeigen',
       diwassSentAt: 'gesendet {at}', diwassAttempts: '{n} Versuche', diwassAttempt1: '1 Versuch', systemDIWASS: 'wasteflow beim Austausch mit DIWASS', diwassError: 'Grund:', diwassNotSent: '{intent} vom {at}: nicht an DIWASS gesendet (dessen Änderungsschnittstelle ist nicht öffentlich)',
@@ -724,6 +726,9 @@
     }
     $('doc-parent').replaceChildren(...(parent ? [t('under') + ' ', el('a', { href: '#/doc/' + encodeURIComponent(parent.id), text: kindLabel(parent.kind) + ' ' + parent.number })] : []));
     renderContent(doc, m);
+    // every past exchange and time limit shown: say so, and lead back
+    if (fullHistory) $('content').prepend(el('p', { id: 'history-full' }, t('historyFull'), ' ',
+      el('a', { href: '#/doc/' + encodeURIComponent(id), class: 'kern-link', text: t('historyLatest') })));
     renderParties(doc, parent);
     renderMovements(doc);
     renderDeadlines(doc.deadlines || [], Number(doc.deadlinesOmitted || 0), '#/doc/' + encodeURIComponent(doc.id) + '?history=full');
