@@ -31,12 +31,7 @@ func TestLargeNotificationViewsInChromium(t *testing.T) {
 	doc, _ := d.get(t, "alice", nid)
 	number := doc["number"].(string)
 
-	p := openTab(t, 150*time.Second)
-	p.v.strict(t, d.url)
-	p.do("open the console", chromedp.Navigate(d.url+"/ui/"))
-	p.wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
-	p.do("log in", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), passwords["alice"]), chromedp.Click(chromedp.ID("login")))
-	p.wait("the work queue", `!document.getElementById('list-view').hidden`)
+	p := aliceInTheConsole(t, d)
 	p.eval("open the notification", `location.hash = '#/doc/' + `+jsString(nid))
 	ready := `!document.getElementById('doc').hidden && document.getElementById('movements-omitted') !== null && document.querySelectorAll('#movements tbody tr').length === 50`
 	p.wait("the notification", ready)
@@ -79,12 +74,7 @@ func TestLongHistoryViewsInChromium(t *testing.T) {
 		d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"Attached"}, "complete": i < 24}})
 	}
 
-	p := openTab(t, 150*time.Second)
-	p.v.strict(t, d.url)
-	p.do("open the console", chromedp.Navigate(d.url+"/ui/"))
-	p.wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
-	p.do("log in", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), passwords["alice"]), chromedp.Click(chromedp.ID("login")))
-	p.wait("the work queue", `!document.getElementById('list-view').hidden`)
+	p := aliceInTheConsole(t, d)
 	p.eval("open the notification", `location.hash = '#/doc/' + `+jsString(nid))
 	section := `document.querySelector('[data-section="informationRequests"]')`
 	ready := `!document.getElementById('doc').hidden && ` + section + ` !== null && ` + section + `.querySelector('.exchanges-omitted') !== null`
@@ -125,4 +115,17 @@ func TestLongHistoryViewsInChromium(t *testing.T) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// aliceInTheConsole is a tab with the console open on d's server, alice
+// logged in, her work queue shown.
+func aliceInTheConsole(t *testing.T, d *docEnv) *pageTab {
+	t.Helper()
+	p := openTab(t, 150*time.Second)
+	p.v.strict(t, d.url)
+	p.do("open the console", chromedp.Navigate(d.url+"/ui/"))
+	p.wait("the login form", `!document.getElementById('login-view').hidden && document.querySelector('#provider option[value="dev-1"]') !== null`)
+	p.do("log in", chromedp.SetValue(chromedp.ID("username"), "alice"), chromedp.SetValue(chromedp.ID("password"), passwords["alice"]), chromedp.Click(chromedp.ID("login")))
+	p.wait("the work queue", `!document.getElementById('list-view').hidden`)
+	return p
 }
