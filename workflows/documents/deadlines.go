@@ -39,6 +39,9 @@ func running(d *models.Deadline) bool {
 	return (d.State == DeadlineOpen || d.State == DeadlineDueSoon || d.State == DeadlineOverdue) && d.ClosedAt == nil
 }
 
+// pending: d runs or is suspended (it has not ended).
+func pending(d *models.Deadline) bool { return running(d) || d.State == DeadlineSuspended }
+
 func placeOf(dir engine.Directory, org string) calendar.Place {
 	if dir == nil {
 		return calendar.Place{}
@@ -167,7 +170,7 @@ func (f *firing) applyEffects(in *engine.Intent) error {
 func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now time.Time) {
 	switch op {
 	case engine.Stop:
-		if running(d) || d.State == DeadlineSuspended {
+		if pending(d) {
 			if rule.Until != "" { // the date may have moved with this intent's data
 				if due, ok := f.dueAt(rule, placeOf(f.ev.Dir, d.PartyOrg), d.StartedAt, d.SuspendedDays); ok {
 					d.DueAt = due
@@ -180,7 +183,7 @@ func (f *firing) apply(op string, rule *engine.Rule, d *models.Deadline, now tim
 			f.set(d, state, now)
 		}
 	case engine.Cancel:
-		if running(d) || d.State == DeadlineSuspended {
+		if pending(d) {
 			f.set(d, DeadlineCancelled, now)
 		}
 	case engine.Lapse:
@@ -231,7 +234,7 @@ func (o *outbox) deadlineEvent(d *models.Deadline, before string, doc *models.Do
 func (f *firing) close(rule, org, state string, now time.Time) {
 	for i := range f.deadlines {
 		d := &f.deadlines[i]
-		if d.Rule == rule && d.PartyOrg == org && (running(d) || d.State == DeadlineSuspended) {
+		if d.Rule == rule && d.PartyOrg == org && pending(d) {
 			f.set(d, state, now)
 		}
 	}

@@ -851,7 +851,7 @@ func followUpOf(in *engine.Intent, deadlines []models.Deadline, org string) Foll
 			continue
 		}
 		for _, d := range deadlines {
-			if d.Rule == e.Rule && d.PartyOrg == org && (running(&d) || d.State == DeadlineSuspended) {
+			if d.Rule == e.Rule && d.PartyOrg == org && pending(&d) {
 				due := d.DueAt
 				f.DueAt = &due
 			}

@@ -44,7 +44,7 @@ func (v *View) Trailer() Trailer {
 	ds := InOrder(v.Deadlines)
 	var omitted int32
 	if !v.FullHistory {
-		ds, omitted = Latest(ds, func(d *models.Deadline) bool { return running(d) || d.State == DeadlineSuspended }, DeadlinesListed)
+		ds, omitted = Latest(ds, pending, DeadlinesListed)
 	}
 	infos := DeadlineInfos(ds)
 	if !v.now.IsZero() {
