@@ -159,10 +159,11 @@ func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (any, e
 	if err := needDocument(r.DocumentID); err != nil {
 		return nil, err
 	}
-	v, err := s.docs.Get(ctx, r.DocumentID)
-	if err == nil {
-		v.FullHistory = r.FullHistory
+	get := s.docs.Get
+	if r.FullHistory {
+		get = func(ctx context.Context, id string, _ ...string) (*documents.View, error) { return s.docs.GetFullHistory(ctx, id) }
 	}
+	v, err := get(ctx, r.DocumentID)
 	return s.contain(s.containers().get, v, nil, err)
 }
 

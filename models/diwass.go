@@ -182,7 +182,7 @@ func (s *DIWASSStore) Settle(ctx context.Context, sub *DIWASSSubmission, from ..
 // Document reads document id as stored (its kind, provider and data).
 func (s *DIWASSStore) Document(ctx context.Context, id string) (*Document, error) {
 	var d Document
-	err := s.db.WithContext(ctx).Select("id", "provider_id", "kind", "number", "state", "data").Where("id = ?", id).Take(&d).Error
+	err := s.db.WithContext(ctx).Select("id", "provider_id", "kind", "number", "state", "data", "archive").Where("id = ?", id).Take(&d).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}

@@ -199,6 +199,10 @@ type DocumentQuery struct {
 	// ChildrenTallied reads the document's own children only when it keeps
 	// no tally yet.
 	ChildrenTallied bool
+	// Hot reads the document's Data without its Archive (archive.go): not
+	// the aggregate whole, but what a retrieval document lists of it
+	// (Archived counts the rest). Its parent is read whole.
+	Hot bool
 	// ChildrenLimit, when above 0, reads on PostgreSQL at most that many
 	// of the children, and only those Party is a party to: the ones in
 	// none of the states ChildrenFinal first, then the latest; LoadedDocument.
@@ -274,19 +278,22 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 	return out, nil
 }
 
-const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, x.created_by, x.created_at, x.updated_at"
+const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, x.archive, x.archived, x.created_by, x.created_at, x.updated_at"
+
+// hotColumnsOf are documentColumnsOf without the archive (DocumentQuery.Hot).
+const hotColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, '', x.archived, x.created_by, x.created_at, x.updated_at"
 
 // familyColumnsOf are documentColumnsOf as relatives read a document: its
 // id, kind, number, state, version and creation, and its summary (its data
 // only when it has no summary); the other columns are left blank, so that
 // a family of a thousand costs no more than it must to read (a relative's
 // rules and the parent's list read nothing else).
-const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', '', x.created_at, x.created_at"
+const familyColumnsOf = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', 0, '', '', '', '', x.created_at, x.created_at"
 
 // familyColumnsCounted are familyColumnsOf with, in the children column,
 // how many rows the statement found before its LIMIT (a window count: no
 // second scan of the family to count it).
-const familyColumnsCounted = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', count(*) OVER (), '', '', x.created_at, x.created_at"
+const familyColumnsCounted = "x.id, '', x.kind, x.number, x.state, x.version, CASE WHEN x.summary = '' THEN CAST(x.data AS TEXT) ELSE '' END, x.summary, NULL, 0, '', count(*) OVER (), '', '', '', '', x.created_at, x.created_at"
 
 // family reads the n documents under parent as relatives read them
 // (familyColumnsOf), oldest first, and which of them party is a party to
@@ -309,7 +316,7 @@ func family(tx *gorm.DB, parent, party string, n int64) ([]Document, map[string]
 		var parentID sql.NullString
 		var v bool
 		if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parentID,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &v); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &v); err != nil {
 			return nil, nil, err
 		}
 		docs = append(docs, d)
@@ -388,9 +395,13 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	if q.Party != "" {
 		visible = "EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ?)"
 	}
+	columns := documentColumnsOf
+	if q.Hot {
+		columns = hotColumnsOf
+	}
 	var s strings.Builder
 	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
-		"SELECT 0 AS part, " + documentColumnsOf + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
+		"SELECT 0 AS part, " + columns + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
 		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n")
 	if !q.Root {
 		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
@@ -432,11 +443,16 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		var deadlines []byte
 		var vis bool
 		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
 			return nil, err
 		}
 		if parent.Valid {
 			d.ParentID = &parent.String
+		}
+		if part <= 1 { // the document and its parent whole (the family's columns have no archive)
+			if err := d.join(); err != nil {
+				return nil, err
+			}
 		}
 		if part == 0 {
 			ds, err := decodeDeadlines(deadlines)
@@ -498,7 +514,11 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 		}
 	}
 	where, args := documentFilter(q)
-	rows, err := tx.Raw("SELECT "+documentColumns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id), '[]')"+
+	columns := documentColumns
+	if q.Hot {
+		columns = strings.Replace(columns, "archive,", "'',", 1)
+	}
+	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id), '[]')"+
 		" FROM documents WHERE "+where, args...).Rows()
 	if err != nil {
 		return nil, nil, err
@@ -514,11 +534,14 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	var parent sql.NullString
 	var deadlines []byte
 	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
 		return nil, nil, err
 	}
 	if parent.Valid {
 		d.ParentID = &parent.String
+	}
+	if err := d.join(); err != nil {
+		return nil, nil, err
 	}
 	ds, err := decodeDeadlines(deadlines)
 	if err != nil {

@@ -29,7 +29,12 @@ type Document struct {
 	Children int64
 	// Tally is what the documents under this one add up to (JSON, the
 	// child kind's documents.Tally; "" before it was first counted).
-	Tally     string
+	Tally string
+	// Archive and Archived are what the row keeps apart from Data, and
+	// how many items of each list (see archive.go; "" none). A Document
+	// read from the store has Data whole, its Archive put back.
+	Archive   string
+	Archived  string
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -160,7 +165,7 @@ func LockDocumentOrSkip(tx *gorm.DB, id string) (*Document, error) {
 	return &doc, nil
 }
 
-const documentColumns = "id, provider_id, kind, number, state, version, data, summary, parent_id, audit_seq, audit_hash, children, tally, created_by, created_at, updated_at"
+const documentColumns = "id, provider_id, kind, number, state, version, data, summary, parent_id, audit_seq, audit_hash, children, tally, archive, archived, created_by, created_at, updated_at"
 
 // LoadDocument reads document id of provider, of one of kinds (any when
 // empty), only when org is one of its parties (org "" skips that check),

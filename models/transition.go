@@ -42,6 +42,20 @@ type Change struct {
 	// ParentTally, when set, is the tally of Doc's parent after the change
 	// (the parent's row is locked by the transaction).
 	ParentTally string
+	// Hot, when set, is what the data column keeps of Doc.Data (the
+	// aggregate whole): Doc.Data without the items Doc.Archive keeps
+	// apart (archive.go). ArchiveChanged: Doc.Archive and Doc.Archived
+	// are new and written too (else the columns keep what they hold).
+	Hot            string
+	ArchiveChanged bool
+}
+
+// data is what the data column keeps.
+func (c *Change) data() string {
+	if c.Hot != "" {
+		return c.Hot
+	}
+	return c.Doc.Data
 }
 
 // Commit writes c in tx and reports whether the document was still at the
@@ -73,9 +87,12 @@ func (t *DocumentTx) Commit(c *Change) (bool, error) {
 				return false, err
 			}
 		}
-		res := tx.Model(&Document{}).Where("id = ? AND version = ?", d.ID, d.Version-1).
-			Updates(map[string]any{"state": d.State, "data": d.Data, "summary": d.Summary, "tally": d.Tally, "version": d.Version, "updated_at": d.UpdatedAt,
-				"audit_seq": d.AuditSeq, "audit_hash": d.AuditHash})
+		set := map[string]any{"state": d.State, "data": c.data(), "summary": d.Summary, "tally": d.Tally, "version": d.Version, "updated_at": d.UpdatedAt,
+			"audit_seq": d.AuditSeq, "audit_hash": d.AuditHash}
+		if c.ArchiveChanged {
+			set["archive"], set["archived"] = d.Archive, d.Archived
+		}
+		res := tx.Model(&Document{}).Where("id = ? AND version = ?", d.ID, d.Version-1).Updates(set)
 		if res.Error != nil || res.RowsAffected != 1 {
 			return false, res.Error
 		}
@@ -120,6 +137,7 @@ func partyOrgs(ps []DocumentParty) []string {
 // commitPostgres is Commit's one statement: the CTEs of the writes c has,
 // then the document's insert or versioned update.
 func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
+	data := c.data()
 	var ctes []string
 	var args []any
 	// add is a CTE with its arguments: lead, then rows as a JSON array.
@@ -203,12 +221,20 @@ func commitPostgres(tx *gorm.DB, c *Change) (bool, error) {
 	}
 	var q string
 	if c.Created {
-		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, d.Data, d.Summary, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
-			d.Tally, d.CreatedBy, d.CreatedAt, d.UpdatedAt)
+		q = "INSERT INTO documents (" + documentColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		args = append(args, d.ID, d.ProviderID, d.Kind, d.Number, d.State, d.Version, data, d.Summary, d.ParentID, d.AuditSeq, d.AuditHash, d.Children,
+			d.Tally, d.Archive, d.Archived, d.CreatedBy, d.CreatedAt, d.UpdatedAt)
 	} else {
-		q = "UPDATE documents SET state = ?, data = ?, summary = ?, tally = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?\nWHERE id = ? AND version = ?"
-		args = append(args, d.State, d.Data, d.Summary, d.Tally, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash, d.ID, d.Version-1)
+		set := ""
+		if c.ArchiveChanged {
+			set = ", archive = ?, archived = ?"
+		}
+		q = "UPDATE documents SET state = ?, data = ?, summary = ?, tally = ?, version = ?, updated_at = ?, audit_seq = ?, audit_hash = ?" + set + "\nWHERE id = ? AND version = ?"
+		args = append(args, d.State, data, d.Summary, d.Tally, d.Version, d.UpdatedAt, d.AuditSeq, d.AuditHash)
+		if c.ArchiveChanged {
+			args = append(args, d.Archive, d.Archived)
+		}
+		args = append(args, d.ID, d.Version-1)
 	}
 	res := tx.Exec("WITH "+strings.Join(ctes, ", ")+"\n"+q, args...)
 	if res.Error != nil || res.RowsAffected != 1 {

@@ -1,11 +1,13 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
 
@@ -123,5 +125,120 @@ func TestNotificationListsTheLatestExchanges(t *testing.T) {
 				t.Fatalf("GetNotification leaves out %v", x)
 			}
 		}
+	})
+}
+
+// The oldest closed exchanges are kept apart from the aggregate an act
+// rewrites (issue 49.2): the row's data keeps every open item and at least
+// the 10 latest closed of each list, its archive the others, moved a batch
+// of 10 or more at a time. Every read answers as if the aggregate were
+// whole: GetDocument lists the same part and counts the same omitted,
+// fullHistory every item in order, an act's answer the same; a row
+// written before the split (no archive) reads the same and is split by its
+// next act. The replay at the test's end (replay_hook_test.go) rebuilds
+// the whole from the trail and compares it with the row read whole.
+func TestNotificationKeepsClosedExchangesApart(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		nid := d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+		ask := func(i int) {
+			d.ok(t, "noor", au+"SetRequestInformation", map[string]any{"documentId": nid, "requestInformation": map[string]any{"questions": []string{fmt.Sprint("question ", i)}}})
+		}
+		reply := func() map[string]any {
+			return d.ok(t, "alice", co+"SetReplyToRequestInformation", map[string]any{"documentId": nid, "replyToRequestInformation": map[string]any{"answers": []string{"attached"}, "complete": true}})
+		}
+		stored := func() (kept int, first string, archived string) {
+			t.Helper()
+			var row struct {
+				Data, Archive, Archived string
+			}
+			if err := d.db.Raw("SELECT CAST(data AS TEXT) AS data, archive, archived FROM documents WHERE id = ?", nid).Scan(&row).Error; err != nil {
+				t.Fatal(err)
+			}
+			var agg struct {
+				InformationRequests []struct{ Questions []string }
+			}
+			if err := json.Unmarshal([]byte(row.Data), &agg); err != nil {
+				t.Fatal(err)
+			}
+			if (row.Archive == "") != (row.Archived == "") {
+				t.Fatalf("archive %.40q with counts %q", row.Archive, row.Archived)
+			}
+			return len(agg.InformationRequests), agg.InformationRequests[0].Questions[0], row.Archived
+		}
+		questions := func(doc map[string]any) (qs []string) {
+			for _, r := range doc["informationRequests"].([]any) {
+				qs = append(qs, r.(map[string]any)["questions"].([]any)[0].(string))
+			}
+			return qs
+		}
+		span := func(from, to int) (qs []string) {
+			for i := from; i <= to; i++ {
+				qs = append(qs, fmt.Sprint("question ", i))
+			}
+			return qs
+		}
+		reads := func(what string, from, to int, omitted float64) {
+			t.Helper()
+			doc, _ := d.read(t, "alice", co+"GetNotification", nid)
+			if got := questions(doc); !slices.Equal(got, span(from, to)) || doc["exchangesOmitted"].(map[string]any)["informationRequests"] != omitted {
+				t.Fatalf("%s: GetNotification lists %v with %v omitted; want %d to %d with %v", what, got, doc["exchangesOmitted"], from, to, omitted)
+			}
+			st, m, raw := d.call(t, "noor", au+"GetDocument", map[string]any{"documentId": nid, "fullHistory": true})
+			if st != 200 {
+				t.Fatalf("%s: fullHistory: %d %s", what, st, raw)
+			}
+			full := m["document"].(map[string]any)["notification"].(map[string]any)
+			if got := questions(full); !slices.Equal(got, span(1, to)) {
+				t.Fatalf("%s: fullHistory lists %v", what, got)
+			}
+		}
+		for i := 1; i <= 19; i++ {
+			ask(i)
+			reply()
+		}
+		if kept, _, archived := stored(); kept != 19 || archived != "" {
+			t.Fatalf("19 closed requests: %d in the row, %q kept apart; want all in the row", kept, archived)
+		}
+		ask(20)
+		if got := questions(reply()); !slices.Equal(got, span(11, 20)) { // the act's answer reads the whole
+			t.Fatalf("the 20th reply's answer lists %v", got)
+		}
+		if kept, first, archived := stored(); kept != 10 || first != "question 11" || archived != `{"informationRequests":10}` {
+			t.Fatalf("20 closed requests: %d in the row from %q, %s kept apart; want 10 from question 11, 10 kept apart", kept, first, archived)
+		}
+		reads("20 closed", 11, 20, 10)
+		for i := 21; i <= 34; i++ {
+			ask(i)
+			reply()
+		}
+		if kept, first, archived := stored(); kept != 14 || first != "question 21" || archived != `{"informationRequests":20}` {
+			t.Fatalf("34 closed requests: %d in the row from %q, %s kept apart; want 14 from question 21, 20 kept apart", kept, first, archived)
+		}
+		reads("34 closed", 25, 34, 24)
+
+		// A row as written before the split: the aggregate whole in data.
+		var row struct{ Data, Archive string }
+		if err := d.db.Raw("SELECT CAST(data AS TEXT) AS data, archive FROM documents WHERE id = ?", nid).Scan(&row).Error; err != nil {
+			t.Fatal(err)
+		}
+		whole, err := models.JoinArchive(row.Data, row.Archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.db.Exec("UPDATE documents SET data = ?, archive = '', archived = '' WHERE id = ?", whole, nid).Error; err != nil {
+			t.Fatal(err)
+		}
+		if kept, _, _ := stored(); kept != 34 {
+			t.Fatalf("the row written whole keeps %d requests", kept)
+		}
+		reads("a row written whole", 25, 34, 24)
+		ask(35) // its next act splits it: the 24 oldest apart, 10 closed and the open one in the row
+		if kept, first, archived := stored(); kept != 11 || first != "question 25" || archived != `{"informationRequests":24}` {
+			t.Fatalf("the next act: %d in the row from %q, %s kept apart; want 11 from question 25, 24 kept apart", kept, first, archived)
+		}
+		reads("split again", 25, 35, 24)
 	})
 }

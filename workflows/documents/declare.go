@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/rules"
 	"github.com/wasteflow/wasteflow/workflows/engine"
 )
@@ -44,6 +45,9 @@ type KindOf[D, R any] struct {
 	Print func(p *PrintRequest, d *D) Printout
 	// Register, optional, is the kind's part of a document's register row.
 	Register func(p *RegisterRequest, d *D) RegisterRow
+	// Archive, optional, are the lists of D whose oldest closed items are
+	// kept apart from the aggregate an act rewrites (exchanges.go).
+	Archive []ArchiveList[D]
 	// BlockOrder, optional, orders the input blocks when their order in
 	// the document (the JSON field order) is not the intents' declaration
 	// order: it lists every input block the document is made with.
@@ -65,7 +69,29 @@ func (k KindOf[D, R]) Kind() *Kind {
 		register = func(p *RegisterRequest, data any) RegisterRow { return k.Register(p, aggregate[D](data)) }
 	}
 	def := k.Declaration.Build()
+	var archive func(data any, before map[string]int) []models.ArchiveCut
+	if len(k.Archive) > 0 {
+		lists := k.Archive
+		for _, l := range lists {
+			if f, ok := blockField(reflect.TypeFor[D](), l.name); !ok || f.Type.Kind() != reflect.Slice {
+				panic(fmt.Sprintf("documents: kind %s: Archive names %q, not a list of %v", k.Declaration.Kind, l.name, reflect.TypeFor[D]()))
+			}
+		}
+		if k.Parent != nil {
+			// relatives read a child's summary, or its data without the archive
+			panic(fmt.Sprintf("documents: kind %s: a child kind keeps no archive", k.Declaration.Kind))
+		}
+		archive = func(data any, before map[string]int) []models.ArchiveCut {
+			d := aggregate[D](data)
+			cuts := make([]models.ArchiveCut, len(lists))
+			for i, l := range lists {
+				cuts[i] = models.ArchiveCut{List: l.name, N: l.cut(d, before[l.name])}
+			}
+			return cuts
+		}
+	}
 	return &Kind{
+		archive:      archive,
 		Print:        print,
 		Register:     register,
 		Def:          def,

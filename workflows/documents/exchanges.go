@@ -42,3 +42,53 @@ func Latest[T any](list []T, open func(*T) bool, keep int) (out []T, omitted int
 // AllClosed is Latest's open for a list whose items are closed once
 // given (acknowledgements, signals).
 func AllClosed[T any](*T) bool { return false }
+
+// The stored form (issue 49.2): the oldest closed items of a list are kept
+// apart from the aggregate an act rewrites (models/archive.go), ArchiveBatch
+// or more at a time, so that the aggregate keeps every open item and at
+// least the ClosedListed latest closed ones: what a retrieval document
+// lists (Latest) is read from it alone (Runner.Get), and an act rewrites
+// what it holds, not its whole history. Acts, the printed form, the
+// register, fullHistory and the replay read the aggregate whole; the
+// act's digest is of the whole, so the audit trail means what it did.
+
+// ArchiveBatch is how many closed items at least move apart at once: the
+// archive is rewritten once in that many closing acts, not with each.
+const ArchiveBatch = 10
+
+// ArchiveList is a list of aggregate D whose closed items may be kept
+// apart: its JSON name in D and how many of its first items to keep apart.
+type ArchiveList[D any] struct {
+	name string
+	cut  func(d *D, before int) int
+}
+
+// Archived declares D's list name (its JSON name), read by list, whose
+// items open says are open (the predicate its retrieval document's Latest
+// takes).
+func Archived[D, T any](name string, list func(d *D) []T, open func(*T) bool) ArchiveList[D] {
+	return ArchiveList[D]{name: name, cut: func(d *D, before int) int { return archiveCut(list(d), open, before) }}
+}
+
+// archiveCut is how many of items' first items to keep apart, before of
+// them being kept apart now: a prefix of closed items that leaves at least
+// ClosedListed closed ones after it (so Latest of the rest is Latest of
+// the whole), grown only by ArchiveBatch or more; before when it still
+// holds and would grow by less.
+func archiveCut[T any](items []T, open func(*T) bool, before int) int {
+	closed := 0
+	for i := range items {
+		if !open(&items[i]) {
+			closed++
+		}
+	}
+	k := 0
+	for k < len(items) && !open(&items[k]) && closed-1 >= ClosedListed {
+		closed--
+		k++
+	}
+	if before <= k && k-before < ArchiveBatch {
+		return before
+	}
+	return k
+}

@@ -24,6 +24,10 @@ import (
 // Kind is a document kind as the runner needs it.
 type Kind struct {
 	Def *engine.Definition
+	// archive, for a kind that keeps items apart (KindOf.Archive), is how
+	// many of each list's first items an act leaves kept apart, before of
+	// them kept apart when it began.
+	archive func(data any, before map[string]int) []models.ArchiveCut
 	// decodeCheck, set by Registry.CheckDecoding, checks each decoding.
 	decodeCheck func(kind string, raw []byte, data any) error
 	// onUndeclared, set by Registry.OnUndeclared, is told of a business

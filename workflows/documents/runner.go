@@ -164,6 +164,9 @@ type View struct {
 	// whole, not their open items and the latest closed ones (Latest):
 	// GetDocument's fullHistory.
 	FullHistory bool
+	// keptApart counts, by list, the items Data lacks: kept apart from
+	// the aggregate and not read (Get; exchanges.go). nil: Data is whole.
+	keptApart map[string]int
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related
@@ -705,8 +708,18 @@ func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q m
 }
 
 // Get returns a document the caller is a party to, of one of kinds (any
-// when empty).
+// when empty), as its retrieval document lists it: its exchange lists
+// read from the aggregate without what it keeps apart (exchanges.go).
 func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, error) {
+	return r.get(ctx, id, false, kinds)
+}
+
+// GetFullHistory is Get with every list whole (GetDocument's fullHistory).
+func (r *Runner) GetFullHistory(ctx context.Context, id string) (*View, error) {
+	return r.get(ctx, id, true, nil)
+}
+
+func (r *Runner) get(ctx context.Context, id string, full bool, kinds []string) (*View, error) {
 	c, p, err := caller(ctx)
 	if err != nil {
 		return nil, err
@@ -716,7 +729,7 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	// store reads that part (and counts the rest), unless the document
 	// turns out to be of another kind with children or its row keeps no
 	// tally yet (written before tallies: counted from all of them).
-	var q models.DocumentQuery
+	q := models.DocumentQuery{Hot: !full}
 	if final, ok := r.tallyFinals(kinds); ok {
 		q.ChildrenLimit, q.ChildrenFinal = childrenListed, final
 	}
@@ -726,13 +739,18 @@ func (r *Runner) Get(ctx context.Context, id string, kinds ...string) (*View, er
 	}
 	final, bounded := r.tallyFinal(k)
 	if q.ChildrenLimit > 0 && loaded.Doc.Children > 0 && (!bounded || loaded.Doc.Tally == "") {
-		q = models.DocumentQuery{}
+		q = models.DocumentQuery{Hot: !full}
 		if k, loaded, data, err = r.load(reads, Target{ID: id, Kinds: kinds}, p.ProviderID, c, q); err != nil {
 			return nil, err
 		}
 		final, bounded = r.tallyFinal(k)
 	}
-	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines}
+	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines, FullHistory: full}
+	if !full && loaded.Doc.Archived != "" {
+		if view.keptApart, err = models.ArchivedCounts(loaded.Doc.Archived); err != nil {
+			return nil, fmt.Errorf("document %s: %w", id, err)
+		}
+	}
 	if bounded {
 		if view.Tally, err = r.tallyOf(k, &loaded.Doc, loaded.Children); err != nil {
 			return nil, err
@@ -1127,6 +1145,10 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
 	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
+	hot, archiveChanged, err := keepApart(k, &after, raw, ev.Data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if k.tally != nil && after.Tally == "" && len(a.fx.Tally) > 0 { // counted afresh: kept from now on
 		after.Tally = string(a.fx.Tally)
 	}
@@ -1159,7 +1181,7 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	}
 	rows := partyRows(doc.ID, parties)
 	if ok, err := tx.Commit(&models.Change{Doc: &after, Audit: &row, Parties: rows, PartiesChanged: !slices.Equal(rows, a.partiesBefore),
-		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related, ParentTally: parentTally}); err != nil || !ok {
+		Deadlines: f.changed, Events: f.out, Entries: entries, Related: related, ParentTally: parentTally, Hot: hot, ArchiveChanged: archiveChanged}); err != nil || !ok {
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -1191,6 +1213,36 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 		}
 	}
 	return view, nil, chains, nil
+}
+
+// keepApart is what the row of doc (the document after an act, Data the
+// aggregate whole, raw, as JSON) stores: hot, what its data column keeps
+// ("": Data, nothing kept apart), and whether doc.Archive and
+// doc.Archived, set here, are new (exchanges.go, models/archive.go).
+func keepApart(k *Kind, doc *models.Document, raw []byte, data any) (hot string, changed bool, err error) {
+	if k.archive == nil && doc.Archive == "" {
+		return "", false, nil
+	}
+	var cuts []models.ArchiveCut
+	if k.archive != nil {
+		before, err := models.ArchivedCounts(doc.Archived)
+		if err != nil {
+			return "", false, fmt.Errorf("document %s: %w", doc.ID, err)
+		}
+		cuts = k.archive(data, before)
+	}
+	h, archive, archived, err := models.SplitArchive(raw, cuts)
+	if err != nil {
+		return "", false, fmt.Errorf("document %s: %w", doc.ID, err)
+	}
+	if archive != "" {
+		hot = string(h)
+	}
+	if archive == doc.Archive {
+		return hot, false, nil
+	}
+	doc.Archive, doc.Archived = archive, archived
+	return hot, true, nil
 }
 
 // tell adds the act's events to f's outbox: a change of state, and what

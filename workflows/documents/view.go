@@ -34,6 +34,11 @@ type Trailer struct {
 	PartyDetails []shipment.PartyDetails `json:"partyDetails" doc:"each party of the document once (the organisations its content names, in the order it names them) with its registration number, name, address, contact person, telephone, e-mail, EORI and VAT identifiers: as they were when the document was filed (or last corrected); a draft, and a document filed before details were recorded, shows the directory's current details. Our design." label:"Parties|Beteiligte"`
 }
 
+// KeptApart is how many of list's items (its JSON name in the aggregate)
+// the view's data lacks: the oldest closed ones, kept apart and not read,
+// which a retrieval document counts with those Latest leaves out.
+func (v *View) KeptApart(list string) int32 { return int32(v.keptApart[list]) }
+
 // Header of the viewed document.
 func (v *View) Header() Header {
 	return Header{ID: v.Doc.ID, Number: v.Doc.Number, Kind: v.Doc.Kind, State: v.Doc.State, Version: v.Doc.Version}

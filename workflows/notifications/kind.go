@@ -70,11 +70,24 @@ func NewKind() *documents.Kind {
 			title, basis, blocks := Form(d, p.Number, p.Lang, p.Dir)
 			return documents.Printout{Title: title, Basis: basis, Blocks: blocks}
 		},
+		// the oldest closed exchanges, kept apart from what an act rewrites
+		Archive: []documents.ArchiveList[n.Notification]{
+			documents.Archived("corrections", func(d *n.Notification) []n.CorrectionRecord { return d.Corrections }, pendingCorrection),
+			documents.Archived("acknowledgements", func(d *n.Notification) []n.AcknowledgementRecord { return d.Acknowledgements }, documents.AllClosed),
+			documents.Archived("informationRequests", func(d *n.Notification) []n.InformationRequestRecord { return d.InformationRequests }, openRequest),
+			documents.Archived("changeRequests", func(d *n.Notification) []n.ChangeRequestRecord { return d.ChangeRequests }, openChangeRequest),
+			documents.Archived("signals", func(d *n.Notification) []n.SignalRecord { return d.Signals }, documents.AllClosed),
+		},
 		// the blocks' order in the document: ARTICLE15's follows the signal's
 		BlockOrder: []string{"acknowledgement", "requestInformation", "replyToRequestInformation", "decision",
 			"requestForChange", "replyToRequestForChange", "notificationSignal", "facilityCompletionArticle15", "withdrawal", "guarantee", "guaranteeApproval"},
 	}.Kind()
 }
+
+// The exchanges still open: listed whatever their age, never kept apart.
+func pendingCorrection(c *n.CorrectionRecord) bool    { return c.Pending }
+func openRequest(r *n.InformationRequestRecord) bool  { return r.Open }
+func openChangeRequest(r *n.ChangeRequestRecord) bool { return r.Open }
 
 func document(v *documents.View, d *n.Notification) *NotificationDocument {
 	doc := &NotificationDocument{
@@ -84,13 +97,18 @@ func document(v *documents.View, d *n.Notification) *NotificationDocument {
 		Signals: d.Signals, ConsentConditions: d.ConsentConditions, ConsentValidUntil: d.ConsentValidUntil, Metadata: d.Metadata,
 		Article15Completion: d.Article15, Withdrawn: d.Withdrawal, Guarantees: d.Guarantees,
 	}
-	if !v.FullHistory {
+	if !v.FullHistory { // with those the view's data lacks: kept apart, not read
 		o := &doc.ExchangesOmitted
-		doc.PendingCorrections, o.Corrections = documents.Latest(d.Corrections, func(c *n.CorrectionRecord) bool { return c.Pending }, documents.ClosedListed)
+		doc.PendingCorrections, o.Corrections = documents.Latest(d.Corrections, pendingCorrection, documents.ClosedListed)
 		doc.Acknowledgements, o.Acknowledgements = documents.Latest(d.Acknowledgements, documents.AllClosed, documents.ClosedListed)
-		doc.InformationRequests, o.InformationRequests = documents.Latest(d.InformationRequests, func(r *n.InformationRequestRecord) bool { return r.Open }, documents.ClosedListed)
-		doc.ChangeRequests, o.ChangeRequests = documents.Latest(d.ChangeRequests, func(r *n.ChangeRequestRecord) bool { return r.Open }, documents.ClosedListed)
+		doc.InformationRequests, o.InformationRequests = documents.Latest(d.InformationRequests, openRequest, documents.ClosedListed)
+		doc.ChangeRequests, o.ChangeRequests = documents.Latest(d.ChangeRequests, openChangeRequest, documents.ClosedListed)
 		doc.Signals, o.Signals = documents.Latest(d.Signals, documents.AllClosed, documents.ClosedListed)
+		o.Corrections += v.KeptApart("corrections")
+		o.Acknowledgements += v.KeptApart("acknowledgements")
+		o.InformationRequests += v.KeptApart("informationRequests")
+		o.ChangeRequests += v.KeptApart("changeRequests")
+		o.Signals += v.KeptApart("signals")
 	}
 	var shipped []n.Shipped
 	for _, c := range v.Children {
