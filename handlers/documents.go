@@ -161,7 +161,9 @@ func (s *Server) getDocument(ctx context.Context, r *GetDocumentRequest) (any, e
 	}
 	get := s.docs.Get
 	if r.FullHistory {
-		get = func(ctx context.Context, id string, _ ...string) (*documents.View, error) { return s.docs.GetFullHistory(ctx, id) }
+		get = func(ctx context.Context, id string, _ ...string) (*documents.View, error) {
+			return s.docs.GetFullHistory(ctx, id)
+		}
 	}
 	v, err := get(ctx, r.DocumentID)
 	return s.contain(s.containers().get, v, nil, err)
