@@ -194,6 +194,11 @@ func TestNotificationKeepsClosedExchangesApart(t *testing.T) {
 			if got := questions(full); !slices.Equal(got, span(1, to)) {
 				t.Fatalf("%s: fullHistory lists %v", what, got)
 			}
+			// the follow-up intents, read of the row's data alone, are those of the whole
+			_, _, bounded := d.call(t, "noor", au+"GetDocument", map[string]any{"documentId": nid})
+			if got, whole := followUps(t, bounded), followUps(t, raw); got != whole {
+				t.Fatalf("%s: follow-up intents %s, of the whole %s", what, got, whole)
+			}
 		}
 		for i := 1; i <= 19; i++ {
 			ask(i)
@@ -241,4 +246,14 @@ func TestNotificationKeepsClosedExchangesApart(t *testing.T) {
 		}
 		reads("split again", 25, 35, 24)
 	})
+}
+
+// followUps are the followUpIntents of a GetDocument answer, as JSON.
+func followUps(t *testing.T, raw []byte) string {
+	t.Helper()
+	var m struct{ FollowUpIntents json.RawMessage }
+	if err := json.Unmarshal(raw, &m); err != nil || len(m.FollowUpIntents) < 3 {
+		t.Fatalf("no followUpIntents in %.200s (%v)", raw, err)
+	}
+	return string(m.FollowUpIntents)
 }
