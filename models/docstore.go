@@ -199,6 +199,11 @@ type DocumentQuery struct {
 	// ChildrenTallied reads the document's own children only when it keeps
 	// no tally yet.
 	ChildrenTallied bool
+	// EndedDeadlines, when above 0, reads of the document's deadlines
+	// those not ended (running or suspended) and the EndedDeadlines that
+	// ended latest (in the order of documents.InOrder), and counts the
+	// ended ones (LoadedDocument.Ended): a retrieval document's part.
+	EndedDeadlines int
 	// Hot reads the document's Data without its Archive (archive.go): not
 	// the aggregate whole, but what a retrieval document lists of it
 	// (Archived counts the rest). Its parent is read whole.
@@ -236,6 +241,31 @@ type LoadedDocument struct {
 	// party to, read or not; else Children are all of them.
 	ChildrenBounded bool
 	ChildrenVisible int64
+	// Ended counts the document's ended deadlines, read or not, under
+	// DocumentQuery.EndedDeadlines (else 0).
+	Ended int64
+}
+
+// notEnded is the condition on deadline alias a that it runs or is
+// suspended (documents.pending).
+func notEnded(a string) string {
+	return "((" + a + ".state IN ('OPEN', 'DUE_SOON', 'OVERDUE') AND " + a + ".closed_at IS NULL) OR " + a + ".state = 'SUSPENDED')"
+}
+
+// deadlinesOf is the condition on deadline alias dl of document (alias) x
+// that DocumentQuery.EndedDeadlines reads, with its argument, and the
+// count of the ended ones ("0" when every deadline is read).
+func deadlinesOf(q DocumentQuery, x string, pg bool) (where string, args []any, ended string) {
+	if q.EndedDeadlines <= 0 {
+		return "", nil, "0"
+	}
+	c := ""
+	if pg {
+		c = ` COLLATE "C"` // Go's order of strings (InOrder), not the database's collation
+	}
+	return " AND (" + notEnded("dl") + " OR dl.id IN (SELECT e.id FROM deadlines e WHERE e.document_id = " + x + ".id AND NOT " + notEnded("e") +
+			" ORDER BY e.started_at DESC, e.rule" + c + " DESC, e.party_role" + c + " DESC, e.party_org" + c + " DESC, e.id DESC LIMIT ?))",
+		[]any{q.EndedDeadlines}, "(SELECT count(*) FROM deadlines e WHERE e.document_id = " + x + ".id AND NOT " + notEnded("e") + ")"
 }
 
 // Load reads what every document request needs: the document, its
@@ -250,11 +280,11 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 	if IsPostgres(t.db) {
 		return t.loadPostgres(q)
 	}
-	doc, ds, err := loadDocument(t.db, q)
+	doc, ds, ended, err := loadDocument(t.db, q)
 	if err != nil {
 		return nil, err
 	}
-	out := &LoadedDocument{Doc: *doc, Deadlines: ds}
+	out := &LoadedDocument{Doc: *doc, Deadlines: ds, Ended: ended}
 	if doc.ParentID != nil {
 		if out.Parent, err = FindDocument(t.db, *doc.ParentID, doc.ProviderID, nil, false); err != nil {
 			return nil, err
@@ -391,6 +421,8 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 	}
 	where, args := documentFilter(q)
+	dlWhere, dlArgs, ended := deadlinesOf(q, "x", true)
+	args = append(args, dlArgs...) // the deadlines' condition follows the document's
 	visible := "TRUE"
 	if q.Party != "" {
 		visible = "EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ?)"
@@ -402,12 +434,12 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	var s strings.Builder
 	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
 		"SELECT 0 AS part, " + columns + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
-		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n")
+		" FROM deadlines dl WHERE dl.document_id = x.id" + dlWhere + "), '[]') AS deadlines, " + ended + " AS ended, TRUE AS visible FROM d x\n")
 	if !q.Root {
-		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
+		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', 0, TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
 	}
 	if q.ParentChildren && !q.Root {
-		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)")
+		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', 0, TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)")
 		if q.ParentTallied {
 			s.WriteString(" AND (SELECT tally FROM documents WHERE id = (SELECT parent_id FROM d)) = ''")
 		}
@@ -416,11 +448,11 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	if q.ChildrenLimit > 0 { // a part of the children the party sees, with their count in each row's children column
 		cw, cargs := childrenWhere(q)
 		order, oargs := childrenOrder(q)
-		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
+		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', 0, TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
 			cw + " ORDER BY " + order + " LIMIT ?)\n")
 		args = append(append(append(args, cargs...), oargs...), q.ChildrenLimit)
 	} else {
-		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
+		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', 0, " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
 		if q.ChildrenTallied {
 			s.WriteString(" AND (SELECT tally FROM d) = ''")
 		}
@@ -442,8 +474,9 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		var parent sql.NullString
 		var deadlines []byte
 		var vis bool
+		var ended int64
 		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &ended, &vis); err != nil {
 			return nil, err
 		}
 		if parent.Valid {
@@ -459,7 +492,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 			if err != nil {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
-			out = &LoadedDocument{Doc: d, Deadlines: ds}
+			out = &LoadedDocument{Doc: d, Deadlines: ds, Ended: ended}
 			if q.ChildrenLimit > 0 {
 				n := min(d.Children, int64(q.ChildrenLimit))
 				out.Children, out.Visible = make([]Document, 0, n), make(map[string]bool, n)
@@ -501,7 +534,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 
 // loadDocument reads q's document and its deadlines, oldest first,
 // aggregated as JSON beside it, in one statement.
-func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
+func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, error) {
 	agg := "json_group_array(json_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
 	if IsPostgres(tx) {
 		agg = "json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
@@ -510,7 +543,7 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 		// Lock first, then read: a statement that waited for the lock would
 		// see the new row but deadlines from its older snapshot.
 		if err := lockFamily(tx, q.ID, q.Provider, q.Root); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	}
 	where, args := documentFilter(q)
@@ -518,36 +551,38 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	if q.Hot {
 		columns = strings.Replace(columns, "archive,", "'',", 1)
 	}
-	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id), '[]')"+
-		" FROM documents WHERE "+where, args...).Rows()
+	dlWhere, dlArgs, endedCount := deadlinesOf(q, "documents", IsPostgres(tx))
+	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id"+dlWhere+"), '[]'), "+endedCount+
+		" FROM documents WHERE "+where, append(dlArgs, args...)...).Rows()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
-		return nil, nil, ErrNotFound
+		return nil, nil, 0, ErrNotFound
 	}
 	var d Document
 	var parent sql.NullString
 	var deadlines []byte
+	var ended int64
 	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
-		return nil, nil, err
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &ended); err != nil {
+		return nil, nil, 0, err
 	}
 	if parent.Valid {
 		d.ParentID = &parent.String
 	}
 	if err := d.join(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	ds, err := decodeDeadlines(deadlines)
 	if err != nil {
-		return nil, nil, fmt.Errorf("document %s: deadlines: %w", q.ID, err)
+		return nil, nil, 0, fmt.Errorf("document %s: deadlines: %w", q.ID, err)
 	}
-	return &d, ds, rows.Err()
+	return &d, ds, ended, rows.Err()
 }
 
 // Find reads document id of provider without its deadlines, only when

@@ -7,6 +7,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/wasteflow/wasteflow/models"
 	n "github.com/wasteflow/wasteflow/rules/notification"
 )
 
@@ -44,6 +45,48 @@ func BenchmarkDecodeAggregate(b *testing.B) {
 		for b.Loop() {
 			var x n.Notification
 			if err := json.Unmarshal(raw, &x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The stored form (exchanges.go): what an act adds to split the
+	// whole it encoded into the row's data and archive, and a read to join
+	// them back; beside them, decoding the row's data alone (a Get) and
+	// encoding the whole (every act does).
+	cuts := []models.ArchiveCut{{List: "informationRequests", N: 40}}
+	hot, archive, _, err := models.SplitArchive(raw, cuts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("split", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, _, _, err := models.SplitArchive(raw, cuts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("join", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := models.JoinArchive(string(hot), archive); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hot", func(b *testing.B) {
+		b.SetBytes(int64(len(hot)))
+		for b.Loop() {
+			var x n.Notification
+			if err := jsonv2.Unmarshal(hot, &x, decodeOptions); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := json.Marshal(&d); err != nil {
 				b.Fatal(err)
 			}
 		}
