@@ -21,11 +21,11 @@ func TestArchiveCut(t *testing.T) {
 		{strings.Repeat("c", 29), 10, 10},
 		{strings.Repeat("c", 30), 10, 20},
 		{strings.Repeat("c", 34), 20, 20},
-		{strings.Repeat("c", 34), 0, 24},                   // a row written whole: all that can go at once
-		{"o" + strings.Repeat("c", 40), 0, 0},              // an open item stops the prefix
+		{strings.Repeat("c", 34), 0, 24},      // a row written whole: all that can go at once
+		{"o" + strings.Repeat("c", 40), 0, 0}, // an open item stops the prefix
 		{strings.Repeat("c", 12) + "o" + strings.Repeat("c", 20), 0, 12},
 		{strings.Repeat("c", 15) + strings.Repeat("o", 20), 10, 5}, // fewer than 10 closed after the cut: it shrinks
-		{strings.Repeat("c", 25), 18, 15},                            // a count that no longer holds
+		{strings.Repeat("c", 25), 18, 15},                          // a count that no longer holds
 	} {
 		items := []byte(c.items)
 		got := archiveCut(items, open, c.before)
