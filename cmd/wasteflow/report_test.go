@@ -43,7 +43,7 @@ func TestReportShowsLapsedAndSuspendedDays(t *testing.T) {
 			}
 		}
 		must(gdb.Omit("Settings").Create(&models.Provider{ID: "p", Environment: "development", Name: "P"}).Error) // settings came with 00028
-		must(gdb.Omit("ParentID", "AuditSeq", "AuditHash", "Children", "Summary", "Tally").Create(&models.Document{ID: "d1", ProviderID: "p", Kind: "NOTIFICATION", Number: "DE-2026-000042", State: "ACKNOWLEDGED",
+		must(gdb.Omit("ParentID", "AuditSeq", "AuditHash", "Children", "Summary", "Tally", "Archive", "Archived").Create(&models.Document{ID: "d1", ProviderID: "p", Kind: "NOTIFICATION", Number: "DE-2026-000042", State: "ACKNOWLEDGED",
 			Version: 1, Data: "{}", CreatedBy: "1", CreatedAt: started, UpdatedAt: now}).Error)
 		for _, dl := range []models.Deadline{
 			{ID: "miss", Rule: "ACKNOWLEDGEMENT_DUE", PartyOrg: "auth-nl", PartyRole: "AUTHORITY_DESTINATION", State: "OVERDUE", DueAt: due},
