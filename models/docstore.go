@@ -252,19 +252,22 @@ func notEnded(a string) string {
 	return "((" + a + ".state IN ('OPEN', 'DUE_SOON', 'OVERDUE') AND " + a + ".closed_at IS NULL) OR " + a + ".state = 'SUSPENDED')"
 }
 
-// deadlinesOf is the condition on deadline alias dl of document (alias) x
-// that DocumentQuery.EndedDeadlines reads, with its argument, and the
-// count of the ended ones ("0" when every deadline is read).
-func deadlinesOf(q DocumentQuery, x string, pg bool) (where string, args []any, ended string) {
+// deadlinesOf is the source of the deadlines (alias dl) of document
+// (alias) x that q reads, with its argument, and the count of the ended
+// ones ("0" when every deadline is read). Under q.EndedDeadlines it is one
+// scan of the document's deadlines numbered by a window, not a subquery
+// per deadline.
+func deadlinesOf(q DocumentQuery, x string, pg bool) (from string, args []any, ended string) {
 	if q.EndedDeadlines <= 0 {
-		return "", nil, "0"
+		return "deadlines dl WHERE dl.document_id = " + x + ".id", nil, "0"
 	}
 	c := ""
 	if pg {
 		c = ` COLLATE "C"` // Go's order of strings (InOrder), not the database's collation
 	}
-	return " AND (" + notEnded("dl") + " OR dl.id IN (SELECT e.id FROM deadlines e WHERE e.document_id = " + x + ".id AND NOT " + notEnded("e") +
-			" ORDER BY e.started_at DESC, e.rule" + c + " DESC, e.party_role" + c + " DESC, e.party_org" + c + " DESC, e.id DESC LIMIT ?))",
+	return "(SELECT e.*, " + notEnded("e") + " AS live, row_number() OVER (PARTITION BY " + notEnded("e") +
+			" ORDER BY e.started_at DESC, e.rule" + c + " DESC, e.party_role" + c + " DESC, e.party_org" + c + " DESC, e.id DESC) AS rn" +
+			" FROM deadlines e WHERE e.document_id = " + x + ".id) dl WHERE dl.live OR dl.rn <= ?",
 		[]any{q.EndedDeadlines}, "(SELECT count(*) FROM deadlines e WHERE e.document_id = " + x + ".id AND NOT " + notEnded("e") + ")"
 }
 
@@ -421,7 +424,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 	}
 	where, args := documentFilter(q)
-	dlWhere, dlArgs, ended := deadlinesOf(q, "x", true)
+	dlFrom, dlArgs, ended := deadlinesOf(q, "x", true)
 	args = append(args, dlArgs...) // the deadlines' condition follows the document's
 	visible := "TRUE"
 	if q.Party != "" {
@@ -434,7 +437,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	var s strings.Builder
 	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
 		"SELECT 0 AS part, " + columns + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
-		" FROM deadlines dl WHERE dl.document_id = x.id" + dlWhere + "), '[]') AS deadlines, " + ended + " AS ended, TRUE AS visible FROM d x\n")
+		" FROM " + dlFrom + "), '[]') AS deadlines, " + ended + " AS ended, TRUE AS visible FROM d x\n")
 	if !q.Root {
 		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', 0, TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
 	}
@@ -551,8 +554,8 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, e
 	if q.Hot {
 		columns = strings.Replace(columns, "archive,", "'',", 1)
 	}
-	dlWhere, dlArgs, endedCount := deadlinesOf(q, "documents", IsPostgres(tx))
-	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id"+dlWhere+"), '[]'), "+endedCount+
+	dlFrom, dlArgs, endedCount := deadlinesOf(q, "documents", IsPostgres(tx))
+	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM "+dlFrom+"), '[]'), "+endedCount+
 		" FROM documents WHERE "+where, append(dlArgs, args...)...).Rows()
 	if err != nil {
 		return nil, nil, 0, err
