@@ -199,6 +199,11 @@ type DocumentQuery struct {
 	// ChildrenTallied reads the document's own children only when it keeps
 	// no tally yet.
 	ChildrenTallied bool
+	// Apart leaves the document's Data without its Archive's items
+	// (Document.Apart), for a reader that puts them back in its own way
+	// (the runner, decoding each part once rather than joining the JSON
+	// and decoding the whole).
+	Apart bool
 	// EndedDeadlines, when above 0, reads of the document's deadlines
 	// those not ended (running or suspended) and the EndedDeadlines that
 	// ended latest (in the order of documents.InOrder), and counts the
@@ -485,7 +490,10 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		if parent.Valid {
 			d.ParentID = &parent.String
 		}
-		if part <= 1 { // the document and its parent whole (the family's columns have no archive)
+		switch {
+		case part == 0 && q.Apart:
+			d.Apart = d.Archive != ""
+		case part <= 1: // the document and its parent whole (the family's columns have no archive)
 			if err := d.join(); err != nil {
 				return nil, err
 			}
@@ -578,7 +586,9 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, e
 	if parent.Valid {
 		d.ParentID = &parent.String
 	}
-	if err := d.join(); err != nil {
+	if q.Apart {
+		d.Apart = d.Archive != ""
+	} else if err := d.join(); err != nil {
 		return nil, nil, 0, err
 	}
 	ds, err := decodeDeadlines(deadlines)

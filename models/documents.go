@@ -33,8 +33,11 @@ type Document struct {
 	// Archive and Archived are what the row keeps apart from Data, and
 	// how many items of each list (see archive.go; "" none). A Document
 	// read from the store has Data whole, its Archive put back.
-	Archive   string
-	Archived  string
+	Archive  string
+	Archived string
+	// Apart: Data lacks Archive's items (read with DocumentQuery.Apart);
+	// the reader puts them back itself.
+	Apart     bool `gorm:"-"`
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time

@@ -70,12 +70,15 @@ func (k KindOf[D, R]) Kind() *Kind {
 	}
 	def := k.Declaration.Build()
 	var archive func(data any, before map[string]int) []models.ArchiveCut
+	var archived [][]int
 	if len(k.Archive) > 0 {
 		lists := k.Archive
 		for _, l := range lists {
-			if f, ok := blockField(reflect.TypeFor[D](), l.name); !ok || f.Type.Kind() != reflect.Slice {
+			f, ok := blockField(reflect.TypeFor[D](), l.name)
+			if !ok || f.Type.Kind() != reflect.Slice {
 				panic(fmt.Sprintf("documents: kind %s: Archive names %q, not a list of %v", k.Declaration.Kind, l.name, reflect.TypeFor[D]()))
 			}
+			archived = append(archived, f.Index)
 		}
 		if k.Parent != nil {
 			// relatives read a child's summary, or its data without the archive
@@ -92,6 +95,7 @@ func (k KindOf[D, R]) Kind() *Kind {
 	}
 	return &Kind{
 		archive:      archive,
+		archived:     archived,
 		Print:        print,
 		Register:     register,
 		Def:          def,

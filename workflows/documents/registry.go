@@ -28,6 +28,8 @@ type Kind struct {
 	// many of each list's first items an act leaves kept apart, before of
 	// them kept apart when it began.
 	archive func(data any, before map[string]int) []models.ArchiveCut
+	// archived are the field indexes of those lists in the aggregate.
+	archived [][]int
 	// decodeCheck, set by Registry.CheckDecoding, checks each decoding.
 	decodeCheck func(kind string, raw []byte, data any) error
 	// onUndeclared, set by Registry.OnUndeclared, is told of a business
@@ -232,6 +234,28 @@ func (k *Kind) Machine() *engine.Machine { return k.machine }
 
 // Name is the kind's name ("NOTIFICATION").
 func (k *Kind) Name() string { return k.Def.Kind }
+
+// decodeRow is the aggregate of doc as read: Data, or, read apart
+// (models.DocumentQuery.Apart), Data and Archive each decoded once, the
+// archive's items put in front of each list (the same values as decoding
+// the JSON joined, without joining it: BenchmarkDecodeAggregate).
+func (k *Kind) decodeRow(doc *models.Document) (any, error) {
+	data, err := k.decode(doc.Data)
+	if err != nil || !doc.Apart {
+		return data, err
+	}
+	kept, err := k.decode(doc.Archive)
+	if err != nil {
+		return nil, fmt.Errorf("its archive: %w", err)
+	}
+	d, a := reflect.ValueOf(data).Elem(), reflect.ValueOf(kept).Elem()
+	for _, idx := range k.archived {
+		if items := a.FieldByIndex(idx); items.Len() > 0 {
+			d.FieldByIndex(idx).Set(reflect.AppendSlice(items, d.FieldByIndex(idx)))
+		}
+	}
+	return data, nil
+}
 
 func (k *Kind) decode(raw string) (any, error) {
 	data := k.NewData()

@@ -692,6 +692,7 @@ func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q m
 		party = ""
 	}
 	q.ID, q.Provider, q.Kinds, q.Party, q.Root = t.ID, provider, t.Kinds, party, r.roots(t.Kinds)
+	q.Apart = !q.Hot // decodeRow puts the archive back
 	loaded, err := tx.Load(q)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil, nil, notFound(t.ID)
@@ -703,7 +704,7 @@ func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q m
 	if !ok {
 		return nil, nil, nil, notFound(t.ID) // a kind this server does not run
 	}
-	data, err := k.decode(loaded.Doc.Data)
+	data, err := k.decodeRow(&loaded.Doc)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
 	}
@@ -1017,7 +1018,7 @@ func (r *Runner) fireOne(ctx context.Context, tx Tx, o order) (*View, []engine.B
 		return nil, nil, nil, err
 	}
 	if len(a.res.berrs) > 0 {
-		unchanged, err := a.k.decode(a.doc.Data) // Apply may have changed data: the answer shows the document as stored
+		unchanged, err := a.k.decodeRow(a.doc) // Apply may have changed data: the answer shows the document as stored
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -1158,7 +1159,7 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
-	after.Data, after.Summary, after.AuditSeq, after.AuditHash = string(raw), summary, row.Seq, row.Hash
+	after.Data, after.Summary, after.AuditSeq, after.AuditHash, after.Apart = string(raw), summary, row.Seq, row.Hash, false
 	hot, archiveChanged, err := keepApart(k, &after, raw, ev.Data)
 	if err != nil {
 		return nil, nil, nil, err
