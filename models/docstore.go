@@ -204,11 +204,6 @@ type DocumentQuery struct {
 	// (the runner, decoding each part once rather than joining the JSON
 	// and decoding the whole).
 	Apart bool
-	// EndedDeadlines, when above 0, reads of the document's deadlines
-	// those not ended (running or suspended) and the EndedDeadlines that
-	// ended latest (in the order of documents.InOrder), and counts the
-	// ended ones (LoadedDocument.Ended): a retrieval document's part.
-	EndedDeadlines int
 	// Hot reads the document's Data without its Archive (archive.go): not
 	// the aggregate whole, but what a retrieval document lists of it
 	// (Archived counts the rest). Its parent is read whole.
@@ -246,34 +241,6 @@ type LoadedDocument struct {
 	// party to, read or not; else Children are all of them.
 	ChildrenBounded bool
 	ChildrenVisible int64
-	// Ended counts the document's ended deadlines, read or not, under
-	// DocumentQuery.EndedDeadlines (else 0).
-	Ended int64
-}
-
-// notEnded is the condition on deadline alias a that it runs or is
-// suspended (documents.pending).
-func notEnded(a string) string {
-	return "((" + a + ".state IN ('OPEN', 'DUE_SOON', 'OVERDUE') AND " + a + ".closed_at IS NULL) OR " + a + ".state = 'SUSPENDED')"
-}
-
-// deadlinesOf is the source of the deadlines (alias dl) of document
-// (alias) x that q reads, with its argument, and the count of the ended
-// ones ("0" when every deadline is read). Under q.EndedDeadlines it is one
-// scan of the document's deadlines numbered by a window, not a subquery
-// per deadline.
-func deadlinesOf(q DocumentQuery, x string, pg bool) (from string, args []any, ended string) {
-	if q.EndedDeadlines <= 0 {
-		return "deadlines dl WHERE dl.document_id = " + x + ".id", nil, "0"
-	}
-	c := ""
-	if pg {
-		c = ` COLLATE "C"` // Go's order of strings (InOrder), not the database's collation
-	}
-	return "(SELECT e.*, " + notEnded("e") + " AS live, row_number() OVER (PARTITION BY " + notEnded("e") +
-			" ORDER BY e.started_at DESC, e.rule" + c + " DESC, e.party_role" + c + " DESC, e.party_org" + c + " DESC, e.id DESC) AS rn" +
-			" FROM deadlines e WHERE e.document_id = " + x + ".id) dl WHERE dl.live OR dl.rn <= ?",
-		[]any{q.EndedDeadlines}, "(SELECT count(*) FROM deadlines e WHERE e.document_id = " + x + ".id AND NOT " + notEnded("e") + ")"
 }
 
 // Load reads what every document request needs: the document, its
@@ -288,11 +255,11 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 	if IsPostgres(t.db) {
 		return t.loadPostgres(q)
 	}
-	doc, ds, ended, err := loadDocument(t.db, q)
+	doc, ds, err := loadDocument(t.db, q)
 	if err != nil {
 		return nil, err
 	}
-	out := &LoadedDocument{Doc: *doc, Deadlines: ds, Ended: ended}
+	out := &LoadedDocument{Doc: *doc, Deadlines: ds}
 	if doc.ParentID != nil {
 		if out.Parent, err = FindDocument(t.db, *doc.ParentID, doc.ProviderID, nil, false); err != nil {
 			return nil, err
@@ -429,8 +396,6 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 	}
 	where, args := documentFilter(q)
-	dlFrom, dlArgs, ended := deadlinesOf(q, "x", true)
-	args = append(args, dlArgs...) // the deadlines' condition follows the document's
 	visible := "TRUE"
 	if q.Party != "" {
 		visible = "EXISTS (SELECT 1 FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ?)"
@@ -442,12 +407,12 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	var s strings.Builder
 	s.WriteString("WITH d AS (SELECT * FROM documents WHERE " + where + ")\n" +
 		"SELECT 0 AS part, " + columns + ", COALESCE((SELECT json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)" +
-		" FROM " + dlFrom + "), '[]') AS deadlines, " + ended + " AS ended, TRUE AS visible FROM d x\n")
+		" FROM deadlines dl WHERE dl.document_id = x.id), '[]') AS deadlines, TRUE AS visible FROM d x\n")
 	if !q.Root {
-		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', 0, TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
+		s.WriteString("UNION ALL SELECT 1, " + documentColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id = (SELECT parent_id FROM d)\n")
 	}
 	if q.ParentChildren && !q.Root {
-		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', 0, TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)")
+		s.WriteString("UNION ALL SELECT 2, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT parent_id FROM d)")
 		if q.ParentTallied {
 			s.WriteString(" AND (SELECT tally FROM documents WHERE id = (SELECT parent_id FROM d)) = ''")
 		}
@@ -456,11 +421,11 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	if q.ChildrenLimit > 0 { // a part of the children the party sees, with their count in each row's children column
 		cw, cargs := childrenWhere(q)
 		order, oargs := childrenOrder(q)
-		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', 0, TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
+		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
 			cw + " ORDER BY " + order + " LIMIT ?)\n")
 		args = append(append(append(args, cargs...), oargs...), q.ChildrenLimit)
 	} else {
-		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', 0, " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
+		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
 		if q.ChildrenTallied {
 			s.WriteString(" AND (SELECT tally FROM d) = ''")
 		}
@@ -482,9 +447,8 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		var parent sql.NullString
 		var deadlines []byte
 		var vis bool
-		var ended int64
 		if err := rows.Scan(&part, &d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &ended, &vis); err != nil {
+			&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &vis); err != nil {
 			return nil, err
 		}
 		if parent.Valid {
@@ -503,7 +467,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 			if err != nil {
 				return nil, fmt.Errorf("document %s: deadlines: %w", d.ID, err)
 			}
-			out = &LoadedDocument{Doc: d, Deadlines: ds, Ended: ended}
+			out = &LoadedDocument{Doc: d, Deadlines: ds}
 			if q.ChildrenLimit > 0 {
 				n := min(d.Children, int64(q.ChildrenLimit))
 				out.Children, out.Visible = make([]Document, 0, n), make(map[string]bool, n)
@@ -545,7 +509,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 
 // loadDocument reads q's document and its deadlines, oldest first,
 // aggregated as JSON beside it, in one statement.
-func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, error) {
+func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, error) {
 	agg := "json_group_array(json_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
 	if IsPostgres(tx) {
 		agg = "json_agg(json_build_object(" + deadlineObject + ") ORDER BY dl.started_at, dl.id)"
@@ -554,7 +518,7 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, e
 		// Lock first, then read: a statement that waited for the lock would
 		// see the new row but deadlines from its older snapshot.
 		if err := lockFamily(tx, q.ID, q.Provider, q.Root); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
 	}
 	where, args := documentFilter(q)
@@ -562,26 +526,24 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, e
 	if q.Hot {
 		columns = strings.Replace(columns, "archive,", "'',", 1)
 	}
-	dlFrom, dlArgs, endedCount := deadlinesOf(q, "documents", IsPostgres(tx))
-	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM "+dlFrom+"), '[]'), "+endedCount+
-		" FROM documents WHERE "+where, append(dlArgs, args...)...).Rows()
+	rows, err := tx.Raw("SELECT "+columns+", COALESCE((SELECT "+agg+" FROM deadlines dl WHERE dl.document_id = documents.id), '[]')"+
+		" FROM documents WHERE "+where, args...).Rows()
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
-		return nil, nil, 0, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	var d Document
 	var parent sql.NullString
 	var deadlines []byte
-	var ended int64
 	if err := rows.Scan(&d.ID, &d.ProviderID, &d.Kind, &d.Number, &d.State, &d.Version, &d.Data, &d.Summary, &parent,
-		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines, &ended); err != nil {
-		return nil, nil, 0, err
+		&d.AuditSeq, &d.AuditHash, &d.Children, &d.Tally, &d.Archive, &d.Archived, &d.CreatedBy, &d.CreatedAt, &d.UpdatedAt, &deadlines); err != nil {
+		return nil, nil, err
 	}
 	if parent.Valid {
 		d.ParentID = &parent.String
@@ -589,13 +551,13 @@ func loadDocument(tx *gorm.DB, q DocumentQuery) (*Document, []Deadline, int64, e
 	if q.Apart {
 		d.Apart = d.Archive != ""
 	} else if err := d.join(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	ds, err := decodeDeadlines(deadlines)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("document %s: deadlines: %w", q.ID, err)
+		return nil, nil, fmt.Errorf("document %s: deadlines: %w", q.ID, err)
 	}
-	return &d, ds, ended, rows.Err()
+	return &d, ds, rows.Err()
 }
 
 // Find reads document id of provider without its deadlines, only when

@@ -176,8 +176,7 @@ const documentColumns = "id, provider_id, kind, number, state, version, data, su
 // serialises writers instead), and its deadlines, oldest first, in one
 // statement after the lock (DocumentTx.Load reads its family too).
 func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, lock bool) (*Document, []Deadline, error) {
-	doc, ds, _, err := loadDocument(tx, DocumentQuery{ID: id, Provider: provider, Kinds: kinds, Party: org, Lock: lock})
-	return doc, ds, err
+	return loadDocument(tx, DocumentQuery{ID: id, Provider: provider, Kinds: kinds, Party: org, Lock: lock})
 }
 
 // decodeDeadlines reads the JSON objects Load aggregates.

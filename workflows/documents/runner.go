@@ -167,9 +167,6 @@ type View struct {
 	// keptApart counts, by list, the items Data lacks: kept apart from
 	// the aggregate and not read (Get; exchanges.go). nil: Data is whole.
 	keptApart map[string]int
-	// endedUnread counts the ended deadlines not read (Get reads those
-	// not ended and the DeadlinesListed that ended latest).
-	endedUnread int64
 	// parent is the document a child kind's document belongs to, as its
 	// follow-up intents' guards see it.
 	parent *engine.Related
@@ -734,9 +731,6 @@ func (r *Runner) get(ctx context.Context, id string, full bool, kinds []string) 
 	// turns out to be of another kind with children or its row keeps no
 	// tally yet (written before tallies: counted from all of them).
 	q := models.DocumentQuery{Hot: !full}
-	if !full {
-		q.EndedDeadlines = DeadlinesListed
-	}
 	if final, ok := r.tallyFinals(kinds); ok {
 		q.ChildrenLimit, q.ChildrenFinal = childrenListed, final
 	}
@@ -746,21 +740,13 @@ func (r *Runner) get(ctx context.Context, id string, full bool, kinds []string) 
 	}
 	final, bounded := r.tallyFinal(k)
 	if q.ChildrenLimit > 0 && loaded.Doc.Children > 0 && (!bounded || loaded.Doc.Tally == "") {
-		q = models.DocumentQuery{Hot: q.Hot, EndedDeadlines: q.EndedDeadlines}
+		q = models.DocumentQuery{Hot: q.Hot}
 		if k, loaded, data, err = r.load(reads, Target{ID: id, Kinds: kinds}, p.ProviderID, c, q); err != nil {
 			return nil, err
 		}
 		final, bounded = r.tallyFinal(k)
 	}
 	view := &View{Kind: k, Doc: loaded.Doc, Data: data, Deadlines: loaded.Deadlines, FullHistory: full}
-	if !full {
-		view.endedUnread = loaded.Ended
-		for i := range loaded.Deadlines {
-			if !pending(&loaded.Deadlines[i]) {
-				view.endedUnread--
-			}
-		}
-	}
 	if !full && loaded.Doc.Archived != "" {
 		if view.keptApart, err = models.ArchivedCounts(loaded.Doc.Archived); err != nil {
 			return nil, fmt.Errorf("document %s: %w", id, err)

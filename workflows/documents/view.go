@@ -50,7 +50,6 @@ func (v *View) Trailer() Trailer {
 	var omitted int32
 	if !v.FullHistory {
 		ds, omitted = Latest(ds, pending, DeadlinesListed)
-		omitted += int32(v.endedUnread)
 	}
 	infos := DeadlineInfos(ds)
 	if !v.now.IsZero() {
