@@ -70,7 +70,7 @@ func (k KindOf[D, R]) Kind() *Kind {
 	}
 	def := k.Declaration.Build()
 	var archive func(data any, before map[string]int) []models.ArchiveCut
-	var archived [][]int
+	archived := map[string][]int{}
 	if len(k.Archive) > 0 {
 		lists := k.Archive
 		for _, l := range lists {
@@ -78,7 +78,7 @@ func (k KindOf[D, R]) Kind() *Kind {
 			if !ok || f.Type.Kind() != reflect.Slice {
 				panic(fmt.Sprintf("documents: kind %s: Archive names %q, not a list of %v", k.Declaration.Kind, l.name, reflect.TypeFor[D]()))
 			}
-			archived = append(archived, f.Index)
+			archived[l.name] = f.Index
 		}
 		if k.Parent != nil {
 			// relatives read a child's summary, or its data without the archive

@@ -28,8 +28,9 @@ type Kind struct {
 	// many of each list's first items an act leaves kept apart, before of
 	// them kept apart when it began.
 	archive func(data any, before map[string]int) []models.ArchiveCut
-	// archived are the field indexes of those lists in the aggregate.
-	archived [][]int
+	// archived are the field indexes of those lists in the aggregate, by
+	// JSON name.
+	archived map[string][]int
 	// decodeCheck, set by Registry.CheckDecoding, checks each decoding.
 	decodeCheck func(kind string, raw []byte, data any) error
 	// onUndeclared, set by Registry.OnUndeclared, is told of a business
@@ -240,9 +241,25 @@ func (k *Kind) Name() string { return k.Def.Kind }
 // archive's items put in front of each list (the same values as decoding
 // the JSON joined, without joining it: BenchmarkDecodeAggregate).
 func (k *Kind) decodeRow(doc *models.Document) (any, error) {
+	if !doc.Apart {
+		return k.decode(doc.Data)
+	}
+	counts, err := models.ArchivedCounts(doc.Archived)
+	if err != nil {
+		return nil, err
+	}
+	for list := range counts {
+		if _, ok := k.archived[list]; !ok { // kept apart by a declaration this kind no longer has: joined in the JSON
+			whole, err := models.JoinArchive(doc.Data, doc.Archive)
+			if err != nil {
+				return nil, err
+			}
+			return k.decode(whole)
+		}
+	}
 	data, err := k.decode(doc.Data)
-	if err != nil || !doc.Apart {
-		return data, err
+	if err != nil {
+		return nil, err
 	}
 	kept, err := k.decode(doc.Archive)
 	if err != nil {
