@@ -286,7 +286,7 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 const documentColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, x.archive, x.archived, x.created_by, x.created_at, x.updated_at"
 
 // hotColumnsOf are documentColumnsOf without the archive (DocumentQuery.Hot).
-const hotColumnsOf = "x.id, x.provider_id, x.kind, x.number, x.state, x.version, CAST(x.data AS TEXT), x.summary, x.parent_id, x.audit_seq, x.audit_hash, x.children, x.tally, '', x.archived, x.created_by, x.created_at, x.updated_at"
+var hotColumnsOf = strings.Replace(documentColumnsOf, "x.archive,", "'',", 1)
 
 // familyColumnsOf are documentColumnsOf as relatives read a document: its
 // id, kind, number, state, version and creation, and its summary (its data

@@ -5,9 +5,10 @@ package documents
 // grow with its history; its retrieval document carries what a party
 // needs to act: every open exchange, then the latest closed ones
 // (ClosedListed a list), with a count of those it leaves out. The whole
-// lists stay in the stored aggregate (which the printed form, the
-// register and the replay read), each act's input in the audit trail,
-// and GetDocument with fullHistory returns them (issue 49.4).
+// lists stay stored (the oldest closed items in the row's archive, below),
+// the printed form, the register and the replay read them whole, each
+// act's input stays in the audit trail, and GetDocument with fullHistory
+// returns them (issue 49.4).
 
 // ClosedListed is how many closed exchanges a list of a retrieval
 // document carries, after its open ones.
