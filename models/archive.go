@@ -22,7 +22,8 @@ import (
 // it so (Load, Find, the register, the replay) except one that asks for
 // Data alone (DocumentQuery.Hot: a retrieval document, whose lists carry
 // the open and the latest closed items only, and which counts the rest
-// from Archived).
+// from Archived) or for the parts (DocumentQuery.Apart: an act decodes
+// Data alone and joins the archive's JSON back to digest the whole).
 //
 // Archive is a JSON object of arrays ({"informationRequests":[...]}), the
 // items as the encoder of the whole aggregate wrote them; Archived counts

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wasteflow/wasteflow/configs"
@@ -256,4 +257,84 @@ func followUps(t *testing.T, raw []byte) string {
 		t.Fatalf("no followUpIntents in %.200s (%v)", raw, err)
 	}
 	return string(m.FollowUpIntents)
+}
+
+// An act reads the row without the exchanges it keeps apart (issue 49.2),
+// and still numbers an exchange by its place in the whole list: the audit
+// trail's words ("change request 22 …", "supersedes correction 24 …")
+// are those of a document read whole, and the replay, which reads every
+// act whole, notes the same (dbtest's replay at the end checks each
+// note). A list's bound counts the items kept apart too.
+func TestNotificationNumbersExchangesKeptApart(t *testing.T) {
+	parallel(t)
+	dbtest.Each(t, func(t *testing.T, dbcfg configs.Database) {
+		d := startDocs(t, dbcfg)
+		archived := func(id string) string {
+			t.Helper()
+			var a string
+			if err := d.db.Raw("SELECT archived FROM documents WHERE id = ?", id).Scan(&a).Error; err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		notes := func(id, like string) (out []string) {
+			t.Helper()
+			if err := d.db.Raw("SELECT detail FROM audit_events WHERE document_id = ? AND detail LIKE ? ORDER BY seq", id, like).Scan(&out).Error; err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+
+		// Corrections after the acknowledgement: each supersedes the one
+		// pending before it.
+		nid := d.submitted(t)
+		d.ok(t, "noor", au+"SubmitAcknowledgement", map[string]any{"documentId": nid})
+		c := content()
+		for i := 1; i <= 25; i++ {
+			c["numberOfShipments"] = i
+			d.ok(t, "alice", co+"SetSubmission", map[string]any{"documentId": nid, "notification": c})
+		}
+		if got := archived(nid); got != `{"corrections":10}` {
+			t.Fatalf("25 corrections, 24 superseded: %q kept apart, want 10", got)
+		}
+		if got := notes(nid, "supersedes correction%"); len(got) != 24 || !strings.HasPrefix(got[23], "supersedes correction 24 of ") {
+			t.Fatalf("the superseding notes: %d, the last %q", len(got), got[len(got)-1])
+		}
+
+		// Change requests, each rejected; the 22nd stays open through a
+		// revalidation and is closed by a cancellation.
+		cid := d.consented(t, shippable(3))
+		for i := 1; i <= 22; i++ {
+			d.changeRequest(t, cid, shippable(3), 3+i, "")
+			if i == 22 {
+				break
+			}
+			for _, u := range []string{"bernd", "noor", "bart"} {
+				d.ok(t, u, au+"ReplyToRequestForChangeAfterConsent", map[string]any{"documentId": cid, "replyToRequestForChange": map[string]any{"result": "REJECTED", "grounds": "no"}})
+			}
+		}
+		if got := archived(cid); got != `{"changeRequests":10}` {
+			t.Fatalf("22 change requests, 21 closed: %q kept apart, want 10", got)
+		}
+		d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": cid, "notificationSignal": map[string]any{"type": "REVALIDATION", "validUntil": "2027-08-01", "extendsShipmentPeriod": true}})
+		d.ok(t, "noor", au+"SubmitNotificationSignal", map[string]any{"documentId": cid, "notificationSignal": map[string]any{"type": "CANCELLATION_OF_CONSENT", "reason": "fraud"}})
+		got := notes(cid, "%change request%")
+		want := []string{"change request 21 proposes new numberOfShipments", "change request 21 rejected by",
+			"change request 22 proposes new numberOfShipments", "change request 22 stays open", "change request 22 closed before every authority replied"}
+		var last []string
+		for _, n := range got {
+			for _, w := range want {
+				if strings.Contains(n, w) {
+					last = append(last, w)
+				}
+			}
+		}
+		if !slices.Equal(last[len(last)-len(want):], want) {
+			t.Fatalf("the change requests' notes end %q, want %q", last[max(len(last)-len(want), 0):], want)
+		}
+		doc, _ := d.read(t, "alice", co+"GetNotification", cid)
+		if om := doc["exchangesOmitted"].(map[string]any)["changeRequests"]; om != float64(12) {
+			t.Fatalf("changeRequests omitted %v, want 12 (22 requests, all closed, the 10 latest listed)", om)
+		}
+	})
 }

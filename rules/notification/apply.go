@@ -16,8 +16,10 @@ import (
 // from before (filed after an acknowledgement, when a request for
 // information then took the notification back to SUBMITTED) is
 // superseded: the acknowledgement accepts the latest correction, never an
-// older one over it. It returns the number (from 1) of the correction it
-// superseded, 0 for none.
+// older one over it. It returns the place (from 1) in n.Corrections of
+// the correction it superseded, 0 for none: its number when the list is
+// whole (an act may read it without its oldest closed items:
+// engine.Eval.Numbered).
 func (n *Notification) ApplyCorrection(c Content, state string, now time.Time) int {
 	superseded := 0
 	for i := range n.Corrections {
@@ -252,7 +254,9 @@ func (n *Notification) ApplySignal(authority string, s NotificationSignal, now t
 // is one: the notification leaves CHANGE_REQUESTED by intent by (a
 // cancellation or closure, the consent's expiry, the facility's
 // completion) before every authority replied, and the terms in force
-// stay. It returns the request's number (from 1), 0 when none was open.
+// stay. It returns the request's place (from 1) in n.ChangeRequests, 0
+// when none was open: its number when the list is whole (an act may read
+// it without its oldest closed items: engine.Eval.Numbered).
 func (n *Notification) CloseChangeRequest(by string, now time.Time) int {
 	for i := len(n.ChangeRequests) - 1; i >= 0; i-- {
 		if cr := &n.ChangeRequests[i]; cr.Open {

@@ -245,12 +245,12 @@ func step(ctx context.Context, k *Kind, doc *models.Document, ev *engine.Eval, d
 	}
 	var lengths map[string]int
 	if !ev.Caller.System { // a person's act may not grow a history list past its bound
-		lengths = engine.HistoryLengths(ev.Data)
+		lengths = engine.HistoryLengths(ev.Data, ev.KeptApart)
 	}
 	if err := m.Fire(ctx, ev, intent); err != nil {
 		return nil, err
 	}
-	if berrs := historyFull(ev.Caller, ev.Data, lengths); len(berrs) > 0 {
+	if berrs := historyFull(ev, lengths); len(berrs) > 0 {
 		k.undeclared(in, berrs)
 		res.berrs = berrs
 		return res, nil

@@ -28,7 +28,7 @@ func TestArchiveCut(t *testing.T) {
 		{strings.Repeat("c", 25), 18, 15},                          // a count that no longer holds
 	} {
 		items := []byte(c.items)
-		got := archiveCut(items, open, c.before)
+		got := archiveCut(items, open, c.before, 0)
 		if got != c.want {
 			t.Errorf("%q, %d kept apart before: %d, want %d", c.items, c.before, got, c.want)
 			continue
@@ -37,6 +37,13 @@ func TestArchiveCut(t *testing.T) {
 		rest, _ := Latest(items[got:], open, ClosedListed)
 		if string(whole) != string(rest) {
 			t.Errorf("%q cut at %d: Latest lists %q, of the whole %q", c.items, got, rest, whole)
+		}
+		// An act reads the list without the items kept apart before (when
+		// they still are what a cut keeps apart): the same cut.
+		if c.before <= got {
+			if hot := archiveCut(items[c.before:], open, c.before, c.before); hot != got {
+				t.Errorf("%q, %d kept apart and not read: %d, want %d", c.items, c.before, hot, got)
+			}
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (k KindOf[D, R]) Kind() *Kind {
 		register = func(p *RegisterRequest, data any) RegisterRow { return k.Register(p, aggregate[D](data)) }
 	}
 	def := k.Declaration.Build()
-	var archive func(data any, before map[string]int) []models.ArchiveCut
+	var archive func(data any, before map[string]int, hot bool) []models.ArchiveCut
 	archived := map[string][]int{}
 	if len(k.Archive) > 0 {
 		lists := k.Archive
@@ -84,11 +84,15 @@ func (k KindOf[D, R]) Kind() *Kind {
 			// relatives read a child's summary, or its data without the archive
 			panic(fmt.Sprintf("documents: kind %s: a child kind keeps no archive", k.Declaration.Kind))
 		}
-		archive = func(data any, before map[string]int) []models.ArchiveCut {
+		archive = func(data any, before map[string]int, hot bool) []models.ArchiveCut {
 			d := aggregate[D](data)
 			cuts := make([]models.ArchiveCut, len(lists))
 			for i, l := range lists {
-				cuts[i] = models.ArchiveCut{List: l.name, N: l.cut(d, before[l.name])}
+				ahead := 0
+				if hot {
+					ahead = before[l.name]
+				}
+				cuts[i] = models.ArchiveCut{List: l.name, N: l.cut(d, before[l.name], ahead)}
 			}
 			return cuts
 		}

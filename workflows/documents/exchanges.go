@@ -48,43 +48,51 @@ func AllClosed[T any](*T) bool { return false }
 // apart from the aggregate an act rewrites (models/archive.go), ArchiveBatch
 // or more at a time, so that the aggregate keeps every open item and at
 // least the ClosedListed latest closed ones: what a retrieval document
-// lists (Latest) is read from it alone (Runner.Get), and an act rewrites
-// what it holds, not its whole history. Acts, the printed form, the
-// register, fullHistory and the replay read the aggregate whole; the
-// act's digest is of the whole, so the audit trail means what it did.
+// lists (Latest) is read from it alone (Runner.Get), and an act reads and
+// rewrites what it holds, not its whole history (Kind.decodeAct: closed
+// items are no act's business; engine.Eval.KeptApart counts them, so that
+// an act numbers an item by its place in the whole list and bounds the
+// whole list). The printed form, the register, fullHistory and the replay
+// read the aggregate whole; the act's digest is of the whole (Record puts
+// the archive's JSON back to digest it), so the audit trail means what it
+// did.
 
 // ArchiveBatch is how many closed items at least move apart at once: the
 // archive is rewritten once in that many closing acts, not with each.
 const ArchiveBatch = 10
 
 // ArchiveList is a list of aggregate D whose closed items may be kept
-// apart: its JSON name in D and how many of its first items to keep apart.
+// apart: its JSON name in D and how many of its first items to keep apart
+// (archiveCut).
 type ArchiveList[D any] struct {
 	name string
-	cut  func(d *D, before int) int
+	cut  func(d *D, before, ahead int) int
 }
 
 // Archived declares D's list name (its JSON name), read by list, whose
 // items open says are open (the predicate its retrieval document's Latest
 // takes).
 func Archived[D, T any](name string, list func(d *D) []T, open func(*T) bool) ArchiveList[D] {
-	return ArchiveList[D]{name: name, cut: func(d *D, before int) int { return archiveCut(list(d), open, before) }}
+	return ArchiveList[D]{name: name, cut: func(d *D, before, ahead int) int { return archiveCut(list(d), open, before, ahead) }}
 }
 
-// archiveCut is how many of items' first items to keep apart, before of
-// them being kept apart now: a prefix of closed items that leaves at least
+// archiveCut is how many of a list's first items to keep apart, before of
+// them being kept apart now; items is the list without its first ahead
+// items (0, or before: an act reads the aggregate without what its row
+// keeps apart). It is a prefix of closed items that leaves at least
 // ClosedListed closed ones after it (so Latest of the rest is Latest of
 // the whole), grown only by ArchiveBatch or more; before when it still
-// holds and would grow by less.
-func archiveCut[T any](items []T, open func(*T) bool, before int) int {
-	closed := 0
+// holds and would grow by less. Closed items stay closed, so the items
+// kept apart before are such a prefix still.
+func archiveCut[T any](items []T, open func(*T) bool, before, ahead int) int {
+	closed := 0 // after the first k
 	for i := range items {
 		if !open(&items[i]) {
 			closed++
 		}
 	}
-	k := 0
-	for k < len(items) && !open(&items[k]) && closed-1 >= ClosedListed {
+	k := ahead
+	for i := 0; i < len(items) && !open(&items[i]) && closed-1 >= ClosedListed; i++ {
 		closed--
 		k++
 	}

@@ -26,8 +26,8 @@ type Kind struct {
 	Def *engine.Definition
 	// archive, for a kind that keeps items apart (KindOf.Archive), is how
 	// many of each list's first items an act leaves kept apart, before of
-	// them kept apart when it began.
-	archive func(data any, before map[string]int) []models.ArchiveCut
+	// them kept apart when it began; hot: data's lists lack those.
+	archive func(data any, before map[string]int, hot bool) []models.ArchiveCut
 	// archived are the field indexes of those lists in the aggregate, by
 	// JSON name.
 	archived map[string][]int
@@ -272,6 +272,32 @@ func (k *Kind) decodeRow(doc *models.Document) (any, error) {
 		}
 	}
 	return data, nil
+}
+
+// decodeAct is the aggregate an act works on, read from doc's row taken
+// apart (DocumentQuery.Apart): its data alone, and kept, the archive's
+// counts by list (engine.Eval.KeptApart), when the kind declares every
+// list the archive holds; otherwise (or with nothing kept apart) the
+// aggregate whole and nil.
+func (k *Kind) decodeAct(doc *models.Document) (data any, kept map[string]int, err error) {
+	if !doc.Apart {
+		data, err := k.decode(doc.Data)
+		return data, nil, err
+	}
+	counts, err := models.ArchivedCounts(doc.Archived)
+	if err != nil {
+		return nil, nil, err
+	}
+	for list := range counts {
+		if _, ok := k.archived[list]; !ok {
+			data, err := k.decodeRow(doc)
+			return data, nil, err
+		}
+	}
+	if data, err = k.decode(doc.Data); err != nil {
+		return nil, nil, err
+	}
+	return data, counts, nil
 }
 
 func (k *Kind) decode(raw string) (any, error) {

@@ -684,28 +684,39 @@ func (r *Runner) related(tx Reader, k *Kind, ev *engine.Eval, provider string) e
 // the operation does not serve, is reported exactly like a missing one.
 // The children are marked by whether the caller is a party to each.
 func (r *Runner) load(tx Reader, t Target, provider string, c engine.Caller, q models.DocumentQuery) (*Kind, *models.LoadedDocument, any, error) {
-	party := c.Org
-	if c.System {
-		party = ""
-	}
-	q.ID, q.Provider, q.Kinds, q.Party, q.Root = t.ID, provider, t.Kinds, party, r.roots(t.Kinds)
-	q.Apart = !q.Hot // decodeRow puts the archive back
-	loaded, err := tx.Load(q)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, nil, notFound(t.ID)
-	}
+	k, loaded, err := r.read(tx, t, provider, c, q)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	k, ok := r.Kinds.Kind(loaded.Doc.Kind)
-	if !ok {
-		return nil, nil, nil, notFound(t.ID) // a kind this server does not run
 	}
 	data, err := k.decodeRow(&loaded.Doc)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
 	}
 	return k, loaded, data, nil
+}
+
+// read is load without the decoding: the row read apart unless q.Hot
+// (the runner's decoders put the archive back, or not: decodeRow,
+// decodeAct).
+func (r *Runner) read(tx Reader, t Target, provider string, c engine.Caller, q models.DocumentQuery) (*Kind, *models.LoadedDocument, error) {
+	party := c.Org
+	if c.System {
+		party = ""
+	}
+	q.ID, q.Provider, q.Kinds, q.Party, q.Root = t.ID, provider, t.Kinds, party, r.roots(t.Kinds)
+	q.Apart = !q.Hot
+	loaded, err := tx.Load(q)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, notFound(t.ID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	k, ok := r.Kinds.Kind(loaded.Doc.Kind)
+	if !ok {
+		return nil, nil, notFound(t.ID) // a kind this server does not run
+	}
+	return k, loaded, nil
 }
 
 // Get returns a document the caller is a party to, of one of kinds (any
@@ -924,11 +935,11 @@ func (r *Runner) fireAs(ctx context.Context, c engine.Caller, provider string, t
 
 // historyFull is engine.HistoryFull for a person's act (the system's acts
 // record what the law bounds: a decision per authority, an expiry).
-func historyFull(c engine.Caller, data any, before map[string]int) []engine.BusinessError {
-	if c.System {
+func historyFull(ev *engine.Eval, before map[string]int) []engine.BusinessError {
+	if ev.Caller.System {
 		return nil
 	}
-	return engine.HistoryFull(data, before)
+	return engine.HistoryFull(ev.Data, ev.KeptApart, before)
 }
 
 // order is what fireIn is asked to do: the first of intents the
@@ -1004,11 +1015,11 @@ func (r *Runner) fireOne(ctx context.Context, tx Tx, o order) (*View, []engine.B
 		return nil, nil, nil, err
 	}
 	if len(a.res.berrs) > 0 {
-		unchanged, err := a.k.decodeRow(a.doc) // Apply may have changed data: the answer shows the document as stored
+		unchanged, kept, err := a.k.decodeAct(a.doc) // Apply may have changed data: the answer shows the document as stored
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		view := &View{Kind: a.k, Doc: *a.doc, Data: unchanged, Deadlines: a.loaded.Deadlines, parent: a.ev.Parent}
+		view := &View{Kind: a.k, Doc: *a.doc, Data: unchanged, Deadlines: a.loaded.Deadlines, parent: a.ev.Parent, keptApart: kept}
 		withChildren(view, a.children)
 		return view, a.res.berrs, nil, nil
 	}
@@ -1020,10 +1031,14 @@ func (r *Runner) fireOne(ctx context.Context, tx Tx, o order) (*View, []engine.B
 // machine's check (state, guards, roles).
 func (r *Runner) check(ctx context.Context, tx Tx, o order) (*act, error) {
 	c, t := o.caller, o.target
-	k, loaded, data, err := r.load(tx, t, o.provider, c, models.DocumentQuery{Lock: true, ParentChildren: r.Kinds.mayBeChild(t.Kinds),
+	k, loaded, err := r.read(tx, t, o.provider, c, models.DocumentQuery{Lock: true, ParentChildren: r.Kinds.mayBeChild(t.Kinds),
 		ParentTallied: r.childrenTallied(t.Kinds)})
 	if err != nil {
 		return nil, err
+	}
+	data, kept, err := k.decodeAct(&loaded.Doc) // what the row keeps apart stays as it was stored
+	if err != nil {
+		return nil, fmt.Errorf("document %s: stored data: %w", t.ID, err)
 	}
 	doc, now := &loaded.Doc, o.now
 	if now.IsZero() {
@@ -1040,7 +1055,8 @@ func (r *Runner) check(ctx context.Context, tx Tx, o order) (*act, error) {
 		c.Roles = k.RolesOf(data, c.Org)
 	}
 	a := &act{k: k, loaded: loaded, doc: doc, m: k.Machine(),
-		ev: &engine.Eval{DocID: doc.ID, Number: doc.Number, State: doc.State, Data: data, Caller: c, Now: now, Input: o.input, Deadlines: views(loaded.Deadlines), CreatedAt: doc.CreatedAt}}
+		ev: &engine.Eval{DocID: doc.ID, Number: doc.Number, State: doc.State, Data: data, KeptApart: kept, Caller: c, Now: now, Input: o.input,
+			Deadlines: views(loaded.Deadlines), CreatedAt: doc.CreatedAt}}
 	if k.Parent != nil && loaded.Parent != nil { // before the guards, which may ask the parent's state
 		if err := r.parentOf(k, loaded, a.ev); err != nil {
 			return nil, err
@@ -1128,7 +1144,15 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	context, err := a.fx.seal(raw, f.deadlines)
+	whole := raw // the aggregate whole, as its encoder writes it
+	if ev.KeptApart != nil {
+		j, err := models.JoinArchive(string(raw), doc.Archive)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("document %s: %w", doc.ID, err)
+		}
+		whole = []byte(j)
+	}
+	context, err := a.fx.seal(whole, f.deadlines)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -1145,8 +1169,8 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	}
 	after := *doc
 	after.State, after.Version, after.UpdatedAt = ev.State, doc.Version+1, now
-	after.Data, after.Summary, after.AuditSeq, after.AuditHash, after.Apart = string(raw), summary, row.Seq, row.Hash, false
-	hot, archiveChanged, err := keepApart(k, &after, raw, ev.Data)
+	after.Data, after.Summary, after.AuditSeq, after.AuditHash, after.Apart = string(whole), summary, row.Seq, row.Hash, false
+	hot, archiveChanged, err := keepApart(k, &after, whole, raw, ev.Data, ev.KeptApart)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -1202,7 +1226,7 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 				input: engine.Chained{DocID: doc.ID, Number: doc.Number}, now: now, after: a.intent})
 		}
 	}
-	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent, Tally: ev.Tally}
+	view := &View{Kind: k, Doc: after, Data: ev.Data, Deadlines: f.deadlines, parent: ev.Parent, Tally: ev.Tally, keptApart: ev.KeptApart}
 	children := a.children
 	if final, bounded := r.tallyFinal(k); bounded {
 		children, view.ChildrenOmitted = listed(children, final)
@@ -1216,23 +1240,30 @@ func (r *Runner) record(ctx context.Context, tx Tx, a *act, o order) (*View, []e
 	return view, nil, chains, nil
 }
 
-// keepApart is what the row of doc (the document after an act, Data the
-// aggregate whole, raw, as JSON) stores: hot, what its data column keeps
-// ("": Data, nothing kept apart), and whether doc.Archive and
-// doc.Archived, set here, are new (exchanges.go, models/archive.go).
-func keepApart(k *Kind, doc *models.Document, raw []byte, data any) (hot string, changed bool, err error) {
+// keepApart is what the row of doc (the document after an act) stores:
+// hot, what its data column keeps ("": doc.Data, nothing kept apart), and
+// whether doc.Archive and doc.Archived, set here, are new (exchanges.go,
+// models/archive.go). whole is the aggregate as JSON, data the act's
+// aggregate and raw its JSON: whole, or (kept non-nil) whole without the
+// items kept apart before the act, as many as kept counts by list.
+func keepApart(k *Kind, doc *models.Document, whole, raw []byte, data any, kept map[string]int) (hot string, changed bool, err error) {
 	if k.archive == nil && doc.Archive == "" {
 		return "", false, nil
 	}
 	var cuts []models.ArchiveCut
 	if k.archive != nil {
-		before, err := models.ArchivedCounts(doc.Archived)
-		if err != nil {
-			return "", false, fmt.Errorf("document %s: %w", doc.ID, err)
+		before := kept // data's items are the whole lists' after them
+		if before == nil {
+			if before, err = models.ArchivedCounts(doc.Archived); err != nil {
+				return "", false, fmt.Errorf("document %s: %w", doc.ID, err)
+			}
 		}
-		cuts = k.archive(data, before)
+		cuts = k.archive(data, before, kept != nil)
 	}
-	h, archive, archived, err := models.SplitArchive(raw, cuts)
+	if kept != nil && !slices.ContainsFunc(cuts, func(c models.ArchiveCut) bool { return c.N > kept[c.List] }) {
+		return string(raw), false, nil // nothing more kept apart: the archive stays as it is
+	}
+	h, archive, archived, err := models.SplitArchive(whole, cuts)
 	if err != nil {
 		return "", false, fmt.Errorf("document %s: %w", doc.ID, err)
 	}

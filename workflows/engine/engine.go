@@ -88,6 +88,14 @@ type Eval struct {
 	// one), filled whenever the document is evaluated, Children or not:
 	// guards count the children by it.
 	Tally any
+	// KeptApart counts, by list (its JSON name), the first items of Data's
+	// lists that the act was read without: the oldest closed exchanges a
+	// kind keeps apart from its stored aggregate (documents.Archived),
+	// which no act changes. Data's lists hold the rest; an item's place in
+	// the whole list, by which a person knows it ("change request 12"), is
+	// KeptApart's count plus its place in Data (Numbered). nil: Data is
+	// whole.
+	KeptApart map[string]int
 	// Note, set by Apply, says in words what the intent did beyond its
 	// block (recorded with the audit row).
 	Note string
@@ -100,6 +108,11 @@ type Eval struct {
 	// the document before the intent and targets the document after it.
 	Apply func() error
 }
+
+// Numbered is the number (from 1) of the item at index i of Data's list
+// (its JSON name): its place in the whole list, the items kept apart
+// before it (KeptApart) counted.
+func (e *Eval) Numbered(list string, i int) int { return e.KeptApart[list] + i + 1 }
 
 // Related is a document another one refers to.
 type Related struct {

@@ -65,10 +65,12 @@ func taggedLists(t reflect.Type) []boundedList {
 }
 
 // HistoryLengths are the lengths of data's bounded lists (data: a pointer
-// to an aggregate), by path, to compare with after an act.
-func HistoryLengths(data any) map[string]int {
+// to an aggregate), by path, to compare with after an act. keptApart
+// counts, by list, the first items data was read without (Eval.KeptApart):
+// lengths and paths are the whole lists'.
+func HistoryLengths(data any, keptApart map[string]int) map[string]int {
 	out := map[string]int{}
-	walkLists(data, func(path string, n, _ int) { out[path] = n })
+	walkLists(data, keptApart, func(path string, n, _ int) { out[path] = n })
 	return out
 }
 
@@ -76,9 +78,9 @@ func HistoryLengths(data any) map[string]int {
 // than their limit (before: HistoryLengths from before the act). A list
 // already over its limit before (stored by an older release) and not
 // grown is left alone.
-func HistoryFull(data any, before map[string]int) []BusinessError {
+func HistoryFull(data any, keptApart, before map[string]int) []BusinessError {
 	var out []BusinessError
-	walkLists(data, func(path string, n, max int) {
+	walkLists(data, keptApart, func(path string, n, max int) {
 		if n > max && n > before[path] {
 			out = append(out, BusinessError{Code: ErrHistoryFull, Field: path, Message: fmt.Sprintf(
 				"%s holds %d entries, the most one document keeps: this act would add one more", path, max)})
@@ -87,21 +89,21 @@ func HistoryFull(data any, before map[string]int) []BusinessError {
 	return out
 }
 
-func walkLists(data any, fn func(path string, n, max int)) {
+func walkLists(data any, keptApart map[string]int, fn func(path string, n, max int)) {
 	v := reflect.ValueOf(data)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
 	v = v.Elem()
 	for _, b := range listsOf(v.Type()) {
-		list := v.FieldByIndex(b.index)
-		fn(b.name, list.Len(), b.max)
+		list, kept := v.FieldByIndex(b.index), keptApart[b.name]
+		fn(b.name, kept+list.Len(), b.max)
 		if len(b.inner) == 0 {
 			continue
 		}
-		for i := range list.Len() {
+		for i := range list.Len() { // the items kept apart are closed: their lists no longer grow
 			for _, in := range b.inner {
-				fn(b.name+"["+strconv.Itoa(i)+"]."+in.name, list.Index(i).FieldByIndex(in.index).Len(), in.max)
+				fn(b.name+"["+strconv.Itoa(kept+i)+"]."+in.name, list.Index(i).FieldByIndex(in.index).Len(), in.max)
 			}
 		}
 	}

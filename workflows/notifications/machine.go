@@ -149,7 +149,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			Apply: func(ev *on, in *n.Content) error {
 				if no := ev.Doc.ApplyCorrection(*in, ev.State, ev.Now); no > 0 {
 					ev.Note = fmt.Sprintf("supersedes correction %d of %s, which awaited acknowledgement: the acknowledgement accepts this one",
-						no, ev.Doc.Corrections[no-1].At.Format(time.DateOnly))
+						ev.Numbered("corrections", no-1), ev.Doc.Corrections[no-1].At.Format(time.DateOnly))
 				}
 				return nil
 			}},
@@ -252,10 +252,10 @@ var declaration = &engine.Declaration[n.Notification]{
 				d := ev.Doc
 				// A request left open in CONSENTED by the code before issue 46
 				// is closed by the new one, never left behind it.
-				old := changeClosed(d.CloseChangeRequest(IntentRequestForChange, ev.Now), "a new request replaces it")
+				old := changeClosed(ev, d.CloseChangeRequest(IntentRequestForChange, ev.Now), "a new request replaces it")
 				d.ApplyRequestForChange(*in, ev.Now)
 				ev.Note = fmt.Sprintf("change request %d proposes new %s; the terms in force stay until every authority accepts",
-					len(d.ChangeRequests), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
+					ev.Numbered("changeRequests", len(d.ChangeRequests)-1), strings.Join(d.ChangeRequests[len(d.ChangeRequests)-1].ChangedFields, ", "))
 				if old != "" {
 					ev.Note += "; " + old
 				}
@@ -275,7 +275,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				d.ApplyChangeReply(ev.Caller.Org, *in, ev.Now)
 				ev.Note = n.ChangeReplyDetail(*in)
 				if i >= 0 && !d.ChangeRequests[i].Open { // this reply closed the request
-					ev.Note += "; " + changeOutcome(i+1, &d.ChangeRequests[i])
+					ev.Note += "; " + changeOutcome(ev.Numbered("changeRequests", i), &d.ChangeRequests[i])
 				}
 				return nil
 			}},
@@ -308,7 +308,7 @@ var declaration = &engine.Declaration[n.Notification]{
 			},
 			Apply: func(ev *on, in *n.FacilityCompletionArticle15) error {
 				ev.Doc.Article15 = &n.Article15Record{FacilityOrganisationID: ev.Caller.Org, CompletedOn: in.CompletedOn, OperationCode: in.OperationCode, At: ev.Now}
-				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentArticle15, ev.Now), "the dossier is closed")
+				ev.Note = changeClosed(ev, ev.Doc.CloseChangeRequest(IntentArticle15, ev.Now), "the dossier is closed")
 				return nil
 			}},
 		intent[n.NotificationSignal]{Name: IntentNotificationSignal, Errors: append(slices.Clip(decisionErrors), n.ErrChangeRequestOpen),
@@ -333,9 +333,9 @@ var declaration = &engine.Declaration[n.Notification]{
 				}
 				switch open := slices.IndexFunc(d.ChangeRequests, func(cr n.ChangeRequestRecord) bool { return cr.Open }); {
 				case open >= 0 && in.Type == n.SignalRevalidation && ev.State == n.ChangeRequested:
-					notes = append(notes, fmt.Sprintf("change request %d stays open: its proposal keeps the terms revalidated", open+1))
+					notes = append(notes, fmt.Sprintf("change request %d stays open: its proposal keeps the terms revalidated", ev.Numbered("changeRequests", open)))
 				case open >= 0:
-					notes = append(notes, changeClosed(d.CloseChangeRequest(IntentNotificationSignal, ev.Now), "the consent no longer stands as it was"))
+					notes = append(notes, changeClosed(ev, d.CloseChangeRequest(IntentNotificationSignal, ev.Now), "the consent no longer stands as it was"))
 				}
 				ev.Note = strings.Join(notes, "; ")
 				return nil
@@ -348,7 +348,7 @@ var declaration = &engine.Declaration[n.Notification]{
 				{Op: engine.Cancel, Rule: ruleChangeReply},
 			}, guaranteeFollows),
 			Apply: func(ev *on, _ *engine.None) error {
-				ev.Note = changeClosed(ev.Doc.CloseChangeRequest(IntentConsentValidityExpiry, ev.Now), "the consent it would change has expired")
+				ev.Note = changeClosed(ev, ev.Doc.CloseChangeRequest(IntentConsentValidityExpiry, ev.Now), "the consent it would change has expired")
 				return nil
 			}},
 		documents.Withdrawal(n.RoleNotifier, n.Draft, n.Withdrawn, "filed", "filing", func(d *n.Notification) **n.WithdrawalRecord { return &d.Withdrawal }),
@@ -554,13 +554,14 @@ func validateCorrection(ev *on, c *n.Content) ([]engine.BusinessError, error) {
 	return append(berrs, n.CheckCorrection(ev.Doc, c)...), nil
 }
 
-// changeClosed is the audit note of an act that closed change request
-// number no unanswered (0: none was open, no note), and why.
-func changeClosed(no int, why string) string {
+// changeClosed is the audit note of an act that closed the change request
+// at place no (from 1) of ev's list unanswered (0: none was open, no
+// note), and why; the note numbers it in the whole list (ev.Numbered).
+func changeClosed(ev *on, no int, why string) string {
 	if no == 0 {
 		return ""
 	}
-	return fmt.Sprintf("change request %d closed before every authority replied (%s): the terms in force stay", no, why)
+	return fmt.Sprintf("change request %d closed before every authority replied (%s): the terms in force stay", ev.Numbered("changeRequests", no-1), why)
 }
 
 // changeOutcome says what closing change request number no did.
