@@ -179,7 +179,7 @@ func LoadDocument(tx *gorm.DB, id, provider string, kinds []string, org string, 
 	return loadDocument(tx, DocumentQuery{ID: id, Provider: provider, Kinds: kinds, Party: org, Lock: lock})
 }
 
-// decodeDeadlines reads the JSON objects Load aggregates.
+// decodeDeadlines reads the JSON arrays Load aggregates (deadlineArray).
 func decodeDeadlines(raw []byte) ([]Deadline, error) {
 	var out []Deadline
 	var d Deadline
@@ -191,40 +191,40 @@ func decodeDeadlines(raw []byte) ([]Deadline, error) {
 		return &t, err
 	}
 	p := flatJSON{b: raw}
-	err := p.objects(func(key string, v flatValue) error {
+	err := p.arrays(deadlineFields, func(i int, v flatValue) error {
 		var err error
 		var t *time.Time
-		switch key {
-		case "id":
+		switch i {
+		case 0:
 			d.ID = v.str
-		case "document_id":
+		case 1:
 			d.DocumentID = v.str
-		case "provider_id":
+		case 2:
 			d.ProviderID = v.str
-		case "rule":
+		case 3:
 			d.Rule = v.str
-		case "legal_basis":
+		case 4:
 			d.LegalBasis = v.str
-		case "party_org":
+		case 5:
 			d.PartyOrg = v.str
-		case "party_role":
+		case 6:
 			d.PartyRole = v.str
-		case "state":
+		case 7:
 			d.State = v.str
-		case "suspended_days":
+		case 12:
 			d.SuspendedDays = int(v.num)
-		case "warn_at":
+		case 10:
 			d.WarnAt, err = at(v)
-		case "suspended_since":
+		case 11:
 			d.SuspendedSince, err = at(v)
-		case "closed_at":
+		case 13:
 			d.ClosedAt, err = at(v)
-		case "started_at", "due_at", "updated_at":
+		case 8, 9, 14:
 			if t, err = at(v); err == nil && t != nil {
-				switch key {
-				case "started_at":
+				switch i {
+				case 8:
 					d.StartedAt = *t
-				case "due_at":
+				case 9:
 					d.DueAt = *t
 				default:
 					d.UpdatedAt = *t
@@ -235,6 +235,9 @@ func decodeDeadlines(raw []byte) ([]Deadline, error) {
 	}, func() { out = append(out, d); d = Deadline{} })
 	return out, err
 }
+
+// deadlineFields is how many values deadlineArray has.
+const deadlineFields = 15
 
 // jsonTime is a time as Commit sends it in JSON (the deadlines Load
 // reads back go through decodeDeadlines).

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// flatJSON reads what Load aggregates: a JSON array of flat objects
+// flatJSON reads what Load aggregates: a JSON array of flat arrays
 // whose values are strings, integers or null. It is a fraction of
 // encoding/json's cost without reflection, and on a transition the
 // deadlines were a fifth of the server's CPU.
@@ -88,9 +88,9 @@ func (p *flatJSON) value() (flatValue, error) {
 	return flatValue{}, p.errorf("a string, an integer or null")
 }
 
-// objects calls field for each member of each object of the array, and
-// done after each object.
-func (p *flatJSON) objects(field func(key string, v flatValue) error, done func()) error {
+// arrays calls field for each value of each array of the array (i its
+// index), which must have n values, and done after each array.
+func (p *flatJSON) arrays(n int, field func(i int, v flatValue) error, done func()) error {
 	if !p.consume('[') {
 		return p.errorf("[")
 	}
@@ -98,33 +98,23 @@ func (p *flatJSON) objects(field func(key string, v flatValue) error, done func(
 		return nil
 	}
 	for {
-		if !p.consume('{') {
-			return p.errorf("{")
+		if !p.consume('[') {
+			return p.errorf("[")
 		}
-		if !p.consume('}') {
-			for {
-				key, err := p.str()
-				if err != nil {
-					return err
-				}
-				if !p.consume(':') {
-					return p.errorf(":")
-				}
-				v, err := p.value()
-				if err != nil {
-					return err
-				}
-				if err := field(key, v); err != nil {
-					return fmt.Errorf("aggregated JSON: %s: %w", key, err)
-				}
-				if p.consume(',') {
-					continue
-				}
-				if p.consume('}') {
-					break
-				}
-				return p.errorf(", or }")
+		for i := range n {
+			if i > 0 && !p.consume(',') {
+				return p.errorf(",")
 			}
+			v, err := p.value()
+			if err != nil {
+				return err
+			}
+			if err := field(i, v); err != nil {
+				return fmt.Errorf("aggregated JSON: value %d: %w", i, err)
+			}
+		}
+		if !p.consume(']') {
+			return p.errorf(fmt.Sprintf("] after %d values", n))
 		}
 		done()
 		if p.consume(',') {

@@ -2,17 +2,19 @@ package models
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
 
 // decodeDeadlines reads both databases' renderings, escapes, nulls and
-// numbers, and refuses what is not an array of flat objects.
+// numbers, and refuses what is not an array of flat arrays of its
+// deadlineFields values.
 func TestDecodeDeadlines(t *testing.T) {
-	raw := `[{"id":"dl_1","document_id":"d","provider_id":"p","rule":"DECISION_DUE","legal_basis":"Art. 9(1) \"quoted\" \u00e9",` +
-		`"party_org":"auth-nl","party_role":"AUTHORITY_DESTINATION","state":"SUSPENDED","started_at":"2026-12-01T09:00:00+00:00",` +
-		`"due_at":"2026-12-31 22:59:59.999999+00:00","warn_at":null,"suspended_since":"2026-12-05 10:00:00","suspended_days":-3,` +
-		`"closed_at":null,"updated_at":"2026-12-05T10:00:00.5Z"} , {"id":"dl_2","started_at":"2026-12-01T09:00:00Z","due_at":"2026-12-01T09:00:00Z","updated_at":"2026-12-01T09:00:00Z","warn_at":"2026-12-01T09:00:00Z"}]`
+	raw := `[["dl_1","d","p","DECISION_DUE","Art. 9(1) \"quoted\" \u00e9",` +
+		`"auth-nl","AUTHORITY_DESTINATION","SUSPENDED","2026-12-01T09:00:00+00:00",` +
+		`"2026-12-31 22:59:59.999999+00:00",null,"2026-12-05 10:00:00",-3,` +
+		`null,"2026-12-05T10:00:00.5Z"] , ["dl_2","","","","","","","","2026-12-01T09:00:00Z","2026-12-01T09:00:00Z","2026-12-01T09:00:00Z",null,0,null,"2026-12-01T09:00:00Z"]]`
 	got, err := decodeDeadlines([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +33,12 @@ func TestDecodeDeadlines(t *testing.T) {
 	if got, err := decodeDeadlines([]byte(" [ ] ")); err != nil || len(got) != 0 {
 		t.Fatalf("empty array: %v %v", got, err)
 	}
-	for _, bad := range []string{``, `{}`, `[{"id":1.5}]`, `[{"id":"x"`, `[{"id":"x"}`, `[{"due_at":"yesterday"}]`, `[{"id":true}]`, `[{"id":"x}]`} {
+	full := `"i","d","p","r","l","o","ro","s","2026-12-01T09:00:00Z","2026-12-01T09:00:00Z",null,null,0,null,"2026-12-01T09:00:00Z"`
+	if _, err := decodeDeadlines([]byte("[[" + full + "]]")); err != nil {
+		t.Fatalf("a whole row: %v", err)
+	}
+	for _, bad := range []string{``, `{}`, `[{"id":"x"}]`, `[[1.5]]`, `[["x"`, `[["x"]`, `[["x"]]`, `[[true]]`, `[["x]]`,
+		"[[" + full + ",1]]", "[[" + strings.Replace(full, `"2026-12-01T09:00:00Z"`, `"yesterday"`, 1) + "]]", "[[" + full + "]"} {
 		if _, err := decodeDeadlines([]byte(bad)); err == nil {
 			t.Errorf("%q decoded", bad)
 		}
