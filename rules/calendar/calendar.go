@@ -17,6 +17,8 @@
 package calendar
 
 import (
+	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/rickar/cal/v2"
@@ -100,23 +102,74 @@ func WorkingDaysBetween(p Place, a, b time.Time) int {
 		from, to, sign = to, from, -1
 	}
 	n := 0
-	for d := from.AddDate(0, 0, 1); !d.After(to); d = d.AddDate(0, 0, 1) {
-		if c.isWorking(d) {
-			n++
+	for d := from.AddDate(0, 0, 1); !d.After(to); { // a year's part at a time
+		y := d.Year()
+		last := time.Date(y, 12, 31, 0, 0, 0, 0, time.UTC)
+		if to.Before(last) {
+			last = to
 		}
+		n += c.year(y).count(d.YearDay()-1, last.YearDay()-1)
+		d = last.AddDate(0, 0, 1)
 	}
 	return sign * n
 }
 
 // placeCal bundles what every operation needs for one place.
 type placeCal struct {
-	loc *time.Location
-	bc  *cal.BusinessCalendar
+	place Place // normalised
+	loc   *time.Location
+	bc    *cal.BusinessCalendar
 }
 
 func calFor(p Place) placeCal {
 	p = normPlace(p)
-	return placeCal{loc: Location(p.Country), bc: businessCalendar(p)}
+	return placeCal{place: p, loc: Location(p.Country), bc: businessCalendar(p)}
+}
+
+// workdays marks a year's working days at a place, bit i for the year's
+// day i+1: asking the library is a walk over its holiday rules (a running
+// deadline of a consent's validity counted up to 1,100 days, on every
+// retrieval document), reading a bit is not. Built once per place and
+// year from the library's own answers, and then only read.
+type workdays [6]uint64
+
+// count is how many of days from to through to (0-based days of the year)
+// are working days.
+func (w *workdays) count(from, to int) int {
+	n := 0
+	for from <= to {
+		word, bit := from/64, from%64
+		take := min(64-bit, to-from+1)
+		n += bits.OnesCount64(w[word] >> bit & (1<<take - 1))
+		from += take
+	}
+	return n
+}
+
+func (w *workdays) has(day int) bool { return w[day/64]>>(day%64)&1 == 1 }
+
+type placeYear struct {
+	place Place
+	year  int
+}
+
+var years sync.Map // placeYear -> *workdays
+
+// year is the working days of year y at the place.
+func (c placeCal) year(y int) *workdays {
+	key := placeYear{c.place, y}
+	if w, ok := years.Load(key); ok {
+		return w.(*workdays)
+	}
+	w := new(workdays)
+	first := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	for d, i := first, 0; d.Year() == y; d, i = d.AddDate(0, 0, 1), i+1 {
+		if c.bc.IsWorkday(d) {
+			w[i/64] |= 1 << (i % 64)
+		}
+	}
+	actual, _ := years.LoadOrStore(key, w)
+	return actual.(*workdays)
 }
 
 // date returns t's civil date at the place as midnight UTC. UTC has no DST,
@@ -131,7 +184,7 @@ func (c placeCal) date(t time.Time) time.Time {
 // working day. The library treats a holiday as a day off on its observed
 // date, which equals the actual date unless the country moves it.
 func (c placeCal) isWorking(d time.Time) bool {
-	return c.bc.IsWorkday(d)
+	return c.year(d.Year()).has(d.YearDay() - 1)
 }
 
 // endOfDay returns the last nanosecond of civil date d in the place's zone,

@@ -509,3 +509,51 @@ func ExampleAddWorkingDays() {
 	// 2027-04-01 21:59:59.999999999 +0000 UTC
 	// 2027-04-01 23:59:59.999999999 +0200 CEST
 }
+
+// The working days kept by place and year (workdays) are the library's
+// answers: every day of fifteen years, leap years' last days included,
+// and counts over ranges across year ends, against a walk that asks the
+// library day by day.
+func TestWorkdaysAreTheLibrarys(t *testing.T) {
+	places := []Place{pDE, pBY, {Country: "NL"}, {Country: "BE"}, {Country: "GB"}, {Country: "XX"}}
+	walk := func(p Place, from, to time.Time) int {
+		bc, n := businessCalendar(normPlace(p)), 0
+		for d := from.AddDate(0, 0, 1); !d.After(to); d = d.AddDate(0, 0, 1) {
+			if bc.IsWorkday(d) {
+				n++
+			}
+		}
+		return n
+	}
+	first := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range places {
+		c, bc := calFor(p), businessCalendar(normPlace(p))
+		for d := first; d.Year() < 2035; d = d.AddDate(0, 0, 1) {
+			if c.isWorking(d) != bc.IsWorkday(d) {
+				t.Fatalf("%v %s: isWorking %v, the library %v", p, d.Format(time.DateOnly), c.isWorking(d), bc.IsWorkday(d))
+			}
+		}
+		noonAt := func(d time.Time) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), 12, 0, 0, 0, c.loc) }
+		for i := range 400 {
+			from := first.AddDate(0, 0, (i*397)%4800)
+			to := from.AddDate(0, 0, (i*131)%1200)
+			want := walk(p, from, to)
+			if got := WorkingDaysBetween(p, noonAt(from), noonAt(to)); got != want {
+				t.Fatalf("%v from %s to %s: %d working days, the walk %d", p, from.Format(time.DateOnly), to.Format(time.DateOnly), got, want)
+			}
+			if got := WorkingDaysBetween(p, noonAt(to), noonAt(from)); got != -want {
+				t.Fatalf("%v from %s back to %s: %d working days, want %d", p, to.Format(time.DateOnly), from.Format(time.DateOnly), got, -want)
+			}
+		}
+	}
+}
+
+// What is left of a consent's validity, three years: the deadline card
+// counts it on every retrieval document.
+func BenchmarkWorkingDaysBetween(b *testing.B) {
+	from := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	to := from.AddDate(3, 0, 0)
+	for b.Loop() {
+		WorkingDaysBetween(pBY, from, to)
+	}
+}
