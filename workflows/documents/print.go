@@ -186,13 +186,14 @@ func (n *printNames) details(id string) shipment.PartyDetails {
 }
 
 // Visible returns the stored row of a document the caller is a party to
-// (the rule of Get; a draft only for its author).
+// (the rule of Get; a draft only for its author), its Data without what
+// the row keeps apart (exchanges.go): its aggregate is not decoded.
 func (r *Runner) Visible(ctx context.Context, id string) (*models.Document, error) {
 	c, p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{})
+	_, loaded, err := r.read(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{Hot: true})
 	if err != nil {
 		return nil, err
 	}

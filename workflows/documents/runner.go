@@ -791,7 +791,7 @@ func (r *Runner) get(ctx context.Context, id string, full bool, kinds []string) 
 
 // History is a document's audit trail as its parties read it.
 type History struct {
-	Doc  *models.Document
+	Doc  *models.Document // its Data without what the row keeps apart
 	Kind *Kind
 	Rows []models.AuditEvent
 	// Break is the first broken link of the chain, nil when it holds.
@@ -806,7 +806,7 @@ func (r *Runner) History(ctx context.Context, id string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, loaded, _, err := r.load(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{})
+	k, loaded, err := r.read(r.Store.Reads(ctx), Target{ID: id}, p.ProviderID, c, models.DocumentQuery{Hot: true}) // the row, not its aggregate
 	if err != nil {
 		return nil, err
 	}
