@@ -244,18 +244,12 @@ func (k *Kind) decodeRow(doc *models.Document) (any, error) {
 	if !doc.Apart {
 		return k.decode(doc.Data)
 	}
-	counts, err := models.ArchivedCounts(doc.Archived)
+	_, declared, err := k.keptApart(doc)
 	if err != nil {
 		return nil, err
 	}
-	for list := range counts {
-		if _, ok := k.archived[list]; !ok { // kept apart by a declaration this kind no longer has: joined in the JSON
-			whole, err := models.JoinArchive(doc.Data, doc.Archive)
-			if err != nil {
-				return nil, err
-			}
-			return k.decode(whole)
-		}
+	if !declared {
+		return k.decodeJoined(doc)
 	}
 	data, err := k.decode(doc.Data)
 	if err != nil {
@@ -284,20 +278,42 @@ func (k *Kind) decodeAct(doc *models.Document) (data any, kept map[string]int, e
 		data, err := k.decode(doc.Data)
 		return data, nil, err
 	}
-	counts, err := models.ArchivedCounts(doc.Archived)
-	if err != nil {
+	kept, declared, err := k.keptApart(doc)
+	switch {
+	case err != nil:
 		return nil, nil, err
-	}
-	for list := range counts {
-		if _, ok := k.archived[list]; !ok {
-			data, err := k.decodeRow(doc)
-			return data, nil, err
-		}
+	case !declared:
+		data, err := k.decodeJoined(doc)
+		return data, nil, err
 	}
 	if data, err = k.decode(doc.Data); err != nil {
 		return nil, nil, err
 	}
-	return data, counts, nil
+	return data, kept, nil
+}
+
+// keptApart is what doc's row keeps apart, by list (Archived), and
+// whether the kind declares each of those lists.
+func (k *Kind) keptApart(doc *models.Document) (counts map[string]int, declared bool, err error) {
+	if counts, err = models.ArchivedCounts(doc.Archived); err != nil {
+		return nil, false, err
+	}
+	for list := range counts {
+		if _, ok := k.archived[list]; !ok {
+			return counts, false, nil
+		}
+	}
+	return counts, true, nil
+}
+
+// decodeJoined decodes doc's data with its archive joined in the JSON:
+// a row kept apart under a list the kind no longer declares.
+func (k *Kind) decodeJoined(doc *models.Document) (any, error) {
+	whole, err := models.JoinArchive(doc.Data, doc.Archive)
+	if err != nil {
+		return nil, err
+	}
+	return k.decode(whole)
 }
 
 func (k *Kind) decode(raw string) (any, error) {
