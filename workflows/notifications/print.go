@@ -3,6 +3,7 @@ package notifications
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	n "github.com/wasteflow/wasteflow/rules/notification"
 	"github.com/wasteflow/wasteflow/rules/shipment"
@@ -83,6 +84,8 @@ var annexIA = printing.Words{
 	"producer":    {"Producer(s)", "Erzeuger"},
 	"annexes":     {"Annexes", "Anhänge"},
 	"received":    {"received on", "eingegangen am"},
+	"again":       {"acknowledged again on", "erneut bestätigt am"},
+	"againN":      {"acknowledged again %d times, the last on", "%d-mal erneut bestätigt, zuletzt am"},
 	"given":       {"given on", "erteilt am"},
 	"validUntil":  {"valid until", "gültig bis"},
 	"consentEnd":  {"Consent valid until", "Zustimmung gültig bis"},
@@ -164,9 +167,16 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 	// acknowledgement (19) and decision (20), the conditions and grounds (21).
 	ack := box("19", printing.Left)
 	ack.Heading = w("ca")
-	for _, a := range d.Acknowledgements {
-		ack.Rows = append(ack.Rows, r(dir.Name(a.Authority), w("received")+" "+p.At(a.At)))
-	}
+	ack.Rows = acknowledgementRows(d.Acknowledgements, func(a n.AcknowledgementRecord, again int, last time.Time) printing.Row {
+		line := w("received") + " " + p.At(a.At)
+		switch {
+		case again == 1:
+			line += "\n" + w("again") + " " + p.At(last)
+		case again > 1:
+			line += "\n" + fmt.Sprintf(w("againN"), again) + " " + p.At(last)
+		}
+		return r(dir.Name(a.Authority), line)
+	})
 	consent := box("20", printing.Right)
 	conditions := box("21", printing.Full)
 	decided := map[string]bool{}
@@ -194,6 +204,35 @@ func Form(d *n.Notification, number, lang string, dir printing.Directory) (title
 		consent.Rows = append(consent.Rows, r(w("consentEnd"), p.Date(d.ConsentValidUntil)))
 	}
 	return w("title"), w("basis"), append(blocks, ack, consent, conditions, guaranteeBlock(d, w, p, dir))
+}
+
+// acknowledgementRows is box 19: one row per authority, in the order they
+// first acknowledged, with the receipt's date (the box's meaning) and how
+// often and when last the authority acknowledged again (a correction
+// accepted, a receipt after the information it asked for): a notification
+// corrected twenty times printed twenty identical receipts.
+func acknowledgementRows(acks []n.AcknowledgementRecord, row func(first n.AcknowledgementRecord, again int, last time.Time) printing.Row) []printing.Row {
+	type seen struct {
+		first n.AcknowledgementRecord
+		again int
+		last  time.Time
+	}
+	var order []*seen
+	by := map[string]*seen{}
+	for _, a := range acks {
+		if s := by[a.Authority]; s != nil {
+			s.again, s.last = s.again+1, a.At
+			continue
+		}
+		s := &seen{first: a}
+		by[a.Authority] = s
+		order = append(order, s)
+	}
+	rows := make([]printing.Row, 0, len(order))
+	for _, s := range order {
+		rows = append(rows, row(s.first, s.again, s.last))
+	}
+	return rows
 }
 
 // guaranteeBlock is the financial guarantee or insurance in force, or the

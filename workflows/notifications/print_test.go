@@ -119,3 +119,40 @@ func TestAnnexIAPrintsEverything(t *testing.T) {
 		t.Logf("%s: %d pages, %d bytes", c.lang, len(pages), len(pdf))
 	}
 }
+
+// Box 19 is each authority's receipt: an authority that acknowledged
+// again (each correction it accepted) has one row, its receipt's date and
+// how often and when last it acknowledged again, not one row per
+// acknowledgement; authorities stay in the order they first acknowledged.
+func TestAnnexIABox19OneRowPerAuthority(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 12, d, 10, 0, 0, 0, time.UTC) }
+	d := &n.Notification{}
+	for i := range 22 {
+		d.Acknowledgements = append(d.Acknowledgements, n.AcknowledgementRecord{Authority: "auth-nl", At: day(1 + i)})
+		if i == 0 {
+			d.Acknowledgements = append(d.Acknowledgements, n.AcknowledgementRecord{Authority: "auth-de", At: day(2)},
+				n.AcknowledgementRecord{Authority: "auth-be", At: day(2)}, n.AcknowledgementRecord{Authority: "auth-be", At: day(5)})
+		}
+	}
+	dir := printing.Directory(func(id string) shipment.PartyDetails { return shipment.PartyDetails{OrganisationID: id, Name: id} })
+	for _, c := range []struct{ lang, want string }{
+		{"en", "[auth-nl: received on 1 December 2026 | acknowledged again 21 times, the last on 22 December 2026] " +
+			"[auth-de: received on 2 December 2026] [auth-be: received on 2 December 2026 | acknowledged again on 5 December 2026]"},
+		{"de", "[auth-nl: eingegangen am 01.12.2026 | 21-mal erneut bestätigt, zuletzt am 22.12.2026] " +
+			"[auth-de: eingegangen am 02.12.2026] [auth-be: eingegangen am 02.12.2026 | erneut bestätigt am 05.12.2026]"},
+	} {
+		_, _, blocks := Form(d, "DE-2026-000042", c.lang, dir)
+		var got []string
+		for _, b := range blocks {
+			if b.No != "19" {
+				continue
+			}
+			for _, r := range b.Rows {
+				got = append(got, "["+r.Label+": "+strings.ReplaceAll(r.Value, "\n", " | ")+"]")
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: box 19 holds\n%s\nwant\n%s", c.lang, strings.Join(got, " "), c.want)
+		}
+	}
+}
