@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -17,7 +18,7 @@ const historyLength = 1000
 const historyCycle = 20
 
 // history: the same operations on documents with a long history (1,000
-// transitions: 500 information requests answered) and on fresh ones
+// transitions: 50 information requests, each answered 19 times) and on fresh ones
 // (acknowledged, one request answered), 8 clients each, one document per
 // client. Figure "history/get": GetDocument's rate on long documents; the
 // baseline column is the rate on fresh ones, so its ratio is long ÷ fresh
@@ -61,21 +62,34 @@ func (b *loadBench) history(clients int) []figure {
 	b.t.Logf("history: a long document's GetDocument answer %d KB (a fresh one's %d KB), its stored aggregate %d KB, %d deadline rows",
 		longAnswer>>10, b.lastAnswer.Load()>>10, stored>>10, deadlines)
 	// Transitions add history as they run: the fresh side rotates over a
-	// pool of 128 (tens of transitions each in the run, as the transition
-	// figure), the long side stays on its 8 (a few hundred more each).
+	// pool of 128 (a request's cycle each in the run), the long side stays
+	// on its 8. Both make the setup's cycle (the request, 18 replies that
+	// do not complete it, the complete one), so the two sides do the same
+	// acts, and a long document takes a new request once in 20
+	// transitions: 50 requests left before HISTORY_FULL are 1,000
+	// transitions, far more than a run makes.
 	pool := b.freshDocs(docPool)
 	vers := b.versionsOf(pool, long)
+	cycles := map[string]*int{} // transitions made in the document's current cycle
+	for _, id := range append(slices.Clone(pool), long...) {
+		cycles[id] = new(int)
+	}
 	mine := len(pool) / clients
 	paths := []string{au + "SetRequestInformation", co + "SetReplyToRequestInformation"}
 	move := func(doc func(c, i int) string) func(c, i int) error {
 		return func(c, i int) error {
 			id := doc(c, i)
+			at := cycles[id] // one client per document: no other writes it
 			return vers.moved(id, func(v int64) error {
-				body := fmt.Sprintf(`{"documentId":%q,"version":"%d","requestInformation":{"questions":["the analysis, please"]}}`, id, v)
-				if i%2 == 1 {
-					body = fmt.Sprintf(`{"documentId":%q,"version":"%d","replyToRequestInformation":{"answers":["attached"],"complete":true}}`, id, v)
+				body, who := fmt.Sprintf(`{"documentId":%q,"version":"%d","requestInformation":{"questions":["the analysis, please"]}}`, id, v), 0
+				if *at > 0 {
+					body, who = fmt.Sprintf(`{"documentId":%q,"version":"%d","replyToRequestInformation":{"answers":["attached"],"complete":%t}}`, id, v, *at == historyCycle-1), 1
 				}
-				return b.post(paths[i%2], tok[i%2], []byte(body))
+				if err := b.post(paths[who], tok[who], []byte(body)); err != nil {
+					return err
+				}
+				*at = (*at + 1) % historyCycle
+				return nil
 			})
 		}
 	}
@@ -84,7 +98,7 @@ func (b *loadBench) history(clients int) []figure {
 		return rate(lat, d), pct99(lat)
 	}
 	longMove, longMoveP99 := run(move(func(c, _ int) string { return long[c] }))
-	freshMove, _ := run(move(func(c, i int) string { return pool[c+clients*((i/2)%mine)] }))
+	freshMove, _ := run(move(func(c, i int) string { return pool[c+clients*((i/historyCycle)%mine)] }))
 	return []figure{
 		{name: "history/get", db: b.db, clients: clients, server: longGet, baseline: freshGet, p99: longGetP99},
 		{name: "history/transition", db: b.db, clients: clients, server: longMove, baseline: freshMove, p99: longMoveP99},

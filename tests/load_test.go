@@ -36,7 +36,7 @@ import (
 //
 // WASTEFLOW_BENCH=1 runs it; WASTEFLOW_BENCH_SECONDS sets each run's length
 // (default 5); WASTEFLOW_BENCH_DBS (sqlite,postgres) and
-// WASTEFLOW_BENCH_FIGURES (transition,getdocument,access,login,print) pick some;
+// WASTEFLOW_BENCH_FIGURES (transition,getdocument,history,family,access,login,print) pick some;
 // WASTEFLOW_BENCH_PROFILE (a folder) keeps a CPU profile of each run.
 func TestLoad(t *testing.T) {
 	if os.Getenv("WASTEFLOW_BENCH") == "" {
@@ -75,7 +75,7 @@ func TestLoad(t *testing.T) {
 				figures = append(figures, b.getDocument(n)...)
 			}
 		}
-		if want("history") && os.Getenv("WASTEFLOW_BENCH_FIGURES") != "" { // asked for by name: it builds 8,000 transitions first
+		if want("history") { // it builds 8,000 transitions first
 			figures = append(figures, b.history(8)...)
 		}
 		if want("family") {
