@@ -69,6 +69,7 @@ func TestStoreAtScale(t *testing.T) {
 		}
 		if i == 0 {
 			l.Values["nummer"] = "11681570210293"
+			l.Values["erzeuger.nummer"] = "I123E45678" // alice's organisation: only a party reports a note
 		}
 		for j := range rbmu.MaxListLength {
 			l.Values[fmt.Sprintf("unsNrn[%d]", j)] = fmt.Sprintf("116815%08d", j+i)
