@@ -21,29 +21,14 @@ func TestEventPositionsFollowCommits(t *testing.T) {
 	cfg := dbtest.Postgres(t)
 	db := dbtest.Open(t, cfg)
 	ctx := context.Background()
-	event := func(n int) *models.Event {
-		return &models.Event{ProviderID: "p", OrganisationID: "o", Kind: "DOCUMENT_STATE_CHANGED", DocumentID: "d",
-			DedupKey: fmt.Sprint("k", n), Payload: "{}"}
-	}
 	early := db.Begin() // draws the first id and stays open
-	if err := models.InsertEvents(early, []models.Event{*event(1)}); err != nil {
+	if err := models.InsertEvents(early, []models.Event{sequenced(1)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.InsertEvents(db, []models.Event{*event(2)}); err != nil { // draws the second, commits at once
+	if err := models.InsertEvents(db, []models.Event{sequenced(2)}); err != nil { // draws the second, commits at once
 		t.Fatal(err)
 	}
-	store := models.NewEventStore(db)
-	read := func() []string {
-		list, err := store.EventsAfter(ctx, "p", "o", 0, []string{"DOCUMENT_STATE_CHANGED"}, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, e := range list {
-			keys = append(keys, e.DedupKey)
-		}
-		return keys
-	}
+	read := func() []string { return readSequenced(t, db) }
 	if got := read(); len(got) != 0 {
 		t.Fatalf("while the earlier event's transaction runs a reader sees %v: its cursor would pass the earlier one", got)
 	}
@@ -94,11 +79,7 @@ func TestEventBehindARunningTransactionWaitsForIt(t *testing.T) {
 	cfg := dbtest.Postgres(t)
 	db := dbtest.Open(t, cfg)
 	ctx := context.Background()
-	event := func(n int) models.Event {
-		return models.Event{ProviderID: "p", OrganisationID: "o", Kind: "DOCUMENT_STATE_CHANGED", DocumentID: "d",
-			DedupKey: fmt.Sprint("k", n), Payload: "{}"}
-	}
-	if err := models.InsertEvents(db, []models.Event{event(1)}); err != nil {
+	if err := models.InsertEvents(db, []models.Event{sequenced(1)}); err != nil {
 		t.Fatal(err)
 	}
 	blocker := db.Begin()
@@ -106,21 +87,10 @@ func TestEventBehindARunningTransactionWaitsForIt(t *testing.T) {
 	if err := blocker.Exec("SELECT pg_current_xact_id()").Error; err != nil { // takes an id, so it counts as running
 		t.Fatal(err)
 	}
-	if err := models.InsertEvents(db, []models.Event{event(2)}); err != nil {
+	if err := models.InsertEvents(db, []models.Event{sequenced(2)}); err != nil {
 		t.Fatal(err)
 	}
-	store := models.NewEventStore(db)
-	read := func() string {
-		list, err := store.EventsAfter(ctx, "p", "o", 0, []string{"DOCUMENT_STATE_CHANGED"}, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, e := range list {
-			keys = append(keys, e.DedupKey)
-		}
-		return fmt.Sprint(keys)
-	}
+	read := func() string { return fmt.Sprint(readSequenced(t, db)) }
 	keys, more, err := models.SequenceEvents(ctx, db, false)
 	if err != nil || !more {
 		t.Fatalf("sequencing behind the running transaction: %v, more %v, %v; want more", keys, more, err)
@@ -183,4 +153,25 @@ func TestResetWaitsForTheSequencer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reset did not go on when the sequencer ended")
 	}
+}
+
+// sequenced is the n-th event of the sequencing tests (dedup key kn).
+func sequenced(n int) models.Event {
+	return models.Event{ProviderID: "p", OrganisationID: "o", Kind: "DOCUMENT_STATE_CHANGED", DocumentID: "d",
+		DedupKey: fmt.Sprint("k", n), Payload: "{}"}
+}
+
+// readSequenced is the dedup keys of the events a reader from the start
+// sees, in their order.
+func readSequenced(t *testing.T, db *gorm.DB) []string {
+	t.Helper()
+	list, err := models.NewEventStore(db).EventsAfter(context.Background(), "p", "o", 0, []string{"DOCUMENT_STATE_CHANGED"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range list {
+		keys = append(keys, e.DedupKey)
+	}
+	return keys
 }

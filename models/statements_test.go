@@ -6,9 +6,78 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
+
+// How PostgreSQL runs the hot statements: prepared, and with plans that
+// hold for any parameters.
+
+// documentsOn opens a fresh PostgreSQL schema with provider p and returns
+// it with add, which stores a document of p (d's ID, kind, number, state,
+// parent, children, summary and creation; the rest filled in) with acme
+// as its notifier, and must, which fails the test on an error.
+func documentsOn(t *testing.T) (db *gorm.DB, add func(d models.Document), must func(error)) {
+	db = dbtest.Open(t, dbtest.Postgres(t))
+	must = func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"}).Error)
+	add = func(d models.Document) {
+		t.Helper()
+		d.ProviderID, d.Version, d.Data, d.CreatedBy = "p", 1, "{}", "1"
+		if d.CreatedAt.IsZero() {
+			d.CreatedAt = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		}
+		d.UpdatedAt = d.CreatedAt
+		must(db.Create(&d).Error)
+		must(db.Create(&models.DocumentParty{DocumentID: d.ID, OrganisationID: "acme", Role: "NOTIFIER"}).Error)
+	}
+	return db, add, must
+}
+
+// The hot path's statements run prepared (PostgreSQL): pgx, under gorm,
+// keeps each statement it has run prepared on its connection (its
+// statement cache), so a document's second load parses and plans nothing
+// new. gorm's own PrepareStmt would prepare them a second time through
+// database/sql, once per transaction; measured, it made transitions about
+// 40 % slower (development.md, "Speed").
+// Sending statements unprepared (pgx's simple protocol, as behind a pooler
+// in transaction mode) fails this test.
+func TestHotStatementsArePrepared(t *testing.T) {
+	db, add, must := documentsOn(t)
+	for _, id := range []string{"a", "b"} {
+		add(models.Document{ID: id, Kind: "NOTIFICATION", Number: "N-" + id, State: "DRAFT"})
+	}
+	type prepared struct{ All, Documents int }
+	var first, second prepared
+	must(models.NewDocumentStore(db).Update(context.Background(), func(ctx context.Context, tx *models.DocumentTx) error {
+		for i, id := range []string{"a", "b"} {
+			if _, err := tx.Load(models.DocumentQuery{ID: id, Provider: "p", Party: "acme", Lock: true, Root: true}); err != nil {
+				return err
+			}
+			into := &first
+			if i == 1 {
+				into = &second
+			}
+			if err := models.Conn(ctx, db).Raw(`SELECT count(*) AS all, count(*) FILTER (WHERE statement LIKE '%FROM documents%') AS documents FROM pg_prepared_statements`).Scan(into).Error; err != nil { // on the transaction's connection
+				return err
+			}
+		}
+		return nil
+	}))
+	if first.Documents == 0 {
+		t.Fatalf("after a document's load its connection holds no prepared statement that reads documents (%d in all)", first.All)
+	}
+	if second != first {
+		t.Fatalf("loading a second document prepared statements again: %+v after the first, %+v after the second", first, second)
+	}
+}
 
 // A retrieval document reads its children by their parent first, whatever
 // plan PostgreSQL keeps for the prepared statement (PostgreSQL): planned
@@ -19,25 +88,14 @@ import (
 // every document of the organisation for each retrieval document (found
 // in make bench: a notification of 8 movements at a tenth of its rate).
 func TestGenericPlanReadsChildrenFirst(t *testing.T) {
-	cfg := dbtest.Postgres(t)
-	db := dbtest.Open(t, cfg)
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"}).Error)
+	db, add, must := documentsOn(t)
 	n := "n"
-	must(db.Create(&models.Document{ID: n, ProviderID: "p", Kind: "NOTIFICATION", Number: "N-1", State: "CONSENTED", Version: 1, Data: "{}", Children: 3,
-		CreatedBy: "1", CreatedAt: now, UpdatedAt: now}).Error)
-	must(db.Create(&models.DocumentParty{DocumentID: n, OrganisationID: "acme", Role: "NOTIFIER"}).Error)
+	add(models.Document{ID: n, Kind: "NOTIFICATION", Number: "N-1", State: "CONSENTED", Children: 3})
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	for i := range 3 {
 		id := fmt.Sprint("m", i)
-		must(db.Create(&models.Document{ID: id, ProviderID: "p", Kind: "MOVEMENT", Number: "N-1-" + id, State: "SUBMITTED", Version: 1, Data: "{}", ParentID: &n,
-			Summary: `{"sequenceNumber":1}`, CreatedBy: "1", CreatedAt: now.Add(time.Duration(i) * time.Minute), UpdatedAt: now}).Error)
-		must(db.Create(&models.DocumentParty{DocumentID: id, OrganisationID: "acme", Role: "NOTIFIER"}).Error)
+		add(models.Document{ID: id, Kind: "MOVEMENT", Number: "N-1-" + id, State: "SUBMITTED", ParentID: &n, Summary: `{"sequenceNumber":1}`,
+			CreatedAt: start.Add(time.Duration(i) * time.Minute)})
 	}
 	// Statistics that make the party's rows look few (a thousand
 	// organisations of two documents each) and a parent's children many (a
