@@ -22,8 +22,8 @@ const historyCycle = 20
 // (acknowledged, one request answered), 8 clients each, one document per
 // client. Figure "history/get": GetDocument's rate on long documents; the
 // baseline column is the rate on fresh ones, so its ratio is long ÷ fresh
-// (1 would be no cost of history). "history/transition": the same for a
-// request and its reply.
+// (1 would be no cost of history). "history/transition": the same for
+// the acts of a request's cycle (the request, its 19 replies).
 func (b *loadBench) history(clients int) []figure {
 	tok := []string{b.d.token(b.t, "noor"), b.d.token(b.t, "alice")}
 	cycle := func(id string, transitions int) {
