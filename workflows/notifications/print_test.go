@@ -2,6 +2,8 @@ package notifications
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -153,6 +155,24 @@ func TestAnnexIABox19OneRowPerAuthority(t *testing.T) {
 		}
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%s: box 19 holds\n%s\nwant\n%s", c.lang, strings.Join(got, " "), c.want)
+		}
+		// and on paper: the words as printed, on the form's one page
+		title, basis, blocks := Form(d, "DE-2026-000042", c.lang, dir)
+		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-2026-000042", Blocks: blocks, Labels: printing.LabelsOf(c.lang),
+			Printed: day(23)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := os.Getenv("WASTEFLOW_PRINT_DIR"); out != "" { // to look at it
+			_ = os.WriteFile(filepath.Join(out, "notification-box19-"+c.lang+".pdf"), pdf, 0o644)
+		}
+		text := printtest.Raw(t, pdf)
+		for _, line := range strings.Split(strings.Trim(c.want, "[]"), "] [") {
+			for _, part := range strings.Split(strings.SplitN(line, ": ", 2)[1], " | ") {
+				if !strings.Contains(text, part) {
+					t.Errorf("%s: pdftotext does not find %q", c.lang, part)
+				}
+			}
 		}
 	}
 }
