@@ -15,16 +15,16 @@ import (
 // Waiting costs nothing (PostgreSQL): a long poll on events and a wait on
 // a signing process, held by a second instance whose waits would read the
 // database only once a minute while its feed is down (and every
-// wake.Safety while it listens), answer within a second of a change made
-// through the first instance (three under the race detector, whose pass
-// shares the cluster with every other package's tests: their
-// transactions hold new events back): the change's NOTIFY wakes them.
-// While they wait, the second instance's metrics count them.
+// wake.Safety, a minute too, while it listens), answer within three
+// seconds of a change made through the first instance: the change's
+// NOTIFY wakes them. Not within one: make test runs its two passes side
+// by side on one cluster, and an event gets its position only once every
+// older writing transaction of the cluster has ended (CI saw 1.41 s in
+// the pass without the race detector, the other pass's transactions
+// holding the event back). While they wait, the second instance's
+// metrics count them.
 func TestWaitsAreWokenAcrossInstances(t *testing.T) {
-	soon := time.Second
-	if raceDetector {
-		soon = 3 * time.Second
-	}
+	soon := 3 * time.Second
 	dbcfg := dbtest.Postgres(t)
 	d := startDocs(t, dbcfg)
 	evHub, signHub := &wake.Hub{}, &wake.Hub{}
