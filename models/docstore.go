@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -270,12 +271,21 @@ func (t *DocumentTx) Load(q DocumentQuery) (*LoadedDocument, error) {
 			}
 		}
 	}
-	// SQLite reads every child even under ChildrenLimit (ChildrenBounded
-	// stays false: the runner picks the part): in its process reading the
-	// family in index order costs less than picking and counting it in SQL
-	// (measured: a small family's GetDocument 870-900/s picked in SQL,
-	// 1,270-1,720/s read whole).
-	if doc.Children > 0 && (!q.ChildrenTallied || doc.Tally == "" || q.ChildrenLimit > 0) {
+	// SQLite picks a part of the children in SQL only when they do not all
+	// fit in it; a smaller family is read whole (ChildrenBounded stays
+	// false: the runner picks the part): in its process reading a few rows
+	// in index order costs less than picking and counting them (measured:
+	// a small family's GetDocument 870-900/s picked in SQL, 1,270-1,720/s
+	// read whole, before the pick read the list entries).
+	if q.ChildrenLimit > 0 && q.Party != "" && doc.Children > int64(q.ChildrenLimit) {
+		if out.Children, out.ChildrenVisible, err = picked(t.db, doc.ID, q); err != nil {
+			return nil, err
+		}
+		out.ChildrenBounded, out.Visible = true, make(map[string]bool, len(out.Children))
+		for _, c := range out.Children {
+			out.Visible[c.ID] = true
+		}
+	} else if doc.Children > 0 && (!q.ChildrenTallied || doc.Tally == "" || q.ChildrenLimit > 0) {
 		if out.Children, out.Visible, err = family(t.db, doc.ID, q.Party, doc.Children); err != nil {
 			return nil, err
 		}
@@ -314,6 +324,12 @@ func family(tx *gorm.DB, parent, party string, n int64) ([]Document, map[string]
 	if err != nil {
 		return nil, nil, err
 	}
+	return scanFamily(rows, n)
+}
+
+// scanFamily reads the rows of a family's statement (familyColumnsOf and
+// whether the party sees each) and closes them.
+func scanFamily[N int | int64](rows *sql.Rows, n N) ([]Document, map[string]bool, error) {
 	defer rows.Close()
 	docs, vis := make([]Document, 0, n), make(map[string]bool, n)
 	for rows.Next() {
@@ -330,22 +346,55 @@ func family(tx *gorm.DB, parent, party string, n int64) ([]Document, map[string]
 	return docs, vis, rows.Err()
 }
 
-// childrenWhere is the condition (" AND …", on alias x) on the children
-// q.Party is a party to. A scalar subquery with LIMIT, not EXISTS:
-// PostgreSQL turns an EXISTS into a semi-join, and a plan kept for a
-// prepared statement (generic, made for any party and any parent) may
-// then start from the party's rows in document_parties and look up each
-// of its documents to keep the parent's children: every document of the
-// organisation read for each retrieval document (seen in make bench: a
-// notification of 8 movements read in 30 ms, a tenth of its rate, once
-// its connections had planned the statement on documents without
-// children). A scalar subquery is checked for each child, found by
-// parent_id first, whatever the plan (TestGenericPlanReadsChildrenFirst).
-func childrenWhere(q DocumentQuery) (string, []any) {
-	if q.Party == "" {
-		return "", nil
+// picked reads the children of parent that childrenPicked picks, oldest
+// first, and counts those q.Party sees (SQLite: two statements).
+func picked(tx *gorm.DB, parent string, q DocumentQuery) ([]Document, int64, error) {
+	pick, args := childrenPicked(q, "?", parent)
+	rows, err := tx.Raw("SELECT "+familyColumnsOf+", 1 FROM documents x WHERE x.id IN ("+pick+") ORDER BY x.created_at, x.id", args...).Rows()
+	if err != nil {
+		return nil, 0, err
 	}
-	return " AND (SELECT TRUE FROM document_parties p WHERE p.document_id = x.id AND p.organisation_id = ? LIMIT 1)", []any{q.Party}
+	docs, _, err := scanFamily(rows, q.ChildrenLimit)
+	if err != nil {
+		return nil, 0, err
+	}
+	count, cargs := childrenCounted(q, "?", parent)
+	var n int64
+	err = tx.Raw(count, cargs...).Scan(&n).Error
+	return docs, n, err
+}
+
+// childrenPicked is a statement that picks, from q.Party's list entries,
+// the ids of at most q.ChildrenLimit children of parent (an SQL
+// expression) it is a party to, in childrenOrder's order;
+// childrenCounted counts them all. Both read the entries' index
+// (document_entries_children, migration 00034) and no child's row, and
+// the index's first columns are the two equalities, so no plan kept for
+// the prepared statement can start from another side
+// (TestGenericPlanReadsChildrenFirst). Before, a notification of 1,000
+// movements read every movement's row and checked the party's right to
+// each for every GetDocument (12 ms of PostgreSQL's time; now 0.6 ms). An
+// entry holds its document's state and creation as of its last change,
+// written in the same transaction, so the pick is the one childrenOrder
+// makes on the rows (TestChildrenPickedFromEntries).
+func childrenPicked(q DocumentQuery, parent string, parentArgs ...any) (string, []any) {
+	of := append([]any{q.Party}, parentArgs...)
+	// a branch reads the index backwards and stops at the limit: no sort of
+	// the whole family
+	branch := func(closed, cond string) string {
+		return "SELECT * FROM (SELECT e.document_id AS id, e.created_at AS at, " + closed + " AS closed FROM document_entries e" +
+			" WHERE e.organisation_id = ? AND e.parent_id = " + parent + cond + " ORDER BY e.created_at DESC, e.document_id DESC LIMIT ?) b"
+	}
+	if len(q.ChildrenFinal) == 0 {
+		return "SELECT id FROM (" + branch("FALSE", "") + ") o", append(of, q.ChildrenLimit)
+	}
+	args := append(append(slices.Clone(of), q.ChildrenFinal, q.ChildrenLimit), of...)
+	return "SELECT id FROM (" + branch("FALSE", " AND NOT (e.state IN ?)") + " UNION ALL " + branch("TRUE", " AND e.state IN ?") + ") o" +
+		" ORDER BY closed, at DESC, id DESC LIMIT ?", append(args, q.ChildrenFinal, q.ChildrenLimit, q.ChildrenLimit)
+}
+
+func childrenCounted(q DocumentQuery, parent string, parentArgs ...any) (string, []any) {
+	return "SELECT count(*) FROM document_entries e WHERE e.organisation_id = ? AND e.parent_id = " + parent, append([]any{q.Party}, parentArgs...)
 }
 
 // childrenOrder is the order (on alias x) in which ChildrenLimit picks
@@ -429,12 +478,17 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 		}
 		s.WriteString("\n")
 	}
-	if q.ChildrenLimit > 0 { // a part of the children the party sees, with their count in each row's children column
-		cw, cargs := childrenWhere(q)
+	if q.ChildrenLimit > 0 && q.Party != "" { // a part of the children the party sees, picked and counted from its list entries
+		pick, pargs := childrenPicked(q, "(SELECT id FROM d)")
+		count, cargs := childrenCounted(q, "(SELECT id FROM d)")
+		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id IN (" + pick + ")\n" +
+			"UNION ALL SELECT 4, '', '', '', '', '', 0, '', '', NULL, 0, '', (" + count + "), '', '', '', '', now(), now(), '[]', TRUE WHERE (SELECT children FROM d) > 0\n")
+		args = append(append(args, pargs...), cargs...)
+	} else if q.ChildrenLimit > 0 { // a part of all the children (the system's read), with their count in each row's children column
 		order, oargs := childrenOrder(q)
 		s.WriteString("UNION ALL (SELECT 3, " + familyColumnsCounted + ", '[]', TRUE FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0" +
-			cw + " ORDER BY " + order + " LIMIT ?)\n")
-		args = append(append(append(args, cargs...), oargs...), q.ChildrenLimit)
+			" ORDER BY " + order + " LIMIT ?)\n")
+		args = append(append(args, oargs...), q.ChildrenLimit)
 	} else {
 		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', " + visible + " FROM documents x WHERE x.parent_id = (SELECT id FROM d) AND (SELECT children FROM d) > 0")
 		if q.ChildrenTallied {
@@ -498,8 +552,10 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 			}
 		case 2:
 			out.ParentChildren = append(out.ParentChildren, d)
+		case 4: // the count of the children the party sees (childrenPicked)
+			out.ChildrenBounded, out.ChildrenVisible = true, d.Children
 		case 3:
-			if q.ChildrenLimit > 0 { // the count of them all, not a child's count
+			if q.ChildrenLimit > 0 && q.Party == "" { // the count of them all, not a child's count
 				out.ChildrenBounded, out.ChildrenVisible, d.Children = true, d.Children, 0
 			}
 			out.Children = append(out.Children, d)

@@ -3,11 +3,14 @@ package models_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
 )
@@ -17,10 +20,16 @@ import (
 
 // documentsOn opens a fresh PostgreSQL schema with provider p and returns
 // it with add, which stores a document of p (d's ID, kind, number, state,
-// parent, children, summary and creation; the rest filled in) with acme
-// as its notifier, and must, which fails the test on an error.
-func documentsOn(t *testing.T) (db *gorm.DB, add func(d models.Document), must func(error)) {
-	db = dbtest.Open(t, dbtest.Postgres(t))
+// parent, children, summary and creation; the rest filled in) with orgs
+// (acme when none) as its notifiers and their list entries, as the runner
+// indexes a document, and must, which fails the test on an error.
+func documentsOn(t *testing.T) (db *gorm.DB, add func(d models.Document, orgs ...string), must func(error)) {
+	return documentsIn(t, dbtest.Postgres(t))
+}
+
+// documentsIn is documentsOn on cfg's database.
+func documentsIn(t *testing.T, cfg configs.Database) (db *gorm.DB, add func(d models.Document, orgs ...string), must func(error)) {
+	db = dbtest.Open(t, cfg)
 	must = func(err error) {
 		t.Helper()
 		if err != nil {
@@ -28,7 +37,7 @@ func documentsOn(t *testing.T) (db *gorm.DB, add func(d models.Document), must f
 		}
 	}
 	must(db.Create(&models.Provider{ID: "p", Environment: "test", Name: "P"}).Error)
-	add = func(d models.Document) {
+	add = func(d models.Document, orgs ...string) {
 		t.Helper()
 		d.ProviderID, d.Version, d.Data, d.CreatedBy = "p", 1, "{}", "1"
 		if d.CreatedAt.IsZero() {
@@ -36,7 +45,14 @@ func documentsOn(t *testing.T) (db *gorm.DB, add func(d models.Document), must f
 		}
 		d.UpdatedAt = d.CreatedAt
 		must(db.Create(&d).Error)
-		must(db.Create(&models.DocumentParty{DocumentID: d.ID, OrganisationID: "acme", Role: "NOTIFIER"}).Error)
+		if len(orgs) == 0 {
+			orgs = []string{"acme"}
+		}
+		for _, org := range orgs {
+			must(db.Create(&models.DocumentParty{DocumentID: d.ID, OrganisationID: org, Role: "NOTIFIER"}).Error)
+			must(db.Create(&models.DocumentEntry{DocumentID: d.ID, OrganisationID: org, ProviderID: "p", Kind: d.Kind, Number: d.Number, State: d.State,
+				Version: d.Version, ParentID: d.ParentID, Roles: "NOTIFIER", CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}).Error)
+		}
 	}
 	return db, add, must
 }
@@ -104,6 +120,7 @@ func TestGenericPlanReadsChildrenFirst(t *testing.T) {
 	for _, q := range []string{
 		"ALTER TABLE documents SET (autovacuum_enabled = false)",
 		"ALTER TABLE document_parties SET (autovacuum_enabled = false)",
+		"ALTER TABLE document_entries SET (autovacuum_enabled = false)",
 		`INSERT INTO documents (id, provider_id, kind, number, state, version, data, created_by, created_at, updated_at, audit_seq, audit_hash, children)
 		 VALUES ('big', 'p', 'NOTIFICATION', 'N-big', 'CONSENTED', 1, '{}', '1', now(), now(), 0, '', 500)`,
 		`INSERT INTO documents (id, provider_id, kind, number, state, version, data, summary, parent_id, created_by, created_at, updated_at, audit_seq, audit_hash, children)
@@ -111,10 +128,16 @@ func TestGenericPlanReadsChildrenFirst(t *testing.T) {
 		`INSERT INTO documents (id, provider_id, kind, number, state, version, data, created_by, created_at, updated_at, audit_seq, audit_hash, children)
 		 SELECT 'o' || g, 'p', 'NOTIFICATION', 'N-o' || g, 'SUBMITTED', 1, '{}', '1', now(), now(), 0, '', 0 FROM generate_series(1, 2000) g`,
 		`INSERT INTO document_parties (document_id, organisation_id, role) SELECT 'o' || g, 'org' || (g % 1000), 'NOTIFIER' FROM generate_series(1, 2000) g`,
-		"ANALYZE documents", "ANALYZE document_parties",
+		`INSERT INTO document_entries (document_id, organisation_id, provider_id, kind, number, state, version, roles, intents, actionable, created_at, updated_at)
+		 SELECT 'o' || g, 'org' || (g % 1000), 'p', 'NOTIFICATION', 'N-o' || g, 'SUBMITTED', 1, 'NOTIFIER', '', FALSE, now(), now() FROM generate_series(1, 2000) g`,
+		`INSERT INTO document_entries (document_id, organisation_id, provider_id, kind, number, state, version, parent_id, roles, intents, actionable, created_at, updated_at)
+		 SELECT 'k' || g, 'acme', 'p', 'MOVEMENT', 'N-big-' || g, 'SUBMITTED', 1, 'big', 'NOTIFIER', '', FALSE, now(), now() FROM generate_series(1, 500) g`,
+		"ANALYZE documents", "ANALYZE document_parties", "ANALYZE document_entries",
 		`INSERT INTO documents (id, provider_id, kind, number, state, version, data, created_by, created_at, updated_at, audit_seq, audit_hash, children)
 		 SELECT 'd' || g, 'p', 'NOTIFICATION', 'N-d' || g, 'SUBMITTED', 1, '{}', '1', now(), now(), 0, '', 0 FROM generate_series(1, 3000) g`,
 		`INSERT INTO document_parties (document_id, organisation_id, role) SELECT 'd' || g, 'acme', 'NOTIFIER' FROM generate_series(1, 3000) g`,
+		`INSERT INTO document_entries (document_id, organisation_id, provider_id, kind, number, state, version, roles, intents, actionable, created_at, updated_at)
+		 SELECT 'd' || g, 'acme', 'p', 'NOTIFICATION', 'N-d' || g, 'SUBMITTED', 1, 'NOTIFIER', '', FALSE, now(), now() FROM generate_series(1, 3000) g`,
 	} {
 		must(db.Exec(q).Error)
 	}
@@ -125,10 +148,11 @@ func TestGenericPlanReadsChildrenFirst(t *testing.T) {
 		if err := conn.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
 			return err
 		}
-		// rows of documents this connection read by index and by scan (its
-		// counts not yet reported, the seeding's key checks among them)
+		// rows of documents and list entries this connection read by index
+		// and by scan (its counts not yet reported, the seeding's key checks
+		// among them)
 		read := func() (n int64) {
-			must(conn.Raw("SELECT COALESCE(idx_tup_fetch, 0) + seq_tup_read FROM pg_stat_xact_user_tables WHERE relname = 'documents' AND schemaname = current_schema()").Scan(&n).Error)
+			must(conn.Raw("SELECT sum(COALESCE(idx_tup_fetch, 0) + seq_tup_read) FROM pg_stat_xact_user_tables WHERE relname IN ('documents', 'document_entries') AND schemaname = current_schema()").Scan(&n).Error)
 			return n
 		}
 		before := read()
@@ -143,6 +167,98 @@ func TestGenericPlanReadsChildrenFirst(t *testing.T) {
 		t.Fatalf("children %d, visible %d; want 3 and 3", len(loaded.Children), loaded.ChildrenVisible)
 	}
 	if fetched > 100 {
-		t.Fatalf("reading a notification of 3 movements read %d rows of documents (its party has 3,004 documents): the plan starts from the party, not the parent", fetched)
+		t.Fatalf("reading a notification of 3 movements read %d rows of documents and list entries (its party has 3,504 documents): the plan starts from the party, not the parent", fetched)
 	}
+}
+
+// A retrieval document lists at most ChildrenLimit of the children its
+// caller is a party to, those in none of ChildrenFinal first, then the
+// latest (ties by id), and counts them all, picked from the caller's list
+// entries (both databases; SQLite picks in SQL only when the children do
+// not all fit). A notification of 120 movements in four states, some
+// created in the same instant, a tenth of them another organisation's
+// alone; then most open ones complete, as acts would, and the pick follows.
+func TestChildrenPickedFromEntries(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
+		db, add, must := documentsIn(t, cfg)
+		n := "n"
+		const size, limit = 120, 50
+		add(models.Document{ID: n, Kind: "NOTIFICATION", Number: "N-1", State: "CONSENTED", Children: size}, "acme", "truck")
+		start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		states := []string{"SUBMITTED", "COMPLETED", "TEMPLATE", "TAKEN_BACK", "COMPLETED"}
+		final := []string{"COMPLETED", "TAKEN_BACK"}
+		type child struct {
+			id, state string
+			at        time.Time
+			acme      bool
+		}
+		var all []child
+		for i := range size {
+			c := child{id: fmt.Sprintf("m%03d", (i*37)%size), state: states[(i*7)%len(states)], at: start.Add(time.Duration(i/3) * time.Minute), acme: i%10 != 4}
+			orgs := []string{"acme", "truck"}
+			if !c.acme {
+				orgs = []string{"truck"}
+			}
+			add(models.Document{ID: c.id, Kind: "MOVEMENT", Number: "N-1-" + c.id, State: c.state, ParentID: &n, Summary: `{"sequenceNumber":1}`, CreatedAt: c.at}, orgs...)
+			all = append(all, c)
+		}
+		expect := func() (ids []string, visible int64) {
+			var seen []child
+			for _, c := range all {
+				if c.acme {
+					seen = append(seen, c)
+				}
+			}
+			slices.SortFunc(seen, func(a, b child) int {
+				if fa, fb := slices.Contains(final, a.state), slices.Contains(final, b.state); fa != fb {
+					if fa {
+						return 1
+					}
+					return -1
+				}
+				if c := b.at.Compare(a.at); c != 0 {
+					return c
+				}
+				return strings.Compare(b.id, a.id)
+			})
+			for _, c := range seen[:limit] {
+				ids = append(ids, c.id)
+			}
+			slices.Sort(ids)
+			return ids, int64(len(seen))
+		}
+		check := func(when string) {
+			t.Helper()
+			var loaded *models.LoadedDocument
+			must(models.NewDocumentStore(db).Update(context.Background(), func(ctx context.Context, tx *models.DocumentTx) (err error) {
+				loaded, err = tx.Load(models.DocumentQuery{ID: n, Provider: "p", Party: "acme", ChildrenLimit: limit, ChildrenFinal: final})
+				return err
+			}))
+			var got []string
+			for i, c := range loaded.Children {
+				got = append(got, c.ID)
+				if !loaded.Visible[c.ID] || c.Summary == "" {
+					t.Fatalf("%s: child %s: visible %v, summary %q", when, c.ID, loaded.Visible[c.ID], c.Summary)
+				}
+				if i > 0 && c.CreatedAt.Before(loaded.Children[i-1].CreatedAt) {
+					t.Fatalf("%s: children not oldest first: %s after %s", when, c.ID, loaded.Children[i-1].ID)
+				}
+			}
+			slices.Sort(got)
+			want, visible := expect()
+			if !loaded.ChildrenBounded || loaded.ChildrenVisible != visible || !slices.Equal(got, want) {
+				t.Fatalf("%s: bounded %v, %d visible, picked %v; want %d visible, picked %v", when, loaded.ChildrenBounded, loaded.ChildrenVisible, got, visible, want)
+			}
+		}
+		check("first")
+		// every open movement completed but those of the first ten made
+		for i := range all {
+			if i >= 10 && !slices.Contains(final, all[i].state) {
+				all[i].state = "COMPLETED"
+				must(db.Exec("UPDATE documents SET state = 'COMPLETED' WHERE id = ?", all[i].id).Error)
+				must(db.Exec("UPDATE document_entries SET state = 'COMPLETED' WHERE document_id = ?", all[i].id).Error)
+			}
+		}
+		check("after completions")
+	})
 }
