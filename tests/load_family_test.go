@@ -12,6 +12,10 @@ const familySize = 1000
 // "family/transition": a movement's template corrected (its rules count
 // every other movement under the notification). The baseline column is
 // the rate under the small notification, so the ratio is large ÷ small.
+// "family/get50" is family/get against a notification of 50 movements,
+// as many as a retrieval document lists (childrenListed): both answers
+// list 50, so its ratio is what still grows with the family past what
+// the answer carries.
 func (b *loadBench) family(clients int) []figure {
 	content := func() map[string]any {
 		c := shippable(familySize + clients)
@@ -28,13 +32,16 @@ func (b *loadBench) family(clients int) []figure {
 	for range spread {
 		smalls = append(smalls, b.d.consented(b.t, content()))
 	}
-	small := smalls[0]
+	small, fifty := smalls[0], b.d.consented(b.t, content())
 	create := func(nid string) (string, float64) {
 		mv := b.d.ok(b.t, "alice", co+"CreateMovementTemplate", map[string]any{"notificationId": nid, "movementTemplate": template("2026-12-07", 1)})
 		return mv["id"].(string), mv["movementTemplate"].(map[string]any)["sequenceNumber"].(float64)
 	}
 	for range familySize - clients*spread {
 		create(large)
+	}
+	for range 50 {
+		create(fifty)
 	}
 	type movement struct {
 		id  string
@@ -74,10 +81,12 @@ func (b *loadBench) family(clients int) []figure {
 	}
 	largeGet, largeGetP99 := b.run(clients, get(large))
 	smallGet, _ := b.run(clients, get(small))
+	fiftyGet, _ := b.run(clients, get(fifty))
 	largeMove, largeMoveP99 := b.run(clients, correct(large))
 	smallMove, _ := b.run(clients, correct(small))
 	return []figure{
 		{name: "family/get", db: b.db, clients: clients, server: largeGet, baseline: smallGet, p99: largeGetP99},
+		{name: "family/get50", db: b.db, clients: clients, server: largeGet, baseline: fiftyGet, p99: largeGetP99},
 		{name: "family/transition", db: b.db, clients: clients, server: largeMove, baseline: smallMove, p99: largeMoveP99},
 	}
 }
