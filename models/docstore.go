@@ -481,7 +481,7 @@ func (t *DocumentTx) loadPostgres(q DocumentQuery) (*LoadedDocument, error) {
 	if q.ChildrenLimit > 0 && q.Party != "" { // a part of the children the party sees, picked and counted from its list entries
 		pick, pargs := childrenPicked(q, "(SELECT id FROM d)")
 		count, cargs := childrenCounted(q, "(SELECT id FROM d)")
-		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE x.id IN (" + pick + ")\n" +
+		s.WriteString("UNION ALL SELECT 3, " + familyColumnsOf + ", '[]', TRUE FROM documents x WHERE (SELECT children FROM d) > 0 AND x.id IN (" + pick + ")\n" +
 			"UNION ALL SELECT 4, '', '', '', '', '', 0, '', '', NULL, 0, '', (" + count + "), '', '', '', '', now(), now(), '[]', TRUE WHERE (SELECT children FROM d) > 0\n")
 		args = append(append(args, pargs...), cargs...)
 	} else if q.ChildrenLimit > 0 { // a part of all the children (the system's read), with their count in each row's children column
