@@ -382,15 +382,15 @@ func childrenPicked(q DocumentQuery, parent string, parentArgs ...any) (string, 
 	// a branch reads the index backwards and stops at the limit: no sort of
 	// the whole family
 	branch := func(closed, cond string) string {
-		return "SELECT * FROM (SELECT e.document_id AS id, e.created_at AS at, " + closed + " AS closed FROM document_entries e" +
-			" WHERE e.organisation_id = ? AND e.parent_id = " + parent + cond + " ORDER BY e.created_at DESC, e.document_id DESC LIMIT ?) b"
+		return "SELECT * FROM (SELECT e.document_id AS id, e.created_at AS at, e.number AS number, " + closed + " AS closed FROM document_entries e" +
+			" WHERE e.organisation_id = ? AND e.parent_id = " + parent + cond + " ORDER BY e.created_at DESC, e.number DESC, e.document_id DESC LIMIT ?) b"
 	}
 	if len(q.ChildrenFinal) == 0 {
 		return "SELECT id FROM (" + branch("FALSE", "") + ") o", append(of, q.ChildrenLimit)
 	}
 	args := append(append(slices.Clone(of), q.ChildrenFinal, q.ChildrenLimit), of...)
 	return "SELECT id FROM (" + branch("FALSE", " AND NOT (e.state IN ?)") + " UNION ALL " + branch("TRUE", " AND e.state IN ?") + ") o" +
-		" ORDER BY closed, at DESC, id DESC LIMIT ?", append(args, q.ChildrenFinal, q.ChildrenLimit, q.ChildrenLimit)
+		" ORDER BY closed, at DESC, number DESC, id DESC LIMIT ?", append(args, q.ChildrenFinal, q.ChildrenLimit, q.ChildrenLimit)
 }
 
 func childrenCounted(q DocumentQuery, parent string, parentArgs ...any) (string, []any) {
@@ -398,12 +398,14 @@ func childrenCounted(q DocumentQuery, parent string, parentArgs ...any) (string,
 }
 
 // childrenOrder is the order (on alias x) in which ChildrenLimit picks
-// children: those in none of the final states first, then the latest.
+// children: those in none of the final states first, then the latest;
+// among those made in one instant (a test clock that stands still) the
+// highest number, which a person reads as the latest.
 func childrenOrder(q DocumentQuery) (string, []any) {
 	if len(q.ChildrenFinal) == 0 {
-		return "x.created_at DESC, x.id DESC", nil
+		return "x.created_at DESC, x.number DESC, x.id DESC", nil
 	}
-	return "x.state IN ?, x.created_at DESC, x.id DESC", []any{q.ChildrenFinal}
+	return "x.state IN ?, x.created_at DESC, x.number DESC, x.id DESC", []any{q.ChildrenFinal}
 }
 
 // deadlineArray is a deadline row of alias dl as a JSON array, its

@@ -173,10 +173,11 @@ func TestGenericPlanReadsChildrenFirst(t *testing.T) {
 
 // A retrieval document lists at most ChildrenLimit of the children its
 // caller is a party to, those in none of ChildrenFinal first, then the
-// latest (ties by id), and counts them all, picked from the caller's list
+// latest (those made in one instant by their numbers, whose order here is
+// not the ids'), and counts them all, picked from the caller's list
 // entries (both databases; SQLite picks in SQL only when the children do
-// not all fit). A notification of 120 movements in four states, some
-// created in the same instant, a tenth of them another organisation's
+// not all fit). A notification of 120 movements in four states, made ten
+// at a time in one instant, a tenth of them another organisation's
 // alone; then most open ones complete, as acts would, and the pick follows.
 func TestChildrenPickedFromEntries(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, cfg configs.Database) {
@@ -188,18 +189,18 @@ func TestChildrenPickedFromEntries(t *testing.T) {
 		states := []string{"SUBMITTED", "COMPLETED", "TEMPLATE", "TAKEN_BACK", "COMPLETED"}
 		final := []string{"COMPLETED", "TAKEN_BACK"}
 		type child struct {
-			id, state string
-			at        time.Time
-			acme      bool
+			id, number, state string
+			at                time.Time
+			acme              bool
 		}
 		var all []child
 		for i := range size {
-			c := child{id: fmt.Sprintf("m%03d", (i*37)%size), state: states[(i*7)%len(states)], at: start.Add(time.Duration(i/3) * time.Minute), acme: i%10 != 4}
+			c := child{id: fmt.Sprintf("m%03d", (i*37)%size), number: fmt.Sprintf("N-1-M%03d", i+1), state: states[(i*7)%len(states)], at: start.Add(time.Duration(i/10) * time.Minute), acme: i%10 != 4}
 			orgs := []string{"acme", "truck"}
 			if !c.acme {
 				orgs = []string{"truck"}
 			}
-			add(models.Document{ID: c.id, Kind: "MOVEMENT", Number: "N-1-" + c.id, State: c.state, ParentID: &n, Summary: `{"sequenceNumber":1}`, CreatedAt: c.at}, orgs...)
+			add(models.Document{ID: c.id, Kind: "MOVEMENT", Number: c.number, State: c.state, ParentID: &n, Summary: `{"sequenceNumber":1}`, CreatedAt: c.at}, orgs...)
 			all = append(all, c)
 		}
 		expect := func() (ids []string, visible int64) {
@@ -219,7 +220,7 @@ func TestChildrenPickedFromEntries(t *testing.T) {
 				if c := b.at.Compare(a.at); c != 0 {
 					return c
 				}
-				return strings.Compare(b.id, a.id)
+				return strings.Compare(b.number, a.number)
 			})
 			for _, c := range seen[:limit] {
 				ids = append(ids, c.id)
