@@ -156,7 +156,7 @@ func TestAnnexIABox19OneRowPerAuthority(t *testing.T) {
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%s: box 19 holds\n%s\nwant\n%s", c.lang, strings.Join(got, " "), c.want)
 		}
-		// and on paper: the words as printed, on the form's one page
+		// and on paper: each authority's words as pdftotext reads them
 		title, basis, blocks := Form(d, "DE-2026-000042", c.lang, dir)
 		pdf, err := printing.Render(&printing.Form{Title: title, Basis: basis, Number: "DE-2026-000042", Blocks: blocks, Labels: printing.LabelsOf(c.lang),
 			Printed: day(23)})
