@@ -217,6 +217,12 @@ type DocumentQuery struct {
 	// (LoadedDocument.ChildrenBounded says which happened).
 	ChildrenLimit int
 	ChildrenFinal []string
+	// ChildrenStates are every state of the child kinds: with them the
+	// pick on PostgreSQL reads each state's newest children up to the
+	// limit (childrenPicked), not the family newest first until it has
+	// found enough open ones and enough closed ones. SQLite does without
+	// them (migration 00035 says why).
+	ChildrenStates []string
 	// Root: every kind in Kinds is a kind without a parent, so there is no
 	// parent to lock or read (one lock on the row, a shorter read).
 	Root bool
@@ -349,6 +355,7 @@ func scanFamily[N int | int64](rows *sql.Rows, n N) ([]Document, map[string]bool
 // picked reads the children of parent that childrenPicked picks, oldest
 // first, and counts those q.Party sees (SQLite: two statements).
 func picked(tx *gorm.DB, parent string, q DocumentQuery) ([]Document, int64, error) {
+	q.ChildrenStates = nil // SQLite picks in two branches (migration 00035 says why)
 	pick, args := childrenPicked(q, "?", parent)
 	rows, err := tx.Raw("SELECT "+familyColumnsOf+", 1 FROM documents x WHERE x.id IN ("+pick+") ORDER BY x.created_at, x.id", args...).Rows()
 	if err != nil {
@@ -368,16 +375,22 @@ func picked(tx *gorm.DB, parent string, q DocumentQuery) ([]Document, int64, err
 // the ids of at most q.ChildrenLimit children of parent (an SQL
 // expression) it is a party to, in childrenOrder's order;
 // childrenCounted counts them all. Both read the entries' index
-// (document_entries_children, migration 00034) and no child's row, and
-// the index's first columns are the two equalities, so no plan kept for
-// the prepared statement can start from another side
-// (TestGenericPlanReadsChildrenFirst). Before, a notification of 1,000
-// movements read every movement's row and checked the party's right to
-// each for every GetDocument (12 ms in psql; now the pick 0.6 ms and the
-// count 0.35 ms). An
-// entry holds its document's state and creation as of its last change,
-// written in the same transaction, so the pick is the one childrenOrder
-// makes on the rows (TestChildrenPickedFromEntries).
+// (on PostgreSQL document_entries_children_state, migration 00035; on
+// SQLite 00034's document_entries_children) and no child's row,
+// and the index's first columns are the two equalities, so no plan kept
+// for the prepared statement can start from another side
+// (TestGenericPlanReadsChildrenFirst). Before 00034, a notification of
+// 1,000 movements read every movement's row and checked the party's right
+// to each for every GetDocument (12 ms in psql). With q.ChildrenStates, a
+// branch per state reads that state's newest entries, backwards on the
+// index, up to the limit: at most the limit per state, whatever the
+// family's size and however its states are spread. Without them, two
+// branches (open, closed) read the family newest first and filter the
+// state: one of them reads every entry when the family has few children
+// of its kind (00034's plan: all 1,000 when all are open). An entry holds
+// its document's state and creation as of its last change, written in the
+// same transaction, so the pick is the one childrenOrder makes on the rows
+// (TestChildrenPickedFromEntries).
 func childrenPicked(q DocumentQuery, parent string, parentArgs ...any) (string, []any) {
 	of := append([]any{q.Party}, parentArgs...)
 	// a branch reads the index backwards and stops at the limit: no sort of
@@ -386,12 +399,29 @@ func childrenPicked(q DocumentQuery, parent string, parentArgs ...any) (string, 
 		return "SELECT * FROM (SELECT e.document_id AS id, e.created_at AS at, e.number AS number, " + closed + " AS closed FROM document_entries e" +
 			" WHERE e.organisation_id = ? AND e.parent_id = " + parent + cond + " ORDER BY e.created_at DESC, e.number DESC, e.document_id DESC LIMIT ?) b"
 	}
+	const order = " ORDER BY closed, at DESC, number DESC, id DESC LIMIT ?"
 	if len(q.ChildrenFinal) == 0 {
 		return "SELECT id FROM (" + branch("FALSE", "") + ") o", append(of, q.ChildrenLimit)
 	}
+	if len(q.ChildrenStates) > 0 {
+		var s strings.Builder
+		var args []any
+		for i, state := range q.ChildrenStates {
+			closed := "FALSE"
+			if slices.Contains(q.ChildrenFinal, state) {
+				closed = "TRUE"
+			}
+			if i > 0 {
+				s.WriteString(" UNION ALL ")
+			}
+			s.WriteString(branch(closed, " AND e.state = ?"))
+			args = append(append(args, of...), state, q.ChildrenLimit)
+		}
+		return "SELECT id FROM (" + s.String() + ") o" + order, append(args, q.ChildrenLimit)
+	}
 	args := append(append(slices.Clone(of), q.ChildrenFinal, q.ChildrenLimit), of...)
 	return "SELECT id FROM (" + branch("FALSE", " AND NOT (e.state IN ?)") + " UNION ALL " + branch("TRUE", " AND e.state IN ?") + ") o" +
-		" ORDER BY closed, at DESC, number DESC, id DESC LIMIT ?", append(args, q.ChildrenFinal, q.ChildrenLimit, q.ChildrenLimit)
+		order, append(args, q.ChildrenFinal, q.ChildrenLimit, q.ChildrenLimit)
 }
 
 func childrenCounted(q DocumentQuery, parent string, parentArgs ...any) (string, []any) {

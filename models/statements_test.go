@@ -203,6 +203,7 @@ func TestChildrenPickedFromEntries(t *testing.T) {
 			add(models.Document{ID: c.id, Kind: "MOVEMENT", Number: c.number, State: c.state, ParentID: &n, Summary: `{"sequenceNumber":1}`, CreatedAt: c.at}, orgs...)
 			all = append(all, c)
 		}
+		var checkBy func(when string, states []string)
 		expect := func() (ids []string, visible int64) {
 			var seen []child
 			for _, c := range all {
@@ -228,13 +229,25 @@ func TestChildrenPickedFromEntries(t *testing.T) {
 			slices.Sort(ids)
 			return ids, int64(len(seen))
 		}
+		// the pick by state (a branch per state of the child kind, one of
+		// them with no child) and the pick without the states
+		kindStates := []string{"SUBMITTED", "TEMPLATE", "REJECTED", "COMPLETED", "TAKEN_BACK"}
 		check := func(when string) {
+			t.Helper()
+			for _, by := range [][]string{kindStates, nil} {
+				checkBy(when, by)
+			}
+		}
+		checkBy = func(when string, states []string) {
 			t.Helper()
 			var loaded *models.LoadedDocument
 			must(models.NewDocumentStore(db).Update(context.Background(), func(ctx context.Context, tx *models.DocumentTx) (err error) {
-				loaded, err = tx.Load(models.DocumentQuery{ID: n, Provider: "p", Party: "acme", ChildrenLimit: limit, ChildrenFinal: final})
+				loaded, err = tx.Load(models.DocumentQuery{ID: n, Provider: "p", Party: "acme", ChildrenLimit: limit, ChildrenFinal: final, ChildrenStates: states})
 				return err
 			}))
+			if states == nil {
+				when += " (without the states)"
+			}
 			var got []string
 			for i, c := range loaded.Children {
 				got = append(got, c.ID)
@@ -262,4 +275,57 @@ func TestChildrenPickedFromEntries(t *testing.T) {
 		}
 		check("after completions")
 	})
+}
+
+// The pick reads no more of a large family's entries than it lists: each
+// state's newest up to the limit (the count reads the rest from the same
+// index, without the rows). A notification of 500 movements all open,
+// then all closed: 00034's two branches read all 500 entries in one of
+// them (to find that there was no closed one, then no open one).
+func TestLargeFamilyPickReadsTheLimit(t *testing.T) {
+	db, add, must := documentsOn(t)
+	const size, limit = 500, 50
+	add(models.Document{ID: "big", Kind: "NOTIFICATION", Number: "N-big", State: "CONSENTED", Children: size}, "acme")
+	for _, q := range []string{
+		// no visibility map: each entry an index scan reads is fetched from
+		// the table too, and counted
+		"ALTER TABLE document_entries SET (autovacuum_enabled = false)",
+		`INSERT INTO documents (id, provider_id, kind, number, state, version, data, summary, parent_id, created_by, created_at, updated_at, audit_seq, audit_hash, children)
+		 SELECT 'k' || g, 'p', 'MOVEMENT', 'N-big-' || g, 'SUBMITTED', 1, '{}', '{"sequenceNumber":1}', 'big', '1', now(), now(), 0, '', 0 FROM generate_series(1, 500) g`,
+		`INSERT INTO document_entries (document_id, organisation_id, provider_id, kind, number, state, version, parent_id, roles, intents, actionable, created_at, updated_at)
+		 SELECT 'k' || g, 'acme', 'p', 'MOVEMENT', 'N-big-' || g, 'SUBMITTED', 1, 'big', 'NOTIFIER', '', FALSE, now() + g * interval '1 second', now() FROM generate_series(1, 500) g`,
+		"ANALYZE document_entries",
+	} {
+		must(db.Exec(q).Error)
+	}
+	read := func(when string) {
+		t.Helper()
+		var entries int64
+		var loaded *models.LoadedDocument
+		must(models.NewDocumentStore(db).Update(context.Background(), func(ctx context.Context, tx *models.DocumentTx) error {
+			conn := models.Conn(ctx, db)
+			count := func() (n int64) {
+				must(conn.Raw("SELECT COALESCE(idx_tup_fetch, 0) + seq_tup_read FROM pg_stat_xact_user_tables WHERE relname = 'document_entries' AND schemaname = current_schema()").Scan(&n).Error)
+				return n
+			}
+			before := count()
+			var err error
+			loaded, err = tx.Load(models.DocumentQuery{ID: "big", Provider: "p", Party: "acme", ChildrenLimit: limit,
+				ChildrenFinal: []string{"COMPLETED", "TAKEN_BACK"}, ChildrenStates: []string{"SUBMITTED", "COMPLETED", "TAKEN_BACK"}})
+			entries = count() - before
+			return err
+		}))
+		if len(loaded.Children) != limit || loaded.ChildrenVisible != size {
+			t.Fatalf("%s: %d children listed, %d visible; want %d and %d", when, len(loaded.Children), loaded.ChildrenVisible, limit, size)
+		}
+		// the count's 500 index entries, the listed 50 and the end of each branch
+		t.Logf("%s: %d list entries read", when, entries)
+		if entries > size+limit+10 {
+			t.Fatalf("%s: the retrieval document of a notification of %d movements read %d list entries: more than it counts and lists", when, size, entries)
+		}
+	}
+	read("all open")
+	must(db.Exec("UPDATE document_entries SET state = 'COMPLETED' WHERE parent_id = 'big'").Error)
+	must(db.Exec("UPDATE documents SET state = 'COMPLETED' WHERE parent_id = 'big'").Error)
+	read("all closed")
 }

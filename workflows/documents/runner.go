@@ -742,8 +742,8 @@ func (r *Runner) get(ctx context.Context, id string, full bool, kinds []string) 
 	// turns out to be of another kind with children or its row keeps no
 	// tally yet (written before tallies: counted from all of them).
 	q := models.DocumentQuery{Hot: !full}
-	if final, ok := r.tallyFinals(kinds); ok {
-		q.ChildrenLimit, q.ChildrenFinal = childrenListed, final
+	if final, states, ok := r.tallyFinals(kinds); ok {
+		q.ChildrenLimit, q.ChildrenFinal, q.ChildrenStates = childrenListed, final, states
 	}
 	k, loaded, data, err := r.load(reads, Target{ID: id, Kinds: kinds}, p.ProviderID, c, q)
 	if err != nil {

@@ -115,24 +115,34 @@ func (r *Runner) tallyFinal(k *Kind) ([]string, bool) {
 }
 
 // tallyFinals are the final states of the child kinds whose tallies the
-// kinds (any when empty) keep; ok is false when none of them keeps one.
-func (r *Runner) tallyFinals(kinds []string) ([]string, bool) {
-	var out []string
-	ok := false
+// kinds (any when empty) keep, and all their states (the pick reads each
+// state apart: models.DocumentQuery.ChildrenStates); ok is false when none
+// of them keeps one.
+func (r *Runner) tallyFinals(kinds []string) (final, states []string, ok bool) {
+	add := func(to []string, ss []string) []string {
+		for _, s := range ss {
+			if !slices.Contains(to, s) {
+				to = append(to, s)
+			}
+		}
+		return to
+	}
 	for _, k := range r.Kinds.kinds {
 		if len(kinds) > 0 && !slices.Contains(kinds, k.Def.Kind) {
 			continue
 		}
-		if final, keeps := r.tallyFinal(k); keeps {
-			ok = true
-			for _, s := range final {
-				if !slices.Contains(out, s) {
-					out = append(out, s)
-				}
+		if k.tally == nil {
+			continue
+		}
+		ok = true
+		for _, ck := range r.Kinds.kinds {
+			if ck.Parent != nil && ck.Parent.Tally == k.tally {
+				final, states = add(final, ck.Def.Final), add(states, ck.Def.States)
+				break
 			}
 		}
 	}
-	return out, ok
+	return final, states, ok
 }
 
 // listed is what a retrieval document lists of children (all of a
