@@ -105,6 +105,59 @@ func TestSessionCacheHearsChangesMadeElsewhere(t *testing.T) {
 		t.Logf("refused %s after the revocation's commit", a.refusedWithin(t, at, time.Second))
 	})
 
+	t.Run("a group is kept, then refused once removed elsewhere", func(t *testing.T) {
+		const n = "/svc.namespaced_notifier.v1.api.RegisteredGroupAuthApi/"
+		st, m, body := a.post(t, n+"RegisterGroup", hdr("dev-1", login(t)), map[string]any{"name": "kept", "eventKinds": []string{"DOCUMENT_STATE_CHANGED"}})
+		if st != 200 {
+			t.Fatalf("RegisterGroup: %d %s", st, body)
+		}
+		id := m["groupId"].(string)
+		st, lm, body := a.post(t, n+"Login", hdr("dev-1", ""), map[string]any{"groupId": id, "groupSecret": m["groupSecret"]})
+		if st != 200 {
+			t.Fatalf("group login: %d %s", st, body)
+		}
+		gt := lm["groupToken"].(string)
+		// ListNotifications reads no group row of its own: the group is
+		// checked where the token is (the cache, or its row)
+		poll := func() (int, []byte) {
+			st, _, body := a.post(t, ntf+"ListNotifications", hdr("dev-1", gt), map[string]any{"waitSeconds": 0})
+			return st, body
+		}
+		hits := a.metric(t, "wasteflow_session_cache_hits_total")
+		for range 5 {
+			if st, body := poll(); st != 200 {
+				t.Fatalf("ListNotifications: HTTP %d %s", st, body)
+			}
+		}
+		if got := a.metric(t, "wasteflow_session_cache_hits_total") - hits; got < 4 {
+			t.Fatalf("%v of 5 group checks were answered by the cache, want at least 4 (the first reads the row)", got)
+		}
+		if err := other.Exec(`DELETE FROM notifier_groups WHERE id = ?`, id).Error; err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for {
+			st, body := poll()
+			if st == 401 {
+				wantError(t, 401, 16, st, body, "no longer registered")
+				break
+			}
+			if st != 200 {
+				t.Fatalf("ListNotifications: HTTP %d %s", st, body)
+			}
+			if time.Since(start) > time.Second {
+				t.Fatal("a group removed elsewhere is still accepted after a second")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		t.Logf("refused %s after the removal's commit", time.Since(start))
+		// the session that registered it ends too: revoke (below) takes the
+		// latest session open, and this one was made in the same instant
+		if err := other.Exec(`UPDATE sessions SET revoked_at = created_at, revoked_reason = 'operator' WHERE revoked_at IS NULL`).Error; err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("with the feed cut nothing is kept; it listens again", func(t *testing.T) {
 		at := login(t)
 		a.get(t, opSession, hdr("dev-1", at)) // kept

@@ -370,10 +370,11 @@ func (s *Service) RequestAccess(ctx context.Context, p *reqctx.Principal) (*Acce
 }
 
 // Authenticate validates a bearer token of kind for provider. Group
-// tokens are checked against the database on every call; access tokens
-// against their session, read from the database or from the session cache
-// while its invalidation feed is live (see SessionCache), so revocation
-// takes effect at once on this instance and within milliseconds on others.
+// tokens are checked against their group, access tokens against their
+// session, each read from the database or from the session cache while its
+// invalidation feed is live (see SessionCache), so an unregistered group
+// or a revoked session is refused at once on this instance and within
+// milliseconds on others.
 func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, token string) (*reqctx.Principal, error) {
 	c, err := s.Tokens.Verify(kind, token)
 	if tokens.Expired(err) {
@@ -391,12 +392,21 @@ func (s *Service) Authenticate(ctx context.Context, kind tokens.Kind, provider, 
 	}
 	switch kind {
 	case tokens.Group:
-		exists, err := s.Store.GroupExists(ctx, provider, c.Subject)
-		if err != nil {
-			return nil, err
-		}
-		if !exists {
-			return nil, invalidToken("the group is no longer registered")
+		// kept as the sessions are, under a key no session id has; the
+		// feed evicts it when the group's row is deleted (migration 00036)
+		key := groupKey(c.Subject)
+		if e, ok := s.Sessions.get(key, s.now()); !ok || e.subject != provider {
+			gen, caching := s.Sessions.generation()
+			exists, err := s.Store.GroupExists(ctx, provider, c.Subject)
+			if err != nil {
+				return nil, err
+			}
+			if !exists {
+				return nil, invalidToken("the group is no longer registered")
+			}
+			if caching {
+				s.Sessions.put(key, gen, cachedSession{subject: provider, expires: maxTime})
+			}
 		}
 		p.GroupID = c.Subject
 		p.Scopes = nil

@@ -89,6 +89,7 @@ func (s *Service) UnregisterGroup(ctx context.Context, id string) error {
 	if !found {
 		return status.New(status.NotFound, "no group %q in your organisation", id)
 	}
+	s.Sessions.Evict(groupKey(id)) // at once here; other instances by the feed
 	return nil
 }
 

@@ -35,6 +35,13 @@ type SessionCache struct {
 	hits, misses atomic.Uint64
 }
 
+// groupKey is the cache's key of notifier group id: the feed's payload for
+// it (migration 00036); session ids never start so.
+func groupKey(id string) string { return "group:" + id }
+
+// maxTime is a kept group's expiry: a group lasts until it is removed.
+var maxTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
 type cachedSession struct {
 	account int64
 	subject string // the account id as tokens carry it
