@@ -40,10 +40,10 @@ func newMetrics(db *models.DB, sessions *auth.SessionCache, hubs map[string]*wak
 	if sessions != nil {
 		m.registry.MustRegister(
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_session_cache_hits_total",
-				Help: "Access tokens whose session was found in the session cache."},
+				Help: "Access tokens whose session, and group tokens whose group, was found in the session cache."},
 				func() float64 { h, _ := sessions.Stats(); return float64(h) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wasteflow_session_cache_misses_total",
-				Help: "Access tokens whose session was read from the database (not cached, expired there, or the cache's feed down)."},
+				Help: "Access tokens whose session, and group tokens whose group, was read from the database (not cached, expired there, or the cache's feed down)."},
 				func() float64 { _, m := sessions.Stats(); return float64(m) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_session_cache_live",
 				Help: "1 while the session cache's invalidation feed (PostgreSQL LISTEN) runs, 0 when sessions are read on every request."},
