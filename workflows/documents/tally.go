@@ -100,18 +100,29 @@ func (r *Runner) parentAfter(ctx context.Context, k *Kind, ev *engine.Eval, fx *
 // reads the rest with ListDocuments filtered by the parent).
 const childrenListed = 50
 
-// tallyFinal are the final states of the child kind whose tally kind k
-// keeps; ok is false when k keeps none (its documents list every child).
-func (r *Runner) tallyFinal(k *Kind) ([]string, bool) {
+// tallyChild is the child kind whose tally kind k keeps (nil when no
+// registered kind is its child); ok is false when k keeps none (its
+// documents list every child).
+func (r *Runner) tallyChild(k *Kind) (*Kind, bool) {
 	if k.tally == nil {
 		return nil, false
 	}
 	for _, ck := range r.Kinds.kinds {
 		if ck.Parent != nil && ck.Parent.Tally == k.tally {
-			return ck.Def.Final, true
+			return ck, true
 		}
 	}
 	return nil, true
+}
+
+// tallyFinal are the final states of the child kind whose tally kind k
+// keeps; ok is false when k keeps none (its documents list every child).
+func (r *Runner) tallyFinal(k *Kind) ([]string, bool) {
+	ck, ok := r.tallyChild(k)
+	if ck == nil {
+		return nil, ok
+	}
+	return ck.Def.Final, true
 }
 
 // tallyFinals are the final states of the child kinds whose tallies the
@@ -131,15 +142,10 @@ func (r *Runner) tallyFinals(kinds []string) (final, states []string, ok bool) {
 		if len(kinds) > 0 && !slices.Contains(kinds, k.Def.Kind) {
 			continue
 		}
-		if k.tally == nil {
-			continue
-		}
-		ok = true
-		for _, ck := range r.Kinds.kinds {
-			if ck.Parent != nil && ck.Parent.Tally == k.tally {
-				final, states = add(final, ck.Def.Final), add(states, ck.Def.States)
-				break
-			}
+		ck, keeps := r.tallyChild(k)
+		ok = ok || keeps
+		if ck != nil {
+			final, states = add(final, ck.Def.Final), add(states, ck.Def.States)
 		}
 	}
 	return final, states, ok
