@@ -319,7 +319,7 @@ var Settings = []Setting{
 	}},
 	{"WASTEFLOW_DB_CONN_MAX_LIFETIME", "30m", "database pool: recycle connections after", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxLifetime })},
 	{"WASTEFLOW_DB_CONN_MAX_IDLE_TIME", "5m", "database pool: close a connection unused for longer (a quiet server gives its connections back)", durationSetter(func(c *Config) *time.Duration { return &c.Database.ConnMaxIdleTime })},
-	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, one LISTEN connection per instance hears what every instance changes: sessions of access tokens kept in memory, long polls and waits woken, new events given their positions and fanned out to webhooks; a second one (River's) wakes the job queue (off: no LISTEN; a session's row read on every request, waits poll every 250 ms, events positioned by the reads, the job queue and the webhook dispatcher poll every WASTEFLOW_JOB_POLL and WASTEFLOW_WEBHOOK_POLL; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
+	{"WASTEFLOW_SESSION_CACHE", "on", "on PostgreSQL, one LISTEN connection per instance hears what every instance changes: sessions of access tokens kept in memory, long polls and waits woken, new events given their positions and fanned out to webhooks; a second one (River's) wakes the job queue (off: no LISTEN; a session's or group's row read on every request, waits poll every 250 ms, events positioned by the reads, the job queue and the webhook dispatcher poll every WASTEFLOW_JOB_POLL and WASTEFLOW_WEBHOOK_POLL; needed behind a pooler in transaction mode, where LISTEN does not hold)", func(c *Config, v string) error {
 		switch v {
 		case "on":
 			c.Database.SessionCache = true
