@@ -131,7 +131,8 @@ bench:
 # readers); the soak (a server process under 64 clients'
 # mixed load for 10 minutes: resident memory flat after the warm-up, no
 # goroutine left behind, no failed request); 1,000 long polls over three
-# instances (their idle cost in transactions, an event's p99 to reach them);
+# instances (their idle cost in transactions, an event's p99 to reach them
+# beside a floor's: bare handlers answering the same polls in the same run);
 # what one server process costs PostgreSQL with no client and with 1,000
 # waiting long polls (TestIdleCostsNothing: at most 2 transactions a second,
 # and the waits add at most 1);
