@@ -49,8 +49,8 @@ RACE_E2E  := Concurren|OnPostgres|Instances|Kill|Fault|Parallel|Idempoten
 test:
 	$(MAKE) --no-print-directory -j3 openapi-lint proto-check vet
 	@mkdir -p bin; rm -f bin/test-*.rc; \
-	pass() { name=$$1; shift; ( "$$@" > bin/test-$$name.log 2>&1; echo $$? > bin/test-$$name.rc; \
-		echo "=== make test: the $$name pass ended, exit $$(cat bin/test-$$name.rc):"; cat bin/test-$$name.log ) & }; \
+	pass() { name=$$1; shift; ( began=$$(date +%s); "$$@" > bin/test-$$name.log 2>&1; echo $$? > bin/test-$$name.rc; \
+		echo "=== make test: the $$name pass ended after $$(( $$(date +%s) - began )) s, exit $$(cat bin/test-$$name.rc):"; cat bin/test-$$name.log ) & }; \
 	pass e2e $(GO) test -count=1 -parallel 6 -timeout 15m $(E2E_PKGS); \
 	pass race sh -c '$(GO) test -race -count=1 -parallel 4 -timeout 15m $(UNIT_PKGS) && \
 		$(GO) test -race -count=1 -parallel 4 -timeout 15m -run "$(RACE_E2E)" $(E2E_PKGS)'; \

@@ -42,7 +42,7 @@ import (
 // JSON to the same requests from the same clients. What it leaves out is
 // the framework: routing, the group's token, the cursor's checks, the wake
 // hub, the codec. On this project's two-core machine the server's p99
-// was 1.09-1.66 times the floor's in four runs (the floor's p99 109-136
+// was 1.09-1.66 times the floor's in five runs (the floor's p99 109-138
 // ms). The test fails beyond twice the floor's: a wait woken late or
 // served one by one. A wait that polls instead of being woken is caught
 // by the transaction count (two instances of three polling every 250 ms:
