@@ -46,7 +46,7 @@ func newMetrics(db *models.DB, sessions *auth.SessionCache, hubs map[string]*wak
 				Help: "Access tokens whose session, and group tokens whose group, was read from the database (not cached, expired there, or the cache's feed down)."},
 				func() float64 { _, m := sessions.Stats(); return float64(m) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wasteflow_session_cache_live",
-				Help: "1 while the session cache's invalidation feed (PostgreSQL LISTEN) runs, 0 when sessions are read on every request."},
+				Help: "1 while the session cache's invalidation feed (PostgreSQL: LISTEN; SQLite: its poll of session_changes) runs, 0 when sessions are read on every request."},
 				func() float64 {
 					if sessions.Live() {
 						return 1

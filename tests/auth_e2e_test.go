@@ -220,6 +220,20 @@ func startServerIn(t testing.TB, dbcfg configs.Database, environment string, max
 		seqDone := make(chan struct{})
 		go func() { defer close(seqDone); seq.Run(seqCtx) }()
 		t.Cleanup(func() { stopSeq(); <-seqDone })
+	} else { // as cmd serve does on SQLite: the session cache fed by the changes' rows (migration 00037)
+		svc.Sessions = auth.NewSessionCache(1000)
+		pollCtx, stopPoll := context.WithCancel(context.Background())
+		pollDone := make(chan struct{})
+		go func() {
+			defer close(pollDone)
+			models.PollSessionChanges(pollCtx, db, svc.Sessions, models.SessionPollEvery, testLog())
+		}()
+		t.Cleanup(func() { stopPoll(); <-pollDone })
+		for deadline := time.Now().Add(10 * time.Second); !svc.Sessions.Live(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the session changes are not read")
+			}
+		}
 	}
 	cfg, _ := configs.Load(func(string) (string, bool) { return "", false })
 	cfg.Database = dbcfg

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasteflow/wasteflow/configs"
 	"github.com/wasteflow/wasteflow/handlers"
 	"github.com/wasteflow/wasteflow/models"
 	"github.com/wasteflow/wasteflow/models/dbtest"
@@ -65,14 +66,19 @@ func (a *authEnv) refusedWithin(t *testing.T, at string, limit time.Duration) ti
 	}
 }
 
-// The session cache (PostgreSQL): a session is read once and kept, and a
-// change made by anything else sharing the database (another instance,
-// the admin command, an operator's SQL: here a connection of its own, as
-// another process) is refused within a second, here within milliseconds;
-// with the feed cut, nothing is kept, and a change made while it was down
-// is not missed.
+// The session cache: a session is read once and kept, and a change made
+// by anything else sharing the database (another instance, the admin
+// command, an operator's SQL: here a connection of its own, as another
+// process) is refused within a second (PostgreSQL: its trigger's NOTIFY,
+// here within milliseconds; SQLite: its trigger's row, read every 250
+// ms); with the feed cut (PostgreSQL: the listening connection ended;
+// SQLite: the changes' table unreadable), nothing is kept, and a change
+// made while it was down is not missed.
 func TestSessionCacheHearsChangesMadeElsewhere(t *testing.T) {
-	dbcfg := dbtest.Postgres(t)
+	dbtest.Each(t, sessionCacheHearsChangesMadeElsewhere)
+}
+
+func sessionCacheHearsChangesMadeElsewhere(t *testing.T, dbcfg configs.Database) {
 	a := startAuth(t, dbcfg, 10)
 	other := dbtest.Open(t, dbcfg) // another process's connection to the same database
 	revoke := func(t *testing.T, at string) {
@@ -164,12 +170,30 @@ func TestSessionCacheHearsChangesMadeElsewhere(t *testing.T) {
 		if a.metric(t, "wasteflow_session_cache_live") != 1 {
 			t.Fatal("the feed is not live")
 		}
-		// Cut this server's feed connection (its schema's: the feeds of
-		// tests running beside it keep theirs).
-		if err := other.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationNameOf(dbcfg.DSN)).Error; err != nil {
-			t.Fatal(err)
+		if dbcfg.Driver == "postgres" {
+			// Cut this server's feed connection (its schema's: the feeds of
+			// tests running beside it keep theirs).
+			if err := other.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?`, models.FeedApplicationNameOf(dbcfg.DSN)).Error; err != nil {
+				t.Fatal(err)
+			}
+			revoke(t, at) // its notification has no listener
+		} else {
+			// The changes' table away: the poll fails, the cache empties
+			// and stops (the triggers follow the rename and write there).
+			if err := other.Exec(`ALTER TABLE session_changes RENAME TO session_changes_away`).Error; err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); a.metric(t, "wasteflow_session_cache_live") != 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the cache is still live with its changes unreadable")
+				}
+			}
+			revoke(t, at)
+			a.refusedWithin(t, at, time.Second)
+			if err := other.Exec(`ALTER TABLE session_changes_away RENAME TO session_changes`).Error; err != nil {
+				t.Fatal(err)
+			}
 		}
-		revoke(t, at) // its notification has no listener
 		a.refusedWithin(t, at, time.Second)
 		for deadline := time.Now().Add(10 * time.Second); a.metric(t, "wasteflow_session_cache_live") != 1; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {

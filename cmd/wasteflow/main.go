@@ -521,6 +521,13 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger, withSched
 	if listening {
 		authSvc.Sessions = auth.NewSessionCache(sessionCacheSize)
 		feeds[models.SessionChannel] = models.Sessions(authSvc.Sessions)
+	} else if cfg.Database.SessionCache && !models.IsPostgres(db) {
+		// SQLite: no NOTIFY; the changes' rows (migration 00037) are
+		// read every 250 ms instead
+		authSvc.Sessions = auth.NewSessionCache(sessionCacheSize)
+		pollCtx, stopPoll := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopPoll() // after the shutdown: requests in flight keep their cache
+		go models.PollSessionChanges(pollCtx, db, authSvc.Sessions, models.SessionPollEvery, log)
 	}
 	docs, err := newRunner(db, cfg, nil)
 	if err != nil {
