@@ -12,14 +12,16 @@ import (
 //
 // It holds only while an invalidation feed tells it of every change to a
 // session row, from every instance and every process sharing the database
-// (on PostgreSQL, a trigger's NOTIFY, see models.ListenSessionChanges).
+// (on PostgreSQL, a trigger's NOTIFY, see models.ListenSessionChanges; on
+// SQLite, a trigger's row in session_changes, read every 250 ms by
+// models.PollSessionChanges).
 // Without a live feed it holds nothing and every request reads its row:
 // when the feed goes down the cache is emptied at once, when it comes up
 // again it starts empty (a change made while it was down is not missed).
 // A revoked session is so refused by every instance as soon as its
-// notification arrives, within milliseconds; the feed's health is checked
-// every half second, so a feed that died silently stops the caching within
-// that.
+// notification arrives, within milliseconds (SQLite: within the poll's
+// quarter of a second); the feed's health is checked every half second,
+// so a feed that died silently stops the caching within that.
 //
 // Only active sessions are kept, with their expiry (checked against the
 // service's clock on every use, so a test clock moves them too); what is
