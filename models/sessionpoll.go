@@ -34,23 +34,32 @@ func PollSessionChanges(ctx context.Context, db *gorm.DB, feed SessionFeed, ever
 	}
 	defer feed.SetLive(false)
 	var last int64
-	live, pruned := false, time.Time{}
+	live, warned, pruned := false, false, time.Time{}
+	failed := func(err error) { // said once a failure, not at every poll
+		if ctx.Err() == nil && !warned {
+			warned = true
+			log.Warn("session changes: reading failed; sessions are read on every request until it works", "error", LogSafe(err))
+		}
+	}
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
 		if !live {
 			// from here on: what changed before is read from the rows anyway
-			if err := db.WithContext(ctx).Raw("SELECT COALESCE(MAX(seq), 0) FROM session_changes").Scan(&last).Error; err == nil {
-				live = true
+			if err := db.WithContext(ctx).Raw("SELECT COALESCE(MAX(seq), 0) FROM session_changes").Scan(&last).Error; err != nil {
+				failed(err)
+			} else {
+				if warned {
+					log.Info("session changes: read again; sessions are kept")
+				}
+				live, warned = true, false
 				feed.SetLive(true)
-			} else if ctx.Err() == nil {
-				log.Warn("session changes: reading failed; sessions are read on every request until it works", "error", LogSafe(err))
 			}
 		} else if err := pollSessionChanges(ctx, db, feed, &last); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			log.Warn("session changes: reading failed; sessions are read on every request until it works", "error", LogSafe(err))
+			failed(err)
 			live = false
 			feed.SetLive(false)
 		}
