@@ -45,8 +45,11 @@ func PollSessionChanges(ctx context.Context, db *gorm.DB, feed SessionFeed, ever
 	defer ticker.Stop()
 	for {
 		if !live {
-			// from here on: what changed before is read from the rows anyway
-			if err := db.WithContext(ctx).Raw("SELECT COALESCE(MAX(seq), 0) FROM session_changes").Scan(&last).Error; err != nil {
+			// from here on (the numbers' high-water mark, not the largest
+			// row left, which may have been removed: the next row would
+			// look like a gap); what changed before needs no eviction, as
+			// the cache starts empty
+			if err := db.WithContext(ctx).Raw("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'session_changes'), 0), (SELECT COALESCE(MAX(seq), 0) FROM session_changes))").Scan(&last).Error; err != nil {
 				failed(err)
 			} else {
 				if warned {

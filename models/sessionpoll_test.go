@@ -17,7 +17,8 @@ import (
 // process: the admin command) reach the feed as evictions within the
 // poll, sessions by id and groups as "group:" and id; rows removed before
 // the poller read them (a poller that stalled past a minute) empty the
-// cache; old rows are removed; the end of ctx leaves the feed stopped.
+// cache; old rows are removed, and a poller started after that takes no
+// gap for one; the end of ctx leaves the feed stopped.
 func TestSessionChangesArePolledOnSQLite(t *testing.T) {
 	dbcfg := dbtest.SQLite(t)
 	db := dbtest.Open(t, dbcfg)
@@ -124,6 +125,27 @@ func TestSessionChangesArePolledOnSQLite(t *testing.T) {
 			t.Fatalf("%d old rows of session_changes left", n)
 		}
 	}
+	cancel()
+	<-done
+
+	// A poller that starts on the emptied table counts from the numbers'
+	// high-water mark: the next change is no gap, and the cache is not
+	// emptied for it.
+	f = &feedLog{}
+	pctx, cancel = context.WithCancel(ctx)
+	defer cancel()
+	done = make(chan struct{})
+	go func() { defer close(done); models.PollSessionChanges(pctx, db, f, 10*time.Millisecond, nil) }()
+	f.waitFor(t, "live", func() bool { return len(f.states) == 1 && f.states[0] })
+	if err := other.Exec("UPDATE sessions SET revoked_at = ? WHERE id = 'ses_a'", now).Error; err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "ses_a evicted", func() bool { return slices.Contains(f.evicted, "ses_a") })
+	f.mu.Lock()
+	if len(f.states) != 1 {
+		t.Errorf("the feed was told %v: a change after the removed rows was taken for a gap", f.states)
+	}
+	f.mu.Unlock()
 	cancel()
 	<-done
 }
